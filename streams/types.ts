@@ -1,0 +1,99 @@
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { Timings } from './constants';
+
+/** The realtime client's connection states (pusher-js names). */
+export type ConnectionState =
+  | 'initialized'
+  | 'connecting'
+  | 'connected'
+  | 'unavailable'
+  | 'failed'
+  | 'disconnected';
+
+/** One queue_info answer (spec section 3). `estimated` is in minutes. */
+export interface QueueInfo {
+  readonly position: number;
+  readonly estimated: number;
+}
+
+/** The held request, as the page received it (spec section 3). */
+export interface QueuedRequest {
+  readonly uuid: string;
+  /** Pending request URI; null when absent or refused (the page then leaves). */
+  readonly uri: string | null;
+  readonly method: string;
+  /** The address bar's hash fragment (with its '#', or ''), kept on the replay target. */
+  readonly hash: string;
+}
+
+/**
+ * Everything the outside world tells the core. Hot observables are events as they happen;
+ * functions return cold observables that perform one call each time they are subscribed.
+ */
+export interface QueueSources {
+  /** Each connection state the realtime client enters. */
+  readonly state$: Observable<ConnectionState>;
+  /** Each connection `error` event. */
+  readonly error$: Observable<unknown>;
+  /** Each successful channel subscription. */
+  readonly subscribed$: Observable<unknown>;
+  /** Each release event (RequestUnqueud) received on the visitor's channel. */
+  readonly release$: Observable<unknown>;
+  /** Requests the channel subscription; subscribed on each `connected`. Emissions are ignored. */
+  readonly subscribe: () => Observable<unknown>;
+  /** One queue_info call. */
+  readonly queueInfo: () => Observable<QueueInfo>;
+  /** One queue_request call. Its answer is not read. */
+  readonly queueRequest: () => Observable<unknown>;
+}
+
+export interface QueueOptions {
+  /** Anonymous visitors (falsy user id) also poll every 5 s once subscribed. */
+  readonly anonymous: boolean;
+  readonly request: QueuedRequest;
+  /** Overrides of the spec's section 9 timings (tests and documented page-config options only). */
+  readonly timings?: Partial<Timings>;
+  readonly scheduler?: SchedulerLike;
+}
+
+/** What the page must do to replay the held request (spec section 4). */
+export type Replay =
+  | { readonly kind: 'navigate'; readonly target: string }
+  | {
+      readonly kind: 'form';
+      /** The held request URI: the form is POSTed there. */
+      readonly action: string;
+      /** The real method; sent as `_method` when it is not POST. */
+      readonly method: string;
+      readonly uuid: string;
+    };
+
+/** The exact messages of the spec's error catalogue (section 8), typos included. */
+export type FailureMessage =
+  | 'Websoket KO - unavailable'
+  | 'Websocket KO - position 0 depuis 10sec';
+
+/** Where the page is going when it leaves: back in history first, then the site root. */
+export type LeaveStep = 'back' | 'root';
+
+/** Health of what feeds the waiting display, for a notice that does not make the page leave. */
+export interface Health {
+  /** The latest connection state. */
+  readonly connection: ConnectionState;
+  /** queue_info calls failed in a row since the last success. */
+  readonly failedPolls: number;
+}
+
+/** The one status stream the page renders and acts on. */
+export type QueueStatus =
+  | ({ readonly kind: 'loading' } & Health)
+  | ({
+      readonly kind: 'waiting';
+      readonly position: number;
+      readonly estimated: number;
+      /** Scheduler time (ms) of the last successful queue_info answer. */
+      readonly updatedAt: number;
+    } & Health)
+  | { readonly kind: 'released'; readonly replay: Replay }
+  | { readonly kind: 'failed'; readonly message: FailureMessage }
+  | { readonly kind: 'leaving'; readonly step: LeaveStep };

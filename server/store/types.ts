@@ -1,0 +1,112 @@
+/**
+ * The queue store: every piece of waiting-room state that must be shared by all instances.
+ * Each method is one atomic step, so that two instances working on one store can never
+ * release a visitor twice, skip one, or replay a held request twice. `memory.ts` keeps it in
+ * the process; `redis.ts` keeps it in Redis for several instances.
+ */
+
+/** A protected request that was not let through, kept to be replayed after release. */
+export interface HeldRequest {
+  /** Upper-case HTTP verb. */
+  readonly method: string;
+  /** Same-origin path with its query string. */
+  readonly uri: string;
+  /** For verbs other than GET: the body as received (bounded in size by the server). */
+  readonly body?: { readonly contentType: string; readonly raw: string };
+}
+
+export type EntryState = 'waiting' | 'released';
+
+/** One visitor's place in line. */
+export interface Entry {
+  readonly uuid: string;
+  readonly sessionId: string;
+  /** 0 for anonymous visitors. */
+  readonly userId: number;
+  /** Order of arrival; the position is counted from it. */
+  readonly ticket: number;
+  readonly request: HeldRequest;
+  readonly state: EntryState;
+  readonly heldAt: number;
+  /** Last time the visitor showed it is still there (hold, queue_info, queue_request). */
+  readonly lastSeen: number;
+  readonly releasedAt?: number;
+  /** True once the held request was restored by a replay. */
+  readonly replayed: boolean;
+}
+
+export interface AdmissionLimits {
+  /** Admitted sessions at once. */
+  readonly activeLimit: number;
+  /** How long an admitted session stays admitted, in ms. */
+  readonly sessionMs: number;
+}
+
+export interface ReleasePolicy extends AdmissionLimits {
+  /** Most releases a minute by the release loop; 0 means only by the admin API. */
+  readonly perMinute: number;
+  /** A waiting visitor silent this long (ms) is skipped and dropped when reaching the head. */
+  readonly abandonMs: number;
+}
+
+/** What queue_info needs, read in one step. */
+export interface PlaceInLine {
+  readonly entry: Entry;
+  /** 0 once released; otherwise 1 for the head of the line. */
+  readonly position: number;
+  /** Times (ms) of the most recent releases, newest first, for the wait estimate. */
+  readonly recentReleases: readonly number[];
+}
+
+export interface Stats {
+  readonly waiting: number;
+  readonly active: number;
+  readonly released: number;
+  readonly paused: boolean;
+}
+
+export interface QueueStore {
+  /**
+   * Lets a session through when it is admitted, or admits it when nobody waits and fewer
+   * than `activeLimit` sessions are active. False means the request must be held.
+   */
+  admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean>;
+
+  /**
+   * The session's place in line. A session that already waits keeps its uuid and ticket; its
+   * held request is replaced by this one. Otherwise it takes the next ticket.
+   */
+  hold(sessionId: string, userId: number, request: HeldRequest, now: number): Promise<Entry>;
+
+  get(uuid: string): Promise<Entry | undefined>;
+
+  /** Reads the visitor's position and marks them as seen at `now`. Undefined when unknown. */
+  placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined>;
+
+  /** Marks the visitor as seen at `now`; false when the uuid is unknown. */
+  touch(uuid: string, now: number): Promise<boolean>;
+
+  /**
+   * Releases the next `count` waiting visitors now, whatever the limits (the admin API).
+   * Silent visitors met at the head are dropped, not counted. Returns those released, in order.
+   */
+  release(count: number, now: number, policy: ReleasePolicy): Promise<Entry[]>;
+
+  /**
+   * The release loop's step, safe to run from every instance at once: releases as many
+   * visitors as the active limit, the per-minute rate and the pause allow at `now`.
+   */
+  releaseDue(now: number, policy: ReleasePolicy): Promise<Entry[]>;
+
+  /**
+   * Restores the held request of a released visitor, once: the first call for a uuid that
+   * belongs to `sessionId` returns it, every later call returns undefined.
+   */
+  takeHeld(uuid: string, sessionId: string): Promise<HeldRequest | undefined>;
+
+  stats(now: number): Promise<Stats>;
+
+  setPaused(paused: boolean): Promise<void>;
+
+  close(): Promise<void>;
+}

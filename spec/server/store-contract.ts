@@ -1,0 +1,208 @@
+import type { HeldRequest, QueueStore, ReleasePolicy } from '../../server/store/types';
+
+/**
+ * The behaviour every queue store must have, run against each implementation so that the
+ * memory store and the Redis store stay interchangeable.
+ */
+export function describeQueueStore(name: string, createStore: () => Promise<QueueStore>): void {
+  const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
+  const post: HeldRequest = {
+    method: 'POST',
+    uri: '/checkout',
+    body: { contentType: 'application/x-www-form-urlencoded', raw: 'item=42&qty=1' },
+  };
+  const policy: ReleasePolicy = { activeLimit: 2, sessionMs: 300_000, perMinute: 6, abandonMs: 180_000 };
+  const t0 = 1_700_000_000_000;
+
+  describe(`${name} queue store`, () => {
+    let store: QueueStore;
+    beforeEach(async () => {
+      store = await createStore();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    const positions = async (uuids: string[], now = t0) =>
+      Promise.all(uuids.map(async (uuid) => (await store.placeInLine(uuid, now))?.position));
+
+    describe('admission', () => {
+      it('should admit sessions while nobody waits and fewer than the active limit are active', async () => {
+        expect(await store.admit('a', t0, policy)).toBe(true);
+        expect(await store.admit('b', t0, policy)).toBe(true);
+        expect(await store.admit('c', t0, policy)).toBe(false);
+        expect(await store.admit('a', t0 + 1, policy)).toBe(true);
+        expect((await store.stats(t0)).active).toBe(2);
+      });
+
+      it('should free a place when an admission ends', async () => {
+        await store.admit('a', t0, policy);
+        await store.admit('b', t0, policy);
+        expect(await store.admit('c', t0 + policy.sessionMs, policy)).toBe(true);
+      });
+
+      it('should hold newcomers while somebody waits, even under the active limit', async () => {
+        await store.hold('w', 0, get, t0);
+        expect(await store.admit('a', t0, policy)).toBe(false);
+      });
+    });
+
+    describe('hold', () => {
+      it('should give each session one place, in arrival order', async () => {
+        const a = await store.hold('a', 0, get, t0);
+        const b = await store.hold('b', 7, post, t0);
+        const c = await store.hold('c', 0, get, t0);
+        expect(a.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(new Set([a.uuid, b.uuid, c.uuid]).size).toBe(3);
+        expect(await positions([a.uuid, b.uuid, c.uuid])).toEqual([1, 2, 3]);
+        expect(b).toMatchObject({ sessionId: 'b', userId: 7, request: post, state: 'waiting' });
+      });
+
+      it('should keep the place and replace the held request when the session is held again', async () => {
+        const first = await store.hold('a', 0, get, t0);
+        await store.hold('b', 0, get, t0);
+        const again = await store.hold('a', 5, post, t0 + 1000);
+        expect(again.uuid).toBe(first.uuid);
+        expect(again.ticket).toBe(first.ticket);
+        expect(again).toMatchObject({ request: post, userId: 5, lastSeen: t0 + 1000 });
+        expect(await positions([first.uuid])).toEqual([1]);
+        expect((await store.stats(t0)).waiting).toBe(2);
+      });
+
+      it('should give a new place once the released session’s admission has ended', async () => {
+        const first = await store.hold('a', 0, get, t0);
+        await store.release(1, t0, policy);
+        await store.releaseDue(t0 + policy.sessionMs, policy);
+        const second = await store.hold('a', 0, get, t0 + policy.sessionMs);
+        expect(second.uuid).not.toBe(first.uuid);
+        expect(await store.get(first.uuid)).toBeUndefined();
+      });
+
+      it('should give distinct tickets to concurrent holds', async () => {
+        const entries = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.hold(`s${i}`, 0, get, t0)),
+        );
+        expect(new Set(entries.map((e) => e.ticket)).size).toBe(50);
+        const found = await positions(entries.map((e) => e.uuid));
+        expect([...found].sort((x, y) => x! - y!)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+      });
+    });
+
+    describe('placeInLine and touch', () => {
+      it('should answer undefined for an unknown uuid', async () => {
+        expect(await store.placeInLine('00000000-0000-4000-8000-000000000000', t0)).toBeUndefined();
+        expect(await store.touch('00000000-0000-4000-8000-000000000000', t0)).toBe(false);
+      });
+
+      it('should mark the visitor as seen', async () => {
+        const a = await store.hold('a', 0, get, t0);
+        await store.placeInLine(a.uuid, t0 + 5000);
+        expect((await store.get(a.uuid))?.lastSeen).toBe(t0 + 5000);
+        expect(await store.touch(a.uuid, t0 + 9000)).toBe(true);
+        expect((await store.get(a.uuid))?.lastSeen).toBe(t0 + 9000);
+      });
+
+      it('should report position 0 and the release time once released', async () => {
+        const a = await store.hold('a', 0, get, t0);
+        await store.release(1, t0 + 42, policy);
+        expect(await store.placeInLine(a.uuid, t0 + 50)).toMatchObject({
+          position: 0,
+          entry: { state: 'released', releasedAt: t0 + 42 },
+          recentReleases: [t0 + 42],
+        });
+      });
+    });
+
+    describe('release', () => {
+      it('should release the head of the line first and move the others up', async () => {
+        const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((s, i) => store.hold(s, 0, get, t0 + i)));
+        const released = await store.release(2, t0 + 10, policy);
+        expect(released.map((e) => e.uuid)).toEqual([a.uuid, b.uuid]);
+        expect(await positions([a.uuid, b.uuid, c.uuid], t0 + 10)).toEqual([0, 0, 1]);
+        expect(await store.stats(t0 + 10)).toEqual({ waiting: 1, active: 2, released: 2, paused: false });
+      });
+
+      it('should admit the released sessions', async () => {
+        await store.hold('a', 0, get, t0);
+        await store.release(1, t0, policy);
+        expect(await store.admit('a', t0 + 1, policy)).toBe(true);
+      });
+
+      it('should skip and drop visitors silent for longer than the abandon time', async () => {
+        const silent = await store.hold('silent', 0, get, t0);
+        const present = await store.hold('present', 0, get, t0);
+        const later = t0 + policy.abandonMs + 1;
+        await store.touch(present.uuid, later);
+        const released = await store.release(1, later, policy);
+        expect(released.map((e) => e.uuid)).toEqual([present.uuid]);
+        expect(await store.get(silent.uuid)).toBeUndefined();
+        expect((await store.stats(later)).waiting).toBe(0);
+      });
+
+      it('should release nobody twice when released from several places at once', async () => {
+        const held = await Promise.all(Array.from({ length: 30 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
+        const batches = await Promise.all(Array.from({ length: 6 }, () => store.release(7, t0, policy)));
+        const released = batches.flat().map((e) => e.uuid);
+        expect(new Set(released).size).toBe(released.length);
+        expect([...released].sort()).toEqual(held.map((e) => e.uuid).sort());
+        const order = batches.flat().map((e) => e.ticket);
+        for (const batch of batches) {
+          const tickets = batch.map((e) => e.ticket);
+          expect(tickets).toEqual([...tickets].sort((x, y) => x - y));
+        }
+        expect(order.length).toBe(30);
+      });
+    });
+
+    describe('releaseDue', () => {
+      it('should release at most the per-minute rate', async () => {
+        const held = await Promise.all(['a', 'b', 'c'].map((s) => store.hold(s, 0, get, t0)));
+        const wide = { ...policy, activeLimit: 10 };
+        expect((await store.releaseDue(t0, wide)).map((e) => e.uuid)).toEqual([held[0].uuid]);
+        expect(await store.releaseDue(t0 + 5_000, wide)).toEqual([]);
+        expect((await store.releaseDue(t0 + 10_000, wide)).map((e) => e.uuid)).toEqual([held[1].uuid]);
+      });
+
+      it('should not release past the active limit', async () => {
+        await store.admit('x', t0, policy);
+        await store.admit('y', t0, policy);
+        const a = await store.hold('a', 0, get, t0);
+        expect(await store.releaseDue(t0, policy)).toEqual([]);
+        await store.touch(a.uuid, t0 + policy.sessionMs);
+        expect(await store.releaseDue(t0 + policy.sessionMs, policy)).toHaveLength(1);
+      });
+
+      it('should release nobody while paused or with a rate of 0', async () => {
+        await store.hold('a', 0, get, t0);
+        await store.setPaused(true);
+        expect(await store.releaseDue(t0, policy)).toEqual([]);
+        expect((await store.stats(t0)).paused).toBe(true);
+        await store.setPaused(false);
+        expect(await store.releaseDue(t0, { ...policy, perMinute: 0 })).toEqual([]);
+        expect(await store.releaseDue(t0, policy)).toHaveLength(1);
+      });
+
+      it('should release each visitor once when every instance runs the loop at once', async () => {
+        await Promise.all(Array.from({ length: 10 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
+        const fast = { ...policy, activeLimit: 100, perMinute: 600 };
+        const rounds = await Promise.all(Array.from({ length: 8 }, () => store.releaseDue(t0, fast)));
+        const released = rounds.flat().map((e) => e.uuid);
+        expect(new Set(released).size).toBe(released.length);
+        expect(released.length).toBe(10);
+      });
+    });
+
+    describe('takeHeld', () => {
+      it('should restore the held request once, for its own session only', async () => {
+        const a = await store.hold('a', 0, post, t0);
+        expect(await store.takeHeld(a.uuid, 'a')).toBeUndefined();
+        await store.release(1, t0, policy);
+        expect(await store.takeHeld(a.uuid, 'intruder')).toBeUndefined();
+        const results = await Promise.all([store.takeHeld(a.uuid, 'a'), store.takeHeld(a.uuid, 'a')]);
+        expect(results.filter(Boolean)).toEqual([post]);
+        expect(await store.takeHeld(a.uuid, 'a')).toBeUndefined();
+        expect((await store.get(a.uuid))?.replayed).toBe(true);
+      });
+    });
+  });
+}

@@ -47,6 +47,16 @@ export interface QueueSources {
   readonly queueRequest: () => Observable<unknown>;
 }
 
+/** The name of a source, as in `QueueSources`. */
+export type SourceName = keyof QueueSources;
+
+/**
+ * Told about an error raised by a hot source or by `subscribe()`. Such an error ends that source
+ * only; the status stream goes on. queue_info and queue_request failures are expected network
+ * failures: they are counted in `failedPolls` or dropped, never passed here.
+ */
+export type SourceErrorHandler = (source: SourceName, error: unknown) => void;
+
 export interface QueueOptions {
   /** Anonymous visitors (falsy user id) also poll every 5 s once subscribed. */
   readonly anonymous: boolean;
@@ -54,6 +64,8 @@ export interface QueueOptions {
   /** Overrides of the spec's section 9 timings (tests and documented page-config options only). */
   readonly timings?: Partial<Timings>;
   readonly scheduler?: SchedulerLike;
+  /** Where source errors go (the page reports them); without it they only end their source. */
+  readonly onSourceError?: SourceErrorHandler;
 }
 
 /** What the page must do to replay the held request (spec section 4). */

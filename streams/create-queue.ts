@@ -1,0 +1,121 @@
+import {
+  asyncScheduler,
+  concatMap,
+  connect,
+  EMPTY,
+  map,
+  merge,
+  of,
+  shareReplay,
+  startWith,
+  takeWhile,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
+import type { Timings } from './constants';
+import { isLive, type Failed } from './status';
+import { resolveTimings } from './timings';
+import type { ConnectionState, QueueOptions, QueueSources, QueueStatus, SourceName } from './types';
+import { anonymousPoll } from './rules/anonymous-poll';
+import { subscribeChannel } from './rules/channel-subscription';
+import { connectionCheck } from './rules/connection-check';
+import { leave } from './rules/leave';
+import { leaveAfterFailure } from './rules/leave-after-failure';
+import { poll } from './rules/poll';
+import { positionZero } from './rules/position-zero';
+import { sendQueueRequest } from './rules/queue-request';
+import { releaseOnce } from './rules/release-once';
+import type { HeldRequest } from './rules/replay';
+import { endOnError } from './rules/source-errors';
+import { waiting } from './rules/waiting';
+
+/**
+ * The status of a visitor waiting in line, from everything the outside world tells.
+ *
+ * Emits, in order:
+ * 1. `loading` at once (connection 'initialized' until the first state arrives), then a new
+ *    `loading` each time the connection state or the failed-call count changes;
+ * 2. after the first successful queue_info answer, `waiting` with position, estimated minutes
+ *    and `updatedAt`, again on every answer and on every change of connection or `failedPolls`;
+ * 3. then exactly one ending:
+ *    - `released` with the replay to perform, then completes (first release event only);
+ *    - or `failed` with the spec's exact message (position 0 for 10 s, or not connected 30 s
+ *      after `unavailable`/`error`), `leaving` 'back' 2 s later, `leaving` 'root' 3 s after
+ *      that, then completes;
+ *    - or, with no pending request URI, only `leaving` 'back' at once, `leaving` 'root' 3 s
+ *      later, then completes, without subscribing to any source.
+ * At the ending every source, call, poll and timer is let go: nothing after it can matter.
+ * It never errors: failed calls are counted or dropped, and an error in a hot source or in
+ * `subscribe()` ends that source only (reported through `options.onSourceError`).
+ *
+ * Sharing: the stream is already shared (`shareReplay({ bufferSize: 1, refCount: true })`):
+ * every subscriber sees one run (one set of polls, one channel subscription), a late subscriber
+ * gets the current status at once, and after the end a new subscriber gets the last status and
+ * completion without a second run, so the release cannot be replayed twice by subscribing
+ * again. When every subscriber leaves before the end, the run is torn down and the next
+ * subscriber starts a fresh one (a StrictMode remount). Create it once per page.
+ *
+ * Throws a RangeError when an `options.timings` override is not a valid duration.
+ */
+export function createQueue$(sources: QueueSources, options: QueueOptions): Observable<QueueStatus> {
+  const timings = resolveTimings(options.timings);
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const { uri } = options.request;
+  const run$: Observable<QueueStatus> =
+    uri === null || uri.trim() === ''
+      ? leave(timings.rootFallback, scheduler)
+      : inLine(sources, options, { ...options.request, uri }, timings, scheduler).pipe(
+          takeWhile(isLive, true),
+          concatMap((status) =>
+            status.kind === 'failed'
+              ? leaveAfterFailure(status.message, timings.leaveDelay, timings.rootFallback, scheduler)
+              : of(status),
+          ),
+        );
+  return run$.pipe(shareReplay({ bufferSize: 1, refCount: true }));
+}
+
+/**
+ * Every rule at once, while the visitor is in line: live statuses, then the first of
+ * `released` or `failed` (the caller stops there). The state, the subscriptions and the poll
+ * answers feed several rules each, so each is multicast with `connect`, which wires every rule
+ * before the source starts: nothing a source emits on subscription is lost, and each source
+ * is subscribed once.
+ */
+function inLine(
+  sources: QueueSources,
+  options: QueueOptions,
+  request: HeldRequest,
+  timings: Timings,
+  scheduler: SchedulerLike,
+): Observable<QueueStatus> {
+  const { onSourceError } = options;
+  const guarded = <T>(name: SourceName, source$: Observable<T>) => source$.pipe(endOnError<T>(name, onSourceError));
+  const state$ = guarded('state$', sources.state$).pipe(startWith<ConnectionState>('initialized'));
+
+  return state$.pipe(
+    connect((state$) =>
+      guarded('subscribed$', sources.subscribed$).pipe(
+        connect((subscribed$) =>
+          merge(
+            poll(state$, sources.queueInfo, timings.poll, scheduler),
+            options.anonymous ? anonymousPoll(subscribed$, sources.queueInfo, timings.anonymousPoll, scheduler) : EMPTY,
+          ).pipe(
+            connect((results$) =>
+              merge(
+                waiting(results$, state$),
+                subscribeChannel(state$, sources.subscribe, onSourceError),
+                sendQueueRequest(subscribed$, sources.queueRequest),
+                releaseOnce(guarded('release$', sources.release$), request),
+                merge(
+                  positionZero(results$, timings.positionZeroTimeout, scheduler),
+                  connectionCheck(state$, guarded('error$', sources.error$), timings.connectionCheck, scheduler),
+                ).pipe(map((message): Failed => ({ kind: 'failed', message }))),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}

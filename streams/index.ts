@@ -1,0 +1,17 @@
+export { createQueue$ } from './create-queue';
+export { CHANNELS, ERROR_REPORTING, REALTIME, TIMINGS, type Timings } from './constants';
+export { resolveTimings } from './timings';
+export type {
+  ConnectionState,
+  FailureMessage,
+  Health,
+  LeaveStep,
+  QueuedRequest,
+  QueueInfo,
+  QueueOptions,
+  QueueSources,
+  QueueStatus,
+  Replay,
+  SourceErrorHandler,
+  SourceName,
+} from './types';

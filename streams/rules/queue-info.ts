@@ -1,0 +1,43 @@
+import { catchError, defaultIfEmpty, defer, map, of, take, type Observable, type SchedulerLike } from 'rxjs';
+import type { QueueInfo } from '../types';
+
+/** The outcome of one queue_info call: an answer stamped with its scheduler time, or a failure. */
+export type PollResult =
+  | { readonly ok: true; readonly info: QueueInfo; readonly at: number }
+  | { readonly ok: false };
+
+const FAILED: PollResult = { ok: false };
+
+/** An answer the page can show: a position and an estimate that are finite, non-negative numbers. */
+function isShowable(info: unknown): info is QueueInfo {
+  if (typeof info !== 'object' || info === null) return false;
+  const { position, estimated } = info as Record<string, unknown>;
+  return (
+    typeof position === 'number' && Number.isFinite(position) && position >= 0 &&
+    typeof estimated === 'number' && Number.isFinite(estimated) && estimated >= 0
+  );
+}
+
+/**
+ * One queue_info call that never errors (rule: a failed call never ends the status stream).
+ * Emits exactly one PollResult, then completes:
+ * - `{ok: true, info, at}` for the first answer, `at` being `scheduler.now()` when it arrived;
+ * - `{ok: false}` when the call errors (or throws), completes without an answer, or answers
+ *   something that is not a non-negative finite position and estimate — showing NaN or
+ *   starting the position-0 watchdog on garbage would be worse than counting a failure.
+ */
+export function callQueueInfo(
+  queueInfo: () => Observable<QueueInfo>,
+  scheduler: SchedulerLike,
+): Observable<PollResult> {
+  return defer(queueInfo).pipe(
+    take(1),
+    map((info): PollResult =>
+      isShowable(info)
+        ? { ok: true, info: { position: info.position, estimated: info.estimated }, at: scheduler.now() }
+        : FAILED,
+    ),
+    defaultIfEmpty(FAILED),
+    catchError(() => of(FAILED)),
+  );
+}

@@ -1,0 +1,52 @@
+import { combineLatest, distinctUntilChanged, map, scan, startWith, type Observable } from 'rxjs';
+import type { LiveStatus } from '../status';
+import type { ConnectionState, QueueInfo } from '../types';
+import type { PollResult } from './queue-info';
+
+interface Shown {
+  /** The last successful answer and its time, null until the first one. */
+  readonly last: { readonly info: QueueInfo; readonly at: number } | null;
+  readonly failedPolls: number;
+}
+
+const NOTHING_SHOWN: Shown = { last: null, failedPolls: 0 };
+
+function record(shown: Shown, result: PollResult): Shown {
+  return result.ok
+    ? { last: { info: result.info, at: result.at }, failedPolls: 0 }
+    : { last: shown.last, failedPolls: shown.failedPolls + 1 };
+}
+
+function sameStatus(a: LiveStatus, b: LiveStatus): boolean {
+  if (a.kind !== b.kind || a.connection !== b.connection || a.failedPolls !== b.failedPolls) return false;
+  return (
+    a.kind === 'loading' ||
+    (b.kind === 'waiting' && a.position === b.position && a.estimated === b.estimated && a.updatedAt === b.updatedAt)
+  );
+}
+
+/**
+ * The waiting display (spec section 4, "Loading to waiting display"). `state$` must start with
+ * the current connection state.
+ *
+ * Emits `loading` until the first successful queue_info answer, then `waiting` with that
+ * answer's position, estimated minutes and time (`updatedAt`); each later answer emits a new
+ * `waiting`. Both carry the latest connection state and `failedPolls`, the queue_info calls
+ * failed in a row since the last success: a failure keeps the last position on screen and only
+ * counts up, a success resets the count. A new status is emitted whenever any field changes,
+ * never twice the same.
+ */
+export function waiting(
+  results$: Observable<PollResult>,
+  state$: Observable<ConnectionState>,
+): Observable<LiveStatus> {
+  const shown$ = results$.pipe(scan(record, NOTHING_SHOWN), startWith(NOTHING_SHOWN));
+  return combineLatest([shown$, state$]).pipe(
+    map(([{ last, failedPolls }, connection]): LiveStatus =>
+      last === null
+        ? { kind: 'loading', connection, failedPolls }
+        : { kind: 'waiting', position: last.info.position, estimated: last.info.estimated, updatedAt: last.at, connection, failedPolls },
+    ),
+    distinctUntilChanged(sameStatus),
+  );
+}

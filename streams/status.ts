@@ -1,0 +1,12 @@
+import type { QueueStatus } from './types';
+
+/** The statuses shown while the visitor is still in line. */
+export type LiveStatus = Extract<QueueStatus, { kind: 'loading' | 'waiting' }>;
+export type Released = Extract<QueueStatus, { kind: 'released' }>;
+export type Failed = Extract<QueueStatus, { kind: 'failed' }>;
+export type Leaving = Extract<QueueStatus, { kind: 'leaving' }>;
+
+/** True while the visitor is still in line; false once released, failed or leaving. */
+export function isLive(status: QueueStatus): status is LiveStatus {
+  return status.kind === 'loading' || status.kind === 'waiting';
+}

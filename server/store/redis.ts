@@ -1,0 +1,214 @@
+import { randomUUID } from 'node:crypto';
+import Redis, { type RedisOptions } from 'ioredis';
+import { StoreUnavailableError } from './errors';
+import { decodeEntry, decodeRequest, encodeRequest } from './redis/codec';
+import { SCRIPT_KEYS, SCRIPTS, scriptSource, type ScriptName } from './redis/scripts';
+import type {
+  AdmissionLimits,
+  Entry,
+  HeldRequest,
+  PlaceInLine,
+  QueueStore,
+  ReleasePolicy,
+  Stats,
+} from './types';
+
+export interface RedisStoreOptions {
+  /** Put before every key, so that several rooms or test runs can share one Redis. Default `wr:`. */
+  readonly prefix?: string;
+  /** Longest wait for one Redis reply before the call fails, in ms. Default 1000. */
+  readonly commandTimeoutMs?: number;
+  /** Longest wait for a connection under way (at start) before the call fails, in ms. Default 1000. */
+  readonly connectWaitMs?: number;
+}
+
+const DEFAULT_PREFIX = 'wr:';
+const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
+const DEFAULT_CONNECT_WAIT_MS = 1000;
+
+/**
+ * Client options that make every call settle quickly when Redis is away, and never send a
+ * call later than the caller was told it failed: a script may already have run, so running
+ * it again could release more visitors than asked.
+ */
+export function redisClientOptions(commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS): RedisOptions {
+  return {
+    commandTimeout: commandTimeoutMs,
+    // A call made while disconnected fails at once instead of waiting in a queue.
+    enableOfflineQueue: false,
+    // Calls in flight when the connection drops fail at once, and are not sent again.
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    connectTimeout: Math.max(commandTimeoutMs, 1000),
+    // Keep trying for ever, at most a second apart, so the store comes back by itself.
+    retryStrategy: (times) => Math.min(50 * 2 ** times, 1000),
+  };
+}
+
+/** A Redis client for `url` with `redisClientOptions`. */
+export function createRedisClient(url: string, commandTimeoutMs?: number): Redis {
+  return new Redis(url, redisClientOptions(commandTimeoutMs));
+}
+
+type ScriptCall = (...args: string[]) => Promise<unknown>;
+type ScriptedRedis = Redis & Record<ScriptName, ScriptCall>;
+type EntryReply = string[];
+
+/**
+ * The queue in Redis, shared by every instance that uses the same Redis and prefix. Each
+ * method is one round trip: a Lua script (see `redis/scripts.ts`) that Redis runs atomically.
+ *
+ * When Redis is unreachable, too slow, or the store is closed, methods reject with
+ * `StoreUnavailableError` within about `commandTimeoutMs`; once Redis answers again the same
+ * store works again by itself (the client reconnects and reloads the scripts).
+ */
+export class RedisStore implements QueueStore {
+  private readonly client: ScriptedRedis;
+  private readonly ownsClient: boolean;
+  private readonly keys: readonly string[];
+  private readonly prefix: string;
+  private readonly connectWaitMs: number;
+  private connecting?: Promise<void>;
+  private closed = false;
+
+  /**
+   * `redis` is a URL (`redis://…`, `rediss://…`): the store makes its own client with
+   * `redisClientOptions` and closes it in `close()`. Or a client made by the caller, which
+   * stays theirs to close; give it `redisClientOptions` so calls fail fast.
+   */
+  constructor(redis: string | Redis, options: RedisStoreOptions = {}) {
+    const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    this.ownsClient = typeof redis === 'string';
+    const client = typeof redis === 'string' ? createRedisClient(redis, commandTimeoutMs) : redis;
+    // Failures reach callers as rejected calls; without a listener the client would also
+    // print every failed reconnection attempt.
+    if (this.ownsClient) client.on('error', () => {});
+    for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
+      client.defineCommand(name, { lua: scriptSource(name), numberOfKeys: SCRIPT_KEYS.length });
+    }
+    this.client = client as ScriptedRedis;
+    this.prefix = options.prefix ?? DEFAULT_PREFIX;
+    this.keys = SCRIPT_KEYS.map((key) => this.prefix + key);
+    this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
+  }
+
+  async admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean> {
+    const admitted = await this.run('waitingRoomAdmit', sessionId, now, limits.activeLimit, limits.sessionMs);
+    return admitted === 1;
+  }
+
+  async hold(sessionId: string, userId: number, request: HeldRequest, now: number): Promise<Entry> {
+    const reply = await this.run('waitingRoomHold', sessionId, userId, encodeRequest(request), now, randomUUID());
+    return decodeEntry(reply as EntryReply);
+  }
+
+  async get(uuid: string): Promise<Entry | undefined> {
+    const reply = await this.run('waitingRoomGet', uuid);
+    return reply ? decodeEntry(reply as EntryReply) : undefined;
+  }
+
+  async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {
+    const reply = await this.run('waitingRoomPlaceInLine', uuid, now);
+    if (!reply) return undefined;
+    const [entry, position, recent] = reply as [EntryReply, number, string[]];
+    return { entry: decodeEntry(entry), position: Number(position), recentReleases: recent.map(Number) };
+  }
+
+  async touch(uuid: string, now: number): Promise<boolean> {
+    return (await this.run('waitingRoomTouch', uuid, now)) === 1;
+  }
+
+  async release(count: number, now: number, policy: ReleasePolicy): Promise<Entry[]> {
+    if (!(count > 0)) return [];
+    const limited = Math.min(count, Number.MAX_SAFE_INTEGER);
+    const reply = await this.run('waitingRoomRelease', limited, now, policy.sessionMs, policy.abandonMs);
+    return (reply as EntryReply[]).map(decodeEntry);
+  }
+
+  async releaseDue(now: number, policy: ReleasePolicy): Promise<Entry[]> {
+    const { activeLimit, sessionMs, perMinute, abandonMs } = policy;
+    const reply = await this.run('waitingRoomReleaseDue', now, activeLimit, sessionMs, perMinute, abandonMs);
+    return (reply as EntryReply[]).map(decodeEntry);
+  }
+
+  async takeHeld(uuid: string, sessionId: string): Promise<HeldRequest | undefined> {
+    const reply = await this.run('waitingRoomTakeHeld', uuid, sessionId);
+    return typeof reply === 'string' ? decodeRequest(reply) : undefined;
+  }
+
+  async stats(now: number): Promise<Stats> {
+    const [waiting, active, released, paused] = (await this.run('waitingRoomStats', now)) as number[];
+    return { waiting, active, released, paused: paused === 1 };
+  }
+
+  async setPaused(paused: boolean): Promise<void> {
+    await this.connected();
+    await this.call(() => this.client.hset(this.keys[0], 'p', paused ? '1' : '0'));
+  }
+
+  /** Closes the client the store made; a client given to the store is left to its owner. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.ownsClient) return;
+    try {
+      if (this.client.status === 'ready') await this.client.quit();
+    } catch {
+      // Redis is away: nothing to say goodbye to.
+    } finally {
+      this.client.disconnect();
+    }
+  }
+
+  private async run(name: ScriptName, ...args: (string | number)[]): Promise<unknown> {
+    await this.connected();
+    return this.call(() => this.client[name](...this.keys, this.prefix, ...args.map(String)));
+  }
+
+  private async call<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      throw new StoreUnavailableError(`Redis did not answer: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /**
+   * Resolves once the client is ready. A connection under way (at start) is waited for, at
+   * most `connectWaitMs`; a client that lost Redis and waits to retry fails at once, so that
+   * callers are told in time while it reconnects in the background.
+   */
+  private async connected(): Promise<void> {
+    if (this.closed) throw new StoreUnavailableError('The queue store is closed.');
+    const { status } = this.client;
+    if (status === 'ready') return;
+    if (status === 'wait') this.client.connect().catch(() => {});
+    else if (status !== 'connecting' && status !== 'connect') {
+      throw new StoreUnavailableError(`Redis is unreachable (connection ${status}).`);
+    }
+    this.connecting ??= this.readyOrTimeout().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private readyOrTimeout(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady);
+        this.client.off('close', onClose);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onReady = () => settle();
+      const onClose = () => settle(new StoreUnavailableError('Redis is unreachable (connection refused or lost).'));
+      const timer = setTimeout(
+        () => settle(new StoreUnavailableError(`Redis did not accept a connection within ${this.connectWaitMs} ms.`)),
+        this.connectWaitMs,
+      );
+      this.client.on('ready', onReady);
+      this.client.on('close', onClose);
+    });
+  }
+}

@@ -1,0 +1,40 @@
+import type { Entry, HeldRequest } from '../types';
+
+/** The held request as stored: a short JSON array, `[method, uri]` or `[method, uri, contentType, raw]`. */
+export function encodeRequest(request: HeldRequest): string {
+  const { method, uri, body } = request;
+  return JSON.stringify(body ? [method, uri, body.contentType, body.raw] : [method, uri]);
+}
+
+/** Reads a request written by `encodeRequest`. */
+export function decodeRequest(stored: string): HeldRequest {
+  const [method, uri, contentType, raw] = JSON.parse(stored) as [string, string, string?, string?];
+  return contentType === undefined ? { method, uri } : { method, uri, body: { contentType, raw: raw ?? '' } };
+}
+
+/**
+ * Builds an entry from a script's reply `[uuid, request, field, value, …]` (the entry hash's
+ * fields, see `scripts.ts`).
+ */
+export function decodeEntry(reply: readonly string[]): Entry {
+  const [uuid, request, ...pairs] = reply;
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < pairs.length; i += 2) fields[pairs[i]] = pairs[i + 1];
+  return entryFrom(uuid, request, fields);
+}
+
+/** Builds an entry from its hash read as an object and its stored request. */
+export function entryFrom(uuid: string, request: string, fields: Readonly<Record<string, string>>): Entry {
+  return {
+    uuid,
+    sessionId: fields.s,
+    userId: Number(fields.u),
+    ticket: Number(fields.t),
+    request: decodeRequest(request),
+    state: fields.a === undefined ? 'waiting' : 'released',
+    heldAt: Number(fields.h),
+    lastSeen: Number(fields.l),
+    ...(fields.a !== undefined && { releasedAt: Number(fields.a) }),
+    replayed: fields.x !== undefined,
+  };
+}

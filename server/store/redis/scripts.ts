@@ -1,0 +1,214 @@
+/**
+ * The Lua scripts of the Redis queue store. Each store method that changes more than one key
+ * is one script, so Redis runs it as one atomic step: two instances can never release the
+ * same visitor twice, skip one, or restore a held request twice.
+ *
+ * Every script gets the same six keys and, as ARGV[1], the key prefix of the per-visitor keys
+ * (`<prefix>e:<uuid>` the entry hash, `<prefix>r:<uuid>` the held request). Times are the
+ * callers' `now` (ms), never Redis's clock, so the store follows the clock it is given.
+ */
+
+/** The keys every script receives, in this order. */
+export const SCRIPT_KEYS = ['meta', 'line', 'sessions', 'admitted', 'released', 'recent'] as const;
+
+/** How many release times are kept for the wait estimate (as in the memory store). */
+export const RECENT_RELEASES = 50;
+
+/** Most released entries forgotten by one releaseDue, so one call never blocks Redis for long. */
+const FORGET_BATCH = 500;
+
+/**
+ * Shared by every script. Entry hash fields: s session id, u user id, t ticket, h held at,
+ * l last seen, a released at (present once released), x replayed (present once replayed).
+ * The held request lives apart in its own string key: a long URI or body in the hash would
+ * turn its compact listpack encoding into a hashtable four times the size.
+ */
+const PRELUDE = `
+local meta, line, sessions, admitted, releasedAt, recent = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local prefix = ARGV[1]
+
+local function entryKey(uuid) return prefix .. 'e:' .. uuid end
+local function requestKey(uuid) return prefix .. 'r:' .. uuid end
+
+-- Integers of up to 2^53 printed in full, never in exponent form.
+local function int(n) return string.format('%.0f', n) end
+
+-- The entry as {uuid, request, field, value, ...}, or false when unknown.
+local function entry(uuid)
+  local fields = redis.call('HGETALL', entryKey(uuid))
+  if #fields == 0 then return false end
+  table.insert(fields, 1, redis.call('GET', requestKey(uuid)) or '')
+  table.insert(fields, 1, uuid)
+  return fields
+end
+
+local function forget(uuid)
+  local session = redis.call('HGET', entryKey(uuid), 's')
+  redis.call('DEL', entryKey(uuid), requestKey(uuid))
+  redis.call('ZREM', releasedAt, uuid)
+  if session and redis.call('HGET', sessions, session) == uuid then
+    redis.call('HDEL', sessions, session)
+  end
+end
+
+-- An admission ends at its score: gone once now reaches it.
+local function expireAdmissions(now)
+  redis.call('ZREMRANGEBYSCORE', admitted, '-inf', int(now))
+end
+
+-- Visitors leave the line only at its head, so "served" (tickets that left the head) turns a
+-- ticket into a position in constant time: ticket - served.
+local function releaseNext(count, now, sessionMs, abandonMs)
+  local out = {}
+  local served = 0
+  while #out < count do
+    local uuid = redis.call('LPOP', line)
+    if not uuid then break end
+    served = served + 1
+    local fields = redis.call('HMGET', entryKey(uuid), 's', 'l')
+    if fields[1] then
+      if now - tonumber(fields[2]) > abandonMs then
+        forget(uuid)
+      else
+        redis.call('HSET', entryKey(uuid), 'a', int(now))
+        redis.call('ZADD', admitted, int(now + sessionMs), fields[1])
+        redis.call('ZADD', releasedAt, int(now), uuid)
+        redis.call('LPUSH', recent, int(now))
+        out[#out + 1] = entry(uuid)
+      end
+    end
+  end
+  if served > 0 then redis.call('HINCRBY', meta, 's', served) end
+  if #out > 0 then
+    redis.call('HINCRBY', meta, 'n', #out)
+    redis.call('LTRIM', recent, 0, ${RECENT_RELEASES - 1})
+  end
+  return out
+end
+`;
+
+/** ARGV: prefix, sessionId, now, activeLimit, sessionMs. Returns 1 when admitted. */
+const admit = `
+local session, now = ARGV[2], tonumber(ARGV[3])
+expireAdmissions(now)
+if redis.call('ZSCORE', admitted, session) then return 1 end
+if redis.call('LLEN', line) > 0 or redis.call('ZCARD', admitted) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', admitted, int(now + tonumber(ARGV[5])), session)
+return 1
+`;
+
+/**
+ * ARGV: prefix, sessionId, userId, request, now, newUuid. A session that waits keeps its
+ * place and gets the new request; otherwise it takes the next ticket under `newUuid`.
+ */
+const hold = `
+local session, userId, request, now, newUuid = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local current = redis.call('HGET', sessions, session)
+if current then
+  local state = redis.call('HMGET', entryKey(current), 't', 'a')
+  if state[1] and not state[2] then
+    redis.call('HSET', entryKey(current), 'u', userId, 'l', now)
+    redis.call('SET', requestKey(current), request)
+    return entry(current)
+  end
+  forget(current)
+end
+local ticket = redis.call('HINCRBY', meta, 't', 1)
+redis.call('HSET', entryKey(newUuid), 's', session, 'u', userId, 't', ticket, 'h', now, 'l', now)
+redis.call('SET', requestKey(newUuid), request)
+redis.call('HSET', sessions, session, newUuid)
+redis.call('RPUSH', line, newUuid)
+return entry(newUuid)
+`;
+
+/** ARGV: prefix, uuid. Returns the entry or false. */
+const get = `
+return entry(ARGV[2])
+`;
+
+/** ARGV: prefix, uuid, now. Returns {entry, position, recent release times} or false. */
+const placeInLine = `
+local uuid, now = ARGV[2], ARGV[3]
+local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
+if not state[1] then return false end
+redis.call('HSET', entryKey(uuid), 'l', now)
+local position = 0
+if not state[2] then
+  position = tonumber(state[1]) - tonumber(redis.call('HGET', meta, 's') or '0')
+end
+return {entry(uuid), position, redis.call('LRANGE', recent, 0, -1)}
+`;
+
+/** ARGV: prefix, uuid, now. Returns 1 when the uuid is known. */
+const touch = `
+local uuid, now = ARGV[2], ARGV[3]
+if redis.call('EXISTS', entryKey(uuid)) == 0 then return 0 end
+redis.call('HSET', entryKey(uuid), 'l', now)
+return 1
+`;
+
+/** ARGV: prefix, count, now, sessionMs, abandonMs. Returns the released entries in order. */
+const release = `
+return releaseNext(tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+`;
+
+/**
+ * ARGV: prefix, now, activeLimit, sessionMs, perMinute, abandonMs. Ends admissions, forgets
+ * released visitors whose admission ended, then releases what the pause, the active limit
+ * and the token bucket allow. The bucket refills at perMinute and holds at most one second's
+ * worth (at least one token), so a paused or idle line cannot save up a burst.
+ */
+const releaseDue = `
+local now, activeLimit, sessionMs = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local perMinute, abandonMs = tonumber(ARGV[5]), tonumber(ARGV[6])
+expireAdmissions(now)
+local ended = redis.call('ZRANGEBYSCORE', releasedAt, '-inf', int(now - sessionMs), 'LIMIT', 0, ${FORGET_BATCH})
+for _, uuid in ipairs(ended) do forget(uuid) end
+if redis.call('HGET', meta, 'p') == '1' or perMinute <= 0 then return {} end
+local capacity = math.max(1, perMinute / 60)
+local bucket = redis.call('HMGET', meta, 'bt', 'ba')
+local tokens = capacity
+if bucket[1] then tokens = tonumber(bucket[1]) + (now - tonumber(bucket[2])) * perMinute / 60000 end
+tokens = math.min(capacity, tokens)
+local count = math.min(math.floor(tokens), activeLimit - redis.call('ZCARD', admitted))
+local out = {}
+if count > 0 then out = releaseNext(count, now, sessionMs, abandonMs) end
+redis.call('HSET', meta, 'bt', string.format('%.17g', tokens - #out), 'ba', int(now))
+return out
+`;
+
+/** ARGV: prefix, uuid, sessionId. Returns the held request the first time only, else false. */
+const takeHeld = `
+local uuid, session = ARGV[2], ARGV[3]
+local state = redis.call('HMGET', entryKey(uuid), 's', 'a', 'x')
+if state[1] ~= session or not state[2] or state[3] then return false end
+redis.call('HSET', entryKey(uuid), 'x', '1')
+return redis.call('GET', requestKey(uuid)) or ''
+`;
+
+/** ARGV: prefix, now. Returns {waiting, active, released, paused}. */
+const stats = `
+expireAdmissions(tonumber(ARGV[2]))
+local counters = redis.call('HMGET', meta, 'n', 'p')
+return {redis.call('LLEN', line), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0}
+`;
+
+/** The scripts by the name they are defined under on the client. */
+export const SCRIPTS = {
+  waitingRoomAdmit: admit,
+  waitingRoomHold: hold,
+  waitingRoomGet: get,
+  waitingRoomPlaceInLine: placeInLine,
+  waitingRoomTouch: touch,
+  waitingRoomRelease: release,
+  waitingRoomReleaseDue: releaseDue,
+  waitingRoomTakeHeld: takeHeld,
+  waitingRoomStats: stats,
+} as const;
+
+export type ScriptName = keyof typeof SCRIPTS;
+
+/** The full source of a script: the shared functions, then its body. */
+export function scriptSource(name: ScriptName): string {
+  return PRELUDE + SCRIPTS[name];
+}

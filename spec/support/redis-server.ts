@@ -1,0 +1,138 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** A real redis-server for the tests, on a free port, keeping nothing on disk. */
+export interface RedisServer {
+  readonly url: string;
+  readonly port: number;
+  /** Stops the server (its data is lost: nothing is persisted). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty, and waits until it answers. */
+  start(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections stay open, nothing is answered, data is kept. */
+  pause(): void;
+  /** Thaws a paused process (SIGCONT). */
+  resume(): void;
+  /** Stops the server and removes its directory. */
+  close(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 10_000;
+
+/** Starts a redis-server on a free port and waits until it answers. */
+export async function startRedisServer(): Promise<RedisServer> {
+  const binary = findRedisServer();
+  const dir = mkdtempSync(path.join(tmpdir(), 'waiting-room-redis-'));
+  let port = 0;
+  let child: ChildProcess | undefined;
+  const killOnExit = () => child?.kill('SIGKILL');
+  process.on('exit', killOnExit);
+
+  const start = async () => {
+    child = await launch(binary, port, dir);
+  };
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGCONT');
+    running.kill('SIGKILL');
+    await exited;
+  };
+
+  // Another process may take the free port before redis-server binds it: try a few.
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (attempt >= 3) {
+        rmSync(dir, { recursive: true, force: true });
+        process.off('exit', killOnExit);
+        throw error;
+      }
+    }
+  }
+
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    start,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+    close: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+      process.off('exit', killOnExit);
+    },
+  };
+}
+
+function findRedisServer(): string {
+  const dirs = ['/usr/bin', ...(process.env.PATH ?? '').split(path.delimiter)];
+  const found = dirs.map((dir) => path.join(dir, 'redis-server')).find((file) => existsSync(file));
+  if (!found) {
+    throw new Error('redis-server is not installed: run `bash .ci/system-deps` to install it, then run the tests again.');
+  }
+  return found;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function launch(binary: string, port: number, dir: string): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  args.push('--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--protected-mode', 'no');
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  // Ask for the process id, so that another server that took the port is not mistaken for ours.
+  while ((await serverPid(port)) !== child.pid) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`redis-server exited before answering on port ${port}:\n${output}`);
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not answer on port ${port} within ${READY_TIMEOUT_MS} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return child;
+}
+
+/** The process id of the Redis answering on `port`, or undefined when none answers. */
+function serverPid(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    let reply = '';
+    const done = (pid?: number) => {
+      socket.destroy();
+      resolve(pid);
+    };
+    socket.setTimeout(500, () => done());
+    socket.once('error', () => done());
+    socket.once('connect', () => socket.write('INFO server\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk;
+      if (reply.startsWith('-')) done();
+      const pid = /process_id:(\d+)\r\n/.exec(reply);
+      if (pid) done(Number(pid[1]));
+    });
+  });
+}

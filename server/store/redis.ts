@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import Redis, { type RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from './errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './redis/codec';
-import { SCRIPT_KEYS, SCRIPTS, scriptSource, type ScriptName } from './redis/scripts';
+import { Deadlines } from './redis/deadline';
+import { DEADLINE_PASSED, SCRIPT_KEYS, SCRIPTS, scriptSource, type ScriptName } from './redis/scripts';
 import type {
   AdmissionLimits,
   Entry,
@@ -68,6 +69,8 @@ export class RedisStore implements QueueStore {
   private readonly keys: readonly string[];
   private readonly prefix: string;
   private readonly connectWaitMs: number;
+  private readonly deadlines: Deadlines;
+  private readonly onReady = () => this.deadlines.reset();
   private connecting?: Promise<void>;
   private closed = false;
 
@@ -90,6 +93,9 @@ export class RedisStore implements QueueStore {
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.keys = SCRIPT_KEYS.map((key) => this.prefix + key);
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
+    this.deadlines = new Deadlines(client, client.options.commandTimeout ?? commandTimeoutMs);
+    // A new connection may lead to another Redis, with another clock.
+    client.on('ready', this.onReady);
   }
 
   async admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean> {
@@ -150,6 +156,7 @@ export class RedisStore implements QueueStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.client.off('ready', this.onReady);
     if (!this.ownsClient) return;
     try {
       if (this.client.status === 'ready') await this.client.quit();
@@ -162,14 +169,20 @@ export class RedisStore implements QueueStore {
 
   private async run(name: ScriptName, ...args: (string | number)[]): Promise<unknown> {
     await this.connected();
-    return this.call(() => this.client[name](...this.keys, this.prefix, ...args.map(String)));
+    return this.call(async () => {
+      await this.deadlines.ready();
+      return this.client[name](...this.keys, this.prefix, this.deadlines.next(), ...args.map(String));
+    });
   }
 
   private async call<T>(send: () => Promise<T>): Promise<T> {
     try {
       return await send();
     } catch (error) {
-      throw new StoreUnavailableError(`Redis did not answer: ${(error as Error).message}`, { cause: error });
+      const { message } = error as Error;
+      // A refused late call may also mean a clock stepped: measure it again.
+      if (message.startsWith(DEADLINE_PASSED)) this.deadlines.reset();
+      throw new StoreUnavailableError(`The queue store could not use Redis: ${message}`, { cause: error });
     }
   }
 

@@ -1,31 +1,48 @@
+import { RECENT_RELEASES } from '../memory';
+
 /**
  * The Lua scripts of the Redis queue store. Each store method that changes more than one key
  * is one script, so Redis runs it as one atomic step: two instances can never release the
  * same visitor twice, skip one, or restore a held request twice.
  *
- * Every script gets the same six keys and, as ARGV[1], the key prefix of the per-visitor keys
- * (`<prefix>e:<uuid>` the entry hash, `<prefix>r:<uuid>` the held request). Times are the
- * callers' `now` (ms), never Redis's clock, so the store follows the clock it is given.
+ * Every script gets the same six keys; ARGV[1] is the key prefix of the per-visitor keys
+ * (`<prefix>e:<uuid>` the entry hash, `<prefix>r:<uuid>` the held request), ARGV[2] the
+ * call's deadline in Redis time (0: none), and the method's own arguments follow (`args`).
+ * Times in the queue are the callers' `now` (ms), never Redis's clock, so the store follows
+ * the clock it is given; Redis's clock only guards the deadline.
  */
+
+/** The error a script answers when it reached Redis after its deadline. */
+export const DEADLINE_PASSED = 'WRDEADLINE';
 
 /** The keys every script receives, in this order. */
 export const SCRIPT_KEYS = ['meta', 'line', 'sessions', 'admitted', 'released', 'recent'] as const;
 
-/** How many release times are kept for the wait estimate (as in the memory store). */
-export const RECENT_RELEASES = 50;
+/** Longest held request kept inside the entry hash, in bytes (Redis's default listpack limit). */
+const INLINE_REQUEST_BYTES = 64;
 
 /** Most released entries forgotten by one releaseDue, so one call never blocks Redis for long. */
 const FORGET_BATCH = 500;
 
 /**
  * Shared by every script. Entry hash fields: s session id, u user id, t ticket, h held at,
- * l last seen, a released at (present once released), x replayed (present once replayed).
- * The held request lives apart in its own string key: a long URI or body in the hash would
- * turn its compact listpack encoding into a hashtable four times the size.
+ * l last seen, a released at (present once released), x replayed (present once replayed),
+ * q the held request when it is short. A longer request lives apart in its own string key:
+ * one value over Redis's listpack limit (64 bytes by default) would turn the small hash's
+ * compact encoding into a hashtable four times the size.
  */
 const PRELUDE = `
 local meta, line, sessions, admitted, releasedAt, recent = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
-local prefix = ARGV[1]
+local prefix, deadline = ARGV[1], tonumber(ARGV[2])
+local args = {unpack(ARGV, 3)}
+
+-- A call its sender has already given up on (see deadline.ts) must not take effect later.
+if deadline > 0 then
+  local time = redis.call('TIME')
+  if tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) > deadline then
+    return redis.error_reply('${DEADLINE_PASSED} the call reached Redis after its deadline and was not run')
+  end
+end
 
 local function entryKey(uuid) return prefix .. 'e:' .. uuid end
 local function requestKey(uuid) return prefix .. 'r:' .. uuid end
@@ -33,13 +50,35 @@ local function requestKey(uuid) return prefix .. 'r:' .. uuid end
 -- Integers of up to 2^53 printed in full, never in exponent form.
 local function int(n) return string.format('%.0f', n) end
 
+local function keepRequest(uuid, request)
+  if #request <= ${INLINE_REQUEST_BYTES} then
+    redis.call('HSET', entryKey(uuid), 'q', request)
+    redis.call('DEL', requestKey(uuid))
+  else
+    redis.call('SET', requestKey(uuid), request)
+    redis.call('HDEL', entryKey(uuid), 'q')
+  end
+end
+
+local function requestOf(uuid)
+  return redis.call('HGET', entryKey(uuid), 'q') or redis.call('GET', requestKey(uuid)) or ''
+end
+
 -- The entry as {uuid, request, field, value, ...}, or false when unknown.
 local function entry(uuid)
   local fields = redis.call('HGETALL', entryKey(uuid))
   if #fields == 0 then return false end
-  table.insert(fields, 1, redis.call('GET', requestKey(uuid)) or '')
-  table.insert(fields, 1, uuid)
-  return fields
+  local out = {uuid, false}
+  for i = 1, #fields, 2 do
+    if fields[i] == 'q' then
+      out[2] = fields[i + 1]
+    else
+      out[#out + 1] = fields[i]
+      out[#out + 1] = fields[i + 1]
+    end
+  end
+  if not out[2] then out[2] = redis.call('GET', requestKey(uuid)) or '' end
+  return out
 end
 
 local function forget(uuid)
@@ -87,48 +126,48 @@ local function releaseNext(count, now, sessionMs, abandonMs)
 end
 `;
 
-/** ARGV: prefix, sessionId, now, activeLimit, sessionMs. Returns 1 when admitted. */
+/** args: sessionId, now, activeLimit, sessionMs. Returns 1 when admitted. */
 const admit = `
-local session, now = ARGV[2], tonumber(ARGV[3])
+local session, now = args[1], tonumber(args[2])
 expireAdmissions(now)
 if redis.call('ZSCORE', admitted, session) then return 1 end
-if redis.call('LLEN', line) > 0 or redis.call('ZCARD', admitted) >= tonumber(ARGV[4]) then return 0 end
-redis.call('ZADD', admitted, int(now + tonumber(ARGV[5])), session)
+if redis.call('LLEN', line) > 0 or redis.call('ZCARD', admitted) >= tonumber(args[3]) then return 0 end
+redis.call('ZADD', admitted, int(now + tonumber(args[4])), session)
 return 1
 `;
 
 /**
- * ARGV: prefix, sessionId, userId, request, now, newUuid. A session that waits keeps its
+ * args: sessionId, userId, request, now, newUuid. A session that waits keeps its
  * place and gets the new request; otherwise it takes the next ticket under `newUuid`.
  */
 const hold = `
-local session, userId, request, now, newUuid = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+local session, userId, request, now, newUuid = args[1], args[2], args[3], args[4], args[5]
 local current = redis.call('HGET', sessions, session)
 if current then
   local state = redis.call('HMGET', entryKey(current), 't', 'a')
   if state[1] and not state[2] then
     redis.call('HSET', entryKey(current), 'u', userId, 'l', now)
-    redis.call('SET', requestKey(current), request)
+    keepRequest(current, request)
     return entry(current)
   end
   forget(current)
 end
 local ticket = redis.call('HINCRBY', meta, 't', 1)
 redis.call('HSET', entryKey(newUuid), 's', session, 'u', userId, 't', ticket, 'h', now, 'l', now)
-redis.call('SET', requestKey(newUuid), request)
+keepRequest(newUuid, request)
 redis.call('HSET', sessions, session, newUuid)
 redis.call('RPUSH', line, newUuid)
 return entry(newUuid)
 `;
 
-/** ARGV: prefix, uuid. Returns the entry or false. */
+/** args: uuid. Returns the entry or false. */
 const get = `
-return entry(ARGV[2])
+return entry(args[1])
 `;
 
-/** ARGV: prefix, uuid, now. Returns {entry, position, recent release times} or false. */
+/** args: uuid, now. Returns {entry, position, recent release times} or false. */
 const placeInLine = `
-local uuid, now = ARGV[2], ARGV[3]
+local uuid, now = args[1], args[2]
 local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
 if not state[1] then return false end
 redis.call('HSET', entryKey(uuid), 'l', now)
@@ -139,28 +178,28 @@ end
 return {entry(uuid), position, redis.call('LRANGE', recent, 0, -1)}
 `;
 
-/** ARGV: prefix, uuid, now. Returns 1 when the uuid is known. */
+/** args: uuid, now. Returns 1 when the uuid is known. */
 const touch = `
-local uuid, now = ARGV[2], ARGV[3]
+local uuid, now = args[1], args[2]
 if redis.call('EXISTS', entryKey(uuid)) == 0 then return 0 end
 redis.call('HSET', entryKey(uuid), 'l', now)
 return 1
 `;
 
-/** ARGV: prefix, count, now, sessionMs, abandonMs. Returns the released entries in order. */
+/** args: count, now, sessionMs, abandonMs. Returns the released entries in order. */
 const release = `
-return releaseNext(tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]))
+return releaseNext(tonumber(args[1]), tonumber(args[2]), tonumber(args[3]), tonumber(args[4]))
 `;
 
 /**
- * ARGV: prefix, now, activeLimit, sessionMs, perMinute, abandonMs. Ends admissions, forgets
+ * args: now, activeLimit, sessionMs, perMinute, abandonMs. Ends admissions, forgets
  * released visitors whose admission ended, then releases what the pause, the active limit
  * and the token bucket allow. The bucket refills at perMinute and holds at most one second's
  * worth (at least one token), so a paused or idle line cannot save up a burst.
  */
 const releaseDue = `
-local now, activeLimit, sessionMs = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local perMinute, abandonMs = tonumber(ARGV[5]), tonumber(ARGV[6])
+local now, activeLimit, sessionMs = tonumber(args[1]), tonumber(args[2]), tonumber(args[3])
+local perMinute, abandonMs = tonumber(args[4]), tonumber(args[5])
 expireAdmissions(now)
 local ended = redis.call('ZRANGEBYSCORE', releasedAt, '-inf', int(now - sessionMs), 'LIMIT', 0, ${FORGET_BATCH})
 for _, uuid in ipairs(ended) do forget(uuid) end
@@ -177,18 +216,18 @@ redis.call('HSET', meta, 'bt', string.format('%.17g', tokens - #out), 'ba', int(
 return out
 `;
 
-/** ARGV: prefix, uuid, sessionId. Returns the held request the first time only, else false. */
+/** args: uuid, sessionId. Returns the held request the first time only, else false. */
 const takeHeld = `
-local uuid, session = ARGV[2], ARGV[3]
+local uuid, session = args[1], args[2]
 local state = redis.call('HMGET', entryKey(uuid), 's', 'a', 'x')
 if state[1] ~= session or not state[2] or state[3] then return false end
 redis.call('HSET', entryKey(uuid), 'x', '1')
-return redis.call('GET', requestKey(uuid)) or ''
+return requestOf(uuid)
 `;
 
-/** ARGV: prefix, now. Returns {waiting, active, released, paused}. */
+/** args: now. Returns {waiting, active, released, paused}. */
 const stats = `
-expireAdmissions(tonumber(ARGV[2]))
+expireAdmissions(tonumber(args[1]))
 local counters = redis.call('HMGET', meta, 'n', 'p')
 return {redis.call('LLEN', line), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0}
 `;

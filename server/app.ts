@@ -1,0 +1,64 @@
+import cookie from '@fastify/cookie';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { installBodyParsers } from './body';
+import type { Clock } from './clock';
+import type { ServerConfig } from './config';
+import { installErrorHandlers } from './errors';
+import { protectRoutes } from './hold';
+import type { WaitingPage } from './page';
+import type { AppCredentials } from './realtime/signature';
+import type { Fanout } from './realtime/fanout';
+import { eventsApiRoutes } from './realtime/events-api';
+import type { Releases } from './releases';
+import { adminRoutes } from './routes/admin';
+import { assetRoutes } from './routes/assets';
+import { demoRoutes } from './routes/demo';
+import { pusherAuthRoutes } from './routes/pusher-auth';
+import { queueRoutes } from './routes/queue';
+import { sinkRoutes } from './routes/sink';
+import type { ErrorLog } from './sink/error-log';
+import type { QueueStore } from './store/types';
+
+export interface AppParts {
+  readonly config: ServerConfig;
+  readonly store: QueueStore;
+  readonly clock: Clock;
+  readonly page: WaitingPage;
+  readonly releases: Releases;
+  readonly fanout: Fanout;
+  readonly errors: ErrorLog;
+  /** The port this instance listens on (known once listening). */
+  readonly port: () => number;
+}
+
+/** The HTTP server with its logger, before any route. */
+export function createFastify(config: ServerConfig): FastifyInstance {
+  const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
+  return Fastify({
+    logger: { level: config.logLevel },
+    logController: new LogController({ disableRequestLogging: !verbose }),
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+  });
+}
+
+/** The HTTP side of the server: every route, the session cookie, body parsing and errors. */
+export function registerRoutes(app: FastifyInstance, parts: AppParts): void {
+  const { config, store, clock, releases } = parts;
+  const pusherApp: AppCredentials = config.pusher;
+
+  app.register(cookie, { secret: config.sessionSecret });
+  installBodyParsers(app);
+  installErrorHandlers(app);
+  protectRoutes(app, { config, store, clock, page: parts.page, port: parts.port });
+
+  app.register(demoRoutes);
+  app.register(queueRoutes, { store, clock, releases });
+  app.register(pusherAuthRoutes, { app: pusherApp, store });
+  app.register(adminRoutes, { prefix: '/admin', token: config.adminToken, store, clock, releases, errors: parts.errors });
+  app.register(sinkRoutes, { errors: parts.errors });
+  app.register(assetRoutes, { dir: config.assetsDir });
+  if (config.pusher.embedded) {
+    app.register(async (scope) => eventsApiRoutes(scope, { app: pusherApp, fanout: parts.fanout }));
+  }
+}

@@ -1,0 +1,58 @@
+import { parse as parseForm } from 'node:querystring';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError } from './errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body as received, kept so a held request replays byte for byte. */
+    rawBody?: string;
+  }
+}
+
+export const FORM = 'application/x-www-form-urlencoded';
+export const JSON_TYPE = 'application/json';
+
+/** A form as parsed: repeated fields become arrays. */
+export type Form = Record<string, string | string[] | undefined>;
+
+/**
+ * Parses JSON and form bodies, keeping the raw text on `request.rawBody`: the events API
+ * checks its MD5, and a held request is replayed with exactly the body it was sent with.
+ */
+export function installBodyParsers(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser(JSON_TYPE);
+  app.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string;
+    parseJson(request, body as string, (error, value) => {
+      if (error) done(new HttpError(400, 'malformed_json', 'The body is not valid JSON.'), undefined);
+      else done(null, value);
+    });
+  });
+  app.addContentTypeParser(FORM, { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string;
+    done(null, parseBody(FORM, body as string));
+  });
+}
+
+/** Parses a body of one of the accepted types, as the parsers above do. */
+export function parseBody(contentType: string, raw: string): unknown {
+  if (contentType.startsWith(JSON_TYPE)) return JSON.parse(raw) as unknown;
+  // node:querystring gives a null-prototype object, so a field named __proto__ stays a field.
+  return parseForm(raw);
+}
+
+/** The body as a plain object of fields, or a 400 when it is not one. */
+export function fieldsOf(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'bad_request', 'Send the fields as JSON or as a form.');
+  }
+  return body as Record<string, unknown>;
+}
+
+/** A single text field, or undefined when absent or repeated. */
+export function textField(fields: Record<string, unknown>, name: string): string | undefined {
+  const value = fields[name];
+  return typeof value === 'string' ? value : undefined;
+}

@@ -1,0 +1,252 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { TIMINGS, type Timings } from '../streams/constants';
+
+/** Where the realtime events go: the embedded Pusher-protocol server or an outside one. */
+export interface PusherConfig {
+  /** True when no outside server is configured: the embedded one answers on our own port. */
+  readonly embedded: boolean;
+  readonly appId: string;
+  readonly key: string;
+  readonly secret: string;
+  /** Outside server only: its host (unset for Pusher Channels, which uses the cluster). */
+  readonly host?: string;
+  readonly port?: number;
+  readonly useTLS: boolean;
+  readonly cluster: string;
+}
+
+/** Everything the server needs, read once from the environment by `loadConfig`. */
+export interface ServerConfig {
+  readonly port: number;
+  readonly host: string;
+  /** Path prefixes whose requests go through the waiting room. */
+  readonly protect: readonly string[];
+  readonly activeLimit: number;
+  readonly releasePerMinute: number;
+  readonly sessionSeconds: number;
+  readonly abandonSeconds: number;
+  readonly adminToken: string;
+  /** True when ADMIN_TOKEN was unset and a random one was made (printed at start). */
+  readonly adminTokenGenerated: boolean;
+  readonly sessionSecret: string;
+  readonly sessionSecretGenerated: boolean;
+  readonly redisUrl?: string;
+  readonly pusher: PusherConfig;
+  /** Realtime host and port handed to the page; unset means the server's own. */
+  readonly pusherClient: { readonly host?: string; readonly port?: number };
+  /** The embedded realtime server's idle limits. */
+  readonly realtime: { readonly activityTimeoutSeconds: number; readonly pongTimeoutMs: number };
+  readonly sentryDsn?: string;
+  readonly sentrySampleRate: number;
+  /** Timing overrides handed to the page (tests and demos only). */
+  readonly pageTimings?: Partial<Timings>;
+  /** How often the release loop runs. */
+  readonly releaseIntervalMs: number;
+  /** The built page assets (hashed JS/CSS) and the waiting page template. */
+  readonly assetsDir: string;
+  readonly pageHtmlPath: string;
+  /** Largest request body accepted, in bytes (held bodies included). */
+  readonly bodyLimit: number;
+  /** pino level; `debug` and `trace` also log every request. */
+  readonly logLevel: LogLevel;
+  /** Believe X-Forwarded-* headers (behind a reverse proxy). */
+  readonly trustProxy: boolean;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A configuration value that cannot be used; `main.ts` prints it and exits. */
+export class ConfigError extends Error {}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const ROOT = path.resolve(__dirname, '..');
+
+/** The default embedded app; an outside server needs all three of id, key and secret. */
+const EMBEDDED_APP = { appId: 'waiting-room', key: 'waiting-room-key' };
+
+/**
+ * Reads every variable of the configuration table, with its default.
+ * Throws a `ConfigError` naming the variable when a value cannot be used.
+ */
+export function loadConfig(env: Env): ServerConfig {
+  const read = reader(env);
+  const adminToken = read.string('ADMIN_TOKEN');
+  const sessionSecret = read.string('SESSION_SECRET');
+  if (sessionSecret !== undefined && sessionSecret.length < 32) {
+    throw new ConfigError('SESSION_SECRET must be at least 32 characters long.');
+  }
+  const assetsDir = path.join(ROOT, 'public', 'assets');
+  return {
+    port: read.int('PORT', 8080, 0, 65535),
+    host: read.string('HOST') ?? '127.0.0.1',
+    protect: read.prefixes('PROTECT', ['/checkout']),
+    activeLimit: read.int('ACTIVE_LIMIT', 2, 1, 1_000_000),
+    releasePerMinute: read.int('RELEASE_PER_MINUTE', 6, 0, 1_000_000),
+    sessionSeconds: read.int('SESSION_SECONDS', 300, 1, 7 * 24 * 3600),
+    abandonSeconds: read.int('ABANDON_SECONDS', 180, 1, 7 * 24 * 3600),
+    adminToken: adminToken ?? randomBytes(18).toString('base64url'),
+    adminTokenGenerated: adminToken === undefined,
+    sessionSecret: sessionSecret ?? randomBytes(32).toString('base64url'),
+    sessionSecretGenerated: sessionSecret === undefined,
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
+    pusher: pusherConfig(read),
+    pusherClient: {
+      host: read.string('PUSHER_CLIENT_HOST'),
+      port: read.optionalInt('PUSHER_CLIENT_PORT', 1, 65535),
+    },
+    realtime: {
+      activityTimeoutSeconds: read.int('REALTIME_ACTIVITY_TIMEOUT', 120, 1, 3600),
+      pongTimeoutMs: Math.round(read.number('REALTIME_PONG_TIMEOUT', 30, 0.05, 600) * 1000),
+    },
+    sentryDsn: read.url('SENTRY_DSN', ['http:', 'https:']),
+    sentrySampleRate: read.number('SENTRY_SAMPLE_RATE', 0.5, 0, 1),
+    pageTimings: read.timings('PAGE_TIMINGS'),
+    releaseIntervalMs: 1000,
+    assetsDir,
+    pageHtmlPath: path.join(assetsDir, 'waiting.html'),
+    bodyLimit: 64 * 1024,
+    logLevel: read.choice('LOG_LEVEL', LOG_LEVELS, 'info'),
+    trustProxy: read.flag('TRUST_PROXY', false),
+  };
+}
+
+function pusherConfig(read: Reader): PusherConfig {
+  const appId = read.string('PUSHER_APP_ID');
+  const key = read.string('PUSHER_KEY');
+  const secret = read.string('PUSHER_SECRET');
+  const host = read.string('PUSHER_HOST');
+  const cluster = read.string('PUSHER_CLUSTER');
+  const outside = appId !== undefined || key !== undefined || host !== undefined;
+  if (!outside) {
+    return {
+      embedded: true,
+      ...EMBEDDED_APP,
+      // The embedded server shares its secret with nobody, so a fresh one each start is fine.
+      secret: secret ?? randomBytes(24).toString('base64url'),
+      useTLS: false,
+      cluster: 'local',
+    };
+  }
+  if (appId === undefined || key === undefined || secret === undefined) {
+    throw new ConfigError(
+      'An outside Pusher-protocol server needs PUSHER_APP_ID, PUSHER_KEY and PUSHER_SECRET together.',
+    );
+  }
+  if (host === undefined && cluster === undefined) {
+    throw new ConfigError('Set PUSHER_HOST (soketi, Reverb) or PUSHER_CLUSTER (Pusher Channels).');
+  }
+  return {
+    embedded: false,
+    appId,
+    key,
+    secret,
+    host,
+    port: read.optionalInt('PUSHER_PORT', 1, 65535),
+    useTLS: read.flag('PUSHER_USE_TLS', true),
+    cluster: cluster ?? 'local',
+  };
+}
+
+type Reader = ReturnType<typeof reader>;
+
+function reader(env: Env) {
+  const string = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const number = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = string(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min || value > max) {
+      throw new ConfigError(`${name} must be a number from ${min} to ${max}; got "${raw}".`);
+    }
+    return value;
+  };
+  const optionalInt = (name: string, min: number, max: number): number | undefined => {
+    const raw = string(name);
+    if (raw === undefined) return undefined;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}".`);
+    }
+    return Number(raw);
+  };
+  return {
+    string,
+    number,
+    optionalInt,
+    int: (name: string, fallback: number, min: number, max: number): number =>
+      optionalInt(name, min, max) ?? fallback,
+    choice: <T extends string>(name: string, choices: readonly T[], fallback: T): T => {
+      const raw = string(name)?.toLowerCase();
+      if (raw === undefined) return fallback;
+      if (!(choices as readonly string[]).includes(raw)) {
+        throw new ConfigError(`${name} must be one of ${choices.join(', ')}; got "${raw}".`);
+      }
+      return raw as T;
+    },
+    flag: (name: string, fallback: boolean): boolean => {
+      const raw = string(name)?.toLowerCase();
+      if (raw === undefined) return fallback;
+      if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+      if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+      throw new ConfigError(`${name} must be true or false; got "${raw}".`);
+    },
+    url: (name: string, protocols: readonly string[]): string | undefined => {
+      const raw = string(name);
+      if (raw === undefined) return undefined;
+      let url: URL;
+      try {
+        url = new URL(raw);
+      } catch {
+        throw new ConfigError(`${name} must be a URL; got "${raw}".`);
+      }
+      if (!protocols.includes(url.protocol)) {
+        throw new ConfigError(`${name} must start with ${protocols.join(' or ')}; got "${raw}".`);
+      }
+      return raw;
+    },
+    prefixes: (name: string, fallback: readonly string[]): readonly string[] => {
+      const raw = string(name);
+      if (raw === undefined) return fallback;
+      const prefixes = raw.split(',').map((prefix) => prefix.trim()).filter(Boolean);
+      const bad = prefixes.find((prefix) => !prefix.startsWith('/') || prefix.startsWith('//'));
+      if (prefixes.length === 0 || bad !== undefined) {
+        throw new ConfigError(`${name} must list paths starting with "/", comma-separated; got "${raw}".`);
+      }
+      return prefixes;
+    },
+    timings: (name: string): Partial<Timings> | undefined => {
+      const raw = string(name);
+      if (raw === undefined) return undefined;
+      return parseTimings(name, raw);
+    },
+  };
+}
+
+function parseTimings(name: string, raw: string): Partial<Timings> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${name} must be JSON, e.g. {"positionZeroTimeout": 2000}; got "${raw}".`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError(`${name} must be a JSON object of timings in ms.`);
+  }
+  const known = Object.keys(TIMINGS);
+  const timings: Record<string, number> = {};
+  for (const [key, ms] of Object.entries(value)) {
+    if (!known.includes(key)) {
+      throw new ConfigError(`${name}: unknown timing "${key}"; known: ${known.join(', ')}.`);
+    }
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
+      throw new ConfigError(`${name}: "${key}" must be a positive number of ms.`);
+    }
+    timings[key] = ms;
+  }
+  return timings as Partial<Timings>;
+}

@@ -1,0 +1,59 @@
+import { ConfigError, loadConfig } from './config';
+import { PageTemplateError } from './page';
+import { start } from './start';
+
+/** `npm start`: reads the environment, starts the server, and says where to go. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(`Configuration error: ${error.message}`);
+    throw error;
+  }
+  if (config.sessionSecretGenerated) {
+    console.warn('SESSION_SECRET is not set: using a random one, so sessions end when the server restarts.');
+  }
+  let server;
+  try {
+    server = await start(config);
+  } catch (error) {
+    if (error instanceof PageTemplateError) return fail(error.message);
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE') return fail(`Port ${config.port} is in use: set PORT to another one.`);
+    if (code === 'EACCES') return fail(`Not allowed to listen on ${config.host}:${config.port}.`);
+    throw error;
+  }
+  const realtime = config.pusher.embedded
+    ? 'embedded realtime server on the same port'
+    : `realtime through ${config.pusher.host ?? `Pusher Channels (${config.pusher.cluster})`}`;
+  console.log(`Waiting Room demo: open ${server.url}/ (protected: ${config.protect.join(', ')}).`);
+  console.log(`Queue in ${config.redisUrl ? 'Redis' : 'memory'}, ${realtime}.`);
+  if (config.adminTokenGenerated) {
+    console.log(`Admin token (ADMIN_TOKEN was not set): ${server.adminToken}`);
+  }
+  console.log(`Try: curl -H "Authorization: Bearer <admin token>" ${server.url}/admin/stats`);
+
+  const stop = (signal: string) => {
+    console.log(`${signal}: closing…`);
+    server
+      .close()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      });
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
+function fail(message: string): void {
+  console.error(message);
+  process.exitCode = 1;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

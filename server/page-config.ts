@@ -1,0 +1,71 @@
+import { ERROR_REPORTING, type Timings } from '../streams/constants';
+import type { ServerConfig } from './config';
+import type { Session } from './session';
+import type { Entry } from './store/types';
+
+/** The named routes the page calls (ARCHITECTURE "HTTP contract"). */
+export const ROUTES = { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' } as const;
+
+/** The page config, as ARCHITECTURE "Page config contract" fixes it. */
+export interface PageConfig {
+  readonly queue: { readonly uuid: string; readonly uri: string; readonly method: string; readonly position: number };
+  readonly user: { readonly id: number };
+  readonly csrfToken: string;
+  readonly realtime: {
+    readonly key: string;
+    readonly host: string;
+    readonly port: number;
+    readonly forceTLS: boolean;
+    readonly cluster: string;
+  };
+  readonly routes: typeof ROUTES;
+  readonly errorReporting: { readonly dsn: string; readonly sampleRate: number; readonly release: string };
+  readonly timings?: Partial<Timings>;
+}
+
+/** Where the visitor reached us: the host name and `host[:port]` of the request, and whether it was TLS. */
+export interface RequestOrigin {
+  readonly hostname: string;
+  readonly host: string;
+  readonly secure: boolean;
+}
+
+/**
+ * The config of one visitor's waiting page. Without an outside realtime server, the page
+ * talks to the embedded one on the host it reached us by and on the port we listen on
+ * (PUSHER_CLIENT_HOST/PORT override both, e.g. behind a reverse proxy).
+ */
+export function pageConfigFor(
+  entry: Entry,
+  position: number,
+  session: Session,
+  config: ServerConfig,
+  origin: RequestOrigin,
+  listeningPort: number,
+): PageConfig {
+  const { pusher, pusherClient } = config;
+  const realtime = pusher.embedded
+    ? {
+        host: pusherClient.host ?? origin.hostname,
+        port: pusherClient.port ?? listeningPort,
+        forceTLS: origin.secure,
+      }
+    : {
+        host: pusherClient.host ?? pusher.host ?? `ws-${pusher.cluster}.pusher.com`,
+        port: pusherClient.port ?? pusher.port ?? (pusher.useTLS ? 443 : 80),
+        forceTLS: pusher.useTLS,
+      };
+  return {
+    queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
+    user: { id: entry.userId },
+    csrfToken: session.csrfToken,
+    realtime: { key: pusher.key, cluster: pusher.cluster, ...realtime },
+    routes: ROUTES,
+    errorReporting: {
+      dsn: config.sentryDsn ?? `${origin.secure ? 'https' : 'http'}://public@${origin.host}/1`,
+      sampleRate: config.sentrySampleRate,
+      release: ERROR_REPORTING.release,
+    },
+    ...(config.pageTimings ? { timings: config.pageTimings } : {}),
+  };
+}

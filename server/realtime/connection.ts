@@ -1,0 +1,184 @@
+import { randomInt } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { RawData, WebSocket } from 'ws';
+import {
+  CLOSE,
+  PING,
+  PONG,
+  channelKind,
+  connectionEstablished,
+  encode,
+  parseClientMessage,
+  protocolError,
+  subscriptionError,
+  subscriptionSucceeded,
+  type WireMessage,
+} from './protocol';
+import { isValidChannelAuth, sameText, userAuth, type AppCredentials } from './signature';
+
+/** Where a connection's subscriptions are kept, shared by all connections of the server. */
+export interface ChannelRegistry {
+  join(channel: string, connection: Connection): void;
+  leave(channel: string, connection: Connection): void;
+}
+
+export interface ConnectionOptions {
+  readonly app: AppCredentials;
+  readonly activityTimeoutSeconds: number;
+  readonly pongTimeoutMs: number;
+  readonly channels: ChannelRegistry;
+  readonly log: FastifyBaseLogger;
+}
+
+/** A socket id in the protocol's `digits.digits` form. */
+export function newSocketId(): string {
+  return `${randomInt(1, 2 ** 31)}.${randomInt(1, 2 ** 31)}`;
+}
+
+/**
+ * One client's WebSocket, speaking the protocol: the handshake, subscriptions with their
+ * authorization, ping/pong, and the idle check (a ping after the activity timeout, then a
+ * close with 4201 when no answer comes within the pong timeout).
+ */
+export class Connection {
+  readonly id = newSocketId();
+  private readonly subscriptions = new Set<string>();
+  private idleTimer?: NodeJS.Timeout;
+  private pongTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly options: ConnectionOptions,
+  ) {
+    ws.on('message', (raw, isBinary) => this.receive(raw, isBinary));
+    ws.on('close', () => this.closed());
+    ws.on('error', (error) => options.log.debug({ err: error, socketId: this.id }, 'realtime socket error'));
+    this.send(connectionEstablished(this.id, options.activityTimeoutSeconds));
+    this.stillActive();
+  }
+
+  send(message: WireMessage): void {
+    this.sendFrame(encode(message));
+  }
+
+  /** Sends an already encoded message (one encoding for all subscribers of a channel). */
+  sendFrame(frame: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame);
+  }
+
+  /** Sends the protocol error, then closes with its code. */
+  refuse(code: number, message: string): void {
+    this.send(protocolError(message, code));
+    this.ws.close(code, message);
+  }
+
+  /** Closes with `code` (4200 on shutdown: clients reconnect at once, maybe elsewhere). */
+  close(code: number, reason: string): void {
+    this.ws.close(code, reason);
+  }
+
+  /** Drops the socket without a closing handshake. */
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  get isClosed(): boolean {
+    return this.ws.readyState === this.ws.CLOSED;
+  }
+
+  private receive(raw: RawData, isBinary: boolean): void {
+    this.stillActive();
+    const message = isBinary ? undefined : parseClientMessage(raw.toString());
+    if (!message) {
+      this.send(protocolError('Messages must be JSON objects with an "event" name.'));
+      return;
+    }
+    switch (message.event) {
+      case 'pusher:ping':
+        this.send(PONG);
+        return;
+      case 'pusher:pong':
+        return;
+      case 'pusher:subscribe':
+        this.subscribe(message.data);
+        return;
+      case 'pusher:unsubscribe':
+        this.unsubscribe(message.data);
+        return;
+      case 'pusher:signin':
+        this.signin(message.data);
+        return;
+      default:
+        if (message.event.startsWith('client-')) {
+          this.send(protocolError('Client events are not enabled on this server.'));
+        }
+    }
+  }
+
+  private subscribe(data: Record<string, unknown>): void {
+    const channel = data.channel;
+    if (typeof channel !== 'string') {
+      this.send(protocolError('pusher:subscribe needs a channel name.'));
+      return;
+    }
+    const kind = channelKind(channel);
+    if (kind === undefined) {
+      this.send(subscriptionError(channel, 'InvalidChannel', 'Invalid channel name.', 400));
+      return;
+    }
+    if (kind === 'presence') {
+      this.send(subscriptionError(channel, 'UnsupportedChannel', 'Presence channels are not supported.', 501));
+      return;
+    }
+    if (kind === 'private' && !isValidChannelAuth(this.options.app, this.id, channel, data.auth)) {
+      this.send(subscriptionError(channel, 'AuthError', 'Invalid signature for this socket and channel.', 401));
+      return;
+    }
+    this.subscriptions.add(channel);
+    this.options.channels.join(channel, this);
+    this.send(subscriptionSucceeded(channel));
+  }
+
+  private unsubscribe(data: Record<string, unknown>): void {
+    const channel = data.channel;
+    if (typeof channel !== 'string' || !this.subscriptions.delete(channel)) return;
+    this.options.channels.leave(channel, this);
+  }
+
+  /** User authentication: a bad signature is an unauthorized connection (4009). */
+  private signin(data: Record<string, unknown>): void {
+    const { auth, user_data: userData } = data;
+    if (
+      typeof userData !== 'string' ||
+      typeof auth !== 'string' ||
+      !sameText(auth, userAuth(this.options.app, this.id, userData))
+    ) {
+      this.refuse(CLOSE.unauthorized, 'Invalid signin signature.');
+      return;
+    }
+    this.send({ event: 'pusher:signin_success', data: { user_data: userData } });
+  }
+
+  /** Restarts the idle check: any frame from the client shows it is alive. */
+  private stillActive(): void {
+    clearTimeout(this.pongTimer);
+    clearTimeout(this.idleTimer);
+    this.pongTimer = undefined;
+    this.idleTimer = setTimeout(() => this.checkAlive(), this.options.activityTimeoutSeconds * 1000);
+  }
+
+  private checkAlive(): void {
+    this.send(PING);
+    this.pongTimer = setTimeout(
+      () => this.refuse(CLOSE.pongNotReceived, 'Pong reply not received in time.'),
+      this.options.pongTimeoutMs,
+    );
+  }
+
+  private closed(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.pongTimer);
+    for (const channel of this.subscriptions) this.options.channels.leave(channel, this);
+    this.subscriptions.clear();
+  }
+}

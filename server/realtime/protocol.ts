@@ -1,0 +1,102 @@
+/**
+ * The Pusher Channels WebSocket protocol, version 7: close codes, message shapes and names.
+ * https://pusher.com/docs/channels/library_auth_reference/pusher-websockets-protocol/
+ */
+
+/** Protocol versions this server speaks; pusher-js 8 asks for 7. */
+export const PROTOCOL_VERSIONS = { min: 5, max: 7 } as const;
+
+/** Close codes: 4000–4099 refuse for good, 4100–4199 back off, 4200–4299 reconnect at once. */
+export const CLOSE = {
+  unknownApp: 4001,
+  unsupportedProtocol: 4007,
+  unauthorized: 4009,
+  reconnectNow: 4200,
+  pongNotReceived: 4201,
+  inactive: 4202,
+} as const;
+
+/** Largest message a client may send (the protocol's 10 KB). */
+export const MAX_CLIENT_MESSAGE = 10 * 1024;
+
+/** Channel names: letters, digits and `_-=@,.;`, at most 200 characters. */
+const CHANNEL_NAME = /^[A-Za-z0-9_\-=@,.;]{1,200}$/;
+
+export type ChannelKind = 'public' | 'private' | 'presence';
+
+/** A message as sent on the wire; `data` is a JSON string for channel events. */
+export interface WireMessage {
+  readonly event: string;
+  readonly channel?: string;
+  readonly data?: unknown;
+}
+
+/** What a client sent, once parsed: an event name and its data object. */
+export interface ClientMessage {
+  readonly event: string;
+  readonly channel?: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** Encodes one message for the wire. */
+export function encode(message: WireMessage): string {
+  return JSON.stringify(message);
+}
+
+/** Parses one client frame, or returns undefined when it is not a protocol message. */
+export function parseClientMessage(raw: string): ClientMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { event, channel, data } = value as Record<string, unknown>;
+  if (typeof event !== 'string') return undefined;
+  if (channel !== undefined && typeof channel !== 'string') return undefined;
+  // pusher-js sends objects; some clients double-encode them as strings.
+  let fields: unknown = data ?? {};
+  if (typeof fields === 'string') {
+    try {
+      fields = JSON.parse(fields);
+    } catch {
+      fields = {};
+    }
+  }
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) fields = {};
+  return { event, channel, data: fields as Record<string, unknown> };
+}
+
+/** The kind of a valid channel name, or undefined when the name is invalid. */
+export function channelKind(name: string): ChannelKind | undefined {
+  if (!CHANNEL_NAME.test(name)) return undefined;
+  if (name.startsWith('private-')) return 'private';
+  if (name.startsWith('presence-')) return 'presence';
+  return 'public';
+}
+
+/** `pusher:connection_established`; its data is a JSON string, as the protocol has it. */
+export function connectionEstablished(socketId: string, activityTimeoutSeconds: number): WireMessage {
+  return {
+    event: 'pusher:connection_established',
+    data: JSON.stringify({ socket_id: socketId, activity_timeout: activityTimeoutSeconds }),
+  };
+}
+
+/** `pusher:error`; a `code` in 4000–4299 means the server closes with that code. */
+export function protocolError(message: string, code: number | null = null): WireMessage {
+  return { event: 'pusher:error', data: { code, message } };
+}
+
+export function subscriptionSucceeded(channel: string): WireMessage {
+  return { event: 'pusher_internal:subscription_succeeded', channel, data: '{}' };
+}
+
+/** `pusher:subscription_error` on the channel; pusher-js hands it to the channel's bindings. */
+export function subscriptionError(channel: string, type: string, error: string, status: number): WireMessage {
+  return { event: 'pusher:subscription_error', channel, data: { type, error, status } };
+}
+
+export const PING: WireMessage = { event: 'pusher:ping', data: {} };
+export const PONG: WireMessage = { event: 'pusher:pong', data: {} };

@@ -1,0 +1,108 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyBaseLogger } from 'fastify';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { Connection, type ChannelRegistry } from './connection';
+import type { ChannelMessage, Fanout } from './fanout';
+import { CLOSE, MAX_CLIENT_MESSAGE, PROTOCOL_VERSIONS, encode, protocolError } from './protocol';
+import type { AppCredentials } from './signature';
+
+export interface RealtimeOptions {
+  readonly app: AppCredentials;
+  readonly activityTimeoutSeconds: number;
+  readonly pongTimeoutMs: number;
+  readonly fanout: Fanout;
+  readonly log: FastifyBaseLogger;
+}
+
+/** How long shutdown waits for clients to finish the closing handshake. */
+const CLOSE_GRACE_MS = 1000;
+
+/**
+ * The embedded Pusher-protocol server: WebSocket connections at `/app/{key}` on the HTTP
+ * server's port, and delivery of the events the fanout brings to the subscribed sockets.
+ */
+export class RealtimeServer implements ChannelRegistry {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE });
+  private readonly connections = new Set<Connection>();
+  private readonly channels = new Map<string, Set<Connection>>();
+
+  constructor(private readonly options: RealtimeOptions) {
+    options.fanout.onMessage((message) => this.deliver(message));
+  }
+
+  /** Answers WebSocket upgrades on `server`; other upgrade paths get a 404. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.upgrade(request, socket, head),
+    );
+  }
+
+  /** Sends `message` to this instance's sockets subscribed to its channel. */
+  deliver(message: ChannelMessage): void {
+    const subscribers = this.channels.get(message.channel);
+    if (!subscribers) return;
+    const frame = encode({ event: message.event, channel: message.channel, data: message.data });
+    for (const connection of subscribers) {
+      if (connection.id !== message.exceptSocketId) connection.sendFrame(frame);
+    }
+  }
+
+  join(channel: string, connection: Connection): void {
+    const subscribers = this.channels.get(channel) ?? new Set<Connection>();
+    subscribers.add(connection);
+    this.channels.set(channel, subscribers);
+  }
+
+  leave(channel: string, connection: Connection): void {
+    const subscribers = this.channels.get(channel);
+    if (!subscribers) return;
+    subscribers.delete(connection);
+    if (subscribers.size === 0) this.channels.delete(channel);
+  }
+
+  /** Connected sockets and occupied channels, for the admin view and tests. */
+  counts(): { connections: number; channels: number } {
+    return { connections: this.connections.size, channels: this.channels.size };
+  }
+
+  /** Asks every client to reconnect (4200), then drops those that do not close in time. */
+  async close(): Promise<void> {
+    for (const connection of this.connections) connection.close(CLOSE.reconnectNow, 'Server shutting down.');
+    const deadline = Date.now() + CLOSE_GRACE_MS;
+    while (this.connections.size > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const connection of this.connections) connection.terminate();
+    await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const match = /^\/app\/([^/]+)$/.exec(url.pathname);
+    if (!match) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.open(ws, match[1], url.searchParams));
+  }
+
+  private open(ws: WebSocket, key: string, params: URLSearchParams): void {
+    // The protocol refuses over the socket itself: an error message, then the close code.
+    if (key !== this.options.app.key) {
+      return refuse(ws, CLOSE.unknownApp, 'Unknown app key.');
+    }
+    const version = Number(params.get('protocol'));
+    if (!Number.isInteger(version) || version < PROTOCOL_VERSIONS.min || version > PROTOCOL_VERSIONS.max) {
+      return refuse(ws, CLOSE.unsupportedProtocol, `Unsupported protocol version; use ${PROTOCOL_VERSIONS.max}.`);
+    }
+    const connection = new Connection(ws, { ...this.options, channels: this });
+    this.connections.add(connection);
+    ws.on('close', () => this.connections.delete(connection));
+  }
+}
+
+function refuse(ws: WebSocket, code: number, message: string): void {
+  ws.send(encode(protocolError(message, code)));
+  ws.close(code, message);
+}

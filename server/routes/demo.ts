@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fieldsOf, textField } from '../body';
+import { HttpError } from '../errors';
+import { escapeHtml, layout } from '../html';
+import { effectiveMethod, replayOf } from '../replay';
+import { checkCsrf, ensureSession, requireSession, startSession, type Session } from '../session';
+
+/** A stable numeric user id for a name, the same on every instance. */
+export function userIdFor(name: string): number {
+  return (createHash('sha256').update(name.toLowerCase()).digest().readUInt32BE(0) & 0x7fffffff) || 1;
+}
+
+/**
+ * The demo site: a home page (not protected) with links and forms, sign in and out, and the
+ * protected checkout, which echoes what it received so a replay can be seen to be exact.
+ */
+export async function demoRoutes(app: FastifyInstance): Promise<void> {
+  app.get('/', async (request, reply) => {
+    const session = ensureSession(request, reply);
+    return html(reply, layout('Home', userBox(session), home(session)));
+  });
+
+  app.post('/login', async (request, reply) => {
+    const fields = fieldsOf(request);
+    checkCsrf(requireSession(request), fields._token);
+    const name = textField(fields, 'name')?.trim() ?? '';
+    if (name.length < 1 || name.length > 40) {
+      throw new HttpError(400, 'bad_name', 'The name must be 1 to 40 characters long.');
+    }
+    startSession(request, reply, { userId: userIdFor(name), name });
+    return reply.redirect('/', 303);
+  });
+
+  app.post('/logout', async (request, reply) => {
+    checkCsrf(requireSession(request), fieldsOf(request)._token);
+    startSession(request, reply, { userId: 0 });
+    return reply.redirect('/', 303);
+  });
+
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '/checkout',
+    handler: async (request, reply) => {
+      const session = ensureSession(request, reply);
+      return html(reply, layout('Checkout', userBox(session), checkout(request)));
+    },
+  });
+}
+
+function html(reply: FastifyReply, page: string): FastifyReply {
+  return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(page);
+}
+
+function userBox(session: Session): string {
+  if (!session.userId) return '<span class="muted">Anonymous visitor</span>';
+  return `Signed in as <strong>${escapeHtml(session.name ?? `user ${session.userId}`)}</strong>
+    <span class="muted">(#${session.userId})</span>
+    <form class="inline" method="post" action="/logout">${token(session)}
+      <button class="secondary" type="submit">Sign out</button></form>`;
+}
+
+function token(session: Session): string {
+  return `<input type="hidden" name="_token" value="${escapeHtml(session.csrfToken)}">`;
+}
+
+function home(session: Session): string {
+  const signIn = session.userId
+    ? `<p>You listen for your release on a <strong>private</strong> channel, authorized by <code>/pusher/auth</code>.</p>`
+    : `<form method="post" action="/login">${token(session)}
+        <label for="name">Sign in with any name (no password: it is a demo)</label>
+        <input id="name" name="name" type="text" maxlength="40" required placeholder="Ada">
+        <button type="submit">Sign in</button>
+      </form>
+      <p class="muted">Anonymous visitors listen on a public channel named after their place in line.</p>`;
+  return `<h1>A shop with a waiting room</h1>
+<p>The checkout is protected. When more visitors want it than it can serve, you wait in line on the
+waiting page, and it takes you through the moment it is your turn, request and form data intact.</p>
+<div class="card">
+  <h2>Sign in (optional)</h2>
+  ${signIn}
+</div>
+<div class="card">
+  <h2>Go to the checkout</h2>
+  <p><a class="button" href="/checkout?item=42">Open the checkout (GET)</a></p>
+  <form method="post" action="/checkout?item=42">${token(session)}
+    <label for="quantity">Quantity</label>
+    <input id="quantity" name="quantity" type="number" min="1" value="1">
+    <label for="note">Note to the shop</label>
+    <textarea id="note" name="note" rows="2" placeholder="Gift wrap, please"></textarea>
+    <button type="submit">Place the order (POST)</button>
+  </form>
+</div>
+<p class="muted">Open this page in a few private windows to fill the line. An operator releases
+visitors with the admin API (<code>POST /admin/release</code>) or lets the release loop do it.</p>`;
+}
+
+function checkout(request: FastifyRequest): string {
+  const replay = replayOf(request);
+  const method = effectiveMethod(request);
+  const query = new URL(request.url, 'http://localhost').searchParams;
+  const fields = Object.entries(
+    typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {},
+  ).filter(([name]) => name !== '_token');
+  const rows = (entries: Array<[string, unknown]>) =>
+    entries.length === 0
+      ? '<p class="muted">None.</p>'
+      : `<table>${entries
+          .map(([name, value]) => `<tr><th>${escapeHtml(name)}</th><td>${escapeHtml(display(value))}</td></tr>`)
+          .join('')}</table>`;
+  return `<h1>Checkout</h1>
+<p>You are through: this is the protected page, answering a <strong>${escapeHtml(method)}</strong>
+${replay ? 'replayed from the waiting room.' : 'request.'}</p>
+<div class="card"><h2>Query</h2>${rows([...query.entries()])}</div>
+${method === 'GET' ? '' : `<div class="card"><h2>Form fields received</h2>${rows(fields)}</div>`}
+<p><a href="/">Back to the shop</a></p>`;
+}
+
+function display(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

@@ -1,0 +1,89 @@
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from './errors';
+
+/** A visitor's session, kept whole in a signed cookie so that every instance can read it. */
+export interface Session {
+  readonly id: string;
+  /** 0 for anonymous visitors. */
+  readonly userId: number;
+  /** The name the visitor signed in with. */
+  readonly name?: string;
+  readonly csrfToken: string;
+}
+
+export const SESSION_COOKIE = 'waiting_room_session';
+
+const sessions = new WeakMap<FastifyRequest, Session>();
+
+/** The request's session from its cookie, or undefined when there is none or it was tampered with. */
+export function readSession(request: FastifyRequest): Session | undefined {
+  const cached = sessions.get(request);
+  if (cached) return cached;
+  const cookie = request.cookies[SESSION_COOKIE];
+  if (cookie === undefined) return undefined;
+  const unsigned = request.unsignCookie(cookie);
+  if (!unsigned.valid || unsigned.value === null) return undefined;
+  const session = decode(unsigned.value);
+  if (session) sessions.set(request, session);
+  return session;
+}
+
+/** The request's session, or a new anonymous one whose cookie is set on the reply. */
+export function ensureSession(request: FastifyRequest, reply: FastifyReply): Session {
+  return readSession(request) ?? startSession(request, reply, { userId: 0 });
+}
+
+/** The request's session, or a 419 when the visitor has none (expired or never visited). */
+export function requireSession(request: FastifyRequest): Session {
+  const session = readSession(request);
+  if (!session) throw new HttpError(419, 'session_expired', 'No session: reload the page.');
+  return session;
+}
+
+/**
+ * Starts a fresh session (a new id and CSRF token) and sets its cookie. Signing in and out
+ * start one, so that a session id known before signing in is worth nothing after.
+ */
+export function startSession(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: { readonly userId: number; readonly name?: string },
+): Session {
+  const session: Session = { id: randomUUID(), csrfToken: randomBytes(24).toString('base64url'), ...user };
+  sessions.set(request, session);
+  reply.setCookie(SESSION_COOKIE, encode(session), {
+    signed: true,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: 'auto',
+    path: '/',
+  });
+  return session;
+}
+
+/** Throws a 419 unless `token` is the session's CSRF token. */
+export function checkCsrf(session: Session, token: unknown): void {
+  const expected = Buffer.from(session.csrfToken);
+  const given = Buffer.from(typeof token === 'string' ? token : '');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new HttpError(419, 'csrf_mismatch', 'The CSRF token is missing or wrong: reload the page.');
+  }
+}
+
+function encode(session: Session): string {
+  return Buffer.from(JSON.stringify([session.id, session.userId, session.csrfToken, session.name ?? ''])).toString(
+    'base64url',
+  );
+}
+
+function decode(value: string): Session | undefined {
+  try {
+    const [id, userId, csrfToken, name] = JSON.parse(Buffer.from(value, 'base64url').toString()) as unknown[];
+    if (typeof id !== 'string' || typeof csrfToken !== 'string' || typeof name !== 'string') return undefined;
+    if (typeof userId !== 'number' || !Number.isSafeInteger(userId) || userId < 0) return undefined;
+    return name ? { id, userId, csrfToken, name } : { id, userId, csrfToken };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,108 @@
+import type { AddressInfo } from 'node:net';
+import { createFastify, registerRoutes } from './app';
+import { systemClock, type Clock } from './clock';
+import type { ServerConfig } from './config';
+import { loadWaitingPage } from './page';
+import { pusherOptions, pusherPublisher, type ReleasePublisher } from './publish';
+import { LocalFanout, type Fanout } from './realtime/fanout';
+import { RealtimeServer } from './realtime/server';
+import { startReleaseLoop } from './release-loop';
+import { Releases } from './releases';
+import { ErrorLog } from './sink/error-log';
+import { createStore } from './store/create';
+import type { QueueStore, ReleasePolicy } from './store/types';
+
+/** A running server. */
+export interface Started {
+  /** Base URL, e.g. `http://127.0.0.1:8080`. */
+  readonly url: string;
+  readonly port: number;
+  readonly adminToken: string;
+  /** Stops the release loop, the realtime server, the HTTP server and the store. */
+  close(): Promise<void>;
+}
+
+/** Parts a test or a scaled-out deployment may replace. */
+export interface StartOptions {
+  /** Time for the queue (holds, releases, abandonment); defaults to the real clock. */
+  readonly clock?: Clock;
+  /** Defaults to the store `config.redisUrl` asks for; a given store is closed by `close()` too. */
+  readonly store?: QueueStore;
+  /** Carries realtime events between instances; defaults to this process only. */
+  readonly fanout?: Fanout;
+  /** How releases are announced; defaults to the `pusher` SDK against the configured server. */
+  readonly publisher?: ReleasePublisher;
+}
+
+/** The release policy the configuration sets. */
+export function releasePolicy(config: ServerConfig): ReleasePolicy {
+  return {
+    activeLimit: config.activeLimit,
+    sessionMs: config.sessionSeconds * 1000,
+    perMinute: config.releasePerMinute,
+    abandonMs: config.abandonSeconds * 1000,
+  };
+}
+
+/**
+ * Starts the whole server on `config.port` (0: a free port): demo site, waiting-room routes,
+ * admin API, error sink, the embedded realtime server (unless an outside one is configured)
+ * and the release loop. Fails before listening when the waiting page is not built.
+ */
+export async function start(config: ServerConfig, options: StartOptions = {}): Promise<Started> {
+  const page = loadWaitingPage(config.pageHtmlPath);
+  const clock = options.clock ?? systemClock;
+  const store = options.store ?? createStore(config);
+  const fanout = options.fanout ?? new LocalFanout();
+  const errors = new ErrorLog();
+  const app = createFastify(config);
+  const releases = new Releases(store, clock, releasePolicy(config), app.log);
+  let port = config.port;
+  registerRoutes(app, { config, store, clock, page, releases, fanout, errors, port: () => port });
+  const realtime = config.pusher.embedded
+    ? new RealtimeServer({
+        app: config.pusher,
+        activityTimeoutSeconds: config.realtime.activityTimeoutSeconds,
+        pongTimeoutMs: config.realtime.pongTimeoutMs,
+        fanout,
+        log: app.log,
+      })
+    : undefined;
+  realtime?.attach(app.server);
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await Promise.allSettled([app.close(), store.close(), fanout.close()]);
+    throw error;
+  }
+  const address = app.server.address() as AddressInfo;
+  port = address.port;
+  const ownHost = reachableHost(address);
+  const ownUrlHost = ownHost.includes(':') ? `[${ownHost}]` : ownHost;
+  releases.usePublisher(options.publisher ?? pusherPublisher(pusherOptions(config.pusher, { host: ownUrlHost, port })));
+  const loop = startReleaseLoop(releases, clock, config.releaseIntervalMs, app.log);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${ownUrlHost}:${port}`,
+    port,
+    adminToken: config.adminToken,
+    close() {
+      closing ??= (async () => {
+        await loop.stop();
+        await realtime?.close();
+        await app.close();
+        await Promise.allSettled([store.close(), fanout.close()]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Where this process can reach itself: the wildcard addresses mean loopback. */
+function reachableHost(address: AddressInfo): string {
+  if (address.address === '0.0.0.0') return '127.0.0.1';
+  if (address.address === '::') return '::1';
+  return address.address;
+}

@@ -43,6 +43,8 @@ export function redisClientOptions(commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS
     connectTimeout: Math.max(commandTimeoutMs, 1000),
     // Keep trying for ever, at most a second apart, so the store comes back by itself.
     retryStrategy: (times) => Math.min(50 * 2 ** times, 1000),
+    // Closing a connection that was already lost waits this long for nothing: keep it short.
+    disconnectTimeout: 200,
   };
 }
 
@@ -148,8 +150,7 @@ export class RedisStore implements QueueStore {
   }
 
   async setPaused(paused: boolean): Promise<void> {
-    await this.connected();
-    await this.call(() => this.client.hset(this.keys[0], 'p', paused ? '1' : '0'));
+    await this.run('waitingRoomSetPaused', paused ? '1' : '0');
   }
 
   /** Closes the client the store made; a client given to the store is left to its owner. */
@@ -158,13 +159,15 @@ export class RedisStore implements QueueStore {
     this.closed = true;
     this.client.off('ready', this.onReady);
     if (!this.ownsClient) return;
-    try {
-      if (this.client.status === 'ready') await this.client.quit();
-    } catch {
-      // Redis is away: nothing to say goodbye to.
-    } finally {
-      this.client.disconnect();
+    if (this.client.status === 'ready') {
+      try {
+        await this.client.quit();
+        return;
+      } catch {
+        // Redis stopped answering: drop the connection instead.
+      }
     }
+    this.client.disconnect();
   }
 
   private async run(name: ScriptName, ...args: (string | number)[]): Promise<unknown> {

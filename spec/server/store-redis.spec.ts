@@ -1,15 +1,281 @@
-import { RedisStore } from '../../server/store/redis';
+import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+import { StoreUnavailableError } from '../../server/store/errors';
+import { RedisStore, type RedisStoreOptions } from '../../server/store/redis';
+import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describeQueueStore } from './store-contract';
 
+const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
+const post: HeldRequest = {
+  method: 'POST',
+  uri: '/checkout',
+  body: { contentType: 'application/x-www-form-urlencoded', raw: 'item=42&qty=1' },
+};
+/** Larger than what fits inside the entry hash, so it is kept in its own key. */
+const longPost: HeldRequest = {
+  method: 'PUT',
+  uri: `/checkout?${'utm_campaign=spring&'.repeat(20)}item=42`,
+  body: { contentType: 'application/json', raw: JSON.stringify({ note: 'é'.repeat(2000), qty: 1 }) },
+};
+const policy: ReleasePolicy = { activeLimit: 100, sessionMs: 300_000, perMinute: 180, abandonMs: 180_000 };
+const t0 = 1_700_000_000_000;
+
 let server: RedisServer;
+/** A plain client to look inside Redis. */
+let admin: Redis;
 let rooms = 0;
+const opened: RedisStore[] = [];
+
+/** A prefix of its own for each room, so tests never see each other's keys. */
+const newRoom = () => `room${++rooms}:`;
+
+function open(url: string, prefix: string, options: RedisStoreOptions = {}): RedisStore {
+  const store = new RedisStore(url, { prefix, ...options });
+  opened.push(store);
+  return store;
+}
+
+/** Holds one session after the other, so that tickets follow the order given. */
+async function holdInOrder(store: RedisStore, sessions: string[], request = get): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  for (const session of sessions) entries.push(await store.hold(session, 0, request, t0));
+  return entries;
+}
+
+async function positions(store: RedisStore, entries: Entry[], now = t0) {
+  return Promise.all(entries.map(async (e) => (await store.placeInLine(e.uuid, now))?.position));
+}
+
+/** Retries `call` until it resolves: the store is expected to come back by itself. */
+async function eventually<T>(call: () => Promise<T>, attempts = 200): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
 
 beforeAll(async () => {
   server = await startRedisServer();
+  admin = new Redis(server.url);
+});
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
 });
 afterAll(async () => {
+  admin?.disconnect();
   await server?.close();
 });
 
-describeQueueStore('redis', async () => new RedisStore(server.url, { prefix: `contract${++rooms}:` }));
+describeQueueStore('redis', async () => open(server.url, newRoom()));
+
+describe('redis queue store shared by several instances', () => {
+  let one: RedisStore;
+  let two: RedisStore;
+  beforeEach(() => {
+    const room = newRoom();
+    one = open(server.url, room);
+    two = open(server.url, room);
+  });
+
+  it('should share one line: a place held on one instance is read and released on the other', async () => {
+    const [a, b, c] = await holdInOrder(one, ['a', 'b', 'c']);
+    expect(await positions(two, [a, b, c])).toEqual([1, 2, 3]);
+    expect((await two.release(1, t0 + 10, policy)).map((e) => e.uuid)).toEqual([a.uuid]);
+    expect(await positions(one, [a, b, c], t0 + 10)).toEqual([0, 1, 2]);
+    expect(await one.admit('a', t0 + 20, policy)).toBe(true);
+    expect(await two.stats(t0 + 20)).toEqual({ waiting: 2, active: 1, released: 1, paused: false });
+  });
+
+  it('should keep one place for a session held on both instances at once', async () => {
+    const [first, second] = await Promise.all([one.hold('s', 0, get, t0), two.hold('s', 0, post, t0)]);
+    expect(second.uuid).toBe(first.uuid);
+    expect((await one.stats(t0)).waiting).toBe(1);
+  });
+
+  it('should release each visitor once, in ticket order and within the rate, when both run the loop at once', async () => {
+    const held = await holdInOrder(one, Array.from({ length: 20 }, (_, i) => `s${i}`));
+    const batches: Entry[][] = [];
+    // 180 a minute is 3 a second: every second of the clock allows 3 releases between both.
+    for (let second = 0; batches.flat().length < held.length && second < 30; second++) {
+      const now = t0 + second * 1000;
+      const round = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).releaseDue(now, policy)),
+      );
+      expect(round.flat().length).toBeLessThanOrEqual(3);
+      batches.push(...round.filter((batch) => batch.length > 0));
+    }
+    const released = batches.flat();
+    expect(new Set(released.map((e) => e.uuid)).size).toBe(released.length);
+    // Batches never interleave: put in order of their first ticket, they give every ticket in turn.
+    const tickets = [...batches].sort((x, y) => x[0].ticket - y[0].ticket).flat().map((e) => e.ticket);
+    expect(tickets).toEqual(held.map((e) => e.ticket));
+  });
+
+  it('should restore a held request once when both instances replay it at once', async () => {
+    const [a] = await holdInOrder(one, ['a'], post);
+    await two.release(1, t0, policy);
+    const restored = await Promise.all([one.takeHeld(a.uuid, 'a'), two.takeHeld(a.uuid, 'a')]);
+    expect(restored.filter(Boolean)).toEqual([post]);
+  });
+
+  it('should keep rooms with different prefixes apart', async () => {
+    const other = open(server.url, newRoom());
+    const [a] = await holdInOrder(one, ['a']);
+    expect(await other.get(a.uuid)).toBeUndefined();
+    expect(await other.stats(t0)).toEqual({ waiting: 0, active: 0, released: 0, paused: false });
+    expect((await other.hold('b', 0, get, t0)).ticket).toBe(1);
+  });
+});
+
+describe('redis queue store after an instance restarts', () => {
+  it('should lose no place and no held request', async () => {
+    const room = newRoom();
+    const before = open(server.url, room);
+    const [a, b, c] = await holdInOrder(before, ['a', 'b', 'c'], post);
+    await before.release(1, t0, policy);
+    await before.close();
+
+    const after = open(server.url, room);
+    expect(await positions(after, [a, b, c])).toEqual([0, 1, 2]);
+    expect(await after.get(b.uuid)).toMatchObject({ sessionId: 'b', ticket: b.ticket, request: post, state: 'waiting' });
+    expect(await after.takeHeld(a.uuid, 'a')).toEqual(post);
+    expect(await after.takeHeld(a.uuid, 'a')).toBeUndefined();
+    const d = await after.hold('d', 0, get, t0);
+    expect(d.ticket).toBe(4);
+    expect(await positions(after, [d])).toEqual([3]);
+  });
+});
+
+describe('redis queue store keys', () => {
+  const roomKeys = async (room: string) => (await admin.keys(`${room}*`)).map((key) => key.slice(room.length)).sort();
+
+  it('should keep a held request too long for the entry hash, and drop its key when replaced', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    const a = await store.hold('a', 0, longPost, t0);
+    expect(await roomKeys(room)).toContain(`r:${a.uuid}`);
+    expect((await store.placeInLine(a.uuid, t0))?.entry.request).toEqual(longPost);
+    await store.hold('a', 0, get, t0 + 1);
+    expect(await roomKeys(room)).not.toContain(`r:${a.uuid}`);
+    await store.hold('a', 0, longPost, t0 + 2);
+    await store.release(1, t0 + 3, policy);
+    expect(await store.takeHeld(a.uuid, 'a')).toEqual(longPost);
+  });
+
+  it('should leave no key of a visitor behind once released and their admission ended, or dropped as silent', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    const [silent, ...present] = await holdInOrder(store, ['silent', 'a', 'b', 'c']);
+    await store.hold('d', 0, longPost, t0);
+    const later = t0 + policy.abandonMs + 1;
+    await Promise.all([...present.map((e) => store.touch(e.uuid, later)), store.hold('d', 0, longPost, later)]);
+    expect(await store.release(10, later, policy)).toHaveLength(4);
+    expect(await store.get(silent.uuid)).toBeUndefined();
+    expect(await store.releaseDue(later + policy.sessionMs, { ...policy, perMinute: 0 })).toEqual([]);
+    expect(await roomKeys(room)).toEqual(['meta', 'recent']);
+    expect(await store.stats(later + policy.sessionMs)).toEqual({ waiting: 0, active: 0, released: 4, paused: false });
+  });
+
+  it('should keep a waiting visitor in well under a kilobyte', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    await store.stats(t0);
+    const used = async () => Number(/used_memory:(\d+)/.exec(await admin.info('memory'))?.[1]);
+    const start = await used();
+    const count = 2000;
+    for (let i = 0; i < count; i++) await store.hold(randomBytes(24).toString('base64url'), 0, get, t0);
+    const perVisitor = ((await used()) - start) / count;
+    expect(perVisitor).toBeGreaterThan(0);
+    expect(perVisitor).toBeLessThan(600);
+  });
+});
+
+describe('redis queue store when Redis fails', () => {
+  let faulty: RedisServer;
+  const fast: RedisStoreOptions = { commandTimeoutMs: 500, connectWaitMs: 500 };
+  beforeAll(async () => {
+    faulty = await startRedisServer();
+  });
+  afterAll(async () => {
+    await faulty?.close();
+  });
+
+  it('should fail fast while Redis is frozen, then work again with the line intact and no late change', async () => {
+    const store = open(faulty.url, newRoom(), fast);
+    const [a, b, c] = await holdInOrder(store, ['a', 'b', 'c'], post);
+    await store.release(1, t0, policy);
+    faulty.pause();
+    try {
+      const calls = [
+        store.placeInLine(b.uuid, t0 + 1),
+        store.hold('late', 0, get, t0 + 1),
+        store.release(1, t0 + 1, policy),
+        store.releaseDue(t0 + 60_000, policy),
+        store.takeHeld(a.uuid, 'a'),
+        store.admit('x', t0 + 1, policy),
+        store.setPaused(true),
+      ];
+      for (const call of calls) await expect(call).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      faulty.resume();
+    }
+    // Redis now runs the calls it received while frozen: each must refuse, past its deadline.
+    expect(await store.stats(t0 + 2)).toEqual({ waiting: 2, active: 1, released: 1, paused: false });
+    expect(await positions(store, [a, b, c], t0 + 2)).toEqual([0, 1, 2]);
+    expect(await store.takeHeld(a.uuid, 'a')).toEqual(post);
+  });
+
+  it('should fail fast while Redis is down, and come back by itself when it is up again', async () => {
+    const room = newRoom();
+    const store = open(faulty.url, room, fast);
+    await store.hold('a', 0, get, t0);
+    await faulty.stop();
+    await expect(store.stats(t0)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(store.hold('b', 0, get, t0)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await faulty.start();
+    // A Redis without persistence comes back empty, and without the store's scripts.
+    expect(await eventually(() => store.stats(t0))).toEqual({ waiting: 0, active: 0, released: 0, paused: false });
+    const b = await store.hold('b', 0, get, t0);
+    expect((await store.placeInLine(b.uuid, t0))?.position).toBe(1);
+  }, 20_000);
+
+  it('should load its scripts again when Redis has forgotten them', async () => {
+    const store = open(faulty.url, newRoom(), fast);
+    const a = await store.hold('a', 0, get, t0);
+    const scripts = new Redis(faulty.url);
+    try {
+      await scripts.script('FLUSH');
+    } finally {
+      scripts.disconnect();
+    }
+    expect((await store.placeInLine(a.uuid, t0))?.position).toBe(1);
+  });
+
+  it('should fail fast when created while Redis is down', async () => {
+    await faulty.stop();
+    try {
+      const store = open(faulty.url, newRoom(), fast);
+      await expect(store.admit('a', t0, policy)).rejects.toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await faulty.start();
+    }
+  });
+
+  it('should refuse every call once closed, and leave a client it was given open', async () => {
+    const client = new Redis(faulty.url);
+    try {
+      const store = new RedisStore(client, { prefix: newRoom() });
+      await store.hold('a', 0, get, t0);
+      await store.close();
+      await expect(store.stats(t0)).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(await client.ping()).toBe('PONG');
+    } finally {
+      client.disconnect();
+    }
+  });
+});

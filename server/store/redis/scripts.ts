@@ -232,6 +232,11 @@ local counters = redis.call('HMGET', meta, 'n', 'p')
 return {redis.call('LLEN', line), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0}
 `;
 
+/** args: paused ('1' or '0'). */
+const setPaused = `
+redis.call('HSET', meta, 'p', args[1])
+`;
+
 /** The scripts by the name they are defined under on the client. */
 export const SCRIPTS = {
   waitingRoomAdmit: admit,
@@ -243,6 +248,7 @@ export const SCRIPTS = {
   waitingRoomReleaseDue: releaseDue,
   waitingRoomTakeHeld: takeHeld,
   waitingRoomStats: stats,
+  waitingRoomSetPaused: setPaused,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { installBodyParsers } from './body';
 import type { Clock } from './clock';
@@ -16,6 +15,7 @@ import { demoRoutes } from './routes/demo';
 import { pusherAuthRoutes } from './routes/pusher-auth';
 import { queueRoutes } from './routes/queue';
 import { sinkRoutes } from './routes/sink';
+import { installSessions } from './session';
 import type { ErrorLog } from './sink/error-log';
 import type { QueueStore } from './store/types';
 
@@ -47,7 +47,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts): void {
   const { config, store, clock, releases } = parts;
   const pusherApp: AppCredentials = config.pusher;
 
-  app.register(cookie, { secret: config.sessionSecret });
+  installSessions(app, config.sessionSecret);
   installBodyParsers(app);
   installErrorHandlers(app);
   protectRoutes(app, { config, store, clock, page: parts.page, port: parts.port });

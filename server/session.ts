@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Signer } from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors';
 
 /** A visitor's session, kept whole in a signed cookie so that every instance can read it. */
@@ -15,18 +16,29 @@ export interface Session {
 export const SESSION_COOKIE = 'waiting_room_session';
 
 const sessions = new WeakMap<FastifyRequest, Session>();
+const signers = new WeakMap<FastifyRequest, Signer>();
+
+/**
+ * Reads the signed session cookie of every request, signed with `secret` by @fastify/cookie's
+ * signer. The plugin itself is not registered: it loads the `cookie` package with a dynamic
+ * import that the test runner's module sandbox cannot run, and one cookie needs no more than
+ * the few lines below.
+ */
+export function installSessions(app: FastifyInstance, secret: string): void {
+  const signer = new Signer(secret);
+  app.addHook('onRequest', async (request) => {
+    signers.set(request, signer);
+    const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    if (cookie === undefined) return;
+    const unsigned = signer.unsign(cookie);
+    const session = unsigned.valid && unsigned.value !== null ? decode(unsigned.value) : undefined;
+    if (session) sessions.set(request, session);
+  });
+}
 
 /** The request's session from its cookie, or undefined when there is none or it was tampered with. */
 export function readSession(request: FastifyRequest): Session | undefined {
-  const cached = sessions.get(request);
-  if (cached) return cached;
-  const cookie = request.cookies[SESSION_COOKIE];
-  if (cookie === undefined) return undefined;
-  const unsigned = request.unsignCookie(cookie);
-  if (!unsigned.valid || unsigned.value === null) return undefined;
-  const session = decode(unsigned.value);
-  if (session) sessions.set(request, session);
-  return session;
+  return sessions.get(request);
 }
 
 /** The request's session, or a new anonymous one whose cookie is set on the reply. */
@@ -50,15 +62,13 @@ export function startSession(
   reply: FastifyReply,
   user: { readonly userId: number; readonly name?: string },
 ): Session {
+  const signer = signers.get(request);
+  if (!signer) throw new Error('Sessions are not installed on this server.');
   const session: Session = { id: randomUUID(), csrfToken: randomBytes(24).toString('base64url'), ...user };
   sessions.set(request, session);
-  reply.setCookie(SESSION_COOKIE, encode(session), {
-    signed: true,
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: 'auto',
-    path: '/',
-  });
+  const value = encodeURIComponent(signer.sign(encode(session)));
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  reply.header('set-cookie', `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax${secure}`);
   return session;
 }
 
@@ -69,6 +79,20 @@ export function checkCsrf(session: Session, token: unknown): void {
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new HttpError(419, 'csrf_mismatch', 'The CSRF token is missing or wrong: reload the page.');
   }
+}
+
+/** One cookie's value from a Cookie header. */
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const pair of (header ?? '').split(';')) {
+    const equals = pair.indexOf('=');
+    if (equals === -1 || pair.slice(0, equals).trim() !== name) continue;
+    try {
+      return decodeURIComponent(pair.slice(equals + 1).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 function encode(session: Session): string {

@@ -1,0 +1,170 @@
+import { request as httpRequest } from 'node:http';
+import type { Started } from '../../server/start';
+import { ManualClock } from './support/manual-clock';
+import { startServer, stats } from './support/server';
+import { Visitor } from './support/visitor';
+
+describe('holding protected requests', () => {
+  let server: Started;
+  let clock: ManualClock;
+
+  beforeEach(async () => {
+    clock = new ManualClock();
+    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }, { clock });
+  });
+  afterEach(() => server.close());
+
+  it('should let a visitor through while there is room, then hold the next one at its own URL', async () => {
+    const first = new Visitor(server.url);
+    const through = await first.get('/checkout?item=1');
+    expect(through.status).toBe(200);
+    expect(through.page).toBeUndefined();
+    expect(through.text).toContain('<h1>Checkout</h1>');
+
+    const second = new Visitor(server.url);
+    const held = await second.get('/checkout?item=42');
+    expect(held.status).toBe(200);
+    expect(held.headers.get('cache-control')).toBe('no-store');
+    expect(held.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(held.page).toEqual({
+      queue: { uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), uri: '/checkout?item=42', method: 'GET', position: 1 },
+      user: { id: 0 },
+      csrfToken: expect.any(String),
+      realtime: { key: 'waiting-room-key', host: '127.0.0.1', port: server.port, forceTLS: false, cluster: 'local' },
+      routes: { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' },
+      errorReporting: { dsn: `http://public@127.0.0.1:${server.port}/1`, sampleRate: 0.5, release: '1.0.0' },
+    });
+    expect(await stats(server)).toMatchObject({ waiting: 1, active: 1 });
+  });
+
+  it('should keep one place per session across a refresh and a second tab', async () => {
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    const bob = new Visitor(server.url);
+    const first = await ada.hold('/checkout?item=1');
+    const bobs = await bob.hold('/checkout');
+
+    const refreshed = await ada.hold('/checkout?item=1');
+    const secondTab = await ada.hold('/checkout?item=7');
+
+    expect(refreshed.queue).toEqual(first.queue);
+    expect(secondTab.queue).toEqual({ ...first.queue, uri: '/checkout?item=7' });
+    expect(bobs.queue.position).toBe(2);
+    expect((await ada.queueInfo(first.queue.uuid)).json).toEqual({ position: 1, estimated: 1 });
+    expect(await stats(server)).toMatchObject({ waiting: 2 });
+  });
+
+  it('should replace the pending request with a new one but keep the place', async () => {
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    const bob = new Visitor(server.url);
+    await bob.hold('/checkout');
+    const asGet = await ada.hold('/checkout?item=1');
+    const token = asGet.csrfToken;
+
+    const asPost = await ada.hold('/checkout?item=2', { form: { quantity: '2', _token: token } });
+
+    expect(asPost.queue).toEqual({ uuid: asGet.queue.uuid, uri: '/checkout?item=2', method: 'POST', position: 2 });
+  });
+
+  it('should count positions in order of arrival', async () => {
+    await new Visitor(server.url).get('/checkout');
+    const visitors = [1, 2, 3].map(() => new Visitor(server.url));
+    const pages = [];
+    for (const visitor of visitors) pages.push(await visitor.hold());
+
+    expect(pages.map((page) => page.queue.position)).toEqual([1, 2, 3]);
+    const infos = await Promise.all(pages.map((page, i) => visitors[i]!.queueInfo(page.queue.uuid)));
+    expect(infos.map((info) => info.json.position)).toEqual([1, 2, 3]);
+    expect(infos[0]!.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('should write the config so that no value can end its script element', async () => {
+    await new Visitor(server.url).get('/checkout');
+    // fetch would percent-encode "<": send the request line as a hostile client could.
+    const path = '/checkout?q=</script><script>alert(1)</script>';
+    const html = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port: server.port, path }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const json = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/.exec(html)?.[1];
+
+    expect(json).toContain('\\u003c/script>');
+    expect(JSON.parse(json ?? '').queue.uri).toBe(path);
+    expect(html.match(/<script/g)).toHaveLength(1);
+  });
+
+  it('should give a signed-in visitor a page config with their user id', async () => {
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    await ada.signIn('Ada');
+
+    const page = await ada.hold();
+
+    expect(page.user.id).toBeGreaterThan(0);
+    expect(page.queue.position).toBe(1);
+  });
+
+  it('should protect a percent-encoded or trailing-slash spelling of a protected path', async () => {
+    await new Visitor(server.url).get('/checkout');
+
+    const encoded = await new Visitor(server.url).get('/%63heckout');
+    const slashed = await new Visitor(server.url).get('/checkout/');
+
+    expect(encoded.page?.queue.position).toBe(1);
+    expect(slashed.page?.queue.position).toBe(2);
+  });
+
+  it('should answer HEAD with 503 without taking a place', async () => {
+    await new Visitor(server.url).get('/checkout');
+
+    const head = await new Visitor(server.url).send('HEAD', '/checkout');
+
+    expect(head.status).toBe(503);
+    expect(head.headers.get('retry-after')).toBe('60');
+    expect(await stats(server)).toMatchObject({ waiting: 0 });
+  });
+
+  it('should never hold unprotected routes', async () => {
+    await new Visitor(server.url).get('/checkout');
+
+    const home = await new Visitor(server.url).get('/');
+
+    expect(home.status).toBe(200);
+    expect(home.page).toBeUndefined();
+    expect(await stats(server)).toMatchObject({ waiting: 0 });
+  });
+
+  it('should hand the page the configured realtime address, sample rate, DSN and timings', async () => {
+    const custom = await startServer(
+      {
+        ACTIVE_LIMIT: '1',
+        PUSHER_CLIENT_HOST: 'realtime.example.test',
+        PUSHER_CLIENT_PORT: '6001',
+        SENTRY_SAMPLE_RATE: '1',
+        SENTRY_DSN: 'https://key@errors.example.test/7',
+        PAGE_TIMINGS: '{"positionZeroTimeout": 1500}',
+      },
+      { clock },
+    );
+    try {
+      await new Visitor(custom.url).get('/checkout');
+      const page = await new Visitor(custom.url).hold();
+
+      expect(page.realtime).toMatchObject({ host: 'realtime.example.test', port: 6001 });
+      expect(page.errorReporting).toEqual({
+        dsn: 'https://key@errors.example.test/7',
+        sampleRate: 1,
+        release: '1.0.0',
+      });
+      expect((page as unknown as { timings: unknown }).timings).toEqual({ positionZeroTimeout: 1500 });
+    } finally {
+      await custom.close();
+    }
+  });
+});

@@ -1,0 +1,66 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig, type ServerConfig } from '../../../server/config';
+import { start, type StartOptions, type Started } from '../../../server/start';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+
+/**
+ * A stand-in for the built waiting page: the server tests prove the server, so they need only
+ * the config element the build leaves in `public/assets/waiting.html`.
+ */
+export function standInPage(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'waiting-room-page-'));
+  const file = path.join(dir, 'waiting.html');
+  writeFileSync(
+    file,
+    '<!doctype html><html><head><title>Waiting</title></head><body><main id="root"></main>' +
+      '<script id="waiting-room-config" type="application/json">{}</script></body></html>',
+  );
+  return file;
+}
+
+/** The configuration `npm start` would read from `env`, on a free port, quiet, with the stand-in page. */
+export function testConfig(env: Record<string, string> = {}, overrides: Partial<ServerConfig> = {}): ServerConfig {
+  return {
+    ...loadConfig({ PORT: '0', ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env }),
+    pageHtmlPath: standInPage(),
+    ...overrides,
+  };
+}
+
+/** Starts the real server exactly as `npm start` does, with test settings. */
+export function startServer(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+  overrides: Partial<ServerConfig> = {},
+): Promise<Started> {
+  return start(testConfig(env, overrides), options);
+}
+
+/** Calls the admin API with the test token. */
+export async function admin(server: Started, method: 'GET' | 'POST', route: string, body?: unknown): Promise<Response> {
+  return fetch(`${server.url}/admin/${route}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${server.adminToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
+/** The admin stats. */
+export async function stats(server: Started): Promise<Record<string, unknown>> {
+  return (await admin(server, 'GET', 'stats')).json() as Promise<Record<string, unknown>>;
+}
+
+/** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

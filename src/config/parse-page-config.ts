@@ -1,0 +1,91 @@
+import { TIMINGS, ERROR_REPORTING, REALTIME, type Timings } from '../../streams/constants';
+import { MAX_POSITION, METHODS, type ErrorReportingSettings, type Method, type PageConfig } from './page-config';
+import { toSameOriginPath } from './same-origin-path';
+
+/** Either a usable config, or every problem found (with whatever error reporting could be read). */
+export type ConfigResult =
+  | { readonly ok: true; readonly config: PageConfig; readonly warnings: readonly string[] }
+  | { readonly ok: false; readonly problems: readonly string[]; readonly errorReporting: ErrorReportingSettings };
+
+type Json = Record<string, any>;
+
+const isObject = (value: unknown): value is Json => typeof value == 'object' && value !== null && !Array.isArray(value);
+const isNumber = (value: unknown): value is number => typeof value == 'number' && Number.isFinite(value);
+const asText = (value: unknown): string => (typeof value == 'string' ? value : '');
+const isUrl = (value: unknown): value is string => typeof value == 'string' && /^https?:\/\/\S+$/.test(value);
+
+/**
+ * Validates the parsed `#waiting-room-config` JSON and applies the defaults (port 443, TLS forced,
+ * cluster 'mt1', method GET, sample rate 0.5, release '1.0.0'). Every problem is listed by field
+ * path. A refused pending URI is not a problem: it becomes null, which makes the page leave, and
+ * is returned as a warning.
+ */
+export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const check = <T>(ok: boolean, path: string, rule: string, value: T): T => {
+    if (!ok) problems.push(`${path} must be ${rule}`);
+    return value;
+  };
+  const section = (value: unknown, path: string, optional?: boolean): Json =>
+    check(isObject(value) || (!!optional && value === undefined), path, 'an object', isObject(value) ? value : {});
+  const text = (value: unknown, path: string, fallback?: string): string =>
+    value === undefined && fallback ? fallback : check(typeof value == 'string' && value.trim() != '', path, 'a non-empty string', String(value));
+  const integer = (value: unknown, path: string, min: number, max: number): number =>
+    check(Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max, path, `an integer from ${min} to ${max}`, value as number);
+  const route = (value: unknown, path: string): string =>
+    // URL normalisation escapes the `{uuid}` placeholder; keep it readable for replace().
+    check(toSameOriginPath(value, origin) != null, path, 'a same-origin path starting with a single "/"', toSameOriginPath(value, origin)?.replace(/%7Buuid%7D/gi, '{uuid}') ?? '');
+
+  const root = section(raw, 'the config');
+  const q = section(root.queue, 'queue');
+  const user = section(root.user, 'user', true);
+  const rt = section(root.realtime, 'realtime');
+  const routes = section(root.routes, 'routes');
+  const er = section(root.errorReporting, 'errorReporting', true);
+
+  const errorReporting: ErrorReportingSettings = {
+    dsn: check(er.dsn == null || isUrl(er.dsn), 'errorReporting.dsn', 'an http(s) URL', isUrl(er.dsn) ? er.dsn : null),
+    sampleRate: er.sampleRate === undefined ? ERROR_REPORTING.sampleRate : check(isNumber(er.sampleRate) && er.sampleRate >= 0 && er.sampleRate <= 1, 'errorReporting.sampleRate', 'a number from 0 to 1', Number(er.sampleRate)),
+    release: text(er.release, 'errorReporting.release', ERROR_REPORTING.release),
+  };
+
+  const method = q.method === undefined ? 'GET' : String(q.method).toUpperCase();
+  check((METHODS as readonly string[]).includes(method), 'queue.method', `one of ${METHODS} (got ${JSON.stringify(q.method)})`, 0);
+  const uri = toSameOriginPath(q.uri, origin);
+  if (uri == null && q.uri) warnings.push(`queue.uri refused, not a same-origin path: ${JSON.stringify(q.uri).slice(0, 200)}`);
+
+  const timings: Json = {};
+  for (const [name, value] of Object.entries(section(root.timings, 'timings', true))) {
+    check(name in TIMINGS, `timings.${name}`, `one of ${Object.keys(TIMINGS)}`, 0);
+    timings[name] = check(isNumber(value) && value > 0, `timings.${name}`, 'a positive finite number of milliseconds', value);
+  }
+
+  const host = check(rt.host == null || /^([\w.-]+|\[[\da-fA-F:.]+\])$/.test(asText(rt.host)), 'realtime.host', 'a host name without scheme, port or path', rt.host || null);
+  const config: PageConfig = {
+    queue: {
+      uuid: check(/^[\w-]{1,100}$/.test(asText(q.uuid)), 'queue.uuid', "1 to 100 letters, digits, '-' or '_'", String(q.uuid)),
+      uri,
+      method: method as Method,
+      position: q.position == null ? null : integer(q.position, 'queue.position', 0, MAX_POSITION),
+    },
+    // The spec: a falsy user id means anonymous.
+    userId: user.id ? integer(user.id, 'user.id', 1, Number.MAX_SAFE_INTEGER) : 0,
+    csrfToken: text(root.csrfToken, 'csrfToken'),
+    realtime: {
+      key: text(rt.key, 'realtime.key'),
+      host,
+      port: rt.port === undefined ? REALTIME.port : integer(rt.port, 'realtime.port', 1, 65535),
+      forceTLS: check(rt.forceTLS === undefined || typeof rt.forceTLS == 'boolean', 'realtime.forceTLS', 'true or false', rt.forceTLS !== false),
+      cluster: text(rt.cluster, 'realtime.cluster', 'mt1'),
+    },
+    routes: {
+      queue_request: route(routes.queue_request, 'routes.queue_request'),
+      queue_info: route(routes.queue_info, 'routes.queue_info'),
+    },
+    errorReporting,
+    timings: timings as Partial<Timings>,
+  };
+  check(!routes.queue_info || config.routes.queue_info.includes('{uuid}'), 'routes.queue_info', 'a path with "{uuid}" in it', 0);
+  return problems.length ? { ok: false, problems, errorReporting } : { ok: true, config, warnings };
+}

@@ -1,0 +1,18 @@
+/**
+ * Returns `raw` as a path on `origin` (path, query and hash), or null when it is not one:
+ * another origin, a scheme-relative `//host` or `/\host`, `javascript:`, `data:`, a relative
+ * path, or any control character (browsers drop tabs and newlines, which would turn
+ * `/\t/evil.example` into `//evil.example`). The normalised path is checked again, because
+ * dot segments can fold `/.//evil.example` into `//evil.example`.
+ */
+export function toSameOriginPath(raw: unknown, origin: string): string | null {
+  if (typeof raw != 'string' || /[\0-\x1f\x7f]/.test(raw)) return null;
+  if (!raw.startsWith('/') && !raw.startsWith(origin + '/')) return null;
+  try {
+    const url = new URL(raw, origin);
+    const path = url.pathname + url.search + url.hash;
+    return url.origin == origin && !/^\/[/\\]/.test(path) && !/^\/[/\\]/.test(raw) ? path : null;
+  } catch {
+    return null;
+  }
+}

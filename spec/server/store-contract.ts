@@ -78,6 +78,23 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect(await store.get(first.uuid)).toBeUndefined();
       });
 
+      it('should keep the held request exactly as received', async () => {
+        const requests: HeldRequest[] = [
+          { method: 'DELETE', uri: '/checkout/42?reason=%E2%9C%93&empty=' },
+          { method: 'POST', uri: '/checkout', body: { contentType: 'text/plain', raw: '' } },
+          {
+            method: 'PATCH',
+            uri: `/checkout?${'tag=a&'.repeat(100)}end=1`,
+            body: { contentType: 'application/json; charset=utf-8', raw: JSON.stringify({ note: 'ünïcødé ✓\n"quoted"', list: [1, 2] }) },
+          },
+        ];
+        const held = await Promise.all(requests.map((request, i) => store.hold(`r${i}`, 0, request, t0)));
+        expect(held.map((e) => e.request)).toEqual(requests);
+        expect(await Promise.all(held.map(async (e) => (await store.get(e.uuid))?.request))).toEqual(requests);
+        await store.release(3, t0, policy);
+        expect(await Promise.all(held.map((e, i) => store.takeHeld(e.uuid, `r${i}`)))).toEqual(requests);
+      });
+
       it('should give distinct tickets to concurrent holds', async () => {
         const entries = await Promise.all(
           Array.from({ length: 50 }, (_, i) => store.hold(`s${i}`, 0, get, t0)),
@@ -110,6 +127,15 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
           entry: { state: 'released', releasedAt: t0 + 42 },
           recentReleases: [t0 + 42],
         });
+      });
+    });
+
+    describe('recent releases', () => {
+      it('should list the latest release times, newest first, at most 50', async () => {
+        const held = await Promise.all(Array.from({ length: 60 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
+        for (let i = 0; i < 60; i++) await store.release(1, t0 + i * 1000, policy);
+        const place = await store.placeInLine(held[59].uuid, t0 + 60_000);
+        expect(place?.recentReleases).toEqual(Array.from({ length: 50 }, (_, i) => t0 + (59 - i) * 1000));
       });
     });
 

@@ -85,6 +85,10 @@ export class RedisStore implements QueueStore {
     const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.ownsClient = typeof redis === 'string';
     const client = typeof redis === 'string' ? createRedisClient(redis, commandTimeoutMs) : redis;
+    if (client.options.keyPrefix) {
+      // The scripts name the per-visitor keys themselves, where the client's prefix never reaches.
+      throw new Error('Give RedisStore a client without keyPrefix, and the prefix as its `prefix` option.');
+    }
     // Failures reach callers as rejected calls; without a listener the client would also
     // print every failed reconnection attempt.
     if (this.ownsClient) client.on('error', () => {});

@@ -181,6 +181,15 @@ describe('redis queue store keys', () => {
     expect(await store.stats(later + policy.sessionMs)).toEqual({ waiting: 0, active: 0, released: 4, paused: false });
   });
 
+  it('should refuse a client that prefixes keys itself, since the scripts name keys of their own', () => {
+    const client = new Redis(server.url, { keyPrefix: 'other:', lazyConnect: true });
+    try {
+      expect(() => new RedisStore(client)).toThrow(/without keyPrefix/);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it('should keep a waiting visitor in well under a kilobyte', async () => {
     const room = newRoom();
     const store = open(server.url, room);

@@ -15,7 +15,16 @@ import { RECENT_RELEASES } from '../memory';
 /** The error a script answers when it reached Redis after its deadline. */
 export const DEADLINE_PASSED = 'WRDEADLINE';
 
-/** The keys every script receives, in this order. */
+/**
+ * The keys every script receives, in this order (each after the store's prefix):
+ * - meta: hash of t last ticket given, s tickets served (gone from the head), n released in
+ *   all, p paused ('1'), bt and ba the release bucket's tokens and when it was last filled;
+ * - line: list of the waiting uuids in ticket order, its head first;
+ * - sessions: hash of session id to the uuid of its place (waiting, or released and admitted);
+ * - admitted: sorted set of session ids by the time (ms) their admission ends;
+ * - released: sorted set of released uuids by release time, to forget them once admission ends;
+ * - recent: list of the latest release times, newest first, for the wait estimate.
+ */
 export const SCRIPT_KEYS = ['meta', 'line', 'sessions', 'admitted', 'released', 'recent'] as const;
 
 /** Longest held request kept inside the entry hash, in bytes (Redis's default listpack limit). */

@@ -1,0 +1,75 @@
+import { createErrorReporter, describeError, type Report } from '../../src/adapters/error-reporter';
+import { settle } from './fakes/fake-fetch';
+
+const SETTINGS = { dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' };
+
+/** A reporter whose paint and SDK load the test releases by hand. */
+function setUp(settings = SETTINGS) {
+  const sent: string[] = [];
+  let painted: () => void = () => undefined;
+  let loaded: (report: Report) => void = () => undefined;
+  let failed: (error: Error) => void = () => undefined;
+  const load = jest.fn(
+    () =>
+      new Promise<Report>((resolve, reject) => {
+        loaded = resolve;
+        failed = reject;
+      }),
+  );
+  const console = { error: jest.fn() };
+  const report = createErrorReporter(settings, { load, afterFirstPaint: (run) => (painted = run), console });
+  return { report, sent, load, console, paint: () => painted(), ready: () => loaded((m) => sent.push(m)), fail: (e: Error) => failed(e) };
+}
+
+describe('error reporting: @sentry/browser stays off the critical path', () => {
+  it('should not load the SDK before the first paint', () => {
+    const { load, paint } = setUp();
+    expect(load).not.toHaveBeenCalled();
+    paint();
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(load).toHaveBeenCalledWith(SETTINGS);
+  });
+
+  it('should queue reports made before the SDK is ready and send them, in order, once it is', async () => {
+    const { report, sent, paint, ready } = setUp();
+    report('Websoket KO - unavailable');
+    paint();
+    report('Websocket KO - position 0 depuis 10sec');
+    expect(sent).toEqual([]);
+    ready();
+    await settle();
+    expect(sent).toEqual(['Websoket KO - unavailable', 'Websocket KO - position 0 depuis 10sec']);
+    report('later');
+    expect(sent).toEqual(['Websoket KO - unavailable', 'Websocket KO - position 0 depuis 10sec', 'later']);
+  });
+
+  it('should log every report to the console at once', () => {
+    const { report, console } = setUp();
+    report('Websoket KO - unavailable');
+    expect(console.error).toHaveBeenCalledWith('[waiting-room]', 'Websoket KO - unavailable');
+  });
+
+  it('should use the console only, and never load the SDK, without a DSN', () => {
+    const { report, load, console, paint } = setUp({ ...SETTINGS, dsn: null as unknown as string });
+    paint();
+    report('Websoket KO - unavailable');
+    expect(load).not.toHaveBeenCalled();
+    expect(console.error).toHaveBeenCalledWith('[waiting-room]', 'Websoket KO - unavailable');
+  });
+
+  it('should say so on the console when the SDK cannot load', async () => {
+    const { console, paint, fail } = setUp();
+    paint();
+    fail(new Error('chunk failed'));
+    await settle();
+    expect(console.error).toHaveBeenCalledWith('[waiting-room] error reporting unavailable', expect.any(Error));
+  });
+});
+
+describe('error reporting: describing errors', () => {
+  it('should describe errors by message and other values as JSON', () => {
+    expect(describeError(new Error('boom'))).toBe('boom');
+    expect(describeError({ type: 'PusherError', data: { code: 4009 } })).toBe('{"type":"PusherError","data":{"code":4009}}');
+    expect(describeError(undefined)).toBe('undefined');
+  });
+});

@@ -1,0 +1,85 @@
+import { lastValueFrom } from 'rxjs';
+import { createQueueInfo } from '../../src/adapters/queue-info';
+import { createQueueRequest } from '../../src/adapters/queue-request';
+import { createFakeFetch, settle } from './fakes/fake-fetch';
+
+describe('queue_info adapter', () => {
+  it('should GET the route with the uuid filled in, bypassing the HTTP cache, only when subscribed', async () => {
+    const { fetch, calls } = createFakeFetch(() => ({ body: { position: 3, estimated: 2 } }));
+    const queueInfo = createQueueInfo(fetch, '/queue/info/{uuid}', 'a b/c');
+    expect(calls).toEqual([]);
+    await expect(lastValueFrom(queueInfo())).resolves.toEqual({ position: 3, estimated: 2 });
+    expect(calls).toEqual([
+      {
+        url: '/queue/info/a%20b%2Fc',
+        init: expect.objectContaining({ method: 'GET', cache: 'no-store', credentials: 'same-origin', headers: { Accept: 'application/json' } }),
+      },
+    ]);
+  });
+
+  it('should call again on each subscription (cold)', async () => {
+    const { fetch, calls } = createFakeFetch(() => ({ body: { position: 0, estimated: 0 } }));
+    const queueInfo = createQueueInfo(fetch, '/i/{uuid}', 'u');
+    await lastValueFrom(queueInfo());
+    await lastValueFrom(queueInfo());
+    expect(calls).toHaveLength(2);
+  });
+
+  it.each([
+    ['a non-OK status', { status: 500, body: { position: 1, estimated: 1 } }, 'queue_info answered 500'],
+    ['a 404', { status: 404, body: { error: { code: 'not_found' } } }, 'queue_info answered 404'],
+    ['a body that is not JSON', { text: '<html>' }, 'JSON'],
+    ['a missing estimate', { body: { position: 1 } }, 'malformed'],
+    ['a negative position', { body: { position: -1, estimated: 1 } }, 'malformed'],
+    ['a position in a string', { body: { position: '1', estimated: 1 } }, 'malformed'],
+    ['an infinite estimate', { text: '{"position": 1, "estimated": 1e999}' }, 'malformed'],
+    ['a null body', { body: null }, 'malformed'],
+    ['a network failure', { networkError: true }, 'Failed to fetch'],
+  ])('should error on %s (a failed poll)', async (_, answer, message) => {
+    const { fetch } = createFakeFetch(() => answer);
+    await expect(lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')())).rejects.toThrow(message);
+  });
+
+  it('should abort the call when unsubscribed before the answer', async () => {
+    let answer: (value: { body: unknown }) => void = () => undefined;
+    const { fetch, calls } = createFakeFetch(() => new Promise((resolve) => (answer = resolve)));
+    const values: unknown[] = [];
+    const subscription = createQueueInfo(fetch, '/i/{uuid}', 'u')().subscribe({ next: (v) => values.push(v), error: (e) => values.push(e) });
+    subscription.unsubscribe();
+    expect(calls[0].init.signal?.aborted).toBe(true);
+    answer({ body: { position: 1, estimated: 1 } });
+    await settle();
+    expect(values).toEqual([]);
+  });
+});
+
+describe('queue_request adapter', () => {
+  it('should POST {_token, user_id, uuid} as JSON with the session cookie, and not read the answer', async () => {
+    const json = jest.fn();
+    const calls: Array<{ url: string; init: RequestInit }> = [];
+    const fetch = async (url: string, init: RequestInit) => {
+      calls.push({ url, init });
+      return { ok: false, status: 419, json } as unknown as Response;
+    };
+    const queueRequest = createQueueRequest(fetch, '/queue/request', { _token: 't', user_id: 7, uuid: 'u' });
+    expect(calls).toEqual([]);
+    await expect(lastValueFrom(queueRequest())).resolves.toBeUndefined();
+    expect(calls).toEqual([
+      {
+        url: '/queue/request',
+        init: expect.objectContaining({
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          body: '{"_token":"t","user_id":7,"uuid":"u"}',
+        }),
+      },
+    ]);
+    expect(json).not.toHaveBeenCalled();
+  });
+
+  it('should error only when the call cannot be made', async () => {
+    const { fetch } = createFakeFetch(() => ({ networkError: true }));
+    await expect(lastValueFrom(createQueueRequest(fetch, '/q', { _token: 't', user_id: 0, uuid: 'u' })())).rejects.toThrow('Failed to fetch');
+  });
+});

@@ -1,0 +1,14 @@
+import { startSentry } from '../../src/adapters/sentry';
+
+const init = jest.fn();
+const captureMessage = jest.fn();
+jest.mock('@sentry/browser', () => ({ init: (...args: unknown[]) => init(...args), captureMessage: (...args: unknown[]) => captureMessage(...args) }));
+
+describe('error reporting: the lazily loaded @sentry/browser module', () => {
+  it('should start the SDK with the sample rate and release, and send each report as an error message', () => {
+    const send = startSentry({ dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' });
+    expect(init).toHaveBeenCalledWith({ dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' });
+    send('Websoket KO - unavailable');
+    expect(captureMessage).toHaveBeenCalledWith('Websoket KO - unavailable', 'error');
+  });
+});

@@ -1,0 +1,6 @@
+import { CHANNELS } from '../../streams/constants';
+
+/** The visitor's channel: private for signed-in users, public for anonymous visitors (spec section 6). */
+export function channelName(userId: number, uuid: string): string {
+  return userId ? CHANNELS.user(userId, uuid) : CHANNELS.client(uuid);
+}

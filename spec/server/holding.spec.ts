@@ -1,3 +1,4 @@
+import type { PageConfig } from '../../server/page-config';
 import { request as httpRequest } from 'node:http';
 import type { Started } from '../../server/start';
 import { ManualClock } from './support/manual-clock';
@@ -70,7 +71,7 @@ describe('holding protected requests', () => {
   it('should count positions in order of arrival', async () => {
     await new Visitor(server.url).get('/checkout');
     const visitors = [1, 2, 3].map(() => new Visitor(server.url));
-    const pages = [];
+    const pages: PageConfig[] = [];
     for (const visitor of visitors) pages.push(await visitor.hold());
 
     expect(pages.map((page) => page.queue.position)).toEqual([1, 2, 3]);

@@ -1,0 +1,243 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { act } from '@testing-library/react';
+import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { createQueue$ } from '../../streams';
+import { startPage, type PageDeps } from '../../src/start-page';
+import type { PageConfig } from '../../src/config/page-config';
+import { FakePusher } from './fakes/fake-pusher';
+import { createFakeFetch, settle, type FakeAnswer } from './fakes/fake-fetch';
+import { renderConfigElement, validConfig } from './fakes/config';
+
+const TEMPLATE = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
+const UUID = '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10';
+const CLIENT_CHANNEL = `App.Client.${UUID}`;
+
+interface Options {
+  readonly config?: unknown;
+  readonly href?: string;
+  readonly language?: string;
+  readonly queueInfo?: () => FakeAnswer;
+}
+
+/** The page as a browser would load it, with a fake realtime client, fetch and clock. */
+async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }) }: Options = {}) {
+  document.documentElement.innerHTML = new DOMParser().parseFromString(TEMPLATE, 'text/html').documentElement.innerHTML;
+  renderConfigElement(document, config);
+  const url = new URL(href);
+  const location = { href: url.href, origin: url.origin, hash: url.hash, assign: jest.fn(), reload: jest.fn() };
+  const history = {
+    state: null,
+    back: jest.fn(),
+    replaceState: jest.fn((_: unknown, __: string, to: string) => {
+      location.href = new URL(to, location.href).href;
+    }),
+  };
+  const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
+  const pushers: FakePusher[] = [];
+  const createPusher = jest.fn((_: PageConfig) => {
+    const pusher = new FakePusher();
+    pushers.push(pusher);
+    return pusher;
+  });
+  const { fetch, calls } = createFakeFetch((to) => (to.startsWith('/queue/info/') ? queueInfo() : { status: 202 }));
+  const reports: string[] = [];
+  const loadReporter = jest.fn(async () => (message: string) => void reports.push(message));
+  const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  const submit = jest.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => undefined);
+  const deps: PageDeps = {
+    window: { document, location, history, navigator: { language } } as unknown as Window,
+    fetch,
+    createPusher,
+    createQueue$,
+    scheduler,
+    loadReporter,
+    afterFirstPaint: (run) => run(),
+  };
+  let stop: () => void = () => undefined;
+  await act(async () => {
+    stop = startPage(document.getElementById('waiting-room')!, deps);
+    await settle();
+  });
+  /** Runs what is due on the clock up to `ms`, letting fetch answers arrive, until nothing more is due. */
+  const runUntil = async (ms: number) => {
+    for (let round = 0; round < 5; round++) {
+      scheduler.maxFrames = ms;
+      scheduler.flush();
+      scheduler.frame = ms;
+      await settle(10);
+    }
+  };
+  /** Moves the clock to `ms` after the start. */
+  const advanceTo = (ms: number) => act(() => runUntil(ms));
+  /** Does something to the fakes, then runs what it made due now. */
+  const inAct = (run: () => void) =>
+    act(async () => {
+      run();
+      await runUntil(scheduler.frame);
+    });
+  const root = () => document.getElementById('waiting-room')!;
+  return { stop, location, history, pushers, createPusher, calls, reports, loadReporter, consoleError, submit, advanceTo, inAct, root };
+}
+
+let page: Awaited<ReturnType<typeof load>> | undefined;
+afterEach(() => {
+  act(() => page?.stop());
+  page = undefined;
+  jest.restoreAllMocks();
+});
+
+const queueRequests = () => page!.calls.filter((call) => call.url === '/queue/request');
+const queueInfos = () => page!.calls.filter((call) => call.url.startsWith('/queue/info/'));
+
+describe('page: start-up', () => {
+  it('should remove position, uri and method from the address bar on load, keeping other parameters and the hash', async () => {
+    page = await load();
+    expect(page.history.replaceState).toHaveBeenCalledWith(null, '', '/checkout?item=42#size');
+  });
+
+  it('should show the loading block until the first successful queue_info answer, then the waiting block', async () => {
+    page = await load();
+    expect(page.root().textContent).toContain('Finding your place in line…');
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.root().textContent).toContain('Your position12');
+    expect(page.root().textContent).toContain('Estimated wait: about 4 minutes');
+    expect(document.title).toBe('#12 · Waiting room');
+  });
+
+  it('should connect once, subscribe once and send queue_request once under StrictMode', async () => {
+    page = await load();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.createPusher).toHaveBeenCalledTimes(1);
+    expect(page.pushers[0].subscribeCalls).toEqual([CLIENT_CHANNEL]);
+    expect(queueRequests()).toHaveLength(0);
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    expect(queueRequests()).toHaveLength(1);
+    expect(JSON.parse(queueRequests()[0].init.body as string)).toEqual({ _token: 'csrf-token', user_id: 0, uuid: UUID });
+  });
+
+  it('should subscribe a signed-in user to the private user channel', async () => {
+    page = await load({ config: validConfig({ user: { id: 42 } }) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.pushers[0].subscribeCalls).toEqual([`private-App.User.42.${UUID}`]);
+  });
+
+  it('should poll queue_info every 5 s for anonymous visitors once subscribed', async () => {
+    page = await load();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    const afterSubscription = queueInfos().length;
+    await page.advanceTo(5000);
+    expect(queueInfos().length).toBe(afterSubscription + 1);
+    expect(queueInfos()[0].url).toBe(`/queue/info/${UUID}`);
+  });
+
+  it('should show the page in French for a French browser', async () => {
+    page = await load({ language: 'fr-FR' });
+    expect(document.documentElement.lang).toBe('fr');
+    expect(page.root().textContent).toContain('Recherche de votre place dans la file…');
+  });
+});
+
+describe('page: failures are reported once, then the page leaves', () => {
+  it("should report 'Websocket KO - position 0 depuis 10sec' once, go back 2 s later, then to the root 3 s after", async () => {
+    page = await load({ queueInfo: () => ({ body: { position: 0, estimated: 0 } }) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.advanceTo(9999);
+    expect(page.reports).toEqual([]);
+    await page.advanceTo(10_000);
+    expect(page.reports).toEqual(['Websocket KO - position 0 depuis 10sec']);
+    expect(page.history.back).not.toHaveBeenCalled();
+    await page.advanceTo(12_000);
+    expect(page.history.back).toHaveBeenCalledTimes(1);
+    expect(page.location.assign).not.toHaveBeenCalled();
+    await page.advanceTo(15_000);
+    expect(page.location.assign).toHaveBeenCalledWith('/');
+    expect(page.reports).toEqual(['Websocket KO - position 0 depuis 10sec']);
+    expect(page.loadReporter).toHaveBeenCalledTimes(1);
+  });
+
+  it("should report 'Websoket KO - unavailable' when still not connected 30 s after 'unavailable'", async () => {
+    page = await load();
+    await page.inAct(() => page!.pushers[0].enter('unavailable'));
+    expect(page.root().textContent).toContain('Connection lost.');
+    await page.advanceTo(30_000);
+    expect(page.reports).toEqual(['Websoket KO - unavailable']);
+  });
+
+  it('should report a refused private subscription without leaving', async () => {
+    page = await load({ config: validConfig({ user: { id: 42 } }) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    const channel = page.pushers[0].channels.get(`private-App.User.42.${UUID}`)!;
+    await page.inAct(() => channel.emit('pusher:subscription_error', { type: 'AuthError', error: 'Forbidden', status: 403 }));
+    expect(page.reports).toEqual([expect.stringMatching(/^Waiting room source subscribe failed: Subscription to private-App\.User\.42\..* failed/)]);
+    expect(page.history.back).not.toHaveBeenCalled();
+    expect(page.root().textContent).toContain('Your position12');
+  });
+});
+
+describe('page: release', () => {
+  it('should replay a GET by reloading when the target is this very address, hash kept, once', async () => {
+    page = await load();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    const channel = page.pushers[0].channels.get(CLIENT_CHANNEL)!;
+    await page.inAct(() => channel.emit('RequestUnqueud', { uuid: UUID }, {}));
+    await page.inAct(() => channel.emit('RequestUnqueud', { uuid: UUID }, {}));
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+    expect(page.location.assign).not.toHaveBeenCalled();
+    expect(page.root().textContent).toContain('It is your turn!');
+  });
+
+  it('should replay a GET by navigating to another address, with the hash kept', async () => {
+    page = await load({ href: 'http://localhost/waiting?uri=%2Fcheckout#size' });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
+    expect(page.location.assign).toHaveBeenCalledWith('http://localhost/checkout?item=42#size');
+  });
+
+  it('should replay a PUT with one hidden form carrying _method, uuid and _token', async () => {
+    const config = validConfig();
+    config.queue.method = 'PUT';
+    page = await load({ config });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
+    const forms = document.querySelectorAll('form');
+    expect(forms).toHaveLength(1);
+    expect([...forms[0].querySelectorAll('input')].map((input) => `${input.name}=${input.value}`)).toEqual(['_method=PUT', `uuid=${UUID}`, '_token=csrf-token']);
+    expect(page.submit).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('page: no pending request URI', () => {
+  it.each([['//evil.example/steal'], ['javascript:alert(1)'], [null]])('should leave for the pending URI %p: back at once, the root 3 s later', async (uri) => {
+    const config = validConfig();
+    config.queue.uri = uri;
+    page = await load({ config });
+    expect(page.history.back).toHaveBeenCalledTimes(1);
+    expect(page.createPusher).not.toHaveBeenCalled();
+    await page.advanceTo(3000);
+    expect(page.location.assign).toHaveBeenCalledWith('/');
+  });
+});
+
+describe('page: a malformed config', () => {
+  it.each([
+    ['the empty placeholder', {}, 'queue.uuid must be'],
+    ['text that is not JSON', '{"queue":', 'is not valid JSON'],
+    ['an unknown method', validConfig({ queue: { ...validConfig().queue, method: 'BREW' } }), 'queue.method must be one of'],
+  ])('should show a readable message for %s, report it, and start nothing', async (_, config, problem) => {
+    page = await load({ config });
+    const alert = document.querySelector('[role="alert"]')!;
+    expect(alert.querySelector('h1')!.textContent).toBe('This waiting room could not start.');
+    expect(alert.textContent).toContain(problem);
+    expect(page.consoleError).toHaveBeenCalledWith('[waiting-room]', expect.stringContaining(`Waiting room config invalid: `));
+    expect(page.createPusher).not.toHaveBeenCalled();
+    expect(page.calls).toEqual([]);
+  });
+
+  it('should send the config problem to the error-reporting service when the DSN could be read', async () => {
+    page = await load({ config: validConfig({ csrfToken: '' }) });
+    expect(page.reports).toEqual(['Waiting room config invalid: csrfToken must be a non-empty string']);
+  });
+});

@@ -1,0 +1,197 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { StrictMode } from 'react';
+import { act, render, screen } from '@testing-library/react';
+import { BehaviorSubject, Observable, defer, shareReplay } from 'rxjs';
+import type { QueueStatus } from '../../streams/types';
+import { WaitingRoom } from '../../src/view/WaitingRoom';
+import { ENGLISH, FRENCH, pickTexts } from '../../src/view/texts';
+
+const HEALTHY = { connection: 'connected', failedPolls: 0 } as const;
+const UPDATED_AT = Date.UTC(2025, 0, 1, 12, 34, 56);
+const waitingAt = (position: number, extra: Partial<QueueStatus> = {}): QueueStatus =>
+  ({ kind: 'waiting', position, estimated: 4, updatedAt: UPDATED_AT, ...HEALTHY, ...extra }) as QueueStatus;
+
+/** A status stream the test drives, counting subscriptions that are still open. */
+function controlledQueue(first: QueueStatus = { kind: 'loading', ...HEALTHY }) {
+  const status$ = new BehaviorSubject<QueueStatus>(first);
+  let open = 0;
+  let opened = 0;
+  const queue$ = new Observable<QueueStatus>((subscriber) => {
+    open += 1;
+    opened += 1;
+    const subscription = status$.subscribe(subscriber);
+    return () => {
+      open -= 1;
+      subscription.unsubscribe();
+    };
+  });
+  return { status$, queue$, open: () => open, opened: () => opened };
+}
+
+const squash = (html: string) => html.replace(/>\s+</g, '><').trim();
+
+afterEach(() => {
+  document.title = '';
+});
+
+describe('view: loading block', () => {
+  it('should render the same markup as the static loading block of public/index.html, so the swap does not show', () => {
+    const template = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
+    const staticRoot = new DOMParser().parseFromString(template, 'text/html').getElementById('waiting-room')!;
+    const { container } = render(<WaitingRoom queue$={new Observable<QueueStatus>()} texts={ENGLISH} />);
+    expect(container.innerHTML).toBe(squash(staticRoot.innerHTML));
+  });
+
+  it('should stay on the loading block until the first waiting status', () => {
+    const { status$, queue$ } = controlledQueue();
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    expect(screen.getByRole('status').textContent).toBe('Finding your place in line…');
+    act(() => status$.next(waitingAt(12)));
+    expect(screen.queryByText('Finding your place in line…')).toBeNull();
+  });
+});
+
+describe('view: waiting block', () => {
+  it('should show the position, the estimated wait in minutes and when they were last updated', () => {
+    const { status$, queue$ } = controlledQueue();
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    act(() => status$.next(waitingAt(1234, { estimated: 4.4 } as Partial<QueueStatus>)));
+    expect(screen.getByRole('heading').textContent).toBe('You are in line');
+    expect(screen.getByText('1,234')).toBeTruthy();
+    expect(screen.getByText('Estimated wait: about 4 minutes')).toBeTruthy();
+    const time = document.querySelector('time')!;
+    expect(time.dateTime).toBe('2025-01-01T12:34:56.000Z');
+    expect(time.textContent).toMatch(/^Last updated at \d\d:\d\d:\d\d/);
+  });
+
+  it.each([
+    [0, 'less than a minute'],
+    [1, 'about 1 minute'],
+    [2, 'about 2 minutes'],
+  ])('should word an estimate of %p minutes as "%s"', (estimated, words) => {
+    const { queue$ } = controlledQueue(waitingAt(3, { estimated } as Partial<QueueStatus>));
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    expect(screen.getByText(`Estimated wait: ${words}`)).toBeTruthy();
+  });
+
+  it('should announce the position politely to screen readers, in a live region present from the start', () => {
+    const { status$, queue$ } = controlledQueue();
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    const live = document.querySelector('[aria-live="polite"]')!;
+    expect(live.getAttribute('aria-atomic')).toBe('true');
+    expect(live.textContent).toBe('');
+    act(() => status$.next(waitingAt(12)));
+    expect(document.querySelector('[aria-live="polite"]')).toBe(live);
+    expect(live.textContent).toBe('Your position: 12. Estimated wait: about 4 minutes');
+    act(() => status$.next(waitingAt(11)));
+    expect(live.textContent).toBe('Your position: 11. Estimated wait: about 4 minutes');
+  });
+
+  it('should show the position in the tab title', () => {
+    const { status$, queue$ } = controlledQueue();
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    expect(document.title).toBe('Waiting room');
+    act(() => status$.next(waitingAt(7)));
+    expect(document.title).toBe('#7 · Waiting room');
+  });
+});
+
+describe('view: notice while the connection is lost or polls fail', () => {
+  it.each(['unavailable', 'failed', 'disconnected'])('should show a notice while the connection is %s, keeping the position', (connection) => {
+    const { status$, queue$ } = controlledQueue(waitingAt(5));
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    expect(screen.queryByRole('alert')).toBeNull();
+    act(() => status$.next(waitingAt(5, { connection } as Partial<QueueStatus>)));
+    expect(screen.getByRole('alert').textContent).toBe('Connection lost. Reconnecting… You keep your place in line.');
+    expect(screen.getByText('5')).toBeTruthy();
+    act(() => status$.next(waitingAt(5)));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('should show a notice while polls fail, even before the first position', () => {
+    const { status$, queue$ } = controlledQueue();
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    act(() => status$.next({ kind: 'loading', connection: 'connected', failedPolls: 2 }));
+    expect(screen.getByRole('alert').textContent).toBe('Your position could not be refreshed. Retrying…');
+    expect(screen.getByText('Finding your place in line…')).toBeTruthy();
+  });
+
+  it('should not show a notice while first connecting', () => {
+    const { queue$ } = controlledQueue({ kind: 'loading', connection: 'connecting', failedPolls: 0 });
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
+describe('view: released and leaving', () => {
+  it.each<[QueueStatus, string]>([
+    [{ kind: 'released', replay: { kind: 'navigate', target: '/c' } }, 'It is your turn! Taking you there…'],
+    [{ kind: 'failed', message: 'Websoket KO - unavailable' }, 'Taking you back…'],
+    [{ kind: 'leaving', step: 'back' }, 'Taking you back…'],
+  ])('should say what happens next on %p', (status, text) => {
+    const { queue$ } = controlledQueue(status);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    expect(screen.getByRole('status').textContent).toBe(text);
+  });
+});
+
+describe('view: languages', () => {
+  it.each([
+    ['fr-FR', FRENCH],
+    ['fr', FRENCH],
+    ['FR-ca', FRENCH],
+    ['en-GB', ENGLISH],
+    ['de-DE', ENGLISH],
+    ['', ENGLISH],
+    [undefined, ENGLISH],
+  ])('should pick the texts for navigator.language %p', (language, texts) => {
+    expect(pickTexts(language)).toBe(texts);
+  });
+
+  it('should show the whole waiting page in French', () => {
+    const { status$, queue$ } = controlledQueue();
+    render(<WaitingRoom queue$={queue$} texts={FRENCH} />);
+    expect(screen.getByRole('status').textContent).toBe('Recherche de votre place dans la file…');
+    act(() => status$.next(waitingAt(12345, { estimated: 1, connection: 'unavailable' } as Partial<QueueStatus>)));
+    expect(screen.getByRole('heading').textContent).toBe("Vous êtes dans la file d'attente");
+    expect(document.querySelector('.wr-position strong')!.textContent).toMatch(/^12\s345$/);
+    expect(screen.getByText('Attente estimée : environ 1 minute')).toBeTruthy();
+    expect(document.querySelector('time')!.textContent).toMatch(/^Dernière mise à jour à \d\d:\d\d:\d\d/);
+    expect(screen.getByRole('alert').textContent).toBe('Connexion perdue. Reconnexion… Vous gardez votre place dans la file.');
+    expect(document.title).toMatch(/^n° 12\s345 · Salle d'attente$/);
+  });
+});
+
+describe('view: StrictMode', () => {
+  it('should hold one subscription to the status stream once mounted, and none after unmount', () => {
+    const { queue$, open } = controlledQueue(waitingAt(3));
+    const { unmount } = render(
+      <StrictMode>
+        <WaitingRoom queue$={queue$} texts={ENGLISH} />
+      </StrictMode>,
+    );
+    expect(open()).toBe(1);
+    expect(screen.getByText('3')).toBeTruthy();
+    unmount();
+    expect(open()).toBe(0);
+  });
+
+  it('should not start the shared stream twice when mounted while another subscriber holds it', () => {
+    let runs = 0;
+    const { queue$: source$ } = controlledQueue(waitingAt(3));
+    const shared$ = defer(() => {
+      runs += 1;
+      return source$;
+    }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+    const effects = shared$.subscribe();
+    const { unmount } = render(
+      <StrictMode>
+        <WaitingRoom queue$={shared$} texts={ENGLISH} />
+      </StrictMode>,
+    );
+    unmount();
+    effects.unsubscribe();
+    expect(runs).toBe(1);
+  });
+});

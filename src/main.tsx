@@ -1,0 +1,14 @@
+import { createQueue$ } from '../streams';
+import { createPusherClient } from './adapters/pusher-client';
+import { afterFirstPaint } from './adapters/after-first-paint';
+import { startPage } from './start-page';
+
+startPage(document.getElementById('waiting-room') ?? document.body, {
+  window,
+  fetch: (url, init) => fetch(url, init),
+  createPusher: createPusherClient,
+  createQueue$,
+  // A separate chunk, fetched after the first paint.
+  loadReporter: (settings) => import('./adapters/sentry').then(({ startSentry }) => startSentry(settings)),
+  afterFirstPaint: (run) => afterFirstPaint(run),
+});

@@ -1,0 +1,47 @@
+import { NEVER, defer, finalize, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
+import type { QueueOptions, QueueSources, QueueStatus, SourceErrorHandler } from '../streams/types';
+import type { PageConfig } from './config/page-config';
+import { channelName } from './adapters/channel-name';
+import { createRealtimeSources, type PusherLike } from './adapters/realtime-sources';
+import { createQueueInfo } from './adapters/queue-info';
+import { createQueueRequest } from './adapters/queue-request';
+import type { FetchLike } from './adapters/http';
+
+export interface PageQueueDeps {
+  readonly createPusher: (config: PageConfig) => PusherLike;
+  readonly fetch: FetchLike;
+  readonly createQueue$: (sources: QueueSources, options: QueueOptions) => Observable<QueueStatus>;
+  readonly scheduler?: SchedulerLike;
+  /** Told when a realtime source fails (e.g. a refused private subscription); the status goes on. */
+  readonly onSourceError?: SourceErrorHandler;
+}
+
+const none = () => NEVER;
+const NO_SOURCES: QueueSources = { state$: NEVER, error$: NEVER, subscribed$: NEVER, release$: NEVER, subscribe: none, queueInfo: none, queueRequest: none };
+
+/**
+ * The page's one status stream: the adapters feed the stream core, shared once and replaying
+ * the latest status to late subscribers (the view mounts after the effects subscribed). The
+ * realtime client is created on the first subscription and disconnected when the last ends.
+ */
+export function createPageQueue$(config: PageConfig, hash: string, deps: PageQueueDeps): Observable<QueueStatus> {
+  const { queue, userId, csrfToken, routes } = config;
+  const options: QueueOptions = {
+    anonymous: !userId,
+    request: { uuid: queue.uuid, uri: queue.uri, method: queue.method, hash },
+    timings: config.timings,
+    scheduler: deps.scheduler,
+    onSourceError: deps.onSourceError,
+  };
+  return defer(() => {
+    // Without a pending URI the core only leaves: no connection, no call.
+    if (queue.uri === null) return deps.createQueue$(NO_SOURCES, options);
+    const pusher = deps.createPusher(config);
+    const sources: QueueSources = {
+      ...createRealtimeSources(pusher, channelName(userId, queue.uuid)),
+      queueInfo: createQueueInfo(deps.fetch, routes.queue_info, queue.uuid),
+      queueRequest: createQueueRequest(deps.fetch, routes.queue_request, { _token: csrfToken, user_id: userId, uuid: queue.uuid }),
+    };
+    return deps.createQueue$(sources, options).pipe(finalize(() => pusher.disconnect()));
+  }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+}

@@ -1,0 +1,61 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import type { ErrorReportingSettings } from './config/page-config';
+import { readPageConfig } from './config/read-page-config';
+import { createErrorReporter, describeError, type Report } from './adapters/error-reporter';
+import { cleanAddressBar } from './effects/clean-address-bar';
+import { runEffects } from './effects/run-effects';
+import { createPageQueue$, type PageQueueDeps } from './page-queue';
+import { pickTexts } from './view/texts';
+import { WaitingRoom } from './view/WaitingRoom';
+import { ConfigProblem } from './view/ConfigProblem';
+
+export interface PageDeps extends PageQueueDeps {
+  readonly window: Window;
+  /** Loads the reporting SDK (lazily) and returns the function that sends one report. */
+  readonly loadReporter: (settings: ErrorReportingSettings) => Promise<Report>;
+  readonly afterFirstPaint: (run: () => void) => void;
+}
+
+/**
+ * Starts the waiting page in `root`: cleans the address bar, reads the config, then either shows
+ * the config problem (and reports it) or subscribes the effects to the shared status stream and
+ * renders it. Returns the function that stops everything.
+ */
+export function startPage(root: HTMLElement, deps: PageDeps): () => void {
+  const { window: win } = deps;
+  const { document: doc, location, history } = win;
+  const texts = pickTexts(win.navigator.language);
+  doc.documentElement.lang = texts.lang;
+  // Read before the clean-up; the hash is kept on the replay target.
+  const hash = location.hash;
+  cleanAddressBar(location, history);
+  const result = readPageConfig(doc, location.origin);
+  const report = createErrorReporter(result.ok ? result.config.errorReporting : result.errorReporting, {
+    load: deps.loadReporter,
+    afterFirstPaint: deps.afterFirstPaint,
+    console,
+  });
+  const reactRoot = createRoot(root);
+  if (!result.ok) {
+    report(`Waiting room config invalid: ${result.problems.join('; ')}`);
+    reactRoot.render(<ConfigProblem texts={texts} problems={result.problems} />);
+    return () => reactRoot.unmount();
+  }
+  const { config } = result;
+  result.warnings.forEach((warning) => console.warn('[waiting-room]', warning));
+  const queue$ = createPageQueue$(config, hash, {
+    ...deps,
+    onSourceError: (source, error) => report(`Waiting room source ${source} failed: ${describeError(error)}`),
+  });
+  const effects = runEffects(queue$, { location, history, document: doc, csrfToken: config.csrfToken, report });
+  reactRoot.render(
+    <StrictMode>
+      <WaitingRoom queue$={queue$} texts={texts} />
+    </StrictMode>,
+  );
+  return () => {
+    reactRoot.unmount();
+    effects.unsubscribe();
+  };
+}

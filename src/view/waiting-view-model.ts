@@ -1,0 +1,42 @@
+import { map, takeUntil, type Observable } from 'rxjs';
+import type { QueueStatus } from '../../streams/types';
+
+/** A notice shown while the page keeps waiting without fresh news. */
+export type Notice = 'connectionLost' | 'pollFailed' | null;
+
+/** What the view renders, derived from one status. */
+export type WaitingView =
+  | { readonly phase: 'loading'; readonly notice: Notice }
+  | {
+      readonly phase: 'waiting';
+      readonly position: number;
+      /** Whole minutes. */
+      readonly estimated: number;
+      readonly updatedAt: number;
+      readonly notice: Notice;
+    }
+  | { readonly phase: 'released' | 'leaving' };
+
+export const LOADING_VIEW: WaitingView = { phase: 'loading', notice: null };
+
+const LOST = ['unavailable', 'failed', 'disconnected'];
+
+/** Maps one status to its view. A failure is shown as leaving: the page leaves right after. */
+export function toWaitingView(status: QueueStatus): WaitingView {
+  if (status.kind == 'released') return { phase: 'released' };
+  if (status.kind == 'failed' || status.kind == 'leaving') return { phase: 'leaving' };
+  const notice: Notice = LOST.includes(status.connection) ? 'connectionLost' : status.failedPolls > 0 ? 'pollFailed' : null;
+  return status.kind == 'loading'
+    ? { phase: 'loading', notice }
+    : { phase: 'waiting', position: status.position, estimated: Math.round(status.estimated), updatedAt: status.updatedAt, notice };
+}
+
+export interface WaitingViewModel {
+  /** The view for each status, until the scope ends. */
+  readonly view$: Observable<WaitingView>;
+}
+
+/** Builds the view model over the shared status stream; pure: nothing is subscribed here. */
+export function createWaitingViewModel(queue$: Observable<QueueStatus>, ended$: Observable<void>): WaitingViewModel {
+  return { view$: queue$.pipe(map(toWaitingView), takeUntil(ended$)) };
+}

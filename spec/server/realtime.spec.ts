@@ -1,5 +1,6 @@
 import PusherServer from 'pusher';
 import type Pusher from 'pusher-js';
+import type { ChannelAuthorizationCallback } from 'pusher-js';
 import type { PageConfig } from '../../server/page-config';
 import type { Started } from '../../server/start';
 import { ManualClock } from './support/manual-clock';
@@ -79,7 +80,8 @@ describe('realtime: pusher-js against the embedded server', () => {
       channelAuthorization: {
         endpoint: 'unused',
         transport: 'ajax',
-        customHandler: (_params, callback) => callback(null, { auth: `waiting-room-key:${'0'.repeat(64)}` }),
+        customHandler: (_params: unknown, callback: ChannelAuthorizationCallback) =>
+          callback(null, { auth: `waiting-room-key:${'0'.repeat(64)}` }),
       },
     });
 

@@ -1,0 +1,117 @@
+import { ConfigError, loadConfig } from '../../server/config';
+
+describe('loadConfig', () => {
+  it('should give every documented default', () => {
+    const config = loadConfig({});
+
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      protect: ['/checkout'],
+      activeLimit: 2,
+      releasePerMinute: 6,
+      sessionSeconds: 300,
+      abandonSeconds: 180,
+      adminTokenGenerated: true,
+      sessionSecretGenerated: true,
+      redisUrl: undefined,
+      pusher: { embedded: true, appId: 'waiting-room', key: 'waiting-room-key', useTLS: false, cluster: 'local' },
+      pusherClient: { host: undefined, port: undefined },
+      realtime: { activityTimeoutSeconds: 120, pongTimeoutMs: 30_000 },
+      sentryDsn: undefined,
+      sentrySampleRate: 0.5,
+      pageTimings: undefined,
+      logLevel: 'info',
+      trustProxy: false,
+    });
+    expect(config.adminToken.length).toBeGreaterThanOrEqual(20);
+    expect(config.pageHtmlPath).toMatch(/public\/assets\/waiting\.html$/);
+  });
+
+  it('should read every variable', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      PROTECT: '/checkout, /tickets/',
+      ACTIVE_LIMIT: '50',
+      RELEASE_PER_MINUTE: '0',
+      SESSION_SECONDS: '600',
+      ABANDON_SECONDS: '90',
+      ADMIN_TOKEN: 'admin',
+      SESSION_SECRET: 's'.repeat(32),
+      REDIS_URL: 'redis://localhost:6379',
+      PUSHER_APP_ID: '1',
+      PUSHER_KEY: 'key',
+      PUSHER_SECRET: 'secret',
+      PUSHER_HOST: 'soketi.local',
+      PUSHER_PORT: '6001',
+      PUSHER_USE_TLS: 'false',
+      PUSHER_CLIENT_HOST: 'ws.example.com',
+      PUSHER_CLIENT_PORT: '443',
+      SENTRY_DSN: 'https://k@sentry.example.com/2',
+      SENTRY_SAMPLE_RATE: '0.1',
+      PAGE_TIMINGS: '{"connectionCheck": 3000, "poll": 2000}',
+      REALTIME_ACTIVITY_TIMEOUT: '30',
+      REALTIME_PONG_TIMEOUT: '5',
+      LOG_LEVEL: 'warn',
+      TRUST_PROXY: 'true',
+    });
+
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      protect: ['/checkout', '/tickets/'],
+      activeLimit: 50,
+      releasePerMinute: 0,
+      sessionSeconds: 600,
+      abandonSeconds: 90,
+      adminToken: 'admin',
+      adminTokenGenerated: false,
+      sessionSecretGenerated: false,
+      redisUrl: 'redis://localhost:6379',
+      pusher: { embedded: false, appId: '1', key: 'key', secret: 'secret', host: 'soketi.local', port: 6001, useTLS: false },
+      pusherClient: { host: 'ws.example.com', port: 443 },
+      sentryDsn: 'https://k@sentry.example.com/2',
+      sentrySampleRate: 0.1,
+      pageTimings: { connectionCheck: 3000, poll: 2000 },
+      realtime: { activityTimeoutSeconds: 30, pongTimeoutMs: 5000 },
+      logLevel: 'warn',
+      trustProxy: true,
+    });
+  });
+
+  it.each([
+    [{ PORT: 'http' }, 'PORT must be a whole number from 0 to 65535; got "http".'],
+    [{ PORT: '70000' }, 'PORT must be a whole number from 0 to 65535; got "70000".'],
+    [{ ACTIVE_LIMIT: '0' }, 'ACTIVE_LIMIT must be a whole number from 1 to 1000000; got "0".'],
+    [{ RELEASE_PER_MINUTE: '-1' }, 'RELEASE_PER_MINUTE must be a whole number from 0 to 1000000; got "-1".'],
+    [{ SESSION_SECONDS: '1.5' }, 'SESSION_SECONDS must be a whole number from 1 to 604800; got "1.5".'],
+    [{ PROTECT: 'checkout' }, 'PROTECT must list paths starting with "/", comma-separated; got "checkout".'],
+    [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET must be at least 32 characters long.'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must start with redis: or rediss:; got "localhost:6379".'],
+    [{ PUSHER_KEY: 'key' }, 'An outside Pusher-protocol server needs PUSHER_APP_ID, PUSHER_KEY and PUSHER_SECRET together.'],
+    [
+      { PUSHER_APP_ID: '1', PUSHER_KEY: 'k', PUSHER_SECRET: 's' },
+      'Set PUSHER_HOST (soketi, Reverb) or PUSHER_CLUSTER (Pusher Channels).',
+    ],
+    [
+      { PUSHER_APP_ID: '1', PUSHER_KEY: 'k', PUSHER_SECRET: 's', PUSHER_HOST: 'h', PUSHER_USE_TLS: 'maybe' },
+      'PUSHER_USE_TLS must be true or false; got "maybe".',
+    ],
+    [{ SENTRY_SAMPLE_RATE: '2' }, 'SENTRY_SAMPLE_RATE must be a number from 0 to 1; got "2".'],
+    [{ SENTRY_DSN: 'not a url' }, 'SENTRY_DSN must be a URL; got "not a url".'],
+    [{ PAGE_TIMINGS: '{oops' }, 'PAGE_TIMINGS must be JSON, e.g. {"positionZeroTimeout": 2000}; got "{oops".'],
+    [{ PAGE_TIMINGS: '{"never": 1}' }, expect.stringContaining('PAGE_TIMINGS: unknown timing "never"')],
+    [{ PAGE_TIMINGS: '{"poll": 0}' }, 'PAGE_TIMINGS: "poll" must be a positive number of ms.'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "loud".'],
+  ])('should refuse %j with a clear message', (env, message) => {
+    let error: unknown;
+    try {
+      loadConfig(env as Record<string, string>);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toEqual(message);
+  });
+});

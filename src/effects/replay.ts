@@ -1,4 +1,4 @@
-import { filter, take, tap, type Observable } from 'rxjs';
+import { filter, take, type Observable, type Subscription } from 'rxjs';
 import type { QueueStatus, Replay } from '../../streams/types';
 import { createReplayForm } from './replay-form';
 
@@ -32,10 +32,11 @@ export function performReplay(replay: Replay, deps: ReplayDeps): void {
 }
 
 /** Replays the held request on the first 'released' status, and never again (the done flag). */
-export function replay(status$: Observable<QueueStatus>, deps: ReplayDeps): Observable<unknown> {
-  return status$.pipe(
-    filter((status) => status.kind == 'released'),
-    take(1),
-    tap((status) => performReplay(status.replay, deps)),
-  );
+export function replay(status$: Observable<QueueStatus>, deps: ReplayDeps): Subscription {
+  return status$
+    .pipe(
+      filter((status) => status.kind == 'released'),
+      take(1),
+    )
+    .subscribe((status) => performReplay(status.replay, deps));
 }

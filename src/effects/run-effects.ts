@@ -1,4 +1,4 @@
-import { merge, type Observable, type Subscription } from 'rxjs';
+import { Subscription, type Observable } from 'rxjs';
 import type { QueueStatus } from '../../streams/types';
 import type { Report } from '../adapters/error-reporter';
 import { leave } from './leave';
@@ -11,7 +11,11 @@ export interface EffectsDeps extends ReplayDeps {
   readonly report: Report;
 }
 
-/** Subscribes once to the status stream and performs what it asks for: report, leave, replay. */
+/** Performs what the status stream asks for: report, leave, replay. Unsubscribe to stop them all. */
 export function runEffects(status$: Observable<QueueStatus>, deps: EffectsDeps): Subscription {
-  return merge(reportFailures(status$, deps.report), leave(status$, deps.location, deps.history), replay(status$, deps)).subscribe();
+  const effects = new Subscription();
+  effects.add(reportFailures(status$, deps.report));
+  effects.add(leave(status$, deps.location, deps.history));
+  effects.add(replay(status$, deps));
+  return effects;
 }

@@ -18,6 +18,7 @@ const STYLE = `
   main { max-width: 44rem; margin: 2rem auto; padding: 0 1.5rem; }
   h1 { font-size: 1.6rem; margin: 0 0 .5rem; }
   h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
+  .card h2 { margin-top: 0; }
   p, li { color: inherit; }
   .muted { color: var(--muted); }
   .card { border: 1px solid var(--line); border-radius: .75rem; padding: 1.25rem; margin: 1rem 0; }

@@ -21,6 +21,9 @@ export async function demoRoutes(app: FastifyInstance): Promise<void> {
     return html(reply, layout('Home', userBox(session), home(session)));
   });
 
+  // Browsers ask for it on every page; a 204 keeps their consoles free of 404s.
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).header('cache-control', 'max-age=86400').send());
+
   app.post('/login', async (request, reply) => {
     const fields = fieldsOf(request);
     checkCsrf(requireSession(request), fields._token);

@@ -16,6 +16,8 @@ export const TIMESTAMP_WINDOW_SECONDS = 600;
 const MAX_DATA = 10 * 1024;
 const MAX_CHANNELS = 100;
 const MAX_BATCH = 10;
+/** A full batch of 10 KB events, with room for names and channels. */
+const BODY_LIMIT = 256 * 1024;
 
 /**
  * The HTTP events API: `POST /apps/{appId}/events` and `/batch_events`, signed as the
@@ -24,13 +26,13 @@ const MAX_BATCH = 10;
 export function eventsApiRoutes(app: FastifyInstance, options: EventsApiOptions): void {
   const nowSeconds = options.nowSeconds ?? (() => Date.now() / 1000);
 
-  app.post('/apps/:appId/events', async (request, reply) => {
+  app.post('/apps/:appId/events', { bodyLimit: BODY_LIMIT }, async (request, reply) => {
     authenticate(request, options.app, nowSeconds());
     await publishAll(options.fanout, eventMessages(request.body));
     return reply.send({});
   });
 
-  app.post('/apps/:appId/batch_events', async (request, reply) => {
+  app.post('/apps/:appId/batch_events', { bodyLimit: BODY_LIMIT }, async (request, reply) => {
     authenticate(request, options.app, nowSeconds());
     const batch = (request.body as { batch?: unknown } | null)?.batch;
     if (!Array.isArray(batch) || batch.length === 0 || batch.length > MAX_BATCH) {

@@ -75,6 +75,19 @@ describe('HTTP events API', () => {
     expect(sender.messages.filter((message) => message.event === 'first')).toEqual([]);
   });
 
+  it('should take a full batch of large events, beyond the 64 KB limit of other bodies', async () => {
+    const socket = await listener('App.Client.large');
+    const data = 'x'.repeat(9 * 1024);
+
+    const response = await pusher.triggerBatch(
+      Array.from({ length: 10 }, (_, i) => ({ channel: 'App.Client.large', name: `large-${i}`, data })),
+    );
+    const last = await socket.next('large-9');
+
+    expect(response.status).toBe(200);
+    expect(JSON.parse(last.data)).toBe(data);
+  });
+
   it('should refuse a wrong secret, key, app id, stale timestamp or body checksum', async () => {
     const body = JSON.stringify({ name: 'x', channels: ['App.Client.a'], data: '{}' });
     const post = (url: string, sent = body) =>

@@ -1,12 +1,16 @@
 import { captureMessage, init } from '@sentry/browser';
 import type { ErrorReportingSettings } from '../config/page-config';
 
+/** The page reports errors only; release-health sessions would add one request per visitor. */
+const withoutSessions = <T extends { name: string }>(integrations: T[]): T[] =>
+  integrations.filter((integration) => integration.name != 'BrowserSession');
+
 /**
  * Starts @sentry/browser. This module is loaded lazily, after the first paint, so that the SDK
  * stays off the critical path; returns the function that sends one report.
  */
 export function startSentry({ dsn, sampleRate, release }: ErrorReportingSettings): (message: string) => void {
-  init({ dsn: dsn ?? undefined, sampleRate, release });
+  init({ dsn: dsn ?? undefined, sampleRate, release, integrations: withoutSessions });
   return (message) => {
     captureMessage(message, 'error');
   };

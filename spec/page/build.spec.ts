@@ -1,0 +1,54 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '../..');
+
+interface Measured {
+  readonly gzip: number;
+  readonly files: ReadonlyArray<{ readonly file: string; readonly gzip: number }>;
+}
+
+describe('build: the production bundle', () => {
+  let outdir: string;
+  let sizes: { initialJs: Measured; allJs: Measured; budget: { initialJsGzip: number }; withinBudget: boolean };
+
+  beforeAll(() => {
+    outdir = mkdtempSync(path.join(tmpdir(), 'waiting-page-'));
+    const script = `import('./build.mjs').then((m) => m.buildPage({ outdir: ${JSON.stringify(outdir)}, log: false }))`;
+    execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: 'pipe' });
+    sizes = JSON.parse(readFileSync(path.join(outdir, 'size.json'), 'utf8'));
+  }, 120_000);
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  const read = (file: string) => readFileSync(path.join(outdir, file), 'utf8');
+
+  it('should write waiting.html with hashed /assets/ URLs and exactly one empty config element', () => {
+    const html = read('waiting.html');
+    expect(html).toMatch(/<link rel="stylesheet" href="\/assets\/waiting-[A-Z0-9]+\.css">/);
+    expect(html).toMatch(/<script type="module" src="\/assets\/main-[A-Z0-9]+\.js"><\/script>/);
+    expect(html.split('<script id="waiting-room-config" type="application/json">{}</script>')).toHaveLength(2);
+    expect(html).toContain('Finding your place in line…');
+  });
+
+  it('should keep @sentry/browser out of the JavaScript loaded before the position shows', () => {
+    const initial = sizes.initialJs.files.map((file) => file.file);
+    const lazy = sizes.allJs.files.map((file) => file.file).filter((file) => !initial.includes(file));
+    expect(initial.some((file) => read(file).includes('__SENTRY__'))).toBe(false);
+    expect(lazy.some((file) => read(file).includes('__SENTRY__'))).toBe(true);
+  });
+
+  it('should write source maps that point at the TypeScript sources', () => {
+    const main = sizes.initialJs.files.find((file) => file.file.startsWith('main-'))!.file;
+    expect(read(main)).toMatch(new RegExp(`//# sourceMappingURL=${main}\\.map\\s*$`));
+    const map = JSON.parse(read(`${main}.map`));
+    expect(map.sources).toContain(path.relative(outdir, path.join(ROOT, 'src/start-page.tsx')));
+  });
+
+  it('should record the gzipped sizes for the benchmark', () => {
+    expect(sizes.initialJs.gzip).toBeGreaterThan(0);
+    expect(sizes.allJs.gzip).toBeGreaterThan(sizes.initialJs.gzip);
+    expect(sizes.withinBudget).toBe(sizes.initialJs.gzip <= sizes.budget.initialJsGzip);
+  });
+});

@@ -10,7 +10,7 @@ import { Announcer } from './Announcer';
 import { LoadingBlock } from './LoadingBlock';
 import { WaitingBlock } from './WaitingBlock';
 
-/** The waiting page: renders the shared status stream; performs no side effect of its own. */
+/** The waiting page: renders the shared status stream. Replay, leave and report are the effects' job, not the view's. */
 export function WaitingRoom({ queue$, texts }: { queue$: Observable<QueueStatus>; texts: Texts }) {
   const viewModel = useWaitingViewModel(queue$);
   const view: WaitingView = useObservableState(viewModel?.view$ ?? NEVER, LOADING_VIEW);

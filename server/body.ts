@@ -12,9 +12,6 @@ declare module 'fastify' {
 export const FORM = 'application/x-www-form-urlencoded';
 export const JSON_TYPE = 'application/json';
 
-/** A form as parsed: repeated fields become arrays. */
-export type Form = Record<string, string | string[] | undefined>;
-
 /**
  * Parses JSON and form bodies, keeping the raw text on `request.rawBody`: the events API
  * checks its MD5, and a held request is replayed with exactly the body it was sent with.

@@ -61,11 +61,6 @@ export class RealtimeServer implements ChannelRegistry {
     if (subscribers.size === 0) this.channels.delete(channel);
   }
 
-  /** Connected sockets and occupied channels, for the admin view and tests. */
-  counts(): { connections: number; channels: number } {
-    return { connections: this.connections.size, channels: this.channels.size };
-  }
-
   /** Asks every client to reconnect (4200), then drops those that do not close in time. */
   async close(): Promise<void> {
     for (const connection of this.connections) connection.close(CLOSE.reconnectNow, 'Server shutting down.');

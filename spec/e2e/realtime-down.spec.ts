@@ -1,0 +1,76 @@
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../support/browser';
+import { closedPort } from '../support/closed-port';
+import { eventually } from '../support/eventually';
+import { openVisitor, type Visitor } from '../support/visitor-page';
+import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+
+const ACTIVE_LIMIT = 1;
+/**
+ * Real spec timings: pusher-js gives up after its 10 s unavailable timeout (or sooner when
+ * every transport is refused), the check runs 30 s later, the page leaves 2 s after reporting.
+ */
+const REPORT_WITHIN_MS = 10_000 + 30_000 + 10_000;
+
+describe('a visitor whose realtime server is down', () => {
+  let server: WaitingRoomServer;
+  let browser: Browser;
+  let realtimePort: number;
+  let visitor: Visitor | undefined;
+
+  beforeAll(async () => {
+    realtimePort = await closedPort();
+    server = await startWaitingRoom({
+      ACTIVE_LIMIT: String(ACTIVE_LIMIT),
+      RELEASE_PER_MINUTE: '0',
+      // The page is told to reach the realtime server on a port where nothing listens.
+      PUSHER_CLIENT_PORT: String(realtimePort),
+      // Every report is sent, so the test can see it reach the local sink.
+      SENTRY_SAMPLE_RATE: '1',
+    });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await visitor?.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  test(
+    "reports 'Websoket KO - unavailable' to the error sink and goes back in history",
+    async () => {
+      await server.fill(ACTIVE_LIMIT);
+      // The realtime port is the page's only other origin: its connection attempts must be refused, not blocked.
+      visitor = await openVisitor(browser, server.url, { alsoAllowed: [`http://127.0.0.1:${realtimePort}`] });
+      const { page } = visitor;
+      await page.goto(server.at('/?from=home'));
+      await page.click('a:has-text("Open the checkout")');
+      await page.waitForURL(server.at('/checkout?item=42'));
+      await page.locator('.wr-loading').waitFor();
+      expect(await server.stats()).toMatchObject({ waiting: 1 });
+
+      const reports = await eventually(
+        'the unavailable report in GET /admin/errors',
+        () => server.errors(),
+        (list) => list.length > 0,
+        REPORT_WITHIN_MS,
+        250,
+      );
+      expect(reports).toEqual([expect.objectContaining({ message: 'Websoket KO - unavailable', release: '1.0.0' })]);
+      // Never connected, so never polled: until it leaves, the visitor only sees the loading block.
+      const seen = await visitor.seen();
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.every((block) => block.block === 'loading')).toBe(true);
+
+      // Leaving: back in history to the page the visitor came from (the page is gone, so no root step).
+      await page.waitForURL(server.at('/?from=home'), { timeout: 10_000 });
+      expect(visitor.navigations.at(-1)).toBe(server.at('/?from=home'));
+      expect(visitor.offSite).toEqual([]);
+      // The page left on its own: the server still keeps the place, and received one report only.
+      expect(await server.stats()).toMatchObject({ waiting: 1, released: 0 });
+      expect((await server.errors()).map((report) => report.message)).toEqual(['Websoket KO - unavailable']);
+    },
+    90_000,
+  );
+});

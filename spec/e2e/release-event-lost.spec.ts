@@ -1,0 +1,72 @@
+import type { Browser } from 'playwright-core';
+import { TIMINGS } from '../../streams/constants';
+import { launchBrowser } from '../support/browser';
+import { eventually } from '../support/eventually';
+import { openVisitor, type Visitor } from '../support/visitor-page';
+import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+
+const ACTIVE_LIMIT = 1;
+
+describe('a visitor whose release event is lost', () => {
+  let server: WaitingRoomServer;
+  let browser: Browser;
+  let visitor: Visitor | undefined;
+
+  beforeAll(async () => {
+    server = await startWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0', SENTRY_SAMPLE_RATE: '1' });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await visitor?.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  test(
+    "sees position 0, reports 'Websocket KO - position 0 depuis 10sec' after 10 s, then leaves for the site root",
+    async () => {
+      await server.fill(ACTIVE_LIMIT);
+      visitor = await openVisitor(browser, server.url);
+      const { page } = visitor;
+      // Opened in place of the blank tab (location.replace): no page to go back to, as in a new tab
+      // opened on the link, so the leave ends at the root.
+      await Promise.all([
+        page.waitForURL(server.at('/checkout?item=42')),
+        page.evaluate((url) => window.location.replace(url), server.at('/checkout?item=42')),
+      ]);
+      await expect(page.evaluate(() => history.length)).resolves.toBe(1);
+      await page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
+      await expect(visitor.position()).resolves.toBe(1);
+
+      // Released without the event: only queue_info (the anonymous 5 s poll) can tell the page.
+      const [uuid] = await server.release(1, { silent: true });
+      expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
+      const releasedAt = Date.now();
+      await eventually('position 0 on the page', () => visitor!.position(), (position) => position === 0, TIMINGS.anonymousPoll + 3000);
+
+      const reports = await eventually(
+        'the position-0 report in GET /admin/errors',
+        () => server.errors(),
+        (list) => list.length > 0,
+        TIMINGS.anonymousPoll + TIMINGS.positionZeroTimeout + 5000,
+        250,
+      );
+      expect(reports).toEqual([
+        expect.objectContaining({ message: 'Websocket KO - position 0 depuis 10sec', release: '1.0.0' }),
+      ]);
+      // The watchdog waited its 10 s from the first 0 the page polled, which came after the release.
+      expect(Date.parse(reports[0]!.receivedAt) - releasedAt).toBeGreaterThanOrEqual(TIMINGS.positionZeroTimeout - 500);
+      // The held GET was never replayed: the page did not navigate to it.
+      expect(visitor.navigations.filter((url) => url === server.at('/checkout?item=42'))).toHaveLength(1);
+
+      // Back in history goes nowhere, so the fallback takes the visitor to the root 3 s later.
+      await page.waitForURL(server.at('/'), { timeout: TIMINGS.leaveDelay + TIMINGS.rootFallback + 5000 });
+      await page.locator('h1', { hasText: 'A shop with a waiting room' }).waitFor();
+      expect(visitor.offSite).toEqual([]);
+      expect(await server.stats()).toMatchObject({ waiting: 0, released: 1 });
+      expect((await server.errors()).map((report) => report.message)).toEqual(['Websocket KO - position 0 depuis 10sec']);
+    },
+    60_000,
+  );
+});

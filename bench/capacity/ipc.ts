@@ -1,0 +1,94 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import type { Reply, Request, Ready } from './protocol';
+
+type Handler = (arg: never) => unknown;
+
+/**
+ * Runs inside a child: answers the parent's requests with `handlers`, after sending `ready`.
+ * The child exits when the parent goes away, so that no benchmark process is left behind.
+ */
+export function serveRequests(ready: unknown, handlers: Record<string, Handler>): void {
+  const send = process.send?.bind(process);
+  if (!send) throw new Error('This benchmark process must be started by bench/run.ts (it needs an IPC channel).');
+  process.on('message', (message: Request) => {
+    if (message?.type !== 'request') return;
+    const handler = handlers[message.cmd];
+    Promise.resolve()
+      .then(() => {
+        if (!handler) throw new Error(`unknown command ${message.cmd}`);
+        return handler(message.arg as never);
+      })
+      .then(
+        (value) => send({ type: 'reply', id: message.id, value } satisfies Reply),
+        (error: unknown) => send({ type: 'reply', id: message.id, error: String((error as Error)?.stack ?? error) } satisfies Reply),
+      );
+  });
+  process.on('disconnect', () => process.exit(0));
+  send({ type: 'ready', value: ready } satisfies Ready);
+}
+
+/** A child process of the benchmark, driven by requests. */
+export class Child<R = unknown> {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private exitError?: Error;
+
+  private constructor(
+    readonly process: ChildProcess,
+    readonly ready: R,
+  ) {
+    process.on('message', (message: Reply) => {
+      if (message?.type !== 'reply') return;
+      const waiter = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (message.error !== undefined) waiter?.reject(new Error(message.error));
+      else waiter?.resolve(message.value);
+    });
+    process.on('exit', (code, signal) => {
+      this.exitError = new Error(`benchmark child exited (code ${code}, signal ${signal})`);
+      for (const waiter of this.pending.values()) waiter.reject(this.exitError);
+      this.pending.clear();
+    });
+  }
+
+  /** Forks `script` with tsx and waits for its `ready` message. */
+  static async start<R>(script: string, options: { env?: NodeJS.ProcessEnv; execArgv?: string[]; name: string }): Promise<Child<R>> {
+    const child = fork(script, [], {
+      env: options.env ?? process.env,
+      execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const ready = await new Promise<R>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`${options.name} exited before it was ready (code ${code})`));
+      child.once('exit', onExit);
+      child.once('error', reject);
+      child.on('message', function onMessage(message: Ready<R>) {
+        if (message?.type !== 'ready') return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(message.value);
+      });
+    });
+    return new Child<R>(child, ready);
+  }
+
+  /** Sends `cmd` and waits for its answer. */
+  request<T>(cmd: string, arg?: unknown): Promise<T> {
+    if (this.exitError) return Promise.reject(this.exitError);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.process.send({ type: 'request', id, cmd, arg } satisfies Request);
+    });
+  }
+
+  /** Ends the child: disconnecting makes it exit; a child that does not is killed. */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    if (this.process.exitCode !== null || this.process.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.process.once('exit', resolve));
+    if (this.process.connected) this.process.disconnect();
+    const timer = setTimeout(() => this.process.kill('SIGKILL'), timeoutMs);
+    await exited;
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,117 @@
+import type { CapacityResult } from './capacity/run-capacity';
+import type { EstimateResult } from './estimate-accuracy';
+import type { PageWeightResult } from './page-weight';
+import type { TargetCheck } from './targets';
+
+export interface BenchResults {
+  readonly date: string;
+  readonly machine: { cpus: number; cpuModel?: string; memoryGb: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
+  readonly seconds: number;
+  readonly targets: TargetCheck[];
+  readonly targetsRedis?: TargetCheck[];
+  readonly pageWeight: PageWeightResult;
+  readonly estimate?: EstimateResult;
+  readonly estimateUnannounced?: EstimateResult;
+  readonly capacity?: CapacityResult;
+  readonly capacityRedis?: CapacityResult;
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+
+/** The Markdown summary of one benchmark run. */
+export function renderMarkdown(results: BenchResults): string {
+  const lines: string[] = [];
+  const { machine } = results;
+  lines.push('# Waiting Room benchmark');
+  lines.push('');
+  lines.push(
+    `${results.date} · ${machine.cpus} × ${machine.cpuModel ?? 'CPU'} · ${machine.memoryGb} GB · Node ${machine.node} · ` +
+      `load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverageAtEnd.join(' ')} at end · ${fixed(results.seconds)} s`,
+  );
+  lines.push('');
+  lines.push('## Targets');
+  lines.push('');
+  lines.push(...targetTable(results.targets));
+  if (results.targetsRedis) {
+    lines.push('');
+    lines.push('With the Redis store:');
+    lines.push('');
+    lines.push(...targetTable(results.targetsRedis));
+  }
+  lines.push('');
+  lines.push(...pageWeight(results.pageWeight));
+  if (results.capacity) lines.push('', ...capacity(results.capacity, 'memory store'));
+  if (results.capacityRedis) lines.push('', ...capacity(results.capacityRedis, 'Redis store'));
+  if (results.estimate) lines.push('', ...estimate(results.estimate, results.estimateUnannounced));
+  lines.push('');
+  return lines.join('\n');
+}
+
+function targetTable(checks: readonly TargetCheck[]): string[] {
+  return [
+    '| target | goal | measured | verdict |',
+    '| --- | --- | --- | --- |',
+    ...checks.map((check) => `| ${check.name} | ${check.target} | ${check.measured}${check.note ? ` (${check.note})` : ''} | **${check.verdict}** |`),
+  ];
+}
+
+function pageWeight(result: PageWeightResult): string[] {
+  const { page, naive, ratio } = result;
+  return [
+    '## Page weight (gzipped JavaScript)',
+    '',
+    `Built by \`build.mjs\` in this run, beside a naive bundle of the same app and dependencies (one esbuild file, everything eager); ${result.compression}; ${result.runsNote}.`,
+    '',
+    '| bundle | gzip | raw | vs naive |',
+    '| --- | --- | --- | --- |',
+    `| page, initial (before the position shows) | ${kb(page.initialJsGzip)} | ${kb(page.initialJsBytes)} | ${fixed(ratio.initialToNaive, 2)} |`,
+    `| page, all JavaScript | ${kb(page.allJsGzip)} | ${kb(page.allJsBytes)} | ${fixed(ratio.allToNaive, 2)} |`,
+    `| naive single bundle | ${kb(naive.gzip)} | ${kb(naive.bytes)} | 1.00 |`,
+    '',
+    `Initial JavaScript budget of the build: ${kb(page.budgetInitialJsGzip)} — ${page.withinBudget ? 'within' : 'OVER'}.`,
+  ];
+}
+
+function capacity(result: CapacityResult, store: string): string[] {
+  const { settings, memory, paced, releases, saturation, hold, limits } = result;
+  const median = saturation.median;
+  return [
+    `## Server capacity (${store})`,
+    '',
+    `${settings.visitors} anonymous visitors, each held by a GET of /checkout with its own cookie, subscribed over a real WebSocket ` +
+      `(Pusher protocol 7) and sending queue_request; server, bare server and load generator each in its own process. ` +
+      `Open files: ${limits.openFiles ? `${limits.openFiles.soft} (soft limit, unchanged)` : 'unknown'}; about ${limits.socketsPerProcess} sockets per process.`,
+    '',
+    `- held: ${hold.held} in ${fixed(Number(hold.half.seconds) + Number(hold.full.seconds), 1)} s (plus ${hold.half.admitted + hold.full.admitted} admitted before the line formed); errors in total: ${result.errors.total} ${JSON.stringify(result.errors)}`,
+    `- memory per waiting visitor (after GC, baseline → ${hold.held} held): RSS ${kb(memory.perVisitorBytes.rss)}, JS heap ${kb(memory.perVisitorBytes.heapUsed)}, external ${kb(memory.perVisitorBytes.external)}; second half only: RSS ${kb(memory.perVisitorBytesSecondHalf.rss)}, heap ${kb(memory.perVisitorBytesSecondHalf.heapUsed)}`,
+    `- paced polling (the page's 5 s and 60 s polls ×${settings.timeFactor}, ${settings.pollSockets} keep-alive sockets, ${fixed(paced.seconds)} s): ` +
+      `${fixed(paced.perSecond)}/s of ${fixed(paced.offeredPerSecond)}/s offered, p50 ${paced.latencyMs.p50} ms, p99 ${paced.latencyMs.p99} ms; server CPU ${fixed(paced.serverCpu * 100)}% of a core`,
+    `- release to delivery (store decision → RequestUnqueud frame at the visitor's socket; ${settings.releasePerMinute}/min during the paced polling): ` +
+      `${releases.delivered}/${releases.released} delivered, p50 ${releases.latencyMs.p50} ms, p90 ${releases.latencyMs.p90} ms, p99 ${releases.latencyMs.p99} ms, max ${releases.latencyMs.max} ms`,
+    `- queue_info throughput, closed loop over ${settings.connections} keep-alive connections, median of ${saturation.runs.length} runs of ${settings.saturateSeconds} s each: ` +
+      `ours ${fixed(median.oursPerSecond)}/s (p50 ${median.oursP50Ms} ms, p99 ${median.oursP99Ms} ms, server CPU ${fixed(median.oursServerCpu * 100)}%), ` +
+      `bare Node http ${fixed(median.barePerSecond)}/s (p50 ${median.bareP50Ms} ms, p99 ${median.bareP99Ms} ms, CPU ${fixed(median.bareServerCpu * 100)}%); ` +
+      `ratio **${fixed(median.ratio, 2)}** (per run: ${saturation.runs.map((run) => fixed(run.ratio, 2)).join(', ')}); load generator CPU ${fixed(median.generatorCpuOurs * 100)}% / ${fixed(median.generatorCpuBare * 100)}%`,
+  ];
+}
+
+function estimate(result: EstimateResult, unannounced?: EstimateResult): string[] {
+  const { settings, median } = result;
+  const row = (label: string, figures: EstimateResult['median']) =>
+    `| ${label} | ${figures.steadyMaeMinutes} | ${figures.afterChangeMaeMinutes} | ${figures.minutesUntilWithin2} | ${figures.minutesUntilWithin1} | ${figures.newRateSteadyMaeMinutes} |`;
+  return [
+    '## Wait estimate accuracy',
+    '',
+    `The real \`estimateMinutes\` over the real memory store's release times, on a simulated clock: ${settings.initialLine} waiting at the start, ` +
+      `arrivals at random at the release rate, ${settings.rateBefore}/min until minute ${settings.changeAtMinutes}, then ${settings.rateAfter}/min; ` +
+      `every waiting visitor's estimate sampled every ${settings.sampleEveryMs / 1000} s and compared with the wait that followed. Median of ${result.runs} seeded runs; mean line ${median.meanLine}.`,
+    '',
+    '| configured rate handed to the estimate | error, steady (min) | error, 2 min after the change (min) | back within 2 min of error after (min) | back within 1 min after (min) | error at the new rate (min) |',
+    '| --- | --- | --- | --- | --- | --- |',
+    row('follows the change', median),
+    ...(unannounced ? [row(`stays at ${settings.rateBefore}/min`, unannounced.median)] : []),
+    '',
+    `Error minute by minute (first seed): ${result.timeline.map((point) => point.maeMinutes).join(' ')}`,
+  ];
+}

@@ -1,0 +1,134 @@
+/**
+ * `npm run bench`: page weight, server capacity and wait-estimate accuracy, each measured as a
+ * ratio or a distribution inside one run, so that the figures hold on a noisy shared machine.
+ * Writes bench/results/latest.json and latest.md, and prints the summary with PASS/MISS per target.
+ *
+ * Environment:
+ *   BENCH_VISITORS=10000      waiting visitors held at once
+ *   BENCH_TIME_FACTOR=4       the page's 5 s and 60 s polls run this many times faster
+ *   BENCH_POLL_SECONDS=30     paced polling (with releases) duration
+ *   BENCH_RELEASE_PER_MINUTE=1200
+ *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
+ *   BENCH_SATURATE_SECONDS=4  length of each closed-loop run (after a 1 s warm-up)
+ *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
+ *   BENCH_ONLY=page,estimate,capacity   run only these parts
+ *   BENCH_REDIS=1             also run the capacity benchmark on Redis (a redis-server on a free port)
+ *   BENCH_CPU_PROF=1          write a V8 CPU profile of the bench server (path printed)
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
+import { DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
+import { measurePageWeight, type PageWeightResult } from './page-weight';
+import { renderMarkdown } from './report';
+import { checkTargets } from './targets';
+
+const resultsDir = path.join(__dirname, 'results');
+
+function numberFromEnv(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min) throw new Error(`${name} must be a number ≥ ${min}; got "${raw}".`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const loadAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
+  const only = new Set((process.env.BENCH_ONLY ?? 'page,estimate,capacity').split(',').map((part) => part.trim()));
+  const log = (line: string) => console.log(line);
+  const workDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-bench-'));
+  const profileDir = process.env.BENCH_CPU_PROF === '1' ? mkdtempSync(path.join(tmpdir(), 'waiting-room-profile-')) : undefined;
+  try {
+    const pageDir = path.join(workDir, 'page');
+    log('page weight: building the page and a naive bundle…');
+    // The capacity benchmark serves this build, so the page is always built.
+    const pageWeight: PageWeightResult = await measurePageWeight(pageDir);
+
+    let estimate: EstimateResult | undefined;
+    let estimateUnannounced: EstimateResult | undefined;
+    if (only.has('estimate')) {
+      log('wait estimate: simulating a line whose release rate halves…');
+      estimate = await measureEstimateAccuracy(DEFAULT_ESTIMATE_OPTIONS);
+      estimateUnannounced = await measureEstimateAccuracy({ ...DEFAULT_ESTIMATE_OPTIONS, announced: false });
+    }
+
+    let capacity: CapacityResult | undefined;
+    let capacityRedis: CapacityResult | undefined;
+    if (only.has('capacity')) {
+      const options: CapacityOptions = {
+        visitors: Math.floor(numberFromEnv('BENCH_VISITORS', 10_000, 10)),
+        factor: numberFromEnv('BENCH_TIME_FACTOR', 4, 0.1),
+        pollSeconds: numberFromEnv('BENCH_POLL_SECONDS', 30, 1),
+        saturateSeconds: numberFromEnv('BENCH_SATURATE_SECONDS', 4, 1),
+        repetitions: Math.floor(numberFromEnv('BENCH_REPETITIONS', 5, 1)),
+        connections: Math.floor(numberFromEnv('BENCH_CONNECTIONS', 64, 1)),
+        pollSockets: 256,
+        releasePerMinute: Math.floor(numberFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60)),
+        // Room for ten seconds of releases, so the rate is the limit, not the active sessions.
+        activeLimit: Math.ceil(numberFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60) / 6),
+        sessionSeconds: 5,
+        pageDir,
+        cpuProfileDir: profileDir,
+        log,
+      };
+      log(`server capacity (memory store): ${options.visitors} visitors…`);
+      capacity = await runCapacity(options);
+      if (process.env.BENCH_REDIS === '1') {
+        log(`server capacity (Redis store): ${options.visitors} visitors…`);
+        capacityRedis = await withRedis((redisUrl) => runCapacity({ ...options, redisUrl }));
+      }
+    }
+
+    const results = {
+      date: new Date().toISOString(),
+      machine: machine(loadAtStart),
+      seconds: (Date.now() - started) / 1000,
+      targets: checkTargets(capacity, estimate),
+      targetsRedis: capacityRedis ? checkTargets(capacityRedis, undefined) : undefined,
+      pageWeight,
+      estimate,
+      estimateUnannounced,
+      capacity,
+      capacityRedis,
+      cpuProfileDir: profileDir,
+    };
+    mkdirSync(resultsDir, { recursive: true });
+    const markdown = renderMarkdown(results);
+    writeFileSync(path.join(resultsDir, 'latest.json'), JSON.stringify(results, null, 2) + '\n');
+    writeFileSync(path.join(resultsDir, 'latest.md'), markdown);
+    console.log('\n' + markdown);
+    console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))} and latest.md`);
+    if (profileDir) console.log(`server CPU profile: ${profileDir} (summarise with: node --import tsx bench/profile-summary.ts ${profileDir})`);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+function machine(loadAverageAtStart: number[]) {
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart,
+    loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100),
+  };
+}
+
+async function withRedis<T>(run: (url: string) => Promise<T>): Promise<T> {
+  const { startRedisServer } = await import('../spec/support/redis-server');
+  const redis = await startRedisServer();
+  try {
+    return await run(redis.url);
+  } finally {
+    await redis.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

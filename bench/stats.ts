@@ -1,0 +1,38 @@
+/** Small statistics helpers shared by the benchmarks. */
+
+/** The `p`-th percentile (0–100) of `values` by nearest rank; NaN for an empty list. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+/** The median of `values` (the mean of the two middle ones for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/** p50, p90, p99 and max of a list of latencies, rounded to 0.01. */
+export function distribution(values: readonly number[]): { count: number; p50: number; p90: number; p99: number; max: number } {
+  const round = (value: number) => Math.round(value * 100) / 100;
+  return {
+    count: values.length,
+    p50: round(percentile(values, 50)),
+    p90: round(percentile(values, 90)),
+    p99: round(percentile(values, 99)),
+    max: round(values.length === 0 ? Number.NaN : values.reduce((top, value) => Math.max(top, value), -Infinity)),
+  };
+}
+
+/** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
+export function preciseNow(): number {
+  return performance.timeOrigin + performance.now();
+}

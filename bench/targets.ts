@@ -1,0 +1,78 @@
+import type { CapacityResult } from './capacity/run-capacity';
+import type { EstimateResult } from './estimate-accuracy';
+
+/** The figures the project promises on a 2-core machine (load generator included). */
+export const TARGETS = {
+  visitorsHeld: 10_000,
+  releaseToDeliveryP99Ms: 100,
+  throughputRatio: 0.6,
+  memoryPerVisitorBytes: 10 * 1024,
+  steadyEstimateErrorMinutes: 1,
+  minutesBackWithin1AfterChange: 2,
+} as const;
+
+export type Verdict = 'PASS' | 'MISS' | 'N/A';
+
+export interface TargetCheck {
+  readonly name: string;
+  readonly target: string;
+  readonly measured: string;
+  readonly verdict: Verdict;
+  readonly note?: string;
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
+
+/** PASS/MISS for every target, from the figures of one run. */
+export function checkTargets(capacity: CapacityResult | undefined, estimate: EstimateResult | undefined): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  if (capacity) {
+    const { held } = capacity.hold;
+    const asked = capacity.settings.visitors;
+    const errors = capacity.errors.total;
+    checks.push({
+      name: 'waiting visitors held at once, no errors',
+      target: `${TARGETS.visitorsHeld} held, 0 errors`,
+      measured: `${held} held, ${errors} errors`,
+      verdict: errors > 0 || held < asked ? 'MISS' : asked < TARGETS.visitorsHeld ? 'N/A' : 'PASS',
+      note: asked < TARGETS.visitorsHeld ? `only ${asked} visitors were asked for (BENCH_VISITORS)` : undefined,
+    });
+    const p99 = capacity.releases.latencyMs.p99;
+    checks.push({
+      name: 'release-to-delivery p99',
+      target: `≤ ${TARGETS.releaseToDeliveryP99Ms} ms`,
+      measured: `${p99} ms (p50 ${capacity.releases.latencyMs.p50} ms, ${capacity.releases.delivered} releases)`,
+      verdict: Number.isFinite(p99) && p99 <= TARGETS.releaseToDeliveryP99Ms ? 'PASS' : 'MISS',
+    });
+    const ratio = capacity.saturation.median.ratio;
+    checks.push({
+      name: 'queue_info throughput / bare Node http',
+      target: `≥ ${TARGETS.throughputRatio}`,
+      measured: `${ratio.toFixed(2)} (${capacity.saturation.median.oursPerSecond.toFixed(0)}/s vs ${capacity.saturation.median.barePerSecond.toFixed(0)}/s)`,
+      verdict: ratio >= TARGETS.throughputRatio ? 'PASS' : 'MISS',
+    });
+    const perVisitor = capacity.memory.perVisitorBytes;
+    checks.push({
+      name: 'server memory per waiting visitor (RSS after GC)',
+      target: `≤ ${kb(TARGETS.memoryPerVisitorBytes)}`,
+      measured: `${kb(perVisitor.rss)} RSS (heap ${kb(perVisitor.heapUsed)})`,
+      verdict: perVisitor.rss <= TARGETS.memoryPerVisitorBytes ? 'PASS' : 'MISS',
+    });
+  }
+  if (estimate) {
+    const figures = estimate.median;
+    checks.push({
+      name: 'wait estimate error, steady rate',
+      target: `≤ ${TARGETS.steadyEstimateErrorMinutes} min`,
+      measured: `${figures.steadyMaeMinutes} min`,
+      verdict: figures.steadyMaeMinutes <= TARGETS.steadyEstimateErrorMinutes ? 'PASS' : 'MISS',
+    });
+    checks.push({
+      name: 'wait estimate back within 1 min after a rate change',
+      target: `≤ ${TARGETS.minutesBackWithin1AfterChange} min after the change`,
+      measured: `${figures.minutesUntilWithin1} min (within 2 min of error after ${figures.minutesUntilWithin2} min; error ${figures.afterChangeMaeMinutes} min over the 2 min after)`,
+      verdict: figures.minutesUntilWithin1 <= TARGETS.minutesBackWithin1AfterChange ? 'PASS' : 'MISS',
+    });
+  }
+  return checks;
+}

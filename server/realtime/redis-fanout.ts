@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import Redis from 'ioredis';
+import { redisClientOptions } from '../store/redis';
+import type { ChannelMessage, Fanout } from './fanout';
+import { FanoutUnavailableError } from './fanout-error';
+import { decodeEnvelope, encodeEnvelope } from './fanout-message';
+import { closeClient, readyWithin } from './redis-ready';
+
+/** What the fanout reports: a lost or restored subscription, and messages it could not read. */
+export type FanoutLog = Pick<FastifyBaseLogger, 'info' | 'warn'>;
+
+export interface RedisFanoutOptions {
+  /** Put before the pub/sub channel's name, as the store puts it before its keys. Default `wr:`. */
+  readonly prefix?: string;
+  /** Longest wait for one Redis reply before a publish fails, in ms. Default 1000. */
+  readonly commandTimeoutMs?: number;
+  /** Longest wait for the first connection (at start) before a publish fails, in ms. Default 1000. */
+  readonly connectWaitMs?: number;
+  readonly log?: FanoutLog;
+}
+
+const DEFAULT_PREFIX = 'wr:';
+const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
+const DEFAULT_CONNECT_WAIT_MS = 1000;
+const quiet: FanoutLog = { info: () => undefined, warn: () => undefined };
+const nobody = (): void => undefined;
+
+/**
+ * Carries channel events between the instances that share one Redis, over pub/sub on
+ * `<prefix>fanout`: one connection publishes, another stays subscribed (a subscribed
+ * connection can run no other command).
+ *
+ * An event is delivered to this instance's clients at once, then published for the others;
+ * each instance ignores the messages marked with its own id. So this instance's clients never
+ * depend on Redis: they get their events with no round trip, while Redis is away, and while
+ * the subscription is being restored (delivering only through the subscription would lose
+ * those silently). Every instance, this one included, delivers each event exactly once.
+ *
+ * When Redis is unreachable or too slow, `publish` rejects with `FanoutUnavailableError`
+ * within about `commandTimeoutMs` (after the local delivery). A publish that timed out on a
+ * frozen Redis may still reach the others once it thaws: a release event arriving late is
+ * harmless, since the page replays once. The subscription comes back by itself once Redis
+ * answers again.
+ */
+export class RedisFanout implements Fanout {
+  /** The pub/sub channel every instance of this room listens on. */
+  readonly channel: string;
+  /** This process's mark on what it publishes: a restarted process is a new origin. */
+  private readonly origin = randomUUID();
+  private readonly publisher: Redis;
+  private readonly subscriber: Redis;
+  private readonly connectWaitMs: number;
+  private readonly log: FanoutLog;
+  private deliver: (message: ChannelMessage) => void = nobody;
+  private subscribed = false;
+  private everSubscribed = false;
+  private readonly waiters = new Set<() => void>();
+  private closed = false;
+
+  constructor(url: string, options: RedisFanoutOptions = {}) {
+    const clientOptions = redisClientOptions(options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
+    this.channel = `${options.prefix ?? DEFAULT_PREFIX}fanout`;
+    this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
+    this.log = options.log ?? quiet;
+    this.publisher = new Redis(url, clientOptions);
+    // ioredis's own resubscription neither says when it is done nor covers a first SUBSCRIBE
+    // that failed (Redis away at start): subscribing on every `ready` covers both.
+    this.subscriber = new Redis(url, { ...clientOptions, autoResubscribe: false });
+    // Failures reach callers as rejected calls and the logs below; without a listener the
+    // clients would also print every failed reconnection attempt.
+    this.publisher.on('error', nobody);
+    this.subscriber.on('error', nobody);
+    this.subscriber.on('ready', () => this.subscribe());
+    this.subscriber.on('close', () => this.lost());
+    this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
+  }
+
+  async publish(message: ChannelMessage): Promise<void> {
+    this.deliver(message);
+    if (this.closed) throw new FanoutUnavailableError('The realtime fanout is closed.');
+    try {
+      await readyWithin(this.publisher, this.connectWaitMs);
+      await this.publisher.publish(this.channel, encodeEnvelope({ origin: this.origin, message }));
+    } catch (error) {
+      throw new FanoutUnavailableError(
+        `The event reached this instance's clients only; Redis is unreachable: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  onMessage(deliver: (message: ChannelMessage) => void): void {
+    this.deliver = deliver;
+  }
+
+  /**
+   * Resolves true once the subscription is in place (other instances' events arrive), or
+   * false after `timeoutMs`; the subscription keeps being tried in the background.
+   */
+  ready(timeoutMs: number): Promise<boolean> {
+    if (this.subscribed) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve(this.subscribed);
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.waiters.add(done);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.deliver = nobody;
+    this.subscribed = false;
+    for (const done of [...this.waiters]) done();
+    await Promise.allSettled([closeClient(this.publisher), closeClient(this.subscriber)]);
+  }
+
+  private subscribe(): void {
+    this.subscriber.subscribe(this.channel).then(
+      () => {
+        if (this.closed) return;
+        if (this.everSubscribed) this.log.info({ channel: this.channel }, 'realtime fanout subscribed again');
+        this.subscribed = true;
+        this.everSubscribed = true;
+        for (const done of [...this.waiters]) done();
+      },
+      (error: unknown) => {
+        if (this.closed) return;
+        this.log.warn({ err: error, channel: this.channel }, 'realtime fanout could not subscribe; reconnecting');
+        // A new connection brings a new `ready`, hence a new attempt.
+        this.subscriber.disconnect(true);
+      },
+    );
+  }
+
+  private lost(): void {
+    if (!this.subscribed || this.closed) return;
+    this.subscribed = false;
+    this.log.warn(
+      { channel: this.channel },
+      "realtime fanout lost Redis: other instances' events are missed until it is back",
+    );
+  }
+
+  private receive(channel: string, text: string): void {
+    if (channel !== this.channel) return;
+    const envelope = decodeEnvelope(text);
+    if (!envelope) {
+      this.log.warn({ channel }, 'realtime fanout ignored a message it cannot read');
+      return;
+    }
+    if (envelope.origin !== this.origin) this.deliver(envelope.message);
+  }
+}

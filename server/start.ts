@@ -4,7 +4,8 @@ import { systemClock, type Clock } from './clock';
 import type { ServerConfig } from './config';
 import { loadWaitingPage } from './page';
 import { pusherOptions, pusherPublisher, type ReleasePublisher } from './publish';
-import { LocalFanout, type Fanout } from './realtime/fanout';
+import { createFanout } from './realtime/create-fanout';
+import type { Fanout } from './realtime/fanout';
 import { RealtimeServer } from './realtime/server';
 import { startReleaseLoop } from './release-loop';
 import { Releases } from './releases';
@@ -28,7 +29,7 @@ export interface StartOptions {
   readonly clock?: Clock;
   /** Defaults to the store `config.redisUrl` asks for; a given store is closed by `close()` too. */
   readonly store?: QueueStore;
-  /** Carries realtime events between instances; defaults to this process only. */
+  /** Carries realtime events between instances; defaults to Redis pub/sub when REDIS_URL is set, else this process only. */
   readonly fanout?: Fanout;
   /** How releases are announced; defaults to the `pusher` SDK against the configured server. */
   readonly publisher?: ReleasePublisher;
@@ -53,9 +54,9 @@ export async function start(config: ServerConfig, options: StartOptions = {}): P
   const page = loadWaitingPage(config.pageHtmlPath);
   const clock = options.clock ?? systemClock;
   const store = options.store ?? createStore(config);
-  const fanout = options.fanout ?? new LocalFanout();
   const errors = new ErrorLog();
   const app = createFastify(config);
+  const fanout = options.fanout ?? (await createFanout(config, app.log));
   const releases = new Releases(store, clock, releasePolicy(config), app.log);
   let port = config.port;
   registerRoutes(app, { config, store, clock, page, releases, fanout, errors, port: () => port });

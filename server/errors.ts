@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { FanoutUnavailableError } from './realtime/fanout-error';
 import { StoreUnavailableError } from './store/errors';
 
 /** An error the visitor or client caused, answered as `{error: {code, message}}` with `status`. */
@@ -50,6 +51,14 @@ export function installErrorHandlers(app: FastifyInstance): void {
         .code(503)
         .header('retry-after', '2')
         .send(errorBody('store_unavailable', 'The waiting room is busy; try again in a moment.'));
+    }
+    if (error instanceof FanoutUnavailableError) {
+      request.log.warn({ err: error.cause ?? error }, 'realtime fanout unavailable');
+      // The caller (our own release publisher, or the site's backend) may send the event again.
+      return reply
+        .code(503)
+        .header('retry-after', '2')
+        .send(errorBody('realtime_unavailable', 'The event could not reach every instance; try again in a moment.'));
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) {

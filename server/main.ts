@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const realtime = config.pusher.embedded
-    ? 'embedded realtime server on the same port'
+    ? `embedded realtime server on the same port${config.redisUrl ? ', events shared through Redis pub/sub' : ''}`
     : `realtime through ${config.pusher.host ?? `Pusher Channels (${config.pusher.cluster})`}`;
   console.log(`Waiting Room demo: open ${server.url}/ (protected: ${config.protect.join(', ')}).`);
   console.log(`Queue in ${config.redisUrl ? 'Redis' : 'memory'}, ${realtime}.`);

@@ -1,11 +1,13 @@
 /**
  * Builds the waiting page with esbuild: a minified ES module bundle with content-hashed names
  * and source maps in public/assets/, the CSS beside it, and public/assets/waiting.html (the
- * template with the hashed URLs). @sentry/browser goes into its own chunk, loaded after the
- * first paint. With `minify`, terser runs over esbuild's output: esbuild bundles, tree-shakes and
+ * template with the hashed URLs). The page is one file; what it needs only later (@sentry/browser,
+ * see LAZY_MODULES) goes into files of its own, loaded with import() after the first paint or on
+ * demand. With `minify`, terser runs over esbuild's output: esbuild bundles, tree-shakes and
  * names files by content; terser's compressor takes a further ~2.5 KB gzipped off React, which
- * the initial-JavaScript budget needs. Prints the gzipped size of the JavaScript loaded before the position can show
- * (initial) and of all JavaScript, and writes them to public/assets/size.json.
+ * the initial-JavaScript budget needs. Prints the gzipped size of the JavaScript loaded before
+ * the position can show (initial) and of all JavaScript, and writes them to
+ * public/assets/size.json.
  *
  *   node build.mjs                                  build and print the sizes
  *   import { buildPage } from './build.mjs'         build from a benchmark, same options
@@ -84,18 +86,61 @@ function replaceOnce(html, from, to) {
 }
 
 /**
+ * Modules the page loads with `import()`, after the first paint or on demand. Each is bundled on
+ * its own, before the page, into `<name>-<hash>.js`, and the page's `import()` of it is pointed
+ * at that file. One esbuild build with `splitting` would do the same, but it also moves its
+ * runtime helpers and any module both sides use into shared chunks that the page imports
+ * statically: extra files, each gzipped on its own, before the position shows. Built apart,
+ * the page stays one file; a lazy module must then import nothing the page also bundles (else
+ * it would run a second copy, e.g. of rxjs), which `checkNothingShared` enforces.
+ */
+const LAZY_MODULES = {
+  sentry: 'src/adapters/sentry.ts',
+};
+
+/** The extensions under which an `import()` specifier without one may name a lazy module. */
+const RESOLVED_EXTENSIONS = ['', '.ts', '.tsx'];
+
+/**
+ * An esbuild plugin that leaves each `import()` of a lazy module to the browser, at the file it
+ * was built into (`files`: source path → file name). A static import of one is an error: it
+ * would pull the module back into the page.
+ */
+function lazyImports(files) {
+  return {
+    name: 'lazy-imports',
+    setup(build) {
+      build.onResolve({ filter: /^\./ }, (args) => {
+        const resolved = path.relative(root, path.resolve(args.resolveDir, args.path)).split(path.sep).join('/');
+        const source = RESOLVED_EXTENSIONS.map((ext) => resolved + ext).find((candidate) => files.has(candidate));
+        if (!source) return undefined;
+        if (args.kind != 'dynamic-import') return { errors: [{ text: `${source} is loaded lazily: import it with import(), not statically` }] };
+        return { path: `./${files.get(source)}`, external: true };
+      });
+    },
+  };
+}
+
+/** Throws when a lazy output bundles a module that the page bundles too (a second copy at run time). */
+function checkNothingShared(pageOutput, lazyOutputs) {
+  const pageInputs = new Set(Object.keys(pageOutput.inputs));
+  for (const [file, output] of lazyOutputs) {
+    const shared = Object.keys(output.inputs).filter((input) => pageInputs.has(input));
+    if (shared.length) throw new Error(`${file} bundles modules the page bundles too, which would run twice: ${shared.join(', ')}`);
+  }
+}
+
+/**
  * Builds the page into `outdir` and returns the size figures (also written to size.json).
  * Options: `outdir` (default public/assets), `minify` (default true), `log` (print, default true).
  */
 export async function buildPage({ outdir = path.join(root, 'public/assets'), minify = true, log = true } = {}) {
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
-  const result = await esbuild.build({
+  const options = {
     absWorkingDir: root,
-    entryPoints: { main: 'src/main.tsx', waiting: 'public/waiting.css' },
     outdir,
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
@@ -104,7 +149,6 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     metafile: true,
     write: false,
     entryNames: '[name]-[hash]',
-    chunkNames: 'chunk-[hash]',
     jsx: 'automatic',
     // rxjs's ES2015 build is smaller than its ES5 default.
     conditions: ['es2015'],
@@ -115,15 +159,25 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     // Licences go to *.LEGAL.txt files beside the bundles instead of into the bytes loaded.
     legalComments: 'external',
     logLevel: 'warning',
+  };
+  const lazy = await esbuild.build({ ...options, entryPoints: LAZY_MODULES });
+  const lazyOutputs = Object.entries(lazy.metafile.outputs).filter(([, output]) => output.entryPoint);
+  const lazyFiles = new Map(lazyOutputs.map(([file, output]) => [output.entryPoint, path.basename(file)]));
+  const page = await esbuild.build({
+    ...options,
+    entryPoints: { main: 'src/main.tsx', waiting: 'public/waiting.css' },
+    plugins: [lazyImports(lazyFiles)],
   });
+  const metafile = { outputs: { ...lazy.metafile.outputs, ...page.metafile.outputs } };
+  const result = { outputFiles: [...lazy.outputFiles, ...page.outputFiles] };
 
   await writeOutputs(result.outputFiles, minify);
-  const { metafile } = result;
   const outputs = Object.keys(metafile.outputs);
   const relative = (file) => path.relative(outdir, path.join(root, file)).split(path.sep).join('/');
   const entryOf = (source) => outputs.find((file) => metafile.outputs[file].entryPoint === source);
   const mainJs = entryOf('src/main.tsx');
   const css = entryOf('public/waiting.css');
+  checkNothingShared(metafile.outputs[mainJs], lazyOutputs);
   const initial = staticClosure(metafile, mainJs);
   const js = outputs.filter((file) => file.endsWith('.js'));
   const measure = async (files) => {
@@ -155,7 +209,8 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
   if (log) {
     const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
     console.log(`waiting page built into ${path.relative(root, outdir) || '.'}`);
-    for (const file of sizes.allJs.files) console.log(`  ${file.file.padEnd(28)} ${kb(file.bytes).padStart(9)} ${kb(file.gzip).padStart(9)} gz`);
+    const when = (file) => (sizes.initialJs.files.some((initial) => initial.file == file.file) ? 'initial' : 'lazy');
+    for (const file of sizes.allJs.files) console.log(`  ${file.file.padEnd(28)} ${kb(file.bytes).padStart(9)} ${kb(file.gzip).padStart(9)} gz  ${when(file)}`);
     console.log(`initial JS (before the position shows): ${kb(sizes.initialJs.gzip)} gz (${sizes.initialJs.gzip} bytes; budget ${kb(INITIAL_JS_BUDGET)})${sizes.withinBudget ? '' : ' — OVER BUDGET'}`);
     console.log(`all JS: ${kb(sizes.allJs.gzip)} gz; CSS: ${kb(sizes.css.gzip)} gz`);
   }

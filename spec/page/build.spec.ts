@@ -5,6 +5,9 @@ import path from 'node:path';
 
 const ROOT = path.join(__dirname, '../..');
 
+/** A static import of another built file, as esbuild and terser write it (`import"./x.js"`, `}from"./x.js"`). */
+const STATIC_IMPORT = /(?:\bimport\s*|\bfrom\s*)"\.\/([^"]+\.js)"/g;
+
 interface Measured {
   readonly gzip: number;
   readonly files: ReadonlyArray<{ readonly file: string; readonly gzip: number }>;
@@ -30,6 +33,28 @@ describe('build: the production bundle', () => {
     expect(html).toMatch(/<script type="module" src="\/assets\/main-[A-Z0-9]+\.js"><\/script>/);
     expect(html.split('<script id="waiting-room-config" type="application/json">{}</script>')).toHaveLength(2);
     expect(html).toContain('Finding your place in line…');
+  });
+
+  it('should measure as initial exactly the files waiting.html loads or preloads and the files they import statically', () => {
+    const html = read('waiting.html');
+    const loaded = [...html.matchAll(/<(?:script type="module" src|link rel="modulepreload" href)="\/assets\/([^"]+\.js)"/g)].map((match) => match[1]);
+    const closure = new Set<string>();
+    const visit = (file: string) => {
+      if (closure.has(file)) return;
+      closure.add(file);
+      for (const match of read(file).matchAll(STATIC_IMPORT)) visit(match[1]);
+    };
+    loaded.forEach(visit);
+    expect(sizes.initialJs.files.map((file) => file.file).sort()).toEqual([...closure].sort());
+  });
+
+  it('should load the page as one file, each lazy module as one more file that imports nothing', () => {
+    const initial = sizes.initialJs.files.map((file) => file.file);
+    expect(initial).toEqual([expect.stringMatching(/^main-[A-Z0-9]+\.js$/)]);
+    const lazy = [...read(initial[0]).matchAll(/\bimport\("\.\/([^"]+\.js)"\)/g)].map((match) => match[1]);
+    expect(lazy.length).toBeGreaterThan(0);
+    expect(sizes.allJs.files.map((file) => file.file).sort()).toEqual([...initial, ...lazy].sort());
+    for (const file of lazy) expect([...read(file).matchAll(STATIC_IMPORT)]).toEqual([]);
   });
 
   it('should keep @sentry/browser out of the JavaScript loaded before the position shows', () => {

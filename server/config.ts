@@ -9,6 +9,8 @@ export interface PusherConfig {
   readonly appId: string;
   readonly key: string;
   readonly secret: string;
+  /** True when PUSHER_SECRET was unset and the embedded server made a random one (instances then differ). */
+  readonly secretGenerated: boolean;
   /** Outside server only: its host (unset for Pusher Channels, which uses the cluster). */
   readonly host?: string;
   readonly port?: number;
@@ -126,6 +128,7 @@ function pusherConfig(read: Reader): PusherConfig {
       ...EMBEDDED_APP,
       // The embedded server shares its secret with nobody, so a fresh one each start is fine.
       secret: secret ?? randomBytes(24).toString('base64url'),
+      secretGenerated: secret === undefined,
       useTLS: false,
       cluster: 'local',
     };
@@ -143,6 +146,7 @@ function pusherConfig(read: Reader): PusherConfig {
     appId,
     key,
     secret,
+    secretGenerated: false,
     host,
     port: read.optionalInt('PUSHER_PORT', 1, 65535),
     useTLS: read.flag('PUSHER_USE_TLS', true),

@@ -14,6 +14,11 @@ async function main(): Promise<void> {
   if (config.sessionSecretGenerated) {
     console.warn('SESSION_SECRET is not set: using a random one, so sessions end when the server restarts.');
   }
+  if (config.redisUrl && (config.sessionSecretGenerated || config.pusher.secretGenerated)) {
+    console.warn(
+      'REDIS_URL is set: give every instance the same SESSION_SECRET and PUSHER_SECRET, or the sessions and private channels one instance signs are refused by the others.',
+    );
+  }
   let server;
   try {
     server = await start(config);

@@ -3,7 +3,7 @@ import type { PageConfig } from '../../server/page-config';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { adminRelease, sameBrowserOn, setPaused, startInstance, type Instance } from '../support/scale-out';
-import { stopAllServerProcesses } from '../support/server-process';
+import { startServerProcess, stopAllServerProcesses } from '../support/server-process';
 import { authorizeThrough, connectPusher, record, subscribe } from './support/realtime';
 import { Visitor } from './support/visitor';
 
@@ -117,5 +117,33 @@ describe('scale-out: a release decided on one instance reaches a visitor connect
   it('should have logged no warning or error on either instance', () => {
     expect(first.process.output()).not.toMatch(/"level":(40|50|60)/);
     expect(second.process.output()).not.toMatch(/"level":(40|50|60)/);
+  });
+});
+
+describe('scale-out: starting an instance', () => {
+  let redis: RedisServer;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await stopAllServerProcesses();
+    await redis?.close();
+  });
+
+  it('should say that events are shared through Redis, and warn when the secrets instances must share are left random', async () => {
+    const unshared = await startServerProcess({ REDIS_URL: redis.url });
+    const shared = await startServerProcess({
+      REDIS_URL: redis.url,
+      SESSION_SECRET: 'x'.repeat(32),
+      PUSHER_SECRET: 'shared',
+    });
+    await Promise.all([unshared.stop(), shared.stop()]);
+
+    expect(unshared.output()).toContain('embedded realtime server on the same port, events shared through Redis pub/sub.');
+    expect(unshared.output()).toContain(
+      'REDIS_URL is set: give every instance the same SESSION_SECRET and PUSHER_SECRET, or the sessions and private channels one instance signs are refused by the others.',
+    );
+    expect(shared.output()).not.toContain('REDIS_URL is set');
   });
 });

@@ -15,6 +15,7 @@
 import * as esbuild from 'esbuild';
 import { minify as terser } from 'terser';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -85,6 +86,64 @@ function replaceOnce(html, from, to) {
   return html.replace(from, () => to);
 }
 
+/** pusher-js's own package folder. */
+const PUSHER_DIR = path.dirname(require.resolve('pusher-js/package.json'));
+
+/**
+ * Where pusher-js's sources import bare paths from (`runtime`, `core/…`, `isomorphic/…`): its
+ * web build's webpack `resolve.modules` (webpack/config.shared.js, then config.web.js).
+ */
+const PUSHER_MODULE_DIRS = ['src', 'src/runtimes', 'src/runtimes/web'].map((dir) => path.join(PUSHER_DIR, dir));
+
+/**
+ * The file an extensionless path names, tried as webpack's `resolve.extensions` for pusher-js
+ * does: TypeScript first. esbuild alone prefers `.js` inside node_modules, which would take
+ * src/core/pusher.js (a CommonJS re-export of pusher.ts, webpack's entry) for `./pusher`.
+ */
+const pusherFile = (base) => ['.ts', '.js', '/index.ts'].map((ext) => base + ext).find((file) => existsSync(file));
+
+/** The globals pusher-js's web build defines (its webpack DefinePlugin, hosting_config.js defaults, dist/web/pusher.min.js's values). */
+const PUSHER_DEFINES = {
+  global: 'window',
+  RUNTIME: '"web"',
+  VERSION: JSON.stringify(require('pusher-js/package.json').version),
+  CDN_HTTP: '"http://js.pusher.com"',
+  CDN_HTTPS: '"https://js.pusher.com"',
+  DEPENDENCY_SUFFIX: '""',
+};
+
+/**
+ * An esbuild plugin that bundles pusher-js from its TypeScript sources, resolved the way its own
+ * web build resolves them, instead of its prebuilt UMD file: as ES modules in the page's scope,
+ * esbuild and terser shorten and share far more than they can inside one opaque CommonJS module
+ * (~1 KB gzipped less before the position shows). The two @stablelib modules are development
+ * dependencies of pusher-js (not installed) used only by private-encrypted channels, which need
+ * a nacl implementation the page never passes, so they are stubs that say so if ever reached.
+ */
+function pusherFromSource() {
+  const sources = path.join(PUSHER_DIR, 'src') + path.sep;
+  const stub = 'export function decode() { throw new Error("private-encrypted channels are not part of this build of pusher-js"); }';
+  return {
+    name: 'pusher-from-source',
+    setup(build) {
+      build.onResolve({ filter: /^pusher-js$/ }, () => ({ path: path.join(PUSHER_DIR, 'src/core/pusher.ts') }));
+      build.onResolve({ filter: /^@stablelib\/(utf8|base64)$/ }, (args) =>
+        args.importer.startsWith(sources) ? { path: args.path, namespace: 'pusher-encryption-stub' } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'pusher-encryption-stub' }, () => ({ contents: stub, loader: 'js' }));
+      build.onResolve({ filter: /^(\.|[a-z])/ }, (args) => {
+        if (!args.importer.startsWith(sources)) return undefined;
+        const bases = args.path.startsWith('.') ? [path.resolve(args.resolveDir, args.path)] : PUSHER_MODULE_DIRS.map((dir) => path.join(dir, args.path));
+        for (const base of bases) {
+          const file = pusherFile(base);
+          if (file) return { path: file };
+        }
+        return undefined;
+      });
+    },
+  };
+}
+
 /**
  * Modules the page loads with `import()`, after the first paint or on demand. Each is bundled on
  * its own, before the page, into `<name>-<hash>.js`, and the page's `import()` of it is pointed
@@ -152,8 +211,6 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     jsx: 'automatic',
     // rxjs's ES2015 build is smaller than its ES5 default.
     conditions: ['es2015'],
-    // The prebuilt, terser-minified pusher-js is smaller than what esbuild makes of its source.
-    alias: { 'pusher-js': require.resolve('pusher-js/dist/web/pusher.min.js') },
     define: { 'process.env.NODE_ENV': minify ? '"production"' : '"development"' },
     drop: minify ? ['debugger'] : [],
     // Licences go to *.LEGAL.txt files beside the bundles instead of into the bytes loaded.
@@ -166,7 +223,9 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
   const page = await esbuild.build({
     ...options,
     entryPoints: { main: 'src/main.tsx', waiting: 'public/waiting.css' },
-    plugins: [lazyImports(lazyFiles)],
+    // Only the page bundles pusher-js; its defines would rewrite @sentry/browser's `global`.
+    define: { ...options.define, ...PUSHER_DEFINES },
+    plugins: [lazyImports(lazyFiles), pusherFromSource()],
   });
   const metafile = { outputs: { ...lazy.metafile.outputs, ...page.metafile.outputs } };
   const result = { outputFiles: [...lazy.outputFiles, ...page.outputFiles] };

@@ -71,6 +71,15 @@ describe('build: the production bundle', () => {
     expect(map.sources).toContain(path.relative(outdir, path.join(ROOT, 'src/start-page.tsx')));
   });
 
+  it('should bundle pusher-js from its TypeScript sources, never its CommonJS entry or prebuilt file', () => {
+    const main = sizes.initialJs.files.find((file) => file.file.startsWith('main-'))!.file;
+    const sources: string[] = JSON.parse(read(`${main}.map`)).sources;
+    const pusher = sources.filter((source) => source.includes('node_modules/pusher-js/'));
+    expect(pusher).toContainEqual(expect.stringMatching(/node_modules\/pusher-js\/src\/core\/pusher\.ts$/));
+    expect(pusher).toContainEqual(expect.stringMatching(/node_modules\/pusher-js\/src\/runtimes\/web\/runtime\.ts$/));
+    expect(pusher.filter((source) => !source.endsWith('.ts'))).toEqual([]);
+  });
+
   it('should record the gzipped sizes for the benchmark', () => {
     expect(sizes.initialJs.gzip).toBeGreaterThan(0);
     expect(sizes.allJs.gzip).toBeGreaterThan(sizes.initialJs.gzip);

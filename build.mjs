@@ -70,7 +70,8 @@ async function writeOutputs(files, minify) {
     const result = await terser(file.text.replace(/\/\/# sourceMappingURL=\S+\s*$/, ''), {
       module: true,
       ecma: 2020,
-      compress: { passes: 2 },
+      // A third pass still finds ~0.1 KB gzipped; a fourth finds nothing more.
+      compress: { passes: 3 },
       format: { comments: false },
       sourceMap: { content: map.text, filename: name, url: `${name}.map` },
     });

@@ -85,11 +85,15 @@ function capacity(result: CapacityResult, store: string): string[] {
     '',
     `- held: ${hold.held} in ${fixed(Number(hold.half.seconds) + Number(hold.full.seconds), 1)} s (plus ${hold.half.admitted + hold.full.admitted} admitted before the line formed); errors in total: ${result.errors.total} ${JSON.stringify(result.errors)}`,
     `- memory per waiting visitor (after GC, baseline → ${hold.held} held): RSS ${kb(memory.perVisitorBytes.rss)}, JS heap ${kb(memory.perVisitorBytes.heapUsed)}, external ${kb(memory.perVisitorBytes.external)}; second half only: RSS ${kb(memory.perVisitorBytesSecondHalf.rss)}, heap ${kb(memory.perVisitorBytesSecondHalf.heapUsed)}`,
-    `- paced polling (the page's 5 s and 60 s polls ×${settings.timeFactor}, ${settings.pollSockets} keep-alive sockets, ${fixed(paced.seconds)} s): ` +
-      `${fixed(paced.perSecond)}/s of ${fixed(paced.offeredPerSecond)}/s offered, p50 ${paced.latencyMs.p50} ms, p99 ${paced.latencyMs.p99} ms; server CPU ${fixed(paced.serverCpu * 100)}% of a core`,
-    `- release to delivery (store decision → RequestUnqueud frame at the visitor's socket; ${settings.releasePerMinute}/min during the paced polling): ` +
-      `${releases.delivered}/${releases.released} delivered, p50 ${releases.latencyMs.p50} ms, p90 ${releases.latencyMs.p90} ms, p99 ${releases.latencyMs.p99} ms, max ${releases.latencyMs.max} ms`,
-    `- queue_info throughput, closed loop over ${settings.connections} keep-alive connections, median of ${saturation.runs.length} runs of ${settings.saturateSeconds} s each: ` +
+    `- paced polling (the page's 5 s and 60 s polls ×${settings.timeFactor}, ${settings.pollSockets} keep-alive sockets; median of ${paced.runs.length} runs of ${settings.pollSeconds} s after a ${paced.runs[0]?.warmupSeconds ?? 0} s warm-up): ` +
+      `${fixed(paced.median.perSecond)}/s of ${fixed(paced.median.offeredPerSecond)}/s offered, p50 ${paced.median.p50Ms} ms, p99 ${paced.median.p99Ms} ms ` +
+      `(per run p99: ${paced.runs.map((run) => run.latencyMs.p99).join(', ')} ms); server CPU ${fixed(paced.median.serverCpu * 100)}% of a core, poller ${fixed(paced.median.generatorCpu * 100)}%, ` +
+      `polls waiting in the poller for a socket p99 ${paced.median.queuedInGeneratorP99Ms} ms`,
+    `- release to delivery (store decision → RequestUnqueud frame read at the visitor's socket; ${settings.releasePerMinute}/min, released by the release loop during the paced polling): ` +
+      `${releases.median.delivered} delivered, ${releases.median.notDelivered} lost; median of ${releases.runs.length} runs: p50 ${releases.median.p50Ms} ms, p90 ${releases.median.p90Ms} ms, p99 ${releases.median.p99Ms} ms ` +
+      `(per run p99: ${releases.runs.map((run) => run.latencyMs.p99).join(', ')} ms); of which in the server (decision → handed to the socket) p99 ${releases.median.inServerP99Ms} ms, ` +
+      `socket to the visitor's process p99 ${releases.median.toVisitorP99Ms} ms`,
+    `- queue_info throughput, closed loop over ${settings.connections} keep-alive connections, median of ${saturation.runs.length} runs, each ${settings.saturateSeconds} s per server in alternating slices (bare, ours, ours, bare): ` +
       `ours ${fixed(median.oursPerSecond)}/s (p50 ${median.oursP50Ms} ms, p99 ${median.oursP99Ms} ms, server CPU ${fixed(median.oursServerCpu * 100)}%), ` +
       `bare Node http ${fixed(median.barePerSecond)}/s (p50 ${median.bareP50Ms} ms, p99 ${median.bareP99Ms} ms, CPU ${fixed(median.bareServerCpu * 100)}%); ` +
       `ratio **${fixed(median.ratio, 2)}** (per run: ${saturation.runs.map((run) => fixed(run.ratio, 2)).join(', ')}); load generator CPU ${fixed(median.generatorCpuOurs * 100)}% / ${fixed(median.generatorCpuBare * 100)}%`,

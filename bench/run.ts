@@ -5,11 +5,12 @@
  *
  * Environment:
  *   BENCH_VISITORS=10000      waiting visitors held at once
- *   BENCH_TIME_FACTOR=4       the page's 5 s and 60 s polls run this many times faster
- *   BENCH_POLL_SECONDS=30     paced polling (with releases) duration
+ *   BENCH_TIME_FACTOR=2       the page's 5 s and 60 s polls run this many times faster
+ *   BENCH_POLL_SECONDS=20     paced polling (with releases) duration of each paced run
+ *   BENCH_PACED_REPETITIONS=3 paced runs, median reported
  *   BENCH_RELEASE_PER_MINUTE=1200
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
- *   BENCH_SATURATE_SECONDS=4  length of each closed-loop run (after a 1 s warm-up)
+ *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (two slices, each after a 0.5 s warm-up)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
  *   BENCH_ONLY=page,estimate,capacity   run only these parts
  *   BENCH_REDIS=1             also run the capacity benchmark on Redis (a redis-server on a free port)
@@ -60,8 +61,9 @@ async function main(): Promise<void> {
     if (only.has('capacity')) {
       const options: CapacityOptions = {
         visitors: Math.floor(numberFromEnv('BENCH_VISITORS', 10_000, 10)),
-        factor: numberFromEnv('BENCH_TIME_FACTOR', 4, 0.1),
-        pollSeconds: numberFromEnv('BENCH_POLL_SECONDS', 30, 1),
+        factor: numberFromEnv('BENCH_TIME_FACTOR', 2, 0.1),
+        pollSeconds: numberFromEnv('BENCH_POLL_SECONDS', 20, 1),
+        pacedRepetitions: Math.floor(numberFromEnv('BENCH_PACED_REPETITIONS', 3, 1)),
         saturateSeconds: numberFromEnv('BENCH_SATURATE_SECONDS', 4, 1),
         repetitions: Math.floor(numberFromEnv('BENCH_REPETITIONS', 5, 1)),
         connections: Math.floor(numberFromEnv('BENCH_CONNECTIONS', 64, 1)),

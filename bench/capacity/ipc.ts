@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import type { Reply, Request, Ready } from './protocol';
+import type { ChildEvent, Reply, Request, Ready } from './protocol';
 
 type Handler = (arg: never) => unknown;
 
@@ -27,17 +27,27 @@ export function serveRequests(ready: unknown, handlers: Record<string, Handler>)
   send({ type: 'ready', value: ready } satisfies Ready);
 }
 
+/** Runs inside a child: tells the parent something happened, unasked. */
+export function sendEvent(name: string, value: unknown): void {
+  process.send?.({ type: 'event', name, value } satisfies ChildEvent);
+}
+
 /** A child process of the benchmark, driven by requests. */
 export class Child<R = unknown> {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private exitError?: Error;
+  private readonly listeners = new Map<string, ((value: unknown) => void)[]>();
 
   private constructor(
     readonly process: ChildProcess,
     readonly ready: R,
   ) {
-    process.on('message', (message: Reply) => {
+    process.on('message', (message: Reply | ChildEvent) => {
+      if (message?.type === 'event') {
+        for (const listener of this.listeners.get(message.name) ?? []) listener(message.value);
+        return;
+      }
       if (message?.type !== 'reply') return;
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
@@ -70,6 +80,11 @@ export class Child<R = unknown> {
       });
     });
     return new Child<R>(child, ready);
+  }
+
+  /** Calls `listener` with each event `name` the child sends. */
+  on(name: string, listener: (value: unknown) => void): void {
+    this.listeners.set(name, [...(this.listeners.get(name) ?? []), listener]);
   }
 
   /** Sends `cmd` and waits for its answer. */

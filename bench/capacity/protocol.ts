@@ -22,6 +22,13 @@ export interface Reply {
   readonly error?: string;
 }
 
+/** Something a child tells its parent unasked (e.g. a visitor was released). */
+export interface ChildEvent {
+  readonly type: 'event';
+  readonly name: string;
+  readonly value: unknown;
+}
+
 /** `process.memoryUsage()` after a full garbage collection, in bytes. */
 export interface MemorySample {
   readonly rss: number;

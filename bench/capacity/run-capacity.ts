@@ -6,10 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { distribution, median } from '../stats';
+import { distribution, median, preciseNow } from '../stats';
 import { Child } from './ipc';
 import { localPortRange, openFileLimit } from './limits';
-import type { Deliveries, HoldResult, PollResult, SaturateResult } from './load';
+import type { PollResult, SaturateResult } from './poller';
+import type { Deliveries, HoldResult } from './visitors';
 import type { CpuSample, MemorySample } from './protocol';
 
 export interface CapacityOptions {
@@ -17,6 +18,8 @@ export interface CapacityOptions {
   /** Time compression of the page's polls (5 s and 60 s divided by it). */
   readonly factor: number;
   readonly pollSeconds: number;
+  /** Paced runs (each with its own releases), median reported. */
+  readonly pacedRepetitions: number;
   readonly saturateSeconds: number;
   readonly repetitions: number;
   /** Keep-alive connections of the closed-loop phase (a proxy's pool in front of the server). */
@@ -36,9 +39,14 @@ export interface CapacityOptions {
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
+type LoopDelay = { p50: number; p99: number; max: number };
 type Ready = { url: string; port: number; pid: number };
 
 const here = __dirname;
+/** Paced polling first runs this long uncounted: code paths warm up and the polls spread out. */
+const PACED_WARMUP_SECONDS = 3;
+/** Each closed-loop slice first runs this long uncounted (new connections, warm code). */
+const SLICE_WARMUP_SECONDS = 0.5;
 
 /** Runs the whole capacity benchmark and returns its figures. */
 export async function runCapacity(options: CapacityOptions) {
@@ -60,11 +68,11 @@ export async function runCapacity(options: CapacityOptions) {
     await admin('POST', '/admin/pause');
     const baseline = await server.request<MemorySample>('memory');
 
-    const load = await Child.start<{ pid: number }>(path.join(here, 'load.ts'), {
-      name: 'load generator',
-      env: { ...process.env, BENCH_TARGET: server.ready.url },
-    });
+    const generatorEnv = { ...process.env, BENCH_TARGET: server.ready.url };
+    const load = await Child.start<{ pid: number }>(path.join(here, 'visitors.ts'), { name: 'visitors', env: generatorEnv });
     children.push(load);
+    const poller = await Child.start<{ pid: number }>(path.join(here, 'poller.ts'), { name: 'poller', env: generatorEnv });
+    children.push(poller);
 
     const half = Math.floor(options.visitors / 2);
     const holdArg = { concurrency: 64, maxErrors: Math.max(10, Math.ceil(options.visitors / 100)) };
@@ -79,35 +87,59 @@ export async function runCapacity(options: CapacityOptions) {
     // The sessions admitted before anyone waited must end first, or they take the release room.
     await untilNoneActive(admin, options.sessionSeconds * 1000 + 5000);
 
-    log(`  paced polling for ${options.pollSeconds} s at ×${options.factor} with releases at ${options.releasePerMinute}/min…`);
-    const cpuBeforePoll = await server.request<CpuSample>('cpu');
-    await admin('POST', '/admin/resume');
-    const paced = await load.request<PollResult>('poll', { seconds: options.pollSeconds, factor: options.factor, sockets: options.pollSockets });
-    await admin('POST', '/admin/pause');
-    const pacedServerCpu = cpuShare(cpuBeforePoll, await server.request<CpuSample>('cpu'), paced.seconds);
-    const releases = await releaseLatency(server, load);
-    log(`  queue_info paced: ${paced.perSecond.toFixed(0)}/s, p99 ${paced.latencyMs.p99} ms; releases ${releases.released}, delivery p99 ${releases.latencyMs.p99} ms`);
+    log(`  paced polling: ${options.pacedRepetitions} runs of ${options.pollSeconds} s at ×${options.factor}, releases at ${options.releasePerMinute}/min…`);
+    // A released visitor's page goes away: its polling stops when its socket hears the release.
+    load.on('released', (uuid) => void poller.request('released', uuid).catch(() => undefined));
+    const pacedRuns = [];
+    for (let run = 0; run < options.pacedRepetitions; run++) {
+      await poller.request('visitors', await load.request('visitors'));
+      const cpuBefore = await server.request<CpuSample>('cpu');
+      await server.request('loopDelay');
+      await load.request('deliveries');
+      const resumedAt = preciseNow();
+      await admin('POST', '/admin/resume');
+      const paced = await poller.request<PollResult>('poll', {
+        seconds: options.pollSeconds,
+        warmupSeconds: PACED_WARMUP_SECONDS,
+        factor: options.factor,
+        sockets: options.pollSockets,
+      });
+      await admin('POST', '/admin/pause');
+      const pausedAt = preciseNow();
+      const serverCpu = cpuShare(cpuBefore, await server.request<CpuSample>('cpu'), (pausedAt - resumedAt) / 1000);
+      const serverLoopDelayMs = await server.request<LoopDelay>('loopDelay');
+      const releases = await releaseLatency(server, load, { from: resumedAt, countedFrom: paced.countedFrom, until: pausedAt });
+      pacedRuns.push({ ...paced, serverCpu, serverLoopDelayMs, releases });
+      log(
+        `  paced run ${run + 1}: queue_info ${paced.perSecond.toFixed(0)}/s (p50 ${paced.latencyMs.p50} ms, p99 ${paced.latencyMs.p99} ms); ` +
+          `${releases.delivered}/${releases.released} releases delivered, p50 ${releases.latencyMs.p50} ms, p99 ${releases.latencyMs.p99} ms`,
+      );
+    }
 
+    // Released visitors are gone: the closed loop polls those still waiting.
+    await poller.request('visitors', await load.request('visitors'));
     const saturation: { bare: SaturateResult & { serverCpu: number }; ours: SaturateResult & { serverCpu: number }; ratio: number }[] = [];
     for (let run = 0; run < options.repetitions; run++) {
-      // Alternate which goes first, so that neither always runs on a warmer machine.
-      const order: ('bare' | 'ours')[] = run % 2 === 0 ? ['bare', 'ours'] : ['ours', 'bare'];
-      const pair: Partial<Record<'bare' | 'ours', SaturateResult & { serverCpu: number }>> = {};
-      for (const which of order) {
-        const child = which === 'bare' ? bare : server;
-        const before = await child.request<CpuSample>('cpu');
-        const result = await load.request<SaturateResult>('saturate', {
-          url: child.ready.url,
-          connections: options.connections,
-          seconds: options.saturateSeconds,
-          warmupSeconds: 1,
-        });
-        const serverCpu = cpuShare(before, await child.request<CpuSample>('cpu'), options.saturateSeconds + 1);
-        pair[which] = { ...result, serverCpu };
-      }
-      const ratio = pair.ours!.perSecond / pair.bare!.perSecond;
-      saturation.push({ bare: pair.bare!, ours: pair.ours!, ratio });
-      log(`  run ${run + 1}: bare ${pair.bare!.perSecond.toFixed(0)}/s, ours ${pair.ours!.perSecond.toFixed(0)}/s, ratio ${ratio.toFixed(2)}`);
+      // ABBA, and BAAB the next time: a drift in the machine's load over the run cancels out.
+      const order = run % 2 === 0 ? ['bare', 'ours', 'ours', 'bare'] : ['ours', 'bare', 'bare', 'ours'];
+      const sliceSeconds = options.saturateSeconds / 2;
+      const before = { bare: await bare.request<CpuSample>('cpu'), ours: await server.request<CpuSample>('cpu') };
+      const result = await poller.request<Record<'bare' | 'ours', SaturateResult>>('saturate', {
+        urls: { bare: bare.ready.url, ours: server.ready.url },
+        order,
+        connections: options.connections,
+        sliceSeconds,
+        warmupSeconds: SLICE_WARMUP_SECONDS,
+      });
+      // Each server is idle outside its own slices: its CPU time over the run is that of its slices.
+      const busySeconds = 2 * (sliceSeconds + SLICE_WARMUP_SECONDS);
+      const pair = {
+        bare: { ...result.bare, serverCpu: cpuShare(before.bare, await bare.request<CpuSample>('cpu'), busySeconds) },
+        ours: { ...result.ours, serverCpu: cpuShare(before.ours, await server.request<CpuSample>('cpu'), busySeconds) },
+      };
+      const ratio = pair.ours.perSecond / pair.bare.perSecond;
+      saturation.push({ ...pair, ratio });
+      log(`  throughput run ${run + 1}: bare ${pair.bare.perSecond.toFixed(0)}/s, ours ${pair.ours.perSecond.toFixed(0)}/s, ratio ${ratio.toFixed(2)}`);
     }
     const lives = await load.request<Deliveries>('deliveries');
     const memoryEnd = await server.request<MemorySample>('memory');
@@ -121,8 +153,8 @@ export async function runCapacity(options: CapacityOptions) {
     const errors = {
       hold: holdHalf.errorCount + holdFull.errorCount,
       visitorLives: lives.errorCount,
-      pacedPolls: paced.errorCount + paced.unanswered,
-      releasesNotDelivered: releases.notDelivered,
+      pacedPolls: pacedRuns.reduce((sum, run) => sum + run.errorCount + run.unanswered, 0),
+      releasesNotDelivered: pacedRuns.reduce((sum, run) => sum + run.releases.notDelivered, 0),
       saturation: saturation.reduce((sum, pair) => sum + pair.bare.errorCount + pair.ours.errorCount, 0),
     };
     const errorTotal = Object.values(errors).reduce((sum, count) => sum + count, 0);
@@ -132,6 +164,7 @@ export async function runCapacity(options: CapacityOptions) {
         visitors: options.visitors,
         timeFactor: options.factor,
         pollSeconds: options.pollSeconds,
+        pacedRepetitions: options.pacedRepetitions,
         saturateSeconds: options.saturateSeconds,
         repetitions: options.repetitions,
         connections: options.connections,
@@ -151,8 +184,31 @@ export async function runCapacity(options: CapacityOptions) {
         perVisitorBytes: perVisitor(baseline, memoryFull, held),
         perVisitorBytesSecondHalf: perVisitor(memoryHalf, memoryFull, held - holdHalf.held),
       },
-      paced: { ...paced, serverCpu: pacedServerCpu },
-      releases,
+      paced: {
+        runs: pacedRuns.map(({ releases, ...run }) => ({ ...run, releasesMs: releases.latencyMs })),
+        median: {
+          perSecond: median(pacedRuns.map((run) => run.perSecond)),
+          offeredPerSecond: median(pacedRuns.map((run) => run.offeredPerSecond)),
+          p50Ms: round(median(pacedRuns.map((run) => run.latencyMs.p50))),
+          p99Ms: round(median(pacedRuns.map((run) => run.latencyMs.p99))),
+          serverCpu: median(pacedRuns.map((run) => run.serverCpu)),
+          generatorCpu: median(pacedRuns.map((run) => run.generatorCpu)),
+          queuedInGeneratorP99Ms: round(median(pacedRuns.map((run) => run.queuedInGeneratorMs.p99))),
+        },
+      },
+      releases: {
+        runs: pacedRuns.map((run) => run.releases),
+        median: {
+          released: median(pacedRuns.map((run) => run.releases.released)),
+          delivered: pacedRuns.reduce((sum, run) => sum + run.releases.delivered, 0),
+          notDelivered: pacedRuns.reduce((sum, run) => sum + run.releases.notDelivered, 0),
+          p50Ms: round(median(pacedRuns.map((run) => run.releases.latencyMs.p50))),
+          p90Ms: round(median(pacedRuns.map((run) => run.releases.latencyMs.p90))),
+          p99Ms: round(median(pacedRuns.map((run) => run.releases.latencyMs.p99))),
+          inServerP99Ms: round(median(pacedRuns.map((run) => run.releases.inServerMs.p99))),
+          toVisitorP99Ms: round(median(pacedRuns.map((run) => run.releases.toVisitorMs.p99))),
+        },
+      },
       saturation: {
         runs: saturation,
         median: {
@@ -249,29 +305,59 @@ function cpuShare(before: CpuSample, after: CpuSample, seconds: number): number 
  * visitors' sockets. Waits a little for frames still on their way; any release left without a
  * frame then counts as not delivered.
  */
-async function releaseLatency(server: Child<unknown>, load: Child<unknown>) {
-  const decided = new Map(await server.request<[string, number][]>('releases'));
-  let lives = await load.request<Deliveries>('deliveries');
+async function releaseLatency(
+  server: Child<unknown>,
+  load: Child<unknown>,
+  window: { readonly from: number; readonly countedFrom: number; readonly until: number },
+) {
+  const all = (await server.request<[string, number, number | undefined][]>('releases')).filter(
+    ([, at]) => at >= Math.floor(window.from) && at <= window.until,
+  );
+  const during = await load.request<Deliveries>('deliveries');
+  const received = new Map(during.received);
   const deadline = Date.now() + 3000;
-  while (lives.received.length < decided.size && Date.now() < deadline) {
+  while (all.some(([uuid]) => !received.has(uuid)) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    lives = await load.request<Deliveries>('deliveries');
+    for (const [uuid, at] of (await load.request<Deliveries>('deliveries')).received) received.set(uuid, at);
   }
-  const received = new Map(lives.received);
-  const latencies: number[] = [];
+  const total: number[] = [];
+  const inServer: number[] = [];
+  const toVisitor: number[] = [];
+  const each: [number, number, number][] = [];
+  const tenth = (value: number) => Math.round(value * 10) / 10;
   let notDelivered = 0;
-  for (const [uuid, at] of decided) {
+  let counted = 0;
+  // Every release must reach its visitor, warm-up included; only the latency skips the warm-up.
+  for (const [uuid, at, handed] of all) {
     const arrived = received.get(uuid);
-    if (arrived === undefined) notDelivered++;
-    else latencies.push(arrived - at);
+    if (arrived === undefined) {
+      notDelivered++;
+      continue;
+    }
+    if (at < window.countedFrom) continue;
+    counted++;
+    total.push(arrived - at);
+    if (handed !== undefined) {
+      inServer.push(handed - at);
+      toVisitor.push(arrived - handed);
+    }
+    each.push([Math.round(at - window.countedFrom), tenth(arrived - at), handed === undefined ? Number.NaN : tenth(handed - at)]);
   }
   return {
-    released: decided.size,
-    delivered: latencies.length,
+    released: counted,
+    delivered: total.length,
     notDelivered,
-    latencyMs: distribution(latencies),
-    from: "the store's release decision (the released entry's releasedAt, ms)",
-    to: 'the RequestUnqueud frame arriving at the visitor socket in the load generator',
+    /** Released during the warm-up (delivered too, but not in the latency). */
+    warmupReleases: all.length - counted - notDelivered,
+    latencyMs: distribution(total),
+    /** Decision → the event handed to the server's sockets (store, events API call, fanout). */
+    inServerMs: distribution(inServer),
+    /** Handed to the sockets → the frame read by the visitors' process. */
+    toVisitorMs: distribution(toVisitor),
+    /** The visitors' process event-loop delay meanwhile: a late frame may be its fault. */
+    visitorsLoopDelayMs: during.loopDelayMs,
+    /** [ms since counting began, total ms, in-server ms] of every counted release. */
+    each,
   };
 }
 

@@ -5,11 +5,15 @@
  * with --expose-gc), CPU time and the release times.
  */
 import { loadConfig } from '../../server/config';
+import { CHANNELS } from '../../streams/constants';
+import { createFanout } from '../../server/realtime/create-fanout';
 import { start } from '../../server/start';
 import { createStore } from '../../server/store/create';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serveRequests } from './ipc';
 import type { CpuSample, MemorySample } from './protocol';
+import { RecordingFanout } from './recording-fanout';
 import { RecordingStore } from './recording-store';
 
 async function main(): Promise<void> {
@@ -17,13 +21,24 @@ async function main(): Promise<void> {
   if (!pageDir) throw new Error('BENCH_PAGE_DIR must name the built page assets.');
   const config = { ...loadConfig(process.env), assetsDir: pageDir, pageHtmlPath: path.join(pageDir, 'waiting.html') };
   const store = new RecordingStore(createStore(config));
-  const server = await start(config, { store });
+  // The fanout the configuration asks for (local, or Redis pub/sub with REDIS_URL), as start() picks it.
+  const fanout = new RecordingFanout(await createFanout(config, console));
+  const server = await start(config, { store, fanout });
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   serveRequests(
     { url: server.url, port: server.port, pid: process.pid },
     {
       memory: () => memoryAfterGc(),
       cpu: (): CpuSample => process.cpuUsage(),
-      releases: () => [...store.releasedAt],
+      /** The event loop's delay since the last call (ms): how long the server was busy at a stretch. */
+      loopDelay: () => {
+        const figures = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+        loopDelay.reset();
+        return figures;
+      },
+      /** [uuid, decided at, handed to the sockets at] of every release so far. */
+      releases: () => [...store.releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
       close: async () => {
         await server.close();
         setImmediate(() => process.exit(0));

@@ -1,0 +1,234 @@
+/**
+ * The capacity benchmark's visitors, in their own process. Each anonymous visitor behaves as
+ * the waiting page does (spec sections 4 and 7): it is first held by the real server (a GET of
+ * a protected page with its own cookie jar, the uuid read from the page config element),
+ * connects over the Pusher protocol 7 and subscribes to `App.Client.{uuid}`, sends
+ * queue_request once subscribed, and polls queue_info once. On `RequestUnqueud` it records the
+ * frame's arrival, replays the held GET and goes away, as the page does.
+ *
+ * The steady queue_info polling runs in another process (poller.ts), so that this one reads the
+ * release frames as soon as they come, as thousands of separate browsers would.
+ *
+ * Requests from the orchestrator: `hold`, `visitors`, `deliveries`, `close`.
+ */
+import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import { distribution, preciseNow } from '../stats';
+import { Errors, errorKind, lanes, queueInfo, request, type PolledVisitor } from './http-client';
+import { sendEvent, serveRequests } from './ipc';
+
+const CONFIG_ELEMENT = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/;
+const SESSION_COOKIE = /^(waiting_room_session=[^;]*)/;
+
+interface Visitor extends PolledVisitor {
+  readonly index: number;
+  readonly csrfToken: string;
+  ws?: WebSocket;
+  subscribed: boolean;
+  released: boolean;
+  receivedAt?: number;
+}
+
+const target = new URL(process.env.BENCH_TARGET ?? 'http://127.0.0.1:8080');
+const visitors: Visitor[] = [];
+/** Errors of the held visitors' lives: their sockets, replays and the release frames. */
+const lifeErrors = new Errors();
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+let duplicateReleases = 0;
+let unexpectedCloses = 0;
+let replays = 0;
+let closing = false;
+/** The next visitor's number, used in its held URI so that each held request differs. */
+let nextIndex = 0;
+let replayAgent: http.Agent | undefined;
+
+interface HoldArg {
+  readonly visitors: number;
+  readonly concurrency: number;
+  /** Give up after this many failed visitors. */
+  readonly maxErrors: number;
+}
+
+/** Makes visitors until `visitors` are held, each subscribed, listening and polled once. */
+async function hold(arg: HoldArg) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: arg.concurrency });
+  const errors = new Errors();
+  const started = performance.now();
+  const holdMs: number[] = [];
+  let admitted = 0;
+  const firstIndex = nextIndex;
+  let inFlight = 0;
+  await lanes(arg.concurrency, async () => {
+    if (visitors.length >= arg.visitors || errors.total >= arg.maxErrors) return false;
+    // Hold exactly the number asked: wait while the arrivals under way may be enough.
+    if (visitors.length + inFlight >= arg.visitors) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return true;
+    }
+    const index = nextIndex++;
+    inFlight++;
+    try {
+      const visitor = await arrive(agent, index, holdMs);
+      if (visitor) visitors.push(visitor);
+      else admitted++;
+    } catch (error) {
+      errors.add(`hold: ${errorKind(error)}`, String((error as Error)?.message ?? error));
+    } finally {
+      inFlight--;
+    }
+    return true;
+  });
+  agent.destroy();
+  return {
+    held: visitors.length,
+    admitted,
+    attempts: nextIndex - firstIndex,
+    seconds: (performance.now() - started) / 1000,
+    holdLatencyMs: distribution(holdMs),
+    errors: errors.snapshot(),
+    errorCount: errors.total,
+  };
+}
+
+/** One visitor's arrival: held (returns the visitor, subscribed and listening) or admitted (undefined). */
+async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promise<Visitor | undefined> {
+  const page = await request(agent, target, 'GET', `/checkout?item=${index}`, { accept: 'text/html' });
+  if (page.status !== 200) throw new Error(`GET /checkout answered ${page.status}`);
+  const configText = CONFIG_ELEMENT.exec(page.body)?.[1];
+  if (configText === undefined) return undefined;
+  holdMs.push(page.ms);
+  const config = JSON.parse(configText) as {
+    queue: { uuid: string };
+    csrfToken: string;
+    realtime: { key: string; host: string; port: number };
+  };
+  const setCookie = [page.headers['set-cookie'] ?? []].flat();
+  const cookie = setCookie.map((line) => SESSION_COOKIE.exec(line)?.[1]).find(Boolean);
+  if (!cookie) throw new Error('the held page set no session cookie');
+  const visitor: Visitor = { index, cookie, uuid: config.queue.uuid, csrfToken: config.csrfToken, subscribed: false, released: false };
+  await subscribe(visitor, config.realtime);
+  const listening = await request(
+    agent,
+    target,
+    'POST',
+    '/queue/request',
+    { cookie, 'content-type': 'application/json', accept: 'application/json' },
+    JSON.stringify({ _token: visitor.csrfToken, user_id: 0, uuid: visitor.uuid }),
+  );
+  if (listening.status !== 202) throw new Error(`queue_request answered ${listening.status}: ${listening.body}`);
+  const info = await queueInfo(agent, target, visitor);
+  if (info.status !== 200) throw new Error(`queue_info answered ${info.status}: ${info.body}`);
+  return visitor;
+}
+
+/** Connects to the realtime server as pusher-js does and subscribes to the visitor's channel. */
+function subscribe(visitor: Visitor, realtime: { key: string; host: string; port: number }): Promise<void> {
+  const channel = `App.Client.${visitor.uuid}`;
+  const url = `ws://${target.hostname}:${realtime.port}/app/${realtime.key}?protocol=7&client=js&version=8.6.0&flash=false`;
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    visitor.ws = ws;
+    ws.on('message', (raw) => {
+      const message = JSON.parse(raw.toString()) as { event: string; channel?: string; data?: unknown };
+      switch (message.event) {
+        case 'pusher:connection_established':
+          ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { auth: '', channel } }));
+          return;
+        case 'pusher_internal:subscription_succeeded':
+          visitor.subscribed = true;
+          resolve();
+          return;
+        case 'pusher:ping':
+          ws.send(JSON.stringify({ event: 'pusher:pong', data: {} }));
+          return;
+        case 'RequestUnqueud':
+          released(visitor, message.channel === channel ? message.data : undefined);
+          return;
+        default:
+          lifeErrors.add(`realtime: unexpected ${message.event}`, raw.toString());
+          if (!visitor.subscribed) reject(new Error(`realtime answered ${raw.toString()}`));
+      }
+    });
+    ws.on('error', (error) => {
+      lifeErrors.add(`realtime: ${errorKind(error)}`, String(error));
+      reject(error);
+    });
+    ws.on('close', (code) => {
+      if (!visitor.released && !closing) {
+        unexpectedCloses++;
+        lifeErrors.add(`realtime: closed with ${code} while waiting`);
+      }
+      if (!visitor.subscribed) reject(new Error(`realtime closed with ${code} before the subscription`));
+    });
+  });
+}
+
+/** The release event: record its arrival, replay the held GET, leave. */
+function released(visitor: Visitor, data: unknown): void {
+  const receivedAt = preciseNow();
+  if (visitor.released) {
+    duplicateReleases++;
+    return;
+  }
+  let uuid: unknown;
+  try {
+    uuid = (JSON.parse(String(data)) as { uuid?: unknown }).uuid;
+  } catch {
+    uuid = undefined;
+  }
+  if (uuid !== visitor.uuid) {
+    lifeErrors.add('release: wrong or missing uuid', String(data));
+    return;
+  }
+  visitor.released = true;
+  visitor.receivedAt = receivedAt;
+  // Its page goes away: the poller stops polling it.
+  sendEvent('released', visitor.uuid);
+  replayAgent ??= new http.Agent({ keepAlive: true, maxSockets: 32 });
+  request(replayAgent, target, 'GET', `/checkout?item=${visitor.index}`, { cookie: visitor.cookie, accept: 'text/html' })
+    .then((page) => {
+      if (page.status !== 200) lifeErrors.add(`replay: status ${page.status}`, page.body);
+      else if (CONFIG_ELEMENT.test(page.body)) lifeErrors.add('replay: held again after release');
+      else replays++;
+    })
+    .catch((error: unknown) => lifeErrors.add(`replay: ${errorKind(error)}`, String(error)))
+    .finally(() => visitor.ws?.close(1000));
+}
+
+/** Release frames as they arrived (uuid → ms since the epoch), and how the visitors fared. */
+function deliveries() {
+  const figures = {
+    received: visitors.filter((visitor) => visitor.receivedAt !== undefined).map((visitor) => [visitor.uuid, visitor.receivedAt!] as [string, number]),
+    openSockets: visitors.filter((visitor) => visitor.ws?.readyState === WebSocket.OPEN).length,
+    waiting: visitors.filter((visitor) => !visitor.released).length,
+    replays,
+    duplicateReleases,
+    unexpectedCloses,
+    errors: lifeErrors.snapshot(),
+    errorCount: lifeErrors.total,
+    /** This process's event-loop delay since the last call: a late frame may be this process's fault. */
+    loopDelayMs: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
+  };
+  loopDelay.reset();
+  return figures;
+}
+
+export type HoldResult = Awaited<ReturnType<typeof hold>>;
+export type Deliveries = ReturnType<typeof deliveries>;
+
+serveRequests(
+  { pid: process.pid },
+  {
+    hold: (arg: HoldArg) => hold(arg),
+    /** The waiting visitors, for the poller. */
+    visitors: (): PolledVisitor[] => visitors.filter((visitor) => !visitor.released).map(({ uuid, cookie }) => ({ uuid, cookie })),
+    deliveries: () => deliveries(),
+    close: () => {
+      closing = true;
+      for (const visitor of visitors) visitor.ws?.terminate();
+      replayAgent?.destroy();
+    },
+  },
+);

@@ -17,12 +17,15 @@ export interface RedisFanoutOptions {
   readonly commandTimeoutMs?: number;
   /** Longest wait for the first connection (at start) before a publish fails, in ms. Default 1000. */
   readonly connectWaitMs?: number;
+  /** How often the idle subscription is checked with a PING, in ms. Default 15000. */
+  readonly heartbeatMs?: number;
   readonly log?: FanoutLog;
 }
 
 const DEFAULT_PREFIX = 'wr:';
 const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
 const DEFAULT_CONNECT_WAIT_MS = 1000;
+const DEFAULT_HEARTBEAT_MS = 15_000;
 const quiet: FanoutLog = { info: () => undefined, warn: () => undefined };
 const nobody = (): void => undefined;
 
@@ -41,7 +44,8 @@ const nobody = (): void => undefined;
  * within about `commandTimeoutMs` (after the local delivery). A publish that timed out on a
  * frozen Redis may still reach the others once it thaws: a release event arriving late is
  * harmless, since the page replays once. The subscription comes back by itself once Redis
- * answers again.
+ * answers again; a heartbeat also notices a connection dropped without a word (a NAT or
+ * proxy forgetting an idle connection), which would otherwise silently stop the events.
  */
 export class RedisFanout implements Fanout {
   /** The pub/sub channel every instance of this room listens on. */
@@ -56,6 +60,7 @@ export class RedisFanout implements Fanout {
   private subscribed = false;
   private everSubscribed = false;
   private readonly waiters = new Set<() => void>();
+  private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
 
   constructor(url: string, options: RedisFanoutOptions = {}) {
@@ -74,6 +79,8 @@ export class RedisFanout implements Fanout {
     this.subscriber.on('ready', () => this.subscribe());
     this.subscriber.on('close', () => this.lost());
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
+    this.heartbeat = setInterval(() => this.checkSubscription(), options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   async publish(message: ChannelMessage): Promise<void> {
@@ -114,6 +121,7 @@ export class RedisFanout implements Fanout {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.heartbeat);
     this.deliver = nobody;
     this.subscribed = false;
     for (const done of [...this.waiters]) done();
@@ -136,6 +144,16 @@ export class RedisFanout implements Fanout {
         this.subscriber.disconnect(true);
       },
     );
+  }
+
+  /** A PING left unanswered means the connection is gone, said so or not: start a new one. */
+  private checkSubscription(): void {
+    if (!this.subscribed) return;
+    this.subscriber.ping().catch((error: unknown) => {
+      if (this.closed || !this.subscribed) return;
+      this.log.warn({ err: error, channel: this.channel }, 'realtime fanout heard nothing from Redis; reconnecting');
+      this.subscriber.disconnect(true);
+    });
   }
 
   private lost(): void {

@@ -180,6 +180,31 @@ describe('Redis fanout: one audience across instances', () => {
     );
   });
 
+  it('should notice a subscription that no longer answers, and subscribe again on a new connection', async () => {
+    const log = recordingLog();
+    const room = `room${++rooms}:`;
+    // A frozen Redis answers nothing and closes nothing, as a connection a NAT silently dropped.
+    const quietly = new RedisFanout(redis.url, { prefix: room, log, heartbeatMs: 100 });
+    opened.push(quietly);
+    const delivered: ChannelMessage[] = [];
+    quietly.onMessage((message) => delivered.push(message));
+    const other = fanoutOn(room);
+    await Promise.all([quietly.ready(5000), other.fanout.ready(5000)]);
+
+    redis.pause();
+    try {
+      await eventually('the heartbeat failing', async () => log.lines, (lines) => lines.some((l) => /heard nothing/.test(l)));
+    } finally {
+      redis.resume();
+    }
+    await eventually('subscribed again', async () => log.lines, (lines) => lines.some((l) => /subscribed again/.test(l)));
+    const event = release('0b7c5d2e-0000-4000-8000-00000000000c');
+    await other.fanout.publish(event);
+    await eventually('the event on the new connection', async () => delivered.length, (n) => n >= 1);
+
+    expect(delivered).toEqual([event]);
+  });
+
   it('should subscribe once Redis is reachable when it was not at start', async () => {
     await redis.stop();
     const room = `room${++rooms}:`;

@@ -156,6 +156,7 @@ function pusherFromSource() {
  */
 const LAZY_MODULES = {
   sentry: 'src/adapters/sentry.ts',
+  replay: 'src/effects/perform-replay.ts',
 };
 
 /** The extensions under which an `import()` specifier without one may name a lazy module. */

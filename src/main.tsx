@@ -10,5 +10,7 @@ startPage(document.getElementById('waiting-room') ?? document.body, {
   createQueue$,
   // A separate chunk, fetched after the first paint.
   loadReporter: (settings) => import('./adapters/sentry').then(({ startSentry }) => startSentry(settings)),
+  // A separate chunk, prefetched after the first paint.
+  loadReplay: () => import('./effects/perform-replay').then(({ performReplay }) => performReplay),
   afterFirstPaint: (run) => afterFirstPaint(run),
 });

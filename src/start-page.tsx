@@ -3,6 +3,8 @@ import { createRoot } from 'react-dom/client';
 import type { ErrorReportingSettings } from './config/page-config';
 import { readPageConfig } from './config/read-page-config';
 import { createErrorReporter, describeError, type Report } from './adapters/error-reporter';
+import { loadOnce } from './adapters/load-once';
+import type { PerformReplay } from './effects/perform-replay';
 import { cleanAddressBar } from './effects/clean-address-bar';
 import { runEffects } from './effects/run-effects';
 import { createPageQueue$, type PageQueueDeps } from './page-queue';
@@ -14,6 +16,8 @@ export interface PageDeps extends PageQueueDeps {
   readonly window: Window;
   /** Loads the reporting SDK (lazily) and returns the function that sends one report. */
   readonly loadReporter: (settings: ErrorReportingSettings) => Promise<Report>;
+  /** Loads the code that performs a replay (lazily: only a released visitor needs it). */
+  readonly loadReplay: () => Promise<PerformReplay>;
   readonly afterFirstPaint: (run: () => void) => void;
 }
 
@@ -48,7 +52,11 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
     ...deps,
     onSourceError: (source, error) => report(`Waiting room source ${source} failed: ${describeError(error)}`),
   });
-  const effects = runEffects(queue$, { location, history, document: doc, csrfToken: config.csrfToken, report });
+  const loadReplay = loadOnce(deps.loadReplay);
+  // Fetched once the page has painted, so that the release finds it there; a release that comes
+  // first waits for it. A failed prefetch is silent: the replay loads again and reports a failure.
+  if (config.queue.uri !== null) deps.afterFirstPaint(() => void loadReplay().catch(() => undefined));
+  const effects = runEffects(queue$, { location, history, document: doc, csrfToken: config.csrfToken, report, loadReplay });
   reactRoot.render(
     <StrictMode>
       <WaitingRoom queue$={queue$} texts={texts} />

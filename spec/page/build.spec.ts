@@ -64,6 +64,13 @@ describe('build: the production bundle', () => {
     expect(lazy.some((file) => read(file).includes('__SENTRY__'))).toBe(true);
   });
 
+  it('should keep the replay code (the hidden form) out of the JavaScript loaded before the position shows', () => {
+    const initial = sizes.initialJs.files.map((file) => file.file);
+    const lazy = sizes.allJs.files.map((file) => file.file).filter((file) => !initial.includes(file));
+    expect(initial.some((file) => read(file).includes('"_method"'))).toBe(false);
+    expect(lazy.some((file) => read(file).includes('"_method"'))).toBe(true);
+  });
+
   it('should write source maps that point at the TypeScript sources', () => {
     const main = sizes.initialJs.files.find((file) => file.file.startsWith('main-'))!.file;
     expect(read(main)).toMatch(new RegExp(`//# sourceMappingURL=${main}\\.map\\s*$`));

@@ -2,20 +2,35 @@ import { Subject } from 'rxjs';
 import type { QueueStatus } from '../../streams/types';
 import { runEffects, type EffectsDeps } from '../../src/effects/run-effects';
 import { createReplayForm } from '../../src/effects/replay-form';
-import { navigateTo } from '../../src/effects/replay';
+import { navigateTo, performReplay } from '../../src/effects/perform-replay';
+import { loadOnce } from '../../src/adapters/load-once';
 import { cleanAddressBar, withoutHeldRequestParams } from '../../src/effects/clean-address-bar';
 
 const HEALTH = { connection: 'connected', failedPolls: 0 } as const;
 
-function setUp(href = 'https://shop.example/waiting') {
+/** Lets promise callbacks that are already due run. */
+const settled = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+function setUp(loadReplay: EffectsDeps['loadReplay'] = async () => performReplay) {
   const status$ = new Subject<QueueStatus>();
-  const location = { href, assign: jest.fn(), reload: jest.fn() };
+  const location = { href: 'https://shop.example/waiting', assign: jest.fn(), reload: jest.fn() };
   const history = { state: null, back: jest.fn(), replaceState: jest.fn() };
   const report = jest.fn();
   const submit = jest.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => undefined);
-  const deps: EffectsDeps = { location, history, document, csrfToken: 'csrf-token', report };
+  const deps: EffectsDeps = { location, history, document, csrfToken: 'csrf-token', report, loadReplay: jest.fn(loadReplay) };
   const subscription = runEffects(status$, deps);
-  return { status$, location, history, report, submit, subscription };
+  return { status$, location, history, report, submit, subscription, loadReplay: deps.loadReplay };
+}
+
+/** A load that finishes when the test says so. */
+function deferredLoad() {
+  let finish!: () => void;
+  let fail!: (error: Error) => void;
+  const loaded = new Promise<typeof performReplay>((resolve, reject) => {
+    finish = () => resolve(performReplay);
+    fail = reject;
+  });
+  return { load: () => loaded, finish, fail };
 }
 
 afterEach(() => {
@@ -47,18 +62,58 @@ describe('effects: leave', () => {
 });
 
 describe('effects: replay', () => {
-  it('should navigate to a GET target with its hash', () => {
+  it('should navigate to a GET target with its hash', async () => {
     const { status$, location } = setUp();
     status$.next({ kind: 'released', replay: { kind: 'navigate', target: '/checkout?item=42#size' } });
+    await settled();
     expect(location.assign).toHaveBeenCalledWith('https://shop.example/checkout?item=42#size');
     expect(location.reload).not.toHaveBeenCalled();
   });
 
-  it('should replay exactly once, even if released twice', () => {
-    const { status$, location } = setUp();
+  it('should replay exactly once, even if released twice', async () => {
+    const { status$, location, loadReplay } = setUp();
     status$.next({ kind: 'released', replay: { kind: 'navigate', target: '/checkout' } });
     status$.next({ kind: 'released', replay: { kind: 'navigate', target: '/checkout' } });
+    await settled();
+    status$.next({ kind: 'released', replay: { kind: 'navigate', target: '/checkout' } });
+    await settled();
     expect(location.assign).toHaveBeenCalledTimes(1);
+    expect(loadReplay).toHaveBeenCalledTimes(1);
+  });
+
+  it('should keep a release that comes before the replay code has loaded, and replay it once loaded, once', async () => {
+    const code = deferredLoad();
+    const { status$, location } = setUp(code.load);
+    status$.next({ kind: 'released', replay: { kind: 'navigate', target: '/checkout' } });
+    status$.next({ kind: 'released', replay: { kind: 'navigate', target: '/checkout' } });
+    await settled();
+    expect(location.assign).not.toHaveBeenCalled();
+    code.finish();
+    await settled();
+    expect(location.assign).toHaveBeenCalledTimes(1);
+    expect(location.assign).toHaveBeenCalledWith('https://shop.example/checkout');
+  });
+
+  it('should not replay once stopped, even if the replay code arrives afterwards', async () => {
+    const code = deferredLoad();
+    const { status$, location, subscription } = setUp(code.load);
+    status$.next({ kind: 'released', replay: { kind: 'navigate', target: '/checkout' } });
+    subscription.unsubscribe();
+    code.finish();
+    await settled();
+    expect(location.assign).not.toHaveBeenCalled();
+  });
+
+  it('should report a replay code that cannot be loaded, and go on with the other effects', async () => {
+    const code = deferredLoad();
+    const { status$, location, history, report } = setUp(code.load);
+    status$.next({ kind: 'released', replay: { kind: 'navigate', target: '/checkout' } });
+    code.fail(new Error('Failed to fetch dynamically imported module'));
+    await settled();
+    expect(report).toHaveBeenCalledWith('Waiting room replay could not load: Failed to fetch dynamically imported module');
+    expect(location.assign).not.toHaveBeenCalled();
+    status$.next({ kind: 'leaving', step: 'back' });
+    expect(history.back).toHaveBeenCalledTimes(1);
   });
 
   it('should reload when the target is the current address (assign would not load it again)', () => {
@@ -79,11 +134,12 @@ describe('effects: replay', () => {
     expect(location.assign).not.toHaveBeenCalled();
   });
 
-  it('should submit one hidden POST form for another verb, exactly once', () => {
+  it('should submit one hidden POST form for another verb, exactly once', async () => {
     const { status$, submit, location } = setUp();
     const released: QueueStatus = { kind: 'released', replay: { kind: 'form', action: '/checkout', method: 'PUT', uuid: 'u-1' } };
     status$.next(released);
     status$.next(released);
+    await settled();
     expect(submit).toHaveBeenCalledTimes(1);
     const forms = document.querySelectorAll('form');
     expect(forms).toHaveLength(1);
@@ -91,6 +147,25 @@ describe('effects: replay', () => {
     expect(forms[0].getAttribute('action')).toBe('/checkout');
     expect(forms[0].hidden).toBe(true);
     expect(location.assign).not.toHaveBeenCalled();
+  });
+});
+
+describe('effects: loading the replay code once', () => {
+  it('should share one load between every caller', async () => {
+    const load = jest.fn(async () => 'code');
+    const loadCode = loadOnce(load);
+    await expect(Promise.all([loadCode(), loadCode()])).resolves.toEqual(['code', 'code']);
+    await expect(loadCode()).resolves.toBe('code');
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('should forget a failed load, so that the next call tries again', async () => {
+    const load = jest.fn().mockRejectedValueOnce(new Error('offline')).mockResolvedValue('code');
+    const loadCode = loadOnce(load);
+    await expect(loadCode()).rejects.toThrow('offline');
+    await expect(loadCode()).resolves.toBe('code');
+    await expect(loadCode()).resolves.toBe('code');
+    expect(load).toHaveBeenCalledTimes(2);
   });
 });
 

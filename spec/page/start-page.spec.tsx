@@ -8,6 +8,7 @@ import type { PageConfig } from '../../src/config/page-config';
 import { FakePusher } from './fakes/fake-pusher';
 import { createFakeFetch, settle, type FakeAnswer } from './fakes/fake-fetch';
 import { renderConfigElement, validConfig } from './fakes/config';
+import { performReplay } from '../../src/effects/perform-replay';
 
 const TEMPLATE = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
 const UUID = '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10';
@@ -18,10 +19,12 @@ interface Options {
   readonly href?: string;
   readonly language?: string;
   readonly queueInfo?: () => FakeAnswer;
+  /** Keep what waits for the first paint until `paint()`. */
+  readonly holdPaint?: boolean;
 }
 
 /** The page as a browser would load it, with a fake realtime client, fetch and clock. */
-async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }) }: Options = {}) {
+async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false }: Options = {}) {
   document.documentElement.innerHTML = new DOMParser().parseFromString(TEMPLATE, 'text/html').documentElement.innerHTML;
   renderConfigElement(document, config);
   const url = new URL(href);
@@ -46,6 +49,9 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
   const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   const submit = jest.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => undefined);
+  const loadReplay = jest.fn(async () => performReplay);
+  // What waits for the first paint; run at once unless the test paints itself.
+  const afterPaint: Array<() => void> = [];
   const deps: PageDeps = {
     window: { document, location, history, navigator: { language } } as unknown as Window,
     fetch,
@@ -53,7 +59,8 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     createQueue$,
     scheduler,
     loadReporter,
-    afterFirstPaint: (run) => run(),
+    loadReplay,
+    afterFirstPaint: (run) => (holdPaint ? afterPaint.push(run) : run()),
   };
   let stop: () => void = () => undefined;
   await act(async () => {
@@ -78,7 +85,12 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
       await runUntil(scheduler.frame);
     });
   const root = () => document.getElementById('waiting-room')!;
-  return { stop, location, history, pushers, createPusher, calls, reports, loadReporter, consoleError, submit, advanceTo, inAct, root };
+  /** The first paint: runs what waited for it. */
+  const paint = () => act(async () => {
+    afterPaint.splice(0).forEach((run) => run());
+    await settle();
+  });
+  return { stop, location, history, pushers, createPusher, calls, reports, loadReporter, loadReplay, consoleError, submit, advanceTo, inAct, root, paint };
 }
 
 let page: Awaited<ReturnType<typeof load>> | undefined;
@@ -206,6 +218,47 @@ describe('page: release', () => {
     expect(forms).toHaveLength(1);
     expect([...forms[0].querySelectorAll('input')].map((input) => `${input.name}=${input.value}`)).toEqual(['_method=PUT', `uuid=${UUID}`, '_token=csrf-token']);
     expect(page.submit).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('page: the replay code, loaded apart', () => {
+  it('should fetch the replay code once the page has painted, before any release', async () => {
+    page = await load({ holdPaint: true });
+    expect(page.loadReplay).not.toHaveBeenCalled();
+    await page.paint();
+    expect(page.loadReplay).toHaveBeenCalledTimes(1);
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+    expect(page.loadReplay).toHaveBeenCalledTimes(1);
+  });
+
+  it('should replay a release that comes before the first paint, once, with one load', async () => {
+    page = await load({ holdPaint: true });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+    await page.paint();
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+    expect(page.loadReplay).toHaveBeenCalledTimes(1);
+  });
+
+  it('should load the replay code again on release when the prefetch failed, and replay', async () => {
+    page = await load({ holdPaint: true });
+    page.loadReplay.mockRejectedValueOnce(new Error('Failed to fetch dynamically imported module'));
+    await page.paint();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
+    expect(page.loadReplay).toHaveBeenCalledTimes(2);
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+    expect(page.reports).toEqual([]);
+  });
+
+  it('should not fetch it when there is nothing to replay', async () => {
+    const config = validConfig();
+    config.queue.uri = null;
+    page = await load({ config });
+    expect(page.loadReplay).not.toHaveBeenCalled();
   });
 });
 

@@ -1,42 +1,34 @@
-import { filter, take, type Observable, type Subscription } from 'rxjs';
-import type { QueueStatus, Replay } from '../../streams/types';
-import { createReplayForm } from './replay-form';
+import { EMPTY, catchError, concatMap, defer, filter, map, take, type Observable, type Subscription } from 'rxjs';
+import type { QueueStatus } from '../../streams/types';
+import { describeError, type Report } from '../adapters/error-reporter';
+import type { PerformReplay, PerformReplayDeps } from './perform-replay';
 
-export interface ReplayDeps {
-  readonly location: Pick<Location, 'href' | 'assign' | 'reload'>;
-  readonly history: Pick<History, 'replaceState' | 'state'>;
-  readonly document: Document;
-  readonly csrfToken: string;
+export interface ReplayDeps extends PerformReplayDeps {
+  /** Loads the code that performs a replay (a file of its own, prefetched after the first paint). */
+  readonly loadReplay: () => Promise<PerformReplay>;
+  /** Told when that code cannot be loaded. */
+  readonly report: Report;
 }
-
-const withoutHash = (url: URL) => url.href.slice(0, url.href.length - url.hash.length);
 
 /**
- * Navigates to a GET replay's target. `location.assign` to the same document with only a hash
- * (or nothing) changed would not load the page again, so that case reloads instead.
+ * Replays the held request on the first 'released' status, and never again (the done flag). A
+ * release that comes before the replay code has loaded waits for it; a load that fails is
+ * reported (the page's loader tries again on the next call, so a failed prefetch is retried here).
  */
-export function navigateTo(target: string, { location, history }: Pick<ReplayDeps, 'location' | 'history'>): void {
-  const url = new URL(target, location.href);
-  const here = new URL(location.href);
-  if (withoutHash(url) != withoutHash(here)) return location.assign(url.href);
-  if (url.hash != here.hash) history.replaceState(history.state, '', url.href);
-  location.reload();
-}
-
-/** Performs one replay: navigation for GET, the hidden POST form for any other verb. */
-export function performReplay(replay: Replay, deps: ReplayDeps): void {
-  if (replay.kind == 'navigate') return navigateTo(replay.target, deps);
-  const form = createReplayForm(deps.document, replay, deps.csrfToken);
-  deps.document.body.append(form);
-  form.submit();
-}
-
-/** Replays the held request on the first 'released' status, and never again (the done flag). */
 export function replay(status$: Observable<QueueStatus>, deps: ReplayDeps): Subscription {
   return status$
     .pipe(
       filter((status) => status.kind == 'released'),
       take(1),
+      concatMap((status) =>
+        defer(deps.loadReplay).pipe(
+          map((perform) => () => perform(status.replay, deps)),
+          catchError((error: unknown) => {
+            deps.report(`Waiting room replay could not load: ${describeError(error)}`);
+            return EMPTY;
+          }),
+        ),
+      ),
     )
-    .subscribe((status) => performReplay(status.replay, deps));
+    .subscribe((run) => run());
 }

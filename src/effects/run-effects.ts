@@ -1,6 +1,5 @@
 import { Subscription, type Observable } from 'rxjs';
 import type { QueueStatus } from '../../streams/types';
-import type { Report } from '../adapters/error-reporter';
 import { leave } from './leave';
 import { replay, type ReplayDeps } from './replay';
 import { reportFailures } from './report-failures';
@@ -8,7 +7,6 @@ import { reportFailures } from './report-failures';
 export interface EffectsDeps extends ReplayDeps {
   readonly location: ReplayDeps['location'] & Pick<Location, 'assign'>;
   readonly history: ReplayDeps['history'] & Pick<History, 'back'>;
-  readonly report: Report;
 }
 
 /** Performs what the status stream asks for: report, leave, replay. Unsubscribe to stop them all. */

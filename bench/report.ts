@@ -93,7 +93,7 @@ function capacity(result: CapacityResult, store: string): string[] {
       `${releases.median.delivered} delivered, ${releases.median.notDelivered} lost; median of ${releases.runs.length} runs: p50 ${releases.median.p50Ms} ms, p90 ${releases.median.p90Ms} ms, p99 ${releases.median.p99Ms} ms ` +
       `(per run p99: ${releases.runs.map((run) => run.latencyMs.p99).join(', ')} ms); of which in the server (decision → handed to the socket) p99 ${releases.median.inServerP99Ms} ms, ` +
       `socket to the visitor's process p99 ${releases.median.toVisitorP99Ms} ms`,
-    `- queue_info throughput, closed loop over ${settings.connections} keep-alive connections, median of ${saturation.runs.length} runs, each ${settings.saturateSeconds} s per server in alternating slices (bare, ours, ours, bare): ` +
+    `- queue_info throughput, closed loop over ${settings.connections} keep-alive connections, median of ${saturation.runs.length} runs, each ${settings.saturateSeconds} s per server in 8 alternating slices (bare, ours, ours, bare, …) after a 1 s warm-up on each: ` +
       `ours ${fixed(median.oursPerSecond)}/s (p50 ${median.oursP50Ms} ms, p99 ${median.oursP99Ms} ms, server CPU ${fixed(median.oursServerCpu * 100)}%), ` +
       `bare Node http ${fixed(median.barePerSecond)}/s (p50 ${median.bareP50Ms} ms, p99 ${median.bareP99Ms} ms, CPU ${fixed(median.bareServerCpu * 100)}%); ` +
       `ratio **${fixed(median.ratio, 2)}** (per run: ${saturation.runs.map((run) => fixed(run.ratio, 2)).join(', ')}); load generator CPU ${fixed(median.generatorCpuOurs * 100)}% / ${fixed(median.generatorCpuBare * 100)}%`,

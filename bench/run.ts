@@ -10,7 +10,7 @@
  *   BENCH_PACED_REPETITIONS=3 paced runs, median reported
  *   BENCH_RELEASE_PER_MINUTE=1200
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
- *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (two slices, each after a 0.5 s warm-up)
+ *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
  *   BENCH_ONLY=page,estimate,capacity   run only these parts
  *   BENCH_REDIS=1             also run the capacity benchmark on Redis (a redis-server on a free port)

@@ -141,26 +141,37 @@ async function poll(arg: PollArg) {
 interface SaturateArg {
   /** Base URLs by name: our server and the bare one. */
   readonly urls: Readonly<Record<string, string>>;
-  /** The order of the slices, e.g. bare, ours, ours, bare: a drift in the machine's load cancels out. */
+  /** The order of the slices, e.g. bare, ours, ours, bare, …: a drift in the machine's load cancels out. */
   readonly order: readonly string[];
   readonly connections: number;
   readonly sliceSeconds: number;
+  /** One uncounted slice per name first: connections open, code warms up. */
   readonly warmupSeconds: number;
+}
+
+interface Tally {
+  readonly agent: http.Agent;
+  readonly latencies: number[];
+  readonly errors: Errors;
+  seconds: number;
+  cpuSeconds: number;
 }
 
 /**
  * Closed loop: `connections` keep-alive connections each send the next waiting visitor's
- * queue_info as soon as the previous answer is in, one slice per name in `order`. Answers
- * during each slice's warm-up are not counted. Returns the figures by name.
+ * queue_info as soon as the previous answer is in, one slice per name in `order`, each name
+ * keeping its own connections from slice to slice. Returns the figures by name.
  */
 async function saturate(arg: SaturateArg) {
   if (visitors.length === 0) throw new Error('no waiting visitor to poll');
-  const tallies = new Map<string, { latencies: number[]; errors: Errors; seconds: number; cpuSeconds: number }>();
-  for (const name of arg.order) {
-    const tally = tallies.get(name) ?? { latencies: [], errors: new Errors(), seconds: 0, cpuSeconds: 0 };
+  const tallies = new Map<string, Tally>();
+  for (const name of new Set(arg.order)) {
+    const tally: Tally = { agent: new http.Agent({ keepAlive: true, maxSockets: arg.connections }), latencies: [], errors: new Errors(), seconds: 0, cpuSeconds: 0 };
     tallies.set(name, tally);
-    await slice(new URL(arg.urls[name]), arg, tally);
+    await slice(new URL(arg.urls[name]), arg.connections, arg.warmupSeconds, tally, false);
   }
+  for (const name of arg.order) await slice(new URL(arg.urls[name]), arg.connections, arg.sliceSeconds, tallies.get(name)!, true);
+  for (const tally of tallies.values()) tally.agent.destroy();
   return Object.fromEntries(
     [...tallies].map(([name, tally]) => [
       name,
@@ -179,41 +190,29 @@ async function saturate(arg: SaturateArg) {
   );
 }
 
-async function slice(
-  base: URL,
-  arg: SaturateArg,
-  tally: { latencies: number[]; errors: Errors; seconds: number; cpuSeconds: number },
-): Promise<void> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: arg.connections });
+/** One slice of the closed loop; answers that come after its end still count (they were sent in it). */
+async function slice(base: URL, connections: number, seconds: number, tally: Tally, counted: boolean): Promise<void> {
   let next = Math.floor(Math.random() * visitors.length);
-  let counting = false;
-  let countStart = 0;
-  let cpuBefore = process.cpuUsage();
-  const end = performance.now() + (arg.warmupSeconds + arg.sliceSeconds) * 1000;
-  const warm = setTimeout(() => {
-    counting = true;
-    countStart = performance.now();
-    cpuBefore = process.cpuUsage();
-  }, arg.warmupSeconds * 1000);
-  await lanes(arg.connections, async () => {
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const end = started + seconds * 1000;
+  await lanes(connections, async () => {
     if (performance.now() >= end) return false;
     const visitor = visitors[next++ % visitors.length];
-    const wasCounting = counting;
     try {
-      const answer = await queueInfo(agent, base, visitor);
-      if (!wasCounting) return true;
+      const answer = await queueInfo(tally.agent, base, visitor);
+      if (!counted) return true;
       if (answer.status === 200) tally.latencies.push(answer.ms);
       else tally.errors.add(`queue_info: status ${answer.status}`, answer.body);
     } catch (error) {
-      if (wasCounting) tally.errors.add(`queue_info: ${errorKind(error)}`, String(error));
+      if (counted) tally.errors.add(`queue_info: ${errorKind(error)}`, String(error));
     }
     return true;
   });
-  clearTimeout(warm);
+  if (!counted) return;
   const cpu = process.cpuUsage(cpuBefore);
-  tally.seconds += (performance.now() - countStart) / 1000;
+  tally.seconds += (performance.now() - started) / 1000;
   tally.cpuSeconds += (cpu.user + cpu.system) / 1e6;
-  agent.destroy();
 }
 
 export type PollResult = Awaited<ReturnType<typeof poll>>;

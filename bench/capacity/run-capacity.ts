@@ -45,8 +45,10 @@ type Ready = { url: string; port: number; pid: number };
 const here = __dirname;
 /** Paced polling first runs this long uncounted: code paths warm up and the polls spread out. */
 const PACED_WARMUP_SECONDS = 3;
-/** Each closed-loop slice first runs this long uncounted (new connections, warm code). */
-const SLICE_WARMUP_SECONDS = 0.5;
+/** The closed loop first runs this long uncounted on each server (new connections, warm code). */
+const SLICE_WARMUP_SECONDS = 1;
+/** Alternating slices per closed-loop run, half on each server. */
+const SLICES = 8;
 
 /** Runs the whole capacity benchmark and returns its figures. */
 export async function runCapacity(options: CapacityOptions) {
@@ -120,9 +122,10 @@ export async function runCapacity(options: CapacityOptions) {
     await poller.request('visitors', await load.request('visitors'));
     const saturation: { bare: SaturateResult & { serverCpu: number }; ours: SaturateResult & { serverCpu: number }; ratio: number }[] = [];
     for (let run = 0; run < options.repetitions; run++) {
-      // ABBA, and BAAB the next time: a drift in the machine's load over the run cancels out.
-      const order = run % 2 === 0 ? ['bare', 'ours', 'ours', 'bare'] : ['ours', 'bare', 'bare', 'ours'];
-      const sliceSeconds = options.saturateSeconds / 2;
+      // ABBA ABBA…, and BAAB… the next time: a drift in the machine's load cancels out.
+      const [first, second] = run % 2 === 0 ? ['bare', 'ours'] : ['ours', 'bare'];
+      const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
+      const sliceSeconds = (2 * options.saturateSeconds) / SLICES;
       const before = { bare: await bare.request<CpuSample>('cpu'), ours: await server.request<CpuSample>('cpu') };
       const result = await poller.request<Record<'bare' | 'ours', SaturateResult>>('saturate', {
         urls: { bare: bare.ready.url, ours: server.ready.url },
@@ -132,7 +135,7 @@ export async function runCapacity(options: CapacityOptions) {
         warmupSeconds: SLICE_WARMUP_SECONDS,
       });
       // Each server is idle outside its own slices: its CPU time over the run is that of its slices.
-      const busySeconds = 2 * (sliceSeconds + SLICE_WARMUP_SECONDS);
+      const busySeconds = options.saturateSeconds + SLICE_WARMUP_SECONDS;
       const pair = {
         bare: { ...result.bare, serverCpu: cpuShare(before.bare, await bare.request<CpuSample>('cpu'), busySeconds) },
         ours: { ...result.ours, serverCpu: cpuShare(before.ours, await server.request<CpuSample>('cpu'), busySeconds) },
@@ -356,9 +359,23 @@ async function releaseLatency(
     toVisitorMs: distribution(toVisitor),
     /** The visitors' process event-loop delay meanwhile: a late frame may be its fault. */
     visitorsLoopDelayMs: during.loopDelayMs,
-    /** [ms since counting began, total ms, in-server ms] of every counted release. */
-    each,
+    /** Each release step (the loop releases a batch at once): [ms since counting began, releases, slowest total ms, slowest in-server ms]. */
+    steps: batches(each),
   };
+}
+
+/** Groups releases decided within 50 ms of each other: one step of the release loop. */
+function batches(each: readonly [number, number, number][]): [number, number, number, number][] {
+  const steps: [number, number, number, number][] = [];
+  for (const [at, total, inServer] of [...each].sort((a, b) => a[0] - b[0])) {
+    const last = steps[steps.length - 1];
+    if (last && at - last[0] < 50) {
+      last[1]++;
+      last[2] = Math.max(last[2], total);
+      last[3] = Math.max(last[3], inServer);
+    } else steps.push([at, 1, total, inServer]);
+  }
+  return steps;
 }
 
 async function closeAll(children: Child<unknown>[]): Promise<void> {

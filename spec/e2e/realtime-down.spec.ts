@@ -64,7 +64,7 @@ describe('a visitor whose realtime server is down', () => {
       expect(seen.every((block) => block.block === 'loading')).toBe(true);
 
       // Leaving: back in history to the page the visitor came from (the page is gone, so no root step).
-      await page.waitForURL(server.at('/?from=home'), { timeout: 10_000 });
+      await visitor.arrivesAt(server.at('/?from=home'), 15_000);
       expect(visitor.navigations.at(-1)).toBe(server.at('/?from=home'));
       expect(visitor.offSite).toEqual([]);
       // The page left on its own: the server still keeps the place, and received one report only.

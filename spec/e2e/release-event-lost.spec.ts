@@ -61,7 +61,7 @@ describe('a visitor whose release event is lost', () => {
       expect(visitor.navigations.filter((url) => url === server.at('/checkout?item=42'))).toHaveLength(1);
 
       // Back in history goes nowhere, so the fallback takes the visitor to the root 3 s later.
-      await page.waitForURL(server.at('/'), { timeout: TIMINGS.leaveDelay + TIMINGS.rootFallback + 5000 });
+      await visitor.arrivesAt(server.at('/'), TIMINGS.leaveDelay + TIMINGS.rootFallback + 10_000);
       await page.locator('h1', { hasText: 'A shop with a waiting room' }).waitFor();
       expect(visitor.offSite).toEqual([]);
       expect(await server.stats()).toMatchObject({ waiting: 0, released: 1 });

@@ -45,6 +45,11 @@ export interface Visitor {
   seen(): Promise<SeenBlock[]>;
   /** The position shown in the waiting block, or null when it is not shown. */
   position(): Promise<number | null>;
+  /**
+   * Waits until the tab has loaded `url`; a timeout says where the tab is and where it went,
+   * which tells a slow machine from a page that went elsewhere.
+   */
+  arrivesAt(url: string, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,6 +98,17 @@ export async function openVisitor(browser: Browser, origin: string, options: Vis
       if ((await strong.count()) === 0) return null;
       const text = await strong.textContent();
       return text === null ? null : Number(text.replace(/[^0-9]/g, ''));
+    },
+    async arrivesAt(url, timeoutMs) {
+      try {
+        await page.waitForURL(url, { timeout: timeoutMs });
+      } catch (error) {
+        const entries = await page.evaluate(() => window.history.length).catch(() => 'unknown');
+        throw new Error(
+          `The tab did not arrive at ${url} within ${timeoutMs} ms: it is at ${page.url()} ` +
+            `(history length ${entries}) after navigating to ${JSON.stringify(navigations)}. ${String(error)}`,
+        );
+      }
     },
     close: () => context.close(),
   };

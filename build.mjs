@@ -120,6 +120,8 @@ const PUSHER_DEFINES = {
  * (~1 KB gzipped less before the position shows). The two @stablelib modules are development
  * dependencies of pusher-js (not installed) used only by private-encrypted channels, which need
  * a nacl implementation the page never passes, so they are stubs that say so if ever reached.
+ * Each source is compiled as pusher-js's tsconfig.json compiles it (target ES6, so class fields
+ * are assigned, not defined); esbuild does not read a tsconfig.json inside node_modules.
  */
 function pusherFromSource() {
   const sources = path.join(PUSHER_DIR, 'src') + path.sep;
@@ -132,6 +134,17 @@ function pusherFromSource() {
         args.importer.startsWith(sources) ? { path: args.path, namespace: 'pusher-encryption-stub' } : undefined,
       );
       build.onLoad({ filter: /.*/, namespace: 'pusher-encryption-stub' }, () => ({ contents: stub, loader: 'js' }));
+      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+        if (!args.path.startsWith(sources)) return undefined;
+        const { code } = await esbuild.transform(await readFile(args.path, 'utf8'), {
+          loader: 'ts',
+          tsconfigRaw: { compilerOptions: { useDefineForClassFields: false } },
+          // Inline, so that the page's source map still leads to the TypeScript file.
+          sourcemap: 'inline',
+          sourcefile: path.basename(args.path),
+        });
+        return { contents: code, loader: 'js' };
+      });
       build.onResolve({ filter: /^(\.|[a-z])/ }, (args) => {
         if (!args.importer.startsWith(sources)) return undefined;
         const bases = args.path.startsWith('.') ? [path.resolve(args.resolveDir, args.path)] : PUSHER_MODULE_DIRS.map((dir) => path.join(dir, args.path));

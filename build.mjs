@@ -170,6 +170,7 @@ function pusherFromSource() {
 const LAZY_MODULES = {
   sentry: 'src/adapters/sentry.ts',
   replay: 'src/effects/perform-replay.ts',
+  'config-problem': 'src/view/config-problem.ts',
 };
 
 /** The extensions under which an `import()` specifier without one may name a lazy module. */

@@ -10,6 +10,8 @@ startPage(document.getElementById('waiting-room') ?? document.body, {
   createQueue$,
   // A separate chunk, fetched after the first paint.
   loadReporter: (settings) => import('./adapters/sentry').then(({ startSentry }) => startSentry(settings)),
+  // A separate chunk, fetched only for a malformed config.
+  loadConfigProblem: () => import('./view/config-problem').then(({ configProblemView }) => configProblemView),
   // A separate chunk, prefetched after the first paint.
   loadReplay: () => import('./effects/perform-replay').then(({ performReplay }) => performReplay),
   afterFirstPaint: (run) => afterFirstPaint(run),

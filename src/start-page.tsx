@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { ErrorReportingSettings } from './config/page-config';
 import { readPageConfig } from './config/read-page-config';
@@ -10,12 +10,14 @@ import { runEffects } from './effects/run-effects';
 import { createPageQueue$, type PageQueueDeps } from './page-queue';
 import { pickTexts } from './view/texts';
 import { WaitingRoom } from './view/WaitingRoom';
-import { ConfigProblem } from './view/ConfigProblem';
+import type { ConfigProblemView } from './view/config-problem';
 
 export interface PageDeps extends PageQueueDeps {
   readonly window: Window;
   /** Loads the reporting SDK (lazily) and returns the function that sends one report. */
   readonly loadReporter: (settings: ErrorReportingSettings) => Promise<Report>;
+  /** Loads the config-problem view (lazily: only a malformed config needs it). */
+  readonly loadConfigProblem: () => Promise<ConfigProblemView>;
   /** Loads the code that performs a replay (lazily: only a released visitor needs it). */
   readonly loadReplay: () => Promise<PerformReplay>;
   readonly afterFirstPaint: (run: () => void) => void;
@@ -43,8 +45,15 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const reactRoot = createRoot(root);
   if (!result.ok) {
     report(`Waiting room config invalid: ${result.problems.join('; ')}`);
-    reactRoot.render(<ConfigProblem texts={texts} problems={result.problems} />);
-    return () => reactRoot.unmount();
+    let stopped = false;
+    deps.loadConfigProblem().then(
+      (view) => stopped || reactRoot.render(view(createElement, texts.lang, result.problems)),
+      (error) => report(`Waiting room config problem view could not load: ${describeError(error)}`),
+    );
+    return () => {
+      stopped = true;
+      reactRoot.unmount();
+    };
   }
   const { config } = result;
   result.warnings.forEach((warning) => console.warn('[waiting-room]', warning));

@@ -9,6 +9,7 @@ import { FakePusher } from './fakes/fake-pusher';
 import { createFakeFetch, settle, type FakeAnswer } from './fakes/fake-fetch';
 import { renderConfigElement, validConfig } from './fakes/config';
 import { performReplay } from '../../src/effects/perform-replay';
+import { configProblemView, type ConfigProblemView } from '../../src/view/config-problem';
 
 const TEMPLATE = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
 const UUID = '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10';
@@ -21,10 +22,12 @@ interface Options {
   readonly queueInfo?: () => FakeAnswer;
   /** Keep what waits for the first paint until `paint()`. */
   readonly holdPaint?: boolean;
+  /** Loads the config-problem view (by default at once). */
+  readonly configProblem?: () => Promise<ConfigProblemView>;
 }
 
 /** The page as a browser would load it, with a fake realtime client, fetch and clock. */
-async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false }: Options = {}) {
+async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false, configProblem = async () => configProblemView }: Options = {}) {
   document.documentElement.innerHTML = new DOMParser().parseFromString(TEMPLATE, 'text/html').documentElement.innerHTML;
   renderConfigElement(document, config);
   const url = new URL(href);
@@ -50,6 +53,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   const submit = jest.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => undefined);
   const loadReplay = jest.fn(async () => performReplay);
+  const loadConfigProblem = jest.fn(configProblem);
   // What waits for the first paint; run at once unless the test paints itself.
   const afterPaint: Array<() => void> = [];
   const deps: PageDeps = {
@@ -60,6 +64,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     scheduler,
     loadReporter,
     loadReplay,
+    loadConfigProblem,
     afterFirstPaint: (run) => (holdPaint ? afterPaint.push(run) : run()),
   };
   let stop: () => void = () => undefined;
@@ -90,7 +95,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     afterPaint.splice(0).forEach((run) => run());
     await settle();
   });
-  return { stop, location, history, pushers, createPusher, calls, reports, loadReporter, loadReplay, consoleError, submit, advanceTo, inAct, root, paint };
+  return { stop, location, history, pushers, createPusher, calls, reports, loadReporter, loadReplay, loadConfigProblem, consoleError, submit, advanceTo, inAct, root, paint };
 }
 
 let page: Awaited<ReturnType<typeof load>> | undefined;
@@ -287,6 +292,46 @@ describe('page: a malformed config', () => {
     expect(page.consoleError).toHaveBeenCalledWith('[waiting-room]', expect.stringContaining(`Waiting room config invalid: `));
     expect(page.createPusher).not.toHaveBeenCalled();
     expect(page.calls).toEqual([]);
+  });
+
+  it('should show the config problem in French for a French browser', async () => {
+    page = await load({ config: {}, language: 'fr-FR' });
+    const alert = document.querySelector('[role="alert"]')!;
+    expect(alert.querySelector('h1')!.textContent).toBe("Cette salle d'attente n'a pas pu démarrer.");
+    expect(alert.querySelector('p')!.textContent).toBe("Veuillez réessayer dans quelques minutes. Détails pour l'équipe du site :");
+    expect(alert.querySelectorAll('li').length).toBeGreaterThan(1);
+  });
+
+  it('should load the config-problem view only for a malformed config', async () => {
+    page = await load();
+    expect(page.loadConfigProblem).not.toHaveBeenCalled();
+    act(() => page!.stop());
+    page = await load({ config: {} });
+    expect(page.loadConfigProblem).toHaveBeenCalledTimes(1);
+  });
+
+  it('should report a config-problem view that cannot be loaded, after the config problem itself', async () => {
+    const configProblem = () => Promise.reject(new Error('Failed to fetch dynamically imported module'));
+    page = await load({ config: validConfig({ csrfToken: '' }), holdPaint: true, configProblem });
+    await page.paint();
+    expect(page.reports).toEqual([
+      'Waiting room config invalid: csrfToken must be a non-empty string',
+      'Waiting room config problem view could not load: Failed to fetch dynamically imported module',
+    ]);
+    expect(document.querySelector('[role="alert"]')).toBeNull();
+  });
+
+  it('should render nothing once stopped, even if the config-problem view arrives afterwards', async () => {
+    let arrive!: () => void;
+    const configProblem = () => new Promise<ConfigProblemView>((resolve) => (arrive = () => resolve(configProblemView)));
+    page = await load({ config: {}, configProblem });
+    act(() => page!.stop());
+    await act(async () => {
+      arrive();
+      await settle();
+    });
+    expect(document.querySelector('[role="alert"]')).toBeNull();
+    expect(page.consoleError).not.toHaveBeenCalledWith(expect.anything(), expect.stringContaining('could not load'));
   });
 
   it('should send the config problem to the error-reporting service when the DSN could be read', async () => {

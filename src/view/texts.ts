@@ -1,4 +1,4 @@
-/** Every text the page shows, in one language. */
+/** Every text the waiting room shows, in one language (the config-problem view has its own). */
 export interface Texts {
   readonly lang: string;
   readonly title: string;
@@ -12,8 +12,6 @@ export interface Texts {
   readonly pollFailed: string;
   readonly released: string;
   readonly leaving: string;
-  readonly configProblem: string;
-  readonly configHint: string;
   readonly tabTitle: (position: string) => string;
 }
 
@@ -30,8 +28,6 @@ export const ENGLISH: Texts = {
   pollFailed: 'Your position could not be refreshed. Retrying…',
   released: 'It is your turn! Taking you there…',
   leaving: 'Taking you back…',
-  configProblem: 'This waiting room could not start.',
-  configHint: 'Please try again in a few minutes. Details for the site team:',
   tabTitle: (position) => `#${position} · Waiting room`,
 };
 
@@ -48,8 +44,6 @@ export const FRENCH: Texts = {
   pollFailed: "Votre position n'a pas pu être actualisée. Nouvel essai…",
   released: "C'est votre tour ! Redirection…",
   leaving: 'Retour à la page précédente…',
-  configProblem: "Cette salle d'attente n'a pas pu démarrer.",
-  configHint: "Veuillez réessayer dans quelques minutes. Détails pour l'équipe du site :",
   tabTitle: (position) => `n° ${position} · Salle d'attente`,
 };
 

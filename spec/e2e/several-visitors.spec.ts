@@ -65,8 +65,10 @@ describe('several visitors in line', () => {
       const [released] = await server.release(1);
       expect(released).toMatch(/^[0-9a-f-]{36}$/);
 
-      // The first visitor is taken to the held GET; the others move up at their next poll.
-      await first!.page.waitForURL(server.at('/checkout?item=1'), { timeout: 15_000 });
+      // The first visitor is taken to the held GET (the same address: the page reloads it); the
+      // others move up at their next poll.
+      await first!.page.locator('h1', { hasText: 'Checkout' }).waitFor({ timeout: 15_000 });
+      expect(first!.page.url()).toBe(server.at('/checkout?item=1'));
       await shownAt(second!, 1, TIMINGS.anonymousPoll + SLACK_MS);
       await shownAt(third!, 2, TIMINGS.anonymousPoll + SLACK_MS);
       expect(await Promise.all([second!.position(), third!.position()])).toEqual([1, 2]);

@@ -67,12 +67,14 @@ function main(): void {
     : [target];
   const summary = summarise(files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as Profile));
   const top = Number(topArg ?? 25);
-  const share = (ms: number) => `${((ms / summary.totalMs) * 100).toFixed(1).padStart(5)}%`;
-  console.log(`${files.length} profile(s), ${(summary.totalMs / 1000).toFixed(1)} s sampled (idle included)\n`);
+  const idle = summary.byOwner.find(([owner]) => owner === '(idle)')?.[1] ?? 0;
+  const busy = summary.totalMs - idle;
+  const share = (ms: number) => `${((ms / busy) * 100).toFixed(1).padStart(5)}%`;
+  console.log(`${files.length} profile(s), ${(summary.totalMs / 1000).toFixed(1)} s sampled, ${(busy / 1000).toFixed(1)} s busy; shares of the busy time\n`);
   console.log('by package or folder (self time):');
-  for (const [owner, ms] of summary.byOwner.slice(0, top)) console.log(`  ${share(ms)}  ${owner}`);
+  for (const [owner, ms] of summary.byOwner.filter(([owner]) => owner !== '(idle)').slice(0, top)) console.log(`  ${share(ms)}  ${owner}`);
   console.log('\nby function (self time):');
-  for (const [name, ms] of summary.byFunction.slice(0, top)) console.log(`  ${share(ms)}  ${name}`);
+  for (const [name, ms] of summary.byFunction.filter(([name]) => !name.startsWith('(idle)')).slice(0, top)) console.log(`  ${share(ms)}  ${name}`);
 }
 
 if (require.main === module) main();

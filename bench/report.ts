@@ -81,10 +81,11 @@ function capacity(result: CapacityResult, store: string): string[] {
     '',
     `${settings.visitors} anonymous visitors, each held by a GET of /checkout with its own cookie, subscribed over a real WebSocket ` +
       `(Pusher protocol 7) and sending queue_request; server, bare server and load generator each in its own process. ` +
-      `Open files: ${limits.openFiles ? `${limits.openFiles.soft} (soft limit, unchanged)` : 'unknown'}; about ${limits.socketsPerProcess} sockets per process.`,
+      `Open files: ${limits.openFiles ? `${limits.openFiles.soft} (soft limit, left as it was)` : 'unknown'}; local ports ${limits.localPorts ? `${limits.localPorts.low}–${limits.localPorts.high}` : 'unknown'}; about ${limits.socketsPerProcess} sockets per process.`,
     '',
     `- held: ${hold.held} in ${fixed(Number(hold.half.seconds) + Number(hold.full.seconds), 1)} s (plus ${hold.half.admitted + hold.full.admitted} admitted before the line formed); errors in total: ${result.errors.total} ${JSON.stringify(result.errors)}`,
-    `- memory per waiting visitor (after GC, baseline → ${hold.held} held): RSS ${kb(memory.perVisitorBytes.rss)}, JS heap ${kb(memory.perVisitorBytes.heapUsed)}, external ${kb(memory.perVisitorBytes.external)}; second half only: RSS ${kb(memory.perVisitorBytesSecondHalf.rss)}, heap ${kb(memory.perVisitorBytesSecondHalf.heapUsed)}`,
+    `- memory per waiting visitor (after GC, baseline → ${hold.held} held): RSS ${kb(memory.perVisitorBytes.rss)}, JS heap ${kb(memory.perVisitorBytes.heapUsed)}, external ${kb(memory.perVisitorBytes.external)}; second half only: RSS ${kb(memory.perVisitorBytesSecondHalf.rss)}, heap ${kb(memory.perVisitorBytesSecondHalf.heapUsed)}` +
+      (memory.storePerVisitorBytes === undefined ? '' : `; in Redis (used_memory): ${kb(memory.storePerVisitorBytes)}`),
     `- paced polling (the page's 5 s and 60 s polls ×${settings.timeFactor}, ${settings.pollSockets} keep-alive sockets; median of ${paced.runs.length} runs of ${settings.pollSeconds} s after a ${paced.runs[0]?.warmupSeconds ?? 0} s warm-up): ` +
       `${fixed(paced.median.perSecond)}/s of ${fixed(paced.median.offeredPerSecond)}/s offered, p50 ${paced.median.p50Ms} ms, p99 ${paced.median.p99Ms} ms ` +
       `(per run p99: ${paced.runs.map((run) => run.latencyMs.p99).join(', ')} ms); server CPU ${fixed(paced.median.serverCpu * 100)}% of a core, poller ${fixed(paced.median.generatorCpu * 100)}%, ` +
@@ -97,6 +98,8 @@ function capacity(result: CapacityResult, store: string): string[] {
       `ours ${fixed(median.oursPerSecond)}/s (p50 ${median.oursP50Ms} ms, p99 ${median.oursP99Ms} ms, server CPU ${fixed(median.oursServerCpu * 100)}%), ` +
       `bare Node http ${fixed(median.barePerSecond)}/s (p50 ${median.bareP50Ms} ms, p99 ${median.bareP99Ms} ms, CPU ${fixed(median.bareServerCpu * 100)}%); ` +
       `ratio **${fixed(median.ratio, 2)}** (per run: ${saturation.runs.map((run) => fixed(run.ratio, 2)).join(', ')}); load generator CPU ${fixed(median.generatorCpuOurs * 100)}% / ${fixed(median.generatorCpuBare * 100)}%`,
+    `- server CPU per answered queue_info: ours ${median.oursCpuMicrosPerRequest} µs, bare ${median.bareCpuMicrosPerRequest} µs` +
+      (median.storeCpu === undefined ? '' : `; redis-server meanwhile used ${fixed(median.storeCpu * 100)}% of a core`),
   ];
 }
 

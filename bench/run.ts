@@ -14,7 +14,7 @@
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
  *   BENCH_ONLY=page,estimate,capacity   run only these parts
  *   BENCH_REDIS=1             also run the capacity benchmark on Redis (a redis-server on a free port)
- *   BENCH_CPU_PROF=1          write a V8 CPU profile of the bench server (path printed)
+ *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run (folder printed)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -77,10 +77,12 @@ async function main(): Promise<void> {
         log,
       };
       log(`server capacity (memory store): ${options.visitors} visitors…`);
-      capacity = await runCapacity(options);
+      capacity = await runCapacity({ ...options, cpuProfileDir: profileDir && subfolder(profileDir, 'memory') });
       if (process.env.BENCH_REDIS === '1') {
         log(`server capacity (Redis store): ${options.visitors} visitors…`);
-        capacityRedis = await withRedis((redisUrl) => runCapacity({ ...options, redisUrl }));
+        capacityRedis = await withRedis((redisUrl, probes) =>
+          runCapacity({ ...options, ...probes, redisUrl, cpuProfileDir: profileDir && subfolder(profileDir, 'redis') }),
+        );
       }
     }
 
@@ -120,12 +122,30 @@ function machine(loadAverageAtStart: number[]) {
   };
 }
 
-async function withRedis<T>(run: (url: string) => Promise<T>): Promise<T> {
+function subfolder(parent: string, name: string): string {
+  const dir = path.join(parent, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+type StoreProbes = { storeMemory: () => Promise<number>; storeCpu: () => Promise<number> };
+
+/** Runs `run` against a redis-server of its own on a free port, with probes of its memory and CPU time. */
+async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T>): Promise<T> {
   const { startRedisServer } = await import('../spec/support/redis-server');
+  const { default: Redis } = await import('ioredis');
   const redis = await startRedisServer();
+  const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  const field = (info: string, name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? Number.NaN);
+  const storeMemory = async () => field(await probe.info('memory'), 'used_memory');
+  const storeCpu = async () => {
+    const info = await probe.info('cpu');
+    return field(info, 'used_cpu_user') + field(info, 'used_cpu_sys');
+  };
   try {
-    return await run(redis.url);
+    return await run(redis.url, { storeMemory, storeCpu });
   } finally {
+    probe.disconnect();
     await redis.close();
   }
 }

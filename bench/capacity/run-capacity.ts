@@ -32,6 +32,10 @@ export interface CapacityOptions {
   /** The built page (waiting.html and its assets). */
   readonly pageDir: string;
   readonly redisUrl?: string;
+  /** Memory the store uses outside the server process (Redis's used_memory), in bytes. */
+  readonly storeMemory?: () => Promise<number>;
+  /** CPU seconds the store has used outside the server process (Redis's used_cpu_*), so far. */
+  readonly storeCpu?: () => Promise<number>;
   /** Write a V8 CPU profile of the server into this folder. */
   readonly cpuProfileDir?: string;
   readonly log: (line: string) => void;
@@ -61,7 +65,7 @@ export async function runCapacity(options: CapacityOptions) {
     children.push(bare);
     const server = await Child.start<Ready>(path.join(here, 'server.ts'), {
       name: 'bench server',
-      execArgv: ['--expose-gc', ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [])],
+      execArgv: ['--expose-gc'],
       env: serverEnv(options, adminToken),
     });
     children.push(server);
@@ -69,6 +73,7 @@ export async function runCapacity(options: CapacityOptions) {
     // Nobody is released while visitors arrive: each must be subscribed before its release.
     await admin('POST', '/admin/pause');
     const baseline = await server.request<MemorySample>('memory');
+    const storeBaseline = await options.storeMemory?.();
 
     const generatorEnv = { ...process.env, BENCH_TARGET: server.ready.url };
     const load = await Child.start<{ pid: number }>(path.join(here, 'visitors.ts'), { name: 'visitors', env: generatorEnv });
@@ -83,6 +88,7 @@ export async function runCapacity(options: CapacityOptions) {
     const memoryHalf = await server.request<MemorySample>('memory');
     const holdFull = await load.request<HoldResult>('hold', { ...holdArg, visitors: options.visitors });
     const memoryFull = await server.request<MemorySample>('memory');
+    const storeFull = await options.storeMemory?.();
     const stats = await admin('GET', '/admin/stats');
     log(`  held ${holdFull.held} (${(holdHalf.seconds + holdFull.seconds).toFixed(1)} s); server says ${JSON.stringify(stats)}`);
 
@@ -93,6 +99,16 @@ export async function runCapacity(options: CapacityOptions) {
     // A released visitor's page goes away: its polling stops when its socket hears the release.
     load.on('released', (uuid) => void poller.request('released', uuid).catch(() => undefined));
     const pacedRuns = [];
+    const profiles: string[] = [];
+    const profile = async <T>(name: string, phase: () => Promise<T>): Promise<T> => {
+      if (!options.cpuProfileDir) return phase();
+      await server.request('profileStart');
+      try {
+        return await phase();
+      } finally {
+        profiles.push(await server.request<string>('profileStop', path.join(options.cpuProfileDir, `${name}.cpuprofile`)));
+      }
+    };
     for (let run = 0; run < options.pacedRepetitions; run++) {
       await poller.request('visitors', await load.request('visitors'));
       const cpuBefore = await server.request<CpuSample>('cpu');
@@ -100,12 +116,14 @@ export async function runCapacity(options: CapacityOptions) {
       await load.request('deliveries');
       const resumedAt = preciseNow();
       await admin('POST', '/admin/resume');
-      const paced = await poller.request<PollResult>('poll', {
-        seconds: options.pollSeconds,
-        warmupSeconds: PACED_WARMUP_SECONDS,
-        factor: options.factor,
-        sockets: options.pollSockets,
-      });
+      const paced = await profile(`paced-${run + 1}`, () =>
+        poller.request<PollResult>('poll', {
+          seconds: options.pollSeconds,
+          warmupSeconds: PACED_WARMUP_SECONDS,
+          factor: options.factor,
+          sockets: options.pollSockets,
+        }),
+      );
       await admin('POST', '/admin/pause');
       const pausedAt = preciseNow();
       const serverCpu = cpuShare(cpuBefore, await server.request<CpuSample>('cpu'), (pausedAt - resumedAt) / 1000);
@@ -120,25 +138,39 @@ export async function runCapacity(options: CapacityOptions) {
 
     // Released visitors are gone: the closed loop polls those still waiting.
     await poller.request('visitors', await load.request('visitors'));
-    const saturation: { bare: SaturateResult & { serverCpu: number }; ours: SaturateResult & { serverCpu: number }; ratio: number }[] = [];
+    type Measured = SaturateResult & { serverCpu: number; serverCpuMicrosPerRequest: number; storeCpu?: number };
+    const saturation: { bare: Measured; ours: Measured; ratio: number }[] = [];
     for (let run = 0; run < options.repetitions; run++) {
       // ABBA ABBA…, and BAAB… the next time: a drift in the machine's load cancels out.
       const [first, second] = run % 2 === 0 ? ['bare', 'ours'] : ['ours', 'bare'];
       const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
       const sliceSeconds = (2 * options.saturateSeconds) / SLICES;
       const before = { bare: await bare.request<CpuSample>('cpu'), ours: await server.request<CpuSample>('cpu') };
-      const result = await poller.request<Record<'bare' | 'ours', SaturateResult>>('saturate', {
-        urls: { bare: bare.ready.url, ours: server.ready.url },
-        order,
-        connections: options.connections,
-        sliceSeconds,
-        warmupSeconds: SLICE_WARMUP_SECONDS,
-      });
+      const storeCpuBefore = await options.storeCpu?.();
+      const result = await profile(`throughput-${run + 1}`, () =>
+        poller.request<Record<'bare' | 'ours', SaturateResult>>('saturate', {
+          urls: { bare: bare.ready.url, ours: server.ready.url },
+          order,
+          connections: options.connections,
+          sliceSeconds,
+          warmupSeconds: SLICE_WARMUP_SECONDS,
+        }),
+      );
       // Each server is idle outside its own slices: its CPU time over the run is that of its slices.
       const busySeconds = options.saturateSeconds + SLICE_WARMUP_SECONDS;
+      const storeCpuAfter = await options.storeCpu?.();
+      const withCpu = (figures: SaturateResult, serverCpu: number) => ({
+        ...figures,
+        serverCpu,
+        /** Server CPU time per answered request: what each answer costs, whatever else ran. */
+        serverCpuMicrosPerRequest: (serverCpu * busySeconds * 1e6) / (figures.perSecond * figures.seconds),
+      });
       const pair = {
-        bare: { ...result.bare, serverCpu: cpuShare(before.bare, await bare.request<CpuSample>('cpu'), busySeconds) },
-        ours: { ...result.ours, serverCpu: cpuShare(before.ours, await server.request<CpuSample>('cpu'), busySeconds) },
+        bare: withCpu(result.bare, cpuShare(before.bare, await bare.request<CpuSample>('cpu'), busySeconds)),
+        ours: {
+          ...withCpu(result.ours, cpuShare(before.ours, await server.request<CpuSample>('cpu'), busySeconds)),
+          storeCpu: storeCpuBefore === undefined || storeCpuAfter === undefined ? undefined : (storeCpuAfter - storeCpuBefore) / busySeconds,
+        },
       };
       const ratio = pair.ours.perSecond / pair.bare.perSecond;
       saturation.push({ ...pair, ratio });
@@ -186,6 +218,8 @@ export async function runCapacity(options: CapacityOptions) {
         end: memoryEnd,
         perVisitorBytes: perVisitor(baseline, memoryFull, held),
         perVisitorBytesSecondHalf: perVisitor(memoryHalf, memoryFull, held - holdHalf.held),
+        /** In Redis (used_memory), for the Redis store: the line's share outside the server process. */
+        storePerVisitorBytes: storeBaseline === undefined || storeFull === undefined ? undefined : (storeFull - storeBaseline) / held,
       },
       paced: {
         runs: pacedRuns.map(({ releases, ...run }) => ({ ...run, releasesMs: releases.latencyMs })),
@@ -226,10 +260,14 @@ export async function runCapacity(options: CapacityOptions) {
           bareServerCpu: median(saturation.map((pair) => pair.bare.serverCpu)),
           generatorCpuOurs: median(saturation.map((pair) => pair.ours.generatorCpu)),
           generatorCpuBare: median(saturation.map((pair) => pair.bare.generatorCpu)),
+          oursCpuMicrosPerRequest: round(median(saturation.map((pair) => pair.ours.serverCpuMicrosPerRequest))),
+          bareCpuMicrosPerRequest: round(median(saturation.map((pair) => pair.bare.serverCpuMicrosPerRequest))),
+          storeCpu: options.storeCpu ? median(saturation.map((pair) => pair.ours.storeCpu ?? Number.NaN)) : undefined,
         },
       },
       visitorLives: { ...lives, received: lives.received.length },
       errors: { ...errors, total: errorTotal },
+      cpuProfiles: profiles,
     };
   } finally {
     await closeAll(children);

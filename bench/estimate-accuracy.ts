@@ -34,6 +34,7 @@ export interface EstimateOptions {
   readonly announced: boolean;
 }
 
+/** The scenario the targets are judged on: 6 a minute, halved at minute 20. */
 export const DEFAULT_ESTIMATE_OPTIONS: EstimateOptions = {
   rateBefore: 6,
   rateAfter: 3,
@@ -43,6 +44,17 @@ export const DEFAULT_ESTIMATE_OPTIONS: EstimateOptions = {
   seeds: [1, 2, 3, 4, 5],
   announced: true,
 };
+
+/** Other lines, to see how the estimate does beyond the judged scenario. */
+export const ESTIMATE_VARIANTS: readonly { readonly label: string; readonly options: EstimateOptions }[] = [
+  { label: '6 → 3/min, configured rate stays 6', options: { ...DEFAULT_ESTIMATE_OPTIONS, announced: false } },
+  { label: '3 → 6/min', options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 3, rateAfter: 6 } },
+  { label: '30 → 15/min, 200 waiting', options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 30, rateAfter: 15, initialLine: 200 } },
+  {
+    label: '2 → 1/min, 20 waiting, change at minute 30',
+    options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 2, rateAfter: 1, initialLine: 20, changeAtMinutes: 30, endAtMinutes: 60 },
+  },
+];
 
 interface Sample {
   readonly at: number;

@@ -20,7 +20,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
-import { DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
+import { DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { renderMarkdown } from './report';
 import { checkTargets } from './targets';
@@ -49,11 +49,11 @@ async function main(): Promise<void> {
     const pageWeight: PageWeightResult = await measurePageWeight(pageDir);
 
     let estimate: EstimateResult | undefined;
-    let estimateUnannounced: EstimateResult | undefined;
+    const estimateVariants: { label: string; result: EstimateResult }[] = [];
     if (only.has('estimate')) {
       log('wait estimate: simulating a line whose release rate halves…');
       estimate = await measureEstimateAccuracy(DEFAULT_ESTIMATE_OPTIONS);
-      estimateUnannounced = await measureEstimateAccuracy({ ...DEFAULT_ESTIMATE_OPTIONS, announced: false });
+      for (const { label, options } of ESTIMATE_VARIANTS) estimateVariants.push({ label, result: await measureEstimateAccuracy(options) });
     }
 
     let capacity: CapacityResult | undefined;
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
       targetsRedis: capacityRedis ? checkTargets(capacityRedis, undefined) : undefined,
       pageWeight,
       estimate,
-      estimateUnannounced,
+      estimateVariants,
       capacity,
       capacityRedis,
       cpuProfileDir: profileDir,

@@ -3,11 +3,11 @@
  * and source maps in public/assets/, the CSS beside it, and public/assets/waiting.html (the
  * template with the hashed URLs). The page is one file; what it needs only later (@sentry/browser,
  * see LAZY_MODULES) goes into files of its own, loaded with import() after the first paint or on
- * demand. With `minify`, terser runs over esbuild's output: esbuild bundles, tree-shakes and
- * names files by content; terser's compressor takes a further ~2.5 KB gzipped off React, which
- * the initial-JavaScript budget needs. Prints the gzipped size of the JavaScript loaded before
- * the position can show (initial) and of all JavaScript, and writes them to
- * public/assets/size.json.
+ * demand. With `minify`, terser runs over esbuild's output: esbuild bundles and tree-shakes;
+ * terser's compressor takes a further ~2.5 KB gzipped off React, which the initial-JavaScript
+ * budget needs. Each script is then named by its final bytes. Prints the gzipped size of the
+ * JavaScript loaded before the position can show (initial) and of all JavaScript, and writes
+ * them to public/assets/size.json.
  *
  *   node build.mjs                                  build and print the sizes
  *   import { buildPage } from './build.mjs'         build from a benchmark, same options
@@ -15,6 +15,7 @@
 import * as esbuild from 'esbuild';
 import { minify as terser } from 'terser';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -54,30 +55,49 @@ function staticClosure(metafile, entry) {
   return [...seen];
 }
 
+/** The content hash a built file is named by (`main-<hash>.js`): 8 characters of its final bytes' SHA-256. */
+const contentHash = (code) => createHash('sha256').update(code).digest('hex').slice(0, 8).toUpperCase();
+
 /**
- * Writes esbuild's in-memory outputs. With `minify`, each JavaScript file goes through terser
- * first, its source map chained to esbuild's so that it still points at the TypeScript sources.
+ * Writes one esbuild build's in-memory outputs and returns the file name each was written under
+ * (esbuild's output path → name). With `minify`, each JavaScript file goes through terser first,
+ * its source map chained to esbuild's so that it still points at the TypeScript sources. Each
+ * JavaScript file is then named by its final bytes: esbuild's [hash] covers only what esbuild
+ * wrote, so a change of terser or its settings would keep a name for new bytes, which browsers
+ * holding the year-long immutable copy of /assets/ would never fetch. The CSS keeps its name.
  */
 async function writeOutputs(files, minify) {
   const byPath = new Map(files.map((file) => [file.path, file]));
+  const names = new Map();
   for (const file of files) {
-    const map = byPath.get(`${file.path}.map`);
-    if (!minify || !file.path.endsWith('.js')) {
-      if (!(minify && file.path.endsWith('.js.map'))) await writeFile(file.path, file.contents);
+    // A script's source map and licence file are written with it, under its new name.
+    if (byPath.has(file.path.replace(/\.(map|LEGAL\.txt)$/, '')) && /\.js\.(map|LEGAL\.txt)$/.test(file.path)) continue;
+    if (!file.path.endsWith('.js')) {
+      await writeFile(file.path, file.contents);
+      names.set(file.path, path.basename(file.path));
       continue;
     }
-    const name = path.basename(file.path);
-    const result = await terser(file.text.replace(/\/\/# sourceMappingURL=\S+\s*$/, ''), {
-      module: true,
-      ecma: 2020,
-      // A third pass still finds ~0.1 KB gzipped; a fourth finds nothing more.
-      compress: { passes: 3 },
-      format: { comments: false },
-      sourceMap: { content: map.text, filename: name, url: `${name}.map` },
-    });
-    await writeFile(file.path, result.code);
-    await writeFile(map.path, result.map);
+    let code = file.text.replace(/\/\/# sourceMappingURL=\S+\s*$/, '').trimEnd();
+    let map = byPath.get(`${file.path}.map`).text;
+    if (minify) {
+      ({ code, map } = await terser(code, {
+        module: true,
+        ecma: 2020,
+        // A third pass still finds ~0.1 KB gzipped; a fourth finds nothing more.
+        compress: { passes: 3 },
+        format: { comments: false },
+        sourceMap: { content: map },
+      }));
+    }
+    const name = path.basename(file.path).replace(/-[A-Z0-9]+\.js$/, `-${contentHash(code)}.js`);
+    const at = (fileName) => path.join(path.dirname(file.path), fileName);
+    await writeFile(at(name), `${code}\n//# sourceMappingURL=${name}.map`);
+    await writeFile(at(`${name}.map`), JSON.stringify({ ...JSON.parse(map), file: name }));
+    const legal = byPath.get(`${file.path}.LEGAL.txt`);
+    if (legal) await writeFile(at(`${name}.LEGAL.txt`), legal.contents);
+    names.set(file.path, name);
   }
+  return names;
 }
 
 /** Replaces `from` in `html` with `to`, requiring exactly one occurrence. */
@@ -234,8 +254,10 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     logLevel: 'warning',
   };
   const lazy = await esbuild.build({ ...options, entryPoints: LAZY_MODULES });
+  const lazyNames = await writeOutputs(lazy.outputFiles, minify);
+  const nameOf = (names, file) => names.get(path.join(root, file));
   const lazyOutputs = Object.entries(lazy.metafile.outputs).filter(([, output]) => output.entryPoint);
-  const lazyFiles = new Map(lazyOutputs.map(([file, output]) => [output.entryPoint, path.basename(file)]));
+  const lazyFiles = new Map(lazyOutputs.map(([file, output]) => [output.entryPoint, nameOf(lazyNames, file)]));
   const page = await esbuild.build({
     ...options,
     entryPoints: { main: 'src/main.tsx', waiting: 'public/waiting.css' },
@@ -243,12 +265,11 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     define: { ...options.define, ...PUSHER_DEFINES },
     plugins: [lazyImports(lazyFiles), pusherFromSource()],
   });
+  const pageNames = await writeOutputs(page.outputFiles, minify);
   const metafile = { outputs: { ...lazy.metafile.outputs, ...page.metafile.outputs } };
-  const result = { outputFiles: [...lazy.outputFiles, ...page.outputFiles] };
-
-  await writeOutputs(result.outputFiles, minify);
   const outputs = Object.keys(metafile.outputs);
-  const relative = (file) => path.relative(outdir, path.join(root, file)).split(path.sep).join('/');
+  // Every output is written straight into outdir, under the name writeOutputs gave it.
+  const relative = (file) => nameOf(lazyNames, file) ?? nameOf(pageNames, file);
   const entryOf = (source) => outputs.find((file) => metafile.outputs[file].entryPoint === source);
   const mainJs = entryOf('src/main.tsx');
   const css = entryOf('public/waiting.css');
@@ -256,7 +277,7 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
   const initial = staticClosure(metafile, mainJs);
   const js = outputs.filter((file) => file.endsWith('.js'));
   const measure = async (files) => {
-    const each = await Promise.all(files.map(async (file) => ({ file: relative(file), ...sizeOf(await readFile(path.join(root, file))) })));
+    const each = await Promise.all(files.map(async (file) => ({ file: relative(file), ...sizeOf(await readFile(path.join(outdir, relative(file)))) })));
     return { ...total(each), files: each };
   };
 

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -66,6 +67,15 @@ describe('build: the production bundle', () => {
     const lazy = sizes.allJs.files.map((file) => file.file).filter((file) => !initial.includes(file));
     expect(initial.some((file) => read(file).includes(marker))).toBe(false);
     expect(lazy.filter((file) => read(file).includes(marker))).toHaveLength(1);
+  });
+
+  it('should name each script by its final bytes, so that the immutable cache never keeps an old copy under a new name', () => {
+    for (const { file } of sizes.allJs.files) {
+      const code = read(file).replace(/\n\/\/# sourceMappingURL=\S+$/, '');
+      const hash = createHash('sha256').update(code).digest('hex').slice(0, 8).toUpperCase();
+      expect(file).toMatch(new RegExp(`-${hash}\\.js$`));
+      expect(JSON.parse(read(`${file}.map`)).file).toBe(file);
+    }
   });
 
   it('should write source maps that point at the TypeScript sources', () => {

@@ -201,7 +201,7 @@ const RESOLVED_EXTENSIONS = ['', '.ts', '.tsx'];
  * was built into (`files`: source path → file name). A static import of one is an error: it
  * would pull the module back into the page.
  */
-function lazyImports(files) {
+export function lazyImports(files) {
   return {
     name: 'lazy-imports',
     setup(build) {
@@ -217,7 +217,7 @@ function lazyImports(files) {
 }
 
 /** Throws when a lazy output bundles a module that the page bundles too (a second copy at run time). */
-function checkNothingShared(pageOutput, lazyOutputs) {
+export function checkNothingShared(pageOutput, lazyOutputs) {
   const pageInputs = new Set(Object.keys(pageOutput.inputs));
   for (const [file, output] of lazyOutputs) {
     const shared = Object.keys(output.inputs).filter((input) => pageInputs.has(input));

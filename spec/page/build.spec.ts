@@ -100,3 +100,44 @@ describe('build: the production bundle', () => {
     expect(sizes.withinBudget).toBe(sizes.initialJs.gzip <= sizes.budget.initialJsGzip);
   });
 });
+
+describe('build: the guards on lazy modules', () => {
+  /** Runs `body` (an async function body given `build`, the build.mjs module, and `esbuild`) in Node and returns its JSON result. */
+  const inNode = (body: string) => {
+    const script = `const build = await import('./build.mjs'); const esbuild = await import('esbuild');
+      const result = await (async () => { ${body} })(); process.stdout.write(JSON.stringify(result));`;
+    return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' }));
+  };
+  const bundle = (code: string) => `
+    try {
+      const result = await esbuild.build({
+        stdin: { contents: ${JSON.stringify(code)}, resolveDir: '.', loader: 'ts' }, bundle: true, format: 'esm', write: false, logLevel: 'silent',
+        plugins: [build.lazyImports(new Map([['src/effects/perform-replay.ts', 'replay-ABCD1234.js']]))],
+      });
+      return { code: result.outputFiles[0].text };
+    } catch (error) {
+      return { errors: error.errors.map((e) => e.text) };
+    }`;
+
+  it('should point an import() of a lazy module at its built file', () => {
+    const { code } = inNode(bundle("export const load = () => import('./src/effects/perform-replay');"));
+    expect(code).toContain('import("./replay-ABCD1234.js")');
+    expect(code).not.toContain('createReplayForm');
+  });
+
+  it('should refuse a static import of a lazy module, which would pull it back into the page', () => {
+    const { errors } = inNode(bundle("export { performReplay } from './src/effects/perform-replay';"));
+    expect(errors).toEqual(['src/effects/perform-replay.ts is loaded lazily: import it with import(), not statically']);
+  });
+
+  it('should refuse a lazy file that bundles a module the page bundles too', () => {
+    const message = inNode(`
+      try {
+        build.checkNothingShared({ inputs: { 'node_modules/rxjs/x.js': {}, 'src/main.tsx': {} } }, [['replay-1.js', { inputs: { 'node_modules/rxjs/x.js': {}, 'src/effects/perform-replay.ts': {} } }]]);
+        return 'no error';
+      } catch (error) {
+        return error.message;
+      }`);
+    expect(message).toBe('replay-1.js bundles modules the page bundles too, which would run twice: node_modules/rxjs/x.js');
+  });
+});

@@ -45,6 +45,7 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const reactRoot = createRoot(root);
   if (!result.ok) {
     report(`Waiting room config invalid: ${result.problems.join('; ')}`);
+    // The view is loaded now, from a file of its own; once stopped, it is no longer shown.
     let stopped = false;
     deps.loadConfigProblem().then(
       (view) => stopped || reactRoot.render(view(createElement, texts.lang, result.problems)),

@@ -14,7 +14,7 @@
  */
 import * as esbuild from 'esbuild';
 import { minify as terser } from 'terser';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -230,11 +230,35 @@ export function checkNothingShared(pageOutput, lazyOutputs) {
  * Options: `outdir` (default public/assets), `minify` (default true), `log` (print, default true).
  */
 export async function buildPage({ outdir = path.join(root, 'public/assets'), minify = true, log = true } = {}) {
-  await rm(outdir, { recursive: true, force: true });
-  await mkdir(outdir, { recursive: true });
+  // Built beside outdir (same depth, so the same source-map paths), then swapped in: a server or
+  // test reading outdir meanwhile finds the old page or the new one, not a half-written folder.
+  const building = `${outdir}.building-${process.pid}`;
+  let sizes;
+  try {
+    await rm(building, { recursive: true, force: true });
+    await mkdir(building, { recursive: true });
+    sizes = await buildInto(building, minify);
+    await rm(outdir, { recursive: true, force: true });
+    await rename(building, outdir);
+  } finally {
+    await rm(building, { recursive: true, force: true });
+  }
+  if (log) {
+    const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+    console.log(`waiting page built into ${path.relative(root, outdir) || '.'}`);
+    const when = (file) => (sizes.initialJs.files.some((initial) => initial.file == file.file) ? 'initial' : 'lazy');
+    for (const file of sizes.allJs.files) console.log(`  ${file.file.padEnd(28)} ${kb(file.bytes).padStart(9)} ${kb(file.gzip).padStart(9)} gz  ${when(file)}`);
+    console.log(`initial JS (before the position shows): ${kb(sizes.initialJs.gzip)} gz (${sizes.initialJs.gzip} bytes; budget ${kb(INITIAL_JS_BUDGET)})${sizes.withinBudget ? '' : ' — OVER BUDGET'}`);
+    console.log(`all JS: ${kb(sizes.allJs.gzip)} gz; CSS: ${kb(sizes.css.gzip)} gz`);
+  }
+  return sizes;
+}
+
+/** Builds the page into the empty folder `building` and returns the size figures, also written there. */
+async function buildInto(building, minify) {
   const options = {
     absWorkingDir: root,
-    outdir,
+    outdir: building,
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -268,7 +292,7 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
   const pageNames = await writeOutputs(page.outputFiles, minify);
   const metafile = { outputs: { ...lazy.metafile.outputs, ...page.metafile.outputs } };
   const outputs = Object.keys(metafile.outputs);
-  // Every output is written straight into outdir, under the name writeOutputs gave it.
+  // Every output is written straight into the folder, under the name writeOutputs gave it.
   const relative = (file) => nameOf(lazyNames, file) ?? nameOf(pageNames, file);
   const entryOf = (source) => outputs.find((file) => metafile.outputs[file].entryPoint === source);
   const mainJs = entryOf('src/main.tsx');
@@ -277,7 +301,7 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
   const initial = staticClosure(metafile, mainJs);
   const js = outputs.filter((file) => file.endsWith('.js'));
   const measure = async (files) => {
-    const each = await Promise.all(files.map(async (file) => ({ file: relative(file), ...sizeOf(await readFile(path.join(outdir, relative(file)))) })));
+    const each = await Promise.all(files.map(async (file) => ({ file: relative(file), ...sizeOf(await readFile(path.join(building, relative(file)))) })));
     return { ...total(each), files: each };
   };
 
@@ -289,7 +313,7 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     .join('');
   let html = replaceOnce(template, '<link rel="stylesheet" href="waiting.css">', `<link rel="stylesheet" href="/assets/${relative(css)}">\n${preloads}`.trimEnd());
   html = replaceOnce(html, '<script type="module" src="main.js"></script>', `<script type="module" src="/assets/${relative(mainJs)}"></script>`);
-  await writeFile(path.join(outdir, 'waiting.html'), html);
+  await writeFile(path.join(building, 'waiting.html'), html);
 
   const sizes = {
     budget: { initialJsGzip: INITIAL_JS_BUDGET },
@@ -300,16 +324,7 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     compression: 'gzip level 9; brotli default quality',
   };
   sizes.withinBudget = sizes.initialJs.gzip <= INITIAL_JS_BUDGET;
-  await writeFile(path.join(outdir, 'size.json'), JSON.stringify(sizes, null, 2) + '\n');
-
-  if (log) {
-    const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-    console.log(`waiting page built into ${path.relative(root, outdir) || '.'}`);
-    const when = (file) => (sizes.initialJs.files.some((initial) => initial.file == file.file) ? 'initial' : 'lazy');
-    for (const file of sizes.allJs.files) console.log(`  ${file.file.padEnd(28)} ${kb(file.bytes).padStart(9)} ${kb(file.gzip).padStart(9)} gz  ${when(file)}`);
-    console.log(`initial JS (before the position shows): ${kb(sizes.initialJs.gzip)} gz (${sizes.initialJs.gzip} bytes; budget ${kb(INITIAL_JS_BUDGET)})${sizes.withinBudget ? '' : ' — OVER BUDGET'}`);
-    console.log(`all JS: ${kb(sizes.allJs.gzip)} gz; CSS: ${kb(sizes.css.gzip)} gz`);
-  }
+  await writeFile(path.join(building, 'size.json'), JSON.stringify(sizes, null, 2) + '\n');
   return sizes;
 }
 

@@ -1,11 +1,10 @@
-import type { createElement, ReactElement } from 'react';
-
 /**
  * The view shown instead of the waiting room when the page config is unusable. Only such a
  * config needs it, so it is loaded then, from a file of its own that imports nothing the page
  * bundles: React's `createElement` comes from the page (one React), and its texts, in both
  * languages, live here rather than in texts.ts.
  */
+import type { createElement, ReactElement } from 'react';
 
 /** Builds the config-problem view; the type of `configProblemView`. */
 export type ConfigProblemView = (h: typeof createElement, lang: string, problems: readonly string[]) => ReactElement;

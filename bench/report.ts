@@ -80,7 +80,7 @@ function capacity(result: CapacityResult, store: string): string[] {
     `## Server capacity (${store})`,
     '',
     `${settings.visitors} anonymous visitors, each held by a GET of /checkout with its own cookie, subscribed over a real WebSocket ` +
-      `(Pusher protocol 7) and sending queue_request; server, bare server and load generator each in its own process. ` +
+      `(Pusher protocol 7) and sending queue_request; our server, the bare server, the visitors and the queue_info poller each in its own process. ` +
       `Open files: ${limits.openFiles ? `${limits.openFiles.soft} (soft limit, left as it was)` : 'unknown'}; local ports ${limits.localPorts ? `${limits.localPorts.low}–${limits.localPorts.high}` : 'unknown'}; about ${limits.socketsPerProcess} sockets per process.`,
     '',
     `- held: ${hold.held} in ${fixed(Number(hold.half.seconds) + Number(hold.full.seconds), 1)} s (plus ${hold.half.admitted + hold.full.admitted} admitted before the line formed); errors in total: ${result.errors.total} ${JSON.stringify(result.errors)}`,

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { Signer } from '@fastify/cookie';
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors';
 
@@ -15,30 +15,27 @@ export interface Session {
 
 export const SESSION_COOKIE = 'waiting_room_session';
 
-const sessions = new WeakMap<FastifyRequest, Session>();
-const signers = new WeakMap<FastifyRequest, Signer>();
+/** The session each request carries (read once) or was given. */
+const sessions = new WeakMap<FastifyRequest, Session | null>();
 
 /**
- * Reads the signed session cookie of every request, signed with `secret` by @fastify/cookie's
- * signer. The plugin itself is not registered: it loads the `cookie` package with a dynamic
- * import that the test runner's module sandbox cannot run, and one cookie needs no more than
- * the few lines below.
+ * Registers @fastify/cookie, which parses the Cookie header and signs the session cookie with
+ * `secret`. It is pinned at 11.0.2: later 11.x releases load the ESM-only `cookie@2` with a
+ * dynamic import() that the test runner's module sandbox cannot run, while 11.0.2 uses the
+ * CommonJS `cookie@1`, with the same parsing, serialisation and signature format.
  */
 export function installSessions(app: FastifyInstance, secret: string): void {
-  const signer = new Signer(secret);
-  app.addHook('onRequest', async (request) => {
-    signers.set(request, signer);
-    const cookie = cookieValue(request.headers.cookie, SESSION_COOKIE);
-    if (cookie === undefined) return;
-    const unsigned = signer.unsign(cookie);
-    const session = unsigned.valid && unsigned.value !== null ? decode(unsigned.value) : undefined;
-    if (session) sessions.set(request, session);
-  });
+  app.register(fastifyCookie, { secret });
 }
 
 /** The request's session from its cookie, or undefined when there is none or it was tampered with. */
 export function readSession(request: FastifyRequest): Session | undefined {
-  return sessions.get(request);
+  let session = sessions.get(request);
+  if (session === undefined) {
+    session = sessionFromCookie(request) ?? null;
+    sessions.set(request, session);
+  }
+  return session ?? undefined;
 }
 
 /** The request's session, or a new anonymous one whose cookie is set on the reply. */
@@ -62,13 +59,15 @@ export function startSession(
   reply: FastifyReply,
   user: { readonly userId: number; readonly name?: string },
 ): Session {
-  const signer = signers.get(request);
-  if (!signer) throw new Error('Sessions are not installed on this server.');
   const session: Session = { id: randomUUID(), csrfToken: randomBytes(24).toString('base64url'), ...user };
   sessions.set(request, session);
-  const value = encodeURIComponent(signer.sign(encode(session)));
-  const secure = request.protocol === 'https' ? '; Secure' : '';
-  reply.header('set-cookie', `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax${secure}`);
+  reply.setCookie(SESSION_COOKIE, encode(session), {
+    signed: true,
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: request.protocol === 'https',
+  });
   return session;
 }
 
@@ -81,18 +80,12 @@ export function checkCsrf(session: Session, token: unknown): void {
   }
 }
 
-/** One cookie's value from a Cookie header. */
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const pair of (header ?? '').split(';')) {
-    const equals = pair.indexOf('=');
-    if (equals === -1 || pair.slice(0, equals).trim() !== name) continue;
-    try {
-      return decodeURIComponent(pair.slice(equals + 1).trim());
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
+function sessionFromCookie(request: FastifyRequest): Session | undefined {
+  if (!request.cookies) throw new Error('Sessions are not installed on this server.');
+  const cookie = request.cookies[SESSION_COOKIE];
+  if (cookie === undefined) return undefined;
+  const unsigned = request.unsignCookie(cookie);
+  return unsigned.valid && unsigned.value !== null ? decode(unsigned.value) : undefined;
 }
 
 function encode(session: Session): string {

@@ -35,10 +35,14 @@ export const REALTIME = {
   unavailableTimeout: 10_000,
 } as const;
 
-/** Channel and event names (spec sections 3 and 6). */
+/** Channel and event names (spec sections 3 and 6; `queue` and `movedEvent` are an extension). */
 export const CHANNELS = {
   /** Signed-in users; pusher-js requires the `private-` prefix for authorized channels. */
   user: (userId: number, uuid: string) => `private-App.User.${userId}.${uuid}`,
   client: (uuid: string) => `App.Client.${uuid}`,
   releaseEvent: 'RequestUnqueud',
+  /** The public line-wide channel: anyone may listen, it says nothing about any one visitor. */
+  queue: 'App.Queue',
+  /** Published on `queue` after each release, with `{"served": n}`. */
+  movedEvent: 'QueueMoved',
 } as const;

@@ -20,6 +20,7 @@ import { anonymousPoll } from './rules/anonymous-poll';
 import { subscribeChannel } from './rules/channel-subscription';
 import { connectionCheck } from './rules/connection-check';
 import { leave } from './rules/leave';
+import { lineMoved } from './rules/line-moved';
 import { leaveAfterFailure } from './rules/leave-after-failure';
 import { poll } from './rules/poll';
 import { positionZero } from './rules/position-zero';
@@ -36,7 +37,8 @@ import { waiting } from './rules/waiting';
  * 1. `loading` at once (connection 'initialized' until the first state arrives), then a new
  *    `loading` each time the connection state or the failed-call count changes;
  * 2. after the first successful queue_info answer, `waiting` with position, estimated minutes
- *    and `updatedAt`, again on every answer and on every change of connection or `failedPolls`;
+ *    and `updatedAt`, again on every answer, on every change of connection or `failedPolls`, and
+ *    on every `moved$` event that moves the visitor up (see rules/line-moved: never to 0);
  * 3. then exactly one ending:
  *    - `released` with the replay to perform, then completes (first release event only);
  *    - or `failed` with the spec's exact message (position 0 for 10 s, or not connected 30 s
@@ -103,7 +105,7 @@ function inLine(
           ).pipe(
             connect((results$) =>
               merge(
-                waiting(results$, state$),
+                waiting(lineMoved(results$, guarded('moved$', sources.moved$ ?? EMPTY), scheduler), state$),
                 subscribeChannel(state$, sources.subscribe, onSourceError),
                 sendQueueRequest(subscribed$, sources.queueRequest),
                 releaseOnce(guarded('release$', sources.release$), request),

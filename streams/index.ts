@@ -6,6 +6,7 @@ export type {
   FailureMessage,
   Health,
   LeaveStep,
+  LineMoved,
   QueuedRequest,
   QueueInfo,
   QueueOptions,

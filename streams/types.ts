@@ -10,10 +10,23 @@ export type ConnectionState =
   | 'failed'
   | 'disconnected';
 
-/** One queue_info answer (spec section 3). `estimated` is in minutes. */
+/**
+ * One queue_info answer (spec section 3). `estimated` is in minutes. `ticket` and `served` are an
+ * extension beyond the spec, sent by servers that count positions from tickets
+ * (`position = ticket - served`): with them, a `LineMoved` push can move the visitor up at once.
+ */
 export interface QueueInfo {
   readonly position: number;
   readonly estimated: number;
+  /** The visitor's order of arrival. */
+  readonly ticket?: number;
+  /** How many tickets had left the head of the line when the answer was made. */
+  readonly served?: number;
+}
+
+/** The line moved (the `QueueMoved` event, an extension): every ticket up to `served` has left its head. */
+export interface LineMoved {
+  readonly served: number;
 }
 
 /** The held request, as the page received it (spec section 3). */
@@ -45,6 +58,8 @@ export interface QueueSources {
   readonly queueInfo: () => Observable<QueueInfo>;
   /** One queue_request call. Its answer is not read. */
   readonly queueRequest: () => Observable<unknown>;
+  /** Each `QueueMoved` event on the line-wide channel (an extension; optional). */
+  readonly moved$?: Observable<LineMoved>;
 }
 
 /** The name of a source, as in `QueueSources`. */
@@ -103,7 +118,7 @@ export type QueueStatus =
       readonly kind: 'waiting';
       readonly position: number;
       readonly estimated: number;
-      /** Scheduler time (ms) of the last successful queue_info answer. */
+      /** Scheduler time (ms) of the last successful queue_info answer, or of the last move pushed since. */
       readonly updatedAt: number;
     } & Health)
   | { readonly kind: 'released'; readonly replay: Replay }

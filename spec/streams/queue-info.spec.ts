@@ -13,6 +13,24 @@ describe('failed calls', () => {
     });
   });
 
+  it.each([
+    ['both non-negative whole numbers: kept', { ticket: 15, served: 10 }, { ticket: 15, served: 10 }],
+    ['served 0: kept', { ticket: 3, served: 0 }, { ticket: 3, served: 0 }],
+    ['no ticket: none', { served: 10 }, {}],
+    ['a negative served: none', { ticket: 15, served: -1 }, {}],
+    ['a fractional ticket: none', { ticket: 15.5, served: 10 }, {}],
+    ['a ticket in a string: none', { ticket: '15', served: 10 }, {}],
+  ])('should keep the answer, with ticket and served only when valid (%s)', (_, extension, kept) => {
+    const scheduler = newScheduler();
+    scheduler.run(({ cold, expectObservable }) => {
+      const call = cold<QueueInfo>('-a', { a: { position: 5, estimated: 10, ...extension } as QueueInfo });
+
+      expectObservable(callQueueInfo(() => call, scheduler)).toBe('-(a|)', {
+        a: { ok: true, info: { position: 5, estimated: 10, ...kept }, at: 1 },
+      });
+    });
+  });
+
   it('should turn a failed call into a failure result, never an error', () => {
     const scheduler = newScheduler();
     scheduler.run(({ cold, expectObservable }) => {

@@ -18,6 +18,14 @@ function isShowable(info: unknown): info is QueueInfo {
   );
 }
 
+/** A ticket count the line can be moved by: a non-negative whole number. */
+export const isTicketCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** The answer's position and estimate, with its `ticket` and `served` only when both are ticket counts. */
+function shownPart({ position, estimated, ticket, served }: QueueInfo): QueueInfo {
+  return isTicketCount(ticket) && isTicketCount(served) ? { position, estimated, ticket, served } : { position, estimated };
+}
+
 /**
  * One queue_info call that never errors (rule: a failed call never ends the status stream).
  * Emits exactly one PollResult, then completes:
@@ -25,6 +33,8 @@ function isShowable(info: unknown): info is QueueInfo {
  * - `{ok: false}` when the call errors (or throws), completes without an answer, or answers
  *   something that is not a non-negative finite position and estimate — showing NaN or
  *   starting the position-0 watchdog on garbage would be worse than counting a failure.
+ * The answer keeps `ticket` and `served` only when both are non-negative whole numbers; anything
+ * else drops the two (the extension is lost, the answer is not).
  */
 export function callQueueInfo(
   queueInfo: () => Observable<QueueInfo>,
@@ -34,7 +44,7 @@ export function callQueueInfo(
     take(1),
     map((info): PollResult =>
       isShowable(info)
-        ? { ok: true, info: { position: info.position, estimated: info.estimated }, at: scheduler.now() }
+        ? { ok: true, info: shownPart(info), at: scheduler.now() }
         : FAILED,
     ),
     defaultIfEmpty(FAILED),

@@ -1,19 +1,19 @@
 import { combineLatest, distinctUntilChanged, map, scan, startWith, type Observable } from 'rxjs';
 import type { LiveStatus } from '../status';
 import type { ConnectionState, QueueInfo } from '../types';
-import type { PollResult } from './queue-info';
+import type { ShownResult } from './line-moved';
 
 interface Shown {
-  /** The last successful answer and its time, null until the first one. */
+  /** The last successful answer (or move of the line) and its time, null until the first answer. */
   readonly last: { readonly info: QueueInfo; readonly at: number } | null;
   readonly failedPolls: number;
 }
 
 const NOTHING_SHOWN: Shown = { last: null, failedPolls: 0 };
 
-function record(shown: Shown, result: PollResult): Shown {
+function record(shown: Shown, result: ShownResult): Shown {
   return result.ok
-    ? { last: { info: result.info, at: result.at }, failedPolls: 0 }
+    ? { last: { info: result.info, at: result.at }, failedPolls: 'pushed' in result ? shown.failedPolls : 0 }
     : { last: shown.last, failedPolls: shown.failedPolls + 1 };
 }
 
@@ -33,11 +33,12 @@ function sameStatus(a: LiveStatus, b: LiveStatus): boolean {
  * answer's position, estimated minutes and time (`updatedAt`); each later answer emits a new
  * `waiting`. Both carry the latest connection state and `failedPolls`, the queue_info calls
  * failed in a row since the last success: a failure keeps the last position on screen and only
- * counts up, a success resets the count. A new status is emitted whenever any field changes,
- * never twice the same.
+ * counts up, a success resets the count. A move of the line (`Pushed`, see line-moved) shows its
+ * position and time as an answer does but leaves the count as it is. A new status is emitted
+ * whenever any field changes, never twice the same.
  */
 export function waiting(
-  results$: Observable<PollResult>,
+  results$: Observable<ShownResult>,
   state$: Observable<ConnectionState>,
 ): Observable<LiveStatus> {
   const shown$ = results$.pipe(scan(record, NOTHING_SHOWN), startWith(NOTHING_SHOWN));

@@ -3,9 +3,16 @@ import { CHANNELS } from '../streams/constants';
 import type { PusherConfig } from './config';
 import type { Entry } from './store/types';
 
-/** Tells a released visitor's page that it may replay (the `RequestUnqueud` event). */
+/** Tells the pages about releases. */
 export interface ReleasePublisher {
+  /** Tells a released visitor's page that it may replay (the `RequestUnqueud` event). */
   publishRelease(entry: Pick<Entry, 'uuid' | 'userId'>): Promise<void>;
+  /**
+   * Tells every waiting page that the line moved (`QueueMoved` on the public `App.Queue`, data
+   * `{"served": n}`): every ticket up to `served` has left the head. One event for the whole line,
+   * instead of one per visitor or a poll from each.
+   */
+  publishMoved(served: number): Promise<void>;
 }
 
 /** The channel a visitor's page listens on: private when signed in, public otherwise. */
@@ -25,12 +32,15 @@ export function pusherOptions(config: PusherConfig, own: { host: string; port: n
   return { ...credentials, host: config.host, port, useTLS: config.useTLS };
 }
 
-/** Publishes releases through the HTTP events API with the `pusher` SDK. */
+/** Publishes releases through the HTTP events API with the `pusher` SDK (embedded server or outside one alike). */
 export function pusherPublisher(options: Pusher.Options): ReleasePublisher {
   const pusher = new Pusher(options);
   return {
     async publishRelease(entry) {
       await pusher.trigger(channelFor(entry), CHANNELS.releaseEvent, { uuid: entry.uuid });
+    },
+    async publishMoved(served) {
+      await pusher.trigger(CHANNELS.queue, CHANNELS.movedEvent, { served });
     },
   };
 }

@@ -29,7 +29,10 @@ export class Releases {
     return released;
   }
 
-  /** Releases the next `count` now, whatever the limits; `silent` publishes nothing. */
+  /**
+   * Releases the next `count` now, whatever the limits; `silent` publishes nothing, neither the
+   * release events nor the move of the line (it stands for a lost event path).
+   */
   async releaseNext(count: number, silent = false): Promise<Entry[]> {
     const released = await this.store.release(count, this.clock.now(), this.policy);
     if (!silent) await this.announceAll(released);
@@ -54,7 +57,24 @@ export class Releases {
     }
   }
 
+  /**
+   * Publishes the release events, then, when anyone was released, one `QueueMoved` for the whole
+   * line. The released visitors come first: their replay is what waits on the event, while the
+   * others only see a position sooner. Tickets leave the line in order, so the largest one released
+   * is a `served` every instance agrees on (the store may have served more, dropping silent
+   * visitors: a page is only ever moved up to what is certain, and the next poll tells the rest).
+   */
   private async announceAll(entries: readonly Entry[]): Promise<void> {
     await Promise.all(entries.map((entry) => this.announce(entry)));
+    if (entries.length > 0) await this.announceMove(entries.reduce((most, entry) => Math.max(most, entry.ticket), 0));
+  }
+
+  /** Publishes `QueueMoved`; a failure is logged, not thrown: the pages' polls still move them. */
+  private async announceMove(served: number): Promise<void> {
+    try {
+      await this.publisher?.publishMoved(served);
+    } catch (error) {
+      this.log.warn({ err: error, served }, 'line move could not be published');
+    }
   }
 }

@@ -43,7 +43,11 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
     return reply.code(202).send({ uuid, state: entry.state });
   });
 
-  /** The visitor's position (0 once released) and the estimated wait in minutes. */
+  /**
+   * The visitor's position (0 once released) and the estimated wait in minutes. A waiting
+   * visitor's answer also carries `ticket` and `served` (an extension: `position = ticket -
+   * served`), so that the page can move them up on each `QueueMoved` without asking again.
+   */
   app.get(ROUTES.queue_info.replace('{uuid}', ':uuid'), async (request, reply) => {
     const { uuid } = request.params as { uuid: string };
     const now = clock.now();
@@ -51,6 +55,7 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
     if (!place) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
     const estimated = estimateMinutes(place.position, place.recentReleases, now, releases.policy.perMinute);
     reply.header('cache-control', 'no-store');
-    return { position: place.position, estimated };
+    const { position, entry } = place;
+    return position > 0 ? { position, estimated, ticket: entry.ticket, served: entry.ticket - position } : { position, estimated };
   });
 }

@@ -18,7 +18,7 @@ describe('bad input', () => {
   });
   afterEach(async () => {
     // Whatever happened, the server still serves and Ada still has her place.
-    expect((await ada.queueInfo(page.queue.uuid)).json).toEqual({ position: 1, estimated: 1 });
+    expect((await ada.queueInfo(page.queue.uuid)).json).toEqual({ position: 1, estimated: 1, ticket: 1, served: 0 });
     expect(await stats(server)).toMatchObject({ waiting: 1 });
     await server.close();
   });

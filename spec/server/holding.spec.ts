@@ -51,7 +51,7 @@ describe('holding protected requests', () => {
     expect(refreshed.queue).toEqual(first.queue);
     expect(secondTab.queue).toEqual({ ...first.queue, uri: '/checkout?item=7' });
     expect(bobs.queue.position).toBe(2);
-    expect((await ada.queueInfo(first.queue.uuid)).json).toEqual({ position: 1, estimated: 1 });
+    expect((await ada.queueInfo(first.queue.uuid)).json).toEqual({ position: 1, estimated: 1, ticket: 1, served: 0 });
     expect(await stats(server)).toMatchObject({ waiting: 2 });
   });
 

@@ -129,7 +129,7 @@ describe('admission and release', () => {
     for (const visitor of visitors) pages.push(await visitor.hold());
     const last = () => visitors[9]!.queueInfo(pages[9]!.queue.uuid);
 
-    expect((await last()).json).toEqual({ position: 10, estimated: 10 });
+    expect((await last()).json).toEqual({ position: 10, estimated: 10, ticket: 10, served: 0 });
 
     // An operator releases 5 in 50 s, faster than the configured 1 a minute.
     await admin(server, 'POST', 'pause');
@@ -139,6 +139,6 @@ describe('admission and release', () => {
     }
 
     // 5 seen: half the weight on the 5 a minute observed, half on the 1 configured: 3 a minute.
-    expect((await last()).json).toEqual({ position: 5, estimated: 2 });
+    expect((await last()).json).toEqual({ position: 5, estimated: 2, ticket: 10, served: 5 });
   });
 });

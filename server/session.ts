@@ -51,15 +51,41 @@ export function requireSession(request: FastifyRequest): Session {
 }
 
 /**
- * Starts a fresh session (a new id and CSRF token) and sets its cookie. Signing in and out
- * start one, so that a session id known before signing in is worth nothing after.
+ * Starts a fresh session (a new id and CSRF token) and sets its cookie. Signing out starts
+ * one, so that on a shared browser the next person gets neither the place in line nor the
+ * held request of the one who signed out.
  */
 export function startSession(
   request: FastifyRequest,
   reply: FastifyReply,
   user: { readonly userId: number; readonly name?: string },
 ): Session {
-  const session: Session = { id: randomUUID(), csrfToken: randomBytes(24).toString('base64url'), ...user };
+  return writeSession(request, reply, { id: randomUUID(), csrfToken: newCsrfToken(), ...user });
+}
+
+/**
+ * Signs the visitor in: the session keeps its id, and so its place in line and any admission,
+ * with the new user and a new CSRF token (the old one was handed to an anonymous page).
+ *
+ * A new id on sign-in is the usual guard against session fixation, but here it would cost the
+ * visitor their place and guard little: the whole session lives in the signed cookie, so a
+ * cookie planted before sign-in is replaced by one its planter never sees, and the user id is
+ * in that cookie, not behind the id. The planted cookie never gains the user's identity (nor
+ * their private channel, authorized for the user id). What it keeps is what it had before:
+ * a share of the place in line, the admission and the held request (one held after sign-in
+ * too), since the queue knows sessions by id. Planting a cookie takes a way to write this
+ * site's cookies in the visitor's browser (a sibling subdomain, or plain HTTP).
+ */
+export function signIn(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  session: Session,
+  user: { readonly userId: number; readonly name?: string },
+): Session {
+  return writeSession(request, reply, { id: session.id, csrfToken: newCsrfToken(), ...user });
+}
+
+function writeSession(request: FastifyRequest, reply: FastifyReply, session: Session): Session {
   sessions.set(request, session);
   reply.setCookie(SESSION_COOKIE, encode(session), {
     signed: true,
@@ -69,6 +95,10 @@ export function startSession(
     secure: request.protocol === 'https',
   });
   return session;
+}
+
+function newCsrfToken(): string {
+  return randomBytes(24).toString('base64url');
 }
 
 /** Throws a 419 unless `token` is the session's CSRF token. */

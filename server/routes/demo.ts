@@ -4,7 +4,7 @@ import { fieldsOf, textField } from '../body';
 import { HttpError } from '../errors';
 import { escapeHtml, layout } from '../html';
 import { effectiveMethod, replayOf } from '../replay';
-import { checkCsrf, ensureSession, requireSession, startSession, type Session } from '../session';
+import { checkCsrf, ensureSession, requireSession, signIn, startSession, type Session } from '../session';
 
 /** A stable numeric user id for a name, the same on every instance. */
 export function userIdFor(name: string): number {
@@ -26,12 +26,13 @@ export async function demoRoutes(app: FastifyInstance): Promise<void> {
 
   app.post('/login', async (request, reply) => {
     const fields = fieldsOf(request);
-    checkCsrf(requireSession(request), fields._token);
+    const session = requireSession(request);
+    checkCsrf(session, fields._token);
     const name = textField(fields, 'name')?.trim() ?? '';
     if (name.length < 1 || name.length > 40) {
       throw new HttpError(400, 'bad_name', 'The name must be 1 to 40 characters long.');
     }
-    startSession(request, reply, { userId: userIdFor(name), name });
+    signIn(request, reply, session, { userId: userIdFor(name), name });
     return reply.redirect('/', 303);
   });
 

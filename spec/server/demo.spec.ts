@@ -24,7 +24,7 @@ describe('demo site', () => {
     expect(home.text).toContain('Anonymous visitor');
   });
 
-  it('should sign in with a numeric user id, then sign out, each time with a new session', async () => {
+  it('should sign in with a numeric user id, then sign out, each time with a new cookie', async () => {
     const ada = new Visitor(server.url);
     const anonymousCookie = (await ada.get('/'), ada.cookie);
 

@@ -1,8 +1,9 @@
 import type { PageConfig } from '../../server/page-config';
 import { request as httpRequest } from 'node:http';
 import type { Started } from '../../server/start';
+import { userIdFor } from '../../server/routes/demo';
 import { ManualClock } from './support/manual-clock';
-import { startServer, stats } from './support/server';
+import { admin, startServer, stats } from './support/server';
 import { Visitor } from './support/visitor';
 
 describe('holding protected requests', () => {
@@ -109,6 +110,63 @@ describe('holding protected requests', () => {
 
     expect(page.user.id).toBeGreaterThan(0);
     expect(page.queue.position).toBe(1);
+  });
+
+  it('should keep the place in line when a waiting visitor signs in, with their user id and a new CSRF token', async () => {
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    const anonymous = await ada.hold('/checkout?item=1');
+    await new Visitor(server.url).hold();
+
+    await ada.signIn('Ada');
+    const signedIn = await ada.hold('/checkout?item=1');
+
+    expect(signedIn.queue).toEqual(anonymous.queue);
+    expect(signedIn.queue.position).toBe(1);
+    expect(signedIn.user.id).toBe(userIdFor('Ada'));
+    expect(signedIn.csrfToken).not.toBe(anonymous.csrfToken);
+    const privateChannel = `private-App.User.${signedIn.user.id}.${signedIn.queue.uuid}`;
+    const auth = await ada.post(
+      '/pusher/auth',
+      { form: { socket_id: '123.456', channel_name: privateChannel } },
+      { 'x-csrf-token': signedIn.csrfToken },
+    );
+    expect(auth.status).toBe(200);
+    expect((await ada.queueRequest(anonymous)).json?.error?.code).toBe('csrf_mismatch');
+    expect(await stats(server)).toMatchObject({ waiting: 2 });
+  });
+
+  it('should keep an admitted visitor admitted when they sign in', async () => {
+    const ada = new Visitor(server.url);
+    expect((await ada.get('/checkout')).page).toBeUndefined();
+
+    await ada.signIn('Ada');
+    const again = await ada.get('/checkout');
+
+    expect(again.status).toBe(200);
+    expect(again.page).toBeUndefined();
+    expect(await stats(server)).toMatchObject({ waiting: 0, active: 1 });
+  });
+
+  it('should start a new session on sign-out: a new place, and not the held request of the one before', async () => {
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    await ada.signIn('Ada');
+    const held = await ada.hold('/checkout?item=1', { form: { note: 'for Ada', _token: await ada.csrfToken() } });
+    await new Visitor(server.url).hold();
+    await admin(server, 'POST', 'release', { count: 1 });
+
+    await ada.post('/logout', { form: { _token: await ada.csrfToken() } });
+    const token = await ada.csrfToken();
+    const replay = await ada.post('/checkout?item=1', { form: { uuid: held.queue.uuid, _token: token } });
+    const next = await ada.hold('/checkout');
+
+    expect(replay.status).toBe(403);
+    expect(replay.json.error.code).toBe('not_your_place');
+    expect(replay.text).not.toContain('for Ada');
+    expect(next.user.id).toBe(0);
+    expect(next.queue.uuid).not.toBe(held.queue.uuid);
+    expect(next.queue.position).toBe(2);
   });
 
   it('should protect a percent-encoded or trailing-slash spelling of a protected path', async () => {

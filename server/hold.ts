@@ -22,24 +22,45 @@ const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** True when `url`'s path is one of `prefixes` or below one (by whole path segments). */
 export function isProtected(url: string, prefixes: readonly string[]): boolean {
-  const path = url.split('?')[0] ?? '';
-  let decoded = path;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    // A malformed escape cannot route anywhere either; the raw path still counts.
-  }
-  return [path, decoded].some((candidate) =>
-    prefixes.some(
-      (prefix) => candidate === prefix || candidate.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`),
-    ),
-  );
+  return pathSpellings(url).some((path) => underAny(path, prefixes));
 }
 
 /**
- * Puts the protected routes behind the waiting room. A protected request passes when its
- * session is admitted (or can be); a replay form restores its held request once; anything
- * else is held and answered, at its own URL, with the waiting page.
+ * The waiting room's own routes: the page's assets, queue_request and queue_info, channel
+ * authorization, the admin API, the error sink, the events API and the realtime socket.
+ */
+const OWN_PREFIXES = ['/assets', '/queue', '/pusher/auth', '/admin', '/apps', '/app', '/favicon.ico'];
+const SINK = /^\/api\/[^/]+\/envelope\/?$/;
+
+/**
+ * True when `url` is one of the waiting room's own routes, which are never held whatever
+ * PROTECT says (`PROTECT=/` would otherwise hold the waiting page's own script, its polls and
+ * the admin API). Every spelling of the path must be one, so that no other route slips through.
+ */
+export function isWaitingRoomRoute(url: string): boolean {
+  return pathSpellings(url).every((path) => underAny(path, OWN_PREFIXES) || SINK.test(path));
+}
+
+/** The path of `url` as sent and percent-decoded (one spelling when it cannot be decoded). */
+function pathSpellings(url: string): string[] {
+  const path = url.split('?')[0] ?? '';
+  try {
+    return [path, decodeURIComponent(path)];
+  } catch {
+    // A malformed escape cannot route anywhere either; the raw path still counts.
+    return [path];
+  }
+}
+
+function underAny(path: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((prefix) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`));
+}
+
+/**
+ * Puts the protected routes, but never the waiting room's own, behind the waiting room. A
+ * protected request passes when its session is admitted (or can be); a replay form restores
+ * its held request once; anything else is held and answered, at its own URL, with the
+ * waiting page.
  */
 export function protectRoutes(app: FastifyInstance, options: HoldOptions): void {
   const { config, store, clock } = options;
@@ -47,6 +68,7 @@ export function protectRoutes(app: FastifyInstance, options: HoldOptions): void 
 
   app.addHook('preHandler', async (request, reply) => {
     if (!HELD_METHODS.has(request.method) || !isProtected(request.url, config.protect)) return;
+    if (isWaitingRoomRoute(request.url)) return;
     const session = ensureSession(request, reply);
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       const fields = bodyFields(request.body);

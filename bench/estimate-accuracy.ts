@@ -32,6 +32,12 @@ export interface EstimateOptions {
    * while the line slows for a reason the configuration does not know.
    */
   readonly announced: boolean;
+  /**
+   * True: releases come at random at the rate (a Poisson count each second, by the store's
+   * `release`, as an operator's manual releases or sessions ending at random would), not on the
+   * release loop's beat: what the estimate does when release gaps are not regular.
+   */
+  readonly atRandom?: boolean;
 }
 
 /** The scenario the targets are judged on: 6 a minute, halved at minute 20. */
@@ -54,6 +60,9 @@ export const ESTIMATE_VARIANTS: readonly { readonly label: string; readonly opti
     label: '2 → 1/min, 20 waiting, change at minute 30',
     options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 2, rateAfter: 1, initialLine: 20, changeAtMinutes: 30, endAtMinutes: 60 },
   },
+  // Faster than the fifty release times the store keeps cover in a minute.
+  { label: '120 → 60/min, 1,000 waiting', options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 120, rateAfter: 60, initialLine: 1000 } },
+  { label: '6 → 3/min, released at random', options: { ...DEFAULT_ESTIMATE_OPTIONS, atRandom: true } },
 ];
 
 interface Sample {
@@ -124,7 +133,10 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
       await arrive(now);
       nextArrival += exponential(random, rateAt(nextArrival));
     }
-    for (const entry of await store.releaseDue(now, policyAt(now))) {
+    const released = options.atRandom
+      ? await store.release(poisson(random, rateAt(now) / (MINUTE / STEP_MS)), now, policyAt(now))
+      : await store.releaseDue(now, policyAt(now));
+    for (const entry of released) {
       releasedAt.set(entry.uuid, now);
       waiting.delete(entry.uuid);
     }
@@ -182,6 +194,14 @@ const round = (value: number) => Math.round(value * 100) / 100;
 /** Milliseconds to the next arrival of a Poisson process of `perMinute`. */
 function exponential(random: () => number, perMinute: number): number {
   return (-Math.log(1 - random()) / perMinute) * MINUTE;
+}
+
+/** A Poisson count of the given mean (Knuth's method: the means here are small). */
+function poisson(random: () => number, mean: number): number {
+  const limit = Math.exp(-mean);
+  let count = -1;
+  for (let product = 1; product > limit; product *= random()) count++;
+  return count;
 }
 
 /** A small seeded generator, so that every run of the benchmark simulates the same lines. */

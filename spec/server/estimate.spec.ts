@@ -1,10 +1,19 @@
 import { estimateMinutes } from '../../server/estimate';
 
 const MINUTE = 60_000;
+const SECOND = 1000;
 const now = 100 * MINUTE;
 /** `count` releases evenly spread over the `minutes` before now, newest first. */
 const releases = (count: number, minutes: number) =>
   Array.from({ length: count }, (_, i) => now - ((i + 1) * minutes * MINUTE) / count);
+/** `count` releases `gap` ms apart, the newest at `newest`, newest first. */
+const every = (gap: number, count: number, newest: number) => Array.from({ length: count }, (_, i) => newest - i * gap);
+/** Releases on the given gaps (ms, newest first, cycled) back from `newest`, `count` of them. */
+const onGaps = (gaps: readonly number[], count: number, newest: number) => {
+  const times = [newest];
+  for (let i = 1; i < count; i++) times.push(times[i - 1] - gaps[(i - 1) % gaps.length]);
+  return times;
+};
 
 describe('estimateMinutes', () => {
   it('should be 0 once released', () => {
@@ -31,10 +40,38 @@ describe('estimateMinutes', () => {
     expect(estimateMinutes(6, releases(5, 1), now, 1)).toBe(2);
   });
 
+  it('should follow a rate that halved within two minutes', () => {
+    // 6 a minute for eight minutes, then 3 a minute: the ten minutes together would say 5.
+    const halved = [...every(20 * SECOND, 6, now - 5 * SECOND), ...every(10 * SECOND, 44, now - 125 * SECOND)];
+    expect(estimateMinutes(30, halved, now, 6)).toBe(10);
+    const sinceOneMinute = [...every(20 * SECOND, 3, now - 5 * SECOND), ...every(10 * SECOND, 47, now - 65 * SECOND)];
+    expect(estimateMinutes(30, sinceOneMinute, now, 6)).toBe(10);
+  });
+
+  it('should follow a rate that doubled within two minutes', () => {
+    const doubled = [...every(10 * SECOND, 12, now - 5 * SECOND), ...every(20 * SECOND, 38, now - 125 * SECOND)];
+    expect(estimateMinutes(30, doubled, now, 3)).toBe(5);
+  });
+
+  it('should not take a quick run shorter than a minute for a new rate', () => {
+    // 5 released a second apart just now, in a line released 6 a minute: not 60 a minute.
+    const quick = [...every(SECOND, 5, now - SECOND), ...every(10 * SECOND, 45, now - 9 * SECOND)];
+    expect(estimateMinutes(30, quick, now, 6)).toBe(5);
+  });
+
+  it('should take irregular releases over the whole window, not a few gaps for a change', () => {
+    // Gaps of 2, 18 and 10 s in turn: 6 a minute on average, whichever stretch is looked at.
+    const irregular = onGaps([2 * SECOND, 18 * SECOND, 10 * SECOND], 50, now - 4 * SECOND);
+    expect(estimateMinutes(60, irregular, now, 6)).toBe(10);
+  });
+
   it('should slow down when releases stop', () => {
     const stalled = releases(10, 1).map((time) => time - 8 * MINUTE);
     expect(estimateMinutes(10, releases(10, 1), now, 6)).toBe(1);
     expect(estimateMinutes(10, stalled, now, 6)).toBe(9);
+    // A steady 6 a minute, then nothing for three minutes.
+    expect(estimateMinutes(30, every(10 * SECOND, 50, now - 5 * SECOND), now, 6)).toBe(5);
+    expect(estimateMinutes(30, every(10 * SECOND, 50, now - 3 * MINUTE), now, 6)).toBe(8);
   });
 
   it('should ignore releases older than ten minutes', () => {
@@ -42,8 +79,31 @@ describe('estimateMinutes', () => {
     expect(estimateMinutes(12, old, now, 6)).toBe(2);
   });
 
-  it('should not take a burst for a rate: the span counts as a minute at least', () => {
-    expect(estimateMinutes(40, releases(10, 0.1), now, 6)).toBe(4);
+  it('should not take a single burst for a rate: it counts over a minute at least', () => {
+    const burst = Array.from({ length: 10 }, () => now - 6 * SECOND);
+    expect(estimateMinutes(40, burst, now, 6)).toBe(4);
+  });
+
+  it('should not take a burst in a steady line for a new rate', () => {
+    // 10 released at once 30 s ago in a line released 6 a minute: taken for a change, the last
+    // minute would say 15 a minute (2 minutes).
+    const withBurst = [...every(10 * SECOND, 40, now - 5 * SECOND), ...Array.from({ length: 10 }, () => now - 30 * SECOND)];
+    expect(estimateMinutes(30, withBurst.sort((a, b) => b - a), now, 6)).toBe(4);
+  });
+
+  it('should read a rate whose releases come in batches faster than the kept times cover', () => {
+    // 1,200 a minute: batches of 20 a second, the oldest cut short to the fifty times a store keeps.
+    const batches = [0, 1, 2].flatMap((step) => Array.from({ length: step === 2 ? 10 : 20 }, () => now - 200 - step * SECOND));
+    expect(estimateMinutes(10_000, batches, now, 1200)).toBe(9);
+  });
+
+  it('should not depend on the order of the release times', () => {
+    const halved = [...every(20 * SECOND, 6, now - 5 * SECOND), ...every(10 * SECOND, 44, now - 125 * SECOND)];
+    expect(estimateMinutes(30, [...halved].reverse(), now, 6)).toBe(estimateMinutes(30, halved, now, 6));
+  });
+
+  it('should not count releases after now', () => {
+    expect(estimateMinutes(12, every(SECOND, 50, now + 60 * SECOND), now, 6)).toBe(2);
   });
 
   it('should never answer 0 while waiting', () => {

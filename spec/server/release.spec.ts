@@ -138,7 +138,7 @@ describe('admission and release', () => {
       await admin(server, 'POST', 'release', { count: 1 });
     }
 
-    // 5 seen: half the weight on the 5 a minute observed, half on the 1 configured: 3 a minute.
+    // 5 seen, one every 10 s: half the weight on the 6 a minute observed, half on the 1 configured: 3.5 a minute.
     expect((await last()).json).toEqual({ position: 5, estimated: 2, ticket: 10, served: 5 });
   });
 });

@@ -40,6 +40,23 @@ describe('queue_info adapter', () => {
     await expect(lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')())).rejects.toThrow(message);
   });
 
+  it('should keep ticket and served when both are non-negative whole numbers', async () => {
+    const { fetch } = createFakeFetch(() => ({ body: { position: 3, estimated: 2, ticket: 13, served: 10, other: 'x' } }));
+    await expect(lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')())).resolves.toStrictEqual({ position: 3, estimated: 2, ticket: 13, served: 10 });
+  });
+
+  it.each([
+    ['no ticket', { served: 10 }],
+    ['no served', { ticket: 13 }],
+    ['a negative served', { ticket: 13, served: -1 }],
+    ['a fractional ticket', { ticket: 13.5, served: 10 }],
+    ['a ticket in a string', { ticket: '13', served: 10 }],
+    ['a null served', { ticket: 13, served: null }],
+  ])('should answer without ticket and served on %s, not fail the poll', async (_, extension) => {
+    const { fetch } = createFakeFetch(() => ({ body: { position: 3, estimated: 2, ...extension } }));
+    await expect(lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')())).resolves.toStrictEqual({ position: 3, estimated: 2 });
+  });
+
   it('should abort the call when unsubscribed before the answer', async () => {
     let answer: (value: { body: unknown }) => void = () => undefined;
     const { fetch, calls } = createFakeFetch(() => new Promise((resolve) => (answer = resolve)));

@@ -113,6 +113,31 @@ describe('realtime adapter: channel subscription', () => {
     expect(errors).toEqual([expect.any(SubscriptionError)]);
   });
 
+  it('should join App.Queue with the visitor channel, once, and emit the QueueMoved data only', () => {
+    const sources = createRealtimeSources(pusher, CHANNEL);
+    const moves: unknown[] = [];
+    subscriptions.add(sources.moved$.subscribe((data) => moves.push(data)));
+    expect(pusher.subscribeCalls).toEqual([]);
+    subscriptions.add(sources.subscribe().subscribe());
+    // A reconnect: pusher-js joins App.Queue again by itself.
+    subscriptions.add(sources.subscribe().subscribe());
+    expect(pusher.subscribeCalls).toEqual([CHANNEL, 'App.Queue', CHANNEL]);
+    const line = pusher.channels.get('App.Queue')!;
+    line.emit('QueueMoved', { served: 41 }, {});
+    line.emit('RequestUnqueud', { uuid: 'abc' });
+    pusher.channels.get(CHANNEL)!.emit('QueueMoved', { served: 99 });
+    expect(moves).toEqual([{ served: 41 }]);
+  });
+
+  it('should unbind QueueMoved on teardown', () => {
+    const sources = createRealtimeSources(pusher, CHANNEL);
+    const subscription = sources.moved$.subscribe();
+    subscriptions.add(sources.subscribe().subscribe());
+    expect(pusher.channels.get('App.Queue')!.bound('QueueMoved')).toBe(1);
+    subscription.unsubscribe();
+    expect(pusher.channels.get('App.Queue')!.bound('QueueMoved')).toBe(0);
+  });
+
   it('should emit the release event data only, once the channel exists', () => {
     const sources = createRealtimeSources(pusher, CHANNEL);
     const releases: unknown[] = [];

@@ -14,6 +14,7 @@ import { configProblemView, type ConfigProblemView } from '../../src/view/config
 const TEMPLATE = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
 const UUID = '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10';
 const CLIENT_CHANNEL = `App.Client.${UUID}`;
+const LINE_CHANNEL = 'App.Queue';
 
 interface Options {
   readonly config?: unknown;
@@ -127,7 +128,7 @@ describe('page: start-up', () => {
     page = await load();
     await page.inAct(() => page!.pushers[0].enter('connected'));
     expect(page.createPusher).toHaveBeenCalledTimes(1);
-    expect(page.pushers[0].subscribeCalls).toEqual([CLIENT_CHANNEL]);
+    expect(page.pushers[0].subscribeCalls).toEqual([CLIENT_CHANNEL, LINE_CHANNEL]);
     expect(queueRequests()).toHaveLength(0);
     await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
     expect(queueRequests()).toHaveLength(1);
@@ -137,7 +138,7 @@ describe('page: start-up', () => {
   it('should subscribe a signed-in user to the private user channel', async () => {
     page = await load({ config: validConfig({ user: { id: 42 } }) });
     await page.inAct(() => page!.pushers[0].enter('connected'));
-    expect(page.pushers[0].subscribeCalls).toEqual([`private-App.User.42.${UUID}`]);
+    expect(page.pushers[0].subscribeCalls).toEqual([`private-App.User.42.${UUID}`, LINE_CHANNEL]);
   });
 
   it('should poll queue_info every 5 s for anonymous visitors once subscribed', async () => {
@@ -154,6 +155,31 @@ describe('page: start-up', () => {
     page = await load({ language: 'fr-FR' });
     expect(document.documentElement.lang).toBe('fr');
     expect(page.root().textContent).toContain('Recherche de votre place dans la file…');
+  });
+});
+
+describe('page: the line moves (QueueMoved on App.Queue, an extension)', () => {
+  it('should move a signed-in visitor up at once on QueueMoved, between its 60 s polls, without another queue_info call', async () => {
+    page = await load({ config: validConfig({ user: { id: 42 } }), queueInfo: () => ({ body: { position: 12, estimated: 4, ticket: 112, served: 100 } }) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.root().textContent).toContain('Your position12');
+    const calls = queueInfos().length;
+    const line = page.pushers[0].channels.get(LINE_CHANNEL)!;
+
+    await page.inAct(() => line.emit('QueueMoved', { served: 109 }, {}));
+
+    expect(page.root().textContent).toContain('Your position3');
+    // ceil(4 × 3 / 12) = 1 minute.
+    expect(page.root().textContent).toContain('Estimated wait: about 1 minute');
+    expect(document.title).toBe('#3 · Waiting room');
+    expect(queueInfos()).toHaveLength(calls);
+  });
+
+  it('should ignore QueueMoved when queue_info sends no ticket', async () => {
+    page = await load();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].channels.get(LINE_CHANNEL)!.emit('QueueMoved', { served: 109 }, {}));
+    expect(page.root().textContent).toContain('Your position12');
   });
 });
 

@@ -1,20 +1,25 @@
 import type { Observable } from 'rxjs';
 import type { QueueInfo } from '../../streams/types';
+import { isShowable, shownPart } from '../../streams/rules/queue-info';
 import { fromFetch, type FetchLike } from './http';
 
-const isCount = (value: unknown): value is number => typeof value == 'number' && Number.isFinite(value) && value >= 0;
-
-/** Reads a queue_info answer; anything but a 2xx JSON `{position, estimated}` of non-negative numbers throws. */
+/**
+ * Reads a queue_info answer; anything but a 2xx JSON `{position, estimated}` of non-negative
+ * numbers throws. The extension's `ticket` and `served` are kept when both are non-negative whole
+ * numbers, and otherwise left out: without them the page only waits for polls, as the spec has it.
+ */
 export async function readQueueInfo(response: Response): Promise<QueueInfo> {
   if (!response.ok) throw new Error(`queue_info answered ${response.status}`);
-  const body = (await response.json()) as Partial<QueueInfo> | null;
-  if (!isCount(body?.position) || !isCount(body?.estimated)) throw new Error('queue_info answer is malformed');
-  return { position: body.position, estimated: body.estimated };
+  const body: unknown = await response.json();
+  // The core's own checks, so that the page and the core never disagree on what is showable.
+  if (!isShowable(body)) throw new Error('queue_info answer is malformed');
+  return shownPart(body);
 }
 
 /**
  * The queue_info call (spec section 7, call 2): each subscription GETs the route with `{uuid}`
- * filled, bypassing the HTTP cache, then emits `{position, estimated}` or errors (a failed poll).
+ * filled, bypassing the HTTP cache, then emits `{position, estimated}` (with `ticket` and
+ * `served` when the server sends them) or errors (a failed poll).
  */
 export function createQueueInfo(fetch: FetchLike, route: string, uuid: string): () => Observable<QueueInfo> {
   const url = route.replace('{uuid}', encodeURIComponent(uuid));

@@ -1,5 +1,5 @@
 import { ReplaySubject, defer, filter, fromEventPattern, map, merge, of, startWith, switchMap, take, throwError, type Observable } from 'rxjs';
-import type { ConnectionState } from '../../streams/types';
+import type { ConnectionState, LineMoved } from '../../streams/types';
 import { CHANNELS } from '../../streams/constants';
 
 /** What the adapter needs of a pusher-js event emitter (a connection or a channel). */
@@ -45,6 +45,9 @@ export const fromPusherEvent = <T>(emitter: EventEmitterLike, event: string): Ob
  *   reconnection); emits once subscribed, or errors with a SubscriptionError.
  * - `subscribed$`, `release$`: `pusher:subscription_succeeded` and `RequestUnqueud` on the
  *   channel, once `subscribe()` has created it — the channel is not joined before `connected`.
+ * - `moved$`: `QueueMoved` on the public line-wide channel `App.Queue` (an extension). That
+ *   channel is joined with the visitor's, on the first `subscribe()` (pusher-js joins it again
+ *   after a reconnection); should it fail, only the pushes are lost: the polls go on.
  */
 export function createRealtimeSources(pusher: PusherLike, channelName: string) {
   const { connection } = pusher;
@@ -64,6 +67,7 @@ export function createRealtimeSources(pusher: PusherLike, channelName: string) {
     error$,
     subscribed$: onChannel<unknown>('pusher:subscription_succeeded'),
     release$: onChannel<unknown>(CHANNELS.releaseEvent),
+    moved$: channel$.pipe(take(1), switchMap(() => fromPusherEvent<LineMoved>(pusher.subscribe(CHANNELS.queue), CHANNELS.movedEvent))),
     subscribe: (): Observable<unknown> =>
       defer(() => {
         const channel = pusher.subscribe(channelName);

@@ -9,7 +9,7 @@ export type PollResult =
 const FAILED: PollResult = { ok: false };
 
 /** An answer the page can show: a position and an estimate that are finite, non-negative numbers. */
-function isShowable(info: unknown): info is QueueInfo {
+export function isShowable(info: unknown): info is QueueInfo {
   if (typeof info !== 'object' || info === null) return false;
   const { position, estimated } = info as Record<string, unknown>;
   return (
@@ -21,8 +21,11 @@ function isShowable(info: unknown): info is QueueInfo {
 /** A ticket count the line can be moved by: a non-negative whole number. */
 export const isTicketCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
-/** The answer's position and estimate, with its `ticket` and `served` only when both are ticket counts. */
-function shownPart({ position, estimated, ticket, served }: QueueInfo): QueueInfo {
+/**
+ * The answer's position and estimate, with its `ticket` and `served` (an extension) only when both
+ * are non-negative whole numbers: a bad pair is dropped, not the answer.
+ */
+export function shownPart({ position, estimated, ticket, served }: QueueInfo): QueueInfo {
   return isTicketCount(ticket) && isTicketCount(served) ? { position, estimated, ticket, served } : { position, estimated };
 }
 

@@ -26,12 +26,13 @@ export class RealtimeServer implements ChannelRegistry {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE });
   private readonly connections = new Set<Connection>();
   private readonly channels = new Map<string, Set<Connection>>();
+  private closing = false;
 
   constructor(private readonly options: RealtimeOptions) {
     options.fanout.onMessage((message) => this.deliver(message));
   }
 
-  /** Answers WebSocket upgrades on `server`; other upgrade paths get a 404. */
+  /** Answers WebSocket upgrades on `server`; other upgrade paths get a 404, and all a 503 once closing. */
   attach(server: Server): void {
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
       this.upgrade(request, socket, head),
@@ -61,8 +62,13 @@ export class RealtimeServer implements ChannelRegistry {
     if (subscribers.size === 0) this.channels.delete(channel);
   }
 
-  /** Asks every client to reconnect (4200), then drops those that do not close in time. */
+  /**
+   * Refuses new connections, asks every client to reconnect (4200), then drops those that do
+   * not close in time. A client told to reconnect must not land here again: refused, behind a
+   * load balancer it reaches another instance.
+   */
   async close(): Promise<void> {
+    this.closing = true;
     for (const connection of this.connections) connection.close(CLOSE.reconnectNow, 'Server shutting down.');
     const deadline = Date.now() + CLOSE_GRACE_MS;
     while (this.connections.size > 0 && Date.now() < deadline) {
@@ -79,10 +85,16 @@ export class RealtimeServer implements ChannelRegistry {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    if (this.closing) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     this.wss.handleUpgrade(request, socket, head, (ws) => this.open(ws, match[1], url.searchParams));
   }
 
   private open(ws: WebSocket, key: string, params: URLSearchParams): void {
+    // An upgrade already under way when closing started.
+    if (this.closing) return ws.close(CLOSE.reconnectNow, 'Server shutting down.');
     // The protocol refuses over the socket itself: an error message, then the close code.
     if (key !== this.options.app.key) {
       return refuse(ws, CLOSE.unknownApp, 'Unknown app key.');

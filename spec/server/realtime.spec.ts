@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import PusherServer from 'pusher';
 import type Pusher from 'pusher-js';
 import type { ChannelAuthorizationCallback } from 'pusher-js';
@@ -7,6 +9,7 @@ import { ManualClock } from './support/manual-clock';
 import { authorizeThrough, connectPusher, RawSocket, record, subscribe } from './support/realtime';
 import { admin, startServer, waitFor } from './support/server';
 import { Visitor } from './support/visitor';
+import WebSocket from 'ws';
 
 const SECRET = 'embedded-secret-known-to-the-test';
 const clientChannel = (page: PageConfig) => `App.Client.${page.queue.uuid}`;
@@ -258,3 +261,119 @@ describe('realtime: the protocol frame by frame', () => {
     }
   });
 });
+
+describe('realtime: shutting down', () => {
+  let server: Started;
+
+  beforeEach(async () => {
+    server = await startServer();
+  });
+  afterEach(() => server.close());
+
+  it('should refuse new connections with 503 once closing starts, so that clients reconnect elsewhere', async () => {
+    // The server waits for this client to answer its close frame, so it stays in the middle of closing.
+    const silent = await SilentClient.open(server.port);
+    const closing = server.close();
+    try {
+      const toldToReconnect = await silent.closeCode();
+      const status = await upgradeStatus(server.port);
+      await closing;
+
+      expect(toldToReconnect).toBe(4200);
+      expect(status).toBe(503);
+    } finally {
+      silent.destroy();
+    }
+  });
+});
+
+/** The status a WebSocket upgrade to the embedded server gets: 101 when it opens. */
+function upgradeStatus(port: number): Promise<number> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/app/waiting-room-key?protocol=7&client=js&version=8.6.0`);
+  return new Promise((resolve, reject) => {
+    ws.once('unexpected-response', (_request, response) => {
+      resolve(response.statusCode ?? 0);
+      ws.terminate();
+    });
+    ws.once('open', () => {
+      resolve(101);
+      ws.terminate();
+    });
+    ws.once('error', reject);
+  });
+}
+
+/** A WebSocket client on a bare TCP socket that reads frames but never answers a close frame. */
+class SilentClient {
+  private received = Buffer.alloc(0);
+  private waiters: Array<() => void> = [];
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (chunk: Buffer) => {
+      this.received = Buffer.concat([this.received, chunk]);
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static async open(port: number): Promise<SilentClient> {
+    const socket = connect(port, '127.0.0.1');
+    const client = new SilentClient(socket);
+    socket.write(
+      'GET /app/waiting-room-key?protocol=7&client=js&version=8.6.0 HTTP/1.1\r\n' +
+        'Host: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    await client.until(() => client.frames() !== undefined && client.frames()!.length > 0);
+    return client;
+  }
+
+  /** The code of the server's close frame, once it comes. */
+  async closeCode(): Promise<number> {
+    const close = () => this.frames()?.find((frame) => frame.opcode === 0x8);
+    await this.until(() => close() !== undefined);
+    return close()!.payload.readUInt16BE(0);
+  }
+
+  /** The server's complete frames so far, after the 101 answer; undefined before it. */
+  private frames(): Array<{ opcode: number; payload: Buffer }> | undefined {
+    const end = this.received.indexOf('\r\n\r\n');
+    if (end === -1) return undefined;
+    if (!this.received.subarray(0, end).toString().startsWith('HTTP/1.1 101')) throw new Error('Upgrade refused');
+    const frames = [];
+    let at = end + 4;
+    while (at + 2 <= this.received.length) {
+      let length = this.received[at + 1]! & 0x7f;
+      let start = at + 2;
+      if (length === 126) {
+        if (start + 2 > this.received.length) break;
+        length = this.received.readUInt16BE(start);
+        start += 2;
+      } else if (length === 127) {
+        throw new Error('No frame this large is expected');
+      }
+      if (start + length > this.received.length) break;
+      frames.push({ opcode: this.received[at]! & 0x0f, payload: this.received.subarray(start, start + length) });
+      at = start + length;
+    }
+    return frames;
+  }
+
+  private async until(check: () => boolean): Promise<void> {
+    const deadline = Date.now() + 5000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('The server sent nothing expected within 5 s');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadline - Date.now());
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+}

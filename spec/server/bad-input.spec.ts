@@ -17,10 +17,14 @@ describe('bad input', () => {
     page = await ada.hold();
   });
   afterEach(async () => {
-    // Whatever happened, the server still serves and Ada still has her place.
-    expect((await ada.queueInfo(page.queue.uuid)).json).toEqual({ position: 1, estimated: 1, ticket: 1, served: 0 });
-    expect(await stats(server)).toMatchObject({ waiting: 1 });
-    await server.close();
+    // Whatever happened, the server still serves and Ada still has her place. The server is
+    // closed even when that check fails, or jest would wait for it for ever.
+    try {
+      expect((await ada.queueInfo(page.queue.uuid)).json).toEqual({ position: 1, estimated: 1, ticket: 1, served: 0 });
+      expect(await stats(server)).toMatchObject({ waiting: 1 });
+    } finally {
+      await server.close();
+    }
   });
 
   const expectError = (answer: Answer, status: number, code: string) => {

@@ -52,7 +52,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts): void {
   installErrorHandlers(app);
   protectRoutes(app, { config, store, clock, page: parts.page, port: parts.port });
 
-  app.register(demoRoutes);
+  app.register(demoRoutes, { store });
   app.register(queueRoutes, { store, clock, releases });
   app.register(pusherAuthRoutes, { app: pusherApp, store });
   app.register(adminRoutes, { prefix: '/admin', token: config.adminToken, store, clock, releases, errors: parts.errors });

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors';
+import type { QueueStore } from './store/types';
 
 /** A visitor's session, kept whole in a signed cookie so that every instance can read it. */
 export interface Session {
@@ -64,25 +65,28 @@ export function startSession(
 }
 
 /**
- * Signs the visitor in: the session keeps its id, and so its place in line and any admission,
- * with the new user and a new CSRF token (the old one was handed to an anonymous page).
+ * Signs the visitor in under a new session id and CSRF token, and moves their place in line
+ * and admission from the old id to the new one in one store step (see `moveSession`).
  *
- * A new id on sign-in is the usual guard against session fixation, but here it would cost the
- * visitor their place and guard little: the whole session lives in the signed cookie, so a
- * cookie planted before sign-in is replaced by one its planter never sees, and the user id is
- * in that cookie, not behind the id. The planted cookie never gains the user's identity (nor
- * their private channel, authorized for the user id). What it keeps is what it had before:
- * a share of the place in line, the admission and the held request (one held after sign-in
- * too), since the queue knows sessions by id. Planting a cookie takes a way to write this
- * site's cookies in the visitor's browser (a sibling subdomain, or plain HTTP).
+ * The new id is the guard against session fixation: someone who planted a session cookie
+ * before sign-in (from a sibling subdomain, or over plain HTTP) shared, through its id, the
+ * visitor's place, admission and held request. After sign-in the planted id has nothing left
+ * to share, and the new one is only in the cookie set here, which its planter never sees. The
+ * place moves with the visitor, so they keep their uuid and position.
+ *
+ * The cookie is set only once the move succeeded: when the store fails (503), the visitor
+ * keeps the old cookie and everything still under it, and can sign in again.
  */
-export function signIn(
+export async function signIn(
   request: FastifyRequest,
   reply: FastifyReply,
   session: Session,
   user: { readonly userId: number; readonly name?: string },
-): Session {
-  return writeSession(request, reply, { id: session.id, csrfToken: newCsrfToken(), ...user });
+  store: Pick<QueueStore, 'moveSession'>,
+): Promise<Session> {
+  const id = randomUUID();
+  await store.moveSession(session.id, id, user.userId);
+  return writeSession(request, reply, { id, csrfToken: newCsrfToken(), ...user });
 }
 
 function writeSession(request: FastifyRequest, reply: FastifyReply, session: Session): Session {

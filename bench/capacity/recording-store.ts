@@ -17,6 +17,7 @@ export class RecordingStore implements QueueStore {
   placeInLine: QueueStore['placeInLine'] = (...args) => this.inner.placeInLine(...args);
   touch: QueueStore['touch'] = (...args) => this.inner.touch(...args);
   takeHeld: QueueStore['takeHeld'] = (...args) => this.inner.takeHeld(...args);
+  moveSession: QueueStore['moveSession'] = (...args) => this.inner.moveSession(...args);
   stats: QueueStore['stats'] = (...args) => this.inner.stats(...args);
   setPaused: QueueStore['setPaused'] = (...args) => this.inner.setPaused(...args);
   close: QueueStore['close'] = () => this.inner.close();

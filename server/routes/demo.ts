@@ -5,6 +5,12 @@ import { HttpError } from '../errors';
 import { escapeHtml, layout } from '../html';
 import { effectiveMethod, replayOf } from '../replay';
 import { checkCsrf, ensureSession, requireSession, signIn, startSession, type Session } from '../session';
+import type { QueueStore } from '../store/types';
+
+export interface DemoRouteOptions {
+  /** Where sign-in moves the visitor's place in line to their new session. */
+  readonly store: QueueStore;
+}
 
 /** A stable numeric user id for a name, the same on every instance. */
 export function userIdFor(name: string): number {
@@ -15,7 +21,9 @@ export function userIdFor(name: string): number {
  * The demo site: a home page (not protected) with links and forms, sign in and out, and the
  * protected checkout, which echoes what it received so a replay can be seen to be exact.
  */
-export async function demoRoutes(app: FastifyInstance): Promise<void> {
+export async function demoRoutes(app: FastifyInstance, options: DemoRouteOptions): Promise<void> {
+  const { store } = options;
+
   app.get('/', async (request, reply) => {
     const session = ensureSession(request, reply);
     return html(reply, layout('Home', userBox(session), home(session)));
@@ -32,7 +40,7 @@ export async function demoRoutes(app: FastifyInstance): Promise<void> {
     if (name.length < 1 || name.length > 40) {
       throw new HttpError(400, 'bad_name', 'The name must be 1 to 40 characters long.');
     }
-    signIn(request, reply, session, { userId: userIdFor(name), name });
+    await signIn(request, reply, session, { userId: userIdFor(name), name }, store);
     return reply.redirect('/', 303);
   });
 

@@ -139,6 +139,24 @@ export class MemoryStore implements QueueStore {
     return entry.request;
   }
 
+  async moveSession(from: string, to: string, userId: number): Promise<void> {
+    const entry = this.entryFor(from);
+    const until = this.admitted.get(from);
+    if (!entry && until === undefined) return;
+    if (to !== from) {
+      const replaced = this.entryFor(to);
+      if (replaced) this.forget(replaced.uuid);
+      this.admitted.delete(to);
+    }
+    this.entryBySession.delete(from);
+    this.admitted.delete(from);
+    if (entry) {
+      Object.assign(entry, { sessionId: to, userId });
+      this.entryBySession.set(to, entry.uuid);
+    }
+    if (until !== undefined) this.admitted.set(to, until);
+  }
+
   async stats(now: number): Promise<Stats> {
     this.expireAdmissions(now);
     return {

@@ -148,6 +148,10 @@ export class RedisStore implements QueueStore {
     return typeof reply === 'string' ? decodeRequest(reply) : undefined;
   }
 
+  async moveSession(from: string, to: string, userId: number): Promise<void> {
+    await this.run('waitingRoomMoveSession', from, to, userId);
+  }
+
   async stats(now: number): Promise<Stats> {
     const [waiting, active, released, paused] = (await this.run('waitingRoomStats', now)) as number[];
     return { waiting, active, released, paused: paused === 1 };

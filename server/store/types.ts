@@ -104,6 +104,19 @@ export interface QueueStore {
    */
   takeHeld(uuid: string, sessionId: string): Promise<HeldRequest | undefined>;
 
+  /**
+   * Moves what session `from` has to session `to`, for a visitor whose session id changes
+   * (sign-in): its place in line, waiting or released — the same uuid, ticket, position,
+   * held request and replayed mark, now under `to` with `userId` — and its admission, ending
+   * when it did. Afterwards `from` has nothing: neither holds, admits nor restores a held
+   * request for it. Nothing changes when `from` has neither a place nor an admission.
+   *
+   * `to` is meant to be an id just generated, so anything it already has is replaced by what
+   * `from` had (a waiting place it had is dropped, and skipped when the line reaches it, like
+   * an abandoned one). With `to` equal to `from`, only the user id changes.
+   */
+  moveSession(from: string, to: string, userId: number): Promise<void>;
+
   stats(now: number): Promise<Stats>;
 
   setPaused(paused: boolean): Promise<void>;

@@ -2,9 +2,21 @@ import type { PageConfig } from '../../server/page-config';
 import { request as httpRequest } from 'node:http';
 import type { Started } from '../../server/start';
 import { userIdFor } from '../../server/routes/demo';
+import { StoreUnavailableError } from '../../server/store/errors';
+import { MemoryStore } from '../../server/store/memory';
 import { ManualClock } from './support/manual-clock';
 import { admin, startServer, stats } from './support/server';
 import { Visitor } from './support/visitor';
+
+/** The memory store, with Redis's failure mode for sign-in while `failing` is set. */
+class FlakyStore extends MemoryStore {
+  failing = false;
+
+  override async moveSession(from: string, to: string, userId: number): Promise<void> {
+    if (this.failing) throw new StoreUnavailableError('The queue store could not use Redis: Command timed out');
+    return super.moveSession(from, to, userId);
+  }
+}
 
 describe('holding protected requests', () => {
   let server: Started;
@@ -134,6 +146,97 @@ describe('holding protected requests', () => {
     expect(auth.status).toBe(200);
     expect((await ada.queueRequest(anonymous)).json?.error?.code).toBe('csrf_mismatch');
     expect(await stats(server)).toMatchObject({ waiting: 2 });
+  });
+
+  it('should leave a cookie planted before sign-in no place, no admission and no held request', async () => {
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    const planted = new Visitor(server.url);
+    planted.cookie = (await ada.get('/'), ada.cookie);
+    const seenByPlanter = await planted.hold('/checkout?item=1');
+    const held = await ada.hold('/checkout?item=1', { form: { note: 'for Ada', _token: await ada.csrfToken() } });
+    await new Visitor(server.url).hold();
+
+    await ada.signIn('Ada');
+    await admin(server, 'POST', 'release', { count: 1 });
+    const replayForm = { form: { uuid: held.queue.uuid, _token: seenByPlanter.csrfToken } };
+    const plantedReplay = await planted.post('/checkout?item=1', replayForm);
+    const plantedRequest = await planted.queueRequest(seenByPlanter);
+    const plantedVisit = await planted.get('/checkout?item=9');
+    const replay = await ada.post('/checkout?item=1', { form: { uuid: held.queue.uuid, _token: await ada.csrfToken() } });
+    const again = await ada.post('/checkout?item=1', { form: { uuid: held.queue.uuid, _token: await ada.csrfToken() } });
+
+    expect(seenByPlanter.queue.uuid).toBe(held.queue.uuid);
+    expect(ada.cookie).not.toBe(planted.cookie);
+    expect(plantedReplay.status).toBe(403);
+    expect(plantedReplay.json.error.code).toBe('not_your_place');
+    expect(plantedReplay.text).not.toContain('for Ada');
+    expect(plantedRequest.status).toBe(403);
+    expect(plantedRequest.json.error.code).toBe('not_your_place');
+    expect(plantedVisit.page?.queue).toMatchObject({ uri: '/checkout?item=9', position: 2 });
+    expect(plantedVisit.page?.queue.uuid).not.toBe(held.queue.uuid);
+    expect(replay.status).toBe(200);
+    expect(replay.text).toContain('replayed from the waiting room');
+    expect(replay.text).toContain('<th>note</th><td>for Ada</td>');
+    expect(again.status).toBe(409);
+    expect(again.json.error.code).toBe('already_replayed');
+  });
+
+  it('should replay a POST held after sign-in exactly once, for the signed-in visitor only', async () => {
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    const planted = new Visitor(server.url);
+    const anonymous = await ada.hold('/checkout?item=1');
+    planted.cookie = ada.cookie;
+    const plantedToken = await planted.csrfToken();
+
+    await ada.signIn('Ada');
+    const held = await ada.hold('/checkout?item=1', { form: { note: 'signed in', _token: await ada.csrfToken() } });
+    await admin(server, 'POST', 'release', { count: 1 });
+    const replayForm = (token: string) => ({ form: { uuid: held.queue.uuid, _token: token } });
+    const plantedReplay = await planted.post('/checkout?item=1', replayForm(plantedToken));
+    const replays = await Promise.all([
+      ada.post('/checkout?item=1', replayForm(held.csrfToken)),
+      ada.post('/checkout?item=1', replayForm(held.csrfToken)),
+    ]);
+    const plantedAfter = await planted.post('/checkout?item=1', replayForm(plantedToken));
+
+    expect(held.queue).toEqual({ ...anonymous.queue, method: 'POST' });
+    expect(held.user.id).toBe(userIdFor('Ada'));
+    expect(plantedReplay.status).toBe(403);
+    expect(plantedReplay.text).not.toContain('signed in');
+    expect(replays.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    expect(replays.find((answer) => answer.status === 200)?.text).toContain('<th>note</th><td>signed in</td>');
+    expect(plantedAfter.status).toBe(403);
+    expect(await stats(server)).toMatchObject({ waiting: 0 });
+  });
+
+  it('should answer 503 and keep the old session valid when the store fails during sign-in', async () => {
+    const store = new FlakyStore();
+    const flaky = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }, { clock, store });
+    try {
+      await new Visitor(flaky.url).get('/checkout');
+      const ada = new Visitor(flaky.url);
+      const waiting = await ada.hold('/checkout?item=1');
+      const cookie = ada.cookie;
+
+      store.failing = true;
+      const failed = await ada.post('/login', { form: { name: 'Ada', _token: waiting.csrfToken } });
+      store.failing = false;
+      const still = await ada.hold('/checkout?item=1');
+      await ada.signIn('Ada');
+      const signedIn = await ada.hold('/checkout?item=1');
+
+      expect(failed.status).toBe(503);
+      expect(failed.json.error.code).toBe('store_unavailable');
+      expect(failed.headers.get('set-cookie')).toBeNull();
+      expect(ada.cookie).not.toBe(cookie);
+      expect(still).toEqual(waiting);
+      expect(signedIn.queue).toEqual(waiting.queue);
+      expect(signedIn.user.id).toBe(userIdFor('Ada'));
+    } finally {
+      await flaky.close();
+    }
   });
 
   it('should keep an admitted visitor admitted when they sign in', async () => {

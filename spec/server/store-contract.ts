@@ -230,5 +230,123 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect((await store.get(a.uuid))?.replayed).toBe(true);
       });
     });
+
+    describe('moveSession', () => {
+      it('should move a waiting place, its held request and ticket, to the new session and user', async () => {
+        await store.hold('before', 0, get, t0);
+        const a = await store.hold('old', 0, post, t0 + 1);
+        const behind = await store.hold('after', 0, get, t0 + 2);
+
+        await store.moveSession('old', 'new', 7);
+
+        expect(await store.get(a.uuid)).toEqual({ ...a, sessionId: 'new', userId: 7 });
+        expect(await positions([a.uuid, behind.uuid])).toEqual([2, 3]);
+        expect((await store.stats(t0)).waiting).toBe(3);
+        const again = await store.hold('new', 7, get, t0 + 3);
+        expect(again).toMatchObject({ uuid: a.uuid, ticket: a.ticket, sessionId: 'new' });
+        await store.release(3, t0 + 4, policy);
+        expect(await store.takeHeld(a.uuid, 'old')).toBeUndefined();
+        expect(await store.takeHeld(a.uuid, 'new')).toEqual(get);
+        expect(await store.takeHeld(a.uuid, 'new')).toBeUndefined();
+      });
+
+      it('should leave the old session nothing: a new place at the end, no admission, no held request', async () => {
+        const a = await store.hold('old', 0, post, t0);
+        await store.hold('other', 0, get, t0);
+        await store.moveSession('old', 'new', 7);
+
+        const planted = await store.hold('old', 0, get, t0 + 1);
+        expect(planted.uuid).not.toBe(a.uuid);
+        expect(await positions([a.uuid, planted.uuid])).toEqual([1, 3]);
+        await store.release(3, t0 + 2, policy);
+        expect(await store.takeHeld(a.uuid, 'old')).toBeUndefined();
+        expect(await store.takeHeld(a.uuid, 'new')).toEqual(post);
+        expect(await store.takeHeld(planted.uuid, 'new')).toBeUndefined();
+        expect(await store.takeHeld(planted.uuid, 'old')).toEqual(get);
+      });
+
+      it('should move a released place with its admission, and only once replay its held request', async () => {
+        const a = await store.hold('old', 0, post, t0);
+        await store.hold('b', 0, get, t0);
+        await store.release(1, t0 + 10, policy);
+        const full = { ...policy, activeLimit: 1 };
+
+        await store.moveSession('old', 'new', 7);
+
+        expect(await store.placeInLine(a.uuid, t0 + 20)).toMatchObject({
+          position: 0,
+          entry: { state: 'released', releasedAt: t0 + 10, sessionId: 'new', userId: 7 },
+        });
+        expect(await store.admit('new', t0 + 20, full)).toBe(true);
+        expect(await store.admit('old', t0 + 20, full)).toBe(false);
+        expect(await store.takeHeld(a.uuid, 'old')).toBeUndefined();
+        const results = await Promise.all([store.takeHeld(a.uuid, 'new'), store.takeHeld(a.uuid, 'new')]);
+        expect(results.filter(Boolean)).toEqual([post]);
+        expect((await store.stats(t0 + 20)).active).toBe(1);
+      });
+
+      it('should keep a replayed place replayed', async () => {
+        const a = await store.hold('old', 0, post, t0);
+        await store.release(1, t0, policy);
+        expect(await store.takeHeld(a.uuid, 'old')).toEqual(post);
+
+        await store.moveSession('old', 'new', 7);
+
+        expect(await store.get(a.uuid)).toMatchObject({ sessionId: 'new', replayed: true });
+        expect(await store.takeHeld(a.uuid, 'new')).toBeUndefined();
+      });
+
+      it('should move an admission without a place, ending when it did', async () => {
+        const full = { ...policy, activeLimit: 1 };
+        expect(await store.admit('old', t0, full)).toBe(true);
+
+        await store.moveSession('old', 'new', 7);
+
+        expect(await store.admit('old', t0 + 1, full)).toBe(false);
+        expect(await store.admit('new', t0 + 1, full)).toBe(true);
+        expect((await store.stats(t0 + 1)).active).toBe(1);
+        expect(await store.admit('new', t0 + policy.sessionMs, { ...full, activeLimit: 0 })).toBe(false);
+        expect((await store.stats(t0 + policy.sessionMs)).active).toBe(0);
+      });
+
+      it('should change nothing when the old session has neither a place nor an admission', async () => {
+        const full = { ...policy, activeLimit: 1 };
+        const other = await store.hold('other', 0, get, t0);
+        await store.release(1, t0, policy);
+
+        await store.moveSession('nobody', 'other', 7);
+
+        expect(await store.get(other.uuid)).toEqual({ ...other, state: 'released', releasedAt: t0 });
+        expect(await store.admit('other', t0 + 1, full)).toBe(true);
+        expect(await store.stats(t0 + 1)).toMatchObject({ waiting: 0, active: 1 });
+      });
+
+      it('should replace what the new session already had with what the old one had', async () => {
+        const full = { ...policy, activeLimit: 2 };
+        const old = await store.hold('old', 0, post, t0);
+        const stale = await store.hold('new', 0, get, t0);
+        const last = await store.hold('last', 0, get, t0);
+        await store.release(1, t0, policy);
+
+        await store.moveSession('old', 'new', 7);
+
+        expect(await store.get(stale.uuid)).toBeUndefined();
+        expect(await store.get(old.uuid)).toMatchObject({ sessionId: 'new', state: 'released' });
+        expect((await store.release(1, t0 + 2, policy)).map((e) => e.uuid)).toEqual([last.uuid]);
+        expect(await store.admit('new', t0 + 3, full)).toBe(true);
+        expect(await store.takeHeld(old.uuid, 'new')).toEqual(post);
+      });
+
+      it('should only change the user id when both sessions are the same', async () => {
+        const a = await store.hold('same', 0, get, t0);
+        await store.release(1, t0, policy);
+
+        await store.moveSession('same', 'same', 7);
+
+        expect(await store.get(a.uuid)).toMatchObject({ sessionId: 'same', userId: 7, state: 'released' });
+        expect(await store.admit('same', t0 + 1, { ...policy, activeLimit: 0 })).toBe(true);
+        expect(await store.takeHeld(a.uuid, 'same')).toEqual(get);
+      });
+    });
   });
 }

@@ -189,6 +189,17 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect((await store.releaseDue(t0 + 10_000, wide)).map((e) => e.uuid)).toEqual([held[1].uuid]);
       });
 
+      it('should keep the per-minute pace when the loop runs every second', async () => {
+        const held = await Promise.all(['a', 'b', 'c'].map((s) => store.hold(s, 0, get, t0)));
+        const wide = { ...policy, activeLimit: 10 };
+        const releasedAt: number[] = [];
+        for (let now = t0; now <= t0 + 20_000; now += 1000) {
+          await Promise.all(held.map((e) => store.touch(e.uuid, now)));
+          if ((await store.releaseDue(now, wide)).length > 0) releasedAt.push(now - t0);
+        }
+        expect(releasedAt).toEqual([0, 10_000, 20_000]);
+      });
+
       it('should not release past the active limit', async () => {
         await store.admit('x', t0, policy);
         await store.admit('y', t0, policy);

@@ -218,7 +218,8 @@ local bucket = redis.call('HMGET', meta, 'bt', 'ba')
 local tokens = capacity
 if bucket[1] then tokens = tonumber(bucket[1]) + (now - tonumber(bucket[2])) * perMinute / 60000 end
 tokens = math.min(capacity, tokens)
-local count = math.min(math.floor(tokens), activeLimit - redis.call('ZCARD', admitted))
+-- The tolerance absorbs the rounding of many small refills (ten of 0.1 make 0.999…).
+local count = math.min(math.floor(tokens + 1e-9), activeLimit - redis.call('ZCARD', admitted))
 local out = {}
 if count > 0 then out = releaseNext(count, now, sessionMs, abandonMs) end
 redis.call('HSET', meta, 'bt', string.format('%.17g', tokens - #out), 'ba', int(now))

@@ -80,7 +80,7 @@ function capacity(result: CapacityResult, store: string): string[] {
     `## Server capacity (${store})`,
     '',
     `${settings.visitors} anonymous visitors, each held by a GET of /checkout with its own cookie, subscribed over a real WebSocket ` +
-      `(Pusher protocol 7) and sending queue_request; our server, the bare server, the visitors and the queue_info poller each in its own process. ` +
+      `(Pusher protocol 7) to its own channel and to App.Queue, and sending queue_request; our server, the bare server, the visitors and the queue_info poller each in its own process. ` +
       `Open files: ${limits.openFiles ? `${limits.openFiles.soft} (soft limit, left as it was)` : 'unknown'}; local ports ${limits.localPorts ? `${limits.localPorts.low}–${limits.localPorts.high}` : 'unknown'}; about ${limits.socketsPerProcess} sockets per process.`,
     '',
     `- held: ${hold.held} in ${fixed(Number(hold.half.seconds) + Number(hold.full.seconds), 1)} s (plus ${hold.half.admitted + hold.full.admitted} admitted before the line formed); errors in total: ${result.errors.total} ${JSON.stringify(result.errors)}`,
@@ -94,6 +94,14 @@ function capacity(result: CapacityResult, store: string): string[] {
       `${releases.median.delivered} delivered, ${releases.median.notDelivered} lost; median of ${releases.runs.length} runs: p50 ${releases.median.p50Ms} ms, p90 ${releases.median.p90Ms} ms, p99 ${releases.median.p99Ms} ms ` +
       `(per run p99: ${releases.runs.map((run) => run.latencyMs.p99).join(', ')} ms); of which in the server (decision → handed to the socket) p99 ${releases.median.inServerP99Ms} ms, ` +
       `socket to the visitor's process p99 ${releases.median.toVisitorP99Ms} ms`,
+    ...(result.moves
+      ? [
+          `- QueueMoved on App.Queue (one frame per release batch to every waiting visitor's socket; store decision → frame read at the visitor's socket): ` +
+            `${result.moves.median.counted} frames of ${result.moves.median.batches} batches (${result.moves.median.framesPerBatchP50} sockets a batch), ${result.moves.median.missedByWaiting} missed by a waiting visitor; ` +
+            `median of ${result.moves.runs.length} runs: p50 ${result.moves.median.p50Ms} ms, p90 ${result.moves.median.p90Ms} ms, p99 ${result.moves.median.p99Ms} ms ` +
+            `(per run p99: ${result.moves.runs.map((run) => run.latencyMs.p99).join(', ')} ms); handed to the sockets → the visitors' process p99 ${result.moves.median.toVisitorP99Ms} ms`,
+        ]
+      : []),
     `- queue_info throughput, closed loop over ${settings.connections} keep-alive connections, median of ${saturation.runs.length} runs, each ${settings.saturateSeconds} s per server in 8 alternating slices (bare, ours, ours, bare, …) after a 1 s warm-up on each: ` +
       `ours ${fixed(median.oursPerSecond)}/s (p50 ${median.oursP50Ms} ms, p99 ${median.oursP99Ms} ms, server CPU ${fixed(median.oursServerCpu * 100)}%), ` +
       `bare Node http ${fixed(median.barePerSecond)}/s (p50 ${median.bareP50Ms} ms, p99 ${median.bareP99Ms} ms, CPU ${fixed(median.bareServerCpu * 100)}%); ` +

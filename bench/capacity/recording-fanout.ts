@@ -1,4 +1,5 @@
 import type { ChannelMessage, Fanout } from '../../server/realtime/fanout';
+import { CHANNELS } from '../../streams/constants';
 import { preciseNow } from '../stats';
 
 /**
@@ -9,6 +10,8 @@ import { preciseNow } from '../stats';
 export class RecordingFanout implements Fanout {
   /** channel → when its last event was handed to the local sockets (ms since the epoch). */
   readonly handedAt = new Map<string, number>();
+  /** `served` of each `QueueMoved` → when it was handed to the local sockets (ms since the epoch). */
+  readonly movedHandedAt = new Map<number, number>();
 
   constructor(private readonly inner: Fanout) {}
 
@@ -18,12 +21,25 @@ export class RecordingFanout implements Fanout {
 
   onMessage(deliver: (message: ChannelMessage) => void): void {
     this.inner.onMessage((message) => {
-      this.handedAt.set(message.channel, preciseNow());
+      const at = preciseNow();
+      if (message.channel === CHANNELS.queue && message.event === CHANNELS.movedEvent) {
+        this.movedHandedAt.set(servedOf(message.data), at);
+      } else this.handedAt.set(message.channel, at);
       deliver(message);
     });
   }
 
   close(): Promise<void> {
     return this.inner.close();
+  }
+}
+
+/** The `served` of a `QueueMoved`'s data, NaN when it has none. */
+export function servedOf(data: unknown): number {
+  try {
+    const served = (JSON.parse(String(data)) as { served?: unknown }).served;
+    return typeof served === 'number' ? served : Number.NaN;
+  } catch {
+    return Number.NaN;
   }
 }

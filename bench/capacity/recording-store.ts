@@ -8,6 +8,11 @@ import type { Entry, QueueStore } from '../../server/store/types';
 export class RecordingStore implements QueueStore {
   /** uuid → release time (ms since the epoch), in release order. */
   readonly releasedAt = new Map<string, number>();
+  /**
+   * The largest ticket of each release batch (the `served` its `QueueMoved` carries) → when the
+   * batch was decided, to measure the line-wide event's delivery from the same decision.
+   */
+  readonly batchDecidedAt = new Map<number, number>();
 
   constructor(private readonly inner: QueueStore) {}
 
@@ -27,6 +32,10 @@ export class RecordingStore implements QueueStore {
 
   private record(entries: Entry[]): Entry[] {
     for (const entry of entries) this.releasedAt.set(entry.uuid, entry.releasedAt ?? Number.NaN);
+    if (entries.length > 0) {
+      const served = entries.reduce((most, entry) => Math.max(most, entry.ticket), 0);
+      this.batchDecidedAt.set(served, entries[0].releasedAt ?? Number.NaN);
+    }
     return entries;
   }
 }

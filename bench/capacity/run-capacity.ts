@@ -10,7 +10,7 @@ import { distribution, median, preciseNow } from '../stats';
 import { Child } from './ipc';
 import { localPortRange, openFileLimit } from './limits';
 import type { PollResult, SaturateResult } from './poller';
-import type { Deliveries, HoldResult } from './visitors';
+import type { Deliveries, HoldResult, MoveBatch, Moves } from './visitors';
 import type { CpuSample, MemorySample } from './protocol';
 
 export interface CapacityOptions {
@@ -114,6 +114,7 @@ export async function runCapacity(options: CapacityOptions) {
       const cpuBefore = await server.request<CpuSample>('cpu');
       await server.request('loopDelay');
       await load.request('deliveries');
+      await load.request('moves', { batches: [], countedFrom: 0 });
       const resumedAt = preciseNow();
       await admin('POST', '/admin/resume');
       const paced = await profile(`paced-${run + 1}`, () =>
@@ -129,10 +130,12 @@ export async function runCapacity(options: CapacityOptions) {
       const serverCpu = cpuShare(cpuBefore, await server.request<CpuSample>('cpu'), (pausedAt - resumedAt) / 1000);
       const serverLoopDelayMs = await server.request<LoopDelay>('loopDelay');
       const releases = await releaseLatency(server, load, { from: resumedAt, countedFrom: paced.countedFrom, until: pausedAt });
-      pacedRuns.push({ ...paced, serverCpu, serverLoopDelayMs, releases });
+      const moves = await moveLatency(server, load, { from: resumedAt, countedFrom: paced.countedFrom, until: pausedAt });
+      pacedRuns.push({ ...paced, serverCpu, serverLoopDelayMs, releases, moves });
       log(
         `  paced run ${run + 1}: queue_info ${paced.perSecond.toFixed(0)}/s (p50 ${paced.latencyMs.p50} ms, p99 ${paced.latencyMs.p99} ms); ` +
-          `${releases.delivered}/${releases.released} releases delivered, p50 ${releases.latencyMs.p50} ms, p99 ${releases.latencyMs.p99} ms`,
+          `${releases.delivered}/${releases.released} releases delivered, p50 ${releases.latencyMs.p50} ms, p99 ${releases.latencyMs.p99} ms; ` +
+          `QueueMoved ${moves.counted} frames of ${moves.countedBatches} batches, p50 ${moves.latencyMs.p50} ms, p99 ${moves.latencyMs.p99} ms, ${moves.missedByWaiting} missed`,
       );
     }
 
@@ -190,6 +193,7 @@ export async function runCapacity(options: CapacityOptions) {
       visitorLives: lives.errorCount,
       pacedPolls: pacedRuns.reduce((sum, run) => sum + run.errorCount + run.unanswered, 0),
       releasesNotDelivered: pacedRuns.reduce((sum, run) => sum + run.releases.notDelivered, 0),
+      queueMovedMissed: pacedRuns.reduce((sum, run) => sum + run.moves.missedByWaiting, 0),
       saturation: saturation.reduce((sum, pair) => sum + pair.bare.errorCount + pair.ours.errorCount, 0),
     };
     const errorTotal = Object.values(errors).reduce((sum, count) => sum + count, 0);
@@ -222,7 +226,7 @@ export async function runCapacity(options: CapacityOptions) {
         storePerVisitorBytes: storeBaseline === undefined || storeFull === undefined ? undefined : (storeFull - storeBaseline) / held,
       },
       paced: {
-        runs: pacedRuns.map(({ releases, ...run }) => ({ ...run, releasesMs: releases.latencyMs })),
+        runs: pacedRuns.map(({ releases, moves, ...run }) => ({ ...run, releasesMs: releases.latencyMs, movesMs: moves.latencyMs })),
         median: {
           perSecond: median(pacedRuns.map((run) => run.perSecond)),
           offeredPerSecond: median(pacedRuns.map((run) => run.offeredPerSecond)),
@@ -244,6 +248,21 @@ export async function runCapacity(options: CapacityOptions) {
           p99Ms: round(median(pacedRuns.map((run) => run.releases.latencyMs.p99))),
           inServerP99Ms: round(median(pacedRuns.map((run) => run.releases.inServerMs.p99))),
           toVisitorP99Ms: round(median(pacedRuns.map((run) => run.releases.toVisitorMs.p99))),
+        },
+      },
+      /** QueueMoved on App.Queue: one frame per release batch to every waiting visitor's socket. */
+      moves: {
+        runs: pacedRuns.map((run) => run.moves),
+        median: {
+          batches: pacedRuns.reduce((sum, run) => sum + run.moves.countedBatches, 0),
+          frames: pacedRuns.reduce((sum, run) => sum + run.moves.frames, 0),
+          counted: pacedRuns.reduce((sum, run) => sum + run.moves.counted, 0),
+          missedByWaiting: pacedRuns.reduce((sum, run) => sum + run.moves.missedByWaiting, 0),
+          framesPerBatchP50: median(pacedRuns.map((run) => run.moves.framesPerBatch.p50)),
+          p50Ms: round(median(pacedRuns.map((run) => run.moves.latencyMs.p50))),
+          p90Ms: round(median(pacedRuns.map((run) => run.moves.latencyMs.p90))),
+          p99Ms: round(median(pacedRuns.map((run) => run.moves.latencyMs.p99))),
+          toVisitorP99Ms: round(median(pacedRuns.map((run) => run.moves.toVisitorMs.p99))),
         },
       },
       saturation: {
@@ -400,6 +419,22 @@ async function releaseLatency(
     /** Each release step (the loop releases a batch at once): [ms since counting began, releases, slowest total ms, slowest in-server ms]. */
     steps: batches(each),
   };
+}
+
+/**
+ * Joins the release batches (each one `QueueMoved`, recorded by the server) with the frames'
+ * arrival at every waiting visitor's socket. Runs after `releaseLatency`, which waited for the
+ * last release frames; the last `QueueMoved` follows its batch's release events, so it waits a
+ * little more for it.
+ */
+async function moveLatency(
+  server: Child<unknown>,
+  load: Child<unknown>,
+  window: { readonly from: number; readonly countedFrom: number; readonly until: number },
+): Promise<Moves> {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const batches = (await server.request<MoveBatch[]>('moves')).filter(([, at]) => at >= Math.floor(window.from) && at <= window.until);
+  return load.request<Moves>('moves', { batches, countedFrom: window.countedFrom });
 }
 
 /** Groups releases decided within 50 ms of each other: one step of the release loop. */

@@ -41,7 +41,6 @@ async function main(): Promise<void> {
         loopDelay.reset();
         return figures;
       },
-      /** [uuid, decided at, handed to the sockets at] of every release so far. */
       /** Starts the V8 CPU profiler (BENCH_CPU_PROF=1), to see where a phase's time goes. */
       profileStart: async () => {
         await profiler.post('Profiler.enable');
@@ -54,7 +53,10 @@ async function main(): Promise<void> {
         writeFileSync(file, JSON.stringify(profile));
         return file;
       },
+      /** [uuid, decided at, handed to the sockets at] of every release so far. */
       releases: () => [...store.releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
+      /** [served, decided at, QueueMoved handed to the sockets at] of every release batch so far. */
+      moves: () => [...store.batchDecidedAt].map(([served, at]) => [served, at, fanout.movedHandedAt.get(served)]),
       close: async () => {
         await server.close();
         setImmediate(() => process.exit(0));

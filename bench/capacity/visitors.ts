@@ -2,21 +2,24 @@
  * The capacity benchmark's visitors, in their own process. Each anonymous visitor behaves as
  * the waiting page does (spec sections 4 and 7): it is first held by the real server (a GET of
  * a protected page with its own cookie jar, the uuid read from the page config element),
- * connects over the Pusher protocol 7 and subscribes to `App.Client.{uuid}`, sends
- * queue_request once subscribed, and polls queue_info once. On `RequestUnqueud` it records the
- * frame's arrival, replays the held GET and goes away, as the page does.
+ * connects over the Pusher protocol 7 and subscribes to `App.Client.{uuid}` and to the line-wide
+ * `App.Queue`, sends queue_request once subscribed, and polls queue_info once. On `RequestUnqueud`
+ * it records the frame's arrival, replays the held GET and goes away, as the page does; each
+ * `QueueMoved` (one per release batch, to every socket) has its arrival noted too.
  *
  * The steady queue_info polling runs in another process (poller.ts), so that this one reads the
  * release frames as soon as they come, as thousands of separate browsers would.
  *
- * Requests from the orchestrator: `hold`, `visitors`, `deliveries`, `close`.
+ * Requests from the orchestrator: `hold`, `visitors`, `deliveries`, `moves`, `close`.
  */
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
+import { CHANNELS } from '../../streams/constants';
 import { distribution, preciseNow } from '../stats';
 import { Errors, errorKind, lanes, queueInfo, request, type PolledVisitor } from './http-client';
 import { sendEvent, serveRequests } from './ipc';
+import { servedOf } from './recording-fanout';
 
 const CONFIG_ELEMENT = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/;
 const SESSION_COOKIE = /^(waiting_room_session=[^;]*)/;
@@ -26,6 +29,10 @@ interface Visitor extends PolledVisitor {
   readonly csrfToken: string;
   ws?: WebSocket;
   subscribed: boolean;
+  /** Channels whose subscription succeeded, of the two. */
+  subscriptions: number;
+  /** `QueueMoved` frames received since the last `moves` request. */
+  moves: number;
   released: boolean;
   receivedAt?: number;
 }
@@ -43,6 +50,9 @@ let closing = false;
 /** The next visitor's number, used in its held URI so that each held request differs. */
 let nextIndex = 0;
 let replayAgent: http.Agent | undefined;
+/** `served` of each `QueueMoved` received since the last `moves` request → when each socket read it. */
+let moveArrivals = new Map<number, number[]>();
+let moveFrames = 0;
 
 interface HoldArg {
   readonly visitors: number;
@@ -107,7 +117,7 @@ async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promi
   const setCookie = [page.headers['set-cookie'] ?? []].flat();
   const cookie = setCookie.map((line) => SESSION_COOKIE.exec(line)?.[1]).find(Boolean);
   if (!cookie) throw new Error('the held page set no session cookie');
-  const visitor: Visitor = { index, cookie, uuid: config.queue.uuid, csrfToken: config.csrfToken, subscribed: false, released: false };
+  const visitor: Visitor = { index, cookie, uuid: config.queue.uuid, csrfToken: config.csrfToken, subscribed: false, subscriptions: 0, moves: 0, released: false };
   await subscribe(visitor, config.realtime);
   const listening = await request(
     agent,
@@ -123,9 +133,9 @@ async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promi
   return visitor;
 }
 
-/** Connects to the realtime server as pusher-js does and subscribes to the visitor's channel. */
+/** Connects to the realtime server as pusher-js does and subscribes to the visitor's channel and the line's. */
 function subscribe(visitor: Visitor, realtime: { key: string; host: string; port: number }): Promise<void> {
-  const channel = `App.Client.${visitor.uuid}`;
+  const channel = CHANNELS.client(visitor.uuid);
   const url = `ws://${target.hostname}:${realtime.port}/app/${realtime.key}?protocol=7&client=js&version=8.6.0&flash=false`;
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false });
@@ -135,16 +145,22 @@ function subscribe(visitor: Visitor, realtime: { key: string; host: string; port
       switch (message.event) {
         case 'pusher:connection_established':
           ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { auth: '', channel } }));
+          ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { channel: CHANNELS.queue } }));
           return;
         case 'pusher_internal:subscription_succeeded':
+          if (++visitor.subscriptions < 2) return;
           visitor.subscribed = true;
           resolve();
           return;
         case 'pusher:ping':
           ws.send(JSON.stringify({ event: 'pusher:pong', data: {} }));
           return;
-        case 'RequestUnqueud':
+        case CHANNELS.releaseEvent:
           released(visitor, message.channel === channel ? message.data : undefined);
+          return;
+        case CHANNELS.movedEvent:
+          if (message.channel === CHANNELS.queue) moved(visitor, message.data);
+          else lifeErrors.add('moved: on the wrong channel', raw.toString());
           return;
         default:
           lifeErrors.add(`realtime: unexpected ${message.event}`, raw.toString());
@@ -197,6 +213,75 @@ function released(visitor: Visitor, data: unknown): void {
     .finally(() => visitor.ws?.close(1000));
 }
 
+/** A `QueueMoved` frame: note when it arrived, for which batch (its `served`). */
+function moved(visitor: Visitor, data: unknown): void {
+  const receivedAt = preciseNow();
+  const served = servedOf(data);
+  if (!Number.isFinite(served)) {
+    lifeErrors.add('moved: wrong or missing served', String(data));
+    return;
+  }
+  visitor.moves++;
+  moveFrames++;
+  let arrivals = moveArrivals.get(served);
+  if (!arrivals) moveArrivals.set(served, (arrivals = []));
+  arrivals.push(receivedAt);
+}
+
+/** [served, decided at, handed to the server's sockets at] of one release batch (from the server). */
+export type MoveBatch = [number, number, number | undefined];
+
+interface MovesArg {
+  /** Every batch the server decided since the last call. */
+  readonly batches: readonly MoveBatch[];
+  /** Batches decided before this (the warm-up) must arrive, but are left out of the latency. */
+  readonly countedFrom: number;
+}
+
+/**
+ * The `QueueMoved` frames since the last call, joined with the batches the server decided
+ * meanwhile: delivery from the decision to each socket's read, and what went missing (every
+ * visitor still waiting must have one frame per batch). Forgets what it counted.
+ */
+function moves({ batches, countedFrom }: MovesArg) {
+  const total: number[] = [];
+  const toVisitor: number[] = [];
+  const perBatch: number[] = [];
+  let counted = 0;
+  for (const [served, decidedAt, handedAt] of batches) {
+    const arrivals = moveArrivals.get(served) ?? [];
+    if (decidedAt < countedFrom) continue;
+    perBatch.push(arrivals.length);
+    counted += arrivals.length;
+    for (const at of arrivals) {
+      total.push(at - decidedAt);
+      if (handedAt !== undefined) toVisitor.push(at - handedAt);
+    }
+  }
+  const waiting = visitors.filter((visitor) => !visitor.released && visitor.ws?.readyState === WebSocket.OPEN);
+  const missedByWaiting = waiting.reduce((sum, visitor) => sum + Math.max(0, batches.length - visitor.moves), 0);
+  const figures = {
+    batches: batches.length,
+    countedBatches: perBatch.length,
+    /** Every QueueMoved frame read since the last call, the warm-up's included. */
+    frames: moveFrames,
+    /** Frames of the batches in the window, whose delivery is measured. */
+    counted,
+    framesPerBatch: distribution(perBatch),
+    waitingSockets: waiting.length,
+    /** Batches in the window a visitor still waiting (socket open) never heard of. */
+    missedByWaiting,
+    /** Decision of the batch → its QueueMoved frame read at each socket. */
+    latencyMs: distribution(total),
+    /** Handed to the server's sockets → read by the visitors' process. */
+    toVisitorMs: distribution(toVisitor),
+  };
+  moveArrivals = new Map();
+  moveFrames = 0;
+  for (const visitor of visitors) visitor.moves = 0;
+  return figures;
+}
+
 /** Release frames as they arrived (uuid → ms since the epoch), and how the visitors fared. */
 function deliveries() {
   const figures = {
@@ -217,6 +302,7 @@ function deliveries() {
 
 export type HoldResult = Awaited<ReturnType<typeof hold>>;
 export type Deliveries = ReturnType<typeof deliveries>;
+export type Moves = ReturnType<typeof moves>;
 
 serveRequests(
   { pid: process.pid },
@@ -225,6 +311,7 @@ serveRequests(
     /** The waiting visitors, for the poller. */
     visitors: (): PolledVisitor[] => visitors.filter((visitor) => !visitor.released).map(({ uuid, cookie }) => ({ uuid, cookie })),
     deliveries: () => deliveries(),
+    moves: (arg: MovesArg) => moves(arg),
     close: () => {
       closing = true;
       for (const visitor of visitors) visitor.ws?.terminate();

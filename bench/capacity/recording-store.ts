@@ -20,6 +20,8 @@ export class RecordingStore implements QueueStore {
   hold: QueueStore['hold'] = (...args) => this.inner.hold(...args);
   get: QueueStore['get'] = (...args) => this.inner.get(...args);
   placeInLine: QueueStore['placeInLine'] = (...args) => this.inner.placeInLine(...args);
+  position: QueueStore['position'] = (...args) => this.inner.position(...args);
+  recentReleases: QueueStore['recentReleases'] = () => this.inner.recentReleases();
   touch: QueueStore['touch'] = (...args) => this.inner.touch(...args);
   takeHeld: QueueStore['takeHeld'] = (...args) => this.inner.takeHeld(...args);
   moveSession: QueueStore['moveSession'] = (...args) => this.inner.moveSession(...args);

@@ -6,6 +6,7 @@ import { estimateMinutes } from '../estimate';
 import { ROUTES } from '../page-config';
 import type { Releases } from '../releases';
 import { checkCsrf, requireSession } from '../session';
+import { RecentReleasesCache } from '../store/recent-releases-cache';
 import type { QueueStore } from '../store/types';
 
 export interface QueueRouteOptions {
@@ -19,6 +20,8 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 /** The waiting page's two named routes: queue_request and queue_info. */
 export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptions): Promise<void> {
   const { store, clock, releases } = options;
+  // Line-wide, so read once per move of the line for every poll of this instance, not per poll.
+  const recentReleases = new RecentReleasesCache(store);
 
   /** "I am listening": keeps the place alive, and sends the release event again if it was missed. */
   app.post(ROUTES.queue_request, async (request, reply) => {
@@ -51,11 +54,12 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
   app.get(ROUTES.queue_info.replace('{uuid}', ':uuid'), async (request, reply) => {
     const { uuid } = request.params as { uuid: string };
     const now = clock.now();
-    const place = UUID.test(uuid) ? await store.placeInLine(uuid, now) : undefined;
+    const place = UUID.test(uuid) ? await store.position(uuid, now) : undefined;
     if (!place) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
-    const estimated = estimateMinutes(place.position, place.recentReleases, now, releases.policy.perMinute);
+    const { position, ticket, served } = place;
+    const recent = position > 0 ? await recentReleases.read(served) : [];
+    const estimated = estimateMinutes(position, recent, now, releases.policy.perMinute);
     reply.header('cache-control', 'no-store');
-    const { position, entry } = place;
-    return position > 0 ? { position, estimated, ticket: entry.ticket, served: entry.ticket - position } : { position, estimated };
+    return position > 0 ? { position, estimated, ticket, served } : { position, estimated };
   });
 }

@@ -4,7 +4,9 @@ import type {
   Entry,
   HeldRequest,
   PlaceInLine,
+  Position,
   QueueStore,
+  RecentReleases,
   ReleasePolicy,
   Stats,
 } from './types';
@@ -34,7 +36,7 @@ export class MemoryStore implements QueueStore {
   /** Released uuids in release order, to forget them once their admission ends. */
   private releasedOrder: string[] = [];
   private releasedTotal = 0;
-  private recentReleases: number[] = [];
+  private releaseTimes: number[] = [];
   private paused = false;
   private bucket = { tokens: Number.NaN, at: 0 };
 
@@ -82,8 +84,20 @@ export class MemoryStore implements QueueStore {
     return {
       entry: { ...entry },
       position: entry.state === 'released' ? 0 : entry.ticket - this.served,
-      recentReleases: [...this.recentReleases],
+      recentReleases: [...this.releaseTimes],
     };
+  }
+
+  async position(uuid: string, now: number): Promise<Position | undefined> {
+    const entry = this.entries.get(uuid);
+    if (!entry) return undefined;
+    entry.lastSeen = now;
+    const position = entry.state === 'released' ? 0 : entry.ticket - this.served;
+    return { position, ticket: entry.ticket, served: this.served };
+  }
+
+  async recentReleases(): Promise<RecentReleases> {
+    return { served: this.served, times: [...this.releaseTimes] };
   }
 
   async touch(uuid: string, now: number): Promise<boolean> {
@@ -109,10 +123,10 @@ export class MemoryStore implements QueueStore {
       this.admitted.set(entry.sessionId, now + policy.sessionMs);
       this.releasedOrder.push(entry.uuid);
       this.releasedTotal++;
-      this.recentReleases.unshift(now);
+      this.releaseTimes.unshift(now);
       released.push({ ...entry });
     }
-    this.recentReleases.length = Math.min(this.recentReleases.length, RECENT_RELEASES);
+    this.releaseTimes.length = Math.min(this.releaseTimes.length, RECENT_RELEASES);
     this.compactLine();
     return released;
   }

@@ -9,7 +9,9 @@ import type {
   Entry,
   HeldRequest,
   PlaceInLine,
+  Position,
   QueueStore,
+  RecentReleases,
   ReleasePolicy,
   Stats,
 } from './types';
@@ -124,6 +126,18 @@ export class RedisStore implements QueueStore {
     if (!reply) return undefined;
     const [entry, position, recent] = reply as [EntryReply, number, string[]];
     return { entry: decodeEntry(entry), position: Number(position), recentReleases: recent.map(Number) };
+  }
+
+  async position(uuid: string, now: number): Promise<Position | undefined> {
+    const reply = (await this.run('waitingRoomPosition', uuid, now)) as [number, number, number] | null;
+    if (!reply) return undefined;
+    const [position, ticket, served] = reply;
+    return { position, ticket, served };
+  }
+
+  async recentReleases(): Promise<RecentReleases> {
+    const [served, times] = (await this.run('waitingRoomRecentReleases')) as [number, string[]];
+    return { served, times: times.map(Number) };
   }
 
   async touch(uuid: string, now: number): Promise<boolean> {

@@ -58,6 +58,30 @@ export interface PlaceInLine {
   readonly recentReleases: readonly number[];
 }
 
+/**
+ * What queue_info asks of the store on every poll, read lean: neither the entry nor the release
+ * times, which the route reads apart (`recentReleases`) and shares between visitors.
+ */
+export interface Position {
+  /** 0 once released; otherwise 1 for the head of the line. */
+  readonly position: number;
+  readonly ticket: number;
+  /** Tickets that have left the head of the line so far, line-wide (`ticket - served` is a waiting position). */
+  readonly served: number;
+}
+
+/** The line-wide release times for the wait estimate, with the `served` they were read at. */
+export interface RecentReleases {
+  /**
+   * `served` when the times were read. Releases leave from the head, so the times change only
+   * when `served` grows: a copy read at `served` ≥ what a visitor's `Position` saw is current
+   * for that visitor, and instances may share it between visitors without reading it again.
+   */
+  readonly served: number;
+  /** Times (ms) of the most recent releases, newest first. */
+  readonly times: readonly number[];
+}
+
 export interface Stats {
   readonly waiting: number;
   readonly active: number;
@@ -82,6 +106,16 @@ export interface QueueStore {
 
   /** Reads the visitor's position and marks them as seen at `now`. Undefined when unknown. */
   placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined>;
+
+  /**
+   * Like `placeInLine` without the entry and the release times, for queue_info's hot path: the
+   * visitor's position, ticket and the line's `served`, and marks them as seen at `now`.
+   * Undefined when unknown.
+   */
+  position(uuid: string, now: number): Promise<Position | undefined>;
+
+  /** The most recent release times (as `placeInLine` gives them) and `served`, read in one step. */
+  recentReleases(): Promise<RecentReleases>;
 
   /** Marks the visitor as seen at `now`; false when the uuid is unknown. */
   touch(uuid: string, now: number): Promise<boolean>;

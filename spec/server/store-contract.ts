@@ -130,12 +130,62 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       });
     });
 
+    describe('position', () => {
+      it('should answer undefined for an unknown uuid', async () => {
+        expect(await store.position('00000000-0000-4000-8000-000000000000', t0)).toBeUndefined();
+      });
+
+      it('should give the position, the ticket and served as placeInLine counts them, and mark the visitor as seen', async () => {
+        const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((s, i) => store.hold(s, 0, get, t0 + i)));
+        await store.release(1, t0 + 10, policy);
+        expect(await store.position(c.uuid, t0 + 5000)).toEqual({ position: 2, ticket: c.ticket, served: 1 });
+        expect((await store.get(c.uuid))?.lastSeen).toBe(t0 + 5000);
+        const place = await store.placeInLine(b.uuid, t0 + 5000);
+        expect(await store.position(b.uuid, t0 + 5000)).toEqual({ position: place?.position, ticket: b.ticket, served: b.ticket - place!.position });
+        expect(await store.position(a.uuid, t0 + 6000)).toEqual({ position: 0, ticket: a.ticket, served: 1 });
+      });
+
+      it('should count in served the silent visitors dropped at the head', async () => {
+        const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((s) => store.hold(s, 0, get, t0)));
+        await store.touch(b.uuid, t0 + policy.abandonMs);
+        await store.touch(c.uuid, t0 + policy.abandonMs);
+        await store.release(1, t0 + policy.abandonMs + 1, policy);
+        expect(await store.get(a.uuid)).toBeUndefined();
+        expect(await store.position(c.uuid, t0 + policy.abandonMs + 2)).toEqual({ position: 1, ticket: c.ticket, served: 2 });
+      });
+    });
+
     describe('recent releases', () => {
+      it('should give the release times placeInLine gives, with served read in the same step', async () => {
+        const held = await Promise.all(['a', 'b', 'c'].map((s) => store.hold(s, 0, get, t0)));
+        expect(await store.recentReleases()).toEqual({ served: 0, times: [] });
+        await store.release(2, t0 + 1000, policy);
+        await store.release(1, t0 + 2000, policy);
+        const place = await store.placeInLine(held[2].uuid, t0 + 3000);
+        expect(await store.recentReleases()).toEqual({ served: 3, times: place?.recentReleases });
+        expect(place?.recentReleases).toEqual([t0 + 2000, t0 + 1000, t0 + 1000]);
+      });
+
+      it('should change the times only when served grows', async () => {
+        const held = await Promise.all(['a', 'b'].map((s) => store.hold(s, 0, get, t0)));
+        const before = await store.recentReleases();
+        await store.hold('c', 0, get, t0 + 1);
+        await store.touch(held[1].uuid, t0 + 2);
+        await store.releaseDue(t0 + 3, { ...policy, perMinute: 0 });
+        expect(await store.recentReleases()).toEqual(before);
+        await store.releaseDue(t0 + 4, policy);
+        const after = await store.recentReleases();
+        expect(after.served).toBeGreaterThan(before.served);
+        expect(after.times).toEqual([t0 + 4]);
+      });
+
+
       it('should list the latest release times, newest first, at most 50', async () => {
         const held = await Promise.all(Array.from({ length: 60 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
         for (let i = 0; i < 60; i++) await store.release(1, t0 + i * 1000, policy);
         const place = await store.placeInLine(held[59].uuid, t0 + 60_000);
         expect(place?.recentReleases).toEqual(Array.from({ length: 50 }, (_, i) => t0 + (59 - i) * 1000));
+        expect((await store.recentReleases()).times).toEqual(place?.recentReleases);
       });
     });
 

@@ -187,6 +187,27 @@ end
 return {entry(uuid), position, redis.call('LRANGE', recent, 0, -1)}
 `;
 
+/**
+ * args: uuid, now. Returns {position, ticket, served} or false: queue_info's every poll, so it
+ * sends back three integers, not the entry and the release times.
+ */
+const position = `
+local uuid, now = args[1], args[2]
+local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
+if not state[1] then return false end
+redis.call('HSET', entryKey(uuid), 'l', now)
+local ticket = tonumber(state[1])
+local served = tonumber(redis.call('HGET', meta, 's') or '0')
+local position = 0
+if not state[2] then position = ticket - served end
+return {position, ticket, served}
+`;
+
+/** No args. Returns {served, recent release times}, read together (see RecentReleases). */
+const recentReleases = `
+return {tonumber(redis.call('HGET', meta, 's') or '0'), redis.call('LRANGE', recent, 0, -1)}
+`;
+
 /** args: uuid, now. Returns 1 when the uuid is known. */
 const touch = `
 local uuid, now = args[1], args[2]
@@ -282,6 +303,8 @@ export const SCRIPTS = {
   waitingRoomHold: hold,
   waitingRoomGet: get,
   waitingRoomPlaceInLine: placeInLine,
+  waitingRoomPosition: position,
+  waitingRoomRecentReleases: recentReleases,
   waitingRoomTouch: touch,
   waitingRoomRelease: release,
   waitingRoomReleaseDue: releaseDue,

@@ -53,7 +53,7 @@ export function redisClientOptions(commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS
 /**
  * A Redis client for `url` with `redisClientOptions`, and auto-pipelining: the calls of every
  * request handled in one turn of the event loop leave in one write, where one write per call
- * was the largest part of a busy server's time (queue_info throughput 0.61 → see bench/README.md).
+ * and its system call was the largest part of a busy server's time (see `npm run bench`).
  */
 export function createRedisClient(url: string, commandTimeoutMs?: number): Redis {
   return new Redis(url, { ...redisClientOptions(commandTimeoutMs), enableAutoPipelining: true });

@@ -93,12 +93,29 @@ export async function start(config: ServerConfig, options: StartOptions = {}): P
       closing ??= (async () => {
         await loop.stop();
         await realtime?.close();
-        await app.close();
+        await closeHttp(app);
         await Promise.allSettled([store.close(), fanout.close()]);
       })();
       return closing;
     },
   };
+}
+
+/** How long requests under way may take to finish once the server closes. */
+const HTTP_CLOSE_GRACE_MS = 2000;
+
+/**
+ * Closes the HTTP server, letting requests under way finish for a short grace. Fastify only
+ * closes idle keep-alive connections, and a connection it does not see as idle would otherwise
+ * hold the close for the whole keep-alive timeout (72 s).
+ */
+async function closeHttp(app: ReturnType<typeof createFastify>): Promise<void> {
+  const force = setTimeout(() => app.server.closeAllConnections(), HTTP_CLOSE_GRACE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(force);
+  }
 }
 
 /** Where this process can reach itself: the wildcard addresses mean loopback. */

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -60,6 +61,21 @@ describe('start()', () => {
     expect((await socket.closed).code).toBe(4200);
     await expect(fetch(`${server.url}/`)).rejects.toThrow();
   });
+
+  it('should close within its grace even with a request that never finishes', async () => {
+    const server = await startServer();
+    const socket = connect(server.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // Headers never ended: the connection is not idle, so only the grace period can close it.
+    socket.write('GET / HTTP/1.1\r\nHost: localhost\r\n');
+    const ended = new Promise((resolve) => socket.once('close', resolve));
+
+    const began = Date.now();
+    await server.close();
+
+    await ended;
+    expect(Date.now() - began).toBeLessThan(10_000);
+  }, 15_000);
 });
 
 describe('server/main.ts', () => {

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import Redis from 'ioredis';
-import { redisClientOptions } from '../store/redis';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_CONNECT_WAIT_MS,
+  DEFAULT_PREFIX,
+  redisClientOptions,
+} from '../store/redis';
 import type { ChannelMessage, Fanout } from './fanout';
 import { FanoutUnavailableError } from './fanout-error';
 import { decodeEnvelope, encodeEnvelope } from './fanout-message';
@@ -22,9 +27,6 @@ export interface RedisFanoutOptions {
   readonly log?: FanoutLog;
 }
 
-const DEFAULT_PREFIX = 'wr:';
-const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
-const DEFAULT_CONNECT_WAIT_MS = 1000;
 const DEFAULT_HEARTBEAT_MS = 15_000;
 const quiet: FanoutLog = { info: () => undefined, warn: () => undefined };
 const nobody = (): void => undefined;

@@ -25,9 +25,10 @@ export interface RedisStoreOptions {
   readonly connectWaitMs?: number;
 }
 
-const DEFAULT_PREFIX = 'wr:';
-const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
-const DEFAULT_CONNECT_WAIT_MS = 1000;
+/** Shared with the Redis fanout, so that a room's keys and channel carry one prefix. */
+export const DEFAULT_PREFIX = 'wr:';
+export const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
+export const DEFAULT_CONNECT_WAIT_MS = 1000;
 
 /**
  * Client options that make every call settle quickly when Redis is away, and never send a

@@ -1,35 +1,20 @@
-import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../support/browser';
 import { eventually } from '../support/eventually';
-import { openVisitor, type Visitor } from '../support/visitor-page';
-import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { useWaitingRoom } from '../support/waiting-room-scenario';
 
 const ACTIVE_LIMIT = 2;
 
 describe('an anonymous visitor held on a GET', () => {
-  let server: WaitingRoomServer;
-  let browser: Browser;
-  let visitor: Visitor | undefined;
-
-  beforeAll(async () => {
-    // RELEASE_PER_MINUTE=0: only the admin API releases, so the test decides when.
-    server = await startWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0' });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await visitor?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  // RELEASE_PER_MINUTE=0: only the admin API releases, so the test decides when.
+  const room = useWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0' });
 
   test(
     'waits with a position on a clean address bar, then lands on the held GET with its hash once released',
     async () => {
+      const { server } = room;
       await server.fill(ACTIVE_LIMIT);
       expect(await server.stats()).toMatchObject({ active: ACTIVE_LIMIT, waiting: 0 });
 
-      visitor = await openVisitor(browser, server.url);
+      const visitor = await room.visit();
       const { page } = visitor;
       await page.goto(server.at('/checkout?item=42&position=3&uri=/x&method=GET#pay'));
 

@@ -1,31 +1,16 @@
-import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../support/browser';
-import { openVisitor, type Visitor } from '../support/visitor-page';
-import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { useWaitingRoom } from '../support/waiting-room-scenario';
 
 const ACTIVE_LIMIT = 1;
 
 describe('a visitor without JavaScript', () => {
-  let server: WaitingRoomServer;
-  let browser: Browser;
-  let visitor: Visitor | undefined;
-
-  beforeAll(async () => {
-    server = await startWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0' });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await visitor?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  const room = useWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0' });
 
   test(
     'is held in line and sees the loading block with the notice that the waiting room needs JavaScript',
     async () => {
+      const { server } = room;
       await server.fill(ACTIVE_LIMIT);
-      visitor = await openVisitor(browser, server.url, { javaScriptEnabled: false });
+      const visitor = await room.visit({ javaScriptEnabled: false });
       const { page } = visitor;
       const paths: string[] = [];
       page.on('request', (request) => paths.push(new URL(request.url()).pathname));

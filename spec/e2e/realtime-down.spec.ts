@@ -1,9 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../support/browser';
 import { closedPort } from '../support/closed-port';
 import { eventually } from '../support/eventually';
-import { openVisitor, type Visitor } from '../support/visitor-page';
-import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { useWaitingRoom } from '../support/waiting-room-scenario';
 
 const ACTIVE_LIMIT = 1;
 /**
@@ -13,36 +10,26 @@ const ACTIVE_LIMIT = 1;
 const REPORT_WITHIN_MS = 10_000 + 30_000 + 10_000;
 
 describe('a visitor whose realtime server is down', () => {
-  let server: WaitingRoomServer;
-  let browser: Browser;
   let realtimePort: number;
-  let visitor: Visitor | undefined;
-
-  beforeAll(async () => {
+  const room = useWaitingRoom(async () => {
     realtimePort = await closedPort();
-    server = await startWaitingRoom({
+    return {
       ACTIVE_LIMIT: String(ACTIVE_LIMIT),
       RELEASE_PER_MINUTE: '0',
       // The page is told to reach the realtime server on a port where nothing listens.
       PUSHER_CLIENT_PORT: String(realtimePort),
       // Every report is sent, so the test can see it reach the local sink.
       SENTRY_SAMPLE_RATE: '1',
-    });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await visitor?.close();
-    await browser?.close();
-    await server?.close();
+    };
   });
 
   test(
     "reports 'Websoket KO - unavailable' to the error sink and goes back in history",
     async () => {
+      const { server } = room;
       await server.fill(ACTIVE_LIMIT);
       // The realtime port is the page's only other origin: its connection attempts must be refused, not blocked.
-      visitor = await openVisitor(browser, server.url, { alsoAllowed: [`http://127.0.0.1:${realtimePort}`] });
+      const visitor = await room.visit({ alsoAllowed: [`http://127.0.0.1:${realtimePort}`] });
       const { page } = visitor;
       await page.goto(server.at('/?from=home'));
       await page.click('a:has-text("Open the checkout")');

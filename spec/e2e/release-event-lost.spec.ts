@@ -1,33 +1,18 @@
-import type { Browser } from 'playwright-core';
 import { TIMINGS } from '../../streams/constants';
-import { launchBrowser } from '../support/browser';
 import { eventually } from '../support/eventually';
-import { openVisitor, type Visitor } from '../support/visitor-page';
-import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { useWaitingRoom } from '../support/waiting-room-scenario';
 
 const ACTIVE_LIMIT = 1;
 
 describe('a visitor whose release event is lost', () => {
-  let server: WaitingRoomServer;
-  let browser: Browser;
-  let visitor: Visitor | undefined;
-
-  beforeAll(async () => {
-    server = await startWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0', SENTRY_SAMPLE_RATE: '1' });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await visitor?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  const room = useWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0', SENTRY_SAMPLE_RATE: '1' });
 
   test(
     "sees position 0, reports 'Websocket KO - position 0 depuis 10sec' after 10 s, then leaves for the site root",
     async () => {
+      const { server } = room;
       await server.fill(ACTIVE_LIMIT);
-      visitor = await openVisitor(browser, server.url);
+      const visitor = await room.visit();
       const { page } = visitor;
       // Opened in place of the blank tab (location.replace): no page to go back to, as in a new tab
       // opened on the link, so the leave ends at the root.

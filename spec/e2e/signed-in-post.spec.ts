@@ -1,32 +1,18 @@
-import type { Browser, Request } from 'playwright-core';
-import { launchBrowser } from '../support/browser';
+import type { Request } from 'playwright-core';
 import { eventually } from '../support/eventually';
-import { openVisitor, type Visitor } from '../support/visitor-page';
-import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { useWaitingRoom } from '../support/waiting-room-scenario';
 
 const ACTIVE_LIMIT = 1;
 const NOTE = 'Gift wrap, please & <no> "bows"';
 
 describe('a signed-in visitor held on a POST', () => {
-  let server: WaitingRoomServer;
-  let browser: Browser;
-  let visitor: Visitor | undefined;
-
-  beforeAll(async () => {
-    server = await startWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0' });
-    browser = await launchBrowser();
-  });
-
-  afterAll(async () => {
-    await visitor?.close();
-    await browser?.close();
-    await server?.close();
-  });
+  const room = useWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0' });
 
   test(
     'listens on its private channel, and once released the server receives the held form exactly once; a reload does not post it again',
     async () => {
-      visitor = await openVisitor(browser, server.url);
+      const { server } = room;
+      const visitor = await room.visit();
       const { page } = visitor;
       const checkoutPosts: Request[] = [];
       page.on('request', (request) => {

@@ -37,8 +37,16 @@ export interface ServerConfig {
   readonly pusher: PusherConfig;
   /** Realtime host and port handed to the page; unset means the server's own. */
   readonly pusherClient: { readonly host?: string; readonly port?: number };
-  /** The embedded realtime server's idle limits. */
-  readonly realtime: { readonly activityTimeoutSeconds: number; readonly pongTimeoutMs: number };
+  /** The embedded realtime server's idle limits and the bounds on what one client may cost. */
+  readonly realtime: RealtimeLimits;
+  /** How long a client may take to send a request, and how long an idle connection is kept. */
+  readonly http: HttpTimeouts;
+  /** Bounds on the local error sink. */
+  readonly sink: SinkLimits;
+  /** Where the memory store keeps the line across a restart (written at SIGTERM); unset: nowhere. */
+  readonly stateFile?: string;
+  /** Serve the page's source maps under /assets (they carry nothing secret, but are not needed to run). */
+  readonly publicSourceMaps: boolean;
   readonly sentryDsn?: string;
   readonly sentrySampleRate: number;
   /** Timing overrides handed to the page (tests and demos only). */
@@ -55,6 +63,40 @@ export interface ServerConfig {
   /** Believe X-Forwarded-* headers (behind a reverse proxy). */
   readonly trustProxy: boolean;
 }
+
+export interface RealtimeLimits {
+  readonly activityTimeoutSeconds: number;
+  readonly pongTimeoutMs: number;
+  /** Most WebSocket connections this process holds; past it, new ones are refused with 4100. */
+  readonly maxConnections: number;
+  /** Most channels one connection may subscribe to (the page needs two). */
+  readonly maxSubscriptions: number;
+  /** Messages a connection may send per second, on average; a burst of twice that is allowed. */
+  readonly messagesPerSecond: number;
+  /** Bytes waiting to be written to one socket past which it is closed (a client that does not read). */
+  readonly maxBufferedBytes: number;
+}
+
+export interface HttpTimeouts {
+  /** Whole request (headers and body) must arrive within this, or 408. */
+  readonly requestTimeoutMs: number;
+  /** Headers must arrive within this, or 408. */
+  readonly headersTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number;
+}
+
+export interface SinkLimits {
+  /** Longest reported message kept, in bytes; longer ones are cut and marked. */
+  readonly messageBytes: number;
+  /** Most bytes of reports kept in all; the oldest go first. */
+  readonly totalBytes: number;
+  /** Reports one client address may send a minute. */
+  readonly reportsPerMinute: number;
+}
+
+/** Shortest ADMIN_TOKEN accepted: a guessable token opens the admin API to anyone. */
+export const ADMIN_TOKEN_MIN_LENGTH = 24;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -76,6 +118,11 @@ const EMBEDDED_APP = { appId: 'waiting-room', key: 'waiting-room-key' };
 export function loadConfig(env: Env): ServerConfig {
   const read = reader(env);
   const adminToken = read.string('ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < ADMIN_TOKEN_MIN_LENGTH) {
+    throw new ConfigError(
+      `ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long (got ${adminToken.length}); e.g. openssl rand -base64 24.`,
+    );
+  }
   const sessionSecret = read.string('SESSION_SECRET');
   if (sessionSecret !== undefined && sessionSecret.length < 32) {
     throw new ConfigError('SESSION_SECRET must be at least 32 characters long.');
@@ -102,7 +149,23 @@ export function loadConfig(env: Env): ServerConfig {
     realtime: {
       activityTimeoutSeconds: read.int('REALTIME_ACTIVITY_TIMEOUT', 120, 1, 3600),
       pongTimeoutMs: Math.round(read.number('REALTIME_PONG_TIMEOUT', 30, 0.05, 600) * 1000),
+      maxConnections: read.int('REALTIME_MAX_CONNECTIONS', 15_000, 1, 10_000_000),
+      maxSubscriptions: read.int('REALTIME_MAX_SUBSCRIPTIONS', 4, 2, 1000),
+      messagesPerSecond: read.int('REALTIME_MESSAGES_PER_SECOND', 10, 1, 10_000),
+      maxBufferedBytes: read.int('REALTIME_MAX_BUFFERED_BYTES', 256 * 1024, 16 * 1024, 1024 ** 3),
     },
+    http: {
+      requestTimeoutMs: read.int('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
+      headersTimeoutMs: read.int('HEADERS_TIMEOUT_SECONDS', 10, 1, 3600) * 1000,
+      keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 3600) * 1000,
+    },
+    sink: {
+      messageBytes: read.int('ERROR_MESSAGE_BYTES', 1024, 64, 1024 * 1024),
+      totalBytes: read.int('ERROR_LOG_BYTES', 256 * 1024, 1024, 256 * 1024 * 1024),
+      reportsPerMinute: read.int('ERROR_REPORTS_PER_MINUTE', 10, 1, 100_000),
+    },
+    stateFile: read.string('STATE_FILE'),
+    publicSourceMaps: read.flag('PUBLIC_SOURCE_MAPS', false),
     sentryDsn: read.url('SENTRY_DSN', ['http:', 'https:']),
     sentrySampleRate: read.number('SENTRY_SAMPLE_RATE', 0.5, 0, 1),
     pageTimings: read.timings('PAGE_TIMINGS'),

@@ -4,7 +4,7 @@ import { startServerProcess, type ServerProcess } from './server-process';
 
 /** What every instance of one room shares: the admin token and the secrets sessions and channels are signed with. */
 export const SHARED_SECRETS = {
-  ADMIN_TOKEN: 'scale-out-admin-token',
+  ADMIN_TOKEN: 'scale-out-admin-token-of-24-chars',
   SESSION_SECRET: 'scale-out-session-secret-0123456789abcdef',
   PUSHER_SECRET: 'scale-out-realtime-secret',
 } as const;

@@ -2,7 +2,7 @@ import { loadConfig } from '../../server/config';
 import { start, type Started } from '../../server/start';
 
 /** The admin bearer token of every server the end-to-end tests start. */
-export const E2E_ADMIN_TOKEN = 'e2e-admin-token';
+export const E2E_ADMIN_TOKEN = 'e2e-admin-token-of-24-characters';
 
 /** What `GET /admin/stats` answers. */
 export interface AdminStats {

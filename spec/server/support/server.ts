@@ -4,7 +4,7 @@ import path from 'node:path';
 import { loadConfig, type ServerConfig } from '../../../server/config';
 import { start, type StartOptions, type Started } from '../../../server/start';
 
-export const ADMIN_TOKEN = 'test-admin-token';
+export const ADMIN_TOKEN = 'test-admin-token-of-24-chars';
 
 /**
  * A stand-in for the built waiting page: the server tests prove the server, so they need only

@@ -57,7 +57,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts): void {
   app.register(pusherAuthRoutes, { app: pusherApp, store });
   app.register(adminRoutes, { prefix: '/admin', token: config.adminToken, store, clock, releases, errors: parts.errors });
   app.register(sinkRoutes, { errors: parts.errors });
-  app.register(assetRoutes, { dir: config.assetsDir });
+  app.register(assetRoutes, { dir: config.assetsDir, publicSourceMaps: config.publicSourceMaps });
   if (config.pusher.embedded) {
     app.register(async (scope) => eventsApiRoutes(scope, { app: pusherApp, fanout: parts.fanout }));
   }

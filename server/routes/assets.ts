@@ -20,15 +20,26 @@ const TYPES: Record<string, string> = {
 /** A content hash in the name (`main-3FJ2K7QX.js`): the file never changes, so it may be cached for good. */
 const HASHED = /[-.][A-Za-z0-9_]{8,}\.[a-z0-9]+$/;
 
+export interface AssetOptions {
+  readonly dir: string;
+  /**
+   * Source maps are built for error reports, not needed to run the page. The code is open, so
+   * they reveal nothing secret, but served by default they would also show a site's own build
+   * paths and cost bandwidth to every curious visitor: an operator turns them on.
+   */
+  readonly publicSourceMaps: boolean;
+}
+
 /**
  * Serves the built page assets from `dir` at `/assets/*`: hashed names with a year-long
  * immutable cache, the rest revalidated. The waiting page template is not served as is.
  */
-export async function assetRoutes(app: FastifyInstance, options: { readonly dir: string }): Promise<void> {
+export async function assetRoutes(app: FastifyInstance, options: AssetOptions): Promise<void> {
   const root = path.resolve(options.dir);
+  const types = options.publicSourceMaps ? TYPES : { ...TYPES, '.map': undefined };
   app.get('/assets/*', async (request, reply) => {
     const name = (request.params as { '*': string })['*'];
-    const type = TYPES[path.extname(name).toLowerCase()];
+    const type = types[path.extname(name).toLowerCase()];
     const file = path.resolve(root, name);
     if (type === undefined || !file.startsWith(root + path.sep)) {
       throw new HttpError(404, 'not_found', 'No such asset.');

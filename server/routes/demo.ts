@@ -36,10 +36,7 @@ export async function demoRoutes(app: FastifyInstance, options: DemoRouteOptions
     const fields = fieldsOf(request);
     const session = requireSession(request);
     checkCsrf(session, fields._token);
-    const name = textField(fields, 'name')?.trim() ?? '';
-    if (name.length < 1 || name.length > 40) {
-      throw new HttpError(400, 'bad_name', 'The name must be 1 to 40 characters long.');
-    }
+    const name = signInName(textField(fields, 'name'));
     await signIn(request, reply, session, { userId: userIdFor(name), name }, store);
     return reply.redirect('/', 303);
   });
@@ -58,6 +55,25 @@ export async function demoRoutes(app: FastifyInstance, options: DemoRouteOptions
       return html(reply, layout('Checkout', userBox(session), checkout(request)));
     },
   });
+}
+
+/**
+ * Control characters (C0 and C1: line breaks, NUL, terminal escapes) could forge log lines, and
+ * text-direction overrides and isolates could make a name read as another. The zero-width
+ * joiners stay: Persian writing and emoji sequences need them.
+ */
+const FORBIDDEN_IN_NAMES = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+
+/** The name as shown and hashed: NFC, so that one name has one user id however it was typed. */
+function signInName(raw: string | undefined): string {
+  const name = (raw ?? '').normalize('NFC').trim();
+  if (FORBIDDEN_IN_NAMES.test(name)) {
+    throw new HttpError(400, 'bad_name', 'The name may not contain control or text-direction characters.');
+  }
+  if (name.length < 1 || name.length > 40) {
+    throw new HttpError(400, 'bad_name', 'The name must be 1 to 40 characters long.');
+  }
+  return name;
 }
 
 function html(reply: FastifyReply, page: string): FastifyReply {

@@ -59,4 +59,35 @@ describe('demo site', () => {
     expect(answer.text).not.toContain('<script>');
     expect(answer.text).not.toContain(token);
   });
+
+  it.each([
+    ['a line break', 'Ada\nAdmin'],
+    ['a tab', 'Ada\tLovelace'],
+    ['a NUL', 'Ada\u0000'],
+    ['an escape sequence', 'Ada\u001b[31m'],
+    ['a C1 control', 'Ada\u0085'],
+    ['a right-to-left override', 'Ada\u202egnp.exe'],
+    ['a directional isolate', '\u2067Ada'],
+  ])('should refuse a sign-in name with %s, which could forge log lines or disguise the name', async (_what, name) => {
+    const ada = new Visitor(server.url);
+
+    const answer = await ada.post('/login', { form: { name, _token: await ada.csrfToken() } });
+
+    expect(answer.status).toBe(400);
+    expect(answer.json).toEqual({
+      error: { code: 'bad_name', message: 'The name may not contain control or text-direction characters.' },
+    });
+  });
+
+  it.each([
+    ['Persian with a zero-width non-joiner', 'می\u200cخواهم'],
+    ['an emoji sequence', 'Ada 👩\u200d💻'],
+    ['accents, composed and not', 'Zoe\u0301 Éloïse'],
+  ])('should accept a sign-in name in %s', async (_what, name) => {
+    const ada = new Visitor(server.url);
+
+    await ada.signIn(name);
+
+    expect((await ada.get('/')).text).toContain(`Signed in as <strong>${name.normalize('NFC')}</strong>`);
+  });
 });

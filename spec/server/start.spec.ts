@@ -51,6 +51,25 @@ describe('start()', () => {
     }
   });
 
+  it.each([
+    ['by default', {}, 404],
+    ['with PUBLIC_SOURCE_MAPS=true', { PUBLIC_SOURCE_MAPS: 'true' }, 200],
+  ])('should serve the source maps only when asked to: %s', async (_when, env, status) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'waiting-room-assets-'));
+    writeFileSync(path.join(dir, 'main-RYBGRLOA.js'), 'console.log(1);\n//# sourceMappingURL=main-RYBGRLOA.js.map');
+    writeFileSync(path.join(dir, 'main-RYBGRLOA.js.map'), '{"version":3,"sources":["../src/main.tsx"],"mappings":""}');
+    const server = await startServer(env, {}, { assetsDir: dir });
+    try {
+      const script = await fetch(`${server.url}/assets/main-RYBGRLOA.js`);
+      const map = await fetch(`${server.url}/assets/main-RYBGRLOA.js.map`);
+
+      expect(script.status).toBe(200);
+      expect(map.status).toBe(status);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('should close everything: HTTP, realtime clients (told to reconnect) and the port', async () => {
     const server = await startServer();
     const socket = await RawSocket.open(server);

@@ -36,7 +36,7 @@ export interface AssetOptions {
  */
 export async function assetRoutes(app: FastifyInstance, options: AssetOptions): Promise<void> {
   const root = path.resolve(options.dir);
-  const types = options.publicSourceMaps ? TYPES : { ...TYPES, '.map': undefined };
+  const types: Record<string, string | undefined> = options.publicSourceMaps ? TYPES : { ...TYPES, '.map': undefined };
   app.get('/assets/*', async (request, reply) => {
     const name = (request.params as { '*': string })['*'];
     const type = types[path.extname(name).toLowerCase()];

@@ -133,7 +133,7 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
       await arrive(now);
       nextArrival += exponential(random, rateAt(nextArrival));
     }
-    const released = options.atRandom
+    const { released } = options.atRandom
       ? await store.release(poisson(random, rateAt(now) / (MINUTE / STEP_MS)), now, policyAt(now))
       : await store.releaseDue(now, policyAt(now));
     for (const entry of released) {

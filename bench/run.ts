@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: page weight, server capacity and wait-estimate accuracy, each measured as a
+ * `npm run bench`: page weight, server capacity, wait-estimate accuracy and the cost of a
+ * position as the line grows, each measured as a
  * ratio or a distribution inside one run, so that the figures hold on a noisy shared machine.
  * Writes bench/results/latest.json and latest.md, and prints the summary with PASS/MISS per target.
  *
@@ -12,8 +13,8 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,estimate,capacity   run only these parts
- *   BENCH_REDIS=1             also run the capacity benchmark on Redis (a redis-server on a free port)
+ *   BENCH_ONLY=page,estimate,capacity,position   run only these parts
+ *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port)
  *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run (folder printed)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import path from 'node:path';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
 import { DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
+import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
 import { checkTargets } from './targets';
 
@@ -38,7 +40,7 @@ function numberFromEnv(name: string, fallback: number, min: number): number {
 async function main(): Promise<void> {
   const started = Date.now();
   const loadAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
-  const only = new Set((process.env.BENCH_ONLY ?? 'page,estimate,capacity').split(',').map((part) => part.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? 'page,estimate,capacity,position').split(',').map((part) => part.trim()));
   const log = (line: string) => console.log(line);
   const workDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-bench-'));
   const profileDir = process.env.BENCH_CPU_PROF === '1' ? mkdtempSync(path.join(tmpdir(), 'waiting-room-profile-')) : undefined;
@@ -86,6 +88,15 @@ async function main(): Promise<void> {
       }
     }
 
+    let positionCost: PositionCostResult | undefined;
+    if (only.has('position')) {
+      log(`position cost: store.position at ${DEFAULT_POSITION_COST_OPTIONS.lines.join(' and ')} waiting…`);
+      positionCost =
+        process.env.BENCH_REDIS === '1'
+          ? await withRedis((redisUrl) => measurePositionCost({ ...DEFAULT_POSITION_COST_OPTIONS, redisUrl }))
+          : await measurePositionCost(DEFAULT_POSITION_COST_OPTIONS);
+    }
+
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -97,6 +108,7 @@ async function main(): Promise<void> {
       estimateVariants,
       capacity,
       capacityRedis,
+      positionCost,
       cpuProfileDir: profileDir,
     };
     mkdirSync(resultsDir, { recursive: true });

@@ -8,8 +8,11 @@ export interface ReleaseLoop {
 }
 
 /**
- * Runs `releases.releaseDue()` every `intervalMs` on `clock`. A step never overlaps the
- * previous one, and a failed step (the store away) is logged and tried again next time.
+ * Every `intervalMs` on `clock`: the sweep of those who walked away (`releases.dropAbandoned()`),
+ * then the release step (`releases.releaseDue()`). The sweep runs whatever the release step would
+ * do (a full room, the pause, a rate of 0 release nobody), and first, so that a release meets a
+ * live head. A step never overlaps the previous one, and a failed part (the store away) is
+ * logged, does not keep the other from running, and is tried again next time.
  */
 export function startReleaseLoop(
   releases: Releases,
@@ -20,13 +23,12 @@ export function startReleaseLoop(
   let running: Promise<void> | undefined;
   const step = async (): Promise<void> => {
     if (running) return;
-    running = releases
-      .releaseDue()
-      .then(() => undefined)
-      .catch((error: unknown) => log.warn({ err: error }, 'release step failed'))
-      .finally(() => {
-        running = undefined;
-      });
+    running = (async () => {
+      await releases.dropAbandoned().catch((error: unknown) => log.warn({ err: error }, 'abandonment sweep failed'));
+      await releases.releaseDue().catch((error: unknown) => log.warn({ err: error }, 'release step failed'));
+    })().finally(() => {
+      running = undefined;
+    });
     await running;
   };
   const cancel = clock.every(intervalMs, step);

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock';
 import type { ReleasePublisher } from './publish';
-import type { Entry, QueueStore, ReleasePolicy } from './store/types';
+import type { Entry, QueueStore, Release, ReleasePolicy } from './store/types';
 
 /**
  * Releases visitors from the store and tells each page. Every release goes through here:
@@ -24,9 +24,19 @@ export class Releases {
 
   /** The release loop's step: as many as the limits, the rate and the pause allow now. */
   async releaseDue(): Promise<Entry[]> {
-    const released = await this.store.releaseDue(this.clock.now(), this.policy);
-    await this.announceAll(released);
-    return released;
+    const release = await this.store.releaseDue(this.clock.now(), this.policy);
+    await this.announceAll(release);
+    return release.released;
+  }
+
+  /**
+   * The release loop's sweep, every tick whatever the room's state: drops the visitors silent for
+   * longer than the abandon time wherever they are in line, so that those behind move up while
+   * the room is full or paused too. Nothing is published: `served` counts only the places that
+   * left the head, so it does not change, and each page reads its new position on its next poll.
+   */
+  async dropAbandoned(): Promise<number> {
+    return this.store.dropAbandoned(this.clock.now(), this.policy.abandonMs);
   }
 
   /**
@@ -34,9 +44,9 @@ export class Releases {
    * release events nor the move of the line (it stands for a lost event path).
    */
   async releaseNext(count: number, silent = false): Promise<Entry[]> {
-    const released = await this.store.release(count, this.clock.now(), this.policy);
-    if (!silent) await this.announceAll(released);
-    return released;
+    const release = await this.store.release(count, this.clock.now(), this.policy);
+    if (!silent) await this.announceAll(release);
+    return release.released;
   }
 
   /**
@@ -59,14 +69,19 @@ export class Releases {
 
   /**
    * Publishes the release events, then, when anyone was released, one `QueueMoved` for the whole
-   * line. The released visitors come first: their replay is what waits on the event, while the
-   * others only see a position sooner. Tickets leave the line in order, so the largest one released
-   * is a `served` every instance agrees on (the store may have served more, dropping silent
-   * visitors: a page is only ever moved up to what is certain, and the next poll tells the rest).
+   * line with the store's `served` right after this release. The released visitors come first:
+   * their replay is what waits on the event, while the others only see a position sooner.
+   *
+   * `served` counts the places that have left the head, line-wide, so each waiting visitor has
+   * moved up by at least its growth since their last answer, whose `ticket` is `served + position`:
+   * the page shows `ticket - served`, never ahead of the truth. It only grows, so moves published by
+   * several instances may arrive in any order (a page keeps the largest). Places that went from the
+   * middle (walked away) are not in it: those behind learn of them from their next poll, which a
+   * page accepts, as it accepts any smaller position.
    */
-  private async announceAll(entries: readonly Entry[]): Promise<void> {
-    await Promise.all(entries.map((entry) => this.announce(entry)));
-    if (entries.length > 0) await this.announceMove(entries.reduce((most, entry) => Math.max(most, entry.ticket), 0));
+  private async announceAll({ released, served }: Release): Promise<void> {
+    await Promise.all(released.map((entry) => this.announce(entry)));
+    if (released.length > 0) await this.announceMove(served);
   }
 
   /** Publishes `QueueMoved`; a failure is logged, not thrown: the pages' polls still move them. */

@@ -1,4 +1,4 @@
-import type { Entry, QueueStore } from '../../server/store/types';
+import type { QueueStore, Release } from '../../server/store/types';
 
 /**
  * A queue store that remembers when each visitor's release was decided (the entry's
@@ -9,8 +9,8 @@ export class RecordingStore implements QueueStore {
   /** uuid → release time (ms since the epoch), in release order. */
   readonly releasedAt = new Map<string, number>();
   /**
-   * The largest ticket of each release batch (the `served` its `QueueMoved` carries) → when the
-   * batch was decided, to measure the line-wide event's delivery from the same decision.
+   * The `served` of each release batch (what its `QueueMoved` carries) → when the batch was
+   * decided, to measure the line-wide event's delivery from the same decision.
    */
   readonly batchDecidedAt = new Map<number, number>();
 
@@ -28,16 +28,15 @@ export class RecordingStore implements QueueStore {
   stats: QueueStore['stats'] = (...args) => this.inner.stats(...args);
   setPaused: QueueStore['setPaused'] = (...args) => this.inner.setPaused(...args);
   close: QueueStore['close'] = () => this.inner.close();
+  dropAbandoned: QueueStore['dropAbandoned'] = (...args) => this.inner.dropAbandoned(...args);
 
   release: QueueStore['release'] = async (...args) => this.record(await this.inner.release(...args));
   releaseDue: QueueStore['releaseDue'] = async (...args) => this.record(await this.inner.releaseDue(...args));
 
-  private record(entries: Entry[]): Entry[] {
-    for (const entry of entries) this.releasedAt.set(entry.uuid, entry.releasedAt ?? Number.NaN);
-    if (entries.length > 0) {
-      const served = entries.reduce((most, entry) => Math.max(most, entry.ticket), 0);
-      this.batchDecidedAt.set(served, entries[0].releasedAt ?? Number.NaN);
-    }
-    return entries;
+  private record(release: Release): Release {
+    const { released, served } = release;
+    for (const entry of released) this.releasedAt.set(entry.uuid, entry.releasedAt ?? Number.NaN);
+    if (released.length > 0) this.batchDecidedAt.set(served, released[0].releasedAt ?? Number.NaN);
+    return release;
   }
 }

@@ -50,16 +50,20 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
    * The visitor's position (0 once released) and the estimated wait in minutes. A waiting
    * visitor's answer also carries `ticket` and `served` (an extension: `position = ticket -
    * served`), so that the page can move them up on each `QueueMoved` without asking again.
+   * `served` counts the places that have left the head of the line, and `ticket` is the
+   * visitor's place counted from the start of the line as it stands now (`served + position`):
+   * k more leaving the head move them up by k, and places gone from the middle show in the next
+   * answer's smaller position.
    */
   app.get(ROUTES.queue_info.replace('{uuid}', ':uuid'), async (request, reply) => {
     const { uuid } = request.params as { uuid: string };
     const now = clock.now();
     const place = UUID.test(uuid) ? await store.position(uuid, now) : undefined;
     if (!place) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
-    const { position, ticket, served } = place;
+    const { position, served } = place;
     const recent = position > 0 ? await recentReleases.read(served) : [];
     const estimated = estimateMinutes(position, recent, now, releases.policy.perMinute);
     reply.header('cache-control', 'no-store');
-    return position > 0 ? { position, estimated, ticket, served } : { position, estimated };
+    return position > 0 ? { position, estimated, ticket: served + position, served } : { position, estimated };
   });
 }

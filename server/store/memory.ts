@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readMemoryStoreState, MEMORY_STATE_VERSION, type MemoryStoreState } from './memory-state';
+import { RankedLine } from './ranked-line';
 import type {
   AdmissionLimits,
   Entry,
@@ -7,12 +9,18 @@ import type {
   Position,
   QueueStore,
   RecentReleases,
+  Release,
   ReleasePolicy,
   Stats,
 } from './types';
 
+export type { MemoryStoreState } from './memory-state';
+
 /** How many release times are kept for the wait estimate. */
 export const RECENT_RELEASES = 50;
+
+/** Most abandoned places one `dropAbandoned` drops, so that one call never holds the store for long. */
+export const ABANDON_BATCH = 1000;
 
 type MutableEntry = { -readonly [K in keyof Entry]: Entry[K] };
 
@@ -20,17 +28,22 @@ type MutableEntry = { -readonly [K in keyof Entry]: Entry[K] };
  * The queue in this process's memory: one instance, nothing to install. Every method runs to
  * completion without awaiting, so each is atomic by construction.
  *
- * The line is a FIFO of uuids in ticket order. Visitors only ever leave it at its head
- * (released, or dropped there as abandoned), so `served` — how many tickets have left the
- * head — turns a ticket into a position in constant time: `ticket - served`.
+ * The line is kept in ticket order with each place's rank (`RankedLine`), since places go from
+ * its middle too (visitors who walked away): a position is the rank among those still waiting,
+ * in O(log n). `served` counts the places that have left its head.
  */
 export class MemoryStore implements QueueStore {
   private readonly entries = new Map<string, MutableEntry>();
   private readonly entryBySession = new Map<string, string>();
   /** Session id → admitted until (ms). */
   private readonly admitted = new Map<string, number>();
-  private line: string[] = [];
-  private head = 0;
+  private readonly line = new RankedLine();
+  /**
+   * The waiting places, longest silent first: a Map iterates in insertion order, and every sign
+   * of life moves the place to the end (`seen`). The clock only goes forward, so this is the order
+   * of last seen, and the sweep stops at the first place still within the abandon time.
+   */
+  private readonly silence = new Map<string, MutableEntry>();
   private served = 0;
   private nextTicket = 1;
   /** Released uuids in release order, to forget them once their admission ends. */
@@ -40,10 +53,58 @@ export class MemoryStore implements QueueStore {
   private paused = false;
   private bucket = { tokens: Number.NaN, at: 0 };
 
+  /**
+   * A store that goes on from a state `toState` wrote, read back from JSON. The state is checked
+   * whole first: a corrupt or foreign one throws an Error saying what is wrong.
+   */
+  static fromState(state: unknown): MemoryStore {
+    const saved = readMemoryStoreState(state);
+    const store = new MemoryStore();
+    const entries = saved.entries.map((entry): MutableEntry => ({ ...entry }));
+    for (const entry of [...entries].sort((a, b) => a.ticket - b.ticket)) {
+      store.entries.set(entry.uuid, entry);
+      if (entry.state === 'waiting') store.line.push(entry.ticket, entry.uuid);
+    }
+    const waiting = entries.filter((entry) => entry.state === 'waiting');
+    for (const entry of waiting.sort((a, b) => a.lastSeen - b.lastSeen || a.ticket - b.ticket)) {
+      store.silence.set(entry.uuid, entry);
+    }
+    store.releasedOrder = entries
+      .filter((entry) => entry.state === 'released')
+      .sort((a, b) => a.releasedAt! - b.releasedAt! || a.ticket - b.ticket)
+      .map((entry) => entry.uuid);
+    for (const [sessionId, uuid] of saved.sessions) store.entryBySession.set(sessionId, uuid);
+    for (const [sessionId, until] of saved.admitted) store.admitted.set(sessionId, until);
+    store.served = saved.served;
+    store.nextTicket = saved.nextTicket;
+    store.releasedTotal = saved.releasedTotal;
+    store.releaseTimes = saved.releaseTimes.slice(0, RECENT_RELEASES);
+    store.paused = saved.paused;
+    store.bucket = { tokens: saved.bucket.tokens ?? Number.NaN, at: saved.bucket.at };
+    return store;
+  }
+
+  /** The whole state as plain JSON-ready data, for `fromState` after a restart. */
+  toState(): MemoryStoreState {
+    return {
+      version: MEMORY_STATE_VERSION,
+      entries: [...this.entries.values()].map((entry) => ({ ...entry })),
+      sessions: [...this.entryBySession],
+      admitted: [...this.admitted],
+      served: this.served,
+      nextTicket: this.nextTicket,
+      releasedTotal: this.releasedTotal,
+      releaseTimes: [...this.releaseTimes],
+      paused: this.paused,
+      // NaN (not yet filled) has no JSON form.
+      bucket: { tokens: Number.isNaN(this.bucket.tokens) ? null : this.bucket.tokens, at: this.bucket.at },
+    };
+  }
+
   async admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean> {
     this.expireAdmissions(now);
     if ((this.admitted.get(sessionId) ?? 0) > now) return true;
-    if (this.waitingCount() > 0 || this.admitted.size >= limits.activeLimit) return false;
+    if (this.line.size > 0 || this.admitted.size >= limits.activeLimit) return false;
     this.admitted.set(sessionId, now + limits.sessionMs);
     return true;
   }
@@ -51,7 +112,8 @@ export class MemoryStore implements QueueStore {
   async hold(sessionId: string, userId: number, request: HeldRequest, now: number): Promise<Entry> {
     const current = this.entryFor(sessionId);
     if (current?.state === 'waiting') {
-      Object.assign(current, { request, userId, lastSeen: now });
+      Object.assign(current, { request, userId });
+      this.seen(current, now);
       return { ...current };
     }
     if (current) this.forget(current.uuid);
@@ -68,7 +130,8 @@ export class MemoryStore implements QueueStore {
     };
     this.entries.set(entry.uuid, entry);
     this.entryBySession.set(sessionId, entry.uuid);
-    this.line.push(entry.uuid);
+    this.line.push(entry.ticket, entry.uuid);
+    this.silence.set(entry.uuid, entry);
     return { ...entry };
   }
 
@@ -80,20 +143,15 @@ export class MemoryStore implements QueueStore {
   async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {
     const entry = this.entries.get(uuid);
     if (!entry) return undefined;
-    entry.lastSeen = now;
-    return {
-      entry: { ...entry },
-      position: entry.state === 'released' ? 0 : entry.ticket - this.served,
-      recentReleases: [...this.releaseTimes],
-    };
+    this.seen(entry, now);
+    return { entry: { ...entry }, position: this.positionOf(entry), recentReleases: [...this.releaseTimes] };
   }
 
   async position(uuid: string, now: number): Promise<Position | undefined> {
     const entry = this.entries.get(uuid);
     if (!entry) return undefined;
-    entry.lastSeen = now;
-    const position = entry.state === 'released' ? 0 : entry.ticket - this.served;
-    return { position, ticket: entry.ticket, served: this.served };
+    this.seen(entry, now);
+    return { position: this.positionOf(entry), served: this.served };
   }
 
   async recentReleases(): Promise<RecentReleases> {
@@ -103,19 +161,21 @@ export class MemoryStore implements QueueStore {
   async touch(uuid: string, now: number): Promise<boolean> {
     const entry = this.entries.get(uuid);
     if (!entry) return false;
-    entry.lastSeen = now;
+    this.seen(entry, now);
     return true;
   }
 
-  async release(count: number, now: number, policy: ReleasePolicy): Promise<Entry[]> {
+  async release(count: number, now: number, policy: ReleasePolicy): Promise<Release> {
     const released: Entry[] = [];
-    while (released.length < count && this.head < this.line.length) {
-      const entry = this.entries.get(this.line[this.head]);
-      this.head++;
+    while (released.length < count) {
+      const uuid = this.line.shift();
+      if (uuid === undefined) break;
       this.served++;
+      this.silence.delete(uuid);
+      const entry = this.entries.get(uuid);
       if (!entry) continue;
       if (now - entry.lastSeen > policy.abandonMs) {
-        this.forget(entry.uuid);
+        this.forget(uuid);
         continue;
       }
       entry.state = 'released';
@@ -127,21 +187,30 @@ export class MemoryStore implements QueueStore {
       released.push({ ...entry });
     }
     this.releaseTimes.length = Math.min(this.releaseTimes.length, RECENT_RELEASES);
-    this.compactLine();
-    return released;
+    return { released, served: this.served };
   }
 
-  async releaseDue(now: number, policy: ReleasePolicy): Promise<Entry[]> {
+  async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     this.expireAdmissions(now);
     this.forgetExpired(now, policy.sessionMs);
-    if (this.paused || policy.perMinute <= 0) return [];
+    if (this.paused || policy.perMinute <= 0) return { released: [], served: this.served };
     const tokens = this.refill(now, policy.perMinute);
     const room = policy.activeLimit - this.admitted.size;
     const count = Math.min(wholeTokens(tokens), room);
-    if (count <= 0) return [];
-    const released = await this.release(count, now, policy);
-    this.bucket.tokens -= released.length;
-    return released;
+    if (count <= 0) return { released: [], served: this.served };
+    const release = await this.release(count, now, policy);
+    this.bucket.tokens -= release.released.length;
+    return release;
+  }
+
+  async dropAbandoned(now: number, abandonMs: number): Promise<number> {
+    let dropped = 0;
+    for (const [uuid, entry] of this.silence) {
+      if (dropped >= ABANDON_BATCH || now - entry.lastSeen <= abandonMs) break;
+      this.forget(uuid);
+      dropped++;
+    }
+    return dropped;
   }
 
   async takeHeld(uuid: string, sessionId: string): Promise<HeldRequest | undefined> {
@@ -174,7 +243,7 @@ export class MemoryStore implements QueueStore {
   async stats(now: number): Promise<Stats> {
     this.expireAdmissions(now);
     return {
-      waiting: this.waitingCount(),
+      waiting: this.line.size,
       active: this.admitted.size,
       released: this.releasedTotal,
       paused: this.paused,
@@ -192,8 +261,16 @@ export class MemoryStore implements QueueStore {
     return uuid === undefined ? undefined : this.entries.get(uuid);
   }
 
-  private waitingCount(): number {
-    return this.line.length - this.head;
+  private positionOf(entry: MutableEntry): number {
+    return entry.state === 'released' ? 0 : (this.line.rank(entry.ticket) ?? 0);
+  }
+
+  /** The visitor showed they are still there: a waiting place moves to the end of the silence order. */
+  private seen(entry: MutableEntry, now: number): void {
+    entry.lastSeen = now;
+    if (entry.state !== 'waiting') return;
+    this.silence.delete(entry.uuid);
+    this.silence.set(entry.uuid, entry);
   }
 
   /**
@@ -226,19 +303,16 @@ export class MemoryStore implements QueueStore {
     if (expired > 0) this.releasedOrder = this.releasedOrder.slice(expired);
   }
 
+  /** Forgets a place, taking it off the line when it waits. */
   private forget(uuid: string): void {
     const entry = this.entries.get(uuid);
     if (!entry) return;
     this.entries.delete(uuid);
-    if (this.entryBySession.get(entry.sessionId) === uuid) this.entryBySession.delete(entry.sessionId);
-  }
-
-  /** Drops the served part of the line once it outweighs the rest, keeping pushes amortised O(1). */
-  private compactLine(): void {
-    if (this.head > 1024 && this.head * 2 > this.line.length) {
-      this.line = this.line.slice(this.head);
-      this.head = 0;
+    if (entry.state === 'waiting') {
+      this.line.remove(entry.ticket);
+      this.silence.delete(uuid);
     }
+    if (this.entryBySession.get(entry.sessionId) === uuid) this.entryBySession.delete(entry.sessionId);
   }
 }
 

@@ -3,7 +3,7 @@ import Redis, { type RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from './errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './redis/codec';
 import { Deadlines } from './redis/deadline';
-import { DEADLINE_PASSED, SCRIPT_KEYS, SCRIPTS, scriptSource, type ScriptName } from './redis/scripts';
+import { DEADLINE_PASSED, SCRIPT_KEYS, SCRIPTS, UPGRADE_LIST_LINE, scriptSource, type ScriptName } from './redis/scripts';
 import type {
   AdmissionLimits,
   Entry,
@@ -12,6 +12,7 @@ import type {
   Position,
   QueueStore,
   RecentReleases,
+  Release,
   ReleasePolicy,
   Stats,
 } from './types';
@@ -63,6 +64,8 @@ export function createRedisClient(url: string, commandTimeoutMs?: number): Redis
 type ScriptCall = (...args: string[]) => Promise<unknown>;
 type ScriptedRedis = Redis & Record<ScriptName, ScriptCall>;
 type EntryReply = string[];
+/** A release script's reply: the line's served after it, and the released entries in order. */
+type ReleaseReply = [number, EntryReply[]];
 
 /**
  * The queue in Redis, shared by every instance that uses the same Redis and prefix. Each
@@ -81,6 +84,7 @@ export class RedisStore implements QueueStore {
   private readonly deadlines: Deadlines;
   private readonly onReady = () => this.deadlines.reset();
   private connecting?: Promise<void>;
+  private upgrade?: Promise<unknown>;
   private closed = false;
 
   /**
@@ -134,10 +138,10 @@ export class RedisStore implements QueueStore {
   }
 
   async position(uuid: string, now: number): Promise<Position | undefined> {
-    const reply = (await this.run('waitingRoomPosition', uuid, now)) as [number, number, number] | null;
+    const reply = (await this.run('waitingRoomPosition', uuid, now)) as [number, number] | null;
     if (!reply) return undefined;
-    const [position, ticket, served] = reply;
-    return { position, ticket, served };
+    const [position, served] = reply;
+    return { position, served };
   }
 
   async recentReleases(): Promise<RecentReleases> {
@@ -149,17 +153,20 @@ export class RedisStore implements QueueStore {
     return (await this.run('waitingRoomTouch', uuid, now)) === 1;
   }
 
-  async release(count: number, now: number, policy: ReleasePolicy): Promise<Entry[]> {
-    if (!(count > 0)) return [];
-    const limited = Math.min(count, Number.MAX_SAFE_INTEGER);
+  async release(count: number, now: number, policy: ReleasePolicy): Promise<Release> {
+    const limited = count > 0 ? Math.min(count, Number.MAX_SAFE_INTEGER) : 0;
     const reply = await this.run('waitingRoomRelease', limited, now, policy.sessionMs, policy.abandonMs);
-    return (reply as EntryReply[]).map(decodeEntry);
+    return decodeRelease(reply as ReleaseReply);
   }
 
-  async releaseDue(now: number, policy: ReleasePolicy): Promise<Entry[]> {
+  async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     const { activeLimit, sessionMs, perMinute, abandonMs } = policy;
     const reply = await this.run('waitingRoomReleaseDue', now, activeLimit, sessionMs, perMinute, abandonMs);
-    return (reply as EntryReply[]).map(decodeEntry);
+    return decodeRelease(reply as ReleaseReply);
+  }
+
+  async dropAbandoned(now: number, abandonMs: number): Promise<number> {
+    return Number(await this.run('waitingRoomDropAbandoned', now, abandonMs));
   }
 
   async takeHeld(uuid: string, sessionId: string): Promise<HeldRequest | undefined> {
@@ -200,9 +207,22 @@ export class RedisStore implements QueueStore {
   private async run(name: ScriptName, ...args: (string | number)[]): Promise<unknown> {
     await this.connected();
     return this.call(async () => {
+      await this.upgraded();
       await this.deadlines.ready();
       return this.client[name](...this.keys, this.prefix, this.deadlines.next(), ...args.map(String));
     });
+  }
+
+  /** Moves a line the previous version left (see `UPGRADE_LIST_LINE`), once; tried again after a failure. */
+  private upgraded(): Promise<unknown> {
+    const key = (name: string) => this.prefix + name;
+    this.upgrade ??= this.client
+      .eval(UPGRADE_LIST_LINE, 3, key('line'), key('waiting'), key('seen'), this.prefix)
+      .catch((error: unknown) => {
+        this.upgrade = undefined;
+        throw error;
+      });
+    return this.upgrade;
   }
 
   private async call<T>(send: () => Promise<T>): Promise<T> {
@@ -254,4 +274,8 @@ export class RedisStore implements QueueStore {
       this.client.on('close', onClose);
     });
   }
+}
+
+function decodeRelease([served, entries]: ReleaseReply): Release {
+  return { released: entries.map(decodeEntry), served: Number(served) };
 }

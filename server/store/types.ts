@@ -23,7 +23,10 @@ export interface Entry {
   readonly sessionId: string;
   /** 0 for anonymous visitors. */
   readonly userId: number;
-  /** Order of arrival; the position is counted from it. */
+  /**
+   * Order of arrival: the line is kept in ticket order. Not a position: places ahead may have
+   * gone since, from the head or the middle; the position is the rank among those still waiting.
+   */
   readonly ticket: number;
   readonly request: HeldRequest;
   readonly state: EntryState;
@@ -45,7 +48,11 @@ export interface AdmissionLimits {
 export interface ReleasePolicy extends AdmissionLimits {
   /** Most releases a minute by the release loop; 0 means only by the admin API. */
   readonly perMinute: number;
-  /** A waiting visitor silent this long (ms) is skipped and dropped when reaching the head. */
+  /**
+   * A waiting visitor silent this long (ms) has walked away: the release loop's sweep
+   * (`dropAbandoned`) drops them wherever they are, and a release meeting one at the head drops
+   * them too, without counting them.
+   */
   readonly abandonMs: number;
 }
 
@@ -63,10 +70,25 @@ export interface PlaceInLine {
  * times, which the route reads apart (`recentReleases`) and shares between visitors.
  */
 export interface Position {
-  /** 0 once released; otherwise 1 for the head of the line. */
+  /** 0 once released; otherwise the rank among those still waiting, 1 for the head of the line. */
   readonly position: number;
-  readonly ticket: number;
-  /** Tickets that have left the head of the line so far, line-wide (`ticket - served` is a waiting position). */
+  /**
+   * Places that have left the head of the line so far, line-wide, read in the same step. Those
+   * who walked away from the middle are not counted: `served + position` is the visitor's place
+   * counted from the start of the line as it stands now, and when k more leave the head, every
+   * waiting visitor moves up by k (see `Release`).
+   */
+  readonly served: number;
+}
+
+/** What a release did: the visitors released, in order, and the line's `served` right after. */
+export interface Release {
+  readonly released: Entry[];
+  /**
+   * Places that have left the head of the line so far, line-wide, including this release's and
+   * the silent visitors it dropped at the head. Only ever grows, so every instance may publish it
+   * (`QueueMoved`) and a page keeps the largest it heard.
+   */
   readonly served: number;
 }
 
@@ -83,6 +105,7 @@ export interface RecentReleases {
 }
 
 export interface Stats {
+  /** Places in line now: those who walked away count no more once dropped. */
   readonly waiting: number;
   readonly active: number;
   readonly released: number;
@@ -122,15 +145,26 @@ export interface QueueStore {
 
   /**
    * Releases the next `count` waiting visitors now, whatever the limits (the admin API).
-   * Silent visitors met at the head are dropped, not counted. Returns those released, in order.
+   * Silent visitors met at the head are dropped, not counted. Returns those released, in order,
+   * and the line's `served` after it.
    */
-  release(count: number, now: number, policy: ReleasePolicy): Promise<Entry[]>;
+  release(count: number, now: number, policy: ReleasePolicy): Promise<Release>;
 
   /**
    * The release loop's step, safe to run from every instance at once: releases as many
    * visitors as the active limit, the per-minute rate and the pause allow at `now`.
    */
-  releaseDue(now: number, policy: ReleasePolicy): Promise<Entry[]>;
+  releaseDue(now: number, policy: ReleasePolicy): Promise<Release>;
+
+  /**
+   * The release loop's sweep, run on every tick whatever the room's state (full, paused, a rate
+   * of 0), since visitors walk away whether or not the line moves: drops the waiting places
+   * silent for longer than `abandonMs` at `now`, wherever they are in line, so that those behind
+   * move up. Atomic, and safe to run from every instance at once: each place is dropped once.
+   * Drops at most a bounded batch per call (1,000), the longest silent first, so that one call
+   * never holds the store for long; the next tick goes on. Returns how many it dropped.
+   */
+  dropAbandoned(now: number, abandonMs: number): Promise<number>;
 
   /**
    * Restores the held request of a released visitor, once: the first call for a uuid that
@@ -146,8 +180,8 @@ export interface QueueStore {
    * request for it. Nothing changes when `from` has neither a place nor an admission.
    *
    * `to` is meant to be an id just generated, so anything it already has is replaced by what
-   * `from` had (a waiting place it had is dropped, and skipped when the line reaches it, like
-   * an abandoned one). With `to` equal to `from`, only the user id changes.
+   * `from` had (a waiting place it had is dropped, and those behind move up). With `to` equal
+   * to `from`, only the user id changes.
    */
   moveSession(from: string, to: string, userId: number): Promise<void>;
 

@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { ABANDON_BATCH } from '../../server/store/memory';
 import type { HeldRequest, QueueStore, ReleasePolicy } from '../../server/store/types';
 
 /**
@@ -135,14 +137,14 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect(await store.position('00000000-0000-4000-8000-000000000000', t0)).toBeUndefined();
       });
 
-      it('should give the position, the ticket and served as placeInLine counts them, and mark the visitor as seen', async () => {
+      it('should give the position and served as placeInLine counts them, and mark the visitor as seen', async () => {
         const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((s, i) => store.hold(s, 0, get, t0 + i)));
         await store.release(1, t0 + 10, policy);
-        expect(await store.position(c.uuid, t0 + 5000)).toEqual({ position: 2, ticket: c.ticket, served: 1 });
+        expect(await store.position(c.uuid, t0 + 5000)).toEqual({ position: 2, served: 1 });
         expect((await store.get(c.uuid))?.lastSeen).toBe(t0 + 5000);
         const place = await store.placeInLine(b.uuid, t0 + 5000);
-        expect(await store.position(b.uuid, t0 + 5000)).toEqual({ position: place?.position, ticket: b.ticket, served: b.ticket - place!.position });
-        expect(await store.position(a.uuid, t0 + 6000)).toEqual({ position: 0, ticket: a.ticket, served: 1 });
+        expect(await store.position(b.uuid, t0 + 5000)).toEqual({ position: place?.position, served: 1 });
+        expect(await store.position(a.uuid, t0 + 6000)).toEqual({ position: 0, served: 1 });
       });
 
       it('should count in served the silent visitors dropped at the head', async () => {
@@ -151,7 +153,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         await store.touch(c.uuid, t0 + policy.abandonMs);
         await store.release(1, t0 + policy.abandonMs + 1, policy);
         expect(await store.get(a.uuid)).toBeUndefined();
-        expect(await store.position(c.uuid, t0 + policy.abandonMs + 2)).toEqual({ position: 1, ticket: c.ticket, served: 2 });
+        expect(await store.position(c.uuid, t0 + policy.abandonMs + 2)).toEqual({ position: 1, served: 2 });
       });
     });
 
@@ -192,7 +194,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
     describe('release', () => {
       it('should release the head of the line first and move the others up', async () => {
         const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((s, i) => store.hold(s, 0, get, t0 + i)));
-        const released = await store.release(2, t0 + 10, policy);
+        const { released } = await store.release(2, t0 + 10, policy);
         expect(released.map((e) => e.uuid)).toEqual([a.uuid, b.uuid]);
         expect(await positions([a.uuid, b.uuid, c.uuid], t0 + 10)).toEqual([0, 0, 1]);
         expect(await store.stats(t0 + 10)).toEqual({ waiting: 1, active: 2, released: 2, paused: false });
@@ -209,7 +211,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         const present = await store.hold('present', 0, get, t0);
         const later = t0 + policy.abandonMs + 1;
         await store.touch(present.uuid, later);
-        const released = await store.release(1, later, policy);
+        const { released } = await store.release(1, later, policy);
         expect(released.map((e) => e.uuid)).toEqual([present.uuid]);
         expect(await store.get(silent.uuid)).toBeUndefined();
         expect((await store.stats(later)).waiting).toBe(0);
@@ -217,7 +219,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
 
       it('should release nobody twice when released from several places at once', async () => {
         const held = await Promise.all(Array.from({ length: 30 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
-        const batches = await Promise.all(Array.from({ length: 6 }, () => store.release(7, t0, policy)));
+        const batches = (await Promise.all(Array.from({ length: 6 }, () => store.release(7, t0, policy)))).map((batch) => batch.released);
         const released = batches.flat().map((e) => e.uuid);
         expect(new Set(released).size).toBe(released.length);
         expect([...released].sort()).toEqual(held.map((e) => e.uuid).sort());
@@ -228,15 +230,194 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         }
         expect(order.length).toBe(30);
       });
+
+      it('should answer served with every release: the places that have left the head of the line so far', async () => {
+        const [silent, a, b] = await Promise.all(['silent', 'a', 'b'].map((s, i) => store.hold(s, 0, get, t0 + i)));
+        const later = t0 + policy.abandonMs + 10;
+        await Promise.all([a, b].map((e) => store.touch(e.uuid, later)));
+        // The silent one leaves the head too, dropped: two places have gone for one release.
+        expect(await store.release(1, later, policy)).toEqual({ released: [expect.objectContaining({ uuid: a.uuid })], served: 2 });
+        expect(await store.get(silent.uuid)).toBeUndefined();
+        expect(await store.releaseDue(later, { ...policy, perMinute: 0 })).toEqual({ released: [], served: 2 });
+        expect(await store.release(5, later, policy)).toEqual({ released: [expect.objectContaining({ uuid: b.uuid })], served: 3 });
+        expect(await store.release(1, later, policy)).toEqual({ released: [], served: 3 });
+        expect((await store.releaseDue(later + 60_000, { ...policy, activeLimit: 10 })).served).toBe(3);
+      });
+    });
+
+    describe('abandonment', () => {
+      const abandonMs = policy.abandonMs;
+
+      it('should drop a visitor who walked away from the middle of the line, and move those behind up', async () => {
+        const [a, gone, c, d] = await Promise.all(['a', 'gone', 'c', 'd'].map((s, i) => store.hold(s, 0, get, t0 + i)));
+        const later = t0 + abandonMs + 10;
+        await Promise.all([a, c, d].map((e) => store.touch(e.uuid, t0 + 5000)));
+        expect(await positions([a.uuid, c.uuid, d.uuid], t0 + 5000)).toEqual([1, 3, 4]);
+
+        expect(await store.dropAbandoned(later, abandonMs)).toBe(1);
+
+        expect(await store.get(gone.uuid)).toBeUndefined();
+        expect(await store.position(gone.uuid, later)).toBeUndefined();
+        expect(await store.position(c.uuid, later)).toEqual({ position: 2, served: 0 });
+        expect(await positions([a.uuid, c.uuid, d.uuid], later)).toEqual([1, 2, 3]);
+        expect((await store.stats(later)).waiting).toBe(3);
+        // Nobody left the head: served and the release times stay as they were.
+        expect(await store.recentReleases()).toEqual({ served: 0, times: [] });
+        // The one who walked away starts again at the end.
+        const back = await store.hold('gone', 0, get, later);
+        expect(back.uuid).not.toBe(gone.uuid);
+        expect(await positions([back.uuid], later)).toEqual([4]);
+      });
+
+      it('should keep every visitor who showed up within the abandon time, whichever way', async () => {
+        const [held, touched, polled, asked] = await Promise.all(['held', 'touched', 'polled', 'asked'].map((s) => store.hold(s, 0, get, t0)));
+        const shown = t0 + 60_000;
+        await store.hold('held', 0, post, shown);
+        await store.touch(touched.uuid, shown);
+        await store.position(polled.uuid, shown);
+        await store.placeInLine(asked.uuid, shown);
+
+        expect(await store.dropAbandoned(t0 + abandonMs + 1, abandonMs)).toBe(0);
+        expect(await store.dropAbandoned(shown + abandonMs, abandonMs)).toBe(0);
+        expect(await store.dropAbandoned(shown + abandonMs + 1, abandonMs)).toBe(4);
+        expect(await Promise.all([held, touched, polled, asked].map((e) => store.get(e.uuid)))).toEqual([undefined, undefined, undefined, undefined]);
+        expect((await store.stats(shown + abandonMs + 1)).waiting).toBe(0);
+      });
+
+      it('should never drop a released visitor, who no longer waits and may replay their request', async () => {
+        const a = await store.hold('a', 0, post, t0);
+        await store.release(1, t0, policy);
+        const later = t0 + abandonMs * 10;
+        expect(await store.dropAbandoned(later, abandonMs)).toBe(0);
+        expect(await store.takeHeld(a.uuid, 'a')).toEqual(post);
+      });
+
+      it('should drop the waiting place a new session had when another session moves to it, moving those behind up', async () => {
+        expect(await store.admit('old', t0, policy)).toBe(true);
+        await store.hold('first', 0, get, t0);
+        const stale = await store.hold('new', 0, get, t0);
+        const behind = await store.hold('behind', 0, get, t0);
+
+        await store.moveSession('old', 'new', 7);
+
+        expect(await store.get(stale.uuid)).toBeUndefined();
+        expect(await positions([behind.uuid])).toEqual([2]);
+        expect((await store.stats(t0)).waiting).toBe(2);
+      });
+
+      it(`should drop at most ${ABANDON_BATCH} a call, so that one call never holds the store for long`, async () => {
+        const count = ABANDON_BATCH + 5;
+        const held = await Promise.all(Array.from({ length: count }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
+        const stays = await store.hold('stays', 0, get, t0);
+        const later = t0 + abandonMs + 1;
+        await store.touch(stays.uuid, later);
+
+        expect(await store.dropAbandoned(later, abandonMs)).toBe(ABANDON_BATCH);
+        expect((await store.stats(later)).waiting).toBe(6);
+        expect(await store.dropAbandoned(later, abandonMs)).toBe(5);
+        expect(await store.dropAbandoned(later, abandonMs)).toBe(0);
+        expect(await store.get(held[count - 1].uuid)).toBeUndefined();
+        expect(await store.position(stays.uuid, later)).toEqual({ position: 1, served: 0 });
+      });
+
+      it('should drop each walk-away once when every instance sweeps at once', async () => {
+        await Promise.all(Array.from({ length: 30 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
+        const later = t0 + abandonMs + 1;
+        const dropped = await Promise.all(Array.from({ length: 8 }, () => store.dropAbandoned(later, abandonMs)));
+        expect(dropped.reduce((sum, n) => sum + n, 0)).toBe(30);
+        expect((await store.stats(later)).waiting).toBe(0);
+      });
+    });
+
+    describe('positions', () => {
+      type Step =
+        | { readonly kind: 'hold'; readonly who: number }
+        | { readonly kind: 'seen'; readonly which: number; readonly how: 'position' | 'placeInLine' | 'touch' }
+        | { readonly kind: 'wait'; readonly ms: number }
+        | { readonly kind: 'sweep' }
+        | { readonly kind: 'release'; readonly count: number };
+      const steps = fc.array<Step>(
+        fc.oneof(
+          fc.record({ kind: fc.constant('hold' as const), who: fc.nat(11) }),
+          fc.record({ kind: fc.constant('seen' as const), which: fc.nat(), how: fc.constantFrom('position' as const, 'placeInLine' as const, 'touch' as const) }),
+          fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 1500 }) }),
+          fc.record({ kind: fc.constant('sweep' as const) }),
+          fc.record({ kind: fc.constant('release' as const), count: fc.nat(3) }),
+        ),
+        { maxLength: 40 },
+      );
+
+      it('should equal each waiting visitor’s rank among those still in line, whatever holds, visits, sweeps and releases came before', async () => {
+        const abandonMs = 1000;
+        const quick: ReleasePolicy = { ...policy, activeLimit: 1_000, abandonMs };
+        await fc.assert(
+          fc.asyncProperty(steps, async (run) => {
+            const line = await createStore();
+            // The model: the places still waiting in arrival order, and the places that left the head.
+            let waiting: { session: string; uuid: string; lastSeen: number }[] = [];
+            const released = new Map<string, string>();
+            let served = 0;
+            let now = t0;
+            try {
+              for (const step of run) {
+                if (step.kind === 'hold') {
+                  const session = `s${step.who}`;
+                  const entry = await line.hold(session, 0, get, now);
+                  const place = waiting.find((one) => one.session === session);
+                  if (place) {
+                    expect(entry.uuid).toBe(place.uuid);
+                    place.lastSeen = now;
+                  } else {
+                    // A released session held again leaves its old place for a new one at the end.
+                    released.delete(session);
+                    waiting.push({ session, uuid: entry.uuid, lastSeen: now });
+                  }
+                } else if (step.kind === 'seen' && waiting.length > 0) {
+                  const index = step.which % waiting.length;
+                  const place = waiting[index];
+                  if (step.how === 'position') expect(await line.position(place.uuid, now)).toEqual({ position: index + 1, served });
+                  if (step.how === 'placeInLine') expect((await line.placeInLine(place.uuid, now))?.position).toBe(index + 1);
+                  if (step.how === 'touch') expect(await line.touch(place.uuid, now)).toBe(true);
+                  place.lastSeen = now;
+                } else if (step.kind === 'wait') {
+                  now += step.ms;
+                } else if (step.kind === 'sweep') {
+                  const stay = waiting.filter((one) => now - one.lastSeen <= abandonMs);
+                  expect(await line.dropAbandoned(now, abandonMs)).toBe(waiting.length - stay.length);
+                  waiting = stay;
+                } else if (step.kind === 'release') {
+                  const out: string[] = [];
+                  while (out.length < step.count && waiting.length > 0) {
+                    const head = waiting.shift()!;
+                    served++;
+                    if (now - head.lastSeen > abandonMs) continue;
+                    out.push(head.uuid);
+                    released.set(head.session, head.uuid);
+                  }
+                  const result = await line.release(step.count, now, quick);
+                  expect({ released: result.released.map((e) => e.uuid), served: result.served }).toEqual({ released: out, served });
+                }
+                expect((await line.stats(now)).waiting).toBe(waiting.length);
+              }
+              const expected = [...waiting.map((_, i) => ({ position: i + 1, served })), ...[...released].map(() => ({ position: 0, served }))];
+              const uuids = [...waiting.map((one) => one.uuid), ...released.values()];
+              expect(await Promise.all(uuids.map((uuid) => line.position(uuid, now)))).toEqual(expected);
+            } finally {
+              await line.close();
+            }
+          }),
+          { numRuns: 50 },
+        );
+      });
     });
 
     describe('releaseDue', () => {
       it('should release at most the per-minute rate', async () => {
         const held = await Promise.all(['a', 'b', 'c'].map((s) => store.hold(s, 0, get, t0)));
         const wide = { ...policy, activeLimit: 10 };
-        expect((await store.releaseDue(t0, wide)).map((e) => e.uuid)).toEqual([held[0].uuid]);
-        expect(await store.releaseDue(t0 + 5_000, wide)).toEqual([]);
-        expect((await store.releaseDue(t0 + 10_000, wide)).map((e) => e.uuid)).toEqual([held[1].uuid]);
+        expect((await store.releaseDue(t0, wide)).released.map((e) => e.uuid)).toEqual([held[0].uuid]);
+        expect((await store.releaseDue(t0 + 5_000, wide)).released).toEqual([]);
+        expect((await store.releaseDue(t0 + 10_000, wide)).released.map((e) => e.uuid)).toEqual([held[1].uuid]);
       });
 
       it('should keep the per-minute pace when the loop runs every second', async () => {
@@ -245,7 +426,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         const releasedAt: number[] = [];
         for (let now = t0; now <= t0 + 20_000; now += 1000) {
           await Promise.all(held.map((e) => store.touch(e.uuid, now)));
-          if ((await store.releaseDue(now, wide)).length > 0) releasedAt.push(now - t0);
+          if ((await store.releaseDue(now, wide)).released.length > 0) releasedAt.push(now - t0);
         }
         expect(releasedAt).toEqual([0, 10_000, 20_000]);
       });
@@ -254,26 +435,26 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         await store.admit('x', t0, policy);
         await store.admit('y', t0, policy);
         const a = await store.hold('a', 0, get, t0);
-        expect(await store.releaseDue(t0, policy)).toEqual([]);
+        expect((await store.releaseDue(t0, policy)).released).toEqual([]);
         await store.touch(a.uuid, t0 + policy.sessionMs);
-        expect(await store.releaseDue(t0 + policy.sessionMs, policy)).toHaveLength(1);
+        expect((await store.releaseDue(t0 + policy.sessionMs, policy)).released).toHaveLength(1);
       });
 
       it('should release nobody while paused or with a rate of 0', async () => {
         await store.hold('a', 0, get, t0);
         await store.setPaused(true);
-        expect(await store.releaseDue(t0, policy)).toEqual([]);
+        expect((await store.releaseDue(t0, policy)).released).toEqual([]);
         expect((await store.stats(t0)).paused).toBe(true);
         await store.setPaused(false);
-        expect(await store.releaseDue(t0, { ...policy, perMinute: 0 })).toEqual([]);
-        expect(await store.releaseDue(t0, policy)).toHaveLength(1);
+        expect((await store.releaseDue(t0, { ...policy, perMinute: 0 })).released).toEqual([]);
+        expect((await store.releaseDue(t0, policy)).released).toHaveLength(1);
       });
 
       it('should release each visitor once when every instance runs the loop at once', async () => {
         await Promise.all(Array.from({ length: 10 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
         const fast = { ...policy, activeLimit: 100, perMinute: 600 };
         const rounds = await Promise.all(Array.from({ length: 8 }, () => store.releaseDue(t0, fast)));
-        const released = rounds.flat().map((e) => e.uuid);
+        const released = rounds.flatMap((round) => round.released).map((e) => e.uuid);
         expect(new Set(released).size).toBe(released.length);
         expect(released.length).toBe(10);
       });
@@ -393,7 +574,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
 
         expect(await store.get(stale.uuid)).toBeUndefined();
         expect(await store.get(old.uuid)).toMatchObject({ sessionId: 'new', state: 'released' });
-        expect((await store.release(1, t0 + 2, policy)).map((e) => e.uuid)).toEqual([last.uuid]);
+        expect((await store.release(1, t0 + 2, policy)).released.map((e) => e.uuid)).toEqual([last.uuid]);
         expect(await store.admit('new', t0 + 3, full)).toBe(true);
         expect(await store.takeHeld(old.uuid, 'new')).toEqual(post);
       });

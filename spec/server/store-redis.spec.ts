@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { StoreUnavailableError } from '../../server/store/errors';
 import { RedisStore, type RedisStoreOptions } from '../../server/store/redis';
+import { encodeRequest } from '../../server/store/redis/codec';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describeQueueStore } from './store-contract';
@@ -85,7 +86,7 @@ describe('redis queue store shared by several instances', () => {
   it('should share one line: a place held on one instance is read and released on the other', async () => {
     const [a, b, c] = await holdInOrder(one, ['a', 'b', 'c']);
     expect(await positions(two, [a, b, c])).toEqual([1, 2, 3]);
-    expect((await two.release(1, t0 + 10, policy)).map((e) => e.uuid)).toEqual([a.uuid]);
+    expect((await two.release(1, t0 + 10, policy)).released.map((e) => e.uuid)).toEqual([a.uuid]);
     expect(await positions(one, [a, b, c], t0 + 10)).toEqual([0, 1, 2]);
     expect(await one.admit('a', t0 + 20, policy)).toBe(true);
     expect(await two.stats(t0 + 20)).toEqual({ waiting: 2, active: 1, released: 1, paused: false });
@@ -104,7 +105,7 @@ describe('redis queue store shared by several instances', () => {
     for (let second = 0; batches.flat().length < held.length && second < 30; second++) {
       const now = t0 + second * 1000;
       const round = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).releaseDue(now, policy)),
+        Array.from({ length: 8 }, async (_, i) => (await (i % 2 ? one : two).releaseDue(now, policy)).released),
       );
       expect(round.flat().length).toBeLessThanOrEqual(3);
       batches.push(...round.filter((batch) => batch.length > 0));
@@ -114,6 +115,17 @@ describe('redis queue store shared by several instances', () => {
     // Batches never interleave: put in order of their first ticket, they give every ticket in turn.
     const tickets = [...batches].sort((x, y) => x[0].ticket - y[0].ticket).flat().map((e) => e.ticket);
     expect(tickets).toEqual(held.map((e) => e.ticket));
+  });
+
+  it('should drop each walk-away once, and keep the others in order, when both sweep at once', async () => {
+    const held = await holdInOrder(one, Array.from({ length: 40 }, (_, i) => `s${i}`));
+    const later = t0 + policy.abandonMs + 1;
+    const stay = held.filter((_, i) => i % 3 === 0);
+    await Promise.all(stay.map((e) => two.touch(e.uuid, later)));
+    const dropped = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? one : two).dropAbandoned(later, policy.abandonMs)));
+    expect(dropped.reduce((sum, n) => sum + n, 0)).toBe(held.length - stay.length);
+    expect(await positions(two, stay, later)).toEqual(stay.map((_, i) => i + 1));
+    expect((await one.stats(later)).waiting).toBe(stay.length);
   });
 
   it('should restore a held request once when both instances replay it at once', async () => {
@@ -151,6 +163,30 @@ describe('redis queue store after an instance restarts', () => {
   });
 });
 
+describe('redis queue store upgraded from a version that kept the line as a list', () => {
+  it('should keep every place, in order, the first time it is used', async () => {
+    const room = newRoom();
+    // What the previous version left in Redis: a list of uuids in ticket order, and the entries.
+    const uuids = ['0b7c0000-0000-4000-8000-000000000001', '0b7c0000-0000-4000-8000-000000000002', '0b7c0000-0000-4000-8000-000000000003'];
+    for (const [index, uuid] of uuids.entries()) {
+      await admin.hset(`${room}e:${uuid}`, 's', `session${index}`, 'u', '0', 't', String(index + 5), 'h', String(t0), 'l', String(t0), 'q', encodeRequest(get));
+      await admin.hset(`${room}sessions`, `session${index}`, uuid);
+      await admin.rpush(`${room}line`, uuid);
+    }
+    await admin.hset(`${room}meta`, 't', '7', 's', '4', 'n', '4');
+    const store = open(server.url, room);
+
+    const before = await Promise.all(uuids.map(async (uuid) => (await store.position(uuid, t0 + 1))?.position));
+    const stats = await store.stats(t0 + 1);
+    const released = await store.release(1, t0 + 2, policy);
+
+    expect(before).toEqual([1, 2, 3]);
+    expect(stats.waiting).toBe(3);
+    expect(released.released.map((entry) => entry.uuid)).toEqual([uuids[0]]);
+    expect(await admin.exists(`${room}line`)).toBe(0);
+  });
+});
+
 describe('redis queue store keys', () => {
   const roomKeys = async (room: string) => (await admin.keys(`${room}*`)).map((key) => key.slice(room.length)).sort();
 
@@ -174,11 +210,25 @@ describe('redis queue store keys', () => {
     await store.hold('d', 0, longPost, t0);
     const later = t0 + policy.abandonMs + 1;
     await Promise.all([...present.map((e) => store.touch(e.uuid, later)), store.hold('d', 0, longPost, later)]);
-    expect(await store.release(10, later, policy)).toHaveLength(4);
+    expect((await store.release(10, later, policy)).released).toHaveLength(4);
     expect(await store.get(silent.uuid)).toBeUndefined();
-    expect(await store.releaseDue(later + policy.sessionMs, { ...policy, perMinute: 0 })).toEqual([]);
+    expect((await store.releaseDue(later + policy.sessionMs, { ...policy, perMinute: 0 })).released).toEqual([]);
     expect(await roomKeys(room)).toEqual(['meta', 'recent']);
     expect(await store.stats(later + policy.sessionMs)).toEqual({ waiting: 0, active: 0, released: 4, paused: false });
+  });
+
+  it('should leave no key of a visitor behind once dropped by the sweep', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    const [, stays] = await holdInOrder(store, ['gone', 'stays']);
+    await store.hold('long', 0, longPost, t0);
+    const later = t0 + policy.abandonMs + 1;
+    await store.touch(stays.uuid, later);
+    expect(await store.dropAbandoned(later, policy.abandonMs)).toBe(2);
+    expect(await roomKeys(room)).toEqual([`e:${stays.uuid}`, 'meta', 'seen', 'sessions', 'waiting'].sort());
+    expect((await store.release(1, later, policy)).released).toHaveLength(1);
+    expect(await store.releaseDue(later + policy.sessionMs, { ...policy, perMinute: 0 })).toEqual({ released: [], served: 1 });
+    expect(await roomKeys(room)).toEqual(['meta', 'recent']);
   });
 
   it('should refuse a client that prefixes keys itself, since the scripts name keys of their own', () => {
@@ -200,7 +250,9 @@ describe('redis queue store keys', () => {
     for (let i = 0; i < count; i++) await store.hold(randomBytes(24).toString('base64url'), 0, get, t0);
     const perVisitor = ((await used()) - start) / count;
     expect(perVisitor).toBeGreaterThan(0);
-    expect(perVisitor).toBeLessThan(600);
+    // The entry hash and its key (about 230 bytes), the session's field (130), and the place in
+    // two sorted sets (140 each): the line by ticket, for ranks, and by last seen, for the sweep.
+    expect(perVisitor).toBeLessThan(800);
   });
 });
 

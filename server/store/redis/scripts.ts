@@ -1,11 +1,11 @@
-import { RECENT_RELEASES } from '../memory';
+import { ABANDON_BATCH, RECENT_RELEASES } from '../memory';
 
 /**
  * The Lua scripts of the Redis queue store. Each store method that changes more than one key
  * is one script, so Redis runs it as one atomic step: two instances can never release the
  * same visitor twice, skip one, or restore a held request twice.
  *
- * Every script gets the same six keys; ARGV[1] is the key prefix of the per-visitor keys
+ * Every script gets the same seven keys; ARGV[1] is the key prefix of the per-visitor keys
  * (`<prefix>e:<uuid>` the entry hash, `<prefix>r:<uuid>` the held request), ARGV[2] the
  * call's deadline in Redis time (0: none), and the method's own arguments follow (`args`).
  * Times in the queue are the callers' `now` (ms), never Redis's clock, so the store follows
@@ -17,15 +17,19 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
 
 /**
  * The keys every script receives, in this order (each after the store's prefix):
- * - meta: hash of t last ticket given, s tickets served (gone from the head), n released in
+ * - meta: hash of t last ticket given, s places served (gone from the head), n released in
  *   all, p paused ('1'), bt and ba the release bucket's tokens and when it was last filled;
- * - line: list of the waiting uuids in ticket order, its head first;
+ * - waiting: sorted set of the waiting uuids by ticket, the line: its head is the lowest score,
+ *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go
+ *   from the middle (visitors who walked away);
+ * - seen: sorted set of the same uuids by the time (ms) they were last seen, for the sweep of
+ *   those who walked away to find the longest silent first;
  * - sessions: hash of session id to the uuid of its place (waiting, or released and admitted);
  * - admitted: sorted set of session ids by the time (ms) their admission ends;
  * - released: sorted set of released uuids by release time, to forget them once admission ends;
  * - recent: list of the latest release times, newest first, for the wait estimate.
  */
-export const SCRIPT_KEYS = ['meta', 'line', 'sessions', 'admitted', 'released', 'recent'] as const;
+export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', 'released', 'recent'] as const;
 
 /** Longest held request kept inside the entry hash, in bytes (Redis's default listpack limit). */
 const INLINE_REQUEST_BYTES = 64;
@@ -41,7 +45,7 @@ const FORGET_BATCH = 500;
  * compact encoding into a hashtable four times the size.
  */
 const PRELUDE = `
-local meta, line, sessions, admitted, releasedAt, recent = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
+local meta, waiting, seen, sessions, admitted, releasedAt, recent = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local prefix, deadline = ARGV[1], tonumber(ARGV[2])
 local args = {unpack(ARGV, 3)}
 
@@ -93,6 +97,8 @@ end
 local function forget(uuid)
   local session = redis.call('HGET', entryKey(uuid), 's')
   redis.call('DEL', entryKey(uuid), requestKey(uuid))
+  redis.call('ZREM', waiting, uuid)
+  redis.call('ZREM', seen, uuid)
   redis.call('ZREM', releasedAt, uuid)
   if session and redis.call('HGET', sessions, session) == uuid then
     redis.call('HDEL', sessions, session)
@@ -104,15 +110,27 @@ local function expireAdmissions(now)
   redis.call('ZREMRANGEBYSCORE', admitted, '-inf', int(now))
 end
 
--- Visitors leave the line only at its head, so "served" (tickets that left the head) turns a
--- ticket into a position in constant time: ticket - served.
+local function served()
+  return tonumber(redis.call('HGET', meta, 's') or '0')
+end
+
+-- The visitor's rank among those still waiting, 1 for the head; 0 once released.
+local function positionOf(uuid, released)
+  if released then return 0 end
+  return redis.call('ZRANK', waiting, uuid) + 1
+end
+
+-- Releases from the head of the line; "served" counts every place that leaves it, the silent
+-- ones dropped there included. Returns {served after it, the released entries in order}.
 local function releaseNext(count, now, sessionMs, abandonMs)
   local out = {}
-  local served = 0
+  local left = 0
   while #out < count do
-    local uuid = redis.call('LPOP', line)
-    if not uuid then break end
-    served = served + 1
+    local head = redis.call('ZPOPMIN', waiting)
+    if #head == 0 then break end
+    local uuid = head[1]
+    left = left + 1
+    redis.call('ZREM', seen, uuid)
     local fields = redis.call('HMGET', entryKey(uuid), 's', 'l')
     if fields[1] then
       if now - tonumber(fields[2]) > abandonMs then
@@ -126,12 +144,12 @@ local function releaseNext(count, now, sessionMs, abandonMs)
       end
     end
   end
-  if served > 0 then redis.call('HINCRBY', meta, 's', served) end
+  if left > 0 then redis.call('HINCRBY', meta, 's', left) end
   if #out > 0 then
     redis.call('HINCRBY', meta, 'n', #out)
     redis.call('LTRIM', recent, 0, ${RECENT_RELEASES - 1})
   end
-  return out
+  return {served(), out}
 end
 `;
 
@@ -140,7 +158,7 @@ const admit = `
 local session, now = args[1], tonumber(args[2])
 expireAdmissions(now)
 if redis.call('ZSCORE', admitted, session) then return 1 end
-if redis.call('LLEN', line) > 0 or redis.call('ZCARD', admitted) >= tonumber(args[3]) then return 0 end
+if redis.call('ZCARD', waiting) > 0 or redis.call('ZCARD', admitted) >= tonumber(args[3]) then return 0 end
 redis.call('ZADD', admitted, int(now + tonumber(args[4])), session)
 return 1
 `;
@@ -156,6 +174,7 @@ if current then
   local state = redis.call('HMGET', entryKey(current), 't', 'a')
   if state[1] and not state[2] then
     redis.call('HSET', entryKey(current), 'u', userId, 'l', now)
+    redis.call('ZADD', seen, 'XX', now, current)
     keepRequest(current, request)
     return entry(current)
   end
@@ -165,7 +184,8 @@ local ticket = redis.call('HINCRBY', meta, 't', 1)
 redis.call('HSET', entryKey(newUuid), 's', session, 'u', userId, 't', ticket, 'h', now, 'l', now)
 keepRequest(newUuid, request)
 redis.call('HSET', sessions, session, newUuid)
-redis.call('RPUSH', line, newUuid)
+redis.call('ZADD', waiting, ticket, newUuid)
+redis.call('ZADD', seen, now, newUuid)
 return entry(newUuid)
 `;
 
@@ -180,43 +200,40 @@ local uuid, now = args[1], args[2]
 local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
 if not state[1] then return false end
 redis.call('HSET', entryKey(uuid), 'l', now)
-local position = 0
-if not state[2] then
-  position = tonumber(state[1]) - tonumber(redis.call('HGET', meta, 's') or '0')
-end
-return {entry(uuid), position, redis.call('LRANGE', recent, 0, -1)}
+if not state[2] then redis.call('ZADD', seen, 'XX', now, uuid) end
+return {entry(uuid), positionOf(uuid, state[2]), redis.call('LRANGE', recent, 0, -1)}
 `;
 
 /**
- * args: uuid, now. Returns {position, ticket, served} or false: queue_info's every poll, so it
- * sends back three integers, not the entry and the release times.
+ * args: uuid, now. Returns {position, served} or false: queue_info's every poll, so it sends back
+ * two integers, not the entry and the release times. For a waiting visitor it costs two O(log n)
+ * steps on top of the O(1) hash reads and write: the rank (ZRANK) and the last-seen score the
+ * sweep reads (ZADD).
  */
 const position = `
 local uuid, now = args[1], args[2]
 local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
 if not state[1] then return false end
 redis.call('HSET', entryKey(uuid), 'l', now)
-local ticket = tonumber(state[1])
-local served = tonumber(redis.call('HGET', meta, 's') or '0')
-local position = 0
-if not state[2] then position = ticket - served end
-return {position, ticket, served}
+if not state[2] then redis.call('ZADD', seen, 'XX', now, uuid) end
+return {positionOf(uuid, state[2]), served()}
 `;
 
 /** No args. Returns {served, recent release times}, read together (see RecentReleases). */
 const recentReleases = `
-return {tonumber(redis.call('HGET', meta, 's') or '0'), redis.call('LRANGE', recent, 0, -1)}
+return {served(), redis.call('LRANGE', recent, 0, -1)}
 `;
 
-/** args: uuid, now. Returns 1 when the uuid is known. */
+/** args: uuid, now. Returns 1 when the uuid is known. Only waiting places are in "seen": XX. */
 const touch = `
 local uuid, now = args[1], args[2]
 if redis.call('EXISTS', entryKey(uuid)) == 0 then return 0 end
 redis.call('HSET', entryKey(uuid), 'l', now)
+redis.call('ZADD', seen, 'XX', now, uuid)
 return 1
 `;
 
-/** args: count, now, sessionMs, abandonMs. Returns the released entries in order. */
+/** args: count, now, sessionMs, abandonMs. Returns {served, the released entries in order}. */
 const release = `
 return releaseNext(tonumber(args[1]), tonumber(args[2]), tonumber(args[3]), tonumber(args[4]))
 `;
@@ -226,6 +243,7 @@ return releaseNext(tonumber(args[1]), tonumber(args[2]), tonumber(args[3]), tonu
  * released visitors whose admission ended, then releases what the pause, the active limit
  * and the token bucket allow. The bucket refills at perMinute and holds at most one second's
  * worth (at least one token), so a paused or idle line cannot save up a burst.
+ * Returns {served, the released entries in order}.
  */
 const releaseDue = `
 local now, activeLimit, sessionMs = tonumber(args[1]), tonumber(args[2]), tonumber(args[3])
@@ -233,7 +251,7 @@ local perMinute, abandonMs = tonumber(args[4]), tonumber(args[5])
 expireAdmissions(now)
 local ended = redis.call('ZRANGEBYSCORE', releasedAt, '-inf', int(now - sessionMs), 'LIMIT', 0, ${FORGET_BATCH})
 for _, uuid in ipairs(ended) do forget(uuid) end
-if redis.call('HGET', meta, 'p') == '1' or perMinute <= 0 then return {} end
+if redis.call('HGET', meta, 'p') == '1' or perMinute <= 0 then return {served(), {}} end
 local capacity = math.max(1, perMinute / 60)
 local bucket = redis.call('HMGET', meta, 'bt', 'ba')
 local tokens = capacity
@@ -241,10 +259,22 @@ if bucket[1] then tokens = tonumber(bucket[1]) + (now - tonumber(bucket[2])) * p
 tokens = math.min(capacity, tokens)
 -- The tolerance absorbs the rounding of many small refills (ten of 0.1 make 0.999…).
 local count = math.min(math.floor(tokens + 1e-9), activeLimit - redis.call('ZCARD', admitted))
-local out = {}
-if count > 0 then out = releaseNext(count, now, sessionMs, abandonMs) end
-redis.call('HSET', meta, 'bt', string.format('%.17g', tokens - #out), 'ba', int(now))
-return out
+local release = {served(), {}}
+if count > 0 then release = releaseNext(count, now, sessionMs, abandonMs) end
+redis.call('HSET', meta, 'bt', string.format('%.17g', tokens - #release[2]), 'ba', int(now))
+return release
+`;
+
+/**
+ * args: now, abandonMs. The sweep of those who walked away: drops the waiting places last seen
+ * more than abandonMs before now, the longest silent first, at most ${ABANDON_BATCH} so that one
+ * call never blocks Redis for long. Returns how many it dropped.
+ */
+const dropAbandoned = `
+local now, abandonMs = tonumber(args[1]), tonumber(args[2])
+local silent = redis.call('ZRANGEBYSCORE', seen, '-inf', '(' .. int(now - abandonMs), 'LIMIT', 0, ${ABANDON_BATCH})
+for _, uuid in ipairs(silent) do forget(uuid) end
+return #silent
 `;
 
 /** args: uuid, sessionId. Returns the held request the first time only, else false. */
@@ -259,6 +289,7 @@ return requestOf(uuid)
 /**
  * args: from, to, userId. Moves the session's place (its uuid stays, so the line, the
  * released set and the held request are untouched) and its admission (same end) to `to`.
+ * A place `to` had is forgotten, and so leaves the line.
  */
 const moveSession = `
 local from, to, userId = args[1], args[2], args[3]
@@ -289,12 +320,33 @@ return 1
 const stats = `
 expireAdmissions(tonumber(args[1]))
 local counters = redis.call('HMGET', meta, 'n', 'p')
-return {redis.call('LLEN', line), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0}
+return {redis.call('ZCARD', waiting), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0}
 `;
 
 /** args: paused ('1' or '0'). */
 const setPaused = `
 redis.call('HSET', meta, 'p', args[1])
+`;
+
+/**
+ * Run once by each store before its first call: the version before kept the line as a list
+ * (\`<prefix>line\`, uuids in ticket order). Its waiting places move into the sorted sets, so
+ * that upgrading loses no place. KEYS: the old list, waiting, seen; ARGV: the prefix. Every
+ * instance of a room must run the same version: an old one would go on writing the list.
+ */
+export const UPGRADE_LIST_LINE = `
+local line, waiting, seen, prefix = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+if redis.call('EXISTS', line) == 0 then return 0 end
+local uuids = redis.call('LRANGE', line, 0, -1)
+for _, uuid in ipairs(uuids) do
+  local fields = redis.call('HMGET', prefix .. 'e:' .. uuid, 't', 'l', 'a')
+  if fields[1] and not fields[3] then
+    redis.call('ZADD', waiting, fields[1], uuid)
+    redis.call('ZADD', seen, fields[2], uuid)
+  end
+end
+redis.call('DEL', line)
+return #uuids
 `;
 
 /** The scripts by the name they are defined under on the client. */
@@ -308,6 +360,7 @@ export const SCRIPTS = {
   waitingRoomTouch: touch,
   waitingRoomRelease: release,
   waitingRoomReleaseDue: releaseDue,
+  waitingRoomDropAbandoned: dropAbandoned,
   waitingRoomTakeHeld: takeHeld,
   waitingRoomMoveSession: moveSession,
   waitingRoomStats: stats,

@@ -1,0 +1,152 @@
+import type { Entry, HeldRequest } from './types';
+
+/**
+ * The memory store's whole state as plain JSON (`MemoryStore.toState`), so that a single
+ * instance restarted for a deploy loses no place: it is written at shutdown and read at start.
+ */
+export interface MemoryStoreState {
+  /** The layout of this object; a store reads only the versions it knows. */
+  readonly version: 1;
+  /** Every place: waiting, and released while its admission lasts. Held requests with their bodies. */
+  readonly entries: readonly Entry[];
+  /** Session id → uuid of that session's place. */
+  readonly sessions: readonly (readonly [sessionId: string, uuid: string])[];
+  /** Session id → when its admission ends (ms). */
+  readonly admitted: readonly (readonly [sessionId: string, until: number])[];
+  /** Places that have left the head of the line so far. */
+  readonly served: number;
+  readonly nextTicket: number;
+  /** Visitors released in all. */
+  readonly releasedTotal: number;
+  /** The latest release times (ms), newest first, for the wait estimate. */
+  readonly releaseTimes: readonly number[];
+  readonly paused: boolean;
+  /** The release loop's token bucket; `tokens` is null until its first refill. */
+  readonly bucket: { readonly tokens: number | null; readonly at: number };
+}
+
+export const MEMORY_STATE_VERSION = 1;
+
+/**
+ * Reads a state written by `MemoryStore.toState`, checked whole before anything is used: a
+ * corrupt, foreign or later file is refused with an Error that says what is wrong, so that a
+ * store is never built from half a line. Returns fresh objects holding only the known fields.
+ */
+export function readMemoryStoreState(value: unknown): MemoryStoreState {
+  const state = record(value, 'the state');
+  if (state.version !== MEMORY_STATE_VERSION) {
+    refuse(`version ${JSON.stringify(state.version)} is not one this server reads (${MEMORY_STATE_VERSION})`);
+  }
+  const entries = list(state.entries, 'entries').map((entry, i) => readEntry(entry, `entries[${i}]`));
+  const nextTicket = whole(state.nextTicket, 'nextTicket', 1);
+  const byUuid = new Map<string, Entry>();
+  const tickets = new Set<number>();
+  entries.forEach((entry, i) => {
+    if (byUuid.has(entry.uuid)) refuse(`entries[${i}].uuid ${entry.uuid} is given twice`);
+    if (tickets.has(entry.ticket)) refuse(`entries[${i}].ticket ${entry.ticket} is given twice`);
+    if (entry.ticket >= nextTicket) refuse(`nextTicket ${nextTicket} is not above entries[${i}].ticket ${entry.ticket}`);
+    byUuid.set(entry.uuid, entry);
+    tickets.add(entry.ticket);
+  });
+  const sessions = pairs(state.sessions, 'sessions', (uuid, path) => text(uuid, path));
+  sessions.forEach(([sessionId, uuid], i) => {
+    if (byUuid.get(uuid)?.sessionId !== sessionId) refuse(`sessions[${i}] names no place of session ${sessionId}`);
+  });
+  const bucket = record(state.bucket, 'bucket');
+  return {
+    version: MEMORY_STATE_VERSION,
+    entries,
+    sessions,
+    admitted: pairs(state.admitted, 'admitted', (until, path) => finite(until, path)),
+    served: whole(state.served, 'served', 0),
+    nextTicket,
+    releasedTotal: whole(state.releasedTotal, 'releasedTotal', 0),
+    releaseTimes: list(state.releaseTimes, 'releaseTimes').map((time, i) => finite(time, `releaseTimes[${i}]`)),
+    paused: flag(state.paused, 'paused'),
+    bucket: {
+      tokens: bucket.tokens === null ? null : finite(bucket.tokens, 'bucket.tokens'),
+      at: finite(bucket.at, 'bucket.at'),
+    },
+  };
+}
+
+function readEntry(value: unknown, path: string): Entry {
+  const entry = record(value, path);
+  const state = entry.state;
+  if (state !== 'waiting' && state !== 'released') refuse(`${path}.state must be "waiting" or "released"`);
+  const replayed = flag(entry.replayed, `${path}.replayed`);
+  if (state === 'waiting' && (entry.releasedAt !== undefined || replayed)) {
+    refuse(`${path} waits, yet has a releasedAt or a replay`);
+  }
+  return {
+    uuid: text(entry.uuid, `${path}.uuid`),
+    sessionId: text(entry.sessionId, `${path}.sessionId`),
+    userId: whole(entry.userId, `${path}.userId`, 0),
+    ticket: whole(entry.ticket, `${path}.ticket`, 1),
+    request: readRequest(entry.request, `${path}.request`),
+    state,
+    heldAt: finite(entry.heldAt, `${path}.heldAt`),
+    lastSeen: finite(entry.lastSeen, `${path}.lastSeen`),
+    ...(state === 'released' && { releasedAt: finite(entry.releasedAt, `${path}.releasedAt`) }),
+    replayed,
+  };
+}
+
+function readRequest(value: unknown, path: string): HeldRequest {
+  const request = record(value, path);
+  const method = text(request.method, `${path}.method`);
+  const uri = text(request.uri, `${path}.uri`);
+  if (request.body === undefined) return { method, uri };
+  const body = record(request.body, `${path}.body`);
+  return {
+    method,
+    uri,
+    body: { contentType: text(body.contentType, `${path}.body.contentType`, true), raw: text(body.raw, `${path}.body.raw`, true) },
+  };
+}
+
+/** A list of [session id, value] pairs, each session once. */
+function pairs<T>(value: unknown, path: string, read: (value: unknown, path: string) => T): (readonly [string, T])[] {
+  const seen = new Set<string>();
+  return list(value, path).map((pair, i) => {
+    if (!Array.isArray(pair) || pair.length !== 2) refuse(`${path}[${i}] must be a [session id, value] pair`);
+    const sessionId = text(pair[0], `${path}[${i}][0]`);
+    if (seen.has(sessionId)) refuse(`${path}[${i}] names session ${sessionId} twice`);
+    seen.add(sessionId);
+    return [sessionId, read(pair[1], `${path}[${i}][1]`)] as const;
+  });
+}
+
+function record(value: unknown, path: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) refuse(`${path} is not an object`);
+  return value as Record<string, unknown>;
+}
+
+function list(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value)) refuse(`${path} must be a list`);
+  return value as unknown[];
+}
+
+function text(value: unknown, path: string, emptyAllowed = false): string {
+  if (typeof value !== 'string' || (!emptyAllowed && value === '')) refuse(`${path} must be ${emptyAllowed ? 'text' : 'non-empty text'}`);
+  return value as string;
+}
+
+function finite(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) refuse(`${path} must be a number`);
+  return value as number;
+}
+
+function whole(value: unknown, path: string, min: number): number {
+  if (!Number.isSafeInteger(value) || (value as number) < min) refuse(`${path} must be a whole number of at least ${min}`);
+  return value as number;
+}
+
+function flag(value: unknown, path: string): boolean {
+  if (typeof value !== 'boolean') refuse(`${path} must be true or false`);
+  return value as boolean;
+}
+
+function refuse(why: string): never {
+  throw new Error(`Refused the memory store state: ${why}.`);
+}

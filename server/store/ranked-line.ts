@@ -1,0 +1,128 @@
+/**
+ * The waiting line of the memory store, in ticket order, with each place's rank among the places
+ * still in it: a visitor's position must count only those ahead who still wait, although places
+ * also go from the middle (visitors who walked away, a session replaced at sign-in).
+ *
+ * Slots hold the places in ticket order, a gone place leaving an empty slot; a Fenwick (binary
+ * indexed) tree over the slots counts the places still in line, so adding at the end, removing
+ * anywhere, taking the head and ranking a ticket each cost O(log n). Empty slots are dropped
+ * once they outnumber the places left, in one O(n) rebuild: amortised O(1) per removal.
+ */
+export class RankedLine {
+  /** Slot → ticket, ascending. */
+  private tickets: number[] = [];
+  /** Slot → uuid while its place is in line, undefined once gone. */
+  private uuids: (string | undefined)[] = [];
+  /** The Fenwick tree over the slots, 1-based: `tree[i]` counts the live slots in (i − lowbit(i), i]. */
+  private tree: number[] = [0];
+  /** Slots before this one are all empty. */
+  private head = 0;
+  private live = 0;
+
+  /** Places in line. */
+  get size(): number {
+    return this.live;
+  }
+
+  /** Adds a place at the end. Its ticket must be larger than every ticket added before. */
+  push(ticket: number, uuid: string): void {
+    const last = this.tickets.at(-1);
+    if (last !== undefined && ticket <= last) throw new Error(`Ticket ${ticket} does not come after ${last}.`);
+    this.tickets.push(ticket);
+    this.uuids.push(uuid);
+    const i = this.tickets.length;
+    // The new node covers (i − lowbit(i), i]: the live slots already there, and this one.
+    this.tree[i] = 1 + this.prefix(i - 1) - this.prefix(i - lowbit(i));
+    this.live++;
+  }
+
+  /** 1 for the head of the line; undefined when the ticket is not in line. */
+  rank(ticket: number): number | undefined {
+    const slot = this.slotOf(ticket);
+    return slot === undefined ? undefined : this.prefix(slot + 1);
+  }
+
+  /** Takes the place off the line; false when it is not in line. */
+  remove(ticket: number): boolean {
+    const slot = this.slotOf(ticket);
+    if (slot === undefined) return false;
+    this.empty(slot);
+    return true;
+  }
+
+  /** Takes the head of the line off it: its uuid, or undefined when nobody waits. */
+  shift(): string | undefined {
+    this.skipEmpty();
+    const uuid = this.uuids[this.head];
+    if (uuid !== undefined) this.empty(this.head);
+    return uuid;
+  }
+
+  /** The uuids in line, head first. */
+  *[Symbol.iterator](): IterableIterator<string> {
+    for (let slot = this.head; slot < this.uuids.length; slot++) {
+      const uuid = this.uuids[slot];
+      if (uuid !== undefined) yield uuid;
+    }
+  }
+
+  private empty(slot: number): void {
+    this.uuids[slot] = undefined;
+    for (let i = slot + 1; i < this.tree.length; i += lowbit(i)) this.tree[i]--;
+    this.live--;
+    this.skipEmpty();
+    if (this.tickets.length > 1024 && this.tickets.length > 2 * this.live) this.compact();
+  }
+
+  private skipEmpty(): void {
+    while (this.head < this.uuids.length && this.uuids[this.head] === undefined) this.head++;
+  }
+
+  /** Live slots among the first `count`. */
+  private prefix(count: number): number {
+    let sum = 0;
+    for (let i = count; i > 0; i -= lowbit(i)) sum += this.tree[i];
+    return sum;
+  }
+
+  /** The slot of a ticket in line, by binary search; undefined when it is not in line. */
+  private slotOf(ticket: number): number | undefined {
+    let low = this.head;
+    let high = this.tickets.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const found = this.tickets[middle];
+      if (found === ticket) return this.uuids[middle] === undefined ? undefined : middle;
+      if (found < ticket) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  }
+
+  /** Keeps only the places in line, and builds the tree again in O(n). */
+  private compact(): void {
+    const tickets: number[] = [];
+    const uuids: string[] = [];
+    for (let slot = this.head; slot < this.uuids.length; slot++) {
+      const uuid = this.uuids[slot];
+      if (uuid === undefined) continue;
+      tickets.push(this.tickets[slot]);
+      uuids.push(uuid);
+    }
+    const tree = new Array<number>(tickets.length + 1).fill(1);
+    tree[0] = 0;
+    for (let i = 1; i < tree.length; i++) {
+      const parent = i + lowbit(i);
+      if (parent < tree.length) tree[parent] += tree[i];
+    }
+    this.tickets = tickets;
+    this.uuids = uuids;
+    this.tree = tree;
+    this.head = 0;
+  }
+}
+
+/** The lowest set bit of `i`: how many slots the tree's node `i` covers. */
+function lowbit(i: number): number {
+  return i & -i;
+}

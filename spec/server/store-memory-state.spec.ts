@@ -1,0 +1,171 @@
+import { MemoryStore, type MemoryStoreState } from '../../server/store/memory';
+import type { HeldRequest, QueueStore, ReleasePolicy } from '../../server/store/types';
+
+const policy: ReleasePolicy = { activeLimit: 3, sessionMs: 300_000, perMinute: 6, abandonMs: 180_000 };
+const t0 = 1_700_000_000_000;
+const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
+const post: HeldRequest = {
+  method: 'POST',
+  uri: '/checkout',
+  body: { contentType: 'application/x-www-form-urlencoded', raw: 'item=42&qty=1&note=%C3%A9t%C3%A9' },
+};
+
+/** When the line below was saved. */
+const saved = t0 + 200_000;
+
+/**
+ * A line with every kind of state: an admission without a place, a released visitor who
+ * replayed and one who did not, a hole where a visitor walked away, a held POST body, a session
+ * moved at sign-in, release times, a release bucket, and the pause.
+ */
+async function busyLine() {
+  const store = new MemoryStore();
+  await store.admit('through', t0, policy);
+  const replayed = await store.hold('replayed', 0, get, t0);
+  const released = await store.hold('released', 4, post, t0 + 1);
+  const gone = await store.hold('gone', 0, get, t0 + 2);
+  const signedIn = await store.hold('anonymous', 0, post, t0 + 3);
+  const last = await store.hold('last', 0, get, t0 + 4);
+  await store.release(2, t0 + 10, policy);
+  await store.takeHeld(replayed.uuid, 'replayed');
+  await store.touch(signedIn.uuid, saved);
+  await store.touch(last.uuid, saved - 1);
+  await store.dropAbandoned(saved, policy.abandonMs);
+  await store.moveSession('anonymous', 'signed-in', 7);
+  await store.releaseDue(saved, policy);
+  await store.setPaused(true);
+  return { store, uuids: { replayed: replayed.uuid, released: released.uuid, gone: gone.uuid, signedIn: signedIn.uuid, last: last.uuid } };
+}
+
+/** Asks the store every contract question about the line, in an order that changes it on the way. */
+async function transcript(store: QueueStore, uuids: Record<string, string>) {
+  const all = Object.values(uuids);
+  const at = saved + 1000;
+  const answers: Record<string, unknown> = {};
+  answers.stats = await store.stats(at);
+  answers.recent = await store.recentReleases();
+  answers.entries = await Promise.all(all.map((uuid) => store.get(uuid)));
+  answers.positions = await Promise.all(all.map((uuid) => store.position(uuid, at)));
+  answers.takeHeld = [
+    await store.takeHeld(uuids.replayed, 'replayed'),
+    await store.takeHeld(uuids.released, 'released'),
+    await store.takeHeld(uuids.released, 'released'),
+    await store.takeHeld(uuids.signedIn, 'signed-in'),
+  ];
+  answers.admit = [await store.admit('through', at, policy), await store.admit('replayed', at, policy), await store.admit('stranger', at, policy)];
+  answers.newcomer = (await store.position((await store.hold('newcomer', 0, get, at)).uuid, at))?.position;
+  await store.moveSession('signed-in', 'again', 9);
+  answers.moved = await store.get(uuids.signedIn);
+  answers.whilePaused = (await store.releaseDue(at, policy)).released.length;
+  await store.setPaused(false);
+  // Every admission has ended: the bucket allows one release a tick, the silent newcomer is dropped at last.
+  const later = t0 + 400_000;
+  await store.touch(uuids.signedIn, later);
+  await store.touch(uuids.last, later);
+  const due = [];
+  for (let tick = 0; tick < 30; tick += 1) {
+    const { released, served } = await store.releaseDue(later + tick * 1000, policy);
+    due.push({ released: released.map((entry) => entry.uuid), served });
+  }
+  answers.due = due;
+  answers.afterDue = await store.stats(later + 30_000);
+  answers.forgotten = await Promise.all(all.map((uuid) => store.get(uuid)));
+  return answers;
+}
+
+const roundTrip = (store: MemoryStore) => MemoryStore.fromState(JSON.parse(JSON.stringify(store.toState())));
+
+describe('memory store state', () => {
+  it('should answer every contract question the same once written as JSON and read back', async () => {
+    const { store, uuids } = await busyLine();
+    const copy = roundTrip(store);
+
+    const expected = await transcript(store, uuids);
+    expect(await transcript(copy, uuids)).toEqual(expected);
+    // The line is what it should be, so that the comparison above means something.
+    expect(expected).toMatchObject({
+      stats: { waiting: 2, active: 3, released: 2, paused: true },
+      recent: { served: 2, times: [t0 + 10, t0 + 10] },
+      positions: [{ position: 0, served: 2 }, { position: 0, served: 2 }, undefined, { position: 1, served: 2 }, { position: 2, served: 2 }],
+      takeHeld: [undefined, post, undefined, undefined],
+      admit: [true, true, false],
+      newcomer: 3,
+      moved: { sessionId: 'again', userId: 9, request: post, state: 'waiting' },
+      whilePaused: 0,
+    });
+    expect((expected.due as { released: string[] }[]).flatMap((step) => step.released)).toEqual([uuids.signedIn, uuids.last]);
+  });
+
+  it('should keep the held POST body and every field of each place', async () => {
+    const { store, uuids } = await busyLine();
+    const copy = roundTrip(store);
+    for (const uuid of Object.values(uuids)) expect(await copy.get(uuid)).toEqual(await store.get(uuid));
+    expect((await copy.get(uuids.signedIn))?.request).toEqual(post);
+    expect(await copy.get(uuids.replayed)).toMatchObject({ state: 'released', replayed: true, releasedAt: t0 + 10 });
+  });
+
+  it('should be plain JSON, with a version', async () => {
+    const fresh = new MemoryStore().toState();
+    expect(JSON.parse(JSON.stringify(fresh))).toEqual(fresh);
+    const busy = (await busyLine()).store.toState();
+    expect(JSON.parse(JSON.stringify(busy))).toEqual(busy);
+    expect(busy.version).toBe(1);
+  });
+
+  it('should carry a line of 10,000 with holes, ranks intact', async () => {
+    const store = new MemoryStore();
+    const uuids: string[] = [];
+    for (let i = 0; i < 10_000; i++) uuids.push((await store.hold(`s${i}`, 0, get, i % 3 === 0 ? t0 : saved)).uuid);
+    await store.dropAbandoned(saved + 1, policy.abandonMs);
+    await store.release(100, saved + 1, policy);
+    const copy = roundTrip(store);
+    const sample = uuids.filter((_, i) => i % 97 === 1);
+    expect(await Promise.all(sample.map((uuid) => copy.position(uuid, saved + 2)))).toEqual(
+      await Promise.all(sample.map((uuid) => store.position(uuid, saved + 2))),
+    );
+    expect(await copy.stats(saved + 2)).toEqual(await store.stats(saved + 2));
+  });
+
+  describe('refuses what it cannot trust, whole', () => {
+    let valid: MemoryStoreState;
+    let uuids: Record<string, string>;
+    beforeAll(async () => {
+      const line = await busyLine();
+      valid = JSON.parse(JSON.stringify(line.store.toState())) as MemoryStoreState;
+      uuids = line.uuids;
+    });
+    const changed = (change: (state: any) => void) => {
+      const state = JSON.parse(JSON.stringify(valid));
+      change(state);
+      return state;
+    };
+    const entryOf = (state: any, uuid: string) => state.entries.find((entry: any) => entry.uuid === uuid);
+
+    it.each<[string, () => unknown, RegExp]>([
+      ['nothing', () => undefined, /not an object/],
+      ['text', () => 'line', /not an object/],
+      ['a list', () => [], /not an object/],
+      ['another file', () => ({ sessionSecret: 'x'.repeat(32), port: 8080 }), /version/],
+      ['a later version', () => changed((state) => (state.version = 2)), /version 2/],
+      ['a state without its entries', () => changed((state) => delete state.entries), /\bentries\b/],
+      ['an entry without a session', () => changed((state) => delete state.entries[0].sessionId), /entries\[0\]\.sessionId/],
+      ['an entry with a fractional ticket', () => changed((state) => (state.entries[0].ticket = 1.5)), /entries\[0\]\.ticket/],
+      ['two places with one ticket', () => changed((state) => (entryOf(state, uuids.last).ticket = entryOf(state, uuids.signedIn).ticket)), /ticket/],
+      ['two places with one uuid', () => changed((state) => (entryOf(state, uuids.last).uuid = uuids.signedIn)), /uuid/],
+      ['a ticket not yet given', () => changed((state) => (state.nextTicket = 2)), /nextTicket/],
+      ['an unknown state', () => changed((state) => (state.entries[0].state = 'lost')), /entries\[0\]\.state/],
+      ['a released place without its release time', () => changed((state) => delete entryOf(state, uuids.released).releasedAt), /releasedAt/],
+      ['a held request without a method', () => changed((state) => delete entryOf(state, uuids.signedIn).request.method), /method/],
+      ['a body that is not text', () => changed((state) => (entryOf(state, uuids.signedIn).request.body.raw = 42)), /raw/],
+      ['a session pointing nowhere', () => changed((state) => state.sessions.push(['ghost', '00000000-0000-4000-8000-000000000000'])), /sessions/],
+      ['an admission without an end', () => changed((state) => (state.admitted[0][1] = 'soon')), /admitted/],
+      ['a release bucket of text', () => changed((state) => (state.bucket.tokens = 'many')), /bucket/],
+      ['a paused flag of text', () => changed((state) => (state.paused = 'yes')), /paused/],
+      ['release times of text', () => changed((state) => state.releaseTimes.push('soon')), /releaseTimes/],
+      ['a negative served', () => changed((state) => (state.served = -1)), /served/],
+    ])('should refuse %s with a clear error', (_what, state, why) => {
+      expect(() => MemoryStore.fromState(state())).toThrow(why);
+      expect(() => MemoryStore.fromState(state())).toThrow(/memory store state/);
+    });
+  });
+});

@@ -1,0 +1,82 @@
+import fc from 'fast-check';
+import { RankedLine } from '../../server/store/ranked-line';
+
+/** The memory store's line against a plain array: ranks count only the places still in line. */
+describe('RankedLine', () => {
+  type Step = { readonly kind: 'push'; readonly count: number } | { readonly kind: 'remove'; readonly at: number } | { readonly kind: 'shift'; readonly count: number };
+  const steps = fc.array<Step>(
+    fc.oneof(
+      fc.record({ kind: fc.constant('push' as const), count: fc.integer({ min: 1, max: 400 }) }),
+      fc.record({ kind: fc.constant('remove' as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant('shift' as const), count: fc.integer({ min: 1, max: 400 }) }),
+    ),
+    { maxLength: 60 },
+  );
+
+  it('should rank, remove and shift as an array of the places in line does, across rebuilds', () => {
+    fc.assert(
+      fc.property(steps, fc.array(fc.nat(), { minLength: 1, maxLength: 50 }), (run, probes) => {
+        const line = new RankedLine();
+        const model: number[] = [];
+        let ticket = 0;
+        const gone: number[] = [];
+        for (const step of run) {
+          if (step.kind === 'push') {
+            for (let i = 0; i < step.count; i++) {
+              // Tickets need not follow each other, only grow.
+              ticket += 1 + (i % 3);
+              line.push(ticket, `u${ticket}`);
+              model.push(ticket);
+            }
+          } else if (step.kind === 'remove' && model.length > 0) {
+            // Mostly from the middle, in runs, so that empty slots pile up and force rebuilds.
+            for (let i = 0; i < 300 && model.length > 0; i++) {
+              const [removed] = model.splice((step.at + i * 7) % model.length, 1);
+              expect(line.remove(removed)).toBe(true);
+              gone.push(removed);
+            }
+          } else if (step.kind === 'shift') {
+            for (let i = 0; i < step.count; i++) {
+              const head = model.shift();
+              expect(line.shift()).toBe(head === undefined ? undefined : `u${head}`);
+              if (head !== undefined) gone.push(head);
+            }
+          }
+          expect(line.size).toBe(model.length);
+        }
+        for (const probe of probes) {
+          if (model.length > 0) {
+            const index = probe % model.length;
+            expect(line.rank(model[index])).toBe(index + 1);
+          }
+          if (gone.length > 0) {
+            const removed = gone[probe % gone.length];
+            expect(line.rank(removed)).toBeUndefined();
+            expect(line.remove(removed)).toBe(false);
+          }
+        }
+        expect([...line]).toEqual(model.map((one) => `u${one}`));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('should refuse a ticket that does not come after the last one', () => {
+    const line = new RankedLine();
+    line.push(5, 'a');
+    expect(() => line.push(5, 'b')).toThrow(/does not come after/);
+    expect(line.rank(5)).toBe(1);
+  });
+
+  it('should rank in O(log n): 100,000 ranks in a line of 100,000 take a moment', () => {
+    const line = new RankedLine();
+    for (let ticket = 1; ticket <= 100_000; ticket++) line.push(ticket, `u${ticket}`);
+    for (let ticket = 2; ticket <= 100_000; ticket += 2) line.remove(ticket);
+    const started = performance.now();
+    let sum = 0;
+    for (let ticket = 1; ticket <= 100_000; ticket += 2) sum += line.rank(ticket) ?? 0;
+    expect(sum).toBe((50_000 * 50_001) / 2);
+    // A scan per rank would take minutes; a log-time rank takes milliseconds.
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
-import type { RawData, WebSocket } from 'ws';
+import { WebSocket, type RawData } from 'ws';
 import {
   CLOSE,
   PING,
@@ -14,6 +15,7 @@ import {
   subscriptionSucceeded,
   type WireMessage,
 } from './protocol';
+import { MessageRate } from './rate-limit';
 import { isValidChannelAuth, sameText, userAuth, type AppCredentials } from './signature';
 
 /** Where a connection's subscriptions are kept, shared by all connections of the server. */
@@ -26,6 +28,12 @@ export interface ConnectionOptions {
   readonly app: AppCredentials;
   readonly activityTimeoutSeconds: number;
   readonly pongTimeoutMs: number;
+  /** Most channels this connection may be subscribed to at once. */
+  readonly maxSubscriptions: number;
+  /** Messages the client may send a second on average (a burst of twice that at once). */
+  readonly messagesPerSecond: number;
+  /** Output waiting for the client (`ws.bufferedAmount`) past which the socket is closed. */
+  readonly maxBufferedBytes: number;
   readonly channels: ChannelRegistry;
   readonly log: FastifyBaseLogger;
 }
@@ -39,31 +47,49 @@ export function newSocketId(): string {
  * One client's WebSocket, speaking the protocol: the handshake, subscriptions with their
  * authorization, ping/pong, and the idle check (a ping after the activity timeout, then a
  * close with 4201 when no answer comes within the pong timeout).
+ *
+ * What one client may cost is bounded: `maxSubscriptions` channels (more are refused with a
+ * `LimitReached` subscription error), `messagesPerSecond` messages (see `MessageRate`), and
+ * `maxBufferedBytes` of output waiting for it (past that it is closed with 4100).
+ *
+ * A closed socket is dropped by ws once its close timeout passes without the client's answer
+ * (the server sets it short): a client that does not read never reads the close frame either.
  */
 export class Connection {
   readonly id = newSocketId();
   private readonly subscriptions = new Set<string>();
-  private idleTimer?: NodeJS.Timeout;
+  private readonly rate: MessageRate;
+  /** Restarted by every frame from the client (`refresh`: no new timer per message). */
+  private readonly idleTimer: NodeJS.Timeout;
   private pongTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly ws: WebSocket,
     private readonly options: ConnectionOptions,
   ) {
+    this.rate = new MessageRate(options.messagesPerSecond, performance.now());
+    this.idleTimer = setTimeout(() => this.checkAlive(), options.activityTimeoutSeconds * 1000);
     ws.on('message', (raw, isBinary) => this.receive(raw, isBinary));
     ws.on('close', () => this.closed());
     ws.on('error', (error) => options.log.debug({ err: error, socketId: this.id }, 'realtime socket error'));
     this.send(connectionEstablished(this.id, options.activityTimeoutSeconds));
-    this.stillActive();
   }
 
   send(message: WireMessage): void {
     this.sendFrame(encode(message));
   }
 
-  /** Sends an already encoded message (one encoding for all subscribers of a channel). */
+  /**
+   * Sends an already encoded message (one encoding for all subscribers of a channel), then
+   * closes the socket with 4100 if the output waiting for the client has passed the bound: it
+   * does not read, or not fast enough. The check reads two counters (ws's queue and the
+   * socket's unwritten bytes): nothing is allocated, no timer set.
+   */
   sendFrame(frame: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame);
+    const ws = this.ws;
+    if (ws.readyState !== WebSocket.OPEN) return;
+    ws.send(frame);
+    if (ws.bufferedAmount > this.options.maxBufferedBytes) this.overflowed(ws.bufferedAmount);
   }
 
   /** Sends the protocol error, then closes with its code. */
@@ -87,7 +113,27 @@ export class Connection {
   }
 
   private receive(raw: RawData, isBinary: boolean): void {
+    // Frames may still come in while our close is under way: nothing more to answer.
+    if (this.ws.readyState !== WebSocket.OPEN) return;
     this.stillActive();
+    switch (this.rate.take(performance.now())) {
+      case 'accept':
+        break;
+      case 'drop':
+        return;
+      case 'drop-and-tell':
+        this.send(
+          protocolError(
+            `Client event rejected due to rate limit: at most ${this.options.messagesPerSecond} messages a second.`,
+            CLOSE.rateLimited,
+          ),
+        );
+        return;
+      case 'flood':
+        this.options.log.info({ socketId: this.id }, 'realtime client flooding far past its rate limit: closed');
+        this.refuse(CLOSE.rateLimited, 'Rate limit exceeded many times over; closing.');
+        return;
+    }
     const message = isBinary ? undefined : parseClientMessage(raw.toString());
     if (!message) {
       this.send(protocolError('Messages must be JSON objects with an "event" name.'));
@@ -130,6 +176,18 @@ export class Connection {
       this.send(subscriptionError(channel, 'UnsupportedChannel', 'Presence channels are not supported.', 501));
       return;
     }
+    if (!this.subscriptions.has(channel) && this.subscriptions.size >= this.options.maxSubscriptions) {
+      // soketi's `LimitReached`, with the status of "Over capacity": a slot frees on unsubscribe.
+      this.send(
+        subscriptionError(
+          channel,
+          'LimitReached',
+          `At most ${this.options.maxSubscriptions} channels per connection.`,
+          CLOSE.overCapacity,
+        ),
+      );
+      return;
+    }
     if (kind === 'private' && !isValidChannelAuth(this.options.app, this.id, channel, data.auth)) {
       this.send(subscriptionError(channel, 'AuthError', 'Invalid signature for this socket and channel.', 401));
       return;
@@ -161,10 +219,20 @@ export class Connection {
 
   /** Restarts the idle check: any frame from the client shows it is alive. */
   private stillActive(): void {
-    clearTimeout(this.pongTimer);
-    clearTimeout(this.idleTimer);
-    this.pongTimer = undefined;
-    this.idleTimer = setTimeout(() => this.checkAlive(), this.options.activityTimeoutSeconds * 1000);
+    if (this.pongTimer !== undefined) {
+      clearTimeout(this.pongTimer);
+      this.pongTimer = undefined;
+    }
+    this.idleTimer.refresh();
+  }
+
+  /**
+   * Closes with 4100 ("Over capacity": pusher-js backs off a second, then reconnects). The close
+   * frame waits behind the output already buffered; no more is sent once closing.
+   */
+  private overflowed(bufferedBytes: number): void {
+    this.options.log.info({ socketId: this.id, bufferedBytes }, 'realtime client not reading its messages: closed');
+    this.ws.close(CLOSE.overCapacity, 'Over capacity: too much output waiting for this client.');
   }
 
   private checkAlive(): void {

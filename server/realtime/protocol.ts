@@ -6,14 +6,22 @@
 /** Protocol versions this server speaks; pusher-js 8 asks for 7. */
 export const PROTOCOL_VERSIONS = { min: 5, max: 7 } as const;
 
-/** Close codes: 4000–4099 refuse for good, 4100–4199 back off, 4200–4299 reconnect at once. */
+/**
+ * Close and error codes: 4000–4099 refuse for good, 4100–4199 back off (pusher-js retries after
+ * a second), 4200–4299 reconnect at once, 4300–4399 other errors (as a close code, pusher-js
+ * gives up, as for 4000–4099).
+ */
 export const CLOSE = {
   unknownApp: 4001,
   unsupportedProtocol: 4007,
   unauthorized: 4009,
+  /** "Over capacity": no room for the connection, or more output waiting for it than we keep. */
+  overCapacity: 4100,
   reconnectNow: 4200,
   pongNotReceived: 4201,
   inactive: 4202,
+  /** "Client event rejected due to rate limit": an error while the socket stays; a close when it floods. */
+  rateLimited: 4301,
 } as const;
 
 /** Largest message a client may send (the protocol's 10 KB). */

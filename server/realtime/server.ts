@@ -1,35 +1,62 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { Connection, type ChannelRegistry } from './connection';
+import { WebSocketServer, type ServerOptions, type WebSocket } from 'ws';
+import type { RealtimeLimits } from '../config';
+import { Connection, type ChannelRegistry, type ConnectionOptions } from './connection';
 import type { ChannelMessage, Fanout } from './fanout';
 import { CLOSE, MAX_CLIENT_MESSAGE, PROTOCOL_VERSIONS, encode, protocolError } from './protocol';
 import type { AppCredentials } from './signature';
 
-export interface RealtimeOptions {
+/** The idle timeouts and the bounds on what one client may cost (`config.realtime`), and the parts it works with. */
+export interface RealtimeOptions extends RealtimeLimits {
   readonly app: AppCredentials;
-  readonly activityTimeoutSeconds: number;
-  readonly pongTimeoutMs: number;
   readonly fanout: Fanout;
   readonly log: FastifyBaseLogger;
 }
 
-/** How long shutdown waits for clients to finish the closing handshake. */
+/**
+ * How long a socket we close may take to answer our close frame before it is dropped, at
+ * shutdown as at any other close: a client that does not read would otherwise hold its socket
+ * and its buffered output for ws's default 30 s.
+ */
 const CLOSE_GRACE_MS = 1000;
+
+/** ws 8.23 takes `closeTimeout`, which @types/ws 8.18 does not declare yet. */
+const WS_OPTIONS: ServerOptions & { readonly closeTimeout: number } = {
+  noServer: true,
+  maxPayload: MAX_CLIENT_MESSAGE,
+  closeTimeout: CLOSE_GRACE_MS,
+};
 
 /**
  * The embedded Pusher-protocol server: WebSocket connections at `/app/{key}` on the HTTP
  * server's port, and delivery of the events the fanout brings to the subscribed sockets.
  */
 export class RealtimeServer implements ChannelRegistry {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE });
+  private readonly wss = new WebSocketServer(WS_OPTIONS);
   private readonly connections = new Set<Connection>();
   private readonly channels = new Map<string, Set<Connection>>();
+  private readonly connectionOptions: ConnectionOptions;
   private closing = false;
 
   constructor(private readonly options: RealtimeOptions) {
+    this.connectionOptions = { ...options, channels: this };
     options.fanout.onMessage((message) => this.deliver(message));
+  }
+
+  /** Open connections of this instance. */
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** How many channels the registry holds `socketId` in (a scan of every channel: for stats and tests). */
+  subscriptionCount(socketId: string): number {
+    let count = 0;
+    for (const subscribers of this.channels.values()) {
+      for (const connection of subscribers) if (connection.id === socketId) count += 1;
+    }
+    return count;
   }
 
   /** Answers WebSocket upgrades on `server`; other upgrade paths get a 404, and all a 503 once closing. */
@@ -103,7 +130,12 @@ export class RealtimeServer implements ChannelRegistry {
     if (!Number.isInteger(version) || version < PROTOCOL_VERSIONS.min || version > PROTOCOL_VERSIONS.max) {
       return refuse(ws, CLOSE.unsupportedProtocol, `Unsupported protocol version; use ${PROTOCOL_VERSIONS.max}.`);
     }
-    const connection = new Connection(ws, { ...this.options, channels: this });
+    // Full: pusher-js backs off and tries again (here, or elsewhere behind a load balancer).
+    // Nothing is kept for the socket; ws drops it if the client does not answer the close.
+    if (this.connections.size >= this.options.maxConnections) {
+      return refuse(ws, CLOSE.overCapacity, 'Over capacity.');
+    }
+    const connection = new Connection(ws, this.connectionOptions);
     this.connections.add(connection);
     ws.on('close', () => this.connections.delete(connection));
   }

@@ -6,6 +6,7 @@ import type { Started } from '../../server/start';
 import { RedisStore } from '../../server/store/redis';
 import { lineMoved } from '../../streams/rules/line-moved';
 import type { PollResult } from '../../streams/rules/queue-info';
+import type { QueueInfo } from '../../streams/types';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { ManualClock } from './support/manual-clock';
@@ -116,8 +117,9 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     }
   });
 
-  it('should publish one QueueMoved per admin release, with the largest ticket released, after that batch’s release events', async () => {
-    await start({});
+  it('should publish one QueueMoved per admin release, with the places that have left the head so far, after that batch’s release events', async () => {
+    // One listener on the line and on four visitors' channels, to see the order across them.
+    await start({ REALTIME_MAX_SUBSCRIPTIONS: '5' });
     const pages = await holdAll(4);
     const tickets = await Promise.all(pages.map(ticketOf));
     const heard = await listen(await connect(), [QUEUE, ...pages.map(clientChannel)]);
@@ -137,6 +139,34 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     ]);
     // What the visitor still waiting is told agrees with its own answer.
     expect((await new Visitor(server.url).queueInfo(pages[3]!.queue.uuid)).json).toMatchObject({ position: 1, served: tickets[2] });
+  });
+
+  it('should publish the places that left the head, not a ticket, once a visitor in the middle walked away, so that each page shows its place', async () => {
+    await start({ ABANDON_SECONDS: '1' }, true);
+    const pages = await holdAll(5);
+    // The second one walks away; the others keep polling until the sweep has dropped it.
+    const staying = pages.filter((_, i) => i !== 1);
+    const ask = async (page: PageConfig) => (await new Visitor(server.url).queueInfo(page.queue.uuid)).json as QueueInfo;
+    for (let elapsed = 0; elapsed < 3000; elapsed += 500) {
+      await clock!.advance(500);
+      for (const page of staying) await ask(page);
+    }
+    const answers = await Promise.all(staying.map(ask));
+    const served = answers[0]!.served!;
+    expect(answers).toEqual([1, 2, 3, 4].map((position) => ({ position, estimated: expect.any(Number), ticket: served + position, served })));
+    const heard = await listen(await connect(), [QUEUE]);
+
+    expect(await release(2)).toEqual([staying[0]!.queue.uuid, staying[1]!.queue.uuid]);
+    await eventually('the move', async () => moves(heard), (found) => found.length === 1);
+
+    expect(moves(heard)).toEqual([{ channel: QUEUE, event: 'QueueMoved', data: { served: served + 2 } }]);
+    // The pages still waiting, fed the answer they had and the move, show what queue_info answers now.
+    const [stillWaiting, answered] = [answers.slice(2), await Promise.all(staying.slice(2).map(ask))];
+    expect(answered.map((answer) => answer.position)).toEqual([1, 2]);
+    for (const [i, answer] of stillWaiting.entries()) {
+      const shown = await lastValueFrom(lineMoved(of<PollResult>({ ok: true, info: answer, at: 0 }), of({ served: served + 2 }), asyncScheduler).pipe(toArray()));
+      expect(shown.at(-1)).toMatchObject({ ok: true, info: { position: answered[i]!.position } });
+    }
   });
 
   it('should publish QueueMoved after a release loop step too', async () => {

@@ -270,17 +270,18 @@ describe('realtime: shutting down', () => {
   });
   afterEach(() => server.close());
 
-  it('should refuse new connections with 503 once closing starts, so that clients reconnect elsewhere', async () => {
+  it('should stop accepting connections once closing starts, so that clients reconnect elsewhere', async () => {
     // The server waits for this client to answer its close frame, so it stays in the middle of closing.
     const silent = await SilentClient.open(server.port);
     const closing = server.close();
     try {
       const toldToReconnect = await silent.closeCode();
-      const status = await upgradeStatus(server.port);
+      // The port is closed at once: a load balancer sends the reconnecting client to another instance.
+      const refused = await upgradeStatus(server.port).then(String, (error: NodeJS.ErrnoException) => error.code);
       await closing;
 
       expect(toldToReconnect).toBe(4200);
-      expect(status).toBe(503);
+      expect(refused).toBe('ECONNREFUSED');
     } finally {
       silent.destroy();
     }

@@ -61,7 +61,13 @@ describe('scale-out: many concurrent holds and releases on two instances', () =>
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    const env = { REDIS_URL: redis.url, ACTIVE_LIMIT: '1000', RELEASE_PER_MINUTE: '600' };
+    // Each of the CLIENTS sockets listens on VISITORS / CLIENTS visitors' channels, past the page's default of 4.
+    const env = {
+      REDIS_URL: redis.url,
+      ACTIVE_LIMIT: '1000',
+      RELEASE_PER_MINUTE: '600',
+      REALTIME_MAX_SUBSCRIPTIONS: String(VISITORS / CLIENTS),
+    };
     [first, second] = await Promise.all([startInstance(env), startInstance(env)]);
     seedStore = new RedisStore(redis.url);
   });

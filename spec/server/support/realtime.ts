@@ -1,9 +1,33 @@
+import PusherServer from 'pusher';
 import Pusher, { type Channel, type Options } from 'pusher-js';
 import WebSocket from 'ws';
+import { RealtimeServer } from '../../../server/realtime/server';
 import type { Started } from '../../../server/start';
+import { startServer } from './server';
 import type { Visitor } from './visitor';
 
 const KEY = 'waiting-room-key';
+
+/**
+ * Starts the real server as `startServer` does, and hands back its embedded realtime server
+ * too, to read from the server's side what it holds (connections, subscriptions).
+ */
+export async function startWithRealtime(env: Record<string, string> = {}): Promise<{ server: Started; realtime: RealtimeServer }> {
+  const attach = jest.spyOn(RealtimeServer.prototype, 'attach');
+  try {
+    const server = await startServer(env);
+    const realtime = attach.mock.contexts.at(-1);
+    if (!(realtime instanceof RealtimeServer)) throw new Error('The server started without its embedded realtime server');
+    return { server, realtime };
+  } finally {
+    attach.mockRestore();
+  }
+}
+
+/** The `pusher` SDK against the embedded server's events API, as the server's own publisher uses it. */
+export function eventsApi(server: Started, secret: string): PusherServer {
+  return new PusherServer({ appId: 'waiting-room', key: KEY, secret, host: '127.0.0.1', port: String(server.port) });
+}
 
 /**
  * Channel authorization as the page's pusher-js does it (form POST of socket_id and
@@ -36,9 +60,12 @@ export function authorizeThrough(server: Started, visitor: Visitor, csrfToken: s
   };
 }
 
-/** A real pusher-js client against the embedded server, connected. */
-export async function connectPusher(server: Started, options: Partial<Options> = {}): Promise<Pusher> {
-  const pusher = new Pusher(KEY, {
+/**
+ * A real pusher-js client against the embedded server, connecting. pusher-js 8 in Node needs a
+ * `cluster` even with a host of its own, and `forceTLS: false` for ws://.
+ */
+export function pusherClient(server: Started, options: Partial<Options> = {}): Pusher {
+  return new Pusher(KEY, {
     cluster: 'local',
     wsHost: '127.0.0.1',
     wsPort: server.port,
@@ -46,6 +73,11 @@ export async function connectPusher(server: Started, options: Partial<Options> =
     enabledTransports: ['ws'],
     ...options,
   });
+}
+
+/** A real pusher-js client against the embedded server, connected. */
+export async function connectPusher(server: Started, options: Partial<Options> = {}): Promise<Pusher> {
+  const pusher = pusherClient(server, options);
   await new Promise<void>((resolve, reject) => {
     pusher.connection.bind('connected', () => resolve());
     pusher.connection.bind('failed', () => reject(new Error('pusher-js could not connect')));

@@ -4,6 +4,7 @@ import type { Clock } from './clock';
 import type { ServerConfig } from './config';
 import { installErrorHandlers } from './errors';
 import { protectRoutes } from './hold';
+import { edgeOptions, installEdge } from './http/edge';
 import type { WaitingPage } from './page';
 import type { AppCredentials } from './realtime/signature';
 import type { Fanout } from './realtime/fanout';
@@ -31,14 +32,23 @@ export interface AppParts {
   readonly port: () => number;
 }
 
-/** The HTTP server with its logger, before any route. */
-export function createFastify(config: ServerConfig): FastifyInstance {
+/** Where log lines go instead of stdout (tests read the server's log through one). */
+export interface LogStream {
+  write(line: string): void;
+}
+
+/**
+ * The HTTP server with its logger (to stdout, or to `logStream`), before any route; its edge
+ * (timeouts, the request target parsed once, errors met before routing) is `http/edge.ts`.
+ */
+export function createFastify(config: ServerConfig, logStream?: LogStream): FastifyInstance {
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   return Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
     logController: new LogController({ disableRequestLogging: !verbose }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
+    ...edgeOptions(config.http),
   });
 }
 
@@ -47,6 +57,8 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts): void {
   const { config, store, clock, releases } = parts;
   const pusherApp: AppCredentials = config.pusher;
 
+  // First: a refused request target is answered before any other hook sees it.
+  installEdge(app);
   installSessions(app, config.sessionSecret);
   installBodyParsers(app);
   installErrorHandlers(app);
@@ -56,7 +68,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts): void {
   app.register(queueRoutes, { store, clock, releases });
   app.register(pusherAuthRoutes, { app: pusherApp, store });
   app.register(adminRoutes, { prefix: '/admin', token: config.adminToken, store, clock, releases, errors: parts.errors });
-  app.register(sinkRoutes, { errors: parts.errors });
+  app.register(sinkRoutes, { errors: parts.errors, limits: config.sink });
   app.register(assetRoutes, { dir: config.assetsDir, publicSourceMaps: config.publicSourceMaps });
   if (config.pusher.embedded) {
     app.register(async (scope) => eventsApiRoutes(scope, { app: pusherApp, fanout: parts.fanout }));

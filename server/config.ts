@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { TIMINGS, type Timings } from '../streams/constants';
+import { normalizeTarget } from './request-target';
 
 /** Where the realtime events go: the embedded Pusher-protocol server or an outside one. */
 export interface PusherConfig {
@@ -126,6 +127,9 @@ export function loadConfig(env: Env): ServerConfig {
   const sessionSecret = read.string('SESSION_SECRET');
   if (sessionSecret !== undefined && sessionSecret.length < 32) {
     throw new ConfigError('SESSION_SECRET must be at least 32 characters long.');
+  }
+  if (read.string('STATE_FILE') !== undefined && read.string('REDIS_URL') !== undefined) {
+    throw new ConfigError('STATE_FILE keeps the memory store across a restart; with REDIS_URL the line already lives in Redis: unset one.');
   }
   const assetsDir = path.join(ROOT, 'public', 'assets');
   return {
@@ -283,6 +287,13 @@ function reader(env: Env) {
       const bad = prefixes.find((prefix) => !prefix.startsWith('/') || prefix.startsWith('//'));
       if (prefixes.length === 0 || bad !== undefined) {
         throw new ConfigError(`${name} must list paths starting with "/", comma-separated; got "${raw}".`);
+      }
+      for (const prefix of prefixes) {
+        // The prefix is compared with requests' normalized paths: it must be one itself.
+        const target = normalizeTarget(prefix);
+        if (!target.ok || target.query !== undefined) {
+          throw new ConfigError(`${name}: "${prefix}" is not a path the server routes${target.ok ? '' : ` (${target.reason})`}.`);
+        }
       }
       return prefixes;
     },

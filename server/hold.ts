@@ -4,7 +4,9 @@ import type { Clock } from './clock';
 import type { ServerConfig } from './config';
 import { pageConfigFor, type RequestOrigin } from './page-config';
 import type { WaitingPage } from './page';
+import { requestTarget } from './http/target';
 import { restoreHeld } from './replay';
+import { decodeSegment, normalizeTarget } from './request-target';
 import { checkCsrf, ensureSession } from './session';
 import type { AdmissionLimits, HeldRequest, QueueStore } from './store/types';
 
@@ -20,9 +22,60 @@ export interface HoldOptions {
 /** Verbs the waiting room holds; others (OPTIONS…) pass untouched. */
 const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** True when `url`'s path is one of `prefixes` or below one (by whole path segments). */
-export function isProtected(url: string, prefixes: readonly string[]): boolean {
-  return pathSpellings(url).some((path) => underAny(path, prefixes));
+/**
+ * True when `target` (a request target, as sent or normalized) is under one of `prefixes`
+ * (see `protectionTest`). A target the server refuses counts as protected.
+ */
+export function isProtected(target: string, prefixes: readonly string[]): boolean {
+  const result = normalizeTarget(target);
+  return !result.ok || protectionTest(prefixes)(result.path);
+}
+
+/**
+ * The protection test for `prefixes`, for normalized paths (`request-target.ts`): a path is
+ * protected when it is one of the prefixes or below one, by whole segments, compared
+ * case-insensitively and percent-decoded, so that an origin that ignores case (behind a
+ * gateway) offers no way around. A path is also protected when it is below a prefix once its
+ * path parameters are cut (`/checkout;jsessionid=1`, `/x/..;/checkout`), as Java servlet
+ * containers read it. Either reading is enough: a path one origin might serve as protected
+ * is held. Throws when a prefix is not a path the server would route.
+ */
+export function protectionTest(prefixes: readonly string[]): (path: string) => boolean {
+  const protectedKeys = prefixes.map((prefix) => {
+    const result = normalizeTarget(prefix);
+    if (!result.ok || result.query !== undefined) {
+      throw new Error(`PROTECT: "${prefix}" is not a path the server routes${result.ok ? '' : `: ${result.reason}`}.`);
+    }
+    return segmentKeys(result.path);
+  });
+  return (path) => {
+    const keys = segmentKeys(path);
+    const readings = [keys, withoutPathParameters(keys)];
+    return readings.some((reading) => protectedKeys.some((prefix) => startsWith(reading, prefix)));
+  };
+}
+
+/** The segments of a normalized path, decoded and lower-cased. */
+function segmentKeys(path: string): string[] {
+  return path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => decodeSegment(segment).toLowerCase());
+}
+
+/** The segments once each loses its `;parameters`, dot segments that leaves resolved again. */
+function withoutPathParameters(keys: readonly string[]): string[] {
+  const resolved: string[] = [];
+  for (const key of keys) {
+    const name = key.split(';')[0] ?? '';
+    if (name === '..') resolved.pop();
+    else if (name !== '' && name !== '.') resolved.push(name);
+  }
+  return resolved;
+}
+
+function startsWith(keys: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length <= keys.length && prefix.every((key, i) => keys[i] === key);
 }
 
 /**
@@ -33,27 +86,18 @@ const OWN_PREFIXES = ['/assets', '/queue', '/pusher/auth', '/admin', '/apps', '/
 const SINK = /^\/api\/[^/]+\/envelope\/?$/;
 
 /**
- * True when `url` is one of the waiting room's own routes, which are never held whatever
- * PROTECT says (`PROTECT=/` would otherwise hold the waiting page's own script, its polls and
- * the admin API). Every spelling of the path must be one, so that no other route slips through.
+ * True when `target` (a request target, as sent or normalized) is one of the waiting room's
+ * own routes, which are never held whatever PROTECT says (`PROTECT=/` would otherwise hold the
+ * waiting page's own script, its polls and the admin API). They are matched exactly, case
+ * included, on the normalized path: the one the router routes. A refused target is none.
  */
-export function isWaitingRoomRoute(url: string): boolean {
-  return pathSpellings(url).every((path) => underAny(path, OWN_PREFIXES) || SINK.test(path));
+export function isWaitingRoomRoute(target: string): boolean {
+  const result = normalizeTarget(target);
+  return result.ok && isOwnPath(result.path);
 }
 
-/** The path of `url` as sent and percent-decoded (one spelling when it cannot be decoded). */
-function pathSpellings(url: string): string[] {
-  const path = url.split('?')[0] ?? '';
-  try {
-    return [path, decodeURIComponent(path)];
-  } catch {
-    // A malformed escape cannot route anywhere either; the raw path still counts.
-    return [path];
-  }
-}
-
-function underAny(path: string, prefixes: readonly string[]): boolean {
-  return prefixes.some((prefix) => path === prefix || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`));
+function isOwnPath(path: string): boolean {
+  return OWN_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) || SINK.test(path);
 }
 
 /**
@@ -65,10 +109,13 @@ function underAny(path: string, prefixes: readonly string[]): boolean {
 export function protectRoutes(app: FastifyInstance, options: HoldOptions): void {
   const { config, store, clock } = options;
   const limits: AdmissionLimits = { activeLimit: config.activeLimit, sessionMs: config.sessionSeconds * 1000 };
+  const protects = protectionTest(config.protect);
 
   app.addHook('preHandler', async (request, reply) => {
-    if (!HELD_METHODS.has(request.method) || !isProtected(request.url, config.protect)) return;
-    if (isWaitingRoomRoute(request.url)) return;
+    if (!HELD_METHODS.has(request.method)) return;
+    // The target the router routed, parsed once before routing (http/target.ts).
+    const { path } = requestTarget(request);
+    if (!protects(path) || isOwnPath(path)) return;
     const session = ensureSession(request, reply);
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       const fields = bodyFields(request.body);
@@ -109,12 +156,13 @@ function bodyFields(body: unknown): Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
-/** The request as it will be replayed: verb, same-origin path with query, and body. */
+/** The request as it will be replayed: verb, normalized same-origin path with query, and body. */
 export function heldRequestOf(request: FastifyRequest): HeldRequest {
   const method = request.method.toUpperCase();
+  const uri = requestTarget(request).target;
   const raw = request.rawBody;
-  if (method === 'GET' || raw === undefined) return { method, uri: request.url };
-  return { method, uri: request.url, body: { contentType: request.headers['content-type'] ?? FORM, raw } };
+  if (method === 'GET' || raw === undefined) return { method, uri };
+  return { method, uri, body: { contentType: request.headers['content-type'] ?? FORM, raw } };
 }
 
 const HOSTNAME = /^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])$/;

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { parseBody, textField } from './body';
 import { HttpError } from './errors';
+import { requestTarget } from './http/target';
+import { normalizeTarget } from './request-target';
 import type { Session } from './session';
 import type { QueueStore } from './store/types';
 
@@ -47,8 +49,9 @@ export async function restoreHeld(
   if (held.method === 'GET') {
     throw new HttpError(400, 'get_replay', 'A held GET is replayed by navigating to it, not by a form.');
   }
-  if (pathOf(held.uri) !== pathOf(request.url)) {
-    throw new HttpError(400, 'replay_target_mismatch', `This held request replays at ${pathOf(held.uri)}.`);
+  const heldPath = pathOf(held.uri);
+  if (heldPath === undefined || heldPath !== requestTarget(request).path) {
+    throw new HttpError(400, 'replay_target_mismatch', `This held request replays at ${heldPath ?? held.uri}.`);
   }
   const method = (textField(fields, '_method') ?? 'POST').toUpperCase();
   if (method !== held.method) {
@@ -64,6 +67,12 @@ export async function restoreHeld(
   replays.set(request, { uuid, method: taken.method, uri: taken.uri });
 }
 
-function pathOf(uri: string): string {
-  return new URL(uri, 'http://localhost').pathname;
+/**
+ * The normalized path of a held request's `uri`, as the router reads it: the same path the
+ * replay form's own target is compared by. A uri held before targets were normalized is
+ * normalized here; undefined when it cannot be.
+ */
+function pathOf(uri: string): string | undefined {
+  const result = normalizeTarget(uri);
+  return result.ok ? result.path : undefined;
 }

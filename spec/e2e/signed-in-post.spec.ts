@@ -56,11 +56,16 @@ describe('a signed-in visitor held on a POST', () => {
       expect(new URLSearchParams(replays[0]?.postData() ?? '').get('uuid')).toBe(uuid);
       expect(new URLSearchParams(replays[0]?.postData() ?? '').has('_method')).toBe(false);
 
-      // A reload sends the replay form again: the server refuses it and echoes nothing.
+      // A reload sends the replay form again: the server refuses it, echoes nothing, and tells
+      // the shopper so on a page (not the JSON API clients get), with a way back.
       const again = await page.reload();
       expect(again?.request().method()).toBe('POST');
       expect(again?.status()).toBe(409);
-      expect(await again?.json()).toMatchObject({ error: { code: 'already_replayed' } });
+      expect(again?.headers()['content-type']).toBe('text/html; charset=utf-8');
+      await expect(page.locator('main').innerText()).resolves.toContain(
+        'This request was already sent once; it cannot be sent again.',
+      );
+      await expect(page.locator('a[href="/"]').count()).resolves.toBe(1);
       await expect(page.locator('body').textContent()).resolves.not.toContain('quantity');
 
       expect(await eventually('the release in the stats', () => server.stats(), (s) => s.released === 1)).toMatchObject(

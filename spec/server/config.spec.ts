@@ -74,7 +74,6 @@ describe('loadConfig', () => {
       ERROR_MESSAGE_BYTES: '200',
       ERROR_LOG_BYTES: '4096',
       ERROR_REPORTS_PER_MINUTE: '3',
-      STATE_FILE: '/var/lib/waiting-room/line.json',
       PUBLIC_SOURCE_MAPS: 'true',
       LOG_LEVEL: 'warn',
       TRUST_PROXY: 'true',
@@ -107,11 +106,14 @@ describe('loadConfig', () => {
       },
       http: { requestTimeoutMs: 20_000, headersTimeoutMs: 4_000, keepAliveTimeoutMs: 2_000 },
       sink: { messageBytes: 200, totalBytes: 4096, reportsPerMinute: 3 },
-      stateFile: '/var/lib/waiting-room/line.json',
       publicSourceMaps: true,
       logLevel: 'warn',
       trustProxy: true,
     });
+  });
+
+  it('should read STATE_FILE for the memory store', () => {
+    expect(loadConfig({ STATE_FILE: '/var/lib/waiting-room/line.json' }).stateFile).toBe('/var/lib/waiting-room/line.json');
   });
 
   it.each([
@@ -121,6 +123,8 @@ describe('loadConfig', () => {
     [{ RELEASE_PER_MINUTE: '-1' }, 'RELEASE_PER_MINUTE must be a whole number from 0 to 1000000; got "-1".'],
     [{ SESSION_SECONDS: '1.5' }, 'SESSION_SECONDS must be a whole number from 1 to 604800; got "1.5".'],
     [{ PROTECT: 'checkout' }, 'PROTECT must list paths starting with "/", comma-separated; got "checkout".'],
+    [{ PROTECT: '/checkout,/a%2Fb' }, expect.stringMatching(/^PROTECT: "\/a%2Fb" is not a path the server routes \(.+\)\.$/)],
+    [{ PROTECT: '/tickets?x=1' }, 'PROTECT: "/tickets?x=1" is not a path the server routes.'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET must be at least 32 characters long.'],
     [
       { ADMIN_TOKEN: 'abc' },
@@ -131,6 +135,10 @@ describe('loadConfig', () => {
       'ADMIN_TOKEN must be at least 24 characters long (got 23); e.g. openssl rand -base64 24.',
     ],
     [{ REALTIME_MAX_SUBSCRIPTIONS: '1' }, 'REALTIME_MAX_SUBSCRIPTIONS must be a whole number from 2 to 1000; got "1".'],
+    [
+      { STATE_FILE: '/tmp/line.json', REDIS_URL: 'redis://localhost:6379' },
+      'STATE_FILE keeps the memory store across a restart; with REDIS_URL the line already lives in Redis: unset one.',
+    ],
     [{ REQUEST_TIMEOUT_SECONDS: '0' }, 'REQUEST_TIMEOUT_SECONDS must be a whole number from 1 to 3600; got "0".'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must start with redis: or rediss:; got "localhost:6379".'],
     [{ PUSHER_KEY: 'key' }, 'An outside Pusher-protocol server needs PUSHER_APP_ID, PUSHER_KEY and PUSHER_SECRET together.'],

@@ -115,9 +115,16 @@ describe('isWaitingRoomRoute', () => {
     expect(site.filter((url) => isWaitingRoomRoute(url))).toEqual([]);
   });
 
-  it('should count only a path that is its own in every spelling', () => {
-    expect(isWaitingRoomRoute('/%61dmin/stats')).toBe(false);
+  // The target is parsed once (server/request-target.ts) and the router routes that one
+  // spelling: an own route is judged on it, case included, and a refused target is none.
+  it('should judge the one normalized path the router routes', () => {
+    expect(isWaitingRoomRoute('/%61dmin/stats')).toBe(true);
+    expect(isWaitingRoomRoute('//admin/./stats')).toBe(true);
+    expect(isWaitingRoomRoute('http://any-host/queue/info/0b7c')).toBe(true);
+    expect(isWaitingRoomRoute('/admin/../checkout')).toBe(false);
+    expect(isWaitingRoomRoute('/ADMIN/stats')).toBe(false);
     expect(isWaitingRoomRoute('/admin%2F..%2Fcheckout')).toBe(false);
-    expect(isWaitingRoomRoute('/assets/%E0%A4%A')).toBe(true);
+    expect(isWaitingRoomRoute('/assets/%E0%A4%A')).toBe(false);
+    expect(isWaitingRoomRoute('/admin/stats#x')).toBe(false);
   });
 });

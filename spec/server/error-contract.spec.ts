@@ -1,0 +1,196 @@
+import { CATALOGUES, EXPLAINED_CODES, LANGUAGES, TITLED_STATUSES, explanation, renderErrorPage, sameSiteReferrer } from '../../server/error-page';
+import type { Started } from '../../server/start';
+import { ManualClock } from './support/manual-clock';
+import { parseResponse, rawExchange, rawRequest, openRaw, readUntilClosed, type RawAnswer } from './support/raw-http';
+import { admin, startServer } from './support/server';
+import { Visitor } from './support/visitor';
+
+/** What a browser sends when a person follows a link or submits a form. */
+const NAVIGATION = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+
+type Headers = Record<string, string>;
+
+/** Every kind of error met before, while and after routing, each sent with the headers given. */
+const ERRORS: Array<[string, (headers: Headers) => string, number, string]> = [
+  ['a malformed target (GET /%)', (h) => rawRequest('GET', '/%', h), 400, 'bad_request_target'],
+  ['a target with a fragment', (h) => rawRequest('GET', '/checkout#x', h), 400, 'bad_request_target'],
+  ['an unknown route', (h) => rawRequest('GET', '/nowhere', h), 404, 'not_found'],
+  ['a path parameter too long for the router', (h) => rawRequest('GET', `/queue/info/${'a'.repeat(150)}`, h), 414, 'uri_too_long'],
+  ['a method the path does not take', (h) => rawRequest('PROPFIND', '/checkout', h), 405, 'method_not_allowed'],
+  [
+    'a malformed Content-Length',
+    (h) => rawRequest('POST', '/queue/request', { ...h, 'content-type': 'application/json', 'content-length': '12abc' }),
+    400,
+    'bad_request',
+  ],
+  ['headers too large', (h) => rawRequest('GET', '/', { ...h, cookie: `c=${'x'.repeat(20_000)}` }), 431, 'headers_too_large'],
+  [
+    'a malformed request line',
+    (h) => rawRequest('GET', '/checkout', h).replace('HTTP/1.1', 'HTTX/1.1'),
+    400,
+    'bad_request',
+  ],
+  [
+    'a body too large',
+    (h) => rawRequest('POST', '/login', { ...h, 'content-type': 'application/x-www-form-urlencoded' }, `name=${'x'.repeat(70_000)}`),
+    413,
+    'payload_too_large',
+  ],
+  [
+    'a body of a type nobody reads',
+    (h) => rawRequest('POST', '/login', { ...h, 'content-type': 'application/xml' }, '<name/>'),
+    415,
+    'unsupported_media_type',
+  ],
+  [
+    'a form sent once the session is gone',
+    (h) => rawRequest('POST', '/login', { ...h, 'content-type': 'application/x-www-form-urlencoded' }, 'name=Ada'),
+    419,
+    'session_expired',
+  ],
+];
+
+describe('the error contract', () => {
+  let server: Started;
+
+  beforeAll(async () => {
+    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }, { clock: new ManualClock() });
+  });
+  afterAll(() => server.close());
+
+  const send = (request: (headers: Headers) => string, headers: Headers = {}) => rawExchange(server.port, request(headers));
+
+  describe.each([
+    ['no Accept', {}],
+    ['Accept: */*, as fetch sends', { accept: '*/*' }],
+    ['Accept: application/json', { accept: 'application/json', 'accept-language': 'fr' }],
+    ['JSON and HTML alike', { accept: 'application/json, text/html' }],
+  ])('for an API client (%s)', (_name, headers) => {
+    it.each(ERRORS)('should answer %s as {error: {code, message}}', async (_what, request, status, code) => {
+      const answer = await send(request, headers);
+
+      expect(answer.status).toBe(status);
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(answer.headers['cache-control']).toBe('no-store');
+      expect(answer.json).toEqual({ error: { code, message: expect.any(String) } });
+      expect(answer.body).not.toMatch(/FST_|statusCode|\bat .*\(|node_modules/);
+    });
+  });
+
+  describe.each([
+    ['en', { accept: NAVIGATION }, 'Error', 'Go to the home page'],
+    ['fr', { accept: NAVIGATION, 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' }, 'Erreur', 'Aller à l’accueil du site'],
+    ['en', { accept: NAVIGATION, 'accept-language': 'de-DE, de;q=0.9' }, 'Error', 'Go to the home page'],
+  ])('for a browser (page in %s)', (language, headers, error, home) => {
+    it.each(ERRORS)('should show %s as a page for people', async (_what, request, status, code) => {
+      const answer = await send(request, headers);
+
+      expectPage(answer, status, language);
+      expect(answer.body).toContain(`${error} ${status}`);
+      expect(answer.body).toContain(`<a href="/">${home}</a>`);
+      expect(answer.body).toContain(escape(explanation(status, code, language as 'en' | 'fr')));
+    });
+  });
+
+  it('should tell which methods a path takes with 405', async () => {
+    const answer = await send((h) => rawRequest('OPTIONS', '/checkout', h));
+
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('GET, HEAD, POST, PUT, PATCH, DELETE');
+  });
+
+  it('should answer a browser whose replayed POST is sent again with the 409 page, and an API client with JSON', async () => {
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    const token = (await ada.hold('/checkout')).csrfToken;
+    const page = await ada.hold('/checkout?item=42', { form: { quantity: '1', _token: token } });
+    await admin(server, 'POST', 'release', { count: 1 });
+    const replay = { form: { uuid: page.queue.uuid, _token: page.csrfToken } };
+
+    const first = await ada.post(page.queue.uri, replay, { accept: NAVIGATION });
+    const reloaded = await ada.post(page.queue.uri, replay, { accept: NAVIGATION });
+    const inFrench = await ada.post(page.queue.uri, replay, { accept: NAVIGATION, 'accept-language': 'fr' });
+    const byApi = await ada.post(page.queue.uri, replay);
+
+    expect(first.status).toBe(200);
+    expect(first.text).toContain('replayed from the waiting room');
+    expectPage({ status: reloaded.status, headers: Object.fromEntries(reloaded.headers), body: reloaded.text }, 409, 'en');
+    expect(reloaded.text).toContain('This request was already sent once; it cannot be sent again.');
+    expect(inFrench.status).toBe(409);
+    expect(inFrench.text).toContain('Cette demande a déjà été envoyée une fois ; elle ne peut pas l’être de nouveau.');
+    expect(byApi.status).toBe(409);
+    expect(byApi.json).toEqual({ error: { code: 'already_replayed', message: 'This held request was already replayed.' } });
+  });
+});
+
+describe('the error contract while shutting down', () => {
+  it('should answer what still arrives on an open connection with 503 shutting_down', async () => {
+    const server = await startServer();
+    const socket = await openRaw(server.port);
+    const answer = readUntilClosed(socket);
+    // The first request is answered; the second is still arriving when the server starts closing.
+    socket.write('GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\nGET /favicon.ico HTTP/1.1\r\nHost: x\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const closing = server.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.write('\r\n');
+    await closing;
+
+    const { status, body } = await answer;
+    const second = parseResponse(body.slice(body.indexOf('HTTP/1.1 ')));
+
+    expect(status).toBe(204);
+    expect(second.status).toBe(503);
+    expect(second.headers['retry-after']).toBe('2');
+    expect(second.json).toEqual({ error: { code: 'shutting_down', message: expect.any(String) } });
+  });
+});
+
+describe('the error page texts', () => {
+  it('should have the same keys in every language', () => {
+    const keys = (language: (typeof LANGUAGES)[number]) => ({
+      titles: Object.keys(CATALOGUES[language].titles).sort(),
+      explanations: Object.keys(CATALOGUES[language].explanations).sort(),
+    });
+
+    for (const language of LANGUAGES) {
+      expect(keys(language)).toEqual({
+        titles: [...TITLED_STATUSES.map(String), 'other'].sort(),
+        explanations: [...EXPLAINED_CODES, 'client', 'server'].sort(),
+      });
+    }
+  });
+
+  it('should link back only to a page of this same site the visitor came from', () => {
+    expect(sameSiteReferrer('https://shop.example/checkout?item=42', 'shop.example')).toBe('/checkout?item=42');
+    expect(sameSiteReferrer('http://127.0.0.1:8080/', '127.0.0.1:8080')).toBe('/');
+    expect(sameSiteReferrer('https://evil.example/phish', 'shop.example')).toBeUndefined();
+    expect(sameSiteReferrer('javascript:alert(1)', 'shop.example')).toBeUndefined();
+    expect(sameSiteReferrer('not a url', 'shop.example')).toBeUndefined();
+    expect(sameSiteReferrer(undefined, 'shop.example')).toBeUndefined();
+    expect(renderErrorPage(409, 'already_replayed', 'en', '/checkout?a="b"')).toContain(
+      '<a href="/checkout?a=&quot;b&quot;">Go back</a> <a href="/">',
+    );
+    expect(renderErrorPage(409, 'already_replayed', 'en')).not.toContain('Go back');
+  });
+
+  it('should explain a code it does not know by its status alone', () => {
+    expect(explanation(400, 'bad_event', 'en')).toBe('The request could not be served.');
+    expect(explanation(503, 'realtime_unavailable', 'fr')).toBe('Un problème est survenu de notre côté ; réessayez plus tard.');
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** A short HTML page for people: status kept, language set, a way back, no JSON. */
+function expectPage(answer: Pick<RawAnswer, 'status' | 'headers' | 'body'>, status: number, language: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+  expect(answer.headers['cache-control']).toBe('no-store');
+  expect(answer.body).toMatch(new RegExp(`^<!doctype html>\\n<html lang="${language}" dir="ltr">`));
+  expect(answer.body).not.toContain('javascript:');
+  expect(answer.body).toContain('<a href="/">');
+  expect(answer.body).not.toMatch(/"error"|"code"|\{"/);
+}

@@ -1,6 +1,10 @@
 import { ConfigError, loadConfig } from './config';
 import { PageTemplateError } from './page';
 import { start } from './start';
+import { StateFileError } from './state-file';
+
+/** Process managers kill about 10 s after SIGTERM: leave before they do, whatever still hangs. */
+const SHUTDOWN_DEADLINE_MS = 9_000;
 
 /** `npm start`: reads the environment, starts the server, and says where to go. */
 async function main(): Promise<void> {
@@ -23,7 +27,7 @@ async function main(): Promise<void> {
   try {
     server = await start(config);
   } catch (error) {
-    if (error instanceof PageTemplateError) return fail(error.message);
+    if (error instanceof PageTemplateError || error instanceof StateFileError) return fail(error.message);
     const code = (error as { code?: string }).code;
     if (code === 'EADDRINUSE') return fail(`Port ${config.port} is in use: set PORT to another one.`);
     if (code === 'EACCES') return fail(`Not allowed to listen on ${config.host}:${config.port}.`);
@@ -39,8 +43,15 @@ async function main(): Promise<void> {
   }
   console.log(`Try: curl -H "Authorization: Bearer <admin token>" ${server.url}/admin/stats`);
 
+  if (config.stateFile) console.log(`The line is kept in ${config.stateFile} across a restart (written at SIGTERM).`);
+
   const stop = (signal: string) => {
     console.log(`${signal}: closing…`);
+    // Whatever hangs (a client that never finishes), the process is gone within the deadline.
+    setTimeout(() => {
+      console.error(`Not closed within ${SHUTDOWN_DEADLINE_MS / 1000} s: exiting anyway.`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
     server
       .close()
       .then(() => process.exit(0))

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createFastify, registerRoutes } from './app';
+import { createFastify, registerRoutes, type LogStream } from './app';
 import { systemClock, type Clock } from './clock';
 import type { ServerConfig } from './config';
 import { loadWaitingPage } from './page';
@@ -10,7 +10,9 @@ import { RealtimeServer } from './realtime/server';
 import { startReleaseLoop } from './release-loop';
 import { Releases } from './releases';
 import { ErrorLog } from './sink/error-log';
+import { forgetStateFile, readStateFile, writeStateFile } from './state-file';
 import { createStore } from './store/create';
+import { MemoryStore } from './store/memory';
 import type { QueueStore, ReleasePolicy } from './store/types';
 
 /** A running server. */
@@ -19,7 +21,11 @@ export interface Started {
   readonly url: string;
   readonly port: number;
   readonly adminToken: string;
-  /** Stops the release loop, the realtime server, the HTTP server and the store. */
+  /**
+   * Stops the release loop, tells every realtime client to reconnect (elsewhere, or here once
+   * restarted), lets requests under way finish, closes the store, and with STATE_FILE on the
+   * memory store writes the line for the next start.
+   */
   close(): Promise<void>;
 }
 
@@ -33,6 +39,8 @@ export interface StartOptions {
   readonly fanout?: Fanout;
   /** How releases are announced; defaults to the `pusher` SDK against the configured server. */
   readonly publisher?: ReleasePublisher;
+  /** Where the log goes instead of stdout (tests). */
+  readonly logStream?: LogStream;
 }
 
 /** The release policy the configuration sets. */
@@ -50,24 +58,22 @@ export function releasePolicy(config: ServerConfig): ReleasePolicy {
  * admin API, error sink, the embedded realtime server (unless an outside one is configured)
  * and the release loop. Fails before listening when the waiting page is not built.
  */
-export async function start(config: ServerConfig, options: StartOptions = {}): Promise<Started> {
+export async function start(requested: ServerConfig, options: StartOptions = {}): Promise<Started> {
+  const saved = options.store || !requested.stateFile ? undefined : readStateFile(requested.stateFile);
+  // A session secret made up at start dies with the process; the saved one keeps visitors' cookies valid.
+  const config =
+    saved && requested.sessionSecretGenerated ? { ...requested, sessionSecret: saved.sessionSecret } : requested;
   const page = loadWaitingPage(config.pageHtmlPath);
   const clock = options.clock ?? systemClock;
-  const store = options.store ?? createStore(config);
-  const errors = new ErrorLog();
-  const app = createFastify(config);
+  const store = options.store ?? saved?.store ?? createStore(config);
+  const errors = new ErrorLog({ messageBytes: config.sink.messageBytes, totalBytes: config.sink.totalBytes });
+  const app = createFastify(config, options.logStream);
   const fanout = options.fanout ?? (await createFanout(config, app.log));
   const releases = new Releases(store, clock, releasePolicy(config), app.log);
   let port = config.port;
   registerRoutes(app, { config, store, clock, page, releases, fanout, errors, port: () => port });
   const realtime = config.pusher.embedded
-    ? new RealtimeServer({
-        app: config.pusher,
-        activityTimeoutSeconds: config.realtime.activityTimeoutSeconds,
-        pongTimeoutMs: config.realtime.pongTimeoutMs,
-        fanout,
-        log: app.log,
-      })
+    ? new RealtimeServer({ ...config.realtime, app: config.pusher, fanout, log: app.log })
     : undefined;
   realtime?.attach(app.server);
 
@@ -77,6 +83,7 @@ export async function start(config: ServerConfig, options: StartOptions = {}): P
     await Promise.allSettled([app.close(), store.close(), fanout.close()]);
     throw error;
   }
+  if (saved && config.stateFile) forgetStateFile(config.stateFile);
   const address = app.server.address() as AddressInfo;
   port = address.port;
   const ownHost = reachableHost(address);
@@ -92,9 +99,11 @@ export async function start(config: ServerConfig, options: StartOptions = {}): P
     close() {
       closing ??= (async () => {
         await loop.stop();
-        await realtime?.close();
-        await closeHttp(app);
+        // At once: no new connection of either kind, while pages hear "reconnect" and requests finish.
+        await Promise.all([realtime?.close(), closeHttp(app)]);
         await Promise.allSettled([store.close(), fanout.close()]);
+        // Last, once nothing can change the line any more.
+        if (config.stateFile && store instanceof MemoryStore) writeStateFile(config.stateFile, store, config.sessionSecret);
       })();
       return closing;
     },
@@ -106,8 +115,9 @@ const HTTP_CLOSE_GRACE_MS = 2000;
 
 /**
  * Closes the HTTP server, letting requests under way finish for a short grace. Fastify only
- * closes idle keep-alive connections, and a connection it does not see as idle would otherwise
- * hold the close for the whole keep-alive timeout (72 s).
+ * closes idle keep-alive connections, and a connection it does not see as idle (a request
+ * still arriving) would otherwise hold the close for up to the request timeout (30 s).
+ * Requests that still arrive meanwhile are answered 503 `shutting_down` (http/edge.ts).
  */
 async function closeHttp(app: ReturnType<typeof createFastify>): Promise<void> {
   const force = setTimeout(() => app.server.closeAllConnections(), HTTP_CLOSE_GRACE_MS);

@@ -1,0 +1,151 @@
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type Pusher from 'pusher-js';
+import { eventually } from '../support/eventually';
+import { adminRelease, restartInstance, startInstance, type Instance } from '../support/scale-out';
+import { startServerProcess, stopAllServerProcesses } from '../support/server-process';
+import { connectPusher, record, subscribe } from './support/realtime';
+import { Visitor } from './support/visitor';
+
+jest.setTimeout(60_000);
+
+/** One instance on the memory store, releasing only by the admin API, with no SESSION_SECRET of its own. */
+function singleInstance(extra: Record<string, string> = {}): Promise<Instance> {
+  return startInstance({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', SESSION_SECRET: '', ...extra });
+}
+
+describe('a single instance restarted for a deploy (SIGTERM, then started again)', () => {
+  const clients: Pusher[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.disconnect();
+    await stopAllServerProcesses();
+  });
+
+  it('should keep every place, session and held request with STATE_FILE, and replay the held POST exactly once', async () => {
+    const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-state-')), 'line.json');
+    let server = await singleInstance({ STATE_FILE: stateFile });
+    await new Visitor(server.url).get('/checkout');
+    const bob = new Visitor(server.url);
+    const bobPage = await bob.hold('/checkout?item=1');
+    const ada = new Visitor(server.url);
+    const token = await ada.csrfToken();
+    const adaPage = await ada.hold('/checkout?item=42', { form: { quantity: '3', note: 'gift wrap', _token: token } });
+    expect((await ada.queueInfo(adaPage.queue.uuid)).json).toMatchObject({ position: 2 });
+    const listening = await connectPusher(server);
+    clients.push(listening);
+    const closes: number[] = [];
+    listening.connection.bind('error', () => undefined);
+    listening.connection.bind('state_change', ({ previous }: { previous: string }) => {
+      if (previous === 'connected') closes.push(Date.now());
+    });
+    await subscribe(listening, `App.Client.${adaPage.queue.uuid}`);
+
+    expect(await server.process.stop()).toBe(0);
+    expect(closes.length).toBeGreaterThan(0);
+    // Only the server's user may read it: it holds the session secret and held bodies.
+    expect(statSync(stateFile).mode & 0o777).toBe(0o600);
+    server = await restartInstance(server);
+
+    // Loaded, then removed: a crash from now on cannot bring back this moment's line.
+    expect(existsSync(stateFile)).toBe(false);
+    // The same browsers, with the cookies the first process signed: same sessions, same places.
+    expect((await bob.queueInfo(bobPage.queue.uuid)).json).toMatchObject({ position: 1 });
+    expect((await ada.queueInfo(adaPage.queue.uuid)).json).toMatchObject({ position: 2 });
+    expect((await ada.queueRequest(adaPage)).status).toBe(202);
+    expect((await bob.hold('/checkout?item=1')).queue.uuid).toBe(bobPage.queue.uuid);
+    const after = await connectPusher(server);
+    clients.push(after);
+    const received = record((await subscribe(after, `App.Client.${adaPage.queue.uuid}`)).channel, 'RequestUnqueud');
+
+    expect(await adminRelease(server, 2)).toEqual([bobPage.queue.uuid, adaPage.queue.uuid]);
+    await eventually('the release event after the restart', async () => received.length, (n) => n > 0);
+    const replay = await ada.post(adaPage.queue.uri, { form: { uuid: adaPage.queue.uuid, _token: adaPage.csrfToken } });
+    const again = await ada.post(adaPage.queue.uri, { form: { uuid: adaPage.queue.uuid, _token: adaPage.csrfToken } });
+
+    expect(replay.status).toBe(200);
+    expect(replay.text).toContain('<th>quantity</th><td>3</td>');
+    expect(replay.text).toContain('<th>note</th><td>gift wrap</td>');
+    expect(again.status).toBe(409);
+  });
+
+  it('should not replay a held request twice across a restart', async () => {
+    const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-state-')), 'line.json');
+    let server = await singleInstance({ STATE_FILE: stateFile });
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    const page = await ada.hold('/checkout', { form: { quantity: '1', _token: await ada.csrfToken() } });
+    await adminRelease(server, 1);
+    const replay = { uuid: page.queue.uuid, _token: page.csrfToken };
+    expect((await ada.post(page.queue.uri, { form: replay })).status).toBe(200);
+
+    expect(await server.process.stop()).toBe(0);
+    server = await restartInstance(server);
+
+    expect((await ada.post(page.queue.uri, { form: replay })).status).toBe(409);
+  });
+
+  it('should lose the line without STATE_FILE (the memory store lives in the process)', async () => {
+    let server = await singleInstance();
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    const page = await ada.hold('/checkout');
+
+    expect(await server.process.stop()).toBe(0);
+    server = await restartInstance(server);
+
+    expect((await ada.queueInfo(page.queue.uuid)).status).toBe(404);
+  });
+
+  it('should exit within 10 s of SIGTERM, whatever the clients do, and finish a request under way', async () => {
+    const server = await singleInstance();
+    // A keep-alive connection left idle, and a realtime socket that never answers the close.
+    const idle = net.connect(server.port, '127.0.0.1');
+    idle.on('error', () => undefined);
+    idle.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    const mute = net.connect(server.port, '127.0.0.1');
+    mute.on('error', () => undefined);
+    mute.write(
+      'GET /app/waiting-room-key?protocol=7 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
+    mute.pause();
+    // A request whose body is still on its way when the signal comes.
+    const underWay = new Promise<string>((resolve) => {
+      const socket = net.connect(server.port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString()));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', () => resolve(answer));
+      const body = 'name=Ada';
+      socket.write(
+        `POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      );
+      setTimeout(() => socket.write(body), 500);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const signalled = Date.now();
+    const code = await server.process.stop();
+    const took = Date.now() - signalled;
+
+    expect(code).toBe(0);
+    expect(took).toBeLessThan(10_000);
+    // Answered (419: no session cookie), not cut off.
+    expect(await underWay).toMatch(/^HTTP\/1\.1 419 /);
+    idle.destroy();
+    mute.destroy();
+  });
+
+  it('should refuse to start on a state file it cannot read, naming STATE_FILE, and leave the file alone', async () => {
+    const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-state-')), 'line.json');
+    writeFileSync(stateFile, '{"version": 1, "line": "not a line"');
+
+    await expect(
+      startServerProcess({ ACTIVE_LIMIT: '1', ADMIN_TOKEN: 'a-long-enough-admin-token-here', STATE_FILE: stateFile }),
+    ).rejects.toThrow(/STATE_FILE .* cannot be loaded/);
+    expect(existsSync(stateFile)).toBe(true);
+  });
+});

@@ -191,6 +191,7 @@ const LAZY_MODULES = {
   sentry: 'src/adapters/sentry.ts',
   replay: 'src/effects/perform-replay.ts',
   'config-problem': 'src/view/config-problem.ts',
+  'lost-place': 'src/view/lost-place.ts',
 };
 
 /** The extensions under which an `import()` specifier without one may name a lazy module. */

@@ -14,6 +14,8 @@ startPage(document.getElementById('waiting-room') ?? document.body, {
   loadReporter: (settings) => import('./adapters/sentry').then(({ startSentry }) => startSentry(settings)),
   // A separate chunk, fetched only for a malformed config.
   loadConfigProblem: () => import('./view/config-problem').then(({ configProblemView }) => configProblemView),
+  // A separate chunk, fetched only when the place in line is lost.
+  loadLostPlace: () => import('./view/lost-place').then(({ lostPlaceView }) => lostPlaceView),
   // A separate chunk, prefetched after the first paint.
   loadReplay: () => import('./effects/perform-replay').then(({ performReplay }) => performReplay),
   afterFirstPaint: (run) => afterFirstPaint(run),

@@ -11,6 +11,7 @@ import { createPageQueue$, type PageQueueDeps } from './page-queue';
 import { pickTexts } from './view/texts';
 import { WaitingRoom } from './view/WaitingRoom';
 import type { ConfigProblemView } from './view/config-problem';
+import type { LostPlaceView } from './view/lost-place';
 
 export interface PageDeps extends PageQueueDeps {
   readonly window: Window;
@@ -20,6 +21,8 @@ export interface PageDeps extends PageQueueDeps {
   readonly loadConfigProblem: () => Promise<ConfigProblemView>;
   /** Loads the code that performs a replay (lazily: only a released visitor needs it). */
   readonly loadReplay: () => Promise<PerformReplay>;
+  /** Loads the lost-place view (lazily: only a visitor whose place was lost needs it). */
+  readonly loadLostPlace: () => Promise<LostPlaceView>;
   readonly afterFirstPaint: (run: () => void) => void;
 }
 
@@ -67,9 +70,16 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   // first waits for it. A failed prefetch is silent: the replay loads again and reports a failure.
   if (config.queue.uri !== null) deps.afterFirstPaint(() => void loadReplay().catch(() => undefined));
   const effects = runEffects(queue$, { location, history, document: doc, csrfToken: config.csrfToken, report, loadReplay });
+  // Loaded when a place is lost; a failure is reported once per load.
+  const loadLostPlace = loadOnce(() =>
+    deps.loadLostPlace().catch((error: unknown) => {
+      report(`Waiting room lost-place view could not load: ${describeError(error)}`);
+      throw error;
+    }),
+  );
   reactRoot.render(
     <StrictMode>
-      <WaitingRoom queue$={queue$} texts={texts} />
+      <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} />
     </StrictMode>,
   );
   return () => {

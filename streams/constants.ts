@@ -15,6 +15,11 @@ export const TIMINGS = {
   anonymousPoll: 5_000,
   /** queue_info polling for every visitor, once connected. */
   poll: 60_000,
+  /**
+   * Beyond the spec: delay between telling the visitor their place in line was lost and loading
+   * the held GET again, which joins the line afresh (see rules/rejoin).
+   */
+  rejoinDelay: 3_000,
 } as const;
 
 export type Timings = { readonly [K in keyof typeof TIMINGS]: number };

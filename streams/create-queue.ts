@@ -22,9 +22,11 @@ import { connectionCheck } from './rules/connection-check';
 import { leave } from './rules/leave';
 import { lineMoved } from './rules/line-moved';
 import { leaveAfterFailure } from './rules/leave-after-failure';
+import { lostPlace } from './rules/lost-place';
 import { poll } from './rules/poll';
 import { positionZero } from './rules/position-zero';
 import { sendQueueRequest } from './rules/queue-request';
+import { rejoin } from './rules/rejoin';
 import { releaseOnce } from './rules/release-once';
 import type { HeldRequest } from './rules/replay';
 import { endOnError } from './rules/source-errors';
@@ -44,6 +46,11 @@ import { waiting } from './rules/waiting';
  *    - or `failed` with the spec's exact message (position 0 for 10 s, or not connected 30 s
  *      after `unavailable`/`error`), `leaving` 'back' 2 s later, `leaving` 'root' 3 s after
  *      that, then completes;
+ *    - or, beyond the spec, `lost` when a queue_info call says the place is unknown (see
+ *      place-lost.ts; e.g. the server restarted and forgot its line): for a held GET, with
+ *      `rejoin` set to its target and `rejoining` 3 s later (`rejoinDelay`), then completes; for
+ *      another verb, with `rejoin` null, and completes at once. A release event received first
+ *      wins: the stream has ended at `released`, and a lost place after it cannot matter;
  *    - or, with no pending request URI, only `leaving` 'back' at once, `leaving` 'root' 3 s
  *      later, then completes, without subscribing to any source.
  * At the ending every source, call, poll and timer is let go: nothing after it can matter.
@@ -71,7 +78,9 @@ export function createQueue$(sources: QueueSources, options: QueueOptions): Obse
           concatMap((status) =>
             status.kind === 'failed'
               ? leaveAfterFailure(status.message, timings.leaveDelay, timings.rootFallback, scheduler)
-              : of(status),
+              : status.kind === 'lost'
+                ? rejoin(status, timings.rejoinDelay, scheduler)
+                : of(status),
           ),
         );
   return run$.pipe(shareReplay({ bufferSize: 1, refCount: true }));
@@ -79,9 +88,9 @@ export function createQueue$(sources: QueueSources, options: QueueOptions): Obse
 
 /**
  * Every rule at once, while the visitor is in line: live statuses, then the first of
- * `released` or `failed` (the caller stops there). The state, the subscriptions and the poll
- * answers feed several rules each, so each is multicast with `connect`, which wires every rule
- * before the source starts: nothing a source emits on subscription is lost, and each source
+ * `released`, `failed` or `lost` (the caller stops there). The state, the subscriptions and the
+ * poll answers feed several rules each, so each is multicast with `connect`, which wires every
+ * rule before the source starts: nothing a source emits on subscription is lost, and each source
  * is subscribed once.
  */
 function inLine(
@@ -109,6 +118,7 @@ function inLine(
                 subscribeChannel(state$, sources.subscribe, onSourceError),
                 sendQueueRequest(subscribed$, sources.queueRequest),
                 releaseOnce(guarded('release$', sources.release$), request),
+                lostPlace(results$, request),
                 merge(
                   positionZero(results$, timings.positionZeroTimeout, scheduler),
                   connectionCheck(state$, guarded('error$', sources.error$), timings.connectionCheck, scheduler),

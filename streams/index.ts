@@ -1,6 +1,7 @@
 export { createQueue$ } from './create-queue';
 export { CHANNELS, ERROR_REPORTING, REALTIME, TIMINGS, type Timings } from './constants';
 export { resolveTimings } from './timings';
+export { isPlaceLost, placeLost, type PlaceLost } from './place-lost';
 export type {
   ConnectionState,
   FailureMessage,

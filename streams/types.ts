@@ -54,7 +54,11 @@ export interface QueueSources {
   readonly release$: Observable<unknown>;
   /** Requests the channel subscription; subscribed on each `connected`. Emissions are ignored. */
   readonly subscribe: () => Observable<unknown>;
-  /** One queue_info call. */
+  /**
+   * One queue_info call. It errors with a value marked `placeLost: true` (see `placeLost()` and
+   * `isPlaceLost()`) when the server does not know the place (any longer); any other error, or
+   * an answer that is not a position, is a failed poll.
+   */
   readonly queueInfo: () => Observable<QueueInfo>;
   /** One queue_request call. Its answer is not read. */
   readonly queueRequest: () => Observable<unknown>;
@@ -68,7 +72,8 @@ export type SourceName = keyof QueueSources;
 /**
  * Told about an error raised by a hot source or by `subscribe()`. Such an error ends that source
  * only; the status stream goes on. queue_info and queue_request failures are expected network
- * failures: they are counted in `failedPolls` or dropped, never passed here.
+ * failures: they are counted in `failedPolls` or dropped, never passed here; so is a queue_info
+ * call that says the place is lost (it ends the status stream in `lost`).
  */
 export type SourceErrorHandler = (source: SourceName, error: unknown) => void;
 
@@ -123,4 +128,12 @@ export type QueueStatus =
     } & Health)
   | { readonly kind: 'released'; readonly replay: Replay }
   | { readonly kind: 'failed'; readonly message: FailureMessage }
-  | { readonly kind: 'leaving'; readonly step: LeaveStep };
+  | { readonly kind: 'leaving'; readonly step: LeaveStep }
+  /**
+   * Beyond the spec: the server does not know the place (any longer). `rejoin` is the held GET's
+   * target, loaded again after `TIMINGS.rejoinDelay` (then `rejoining`); null for another verb,
+   * whose form is not sent again without the visitor.
+   */
+  | { readonly kind: 'lost'; readonly rejoin: string | null }
+  /** Beyond the spec: load `target` (the held GET, hash kept) now, to join the line again. */
+  | { readonly kind: 'rejoining'; readonly target: string };

@@ -62,6 +62,7 @@ describe('build: the production bundle', () => {
     ['@sentry/browser', '__SENTRY__'],
     ['the replay code (its hidden form)', '"_method"'],
     ['the config-problem view', 'This waiting room could not start.'],
+    ['the lost-place view', 'Your place in line was lost'],
   ])('should keep %s out of the JavaScript loaded before the position shows, in a lazy file', (_, marker) => {
     const initial = sizes.initialJs.files.map((file) => file.file);
     const lazy = sizes.allJs.files.map((file) => file.file).filter((file) => !initial.includes(file));
@@ -92,6 +93,10 @@ describe('build: the production bundle', () => {
     expect(pusher).toContainEqual(expect.stringMatching(/node_modules\/pusher-js\/src\/core\/pusher\.ts$/));
     expect(pusher).toContainEqual(expect.stringMatching(/node_modules\/pusher-js\/src\/runtimes\/web\/runtime\.ts$/));
     expect(pusher.filter((source) => !source.endsWith('.ts'))).toEqual([]);
+  });
+
+  it('should keep the JavaScript loaded before the position shows within its gzipped budget', () => {
+    expect(sizes.initialJs.gzip).toBeLessThanOrEqual(sizes.budget.initialJsGzip);
   });
 
   it('should record the gzipped sizes for the benchmark', () => {

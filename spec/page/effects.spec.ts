@@ -48,6 +48,43 @@ describe('effects: report', () => {
   });
 });
 
+describe('effects: a lost place (beyond the specification)', () => {
+  const LOST_REPORT = 'Waiting room place lost: queue_info answered 404 unknown_uuid';
+
+  it('should report a lost place once, as a warning, then wait for the visitor when there is nothing to load again', async () => {
+    const { status$, report, location, history, loadReplay } = setUp();
+    status$.next({ kind: 'waiting', position: 3, estimated: 2, updatedAt: 0, ...HEALTH });
+    status$.next({ kind: 'lost', rejoin: null });
+    await settled();
+    expect(report.mock.calls).toEqual([[LOST_REPORT, 'warning']]);
+    expect(loadReplay).not.toHaveBeenCalled();
+    expect(location.assign).not.toHaveBeenCalled();
+    expect(location.reload).not.toHaveBeenCalled();
+    expect(history.back).not.toHaveBeenCalled();
+  });
+
+  it('should load the held GET again on rejoining, once, and not before', async () => {
+    const { status$, report, location } = setUp();
+    status$.next({ kind: 'lost', rejoin: '/checkout?item=42#size' });
+    await settled();
+    expect(location.assign).not.toHaveBeenCalled();
+    status$.next({ kind: 'rejoining', target: '/checkout?item=42#size' });
+    status$.next({ kind: 'rejoining', target: '/checkout?item=42#size' });
+    await settled();
+    expect(location.assign.mock.calls).toEqual([['https://shop.example/checkout?item=42#size']]);
+    expect(report.mock.calls).toEqual([[LOST_REPORT, 'warning']]);
+  });
+
+  it('should reload to rejoin when the held GET is this very address (assign would not load it again)', async () => {
+    const { status$, location } = setUp();
+    location.href = 'https://shop.example/checkout?item=42#size';
+    status$.next({ kind: 'rejoining', target: '/checkout?item=42#size' });
+    await settled();
+    expect(location.reload).toHaveBeenCalledTimes(1);
+    expect(location.assign).not.toHaveBeenCalled();
+  });
+});
+
 describe('effects: leave', () => {
   it("should go back in history on step 'back' and to the site root on step 'root', once each", () => {
     const { status$, location, history } = setUp();

@@ -6,6 +6,7 @@ const SETTINGS = { dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, relea
 /** A reporter whose paint and SDK load the test releases by hand. */
 function setUp(settings = SETTINGS) {
   const sent: string[] = [];
+  const levels: Array<string | undefined> = [];
   let painted: () => void = () => undefined;
   let loaded: (report: Report) => void = () => undefined;
   let failed: (error: Error) => void = () => undefined;
@@ -18,7 +19,8 @@ function setUp(settings = SETTINGS) {
   );
   const console = { error: jest.fn() };
   const report = createErrorReporter(settings, { load, afterFirstPaint: (run) => (painted = run), console });
-  return { report, sent, load, console, paint: () => painted(), ready: () => loaded((m) => sent.push(m)), fail: (e: Error) => failed(e) };
+  const ready = () => loaded((message, level) => void (sent.push(message), levels.push(level)));
+  return { report, sent, levels, load, console, paint: () => painted(), ready, fail: (e: Error) => failed(e) };
 }
 
 describe('error reporting: @sentry/browser stays off the critical path', () => {
@@ -41,6 +43,18 @@ describe('error reporting: @sentry/browser stays off the critical path', () => {
     expect(sent).toEqual(['Websoket KO - unavailable', 'Websocket KO - position 0 depuis 10sec']);
     report('later');
     expect(sent).toEqual(['Websoket KO - unavailable', 'Websocket KO - position 0 depuis 10sec', 'later']);
+  });
+
+  it('should send each report with its level, queued or not (none: an error)', async () => {
+    const { report, sent, levels, paint, ready } = setUp();
+    report('Waiting room place lost: queue_info answered 404 unknown_uuid', 'warning');
+    report('Websoket KO - unavailable');
+    paint();
+    ready();
+    await settle();
+    report('later', 'warning');
+    expect(sent).toEqual(['Waiting room place lost: queue_info answered 404 unknown_uuid', 'Websoket KO - unavailable', 'later']);
+    expect(levels).toEqual(['warning', undefined, 'warning']);
   });
 
   it('should log every report to the console at once', () => {

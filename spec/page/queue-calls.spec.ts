@@ -1,4 +1,5 @@
 import { lastValueFrom } from 'rxjs';
+import { isPlaceLost } from '../../streams';
 import { createQueueInfo } from '../../src/adapters/queue-info';
 import { createQueueRequest } from '../../src/adapters/queue-request';
 import { createFakeFetch, settle } from './fakes/fake-fetch';
@@ -27,7 +28,11 @@ describe('queue_info adapter', () => {
 
   it.each([
     ['a non-OK status', { status: 500, body: { position: 1, estimated: 1 } }, 'queue_info answered 500'],
-    ['a 404', { status: 404, body: { error: { code: 'not_found' } } }, 'queue_info answered 404'],
+    ['a 404 of another code (a missing route)', { status: 404, body: { error: { code: 'not_found' } } }, 'queue_info answered 404'],
+    ['a 404 that is not JSON (a proxy page)', { status: 404, text: '<html>Not Found</html>' }, 'queue_info answered 404'],
+    ['a 404 without a body', { status: 404 }, 'queue_info answered 404'],
+    ['a 500 saying unknown_uuid', { status: 500, body: { error: { code: 'unknown_uuid' } } }, 'queue_info answered 500'],
+    ['a 503', { status: 503, body: { error: { code: 'store_unavailable' } } }, 'queue_info answered 503'],
     ['a body that is not JSON', { text: '<html>' }, 'JSON'],
     ['a missing estimate', { body: { position: 1 } }, 'malformed'],
     ['a negative position', { body: { position: -1, estimated: 1 } }, 'malformed'],
@@ -35,9 +40,19 @@ describe('queue_info adapter', () => {
     ['an infinite estimate', { text: '{"position": 1, "estimated": 1e999}' }, 'malformed'],
     ['a null body', { body: null }, 'malformed'],
     ['a network failure', { networkError: true }, 'Failed to fetch'],
-  ])('should error on %s (a failed poll)', async (_, answer, message) => {
+  ])('should error on %s (a failed poll, not a lost place)', async (_, answer, message) => {
     const { fetch } = createFakeFetch(() => answer);
-    await expect(lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')())).rejects.toThrow(message);
+    const error = await lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toContain(message);
+    expect(isPlaceLost(error)).toBe(false);
+  });
+
+  it('should error with a lost place on a 404 whose JSON says unknown_uuid (the server does not know the place)', async () => {
+    const { fetch } = createFakeFetch(() => ({ status: 404, body: { error: { code: 'unknown_uuid', message: 'No place in line has this uuid.' } } }));
+    const error = await lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')()).catch((e: unknown) => e);
+    expect(isPlaceLost(error)).toBe(true);
+    expect((error as Error).message).toBe('queue_info answered 404 unknown_uuid');
   });
 
   it('should keep ticket and served when both are non-negative whole numbers', async () => {

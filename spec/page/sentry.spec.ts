@@ -12,6 +12,12 @@ describe('error reporting: the lazily loaded @sentry/browser module', () => {
     expect(captureMessage).toHaveBeenCalledWith('Websoket KO - unavailable', 'error');
   });
 
+  it('should send a report made at the warning level as a warning (a lost place in line)', () => {
+    const send = startSentry({ dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' });
+    send('Waiting room place lost: queue_info answered 404 unknown_uuid', 'warning');
+    expect(captureMessage).toHaveBeenLastCalledWith('Waiting room place lost: queue_info answered 404 unknown_uuid', 'warning');
+  });
+
   it('should keep the default integrations except release-health sessions', () => {
     startSentry({ dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' });
     const { integrations } = init.mock.calls.at(-1)[0];

@@ -10,6 +10,7 @@ import { createFakeFetch, settle, type FakeAnswer } from './fakes/fake-fetch';
 import { renderConfigElement, validConfig } from './fakes/config';
 import { performReplay } from '../../src/effects/perform-replay';
 import { configProblemView, type ConfigProblemView } from '../../src/view/config-problem';
+import { lostPlaceView } from '../../src/view/lost-place';
 
 const TEMPLATE = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
 const UUID = '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10';
@@ -49,12 +50,14 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
   });
   const { fetch, calls } = createFakeFetch((to) => (to.startsWith('/queue/info/') ? queueInfo() : { status: 202 }));
   const reports: string[] = [];
-  const loadReporter = jest.fn(async () => (message: string) => void reports.push(message));
+  const levels: Array<string | undefined> = [];
+  const loadReporter = jest.fn(async () => (message: string, level?: string) => void (reports.push(message), levels.push(level)));
   const consoleError = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   const submit = jest.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => undefined);
   const loadReplay = jest.fn(async () => performReplay);
   const loadConfigProblem = jest.fn(configProblem);
+  const loadLostPlace = jest.fn(async () => lostPlaceView);
   // What waits for the first paint; run at once unless the test paints itself.
   const afterPaint: Array<() => void> = [];
   const deps: PageDeps = {
@@ -66,6 +69,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     loadReporter,
     loadReplay,
     loadConfigProblem,
+    loadLostPlace,
     afterFirstPaint: (run) => (holdPaint ? afterPaint.push(run) : run()),
   };
   let stop: () => void = () => undefined;
@@ -96,7 +100,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     afterPaint.splice(0).forEach((run) => run());
     await settle();
   });
-  return { stop, location, history, pushers, createPusher, calls, reports, loadReporter, loadReplay, loadConfigProblem, consoleError, submit, advanceTo, inAct, root, paint };
+  return { stop, location, history, pushers, createPusher, calls, reports, levels, loadReporter, loadReplay, loadConfigProblem, loadLostPlace, consoleError, submit, advanceTo, inAct, root, paint };
 }
 
 let page: Awaited<ReturnType<typeof load>> | undefined;
@@ -217,6 +221,93 @@ describe('page: failures are reported once, then the page leaves', () => {
     expect(page.reports).toEqual([expect.stringMatching(/^Waiting room source subscribe failed: Subscription to private-App\.User\.42\..* failed/)]);
     expect(page.history.back).not.toHaveBeenCalled();
     expect(page.root().textContent).toContain('Your position12');
+  });
+});
+
+describe('page: a lost place (beyond the specification)', () => {
+  const UNKNOWN: FakeAnswer = { status: 404, body: { error: { code: 'unknown_uuid', message: 'No place in line has this uuid.' } } };
+  const LOST_REPORT = 'Waiting room place lost: queue_info answered 404 unknown_uuid';
+
+  /** A visitor shown at position 12, whose queue_info answers "unknown uuid" from the 5 s poll on. */
+  async function waitThenLose(config = validConfig()) {
+    let answer: FakeAnswer = { body: { position: 12, estimated: 4 } };
+    page = await load({ config, queueInfo: () => answer });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    expect(page.root().textContent).toContain('Your position12');
+    answer = UNKNOWN;
+    await page.advanceTo(5000);
+    return page;
+  }
+
+  it('should tell a visitor held on a GET, report it once as a warning, then load the held address again 3 s later, polling no more', async () => {
+    const page = await waitThenLose();
+    const text = page.root().textContent;
+    expect(text).toContain('Your place in line was lost');
+    expect(text).toContain('The waiting room restarted or your place expired.');
+    expect(text).toContain('Taking you back in line…');
+    expect(text).not.toContain('could not be refreshed');
+    expect(page.reports).toEqual([LOST_REPORT]);
+    expect(page.levels).toEqual(['warning']);
+    const polls = queueInfos().length;
+    await page.advanceTo(7999);
+    expect(page.location.reload).not.toHaveBeenCalled();
+    // The held GET is this very address (/checkout?item=42, hash #size): assign would not load it again.
+    await page.advanceTo(8000);
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+    expect(page.location.assign).not.toHaveBeenCalled();
+    expect(page.history.back).not.toHaveBeenCalled();
+    await page.advanceTo(130_000);
+    expect(queueInfos()).toHaveLength(polls);
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+    expect(page.pushers[0].disconnects).toBe(1);
+    expect(page.reports).toEqual([LOST_REPORT]);
+  });
+
+  it('should tell a visitor held on a POST and offer to go back, navigating nowhere by itself', async () => {
+    const config = validConfig();
+    config.queue.method = 'POST';
+    const back = jest.spyOn(window.history, 'back').mockImplementation(() => undefined);
+    const page = await waitThenLose(config);
+    expect(page.root().textContent).toContain('Your place in line was lost');
+    expect(page.root().textContent).toContain('Your form was not sent. Go back to send it again.');
+    expect(page.root().querySelector('a[href="/"]')!.textContent).toBe('Go to the home page');
+    expect(page.reports).toEqual([LOST_REPORT]);
+    expect(page.pushers[0].disconnects).toBe(1);
+    const polls = queueInfos().length;
+    await page.advanceTo(130_000);
+    expect(queueInfos()).toHaveLength(polls);
+    expect(page.location.assign).not.toHaveBeenCalled();
+    expect(page.location.reload).not.toHaveBeenCalled();
+    expect(page.history.back).not.toHaveBeenCalled();
+    expect(page.submit).not.toHaveBeenCalled();
+    expect(back).not.toHaveBeenCalled();
+    act(() => [...page.root().querySelectorAll('button')].find((button) => button.textContent == 'Go back')!.click());
+    expect(back).toHaveBeenCalledTimes(1);
+  });
+
+  it('should load the lost-place view only once a place is lost', async () => {
+    page = await load();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.advanceTo(60_000);
+    expect(page.loadLostPlace).not.toHaveBeenCalled();
+    act(() => page!.stop());
+    await waitThenLose();
+    expect(page!.loadLostPlace).toHaveBeenCalled();
+  });
+
+  it('should report a lost-place view that cannot be loaded, and still load the held GET again', async () => {
+    let answer: FakeAnswer = { body: { position: 12, estimated: 4 } };
+    page = await load({ queueInfo: () => answer });
+    page.loadLostPlace.mockRejectedValue(new Error('Failed to fetch dynamically imported module'));
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    answer = UNKNOWN;
+    // The 60 s poll says the place is unknown; the held GET is loaded again 3 s later.
+    await page.advanceTo(60_000);
+    expect(page.reports).toEqual([LOST_REPORT, 'Waiting room lost-place view could not load: Failed to fetch dynamically imported module']);
+    expect(page.location.reload).not.toHaveBeenCalled();
+    await page.advanceTo(63_000);
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -6,6 +6,8 @@ import { BehaviorSubject, Observable, defer, shareReplay } from 'rxjs';
 import type { QueueStatus } from '../../streams/types';
 import { WaitingRoom } from '../../src/view/WaitingRoom';
 import { ENGLISH, FRENCH, pickTexts } from '../../src/view/texts';
+import { lostPlaceView } from '../../src/view/lost-place';
+import { settle } from './fakes/fake-fetch';
 
 const HEALTHY = { connection: 'connected', failedPolls: 0 } as const;
 const UPDATED_AT = Date.UTC(2025, 0, 1, 12, 34, 56);
@@ -31,6 +33,9 @@ function controlledQueue(first: QueueStatus = { kind: 'loading', ...HEALTHY }) {
 
 const squash = (html: string) => html.replace(/>\s+</g, '><').trim();
 
+/** Loads the lost-place view (a file of its own in the page). */
+const loadLostPlace = jest.fn(async () => lostPlaceView);
+
 afterEach(() => {
   document.title = '';
 });
@@ -39,13 +44,13 @@ describe('view: loading block', () => {
   it('should render the same markup as the static loading block of public/index.html, so the swap does not show', () => {
     const template = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
     const staticRoot = new DOMParser().parseFromString(template, 'text/html').getElementById('waiting-room')!;
-    const { container } = render(<WaitingRoom queue$={new Observable<QueueStatus>()} texts={ENGLISH} />);
+    const { container } = render(<WaitingRoom queue$={new Observable<QueueStatus>()} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     expect(container.innerHTML).toBe(squash(staticRoot.innerHTML));
   });
 
   it('should stay on the loading block until the first waiting status', () => {
     const { status$, queue$ } = controlledQueue();
-    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     expect(screen.getByRole('status').textContent).toBe('Finding your place in line…');
     act(() => status$.next(waitingAt(12)));
     expect(screen.queryByText('Finding your place in line…')).toBeNull();
@@ -55,7 +60,7 @@ describe('view: loading block', () => {
 describe('view: waiting block', () => {
   it('should show the position, the estimated wait in minutes and when they were last updated', () => {
     const { status$, queue$ } = controlledQueue();
-    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     act(() => status$.next(waitingAt(1234, { estimated: 4.4 } as Partial<QueueStatus>)));
     expect(screen.getByRole('heading').textContent).toBe('You are in line');
     expect(screen.getByText('1,234')).toBeTruthy();
@@ -71,13 +76,13 @@ describe('view: waiting block', () => {
     [2, 'about 2 minutes'],
   ])('should word an estimate of %p minutes as "%s"', (estimated, words) => {
     const { queue$ } = controlledQueue(waitingAt(3, { estimated } as Partial<QueueStatus>));
-    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     expect(screen.getByText(`Estimated wait: ${words}`)).toBeTruthy();
   });
 
   it('should announce the position politely to screen readers, in a live region present from the start', () => {
     const { status$, queue$ } = controlledQueue();
-    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     const live = document.querySelector('[aria-live="polite"]')!;
     expect(live.getAttribute('aria-atomic')).toBe('true');
     expect(live.textContent).toBe('');
@@ -90,7 +95,7 @@ describe('view: waiting block', () => {
 
   it('should show the position in the tab title', () => {
     const { status$, queue$ } = controlledQueue();
-    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     expect(document.title).toBe('Waiting room');
     act(() => status$.next(waitingAt(7)));
     expect(document.title).toBe('#7 · Waiting room');
@@ -100,7 +105,7 @@ describe('view: waiting block', () => {
 describe('view: notice while the connection is lost or polls fail', () => {
   it.each(['unavailable', 'failed', 'disconnected'])('should show a notice while the connection is %s, keeping the position', (connection) => {
     const { status$, queue$ } = controlledQueue(waitingAt(5));
-    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     expect(screen.queryByRole('alert')).toBeNull();
     act(() => status$.next(waitingAt(5, { connection } as Partial<QueueStatus>)));
     expect(screen.getByRole('alert').textContent).toBe('Connection lost. Reconnecting… You keep your place in line.');
@@ -111,7 +116,7 @@ describe('view: notice while the connection is lost or polls fail', () => {
 
   it('should show a notice while polls fail, even before the first position', () => {
     const { status$, queue$ } = controlledQueue();
-    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     act(() => status$.next({ kind: 'loading', connection: 'connected', failedPolls: 2 }));
     expect(screen.getByRole('alert').textContent).toBe('Your position could not be refreshed. Retrying…');
     expect(screen.getByText('Finding your place in line…')).toBeTruthy();
@@ -119,7 +124,7 @@ describe('view: notice while the connection is lost or polls fail', () => {
 
   it('should not show a notice while first connecting', () => {
     const { queue$ } = controlledQueue({ kind: 'loading', connection: 'connecting', failedPolls: 0 });
-    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     expect(screen.queryByRole('alert')).toBeNull();
   });
 });
@@ -131,8 +136,84 @@ describe('view: released and leaving', () => {
     [{ kind: 'leaving', step: 'back' }, 'Taking you back…'],
   ])('should say what happens next on %p', (status, text) => {
     const { queue$ } = controlledQueue(status);
-    render(<WaitingRoom queue$={queue$} texts={ENGLISH} />);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     expect(screen.getByRole('status').textContent).toBe(text);
+  });
+});
+
+describe('view: a lost place (beyond the specification)', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  /** Renders a page waiting at position 3, then loses its place with `rejoin`. */
+  async function lose(rejoin: string | null, texts = ENGLISH) {
+    const { status$, queue$ } = controlledQueue(waitingAt(3));
+    const load = jest.fn(async () => lostPlaceView);
+    render(<WaitingRoom queue$={queue$} texts={texts} loadLostPlace={load} />);
+    expect(load).not.toHaveBeenCalled();
+    await act(async () => {
+      status$.next({ kind: 'lost', rejoin });
+      await settle();
+    });
+    return { status$, load };
+  }
+
+  it('should say the place was lost and why, then that it takes the visitor back in line, for a held GET', async () => {
+    const { status$, load } = await lose('/checkout?item=42#size');
+    const alert = screen.getByRole('alert');
+    expect(alert.querySelector('h1')!.textContent).toBe('Your place in line was lost');
+    expect([...alert.querySelectorAll('p')].map((p) => p.textContent)).toEqual([
+      'The waiting room restarted or your place expired.',
+      'Taking you back in line…',
+    ]);
+    expect(screen.queryByRole('button')).toBeNull();
+    expect(screen.queryByText('3')).toBeNull();
+    expect(document.querySelector('[aria-live="polite"]')!.textContent).toBe('');
+    expect(document.title).toBe('Waiting room');
+    await act(async () => {
+      status$.next({ kind: 'rejoining', target: '/checkout?item=42#size' });
+      await settle();
+    });
+    expect(screen.getByRole('alert').textContent).toContain('Taking you back in line…');
+    expect(load).toHaveBeenCalled();
+  });
+
+  it('should offer to go back to the form, and a link to the site root, for a held form, going nowhere by itself', async () => {
+    const back = jest.spyOn(window.history, 'back').mockImplementation(() => undefined);
+    await lose(null);
+    const alert = screen.getByRole('alert');
+    expect(alert.querySelector('h1')!.textContent).toBe('Your place in line was lost');
+    expect(alert.textContent).toContain('The waiting room restarted or your place expired.');
+    expect(alert.textContent).toContain('Your form was not sent. Go back to send it again.');
+    expect(alert.textContent).not.toContain('Taking you back in line…');
+    expect(screen.getByRole('link', { name: 'Go to the home page' }).getAttribute('href')).toBe('/');
+    expect(back).not.toHaveBeenCalled();
+    act(() => screen.getByRole('button', { name: 'Go back' }).click());
+    expect(back).toHaveBeenCalledTimes(1);
+  });
+
+  it('should say it all in French', async () => {
+    await lose(null, FRENCH);
+    const alert = screen.getByRole('alert');
+    expect(alert.querySelector('h1')!.textContent).toBe('Votre place dans la file a été perdue');
+    expect(alert.textContent).toContain("La salle d'attente a redémarré ou votre place a expiré.");
+    expect(alert.textContent).toContain("Votre formulaire n'a pas été envoyé. Revenez en arrière pour l'envoyer à nouveau.");
+    expect(screen.getByRole('button').textContent).toBe('Revenir en arrière');
+    expect(screen.getByRole('link').textContent).toBe("Aller à la page d'accueil");
+  });
+
+  it('should say in French that it takes the visitor back in line', async () => {
+    await lose('/checkout', FRENCH);
+    expect(screen.getByRole('alert').textContent).toContain('Nous vous remettons dans la file…');
+  });
+
+  it('should not load the lost-place view while the visitor is in line, released or leaving', () => {
+    const { status$, queue$ } = controlledQueue();
+    const load = jest.fn(async () => lostPlaceView);
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={load} />);
+    act(() => status$.next(waitingAt(3)));
+    act(() => status$.next({ kind: 'released', replay: { kind: 'navigate', target: '/c' } }));
+    act(() => status$.next({ kind: 'leaving', step: 'back' }));
+    expect(load).not.toHaveBeenCalled();
   });
 });
 
@@ -151,7 +232,7 @@ describe('view: languages', () => {
 
   it('should show the whole waiting page in French', () => {
     const { status$, queue$ } = controlledQueue();
-    render(<WaitingRoom queue$={queue$} texts={FRENCH} />);
+    render(<WaitingRoom queue$={queue$} texts={FRENCH} loadLostPlace={loadLostPlace} />);
     expect(screen.getByRole('status').textContent).toBe('Recherche de votre place dans la file…');
     act(() => status$.next(waitingAt(12345, { estimated: 1, connection: 'unavailable' } as Partial<QueueStatus>)));
     expect(screen.getByRole('heading').textContent).toBe("Vous êtes dans la file d'attente");
@@ -168,7 +249,7 @@ describe('view: StrictMode', () => {
     const { queue$, open } = controlledQueue(waitingAt(3));
     const { unmount } = render(
       <StrictMode>
-        <WaitingRoom queue$={queue$} texts={ENGLISH} />
+        <WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />
       </StrictMode>,
     );
     expect(open()).toBe(1);
@@ -187,7 +268,7 @@ describe('view: StrictMode', () => {
     const effects = shared$.subscribe();
     const { unmount } = render(
       <StrictMode>
-        <WaitingRoom queue$={shared$} texts={ENGLISH} />
+        <WaitingRoom queue$={shared$} texts={ENGLISH} loadLostPlace={loadLostPlace} />
       </StrictMode>,
     );
     unmount();

@@ -9,6 +9,8 @@ describe('constants', () => {
       rootFallback: 3_000,
       anonymousPoll: 5_000,
       poll: 60_000,
+      // Beyond the specification: the wait before a held GET whose place was lost joins the line again.
+      rejoinDelay: 3_000,
     });
   });
 

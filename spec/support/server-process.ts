@@ -22,6 +22,8 @@ export interface ServerProcess {
   running(): boolean;
   /** Sends SIGTERM, as a process manager does, and waits for the exit code (SIGKILL after 10 s). */
   stop(): Promise<number | null>;
+  /** Sends SIGKILL, as `kill -9` or a crash does (no chance to save anything), and waits until it has exited. */
+  kill(): Promise<void>;
 }
 
 const running = new Set<ChildProcess>();
@@ -93,7 +95,16 @@ async function launch(env: Record<string, string>, port: number): Promise<Server
     output: () => output,
     running: () => child.exitCode === null && child.signalCode === null,
     stop: () => terminate(child),
+    kill: () => kill(child),
   };
+}
+
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
 }
 
 function terminate(child: ChildProcess): Promise<number | null> {

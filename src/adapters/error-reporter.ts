@@ -1,7 +1,10 @@
 import type { ErrorReportingSettings } from '../config/page-config';
 
-/** Sends one message to the error-reporting service. */
-export type Report = (message: string) => void;
+/** How serious a report is; without one, an error. */
+export type ReportLevel = 'error' | 'warning';
+
+/** Sends one message to the error-reporting service, at `level` (an error by default). */
+export type Report = (message: string, level?: ReportLevel) => void;
 
 export interface ErrorReporterDeps {
   /** Loads the reporting SDK and returns the function that sends one report. */
@@ -18,23 +21,23 @@ export interface ErrorReporterDeps {
  */
 export function createErrorReporter(settings: ErrorReportingSettings, deps: ErrorReporterDeps): Report {
   let send: Report | null = null;
-  const queued: string[] = [];
+  const queued: Array<Parameters<Report>> = [];
   if (settings.dsn) {
     deps.afterFirstPaint(() => {
       deps.load(settings).then(
         (ready) => {
           send = ready;
-          queued.splice(0).forEach(ready);
+          queued.splice(0).forEach((args) => ready(...args));
         },
         (error) => deps.console.error('[waiting-room] error reporting unavailable', error),
       );
     });
   }
-  return (message) => {
+  return (message, level) => {
     deps.console.error('[waiting-room]', message);
     if (!settings.dsn) return;
-    if (send) send(message);
-    else queued.push(message);
+    if (send) send(message, level);
+    else queued.push([message, level]);
   };
 }
 

@@ -1,15 +1,26 @@
 import type { Observable } from 'rxjs';
 import type { QueueInfo } from '../../streams/types';
+import { placeLost } from '../../streams/place-lost';
 import { isShowable, shownPart } from '../../streams/rules/queue-info';
 import { fromFetch, type FetchLike } from './http';
+
+/** The error code of a queue_info 404 for a uuid the server does not know (`{error: {code}}`). */
+const UNKNOWN_UUID = 'unknown_uuid';
 
 /**
  * Reads a queue_info answer; anything but a 2xx JSON `{position, estimated}` of non-negative
  * numbers throws. The extension's `ticket` and `served` are kept when both are non-negative whole
  * numbers, and otherwise left out: without them the page only waits for polls, as the spec has it.
+ * A 404 whose JSON error code is `unknown_uuid` throws a lost place (`placeLost()`): the server
+ * does not know this place (any longer). Any other 404 (a missing route, a proxy's page) is a
+ * failed poll like a 5xx: taking it for a lost place would send every visitor round again.
  */
 export async function readQueueInfo(response: Response): Promise<QueueInfo> {
-  if (!response.ok) throw new Error(`queue_info answered ${response.status}`);
+  if (!response.ok) {
+    const body = response.status == 404 && (await response.json().catch(() => null));
+    if (body?.error?.code == UNKNOWN_UUID) throw placeLost(`queue_info answered 404 ${UNKNOWN_UUID}`);
+    throw new Error(`queue_info answered ${response.status}`);
+  }
   const body: unknown = await response.json();
   // The core's own checks, so that the page and the core never disagree on what is showable.
   if (!isShowable(body)) throw new Error('queue_info answer is malformed');
@@ -19,7 +30,8 @@ export async function readQueueInfo(response: Response): Promise<QueueInfo> {
 /**
  * The queue_info call (spec section 7, call 2): each subscription GETs the route with `{uuid}`
  * filled, bypassing the HTTP cache, then emits `{position, estimated}` (with `ticket` and
- * `served` when the server sends them) or errors (a failed poll).
+ * `served` when the server sends them) or errors: with a lost place when the server does not
+ * know the uuid, otherwise with a plain Error (a failed poll).
  */
 export function createQueueInfo(fetch: FetchLike, route: string, uuid: string): () => Observable<QueueInfo> {
   const url = route.replace('{uuid}', encodeURIComponent(uuid));

@@ -1,4 +1,4 @@
-import { ReplaySubject, defer, filter, fromEventPattern, map, merge, of, startWith, switchMap, take, throwError, type Observable } from 'rxjs';
+import { Observable, ReplaySubject, defer, filter, map, merge, of, startWith, switchMap, take, throwError } from 'rxjs';
 import type { ConnectionState, LineMoved } from '../../streams/types';
 import { CHANNELS } from '../../streams/constants';
 
@@ -29,13 +29,16 @@ export class SubscriptionError extends Error {
 /** The connection error code of an unauthorized private subscription. */
 const UNAUTHORIZED = 4009;
 
-/** One pusher-js event as an observable; the handler is unbound on teardown. Emits the data only. */
+/**
+ * One pusher-js event as an observable; the handler is unbound on teardown. Emits the data only.
+ * (rxjs's fromEventPattern does the same with more code loaded before the position shows.)
+ */
 export const fromPusherEvent = <T>(emitter: EventEmitterLike, event: string): Observable<T> =>
-  fromEventPattern<T>(
-    (handler) => emitter.bind(event, handler),
-    (handler) => emitter.unbind(event, handler),
-    (data: T) => data,
-  );
+  new Observable<T>((subscriber) => {
+    const handler = (data: T) => subscriber.next(data);
+    emitter.bind(event, handler);
+    return () => emitter.unbind(event, handler);
+  });
 
 /**
  * The realtime part of the stream core's sources, for one client and one channel.

@@ -1,5 +1,6 @@
 import { NEVER, type Observable } from 'rxjs';
-import { useObservableState } from 'observable-hooks';
+import { useState } from 'react';
+import { useSubscription } from 'observable-hooks';
 import type { QueueStatus } from '../../streams/types';
 import type { Texts } from './texts';
 import { LOADING_VIEW, type WaitingView } from './waiting-view-model';
@@ -8,12 +9,24 @@ import { useDocumentTitle } from './use-document-title';
 import { formatCount } from './format';
 import { Announcer } from './Announcer';
 import { LoadingBlock } from './LoadingBlock';
+import { LostBlock } from './LostBlock';
 import { WaitingBlock } from './WaitingBlock';
+import type { LostPlaceView } from './lost-place';
+
+interface Props {
+  readonly queue$: Observable<QueueStatus>;
+  readonly texts: Texts;
+  /** Loads the lost-place view, when a place is lost (a file of its own). */
+  readonly loadLostPlace: () => Promise<LostPlaceView>;
+}
 
 /** The waiting page: renders the shared status stream. Replay, leave and report are the effects' job, not the view's. */
-export function WaitingRoom({ queue$, texts }: { queue$: Observable<QueueStatus>; texts: Texts }) {
+export function WaitingRoom({ queue$, texts, loadLostPlace }: Props) {
   const viewModel = useWaitingViewModel(queue$);
-  const view: WaitingView = useObservableState(viewModel?.view$ ?? NEVER, LOADING_VIEW);
+  // What observable-hooks' useObservableState does with an observable, without the rest of that
+  // hook (state from a function), which the page does not use and would load before the position.
+  const [view, setView] = useState<WaitingView>(LOADING_VIEW);
+  useSubscription(viewModel?.view$ ?? NEVER, setView);
   const position = view.phase == 'waiting' ? formatCount(texts.lang, view.position) : '';
   useDocumentTitle(position ? texts.tabTitle(position) : texts.title);
   const announcement = view.phase == 'waiting' ? `${texts.position}: ${position}. ${texts.estimated(view.estimated)}` : '';
@@ -30,6 +43,8 @@ export function WaitingRoom({ queue$, texts }: { queue$: Observable<QueueStatus>
         <LoadingBlock texts={texts} />
       ) : view.phase == 'waiting' ? (
         <WaitingBlock texts={texts} position={view.position} estimated={view.estimated} updatedAt={view.updatedAt} />
+      ) : view.phase == 'lost' ? (
+        <LostBlock load={loadLostPlace} lang={texts.lang} rejoin={view.rejoin} />
       ) : (
         <section className="wr-block" role="status">
           <p>{texts[view.phase]}</p>

@@ -15,7 +15,9 @@ export type WaitingView =
       readonly updatedAt: number;
       readonly notice: Notice;
     }
-  | { readonly phase: 'released' | 'leaving' };
+  | { readonly phase: 'released' | 'leaving' }
+  /** Beyond the spec: the place in line was lost; `rejoin`: the page is about to join the line again. */
+  | { readonly phase: 'lost'; readonly rejoin: boolean };
 
 export const LOADING_VIEW: WaitingView = { phase: 'loading', notice: null };
 
@@ -25,6 +27,9 @@ const LOST = ['unavailable', 'failed', 'disconnected'];
 export function toWaitingView(status: QueueStatus): WaitingView {
   if (status.kind == 'released') return { phase: 'released' };
   if (status.kind == 'failed' || status.kind == 'leaving') return { phase: 'leaving' };
+  if (status.kind == 'lost' || status.kind == 'rejoining') {
+    return { phase: 'lost', rejoin: status.kind == 'rejoining' || status.rejoin != null };
+  }
   const notice: Notice = LOST.includes(status.connection) ? 'connectionLost' : status.failedPolls > 0 ? 'pollFailed' : null;
   return status.kind == 'loading'
     ? { phase: 'loading', notice }

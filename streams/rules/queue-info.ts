@@ -1,12 +1,17 @@
 import { catchError, defaultIfEmpty, defer, map, of, take, type Observable, type SchedulerLike } from 'rxjs';
+import { isPlaceLost } from '../place-lost';
 import type { QueueInfo } from '../types';
 
-/** The outcome of one queue_info call: an answer stamped with its scheduler time, or a failure. */
+/**
+ * The outcome of one queue_info call: an answer stamped with its scheduler time, or a failure,
+ * `lost` when the server said it does not know the place (see place-lost.ts).
+ */
 export type PollResult =
   | { readonly ok: true; readonly info: QueueInfo; readonly at: number }
-  | { readonly ok: false };
+  | { readonly ok: false; readonly lost?: true };
 
 const FAILED: PollResult = { ok: false };
+const LOST: PollResult = { ok: false, lost: true };
 
 /** An answer the page can show: a position and an estimate that are finite, non-negative numbers. */
 export function isShowable(info: unknown): info is QueueInfo {
@@ -33,8 +38,9 @@ export function shownPart({ position, estimated, ticket, served }: QueueInfo): Q
  * One queue_info call that never errors (rule: a failed call never ends the status stream).
  * Emits exactly one PollResult, then completes:
  * - `{ok: true, info, at}` for the first answer, `at` being `scheduler.now()` when it arrived;
- * - `{ok: false}` when the call errors (or throws), completes without an answer, or answers
- *   something that is not a non-negative finite position and estimate — showing NaN or
+ * - `{ok: false, lost: true}` when the call errors with a lost-place marker (`isPlaceLost`);
+ * - `{ok: false}` when the call errors otherwise (or throws), completes without an answer, or
+ *   answers something that is not a non-negative finite position and estimate — showing NaN or
  *   starting the position-0 watchdog on garbage would be worse than counting a failure.
  * The answer keeps `ticket` and `served` only when both are non-negative whole numbers; anything
  * else drops the two (the extension is lost, the answer is not).
@@ -51,6 +57,6 @@ export function callQueueInfo(
         : FAILED,
     ),
     defaultIfEmpty(FAILED),
-    catchError(() => of(FAILED)),
+    catchError((error: unknown) => of(isPlaceLost(error) ? LOST : FAILED)),
   );
 }

@@ -1,4 +1,4 @@
-import { combineLatest, distinctUntilChanged, map, scan, startWith, type Observable } from 'rxjs';
+import { distinctUntilChanged, filter, map, merge, scan, type Observable } from 'rxjs';
 import type { LiveStatus } from '../status';
 import type { ConnectionState, QueueInfo } from '../types';
 import type { ShownResult } from './line-moved';
@@ -7,14 +7,18 @@ interface Shown {
   /** The last successful answer (or move of the line) and its time, null until the first answer. */
   readonly last: { readonly info: QueueInfo; readonly at: number } | null;
   readonly failedPolls: number;
+  /** The latest connection state, null until `state$` says one. */
+  readonly connection: ConnectionState | null;
 }
 
-const NOTHING_SHOWN: Shown = { last: null, failedPolls: 0 };
+const NOTHING_SHOWN: Shown = { last: null, failedPolls: 0, connection: null };
 
-function record(shown: Shown, result: ShownResult): Shown {
-  return result.ok
-    ? { last: { info: result.info, at: result.at }, failedPolls: 'pushed' in result ? shown.failedPolls : 0 }
-    : { last: shown.last, failedPolls: shown.failedPolls + 1 };
+/** What is shown after one input: a connection state, or a queue_info outcome or move of the line. */
+function record(shown: Shown, input: ShownResult | ConnectionState): Shown {
+  if (typeof input == 'string') return { ...shown, connection: input };
+  if (input.ok) return { ...shown, last: { info: input.info, at: input.at }, failedPolls: 'pushed' in input ? shown.failedPolls : 0 };
+  // A lost place is no failed poll: the status stream ends there (rules/lost-place).
+  return input.lost ? shown : { ...shown, failedPolls: shown.failedPolls + 1 };
 }
 
 function sameStatus(a: LiveStatus, b: LiveStatus): boolean {
@@ -33,17 +37,21 @@ function sameStatus(a: LiveStatus, b: LiveStatus): boolean {
  * answer's position, estimated minutes and time (`updatedAt`); each later answer emits a new
  * `waiting`. Both carry the latest connection state and `failedPolls`, the queue_info calls
  * failed in a row since the last success: a failure keeps the last position on screen and only
- * counts up, a success resets the count. A move of the line (`Pushed`, see line-moved) shows its
- * position and time as an answer does but leaves the count as it is. A new status is emitted
- * whenever any field changes, never twice the same.
+ * counts up, a success resets the count. A lost place (see rules/lost-place) is not counted: the
+ * status stream ends on it. A move of the line (`Pushed`, see line-moved) shows its position and
+ * time as an answer does but leaves the count as it is. A new status is emitted whenever any
+ * field changes, never twice the same.
  */
 export function waiting(
   results$: Observable<ShownResult>,
   state$: Observable<ConnectionState>,
 ): Observable<LiveStatus> {
-  const shown$ = results$.pipe(scan(record, NOTHING_SHOWN), startWith(NOTHING_SHOWN));
-  return combineLatest([shown$, state$]).pipe(
-    map(([{ last, failedPolls }, connection]): LiveStatus =>
+  return merge(results$, state$).pipe(
+    // One scan over both inputs: what combineLatest would give, with less code for the page to load.
+    scan(record, NOTHING_SHOWN),
+    // Nothing until the connection state is known, then a status on every input.
+    filter((shown): shown is Shown & { readonly connection: ConnectionState } => shown.connection !== null),
+    map(({ last, failedPolls, connection }): LiveStatus =>
       last === null
         ? { kind: 'loading', connection, failedPolls }
         : { kind: 'waiting', position: last.info.position, estimated: last.info.estimated, updatedAt: last.at, connection, failedPolls },

@@ -2,6 +2,7 @@ import type { CapacityResult } from './capacity/run-capacity';
 import type { EstimateResult } from './estimate-accuracy';
 import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
+import type { SoakResult } from './soak';
 import type { TargetCheck } from './targets';
 
 export interface BenchResults {
@@ -16,6 +17,7 @@ export interface BenchResults {
   readonly capacity?: CapacityResult;
   readonly capacityRedis?: CapacityResult;
   readonly positionCost?: PositionCostResult;
+  readonly soak?: SoakResult;
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -47,6 +49,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.capacityRedis) lines.push('', ...capacity(results.capacityRedis, 'Redis store'));
   if (results.estimate) lines.push('', ...estimate(results.estimate, results.estimateVariants ?? []));
   if (results.positionCost) lines.push('', ...positionCost(results.positionCost));
+  if (results.soak) lines.push('', ...soak(results.soak));
   lines.push('');
   return lines.join('\n');
 }
@@ -160,5 +163,34 @@ function positionCost(result: PositionCostResult): string[] {
     'A rank in O(log n) keeps the ratio near 1–2; a count over the line would make it about 100. ' +
       '`touch` is the same call without the rank (the lookup and the last-seen write): where its ratio is as large, ' +
       "the growth is the line's entries no longer fitting in the CPU's caches, which an O(1) step pays alike.",
+  ];
+}
+
+function soak(result: SoakResult): string[] {
+  const { settings } = result;
+  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+  const verdict = result.errors.total === 0 && result.lostPlaces === 0 && result.rssSlopePercentPerMinute <= 1 ? 'PASS' : 'MISS';
+  return [
+    '## Soak (memory store)',
+    '',
+    `${settings.visitors} visitors waiting for ${settings.minutes} minutes at the page's own pace (queue_info every 5 s and every 60 s), ` +
+      `the release loop letting in ${settings.releasePerMinute} a minute and new visitors taking their places each minute. ` +
+      `Memory after a full GC at the end of each minute; the slope is fitted over the minutes after the first ${settings.warmupMinutes}.`,
+    '',
+    '| figure | goal | measured | verdict |',
+    '| --- | --- | --- | --- |',
+    `| errors (holds, polls, visitors' sockets and replays) | 0 | ${result.errors.total} (${result.queueInfoAnswered} queue_info answered, ${result.released} released, ${result.arrivals} arrivals) | **${result.errors.total === 0 ? 'PASS' : 'MISS'}** |`,
+    `| places lost (queue_info 404) | 0 | ${result.lostPlaces} | **${result.lostPlaces === 0 ? 'PASS' : 'MISS'}** |`,
+    `| RSS slope after warm-up | ≤ 1 % a minute | ${fixed(result.rssSlopePercentPerMinute, 2)} % (heap ${fixed(result.heapSlopePercentPerMinute, 2)} %) | **${result.rssSlopePercentPerMinute <= 1 ? 'PASS' : 'MISS'}** |`,
+    '',
+    '| minute | RSS | heap | queue_info answered | p99 ms | errors | waiting | released in all | server CPU |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...result.minutes.map(
+      (sample) =>
+        `| ${sample.minute} | ${mb(sample.memory.rss)} | ${mb(sample.memory.heapUsed)} | ${sample.polls.answered} | ${fixed(sample.polls.latencyMs.p99, 1)} | ` +
+        `${sample.polls.errorCount + sample.polls.unanswered} | ${sample.waiting} | ${sample.released} | ${fixed(sample.serverCpu * 100)} % |`,
+    ),
+    '',
+    `Soak verdict: **${verdict}**.`,
   ];
 }

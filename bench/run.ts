@@ -13,7 +13,8 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,estimate,capacity,position   run only these parts
+ *   BENCH_ONLY=page,estimate,capacity,position   run only these parts; add soak for the soak (10 minutes more)
+ *   BENCH_SOAK_VISITORS=10000 BENCH_SOAK_MINUTES=10 BENCH_SOAK_WARMUP_MINUTES=2 BENCH_SOAK_RELEASE_PER_MINUTE=120
  *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port)
  *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run (folder printed)
  */
@@ -25,6 +26,7 @@ import { DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, t
 import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
+import { runSoak, type SoakResult } from './soak';
 import { checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
@@ -97,6 +99,20 @@ async function main(): Promise<void> {
           : await measurePositionCost(DEFAULT_POSITION_COST_OPTIONS);
     }
 
+    let soak: SoakResult | undefined;
+    if (only.has('soak')) {
+      const soakOptions = {
+        visitors: Math.floor(numberFromEnv('BENCH_SOAK_VISITORS', 10_000, 10)),
+        minutes: Math.floor(numberFromEnv('BENCH_SOAK_MINUTES', 10, 2)),
+        warmupMinutes: Math.floor(numberFromEnv('BENCH_SOAK_WARMUP_MINUTES', 2, 0)),
+        releasePerMinute: Math.floor(numberFromEnv('BENCH_SOAK_RELEASE_PER_MINUTE', 120, 1)),
+        pageDir,
+        log,
+      };
+      log(`soak (memory store): ${soakOptions.visitors} visitors at the page's pace for ${soakOptions.minutes} minutes…`);
+      soak = await runSoak(soakOptions);
+    }
+
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -109,6 +125,7 @@ async function main(): Promise<void> {
       capacity,
       capacityRedis,
       positionCost,
+      soak,
       cpuProfileDir: profileDir,
     };
     mkdirSync(resultsDir, { recursive: true });

@@ -296,7 +296,7 @@ export async function runCapacity(options: CapacityOptions) {
 export type CapacityResult = Awaited<ReturnType<typeof runCapacity>>;
 
 /** Refuses to start when the open-file or port limits cannot hold the visitors; raises nothing. */
-function checkLimits(options: CapacityOptions) {
+export function checkLimits(options: CapacityOptions) {
   const files = openFileLimit();
   const ports = localPortRange();
   // Each process holds one socket per visitor plus its pools and its own files.
@@ -314,7 +314,7 @@ function checkLimits(options: CapacityOptions) {
   return { openFiles: files, localPorts: ports, socketsPerProcess };
 }
 
-function serverEnv(options: CapacityOptions, adminToken: string): NodeJS.ProcessEnv {
+export function serverEnv(options: CapacityOptions, adminToken: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',
@@ -335,7 +335,7 @@ function serverEnv(options: CapacityOptions, adminToken: string): NodeJS.Process
   return env;
 }
 
-function adminClient(url: string, token: string) {
+export function adminClient(url: string, token: string) {
   return async (method: string, route: string): Promise<unknown> => {
     const response = await fetch(url + route, {
       method,
@@ -451,7 +451,7 @@ function batches(each: readonly [number, number, number][]): [number, number, nu
   return steps;
 }
 
-async function closeAll(children: Child<unknown>[]): Promise<void> {
+export async function closeAll(children: Child<unknown>[]): Promise<void> {
   for (const child of children.reverse()) {
     try {
       await Promise.race([child.request('close'), new Promise((resolve) => setTimeout(resolve, 5000))]);

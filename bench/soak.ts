@@ -128,7 +128,8 @@ export async function runSoak(options: SoakOptions) {
       minutes,
       queueInfoAnswered: minutes.reduce((sum, sample) => sum + sample.polls.answered, 0),
       released: lives.received.length,
-      arrivals: holds.reduce((sum, hold) => sum + hold.held, 0),
+      // Each hold answers how many visitors were held in all so far.
+      arrivals: holds.at(-1)?.held ?? 0,
       rssSlopePercentPerMinute: round(slope((memory) => memory.rss) * 100),
       heapSlopePercentPerMinute: round(slope((memory) => memory.heapUsed) * 100),
       lostPlaces,

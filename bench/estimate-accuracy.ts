@@ -10,7 +10,7 @@
 import { estimateMinutes } from '../server/estimate';
 import { MemoryStore } from '../server/store/memory';
 import type { ReleasePolicy } from '../server/store/types';
-import { mean, median } from './stats';
+import { mean, median, mulberry32 } from './stats';
 
 const MINUTE = 60_000;
 const STEP_MS = 1000;
@@ -202,16 +202,4 @@ function poisson(random: () => number, mean: number): number {
   let count = -1;
   for (let product = 1; product > limit; product *= random()) count++;
   return count;
-}
-
-/** A small seeded generator, so that every run of the benchmark simulates the same lines. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -16,7 +16,7 @@ import Redis from 'ioredis';
 import { MemoryStore } from '../server/store/memory';
 import { RedisStore } from '../server/store/redis';
 import type { QueueStore } from '../server/store/types';
-import { percentile } from './stats';
+import { mulberry32, percentile } from './stats';
 
 export interface PositionCostOptions {
   /** The line lengths measured. */
@@ -202,15 +202,4 @@ async function removeKeys(redis: Redis, prefix: string): Promise<void> {
     if (keys.length > 0) await redis.unlink(...keys);
     cursor = next;
   } while (cursor !== '0');
-}
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import Pusher from 'pusher';
 import type { Started } from '../../server/start';
-import { RawSocket } from './support/realtime';
+import { RawSocket, rawListener } from './support/realtime';
 import { startServer } from './support/server';
 
 const APP = { appId: 'waiting-room', key: 'waiting-room-key', secret: 'events-api-secret' };
@@ -37,13 +37,7 @@ describe('HTTP events API', () => {
   });
   afterAll(() => server.close());
 
-  const listener = async (channel: string) => {
-    const socket = await RawSocket.open(server);
-    sockets.push(socket);
-    socket.send({ event: 'pusher:subscribe', data: { channel } });
-    await socket.next('pusher_internal:subscription_succeeded');
-    return socket;
-  };
+  const listener = (channel: string) => rawListener(server, channel, sockets);
 
   it("should deliver the pusher SDK's trigger to the channel's subscribers", async () => {
     const socket = await listener('App.Client.one');

@@ -1,7 +1,7 @@
 import type Pusher from 'pusher-js';
 import type { RealtimeServer } from '../../server/realtime/server';
 import type { Started } from '../../server/start';
-import { connectPusher, eventsApi, pusherClient, RawSocket, startWithRealtime } from './support/realtime';
+import { connectPusher, eventsApi, pusherClient, RawSocket, rawListener, startWithRealtime } from './support/realtime';
 import { waitFor } from './support/server';
 
 const SECRET = 'limits-secret-known-to-the-test';
@@ -276,13 +276,7 @@ describe('realtime limits: a client that does not read', () => {
   });
   afterAll(() => server.close());
 
-  const listener = async (channel: string) => {
-    const socket = await RawSocket.open(server);
-    sockets.push(socket);
-    socket.send({ event: 'pusher:subscribe', data: { channel } });
-    await socket.next('pusher_internal:subscription_succeeded');
-    return socket;
-  };
+  const listener = (channel: string) => rawListener(server, channel, sockets);
 
   it('should drop a socket whose output waiting passes the bound, while a reading socket gets every event', async () => {
     const reader = await listener('App.Queue');

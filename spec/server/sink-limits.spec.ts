@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { BrowserClient, Scope, defaultStackParser, makeFetchTransport } from '@sentry/browser';
 import type { Started } from '../../server/start';
+import { sentryScopeFor } from './support/sentry';
 import { admin, startServer } from './support/server';
 
 /** A Sentry envelope carrying `events`, each an `event` item with its length. */
@@ -182,21 +182,11 @@ describe('the local error sink, bounded in bytes and in rate', () => {
       sent++;
       return fetch(input, init);
     };
-    const client = new BrowserClient({
-      dsn: `http://public@127.0.0.1:${server.port}/1`,
-      transport: (options) => makeFetchTransport(options, countingFetch),
-      stackParser: defaultStackParser,
-      integrations: [],
-      sampleRate: 1,
-      release: '1.0.0',
-    });
-    const scope = new Scope();
-    scope.setClient(client);
-    client.init();
+    const scope = sentryScopeFor(server, countingFetch);
 
     for (let i = 0; i < 13; i++) {
       scope.captureMessage(`Websoket KO - unavailable ${i}`, 'error');
-      await client.flush(5000);
+      await scope.getClient()!.flush(5000);
     }
 
     // 10 taken, the 11th answered 429, the last two never sent.

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { BrowserClient, Scope, defaultStackParser, makeFetchTransport } from '@sentry/browser';
 import type { Started } from '../../server/start';
+import { sentryScopeFor } from './support/sentry';
 import { admin, startServer, waitFor } from './support/server';
 
 describe('the local error-report sink', () => {
@@ -15,21 +15,11 @@ describe('the local error-report sink', () => {
 
   it("should receive the Sentry SDK's envelopes and list their messages", async () => {
     // The page's setup: the DSN the server hands it, sample rate and release as in its config.
-    const client = new BrowserClient({
-      dsn: `http://public@127.0.0.1:${server.port}/1`,
-      transport: makeFetchTransport,
-      stackParser: defaultStackParser,
-      integrations: [],
-      sampleRate: 1,
-      release: '1.0.0',
-    });
-    const scope = new Scope();
-    scope.setClient(client);
-    client.init();
+    const scope = sentryScopeFor(server);
 
     scope.captureMessage('Websoket KO - unavailable', 'error');
     scope.captureException(new TypeError('config is malformed'));
-    expect(await client.flush(5000)).toBe(true);
+    expect(await scope.getClient()!.flush(5000)).toBe(true);
     await waitFor(async () => (await errors()).length === 2, 'both reports');
 
     expect(await errors()).toEqual([

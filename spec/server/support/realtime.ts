@@ -154,3 +154,15 @@ export class RawSocket {
     this.ws.terminate();
   }
 }
+
+/**
+ * A raw socket subscribed to `channel` once the server said so; it is added to `sockets`, for the
+ * test to close after it.
+ */
+export async function rawListener(server: Started, channel: string, sockets: RawSocket[]): Promise<RawSocket> {
+  const socket = await RawSocket.open(server);
+  sockets.push(socket);
+  socket.send({ event: 'pusher:subscribe', data: { channel } });
+  await socket.next('pusher_internal:subscription_succeeded');
+  return socket;
+}

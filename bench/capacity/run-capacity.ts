@@ -135,7 +135,8 @@ export async function runCapacity(options: CapacityOptions) {
       log(
         `  paced run ${run + 1}: queue_info ${paced.perSecond.toFixed(0)}/s (p50 ${paced.latencyMs.p50} ms, p99 ${paced.latencyMs.p99} ms); ` +
           `${releases.delivered}/${releases.released} releases delivered, p50 ${releases.latencyMs.p50} ms, p99 ${releases.latencyMs.p99} ms; ` +
-          `QueueMoved ${moves.counted} frames of ${moves.countedBatches} batches, p50 ${moves.latencyMs.p50} ms, p99 ${moves.latencyMs.p99} ms, ${moves.missedByWaiting} missed`,
+          `QueueMoved ${moves.counted} frames of ${moves.countedBatches} batches, p50 ${moves.latencyMs.p50} ms, p99 ${moves.latencyMs.p99} ms, ${moves.missedByWaiting} missed; ` +
+          `server loop delay max ${serverLoopDelayMs.max.toFixed(1)} ms`,
       );
     }
 

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocket, type RawData } from 'ws';
 import {
@@ -63,8 +64,12 @@ export class Connection {
   private readonly idleTimer: NodeJS.Timeout;
   private pongTimer?: NodeJS.Timeout;
 
+  /**
+   * @param socket the upgraded socket `ws` writes to, where `sendFrame` writes prepared frames.
+   */
   constructor(
     private readonly ws: WebSocket,
+    private readonly socket: Duplex,
     private readonly options: ConnectionOptions,
   ) {
     this.rate = new MessageRate(options.messagesPerSecond, performance.now());
@@ -75,20 +80,36 @@ export class Connection {
     this.send(connectionEstablished(this.id, options.activityTimeoutSeconds));
   }
 
+  /** Sends one message of this connection's own (handshake, pong, subscription answers…). */
   send(message: WireMessage): void {
-    this.sendFrame(encode(message));
+    const ws = this.ws;
+    if (ws.readyState !== WebSocket.OPEN) return;
+    ws.send(encode(message));
+    this.checkBuffered(ws);
   }
 
   /**
-   * Sends an already encoded message (one encoding for all subscribers of a channel), then
-   * closes the socket with 4100 if the output waiting for the client has passed the bound: it
+   * Sends a channel event already framed (`encodeFrame`: one framing for all subscribers of a
+   * channel) by writing its bytes to the socket itself; nothing is allocated per socket.
+   *
+   * This keeps the order with `ws.send` because ws's Sender queues a send only while it
+   * compresses or reads a Blob: the server turns permessage-deflate off (`WS_OPTIONS` in
+   * server.ts) and sends no Blobs, so every `ws.send` too reaches `socket.write` at once. What is
+   * written here counts in `ws.bufferedAmount` (the socket's unwritten bytes), so the bound holds.
+   */
+  sendFrame(frame: Buffer): void {
+    const ws = this.ws;
+    if (ws.readyState !== WebSocket.OPEN) return;
+    this.socket.write(frame);
+    this.checkBuffered(ws);
+  }
+
+  /**
+   * Closes the socket with 4100 if the output waiting for the client has passed the bound: it
    * does not read, or not fast enough. The check reads two counters (ws's queue and the
    * socket's unwritten bytes): nothing is allocated, no timer set.
    */
-  sendFrame(frame: string): void {
-    const ws = this.ws;
-    if (ws.readyState !== WebSocket.OPEN) return;
-    ws.send(frame);
+  private checkBuffered(ws: WebSocket): void {
     if (ws.bufferedAmount > this.options.maxBufferedBytes) this.overflowed(ws.bufferedAmount);
   }
 

@@ -3,6 +3,22 @@
  * https://pusher.com/docs/channels/library_auth_reference/pusher-websockets-protocol/
  */
 
+import { WebSocket } from 'ws';
+
+/** ws's frame builder (`WebSocket.Sender.frame`, ws 8), which @types/ws does not declare. */
+const Sender = (WebSocket as unknown as { Sender: { frame(data: Buffer, options: FrameOptions): Buffer[] } }).Sender;
+
+interface FrameOptions {
+  readonly fin: boolean;
+  readonly opcode: number;
+  readonly mask: boolean;
+  readonly readOnly: boolean;
+  readonly rsv1: boolean;
+}
+
+/** A whole, final, unmasked, uncompressed text frame: what a server sends when permessage-deflate is off. */
+const SERVER_TEXT_FRAME: FrameOptions = { fin: true, opcode: 0x1, mask: false, readOnly: false, rsv1: false };
+
 /** Protocol versions this server speaks; pusher-js 8 asks for 7. */
 export const PROTOCOL_VERSIONS = { min: 5, max: 7 } as const;
 
@@ -49,6 +65,16 @@ export interface ClientMessage {
 /** Encodes one message for the wire. */
 export function encode(message: WireMessage): string {
   return JSON.stringify(message);
+}
+
+/**
+ * Encodes one message as the WebSocket frame bytes (header and payload in one buffer) that
+ * `ws.send` of its JSON would put on a server's socket: a channel event is framed once and the
+ * same bytes are written to every subscriber (`Connection.sendFrame`).
+ */
+export function encodeFrame(message: WireMessage): Buffer {
+  const [header, payload] = Sender.frame(Buffer.from(encode(message)), SERVER_TEXT_FRAME);
+  return payload === undefined ? header : Buffer.concat([header, payload]);
 }
 
 /** Parses one client frame, or returns undefined when it is not a protocol message. */

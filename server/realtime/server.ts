@@ -5,7 +5,8 @@ import { WebSocketServer, type ServerOptions, type WebSocket } from 'ws';
 import type { RealtimeLimits } from '../config';
 import { Connection, type ChannelRegistry, type ConnectionOptions } from './connection';
 import type { ChannelMessage, Fanout } from './fanout';
-import { CLOSE, MAX_CLIENT_MESSAGE, PROTOCOL_VERSIONS, encode, protocolError } from './protocol';
+import { SlicedDelivery } from './delivery';
+import { CLOSE, MAX_CLIENT_MESSAGE, PROTOCOL_VERSIONS, encode, encodeFrame, protocolError } from './protocol';
 import type { AppCredentials } from './signature';
 
 /** The idle timeouts and the bounds on what one client may cost (`config.realtime`), and the parts it works with. */
@@ -22,9 +23,14 @@ export interface RealtimeOptions extends RealtimeLimits {
  */
 const CLOSE_GRACE_MS = 1000;
 
-/** ws 8.23 takes `closeTimeout`, which @types/ws 8.18 does not declare yet. */
+/**
+ * ws 8.23 takes `closeTimeout`, which @types/ws 8.18 does not declare yet. permessage-deflate
+ * stays off (ws's default, said here since `Connection.sendFrame` relies on it): channel events
+ * are framed once and their bytes written to every socket as they are.
+ */
 const WS_OPTIONS: ServerOptions & { readonly closeTimeout: number } = {
   noServer: true,
+  perMessageDeflate: false,
   maxPayload: MAX_CLIENT_MESSAGE,
   closeTimeout: CLOSE_GRACE_MS,
 };
@@ -37,6 +43,7 @@ export class RealtimeServer implements ChannelRegistry {
   private readonly wss = new WebSocketServer(WS_OPTIONS);
   private readonly connections = new Set<Connection>();
   private readonly channels = new Map<string, Set<Connection>>();
+  private readonly delivery = new SlicedDelivery();
   private readonly connectionOptions: ConnectionOptions;
   private closing = false;
 
@@ -66,14 +73,15 @@ export class RealtimeServer implements ChannelRegistry {
     );
   }
 
-  /** Sends `message` to this instance's sockets subscribed to its channel. */
+  /**
+   * Sends `message` to this instance's sockets subscribed to its channel: framed once, then
+   * written a slice of sockets at a time after every event published before it (`SlicedDelivery`).
+   */
   deliver(message: ChannelMessage): void {
     const subscribers = this.channels.get(message.channel);
     if (!subscribers) return;
-    const frame = encode({ event: message.event, channel: message.channel, data: message.data });
-    for (const connection of subscribers) {
-      if (connection.id !== message.exceptSocketId) connection.sendFrame(frame);
-    }
+    const frame = encodeFrame({ event: message.event, channel: message.channel, data: message.data });
+    this.delivery.deliver(frame, subscribers, message.exceptSocketId);
   }
 
   join(channel: string, connection: Connection): void {
@@ -116,10 +124,11 @@ export class RealtimeServer implements ChannelRegistry {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    this.wss.handleUpgrade(request, socket, head, (ws) => this.open(ws, match[1], url.searchParams));
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.open(ws, socket, match[1], url.searchParams));
   }
 
-  private open(ws: WebSocket, key: string, params: URLSearchParams): void {
+  /** `socket` is the upgraded socket, which `ws` writes to. */
+  private open(ws: WebSocket, socket: Duplex, key: string, params: URLSearchParams): void {
     // An upgrade already under way when closing started.
     if (this.closing) return ws.close(CLOSE.reconnectNow, 'Server shutting down.');
     // The protocol refuses over the socket itself: an error message, then the close code.
@@ -135,7 +144,7 @@ export class RealtimeServer implements ChannelRegistry {
     if (this.connections.size >= this.options.maxConnections) {
       return refuse(ws, CLOSE.overCapacity, 'Over capacity.');
     }
-    const connection = new Connection(ws, this.connectionOptions);
+    const connection = new Connection(ws, socket, this.connectionOptions);
     this.connections.add(connection);
     ws.on('close', () => this.connections.delete(connection));
   }

@@ -56,12 +56,18 @@ export function installEdge(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request) => {
-    refuseBadTarget(request);
-    if (closing) {
-      throw new HttpError(503, 'shutting_down', 'The server is shutting down; try again in a moment.', {
-        'retry-after': '2',
-      });
+  // A callback hook, not an async one: it runs for every request, and needs no promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      refuseBadTarget(request);
+    } catch (error) {
+      return done(error as HttpError);
     }
+    if (closing) {
+      return done(
+        new HttpError(503, 'shutting_down', 'The server is shutting down; try again in a moment.', { 'retry-after': '2' }),
+      );
+    }
+    done();
   });
 }

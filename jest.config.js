@@ -13,6 +13,7 @@ module.exports = {
     project('streams', 'node'),
     project('page', 'jsdom'),
     project('server', 'node'),
+    project('demo', 'node'),
     project('e2e', 'node', { globalSetup: '<rootDir>/spec/e2e/global-setup.ts' }),
   ],
 };

@@ -3,16 +3,16 @@ import { installBodyParsers } from './body';
 import type { Clock } from './clock';
 import type { ServerConfig } from './config';
 import { installErrorHandlers } from './errors';
-import { protectRoutes } from './hold';
 import { edgeOptions, installEdge } from './http/edge';
 import type { WaitingPage } from './page';
 import type { AppCredentials } from './realtime/signature';
 import type { Fanout } from './realtime/fanout';
 import { eventsApiRoutes } from './realtime/events-api';
+import { createGate } from './gateway/gate';
+import { registerOrigin } from './gateway/origin';
 import type { Releases } from './releases';
 import { adminRoutes } from './routes/admin';
 import { assetRoutes } from './routes/assets';
-import { demoRoutes } from './routes/demo';
 import { pusherAuthRoutes } from './routes/pusher-auth';
 import { queueRoutes } from './routes/queue';
 import { sinkRoutes } from './routes/sink';
@@ -52,25 +52,34 @@ export function createFastify(config: ServerConfig, logStream?: LogStream): Fast
   });
 }
 
-/** The HTTP side of the server: every route, the session cookie, body parsing and errors. */
-export function registerRoutes(app: FastifyInstance, parts: AppParts): void {
+/**
+ * The HTTP side of the server: the waiting room's own routes, each parsing the bodies it
+ * accepts, and in front of everything else the gate and the origin (`upstream`), to which
+ * bodies stream untouched.
+ */
+export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: string): void {
   const { config, store, clock, releases } = parts;
   const pusherApp: AppCredentials = config.pusher;
 
   // First: a refused request target is answered before any other hook sees it.
   installEdge(app);
   installSessions(app, config.sessionSecret);
-  installBodyParsers(app);
   installErrorHandlers(app);
-  protectRoutes(app, { config, store, clock, page: parts.page, port: parts.port });
 
-  app.register(demoRoutes, { store });
-  app.register(queueRoutes, { store, clock, releases });
-  app.register(pusherAuthRoutes, { app: pusherApp, store });
-  app.register(adminRoutes, { prefix: '/admin', token: config.adminToken, store, clock, releases, errors: parts.errors });
-  app.register(sinkRoutes, { errors: parts.errors, limits: config.sink });
-  app.register(assetRoutes, { dir: config.assetsDir, publicSourceMaps: config.publicSourceMaps });
-  if (config.pusher.embedded) {
-    app.register(async (scope) => eventsApiRoutes(scope, { app: pusherApp, fanout: parts.fanout }));
-  }
+  app.register(async (own) => {
+    installBodyParsers(own);
+    own.register(queueRoutes, { store, clock, releases });
+    own.register(pusherAuthRoutes, { app: pusherApp, store });
+    own.register(adminRoutes, { prefix: '/admin', token: config.adminToken, store, clock, releases, errors: parts.errors });
+    own.register(sinkRoutes, { errors: parts.errors, limits: config.sink });
+    own.register(assetRoutes, { dir: config.assetsDir, publicSourceMaps: config.publicSourceMaps });
+    if (config.pusher.embedded) {
+      own.register(async (scope) => eventsApiRoutes(scope, { app: pusherApp, fanout: parts.fanout }));
+    }
+  });
+  app.register(async (gateway) =>
+    registerOrigin(gateway, { ...config.gateway, upstream }, store, (origin) =>
+      createGate({ config, store, clock, page: parts.page, origin, port: parts.port }),
+    ),
+  );
 }

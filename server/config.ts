@@ -63,6 +63,29 @@ export interface ServerConfig {
   readonly logLevel: LogLevel;
   /** Believe X-Forwarded-* headers (behind a reverse proxy). */
   readonly trustProxy: boolean;
+  /** The origin behind the waiting room and how it is reached. */
+  readonly gateway: GatewayConfig;
+}
+
+/** The origin the waiting room stands in front of (gateway mode). */
+export interface GatewayConfig {
+  /**
+   * The origin's base URL (UPSTREAM). Unset: `start()` runs the demo origin on a loopback port
+   * and stands in front of it, so the default takes the same path a real site does.
+   */
+  readonly upstream?: string;
+  /** Connecting to the origin may take this long before the visitor gets a 502. */
+  readonly connectTimeoutMs: number;
+  /** The origin's answer must begin (its headers) within this, or the visitor gets a 504. */
+  readonly responseTimeoutMs: number;
+  /** Kept-alive connections to the origin, at most. */
+  readonly connections: number;
+  /** Path prefixes never held, whatever PROTECT says (assets, health checks). */
+  readonly bypass: readonly string[];
+  /** Key of the signed bypass (`Waiting-Room-Bypass` header) for monitoring; unset: none accepted. */
+  readonly bypassSecret?: string;
+  /** Largest body of a protected request, held or passed (bytes); larger ones get 413. */
+  readonly heldBodyLimit: number;
 }
 
 export interface RealtimeLimits {
@@ -179,6 +202,30 @@ export function loadConfig(env: Env): ServerConfig {
     bodyLimit: 64 * 1024,
     logLevel: read.choice('LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: read.flag('TRUST_PROXY', false),
+    gateway: gatewayConfig(read),
+  };
+}
+
+function gatewayConfig(read: Reader): GatewayConfig {
+  const bypassSecret = read.string('BYPASS_SECRET');
+  if (bypassSecret !== undefined && bypassSecret.length < 32) {
+    throw new ConfigError('BYPASS_SECRET must be at least 32 characters long; e.g. openssl rand -base64 32.');
+  }
+  const upstream = read.url('UPSTREAM', ['http:', 'https:']);
+  if (upstream !== undefined) {
+    const url = new URL(upstream);
+    if (url.username || url.password || url.search || url.hash) {
+      throw new ConfigError(`UPSTREAM must be a plain origin such as http://127.0.0.1:3000; got "${upstream}".`);
+    }
+  }
+  return {
+    upstream,
+    connectTimeoutMs: read.int('UPSTREAM_CONNECT_TIMEOUT_MS', 5000, 1, 600_000),
+    responseTimeoutMs: read.int('UPSTREAM_TIMEOUT_MS', 30_000, 1, 3_600_000),
+    connections: read.int('UPSTREAM_CONNECTIONS', 128, 1, 65_536),
+    bypass: read.prefixes('BYPASS', []),
+    bypassSecret,
+    heldBodyLimit: read.int('HELD_BODY_LIMIT', 64 * 1024, 1024, 16 * 1024 * 1024),
   };
 }
 
@@ -285,7 +332,7 @@ function reader(env: Env) {
       if (raw === undefined) return fallback;
       const prefixes = raw.split(',').map((prefix) => prefix.trim()).filter(Boolean);
       const bad = prefixes.find((prefix) => !prefix.startsWith('/') || prefix.startsWith('//'));
-      if (prefixes.length === 0 || bad !== undefined) {
+      if ((prefixes.length === 0 && fallback.length > 0) || bad !== undefined) {
         throw new ConfigError(`${name} must list paths starting with "/", comma-separated; got "${raw}".`);
       }
       for (const prefix of prefixes) {

@@ -37,11 +37,13 @@ export const EXPLAINED_CODES = [
   'store_unavailable',
   'shutting_down',
   'internal_error',
+  'origin_unreachable',
+  'origin_timeout',
 ] as const;
 export type ExplainedCode = (typeof EXPLAINED_CODES)[number];
 
 /** The statuses with a title of their own; any other shows the generic one. */
-export const TITLED_STATUSES = [400, 401, 403, 404, 405, 408, 409, 413, 414, 415, 419, 431, 500, 503] as const;
+export const TITLED_STATUSES = [400, 401, 403, 404, 405, 408, 409, 413, 414, 415, 419, 431, 500, 502, 503, 504] as const;
 type TitledStatus = (typeof TITLED_STATUSES)[number];
 
 /** One language's texts; every catalogue has the same keys (the type says so, and a test). */
@@ -73,7 +75,9 @@ export const CATALOGUES: Record<Language, Catalogue> = {
       419: 'Page expired',
       431: 'Request too large',
       500: 'Something went wrong',
+      502: 'The site is unreachable',
       503: 'Busy right now',
+      504: 'The site is too slow',
       other: 'Something went wrong',
     },
     explanations: {
@@ -102,6 +106,8 @@ export const CATALOGUES: Record<Language, Catalogue> = {
       store_unavailable: 'The waiting room is busy; try again in a moment.',
       shutting_down: 'The server is restarting; try again in a moment.',
       internal_error: 'Something went wrong on our side; try again later.',
+      origin_unreachable: 'The site behind the waiting room cannot be reached right now; your place in line is kept. Try again in a moment.',
+      origin_timeout: 'The site behind the waiting room took too long to answer; your place in line is kept. Try again in a moment.',
       client: 'The request could not be served.',
       server: 'Something went wrong on our side; try again later.',
     },
@@ -125,7 +131,9 @@ export const CATALOGUES: Record<Language, Catalogue> = {
       419: 'Page expirée',
       431: 'Demande trop volumineuse',
       500: 'Un problème est survenu',
+      502: 'Le site est injoignable',
       503: 'Occupé pour le moment',
+      504: 'Le site est trop lent',
       other: 'Un problème est survenu',
     },
     explanations: {
@@ -154,6 +162,8 @@ export const CATALOGUES: Record<Language, Catalogue> = {
       store_unavailable: 'La salle d’attente est très demandée ; réessayez dans un instant.',
       shutting_down: 'Le serveur redémarre ; réessayez dans un instant.',
       internal_error: 'Un problème est survenu de notre côté ; réessayez plus tard.',
+      origin_unreachable: 'Le site derrière la salle d’attente est injoignable pour le moment ; votre place dans la file est gardée. Réessayez dans un instant.',
+      origin_timeout: 'Le site derrière la salle d’attente a mis trop de temps à répondre ; votre place dans la file est gardée. Réessayez dans un instant.',
       client: 'La demande n’a pas pu être servie.',
       server: 'Un problème est survenu de notre côté ; réessayez plus tard.',
     },

@@ -105,11 +105,16 @@ function newCsrfToken(): string {
   return randomBytes(24).toString('base64url');
 }
 
-/** Throws a 419 unless `token` is the session's CSRF token. */
-export function checkCsrf(session: Session, token: unknown): void {
+/** True when `token` is the session's CSRF token (compared in constant time). */
+export function hasCsrfToken(session: Session, token: unknown): boolean {
   const expected = Buffer.from(session.csrfToken);
   const given = Buffer.from(typeof token === 'string' ? token : '');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Throws a 419 unless `token` is the session's CSRF token. */
+export function checkCsrf(session: Session, token: unknown): void {
+  if (!hasCsrfToken(session, token)) {
     throw new HttpError(419, 'csrf_mismatch', 'The CSRF token is missing or wrong: reload the page.');
   }
 }

@@ -6,7 +6,8 @@ import { loadWaitingPage } from './page';
 import { pusherOptions, pusherPublisher, type ReleasePublisher } from './publish';
 import { createFanout } from './realtime/create-fanout';
 import type { Fanout } from './realtime/fanout';
-import { RealtimeServer } from './realtime/server';
+import { RealtimeServer, type UpgradeListener } from './realtime/server';
+import { startDemoOrigin } from '../demo/origin';
 import { startReleaseLoop } from './release-loop';
 import { Releases } from './releases';
 import { ErrorLog } from './sink/error-log';
@@ -70,17 +71,26 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   const app = createFastify(config, options.logStream);
   const fanout = options.fanout ?? (await createFanout(config, app.log));
   const releases = new Releases(store, clock, releasePolicy(config), app.log);
+  // No UPSTREAM: the demo shop, on a loopback port of its own, is the origin.
+  const demo = config.gateway.upstream ? undefined : await startDemoOrigin({ host: '127.0.0.1', port: 0, logLevel: config.logLevel });
+  const upstream = config.gateway.upstream ?? (demo as { url: string }).url;
   let port = config.port;
-  registerRoutes(app, { config, store, clock, page, releases, fanout, errors, port: () => port });
+  registerRoutes(app, { config, store, clock, page, releases, fanout, errors, port: () => port }, upstream);
   const realtime = config.pusher.embedded
     ? new RealtimeServer({ ...config.realtime, app: config.pusher, fanout, log: app.log })
     : undefined;
-  realtime?.attach(app.server);
 
   try {
+    await app.ready();
+    if (realtime) {
+      // The origin's WebSockets (the proxy's listener) get every upgrade the realtime server does not own.
+      const origin = app.server.listeners('upgrade') as UpgradeListener[];
+      app.server.removeAllListeners('upgrade');
+      realtime.attach(app.server, (request, socket, head) => origin.forEach((listener) => listener(request, socket, head)));
+    }
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    await Promise.allSettled([app.close(), store.close(), fanout.close()]);
+    await Promise.allSettled([app.close(), store.close(), fanout.close(), demo?.close()]);
     throw error;
   }
   if (saved && config.stateFile) forgetStateFile(config.stateFile);
@@ -101,7 +111,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
         await loop.stop();
         // At once: no new connection of either kind, while pages hear "reconnect" and requests finish.
         await Promise.all([realtime?.close(), closeHttp(app)]);
-        await Promise.allSettled([store.close(), fanout.close()]);
+        await Promise.allSettled([store.close(), fanout.close(), demo?.close()]);
         // Last, once nothing can change the line any more.
         if (config.stateFile && store instanceof MemoryStore) writeStateFile(config.stateFile, store, config.sessionSecret);
       })();

@@ -89,3 +89,13 @@ function primaryLanguage(tag: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * True when a client asks for JSON rather than HTML: it names `application/json` itself and
+ * weighs it above `text/html` (an API client, a single-page app's `fetch` that says so).
+ */
+export function prefersJson(accept: string | undefined): boolean {
+  const ranges = parseWeighted(accept);
+  const json = weightOf(ranges, 'application', 'json');
+  return json.exact && json.q > 0 && json.q > weightOf(ranges, 'text', 'html').q;
+}

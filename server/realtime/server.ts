@@ -9,6 +9,9 @@ import { SlicedDelivery } from './delivery';
 import { CLOSE, MAX_CLIENT_MESSAGE, PROTOCOL_VERSIONS, encode, encodeFrame, protocolError } from './protocol';
 import type { AppCredentials } from './signature';
 
+/** A listener of a server's `upgrade` event. */
+export type UpgradeListener = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
 /** The idle timeouts and the bounds on what one client may cost (`config.realtime`), and the parts it works with. */
 export interface RealtimeOptions extends RealtimeLimits {
   readonly app: AppCredentials;
@@ -46,6 +49,7 @@ export class RealtimeServer implements ChannelRegistry {
   private readonly delivery = new SlicedDelivery();
   private readonly connectionOptions: ConnectionOptions;
   private closing = false;
+  private others?: UpgradeListener;
 
   constructor(private readonly options: RealtimeOptions) {
     this.connectionOptions = { ...options, channels: this };
@@ -66,8 +70,12 @@ export class RealtimeServer implements ChannelRegistry {
     return count;
   }
 
-  /** Answers WebSocket upgrades on `server`; other upgrade paths get a 404, and all a 503 once closing. */
-  attach(server: Server): void {
+  /**
+   * Answers WebSocket upgrades on `server` at `/app/{key}` (a 503 once closing); upgrades to
+   * other paths go to `others` (the origin's WebSockets, through the gateway), or get a 404.
+   */
+  attach(server: Server, others?: UpgradeListener): void {
+    this.others = others;
     server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
       this.upgrade(request, socket, head),
     );
@@ -116,6 +124,10 @@ export class RealtimeServer implements ChannelRegistry {
   private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const match = /^\/app\/([^/]+)$/.exec(url.pathname);
+    if (!match && this.others) {
+      this.others(request, socket, head);
+      return;
+    }
     if (!match) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;

@@ -96,12 +96,19 @@ function readRequest(value: unknown, path: string): HeldRequest {
   const request = record(value, path);
   const method = text(request.method, `${path}.method`);
   const uri = text(request.uri, `${path}.uri`);
-  if (request.body === undefined) return { method, uri };
+  const crossSite = request.crossSite === true ? { crossSite: true } : {};
+  if (request.body === undefined) return { method, uri, ...crossSite };
   const body = record(request.body, `${path}.body`);
+  const encoding = body.encoding === 'base64' ? { encoding: 'base64' as const } : {};
   return {
     method,
     uri,
-    body: { contentType: text(body.contentType, `${path}.body.contentType`, true), raw: text(body.raw, `${path}.body.raw`, true) },
+    body: {
+      contentType: text(body.contentType, `${path}.body.contentType`, true),
+      raw: text(body.raw, `${path}.body.raw`, true),
+      ...encoding,
+    },
+    ...crossSite,
   };
 }
 

@@ -12,7 +12,20 @@ export interface HeldRequest {
   /** Same-origin path with its query string. */
   readonly uri: string;
   /** For verbs other than GET: the body as received (bounded in size by the server). */
-  readonly body?: { readonly contentType: string; readonly raw: string };
+  readonly body?: HeldBody;
+  /**
+   * True when a non-GET came from a page of another site (`gateway/cross-site.ts`): its replay
+   * carries none of the visitor's cookies.
+   */
+  readonly crossSite?: boolean;
+}
+
+/** A held request's body, byte for byte. */
+export interface HeldBody {
+  readonly contentType: string;
+  /** The bytes as UTF-8 text, or as base64 when `encoding` says so (bodies that are not text). */
+  readonly raw: string;
+  readonly encoding?: 'base64';
 }
 
 export type EntryState = 'waiting' | 'released';

@@ -1,15 +1,24 @@
 import type { Entry, HeldRequest } from '../types';
 
-/** The held request as stored: a short JSON array, `[method, uri]` or `[method, uri, contentType, raw]`. */
+/**
+ * The held request as stored: a short JSON array, `[method, uri]`, `[method, uri, contentType,
+ * raw]`, or with flags `[method, uri, contentType | null, raw | null, flags]`, where the flags
+ * are letters: `b` the body is base64, `x` the request came from another site.
+ */
 export function encodeRequest(request: HeldRequest): string {
-  const { method, uri, body } = request;
+  const { method, uri, body, crossSite } = request;
+  const flags = `${body?.encoding === 'base64' ? 'b' : ''}${crossSite ? 'x' : ''}`;
+  if (flags !== '') return JSON.stringify([method, uri, body?.contentType ?? null, body?.raw ?? null, flags]);
   return JSON.stringify(body ? [method, uri, body.contentType, body.raw] : [method, uri]);
 }
 
 /** Reads a request written by `encodeRequest`. */
 export function decodeRequest(stored: string): HeldRequest {
-  const [method, uri, contentType, raw] = JSON.parse(stored) as [string, string, string?, string?];
-  return contentType === undefined ? { method, uri } : { method, uri, body: { contentType, raw: raw ?? '' } };
+  const [method, uri, contentType, raw, flags = ''] = JSON.parse(stored) as [string, string, string?, string?, string?];
+  const crossSite = flags.includes('x') ? { crossSite: true } : {};
+  if (contentType === undefined || contentType === null) return { method, uri, ...crossSite };
+  const encoding = flags.includes('b') ? { encoding: 'base64' as const } : {};
+  return { method, uri, body: { contentType, raw: raw ?? '', ...encoding }, ...crossSite };
 }
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig, type ServerConfig } from '../../../server/config';
 import { start, type StartOptions, type Started } from '../../../server/start';
+import { startTestOrigin, type TestOrigin } from './origin';
 
 export const ADMIN_TOKEN = 'test-admin-token-of-24-chars';
 
@@ -30,13 +31,35 @@ export function testConfig(env: Record<string, string> = {}, overrides: Partial<
   };
 }
 
-/** Starts the real server exactly as `npm start` does, with test settings. */
-export function startServer(
+/** A running server in front of a test origin that records what reaches it. */
+export interface StartedWithOrigin extends Started {
+  readonly origin: TestOrigin;
+}
+
+/**
+ * Starts the real server exactly as `npm start` does, with test settings, in front of a test
+ * origin (`origin.ts`) unless `env.UPSTREAM` names another.
+ */
+export async function startServer(
   env: Record<string, string> = {},
   options: StartOptions = {},
   overrides: Partial<ServerConfig> = {},
-): Promise<Started> {
-  return start(testConfig(env, overrides), options);
+): Promise<StartedWithOrigin> {
+  const origin = await startTestOrigin();
+  try {
+    const started = await start(testConfig({ UPSTREAM: origin.url, ...env }, overrides), options);
+    return {
+      ...started,
+      origin,
+      async close() {
+        await started.close();
+        await origin.close();
+      },
+    };
+  } catch (error) {
+    await origin.close();
+    throw error;
+  }
 }
 
 /** Calls the admin API with the test token. */

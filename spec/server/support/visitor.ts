@@ -1,4 +1,6 @@
+import { request } from 'undici';
 import type { PageConfig } from '../../../server/page-config';
+import { SESSION_COOKIE } from '../../../server/session';
 
 const CONFIG = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/;
 
@@ -20,7 +22,10 @@ export interface Answer {
 
 /** One browser: it keeps its session cookie, as every tab of one browser shares it. */
 export class Visitor {
+  /** The waiting room's session cookie (`name=value`), as tests read and plant it. */
   cookie = '';
+  /** The origin's own cookies, by name. */
+  readonly originCookies = new Map<string, string>();
 
   constructor(readonly base: string) {}
 
@@ -32,27 +37,32 @@ export class Visitor {
     return this.send('POST', path, body, headers);
   }
 
+  /**
+   * Sends like a plain HTTP client (curl, a crawler): undici's `request` rather than `fetch`,
+   * which always says `Sec-Fetch-Mode: cors` and so would be taken for a single-page app's call.
+   */
   async send(method: string, path: string, body?: Body, headers: Record<string, string> = {}): Promise<Answer> {
-    const init: RequestInit & { headers: Record<string, string> } = {
-      method,
-      redirect: 'manual',
-      headers: { ...(this.cookie ? { cookie: this.cookie } : {}), ...headers },
-    };
+    const cookies = [this.cookie, ...this.originCookies.values()].filter(Boolean).join('; ');
+    const sent: Record<string, string> = { ...(cookies ? { cookie: cookies } : {}), ...headers };
+    let payload: string | undefined;
     if (body && 'form' in body) {
-      init.body = new URLSearchParams(body.form).toString();
-      init.headers['content-type'] = 'application/x-www-form-urlencoded';
+      payload = new URLSearchParams(body.form).toString();
+      sent['content-type'] = 'application/x-www-form-urlencoded';
     } else if (body && 'json' in body) {
-      init.body = JSON.stringify(body.json);
-      init.headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body.json);
+      sent['content-type'] = 'application/json';
     } else if (body) {
-      init.body = body.raw;
-      init.headers['content-type'] = body.type;
+      payload = body.raw;
+      sent['content-type'] = body.type;
     }
-    const response = await fetch(this.base + path, init);
-    for (const cookie of response.headers.getSetCookie()) {
-      this.cookie = cookie.split(';')[0] ?? '';
+    const response = await request(this.base + path, { method: method as 'GET', headers: sent, body: payload });
+    const setCookie = response.headers['set-cookie'];
+    for (const cookie of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
+      const pair = cookie.split(';')[0] ?? '';
+      if (pair.startsWith(`${SESSION_COOKIE}=`)) this.cookie = pair;
+      else this.originCookies.set(pair.split('=')[0] ?? '', pair);
     }
-    const text = await response.text();
+    const text = await response.body.text();
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -61,7 +71,11 @@ export class Visitor {
     }
     const match = CONFIG.exec(text);
     const page = match ? (JSON.parse(match[1] ?? '') as PageConfig) : undefined;
-    return { status: response.status, headers: response.headers, text, json, page };
+    const answerHeaders = new Headers();
+    for (const [name, value] of Object.entries(response.headers)) {
+      for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answerHeaders.append(name, one);
+    }
+    return { status: response.statusCode, headers: answerHeaders, text, json, page };
   }
 
   /** Asks for a protected page and expects to be held: the waiting page's config. */
@@ -79,7 +93,7 @@ export class Visitor {
     return token;
   }
 
-  /** Signs in with `name` through the demo form. */
+  /** Signs in with `name` through the origin's form; the origin names the user to the waiting room. */
   async signIn(name: string): Promise<void> {
     const answer = await this.post('/login', { form: { name, _token: await this.csrfToken() } });
     if (answer.status !== 303) throw new Error(`Sign-in failed: ${answer.status} ${answer.text}`);

@@ -1,0 +1,146 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock';
+import type { ServerConfig } from '../config';
+import { HttpError } from '../errors';
+import { isWaitingRoomRoute, originOf, protectionTest } from '../hold';
+import { requestTarget } from '../http/target';
+import { prefersJson } from '../http/negotiate';
+import { pageConfigFor, type PageConfig } from '../page-config';
+import type { WaitingPage } from '../page';
+import { replayFormUuid, takeReplay } from '../replay';
+import { ensureSession } from '../session';
+import type { AdmissionLimits, HeldRequest, QueueStore } from '../store/types';
+import { BYPASS_HEADER, hasValidBypass } from './bypass';
+import { isCrossSite } from './cross-site';
+import { heldBody, readBody } from './held-body';
+import type { Origin } from './origin';
+
+export interface GateOptions {
+  readonly config: ServerConfig;
+  readonly store: QueueStore;
+  readonly clock: Clock;
+  readonly page: WaitingPage;
+  readonly origin: Origin;
+  /** The port this instance listens on (known once listening). */
+  readonly port: () => number;
+}
+
+/** Verbs the waiting room holds; others (OPTIONS…) pass untouched. */
+const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The gate in front of the origin, run before a request is forwarded: requests outside the
+ * protected prefixes, under a bypass prefix or with a valid signed bypass stream through at
+ * once. A protected one passes when its session is admitted (or can be); the page's replay form
+ * sends the held request to the origin, once; anything else takes or keeps the session's place
+ * and is answered with the waiting page, or for API clients a 503 with the page's config.
+ */
+export function createGate(options: GateOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  const { config, store, clock, origin } = options;
+  const limits: AdmissionLimits = { activeLimit: config.activeLimit, sessionMs: config.sessionSeconds * 1000 };
+  const protects = protectionTest(config.protect);
+  const bypasses = config.gateway.bypass.length > 0 ? protectionTest(config.gateway.bypass) : () => false;
+
+  return async (request, reply) => {
+    const { path } = requestTarget(request);
+    // The waiting room's own paths are never the origin's, whatever the method or the rest.
+    if (isWaitingRoomRoute(path)) throw new HttpError(404, 'not_found', 'There is nothing at this address.');
+    if (!HELD_METHODS.has(request.method) || !protects(path) || bypasses(path)) return undefined;
+    if (hasValidBypass(request.headers[BYPASS_HEADER], config.gateway.bypassSecret, clock.now())) return undefined;
+    const session = ensureSession(request, reply);
+    const bytes = await bufferBody(request, config.gateway.heldBodyLimit);
+    if (bytes !== undefined && request.method === 'POST') {
+      const form = replayFormUuid(request.headers['content-type'], bytes);
+      const held = form && (await takeReplay(request, session, form, store));
+      if (held) return origin.replay(request, reply, held);
+    }
+    const now = clock.now();
+    if (await store.admit(session.id, now, limits)) return undefined;
+    if (request.method === 'HEAD' || request.headers.upgrade !== undefined || isSubresource(request)) {
+      // None can be replayed, and none may replace the request the visitor waits for (an image
+      // of another tab, a favicon): "not now", without taking a place.
+      return reply.code(503).header('retry-after', '60').header('cache-control', 'no-store').send();
+    }
+    const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now);
+    const place = await store.placeInLine(entry.uuid, now);
+    const pageConfig = pageConfigFor(
+      place?.entry ?? entry,
+      place?.position ?? 0,
+      session,
+      config,
+      originOf(request, config.host),
+      options.port(),
+    );
+    if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
+    return sendWaitingPage(reply, options.page.render(pageConfig));
+  };
+}
+
+/**
+ * A protected request's body, read whole (bounded) so that it can be held or replayed; the
+ * request goes on with the same bytes. Undefined when it has none.
+ */
+async function bufferBody(request: FastifyRequest, limit: number): Promise<Buffer | undefined> {
+  if (!(request.body instanceof Readable)) return undefined;
+  const bytes = await readBody(request.body, request.headers['content-length'], limit);
+  request.body = Readable.from([bytes]);
+  return bytes;
+}
+
+/** The request as it will be replayed: verb, normalized path with query, body bytes, and whence it came. */
+export function heldRequestOf(request: FastifyRequest, bytes: Buffer | undefined): HeldRequest {
+  const method = request.method.toUpperCase();
+  const uri = requestTarget(request).target;
+  const crossSite = method !== 'GET' && isCrossSite(request) ? { crossSite: true } : {};
+  if (method === 'GET' || bytes === undefined) return { method, uri, ...crossSite };
+  const contentType = request.headers['content-type'] ?? 'application/octet-stream';
+  return { method, uri, body: heldBody(contentType, bytes), ...crossSite };
+}
+
+/** Kinds of request a browser says it sends that a visitor may wait for: a page, a frame, a fetch. */
+const WAITABLE_DESTINATIONS = new Set(['document', 'iframe', 'frame', 'empty']);
+
+/** A browser's request for an image, a script, a style sheet…: part of a page, not a page. */
+function isSubresource(request: FastifyRequest): boolean {
+  const destination = request.headers['sec-fetch-dest'];
+  return typeof destination === 'string' && !WAITABLE_DESTINATIONS.has(destination.toLowerCase());
+}
+
+/**
+ * A request that is not a browser's navigation: it prefers JSON, or its browser says it is a
+ * `fetch` or the like (`Sec-Fetch-Mode` other than `navigate`). It cannot show a page.
+ */
+export function isApiClient(request: FastifyRequest): boolean {
+  const mode = request.headers['sec-fetch-mode'];
+  return prefersJson(request.headers.accept) || (typeof mode === 'string' && mode.toLowerCase() !== 'navigate');
+}
+
+/**
+ * "Held": a 503 whose body is the config the waiting page would have got, so any client can
+ * wait in line with the same calls (queue_info, queue_request, the release event), then send
+ * its request again. Retry-After grows with the place in line (a second per place, from 2 s),
+ * and stays well inside the time after which a silent visitor loses the place, since each
+ * retry also says "still here".
+ */
+function sendHeldJson(reply: FastifyReply, pageConfig: PageConfig, abandonSeconds: number): FastifyReply {
+  const ceiling = Math.max(1, Math.min(60, Math.floor(abandonSeconds / 3)));
+  const retryAfter = Math.min(ceiling, Math.max(2, pageConfig.queue.position));
+  return reply
+    .code(503)
+    .header('retry-after', String(retryAfter))
+    .header('cache-control', 'no-store')
+    .header('vary', 'Cookie, Accept, Sec-Fetch-Mode')
+    .type('application/json; charset=utf-8')
+    .send(pageConfig);
+}
+
+function sendWaitingPage(reply: FastifyReply, html: string): FastifyReply {
+  return reply
+    .code(200)
+    .header('cache-control', 'no-store')
+    .header('vary', 'Cookie, Accept, Sec-Fetch-Mode')
+    .header('x-robots-tag', 'noindex')
+    .type('text/html; charset=utf-8')
+    .send(html);
+}

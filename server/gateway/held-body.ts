@@ -1,0 +1,50 @@
+import type { Readable } from 'node:stream';
+import { HttpError } from '../errors';
+import type { HeldBody } from '../store/types';
+
+/**
+ * Reads a protected request's body whole, up to `limit` bytes: it may have to be held while the
+ * visitor waits, and a replay must send the very bytes that came. Past the limit the visitor
+ * gets a 413 at once, before the rest arrives; the connection's request timeout bounds a slow one.
+ */
+export async function readBody(stream: Readable, declaredLength: string | undefined, limit: number): Promise<Buffer> {
+  if (declaredLength !== undefined && Number(declaredLength) > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    size += buffer.length;
+    if (size > limit) {
+      stream.destroy();
+      throw tooLarge(limit);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(
+    413,
+    'payload_too_large',
+    `The body of a protected request may be at most ${limit} bytes (HELD_BODY_LIMIT).`,
+    { connection: 'close' },
+  );
+}
+
+/**
+ * A body as the store keeps it: text when it is valid UTF-8 (forms, JSON: readable in the
+ * store, and a third smaller), base64 otherwise (an upload), so any byte comes back as it came.
+ */
+export function heldBody(contentType: string, bytes: Buffer): HeldBody {
+  const text = bytes.toString('utf8');
+  if (Buffer.byteLength(text) === bytes.length && Buffer.from(text, 'utf8').equals(bytes)) {
+    return { contentType, raw: text };
+  }
+  return { contentType, raw: bytes.toString('base64'), encoding: 'base64' };
+}
+
+/** The bytes a held body stands for. */
+export function bodyBytes(body: HeldBody): Buffer {
+  return Buffer.from(body.raw, body.encoding === 'base64' ? 'base64' : 'utf8');
+}

@@ -91,7 +91,16 @@ export async function startDemoOrigin(options: StartDemoOriginOptions = {}): Pro
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    close: () => app.close(),
+    async close() {
+      // A request still under way (a proxy's kept-alive connection mid-request) may hold a close
+      // for ever; after a short grace every connection goes.
+      const force = setTimeout(() => app.server.closeAllConnections(), 2000);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+      }
+    },
   };
 }
 
@@ -268,6 +277,8 @@ function queryEntries(request: FastifyRequest): Array<[string, string]> {
 const PAGE_POLICY = [
   "default-src 'none'",
   "style-src 'unsafe-inline'",
+  // The shop's own scripts may call its API (and, through the gateway, wait in line).
+  "connect-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_LANGUAGE, LANGUAGES, renderErrorPage, sameSiteReferrer } from './error-page';
 import { preferredLanguage, prefersHtml } from './http/negotiate';
+import { isWaitingRoomRoute } from './hold';
 import { FanoutUnavailableError } from './realtime/fanout-error';
 import { StoreUnavailableError } from './store/errors';
 
@@ -172,7 +173,13 @@ const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS
 function notRouted(app: FastifyInstance, request: FastifyRequest): ErrorAnswer {
   // request.url is the normalized target (see http/target.ts): the router read this one.
   const path = request.url.split('?')[0] ?? '/';
-  const allowed = ROUTE_METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+  // The gateway's catch-all (`/*`, the origin's) matches every path; on the waiting room's own
+  // paths, only their own routes count.
+  const own = isWaitingRoomRoute(path);
+  const allowed = ROUTE_METHODS.filter((method) => {
+    const route = app.findRoute({ method, url: path });
+    return route !== null && !(own && '*' in (route.params as Record<string, string>));
+  });
   if (allowed.length > 0) {
     return {
       status: 405,

@@ -30,8 +30,8 @@ export function replayFormUuid(contentType: string | undefined, body: Buffer): {
 
 /**
  * Takes the held request that the page's replay form names, exactly once, for the origin.
- * Undefined when the form does not carry this session's token: then it was not sent by our
- * page, and goes on as any request would. Every other case is a clear error; the store's
+ * Undefined when the form carries neither this session's token nor a uuid of this session's:
+ * then it was not sent by our page, and goes on as any request would. Every other case is a clear error; the store's
  * `takeHeld` is the single guard against a second replay, which never reaches the origin.
  */
 export async function takeReplay(
@@ -40,10 +40,13 @@ export async function takeReplay(
   form: { uuid: string; fields: Record<string, unknown> },
   store: QueueStore,
 ): Promise<HeldRequest | undefined> {
-  if (!hasCsrfToken(session, form.fields._token)) return undefined;
   const entry = await store.get(form.uuid);
+  // The session's token, or a uuid of its own (a page opened before the visitor signed in at the
+  // site carries the token of the session before): either only our page can know.
+  const ours = entry !== undefined && entry.sessionId === session.id;
+  if (!ours && !hasCsrfToken(session, form.fields._token)) return undefined;
   if (!entry) throw new HttpError(404, 'unknown_uuid', 'No held request has this uuid.');
-  if (entry.sessionId !== session.id) {
+  if (!ours) {
     throw new HttpError(403, 'not_your_place', 'This held request belongs to another visitor.');
   }
   const held = entry.request;

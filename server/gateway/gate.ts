@@ -44,10 +44,19 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
 
   return async (request, reply) => {
     const { path } = requestTarget(request);
-    // The waiting room's own paths are never the origin's, whatever the method or the rest.
-    if (isWaitingRoomRoute(path)) throw new HttpError(404, 'not_found', 'There is nothing at this address.');
-    if (!HELD_METHODS.has(request.method) || !protects(path) || bypasses(path)) return undefined;
+    // The waiting room's own paths are never the origin's, whatever the method or the rest:
+    // a 404, or a 405 naming the methods its route takes.
+    if (isWaitingRoomRoute(path)) return reply.callNotFound();
+    if (!protects(path) || bypasses(path)) return undefined;
     if (hasValidBypass(request.headers[BYPASS_HEADER], config.gateway.bypassSecret, clock.now())) return undefined;
+    if (!HELD_METHODS.has(request.method)) {
+      // A CORS preflight asks nothing of the origin but headers; any other verb could reach a
+      // handler that takes every method (Express's `all`) without waiting: none passes.
+      if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) return undefined;
+      throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed at a protected path.`, {
+        allow: [...HELD_METHODS].join(', '),
+      });
+    }
     const session = ensureSession(request, reply);
     const bytes = await bufferBody(request, config.gateway.heldBodyLimit);
     if (bytes !== undefined && request.method === 'POST') {

@@ -93,6 +93,8 @@ export async function registerOrigin(
       });
     },
   };
+  // Fastify's own text/plain parser would read (and re-encode) those bodies; every body streams.
+  app.removeContentTypeParser('text/plain');
   await app.register(httpProxy, {
     upstream: config.upstream,
     prefix: '/',
@@ -112,8 +114,21 @@ export async function registerOrigin(
     wsClientOptions: {
       rewriteRequestHeaders: (headers: Record<string, string>, request: FastifyRequest) => ({
         ...headers,
-        ...(originRequestHeaders(request, {}) as Record<string, string>),
+        ...webSocketHeaders(request),
       }),
     } as object,
   });
+}
+
+/**
+ * The visitor's handshake headers for the origin's socket: all that `originRequestHeaders`
+ * passes (Origin, User-Agent, Authorization, cookies but ours, forwarding headers), less those
+ * the WebSocket client writes for its own handshake.
+ */
+function webSocketHeaders(request: FastifyRequest): Record<string, string> {
+  const headers = originRequestHeaders(request, request.headers) as Record<string, string>;
+  for (const name of Object.keys(headers)) {
+    if (name.startsWith('sec-websocket-') || name === 'host' || name === 'content-length') delete headers[name];
+  }
+  return headers;
 }

@@ -40,7 +40,7 @@ describe('an anonymous visitor held on a GET', () => {
       await page.locator('h1', { hasText: 'Checkout' }).waitFor();
       const echoed = await page.locator('table tr').allTextContents();
       expect(echoed.map((row) => row.trim())).toEqual(['item42', 'position3', 'uri/x', 'methodGET']);
-      await expect(page.locator('main').textContent()).resolves.toContain('answering a GET');
+      await expect(page.locator('main').textContent()).resolves.toContain('The shop received a GET request.');
 
       // The server let the released visitor through: nobody waits, one more session is active.
       const stats = await eventually('the release in the stats', () => server.stats(), (s) => s.released === 1);

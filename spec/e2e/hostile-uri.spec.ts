@@ -82,7 +82,7 @@ describe('a waiting page given a hostile pending URI', () => {
       const [uuid] = await eventually('the visitor in line', () => server.release(1), (uuids) => uuids.length === 1);
       expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
       await visitor.arrivesAt(server.at('/'), TIMINGS.rootFallback + LOADED_MACHINE_SLACK_MS);
-      await page.locator('h1', { hasText: 'A shop with a waiting room' }).waitFor();
+      await page.locator('h1', { hasText: 'A small shop' }).waitFor();
 
       expect(visitor.navigations.every((url) => new URL(url).origin === new URL(server.url).origin)).toBe(true);
       expect(visitor.navigations.some((url) => url.includes('evil.example'))).toBe(false);

@@ -47,7 +47,7 @@ describe('a visitor whose release event is lost', () => {
 
       // Back in history goes nowhere, so the fallback takes the visitor to the root 3 s later.
       await visitor.arrivesAt(server.at('/'), TIMINGS.leaveDelay + TIMINGS.rootFallback + 10_000);
-      await page.locator('h1', { hasText: 'A shop with a waiting room' }).waitFor();
+      await page.locator('h1', { hasText: 'A small shop' }).waitFor();
       expect(visitor.offSite).toEqual([]);
       expect(await server.stats()).toMatchObject({ waiting: 0, released: 1 });
       expect((await server.errors()).map((report) => report.message)).toEqual(['Websocket KO - position 0 depuis 10sec']);

@@ -4,6 +4,7 @@ import { launchBrowser } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { openVisitor, type SeenBlock, type Visitor } from '../support/visitor-page';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { startTestOrigin, type TestOrigin } from '../server/support/origin';
 
 const ACTIVE_LIMIT = 1;
 /** How long a poll may take on a loaded machine, on top of the spec's period. */
@@ -11,6 +12,7 @@ const SLACK_MS = 3000;
 
 describe('several visitors in line', () => {
   let server: WaitingRoomServer;
+  let origin: TestOrigin;
   let browser: Browser;
   let visitors: Visitor[] = [];
 
@@ -19,7 +21,9 @@ describe('several visitors in line', () => {
   });
 
   beforeEach(async () => {
-    server = await startWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0' });
+    // A site that names its signed-in users to the waiting room (`Waiting-Room-User`).
+    origin = await startTestOrigin();
+    server = await startWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0', UPSTREAM: origin.url });
     await server.fill(ACTIVE_LIMIT);
   });
 
@@ -28,6 +32,7 @@ describe('several visitors in line', () => {
     await Promise.all(visitors.map((visitor) => visitor.close()));
     visitors = [];
     await server?.close();
+    await origin?.close();
   }, 30_000);
 
   afterAll(async () => {
@@ -36,17 +41,15 @@ describe('several visitors in line', () => {
 
   /**
    * Visitors in line, each arriving once the previous one sees their place; those named in
-   * `signedIn` (1-based) sign in through the demo form first.
+   * `signedIn` (1-based) sign in at the site first, which names them to the waiting room.
    */
   async function lineUp(count: number, signedIn: readonly number[] = []): Promise<Visitor[]> {
     for (let i = 1; i <= count; i++) {
       const visitor = await openVisitor(browser, server.url);
       visitors.push(visitor);
       if (signedIn.includes(i)) {
-        await visitor.page.goto(server.at('/'));
-        await visitor.page.fill('#name', `Visitor ${i}`);
-        await visitor.page.click('button:has-text("Sign in")');
-        await visitor.page.locator('header', { hasText: 'Signed in as' }).waitFor();
+        const signIn = await visitor.page.request.post(server.at('/login'), { form: { name: `Visitor ${i}` }, maxRedirects: 0 });
+        expect(signIn.status()).toBe(303);
       }
       await visitor.page.goto(server.at(`/checkout?item=${i}`));
       await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });

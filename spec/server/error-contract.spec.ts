@@ -1,8 +1,7 @@
 import { CATALOGUES, EXPLAINED_CODES, LANGUAGES, TITLED_STATUSES, explanation, renderErrorPage, sameSiteReferrer } from '../../server/error-page';
-import type { Started } from '../../server/start';
 import { ManualClock } from './support/manual-clock';
 import { parseResponse, rawExchange, rawRequest, openRaw, readUntilClosed, type RawAnswer } from './support/raw-http';
-import { admin, startServer } from './support/server';
+import { admin, startServer, type StartedWithOrigin } from './support/server';
 import { Visitor } from './support/visitor';
 
 /** What a browser sends when a person follows a link or submits a form. */
@@ -10,12 +9,19 @@ const NAVIGATION = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/
 
 type Headers = Record<string, string>;
 
+const FORM = 'application/x-www-form-urlencoded';
+
 /** Every kind of error met before, while and after routing, each sent with the headers given. */
 const ERRORS: Array<[string, (headers: Headers) => string, number, string]> = [
   ['a malformed target (GET /%)', (h) => rawRequest('GET', '/%', h), 400, 'bad_request_target'],
   ['a target with a fragment', (h) => rawRequest('GET', '/checkout#x', h), 400, 'bad_request_target'],
-  ['an unknown route', (h) => rawRequest('GET', '/nowhere', h), 404, 'not_found'],
-  ['a path parameter too long for the router', (h) => rawRequest('GET', `/queue/info/${'a'.repeat(150)}`, h), 414, 'uri_too_long'],
+  ['an unknown path under the waiting room\'s routes', (h) => rawRequest('GET', '/queue/nowhere', h), 404, 'not_found'],
+  [
+    'a path parameter too long for the router (a path the waiting room does not route)',
+    (h) => rawRequest('GET', `/queue/info/${'a'.repeat(150)}`, h),
+    404,
+    'not_found',
+  ],
   ['a method the path does not take', (h) => rawRequest('PROPFIND', '/checkout', h), 405, 'method_not_allowed'],
   [
     'a malformed Content-Length',
@@ -32,26 +38,32 @@ const ERRORS: Array<[string, (headers: Headers) => string, number, string]> = [
   ],
   [
     'a body too large',
-    (h) => rawRequest('POST', '/login', { ...h, 'content-type': 'application/x-www-form-urlencoded' }, `name=${'x'.repeat(70_000)}`),
+    (h) => rawRequest('POST', '/queue/request', { ...h, 'content-type': FORM }, `uuid=${'x'.repeat(70_000)}`),
+    413,
+    'payload_too_large',
+  ],
+  [
+    'a protected request\'s body too large to hold',
+    (h) => rawRequest('POST', '/checkout', { ...h, 'content-type': FORM }, `note=${'x'.repeat(70_000)}`),
     413,
     'payload_too_large',
   ],
   [
     'a body of a type nobody reads',
-    (h) => rawRequest('POST', '/login', { ...h, 'content-type': 'application/xml' }, '<name/>'),
+    (h) => rawRequest('POST', '/queue/request', { ...h, 'content-type': 'application/xml' }, '<uuid/>'),
     415,
     'unsupported_media_type',
   ],
   [
     'a form sent once the session is gone',
-    (h) => rawRequest('POST', '/login', { ...h, 'content-type': 'application/x-www-form-urlencoded' }, 'name=Ada'),
+    (h) => rawRequest('POST', '/queue/request', { ...h, 'content-type': FORM }, 'uuid=x'),
     419,
     'session_expired',
   ],
 ];
 
 describe('the error contract', () => {
-  let server: Started;
+  let server: StartedWithOrigin;
 
   beforeAll(async () => {
     server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }, { clock: new ManualClock() });
@@ -73,7 +85,8 @@ describe('the error contract', () => {
       expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(answer.headers['cache-control']).toBe('no-store');
       expect(answer.json).toEqual({ error: { code, message: expect.any(String) } });
-      expect(answer.body).not.toMatch(/FST_|statusCode|\bat .*\(|node_modules/);
+      // No Fastify code, no stack frame ("at fn (file:line:column)"), nothing of the server's files.
+      expect(answer.body).not.toMatch(/FST_|statusCode|\bat .*\(.*:\d+:\d+\)|node_modules/);
     });
   });
 
@@ -92,18 +105,26 @@ describe('the error contract', () => {
     });
   });
 
+  it('should answer each of these errors itself, without asking the origin', async () => {
+    const before = server.origin.received.length;
+
+    for (const [, request, status] of ERRORS) expect((await send(request)).status).toBe(status);
+
+    expect(server.origin.received.slice(before)).toEqual([]);
+  });
+
   it('should tell which methods a path takes with 405', async () => {
-    const answer = await send((h) => rawRequest('OPTIONS', '/checkout', h));
+    const answer = await send((h) => rawRequest('PROPFIND', '/checkout', h));
 
     expect(answer.status).toBe(405);
-    expect(answer.headers.allow).toBe('GET, HEAD, POST, PUT, PATCH, DELETE');
+    expect(answer.headers.allow).toBe('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+    expect(server.origin.received.filter((one) => one.method === 'PROPFIND')).toEqual([]);
   });
 
   it('should answer a browser whose replayed POST is sent again with the 409 page, and an API client with JSON', async () => {
     await new Visitor(server.url).get('/checkout');
     const ada = new Visitor(server.url);
-    const token = (await ada.hold('/checkout')).csrfToken;
-    const page = await ada.hold('/checkout?item=42', { form: { quantity: '1', _token: token } });
+    const page = await ada.hold('/checkout?item=42', { form: { quantity: '1' } });
     await admin(server, 'POST', 'release', { count: 1 });
     const replay = { form: { uuid: page.queue.uuid, _token: page.csrfToken } };
 
@@ -113,7 +134,9 @@ describe('the error contract', () => {
     const byApi = await ada.post(page.queue.uri, replay);
 
     expect(first.status).toBe(200);
-    expect(first.text).toContain('replayed from the waiting room');
+    expect(first.text).toContain('You are through: a <strong>POST</strong> request.');
+    expect(first.text).toContain('<th>quantity</th><td>1</td>');
+    expect(server.origin.at('/checkout').filter((one) => one.method === 'POST')).toHaveLength(1);
     expectPage({ status: reloaded.status, headers: Object.fromEntries(reloaded.headers), body: reloaded.text }, 409, 'en');
     expect(reloaded.text).toContain('This request was already sent once; it cannot be sent again.');
     expect(inFrench.status).toBe(409);
@@ -128,7 +151,7 @@ describe('the error contract while shutting down', () => {
     const server = await startServer();
     const socket = await openRaw(server.port);
     const answer = readUntilClosed(socket);
-    // The first request is answered; the second is still arriving when the server starts closing.
+    // The first request is answered (by the origin); the second is still arriving when the server starts closing.
     socket.write('GET /favicon.ico HTTP/1.1\r\nHost: x\r\n\r\nGET /favicon.ico HTTP/1.1\r\nHost: x\r\n');
     await new Promise((resolve) => setTimeout(resolve, 200));
     const closing = server.close();
@@ -139,7 +162,9 @@ describe('the error contract while shutting down', () => {
     const { status, body } = await answer;
     const second = parseResponse(body.slice(body.indexOf('HTTP/1.1 ')));
 
-    expect(status).toBe(204);
+    expect(status).toBe(200);
+    expect(body).toContain('origin: GET /favicon.ico');
+    expect(server.origin.at('/favicon.ico')).toHaveLength(1);
     expect(second.status).toBe(503);
     expect(second.headers['retry-after']).toBe('2');
     expect(second.json).toEqual({ error: { code: 'shutting_down', message: expect.any(String) } });

@@ -1,11 +1,10 @@
 import type { PageConfig } from '../../server/page-config';
 import { request as httpRequest } from 'node:http';
-import type { Started } from '../../server/start';
-import { userIdFor } from '../../server/routes/demo';
+import { userIdFor } from './support/origin';
 import { StoreUnavailableError } from '../../server/store/errors';
 import { MemoryStore } from '../../server/store/memory';
 import { ManualClock } from './support/manual-clock';
-import { admin, startServer, stats } from './support/server';
+import { admin, startServer, stats, type StartedWithOrigin } from './support/server';
 import { Visitor } from './support/visitor';
 
 /** The memory store, with Redis's failure mode for sign-in while `failing` is set. */
@@ -18,9 +17,24 @@ class FlakyStore extends MemoryStore {
   }
 }
 
+/**
+ * The session's CSRF token as its cookie carries it (the token a page config of this session
+ * shows), read without asking for a page, which would replace the session's held request.
+ */
+function sessionToken(visitor: Visitor): string {
+  const signed = decodeURIComponent(visitor.cookie.slice(visitor.cookie.indexOf('=') + 1));
+  const value = Buffer.from(signed.slice(0, signed.lastIndexOf('.')), 'base64url').toString();
+  const [, , csrfToken] = JSON.parse(value) as unknown[];
+  if (typeof csrfToken !== 'string') throw new Error(`No session in ${visitor.cookie}`);
+  return csrfToken;
+}
+
 describe('holding protected requests', () => {
-  let server: Started;
+  let server: StartedWithOrigin;
   let clock: ManualClock;
+
+  /** What reached the origin at `path` other than GETs. */
+  const postsTo = (path: string) => server.origin.at(path).filter((one) => one.method !== 'GET');
 
   beforeEach(async () => {
     clock = new ManualClock();
@@ -74,9 +88,8 @@ describe('holding protected requests', () => {
     const bob = new Visitor(server.url);
     await bob.hold('/checkout');
     const asGet = await ada.hold('/checkout?item=1');
-    const token = asGet.csrfToken;
 
-    const asPost = await ada.hold('/checkout?item=2', { form: { quantity: '2', _token: token } });
+    const asPost = await ada.hold('/checkout?item=2', { form: { quantity: '2' } });
 
     expect(asPost.queue).toEqual({ uuid: asGet.queue.uuid, uri: '/checkout?item=2', method: 'POST', position: 2 });
   });
@@ -150,10 +163,11 @@ describe('holding protected requests', () => {
 
   it('should leave a cookie planted before sign-in no place, no admission and no held request', async () => {
     await new Visitor(server.url).get('/checkout');
-    const ada = new Visitor(server.url);
     const planted = new Visitor(server.url);
-    planted.cookie = (await ada.get('/'), ada.cookie);
+    const ada = new Visitor(server.url);
+    // The planter's own session, planted in Ada's browser before she signs in.
     const seenByPlanter = await planted.hold('/checkout?item=1');
+    ada.cookie = planted.cookie;
     const held = await ada.hold('/checkout?item=1', { form: { note: 'for Ada', _token: await ada.csrfToken() } });
     await new Visitor(server.url).hold();
 
@@ -163,11 +177,15 @@ describe('holding protected requests', () => {
     const plantedReplay = await planted.post('/checkout?item=1', replayForm);
     const plantedRequest = await planted.queueRequest(seenByPlanter);
     const plantedVisit = await planted.get('/checkout?item=9');
-    const replay = await ada.post('/checkout?item=1', { form: { uuid: held.queue.uuid, _token: await ada.csrfToken() } });
-    const again = await ada.post('/checkout?item=1', { form: { uuid: held.queue.uuid, _token: await ada.csrfToken() } });
+    // Ada's page config would show her new session's token; any new page would replace the held POST.
+    const adaToken = sessionToken(ada);
+    const replay = await ada.post('/checkout?item=1', { form: { uuid: held.queue.uuid, _token: adaToken } });
+    const again = await ada.post('/checkout?item=1', { form: { uuid: held.queue.uuid, _token: adaToken } });
 
     expect(seenByPlanter.queue.uuid).toBe(held.queue.uuid);
+    expect(held.csrfToken).toBe(seenByPlanter.csrfToken);
     expect(ada.cookie).not.toBe(planted.cookie);
+    expect(adaToken).not.toBe(seenByPlanter.csrfToken);
     expect(plantedReplay.status).toBe(403);
     expect(plantedReplay.json.error.code).toBe('not_your_place');
     expect(plantedReplay.text).not.toContain('for Ada');
@@ -176,10 +194,11 @@ describe('holding protected requests', () => {
     expect(plantedVisit.page?.queue).toMatchObject({ uri: '/checkout?item=9', position: 2 });
     expect(plantedVisit.page?.queue.uuid).not.toBe(held.queue.uuid);
     expect(replay.status).toBe(200);
-    expect(replay.text).toContain('replayed from the waiting room');
+    expect(replay.text).toContain('a <strong>POST</strong> request');
     expect(replay.text).toContain('<th>note</th><td>for Ada</td>');
     expect(again.status).toBe(409);
     expect(again.json.error.code).toBe('already_replayed');
+    expect(postsTo('/checkout').map((one) => one.body.toString())).toEqual(['note=for+Ada&_token=origin-token']);
   });
 
   it('should replay a POST held after sign-in exactly once, for the signed-in visitor only', async () => {
@@ -188,7 +207,8 @@ describe('holding protected requests', () => {
     const planted = new Visitor(server.url);
     const anonymous = await ada.hold('/checkout?item=1');
     planted.cookie = ada.cookie;
-    const plantedToken = await planted.csrfToken();
+    // All the planter knows: the session it planted, and that session's token.
+    const plantedToken = anonymous.csrfToken;
 
     await ada.signIn('Ada');
     const held = await ada.hold('/checkout?item=1', { form: { note: 'signed in', _token: await ada.csrfToken() } });
@@ -203,15 +223,18 @@ describe('holding protected requests', () => {
 
     expect(held.queue).toEqual({ ...anonymous.queue, method: 'POST' });
     expect(held.user.id).toBe(userIdFor('Ada'));
+    expect(held.csrfToken).not.toBe(plantedToken);
     expect(plantedReplay.status).toBe(403);
+    expect(plantedReplay.json.error.code).toBe('not_your_place');
     expect(plantedReplay.text).not.toContain('signed in');
     expect(replays.map((answer) => answer.status).sort()).toEqual([200, 409]);
     expect(replays.find((answer) => answer.status === 200)?.text).toContain('<th>note</th><td>signed in</td>');
     expect(plantedAfter.status).toBe(403);
+    expect(postsTo('/checkout').map((one) => one.body.toString())).toEqual(['note=signed+in&_token=origin-token']);
     expect(await stats(server)).toMatchObject({ waiting: 0 });
   });
 
-  it('should answer 503 and keep the old session valid when the store fails during sign-in', async () => {
+  it("should pass the origin's sign-in on, and keep the old session and place, when the store fails during sign-in", async () => {
     const store = new FlakyStore();
     const flaky = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }, { clock, store });
     try {
@@ -221,17 +244,23 @@ describe('holding protected requests', () => {
       const cookie = ada.cookie;
 
       store.failing = true;
-      const failed = await ada.post('/login', { form: { name: 'Ada', _token: waiting.csrfToken } });
+      const failed = await ada.post('/login', { form: { name: 'Ada', _token: await ada.csrfToken() } });
       store.failing = false;
+      const afterFailure = ada.cookie;
+      const reachedOrigin = flaky.origin.at('/login').length;
       const still = await ada.hold('/checkout?item=1');
       await ada.signIn('Ada');
       const signedIn = await ada.hold('/checkout?item=1');
 
-      expect(failed.status).toBe(503);
-      expect(failed.json.error.code).toBe('store_unavailable');
-      expect(failed.headers.get('set-cookie')).toBeNull();
-      expect(ada.cookie).not.toBe(cookie);
+      // The origin has signed Ada in already: its answer is hers, without a new waiting-room session.
+      expect(failed.status).toBe(303);
+      expect(failed.headers.get('location')).toBe('/');
+      expect(failed.headers.getSetCookie()).toEqual(['shop=Ada; Path=/']);
+      expect(failed.headers.get('waiting-room-user')).toBeNull();
+      expect(reachedOrigin).toBe(1);
+      expect(afterFailure).toBe(cookie);
       expect(still).toEqual(waiting);
+      expect(ada.cookie).not.toBe(cookie);
       expect(signedIn.queue).toEqual(waiting.queue);
       expect(signedIn.user.id).toBe(userIdFor('Ada'));
     } finally {
@@ -258,18 +287,22 @@ describe('holding protected requests', () => {
     const held = await ada.hold('/checkout?item=1', { form: { note: 'for Ada', _token: await ada.csrfToken() } });
     await new Visitor(server.url).hold();
     await admin(server, 'POST', 'release', { count: 1 });
+    const signedIn = ada.cookie;
 
-    await ada.post('/logout', { form: { _token: await ada.csrfToken() } });
-    const token = await ada.csrfToken();
-    const replay = await ada.post('/checkout?item=1', { form: { uuid: held.queue.uuid, _token: token } });
+    const signedOut = await ada.post('/logout', { form: { _token: await ada.csrfToken() } });
     const next = await ada.hold('/checkout');
+    const replay = await ada.post('/checkout?item=1', { form: { uuid: held.queue.uuid, _token: next.csrfToken } });
 
+    expect(signedOut.status).toBe(303);
+    expect(ada.cookie).not.toBe(signedIn);
+    expect(next.user.id).toBe(0);
+    expect(next.csrfToken).not.toBe(held.csrfToken);
+    expect(next.queue.uuid).not.toBe(held.queue.uuid);
+    expect(next.queue.position).toBe(2);
     expect(replay.status).toBe(403);
     expect(replay.json.error.code).toBe('not_your_place');
     expect(replay.text).not.toContain('for Ada');
-    expect(next.user.id).toBe(0);
-    expect(next.queue.uuid).not.toBe(held.queue.uuid);
-    expect(next.queue.position).toBe(2);
+    expect(postsTo('/checkout')).toEqual([]);
   });
 
   it('should protect a percent-encoded or trailing-slash spelling of a protected path', async () => {

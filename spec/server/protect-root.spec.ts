@@ -4,15 +4,16 @@ import path from 'node:path';
 import type Pusher from 'pusher-js';
 import { isWaitingRoomRoute } from '../../server/hold';
 import type { PageConfig } from '../../server/page-config';
-import type { Started } from '../../server/start';
+import { MemoryStore } from '../../server/store/memory';
 import { ManualClock } from './support/manual-clock';
 import { connectPusher, record, subscribe } from './support/realtime';
-import { admin, startServer, waitFor } from './support/server';
+import { admin, startServer, waitFor, type StartedWithOrigin } from './support/server';
 import { Visitor } from './support/visitor';
 
 /** With the whole site protected, the waiting room's own routes still answer as themselves. */
 describe('PROTECT=/', () => {
-  let server: Started;
+  let server: StartedWithOrigin;
+  let store: MemoryStore;
   let ada: Visitor;
   let page: PageConfig;
   const clients: Pusher[] = [];
@@ -20,9 +21,10 @@ describe('PROTECT=/', () => {
   beforeEach(async () => {
     const assetsDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-assets-'));
     writeFileSync(path.join(assetsDir, 'main-RYBGRLOA.js'), 'console.log(1);');
+    store = new MemoryStore();
     server = await startServer(
       { PROTECT: '/', ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '0' },
-      { clock: new ManualClock() },
+      { clock: new ManualClock(), store },
       { assetsDir },
     );
     await new Visitor(server.url).get('/');
@@ -50,14 +52,20 @@ describe('PROTECT=/', () => {
     expect(await answers[2]!.json()).toMatchObject({ waiting: 1, active: 2 });
   });
 
-  it("should serve the waiting page's script and the favicon to a held visitor", async () => {
+  it("should serve the waiting page's script to a held visitor, and answer the site's favicon \"not now\" without touching the held request", async () => {
     const script = await ada.get('/assets/main-RYBGRLOA.js');
-    const favicon = await ada.get('/favicon.ico');
+    // As a browser asks for it: an image, part of the waiting page, not a page to wait for.
+    const favicon = await ada.get('/favicon.ico', { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors' });
 
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(script.text).toBe('console.log(1);');
-    expect(favicon.status).toBe(204);
+    expect(favicon.status).toBe(503);
+    expect(favicon.headers.get('retry-after')).toBe('60');
+    expect(favicon.page).toBeUndefined();
+    expect(server.origin.at('/favicon.ico')).toEqual([]);
+    expect((await store.get(page.queue.uuid))?.request).toEqual({ method: 'GET', uri: '/?item=42' });
+    expect((await ada.queueInfo(page.queue.uuid)).json).toMatchObject({ position: 1 });
   });
 
   it('should answer queue_info, queue_request, channel authorization and the error sink, not the waiting page', async () => {
@@ -85,6 +93,8 @@ describe('PROTECT=/', () => {
     expect(report.status).toBe(200);
     expect(report.json).toEqual({ received: 1 });
     for (const answer of [info, listening, auth, report]) expect(answer.page).toBeUndefined();
+    // Only the two admitted visitors' pages reached the origin.
+    expect(server.origin.received.map((one) => `${one.method} ${one.url}`)).toEqual(['GET /', 'GET /']);
   });
 
   it('should deliver the release through its own events API, then let the visitor through', async () => {
@@ -100,16 +110,17 @@ describe('PROTECT=/', () => {
     expect(released).toEqual([{ uuid: page.queue.uuid }]);
     expect(replay.status).toBe(200);
     expect(replay.page).toBeUndefined();
-    expect(replay.text).toContain('A shop with a waiting room');
+    expect(replay.text).toContain('<h1>A shop</h1>');
+    expect(server.origin.received.filter((one) => one.url === '/?item=42')).toHaveLength(1);
   });
 });
 
 describe('isWaitingRoomRoute', () => {
   it("should know the waiting room's own routes, by whole path segments", () => {
     const own = ['/assets/main-RYBGRLOA.js', '/queue/request', '/queue/info/0b7c', '/pusher/auth', '/admin/stats',
-      '/api/1/envelope/', '/api/1/envelope', '/apps/1/events', '/app/key?protocol=7', '/favicon.ico'];
+      '/api/1/envelope/', '/api/1/envelope', '/apps/1/events', '/app/key?protocol=7'];
     const site = ['/', '/checkout', '/api/orders', '/api/1/envelope/more', '/application', '/administrator',
-      '/queued', '/pusher', '/favicon.ico.php'];
+      '/queued', '/pusher', '/favicon.ico', '/favicon.ico.php'];
 
     expect(own.filter((url) => !isWaitingRoomRoute(url))).toEqual([]);
     expect(site.filter((url) => isWaitingRoomRoute(url))).toEqual([]);

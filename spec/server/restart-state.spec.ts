@@ -6,22 +6,35 @@ import type Pusher from 'pusher-js';
 import { eventually } from '../support/eventually';
 import { adminRelease, restartInstance, startInstance, type Instance } from '../support/scale-out';
 import { startServerProcess, stopAllServerProcesses } from '../support/server-process';
+import { startTestOrigin, type TestOrigin } from './support/origin';
 import { connectPusher, record, subscribe } from './support/realtime';
 import { Visitor } from './support/visitor';
 
 jest.setTimeout(60_000);
 
-/** One instance on the memory store, releasing only by the admin API, with no SESSION_SECRET of its own. */
-function singleInstance(extra: Record<string, string> = {}): Promise<Instance> {
-  return startInstance({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', SESSION_SECRET: '', ...extra });
-}
-
 describe('a single instance restarted for a deploy (SIGTERM, then started again)', () => {
   const clients: Pusher[] = [];
+  /** The site behind the instance: it outlives the instance's restarts, as a real one does. */
+  let origin: TestOrigin;
+  beforeEach(async () => {
+    origin = await startTestOrigin();
+  });
   afterEach(async () => {
     for (const client of clients.splice(0)) client.disconnect();
     await stopAllServerProcesses();
+    await origin.close();
   });
+
+  /** One instance on the memory store, releasing only by the admin API, with no SESSION_SECRET of its own. */
+  const singleInstance = (extra: Record<string, string> = {}): Promise<Instance> =>
+    startInstance({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', SESSION_SECRET: '', UPSTREAM: origin.url, ...extra });
+
+  /** The bodies of the requests other than GETs that reached the origin at `path`. */
+  const bodiesAt = (path: string) =>
+    origin
+      .at(path)
+      .filter((one) => one.method !== 'GET')
+      .map((one) => `${one.method} ${one.url} ${one.body.toString()}`);
 
   it('should keep every place, session and held request with STATE_FILE, and replay the held POST exactly once', async () => {
     const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-state-')), 'line.json');
@@ -30,8 +43,7 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
     const bob = new Visitor(server.url);
     const bobPage = await bob.hold('/checkout?item=1');
     const ada = new Visitor(server.url);
-    const token = await ada.csrfToken();
-    const adaPage = await ada.hold('/checkout?item=42', { form: { quantity: '3', note: 'gift wrap', _token: token } });
+    const adaPage = await ada.hold('/checkout?item=42', { form: { quantity: '3', note: 'gift wrap' } });
     expect((await ada.queueInfo(adaPage.queue.uuid)).json).toMatchObject({ position: 2 });
     const listening = await connectPusher(server);
     clients.push(listening);
@@ -68,6 +80,8 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
     expect(replay.text).toContain('<th>quantity</th><td>3</td>');
     expect(replay.text).toContain('<th>note</th><td>gift wrap</td>');
     expect(again.status).toBe(409);
+    expect(again.json.error.code).toBe('already_replayed');
+    expect(bodiesAt('/checkout')).toEqual(['POST /checkout?item=42 quantity=3&note=gift+wrap']);
   });
 
   it('should not replay a held request twice across a restart', async () => {
@@ -75,7 +89,7 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
     let server = await singleInstance({ STATE_FILE: stateFile });
     await new Visitor(server.url).get('/checkout');
     const ada = new Visitor(server.url);
-    const page = await ada.hold('/checkout', { form: { quantity: '1', _token: await ada.csrfToken() } });
+    const page = await ada.hold('/checkout', { form: { quantity: '1' } });
     await adminRelease(server, 1);
     const replay = { uuid: page.queue.uuid, _token: page.csrfToken };
     expect((await ada.post(page.queue.uri, { form: replay })).status).toBe(200);
@@ -83,7 +97,11 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
     expect(await server.process.stop()).toBe(0);
     server = await restartInstance(server);
 
-    expect((await ada.post(page.queue.uri, { form: replay })).status).toBe(409);
+    const again = await ada.post(page.queue.uri, { form: replay });
+
+    expect(again.status).toBe(409);
+    expect(again.json.error.code).toBe('already_replayed');
+    expect(bodiesAt('/checkout')).toEqual(['POST /checkout quantity=1']);
   });
 
   it('should lose the line without STATE_FILE (the memory store lives in the process)', async () => {
@@ -133,8 +151,9 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
 
     expect(code).toBe(0);
     expect(took).toBeLessThan(10_000);
-    // Answered (419: no session cookie), not cut off.
-    expect(await underWay).toMatch(/^HTTP\/1\.1 419 /);
+    // Answered by the origin, the body that came after the signal included, not cut off.
+    expect(await underWay).toMatch(/^HTTP\/1\.1 303 /);
+    expect(bodiesAt('/login')).toEqual(['POST /login name=Ada']);
     idle.destroy();
     mute.destroy();
   });

@@ -4,6 +4,7 @@ import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { adminRelease, sameBrowserOn, setPaused, startInstance, type Instance } from '../support/scale-out';
 import { startServerProcess, stopAllServerProcesses } from '../support/server-process';
+import { startTestOrigin, userIdFor, type TestOrigin } from './support/origin';
 import { authorizeThrough, connectPusher, record, subscribe } from './support/realtime';
 import { Visitor } from './support/visitor';
 
@@ -16,19 +17,21 @@ const userChannel = (page: PageConfig) => `private-App.User.${page.user.id}.${pa
  * Two server processes on one Redis. Instances read their limits from their own environment:
  * the first admits one session, so that a visitor arriving there is held, and never releases
  * by itself; the second runs the release loop. So a release can only be decided on the second,
- * while every visitor below is held on, and listens through, the first.
+ * while every visitor below is held on, and listens through, the first. Both stand in front of
+ * one test origin, which names the user a visitor signs in as.
  */
 describe('scale-out: a release decided on one instance reaches a visitor connected to another', () => {
   let redis: RedisServer;
+  let origin: TestOrigin;
   let first: Instance;
   let second: Instance;
   const clients: Pusher[] = [];
 
   beforeAll(async () => {
-    redis = await startRedisServer();
+    [redis, origin] = await Promise.all([startRedisServer(), startTestOrigin()]);
     [first, second] = await Promise.all([
-      startInstance({ REDIS_URL: redis.url, ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }),
-      startInstance({ REDIS_URL: redis.url, ACTIVE_LIMIT: '10', RELEASE_PER_MINUTE: '600' }),
+      startInstance({ REDIS_URL: redis.url, UPSTREAM: origin.url, ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }),
+      startInstance({ REDIS_URL: redis.url, UPSTREAM: origin.url, ACTIVE_LIMIT: '10', RELEASE_PER_MINUTE: '600' }),
     ]);
     // The first instance is full from now on.
     const filler = await new Visitor(first.url).get('/checkout');
@@ -37,7 +40,7 @@ describe('scale-out: a release decided on one instance reaches a visitor connect
   afterAll(async () => {
     for (const client of clients.splice(0)) client.disconnect();
     await stopAllServerProcesses();
-    await redis?.close();
+    await Promise.all([redis?.close(), origin?.close()]);
   });
   beforeEach(() => setPaused(first, true));
 
@@ -91,7 +94,7 @@ describe('scale-out: a release decided on one instance reaches a visitor connect
     await setPaused(second, false);
     await eventually('the release on both private subscriptions', async () => received.flat().length, (n) => n >= 2);
 
-    expect(page.user.id).toBeGreaterThan(0);
+    expect(page.user.id).toBe(userIdFor('Bob'));
     expect([throughFirst.error, throughSecond.error]).toEqual([undefined, undefined]);
     expect(received).toEqual([[{ uuid: page.queue.uuid }], [{ uuid: page.queue.uuid }]]);
   });

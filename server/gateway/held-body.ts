@@ -7,20 +7,38 @@ import type { HeldBody } from '../store/types';
  * visitor waits, and a replay must send the very bytes that came. Past the limit the visitor
  * gets a 413 at once, before the rest arrives; the connection's request timeout bounds a slow one.
  */
-export async function readBody(stream: Readable, declaredLength: string | undefined, limit: number): Promise<Buffer> {
-  if (declaredLength !== undefined && Number(declaredLength) > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    size += buffer.length;
-    if (size > limit) {
-      stream.destroy();
-      throw tooLarge(limit);
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks, size);
+export function readBody(stream: Readable, declaredLength: string | undefined, limit: number): Promise<Buffer> {
+  if (declaredLength !== undefined && Number(declaredLength) > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      size += buffer.length;
+      if (size <= limit) return void chunks.push(buffer);
+      // Stop reading, but leave the socket to the answer: the 413 goes out with
+      // `Connection: close`, and the rest of the body is never read.
+      stop();
+      stream.pause();
+      reject(tooLarge(limit));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+  });
 }
 
 function tooLarge(limit: number): HttpError {

@@ -10,7 +10,7 @@ import type { Fanout } from './realtime/fanout';
 import { eventsApiRoutes } from './realtime/events-api';
 import { createGate } from './gateway/gate';
 import { registerOrigin } from './gateway/origin';
-import type { Releases } from './releases';
+import type { Rooms } from './rooms';
 import { adminRoutes } from './routes/admin';
 import { assetRoutes } from './routes/assets';
 import { pusherAuthRoutes } from './routes/pusher-auth';
@@ -18,14 +18,12 @@ import { queueRoutes } from './routes/queue';
 import { sinkRoutes } from './routes/sink';
 import { installSessions } from './session';
 import type { ErrorLog } from './sink/error-log';
-import type { QueueStore } from './store/types';
 
 export interface AppParts {
   readonly config: ServerConfig;
-  readonly store: QueueStore;
+  readonly rooms: Rooms;
   readonly clock: Clock;
   readonly page: WaitingPage;
-  readonly releases: Releases;
   readonly fanout: Fanout;
   readonly errors: ErrorLog;
   /** The port this instance listens on (known once listening). */
@@ -58,7 +56,7 @@ export function createFastify(config: ServerConfig, logStream?: LogStream): Fast
  * bodies stream untouched.
  */
 export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: string): void {
-  const { config, store, clock, releases } = parts;
+  const { config, rooms, clock } = parts;
   const pusherApp: AppCredentials = config.pusher;
 
   // First: a refused request target is answered before any other hook sees it.
@@ -68,9 +66,9 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
 
   app.register(async (own) => {
     installBodyParsers(own);
-    own.register(queueRoutes, { store, clock, releases });
-    own.register(pusherAuthRoutes, { app: pusherApp, store });
-    own.register(adminRoutes, { prefix: '/admin', token: config.adminToken, store, clock, releases, errors: parts.errors });
+    own.register(queueRoutes, { rooms, clock });
+    own.register(pusherAuthRoutes, { app: pusherApp, rooms });
+    own.register(adminRoutes, { prefix: '/admin', token: config.adminToken, rooms, clock, errors: parts.errors });
     own.register(sinkRoutes, { errors: parts.errors, limits: config.sink });
     own.register(assetRoutes, { dir: config.assetsDir, publicSourceMaps: config.publicSourceMaps });
     if (config.pusher.embedded) {
@@ -78,8 +76,8 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
     }
   });
   app.register(async (gateway) =>
-    registerOrigin(gateway, { ...config.gateway, upstream }, store, (origin) =>
-      createGate({ config, store, clock, page: parts.page, origin, port: parts.port }),
+    registerOrigin(gateway, { ...config.gateway, upstream }, rooms, (origin) =>
+      createGate({ config, rooms, clock, page: parts.page, origin, port: parts.port }),
     ),
   );
 }

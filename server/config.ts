@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TIMINGS, type Timings } from '../streams/constants';
 import { normalizeTarget } from './request-target';
@@ -23,8 +24,13 @@ export interface PusherConfig {
 export interface ServerConfig {
   readonly port: number;
   readonly host: string;
-  /** Path prefixes whose requests go through the waiting room. */
+  /** Path prefixes whose requests go through the waiting room: every room's. */
   readonly protect: readonly string[];
+  /**
+   * The lines: each has its prefixes, limits and visitors' places. One room named `default`
+   * (PROTECT, ACTIVE_LIMIT, RELEASE_PER_MINUTE) unless ROOMS or ROOMS_FILE lists several.
+   */
+  readonly rooms: readonly RoomConfig[];
   readonly activeLimit: number;
   readonly releasePerMinute: number;
   readonly sessionSeconds: number;
@@ -65,6 +71,15 @@ export interface ServerConfig {
   readonly trustProxy: boolean;
   /** The origin behind the waiting room and how it is reached. */
   readonly gateway: GatewayConfig;
+}
+
+/** One line of its own: the protected prefixes it holds, and its limits. */
+export interface RoomConfig {
+  /** Lower-case letters, digits and dashes; in the room's store keys and its page's routes. */
+  readonly name: string;
+  readonly protect: readonly string[];
+  readonly activeLimit: number;
+  readonly releasePerMinute: number;
 }
 
 /** The origin the waiting room stands in front of (gateway mode). */
@@ -155,12 +170,16 @@ export function loadConfig(env: Env): ServerConfig {
     throw new ConfigError('STATE_FILE keeps the memory store across a restart; with REDIS_URL the line already lives in Redis: unset one.');
   }
   const assetsDir = path.join(ROOT, 'public', 'assets');
+  const activeLimit = read.int('ACTIVE_LIMIT', 2, 1, 1_000_000);
+  const releasePerMinute = read.int('RELEASE_PER_MINUTE', 6, 0, 1_000_000);
+  const rooms = roomsConfig(read, { activeLimit, releasePerMinute });
   return {
     port: read.int('PORT', 8080, 0, 65535),
     host: read.string('HOST') ?? '127.0.0.1',
-    protect: read.prefixes('PROTECT', ['/checkout']),
-    activeLimit: read.int('ACTIVE_LIMIT', 2, 1, 1_000_000),
-    releasePerMinute: read.int('RELEASE_PER_MINUTE', 6, 0, 1_000_000),
+    protect: rooms.flatMap((room) => room.protect),
+    rooms,
+    activeLimit,
+    releasePerMinute,
     sessionSeconds: read.int('SESSION_SECONDS', 300, 1, 7 * 24 * 3600),
     abandonSeconds: read.int('ABANDON_SECONDS', 180, 1, 7 * 24 * 3600),
     adminToken: adminToken ?? randomBytes(18).toString('base64url'),
@@ -204,6 +223,75 @@ export function loadConfig(env: Env): ServerConfig {
     trustProxy: read.flag('TRUST_PROXY', false),
     gateway: gatewayConfig(read),
   };
+}
+
+const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute']);
+
+/**
+ * The rooms: ROOMS (JSON) or ROOMS_FILE (a JSON file), an array of `{name, protect, activeLimit?,
+ * releasePerMinute?}`, the limits defaulting to ACTIVE_LIMIT and RELEASE_PER_MINUTE; without
+ * either, one room named `default` holding PROTECT. A prefix belongs to one room only.
+ */
+function roomsConfig(read: Reader, defaults: { activeLimit: number; releasePerMinute: number }): RoomConfig[] {
+  const inline = read.string('ROOMS');
+  const file = read.string('ROOMS_FILE');
+  if (inline !== undefined && file !== undefined) throw new ConfigError('Set ROOMS or ROOMS_FILE, not both.');
+  if (inline === undefined && file === undefined) {
+    return [{ name: 'default', protect: read.prefixes('PROTECT', ['/checkout']), ...defaults }];
+  }
+  if (read.string('PROTECT') !== undefined) {
+    throw new ConfigError('With ROOMS or ROOMS_FILE, each room lists its own prefixes: unset PROTECT.');
+  }
+  const source = inline !== undefined ? 'ROOMS' : `ROOMS_FILE (${file})`;
+  let text = inline;
+  if (text === undefined) {
+    try {
+      text = readFileSync(file as string, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`ROOMS_FILE cannot be read: ${(error as Error).message}`);
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${source} must be JSON: [{"name": "tickets", "protect": ["/tickets"]}, …].`);
+  }
+  if (!Array.isArray(value) || value.length === 0) throw new ConfigError(`${source} must be a non-empty JSON array of rooms.`);
+  const names = new Set<string>();
+  const owners = new Map<string, string>();
+  return value.map((raw: unknown, index): RoomConfig => {
+    const at = `${source}[${index}]`;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`${at} must be an object.`);
+    const room = raw as Record<string, unknown>;
+    const unknown = Object.keys(room).find((key) => !ROOM_FIELDS.has(key));
+    if (unknown !== undefined) throw new ConfigError(`${at}: unknown field "${unknown}"; known: ${[...ROOM_FIELDS].join(', ')}.`);
+    if (typeof room.name !== 'string' || !ROOM_NAME.test(room.name)) {
+      throw new ConfigError(`${at}.name must be 1 to 32 lower-case letters, digits or dashes.`);
+    }
+    if (names.has(room.name)) throw new ConfigError(`${at}: the room name "${room.name}" is used twice.`);
+    names.add(room.name);
+    if (!Array.isArray(room.protect) || room.protect.length === 0 || !room.protect.every((p) => typeof p === 'string')) {
+      throw new ConfigError(`${at}.protect must be a non-empty array of path prefixes.`);
+    }
+    const protect = reader({ PROTECT: (room.protect as string[]).join(',') }).prefixes('PROTECT', []);
+    for (const prefix of protect) {
+      const key = prefix.toLowerCase().replace(/\/+$/, '') || '/';
+      const owner = owners.get(key);
+      if (owner !== undefined) throw new ConfigError(`${at}: the prefix ${prefix} is already room "${owner}"'s.`);
+      owners.set(key, room.name);
+    }
+    const limit = (field: 'activeLimit' | 'releasePerMinute', min: number): number => {
+      const given = room[field];
+      if (given === undefined) return defaults[field];
+      if (typeof given !== 'number' || !Number.isInteger(given) || given < min || given > 1_000_000) {
+        throw new ConfigError(`${at}.${field} must be a whole number from ${min} to 1000000.`);
+      }
+      return given;
+    };
+    return { name: room.name, protect, activeLimit: limit('activeLimit', 1), releasePerMinute: limit('releasePerMinute', 0) };
+  });
 }
 
 function gatewayConfig(read: Reader): GatewayConfig {

@@ -18,7 +18,7 @@ export interface PageConfig {
     readonly forceTLS: boolean;
     readonly cluster: string;
   };
-  readonly routes: typeof ROUTES;
+  readonly routes: { readonly queue_request: string; readonly queue_info: string };
   readonly errorReporting: { readonly dsn: string; readonly sampleRate: number; readonly release: string };
   readonly timings?: Partial<Timings>;
 }
@@ -42,6 +42,8 @@ export function pageConfigFor(
   config: ServerConfig,
   origin: RequestOrigin,
   listeningPort: number,
+  /** The room's routes (`rooms.ts`): the contract's own for the first room. */
+  routes: PageConfig['routes'] = ROUTES,
 ): PageConfig {
   const { pusher, pusherClient } = config;
   const realtime = pusher.embedded
@@ -60,7 +62,7 @@ export function pageConfigFor(
     user: { id: entry.userId },
     csrfToken: session.csrfToken,
     realtime: { key: pusher.key, cluster: pusher.cluster, ...realtime },
-    routes: ROUTES,
+    routes,
     errorReporting: {
       dsn: config.sentryDsn ?? `${origin.secure ? 'https' : 'http'}://public@${origin.host}/1`,
       sampleRate: config.sentrySampleRate,

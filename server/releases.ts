@@ -15,6 +15,11 @@ export class Releases {
     private readonly clock: Clock,
     readonly policy: ReleasePolicy,
     private readonly log: FastifyBaseLogger,
+    /**
+     * Whether this line's moves go out as `QueueMoved` on the one line-wide channel: true for the
+     * first room only (`rooms.ts`), since `served` counts one line and pages of every room hear it.
+     */
+    private readonly publishesMoves = true,
   ) {}
 
   /** Sets how releases are announced; the embedded server's address is known only once listening. */
@@ -81,7 +86,7 @@ export class Releases {
    */
   private async announceAll({ released, served }: Release): Promise<void> {
     await Promise.all(released.map((entry) => this.announce(entry)));
-    if (released.length > 0) await this.announceMove(served);
+    if (released.length > 0 && this.publishesMoves) await this.announceMove(served);
   }
 
   /** Publishes `QueueMoved`; a failure is logged, not thrown: the pages' polls still move them. */

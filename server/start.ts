@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { createFastify, registerRoutes, type LogStream } from './app';
 import { systemClock, type Clock } from './clock';
-import type { ServerConfig } from './config';
+import type { RoomConfig, ServerConfig } from './config';
+import { Rooms, roomRoutes, type Room } from './rooms';
 import { loadWaitingPage } from './page';
 import { pusherOptions, pusherPublisher, type ReleasePublisher } from './publish';
 import { createFanout } from './realtime/create-fanout';
@@ -44,14 +45,19 @@ export interface StartOptions {
   readonly logStream?: LogStream;
 }
 
-/** The release policy the configuration sets. */
-export function releasePolicy(config: ServerConfig): ReleasePolicy {
+/** The release policy the configuration sets for `room` (the first room's by default). */
+export function releasePolicy(config: ServerConfig, room: RoomConfig = config.rooms[0] as RoomConfig): ReleasePolicy {
   return {
-    activeLimit: config.activeLimit,
+    activeLimit: room.activeLimit,
     sessionMs: config.sessionSeconds * 1000,
-    perMinute: config.releasePerMinute,
+    perMinute: room.releasePerMinute,
     abandonMs: config.abandonSeconds * 1000,
   };
+}
+
+/** Where a room's line is kept across a restart with STATE_FILE: the first room's in the file itself. */
+function stateFileOf(file: string, room: RoomConfig, primary: boolean): string {
+  return primary ? file : `${file}.${room.name}`;
 }
 
 /**
@@ -60,22 +66,40 @@ export function releasePolicy(config: ServerConfig): ReleasePolicy {
  * and the release loop. Fails before listening when the waiting page is not built.
  */
 export async function start(requested: ServerConfig, options: StartOptions = {}): Promise<Started> {
-  const saved = options.store || !requested.stateFile ? undefined : readStateFile(requested.stateFile);
+  const savedFile = (room: RoomConfig, primary: boolean) =>
+    options.store && primary ? undefined : requested.stateFile && readStateFile(stateFileOf(requested.stateFile, room, primary));
+  const saved = requested.rooms.map((room, i) => savedFile(room, i === 0) || undefined);
+  const savedSecret = saved.find((one) => one !== undefined)?.sessionSecret;
   // A session secret made up at start dies with the process; the saved one keeps visitors' cookies valid.
   const config =
-    saved && requested.sessionSecretGenerated ? { ...requested, sessionSecret: saved.sessionSecret } : requested;
+    savedSecret && requested.sessionSecretGenerated ? { ...requested, sessionSecret: savedSecret } : requested;
   const page = loadWaitingPage(config.pageHtmlPath);
   const clock = options.clock ?? systemClock;
-  const store = options.store ?? saved?.store ?? createStore(config);
   const errors = new ErrorLog({ messageBytes: config.sink.messageBytes, totalBytes: config.sink.totalBytes });
   const app = createFastify(config, options.logStream);
   const fanout = options.fanout ?? (await createFanout(config, app.log));
-  const releases = new Releases(store, clock, releasePolicy(config), app.log);
+  const rooms = new Rooms(
+    config.rooms.map((room, i): Room => {
+      const primary = i === 0;
+      const store = (primary ? options.store : undefined) ?? saved[i]?.store ?? createStore(config, { name: room.name, primary });
+      const policy = releasePolicy(config, room);
+      return {
+        name: room.name,
+        store,
+        releases: new Releases(store, clock, policy, app.log, primary),
+        limits: { activeLimit: policy.activeLimit, sessionMs: policy.sessionMs },
+        primary,
+        routes: roomRoutes(room.name, primary),
+      };
+    }),
+    config.rooms,
+  );
+  const closeStores = () => Promise.allSettled(rooms.all.map((room) => room.store.close()));
   // No UPSTREAM: the demo shop, on a loopback port of its own, is the origin.
   const demo = config.gateway.upstream ? undefined : await startDemoOrigin({ host: '127.0.0.1', port: 0, logLevel: config.logLevel });
   const upstream = config.gateway.upstream ?? (demo as { url: string }).url;
   let port = config.port;
-  registerRoutes(app, { config, store, clock, page, releases, fanout, errors, port: () => port }, upstream);
+  registerRoutes(app, { config, rooms, clock, page, fanout, errors, port: () => port }, upstream);
   const realtime = config.pusher.embedded
     ? new RealtimeServer({ ...config.realtime, app: config.pusher, fanout, log: app.log })
     : undefined;
@@ -90,16 +114,21 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     }
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    await Promise.allSettled([app.close(), store.close(), fanout.close(), demo?.close()]);
+    await Promise.allSettled([app.close(), closeStores(), fanout.close(), demo?.close()]);
     throw error;
   }
-  if (saved && config.stateFile) forgetStateFile(config.stateFile);
+  config.rooms.forEach((room, i) => {
+    if (saved[i] && config.stateFile) forgetStateFile(stateFileOf(config.stateFile, room, i === 0));
+  });
   const address = app.server.address() as AddressInfo;
   port = address.port;
   const ownHost = reachableHost(address);
   const ownUrlHost = ownHost.includes(':') ? `[${ownHost}]` : ownHost;
-  releases.usePublisher(options.publisher ?? pusherPublisher(pusherOptions(config.pusher, { host: ownUrlHost, port })));
-  const loop = startReleaseLoop(releases, clock, config.releaseIntervalMs, app.log);
+  const publisher = options.publisher ?? pusherPublisher(pusherOptions(config.pusher, { host: ownUrlHost, port }));
+  const loops = rooms.all.map((room) => {
+    room.releases.usePublisher(publisher);
+    return startReleaseLoop(room.releases, clock, config.releaseIntervalMs, app.log);
+  });
 
   let closing: Promise<void> | undefined;
   return {
@@ -108,12 +137,15 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     adminToken: config.adminToken,
     close() {
       closing ??= (async () => {
-        await loop.stop();
+        await Promise.all(loops.map((loop) => loop.stop()));
         // At once: no new connection of either kind, while pages hear "reconnect" and requests finish.
         await Promise.all([realtime?.close(), closeHttp(app)]);
-        await Promise.allSettled([store.close(), fanout.close(), demo?.close()]);
-        // Last, once nothing can change the line any more.
-        if (config.stateFile && store instanceof MemoryStore) writeStateFile(config.stateFile, store, config.sessionSecret);
+        await Promise.allSettled([closeStores(), fanout.close(), demo?.close()]);
+        // Last, once nothing can change the lines any more.
+        rooms.all.forEach((room, i) => {
+          const file = config.stateFile && stateFileOf(config.stateFile, config.rooms[i] as RoomConfig, room.primary);
+          if (file && room.store instanceof MemoryStore) writeStateFile(file, room.store, config.sessionSecret);
+        });
       })();
       return closing;
     },

@@ -10,7 +10,8 @@ import { pageConfigFor, type PageConfig } from '../page-config';
 import type { WaitingPage } from '../page';
 import { replayFormUuid, takeReplay } from '../replay';
 import { ensureSession } from '../session';
-import type { AdmissionLimits, HeldRequest, QueueStore } from '../store/types';
+import type { Rooms } from '../rooms';
+import type { HeldRequest } from '../store/types';
 import { BYPASS_HEADER, hasValidBypass } from './bypass';
 import { isCrossSite } from './cross-site';
 import { heldBody, readBody } from './held-body';
@@ -18,7 +19,7 @@ import type { Origin } from './origin';
 
 export interface GateOptions {
   readonly config: ServerConfig;
-  readonly store: QueueStore;
+  readonly rooms: Rooms;
   readonly clock: Clock;
   readonly page: WaitingPage;
   readonly origin: Origin;
@@ -37,9 +38,7 @@ const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
  * and is answered with the waiting page, or for API clients a 503 with the page's config.
  */
 export function createGate(options: GateOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
-  const { config, store, clock, origin } = options;
-  const limits: AdmissionLimits = { activeLimit: config.activeLimit, sessionMs: config.sessionSeconds * 1000 };
-  const protects = protectionTest(config.protect);
+  const { config, rooms, clock, origin } = options;
   const bypasses = config.gateway.bypass.length > 0 ? protectionTest(config.gateway.bypass) : () => false;
 
   return async (request, reply) => {
@@ -47,7 +46,9 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     // The waiting room's own paths are never the origin's, whatever the method or the rest:
     // a 404, or a 405 naming the methods its route takes.
     if (isWaitingRoomRoute(path)) return reply.callNotFound();
-    if (!protects(path) || bypasses(path)) return undefined;
+    const room = rooms.forPath(path);
+    if (room === undefined || bypasses(path)) return undefined;
+    const { store, limits } = room;
     if (hasValidBypass(request.headers[BYPASS_HEADER], config.gateway.bypassSecret, clock.now())) return undefined;
     if (!HELD_METHODS.has(request.method)) {
       // A CORS preflight asks nothing of the origin but headers; any other verb could reach a
@@ -80,6 +81,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       config,
       originOf(request, config.host),
       options.port(),
+      room.routes,
     );
     if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
     return sendWaitingPage(reply, options.page.render(pageConfig));

@@ -1,16 +1,14 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
 import { HttpError } from '../errors';
-import type { Releases } from '../releases';
+import type { Room, Rooms } from '../rooms';
 import { sameText } from '../realtime/signature';
 import type { ErrorLog } from '../sink/error-log';
-import type { QueueStore } from '../store/types';
 
 export interface AdminOptions {
   readonly token: string;
-  readonly store: QueueStore;
+  readonly rooms: Rooms;
   readonly clock: Clock;
-  readonly releases: Releases;
   readonly errors: ErrorLog;
 }
 
@@ -20,9 +18,27 @@ const MAX_RELEASE = 10_000;
 /**
  * The admin API under `/admin`, for a bearer `ADMIN_TOKEN`: stats, release now (optionally
  * without publishing the event), pause and resume the release loop, and the reported errors.
+ * Each call acts on the room `?room=` names (or `"room"` in a JSON body), the first room when
+ * none is named; `GET /admin/rooms` lists them all.
  */
 export async function adminRoutes(app: FastifyInstance, options: AdminOptions): Promise<void> {
-  const { store, clock, releases } = options;
+  const { rooms, clock } = options;
+  const roomOf = (request: FastifyRequest): Room => {
+    const body = request.body as Record<string, unknown> | undefined;
+    const named = (request.query as Record<string, unknown>).room ?? (typeof body === 'object' && body !== null ? body.room : undefined);
+    return rooms.named(named);
+  };
+  const statsOf = async (room: Room) => {
+    const stats = await room.store.stats(clock.now());
+    return {
+      waiting: stats.waiting,
+      active: stats.active,
+      released: stats.released,
+      releasePerMinute: room.releases.policy.perMinute,
+      activeLimit: room.limits.activeLimit,
+      paused: stats.paused,
+    };
+  };
 
   app.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization ?? '';
@@ -33,31 +49,29 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
     }
   });
 
-  app.get('/stats', async (_request, reply) => {
-    const stats = await store.stats(clock.now());
+  app.get('/stats', async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return {
-      waiting: stats.waiting,
-      active: stats.active,
-      released: stats.released,
-      releasePerMinute: releases.policy.perMinute,
-      paused: stats.paused,
-    };
+    return statsOf(roomOf(request));
+  });
+
+  app.get('/rooms', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return Promise.all(rooms.all.map(async (room) => ({ name: room.name, ...(await statsOf(room)) })));
   });
 
   app.post('/release', async (request) => {
     const { count, silent } = releaseRequest(request.body);
-    const released = await releases.releaseNext(count, silent);
+    const released = await roomOf(request).releases.releaseNext(count, silent);
     return { released: released.map((entry) => entry.uuid), silent };
   });
 
-  app.post('/pause', async () => {
-    await store.setPaused(true);
+  app.post('/pause', async (request) => {
+    await roomOf(request).store.setPaused(true);
     return { paused: true };
   });
 
-  app.post('/resume', async () => {
-    await store.setPaused(false);
+  app.post('/resume', async (request) => {
+    await roomOf(request).store.setPaused(false);
     return { paused: false };
   });
 
@@ -73,6 +87,9 @@ function releaseRequest(body: unknown): { count: number; silent: boolean } {
     throw new HttpError(400, 'bad_request', 'Send {"count": n}, optionally with "silent": true.');
   }
   const { count = 1, silent = false } = body as Record<string, unknown>;
+  if (Object.keys(body).some((key) => !['count', 'silent', 'room'].includes(key))) {
+    throw new HttpError(400, 'bad_request', 'Send {"count": n}, optionally with "silent" and "room".');
+  }
   const asNumber = typeof count === 'string' && /^\d+$/.test(count) ? Number(count) : count;
   if (typeof asNumber !== 'number' || !Number.isInteger(asNumber) || asNumber < 1 || asNumber > MAX_RELEASE) {
     throw new HttpError(400, 'bad_count', `"count" must be a whole number from 1 to ${MAX_RELEASE}.`);

@@ -4,7 +4,7 @@ import { fieldsOf, textField } from '../body';
 import { HttpError } from '../errors';
 import { channelAuth, type AppCredentials } from '../realtime/signature';
 import { checkCsrf, requireSession } from '../session';
-import type { QueueStore } from '../store/types';
+import type { Rooms } from '../rooms';
 
 const USER_CHANNEL = /^private-App\.User\.(\d+)\.([0-9a-f-]{36})$/i;
 
@@ -14,7 +14,7 @@ const USER_CHANNEL = /^private-App\.User\.(\d+)\.([0-9a-f-]{36})$/i;
  */
 export async function pusherAuthRoutes(
   app: FastifyInstance,
-  options: { readonly app: AppCredentials; readonly store: QueueStore },
+  options: { readonly app: AppCredentials; readonly rooms: Rooms },
 ): Promise<void> {
   app.post('/pusher/auth', async (request) => {
     const fields = fieldsOf(request);
@@ -27,7 +27,7 @@ export async function pusherAuthRoutes(
     }
     if (channel === undefined) throw new HttpError(400, 'bad_channel', 'channel_name is required.');
     const uuid = USER_CHANNEL.exec(channel)?.[2];
-    const entry = uuid === undefined ? undefined : await options.store.get(uuid);
+    const entry = uuid === undefined ? undefined : (await options.rooms.locate(uuid))?.entry;
     const own =
       entry !== undefined &&
       session.userId > 0 &&

@@ -1,31 +1,32 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fieldsOf, textField } from '../body';
 import type { Clock } from '../clock';
 import { HttpError } from '../errors';
 import { estimateMinutes } from '../estimate';
 import { ROUTES } from '../page-config';
-import type { Releases } from '../releases';
+import type { Room, Rooms } from '../rooms';
 import { checkCsrf, requireSession } from '../session';
 import { RecentReleasesCache } from '../store/recent-releases-cache';
-import type { QueueStore } from '../store/types';
 
 export interface QueueRouteOptions {
-  readonly store: QueueStore;
+  readonly rooms: Rooms;
   readonly clock: Clock;
-  readonly releases: Releases;
 }
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The waiting page's two named routes: queue_request and queue_info. */
 export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptions): Promise<void> {
-  const { store, clock, releases } = options;
+  const { rooms, clock } = options;
   // Line-wide, so read once per move of the line for every poll of this instance, not per poll.
-  const recentReleases = new RecentReleasesCache(store);
+  const recentReleases = new Map(rooms.all.map((room) => [room.name, new RecentReleasesCache(room.store)]));
+  /** The room a call names (`?room=`, which a page of any room but the first carries). */
+  const roomOf = (request: FastifyRequest): Room => rooms.named((request.query as Record<string, unknown>).room);
 
   /** "I am listening": keeps the place alive, and sends the release event again if it was missed. */
   app.post(ROUTES.queue_request, async (request, reply) => {
     const fields = fieldsOf(request);
+    const { store, releases } = roomOf(request);
     const session = requireSession(request);
     checkCsrf(session, fields._token);
     const uuid = textField(fields, 'uuid');
@@ -57,13 +58,16 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
    */
   app.get(ROUTES.queue_info.replace('{uuid}', ':uuid'), async (request, reply) => {
     const { uuid } = request.params as { uuid: string };
+    const room = roomOf(request);
     const now = clock.now();
-    const place = UUID.test(uuid) ? await store.position(uuid, now) : undefined;
+    const place = UUID.test(uuid) ? await room.store.position(uuid, now) : undefined;
     if (!place) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
     const { position, served } = place;
-    const recent = position > 0 ? await recentReleases.read(served) : [];
-    const estimated = estimateMinutes(position, recent, now, releases.policy.perMinute);
+    const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
+    const estimated = estimateMinutes(position, recent, now, room.releases.policy.perMinute);
     reply.header('cache-control', 'no-store');
-    return position > 0 ? { position, estimated, ticket: served + position, served } : { position, estimated };
+    // `QueueMoved` tells the first room's line only: the others' pages move by their answers.
+    const moves = position > 0 && room.primary;
+    return moves ? { position, estimated, ticket: served + position, served } : { position, estimated };
   });
 }

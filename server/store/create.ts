@@ -1,9 +1,14 @@
 import type { ServerConfig } from '../config';
 import { MemoryStore } from './memory';
-import { RedisStore } from './redis';
+import { DEFAULT_PREFIX, RedisStore } from './redis';
 import type { QueueStore } from './types';
 
-/** The queue store the configuration asks for: Redis when REDIS_URL is set, else memory. */
-export function createStore(config: Pick<ServerConfig, 'redisUrl'>): QueueStore {
-  return config.redisUrl ? new RedisStore(config.redisUrl) : new MemoryStore();
+/**
+ * The queue store the configuration asks for: Redis when REDIS_URL is set, else memory. Each
+ * room has its own; in Redis the first room keeps the keys a single line has always had (`wr:`),
+ * and every other room's are under `wr:<name>:`.
+ */
+export function createStore(config: Pick<ServerConfig, 'redisUrl'>, room?: { name: string; primary: boolean }): QueueStore {
+  if (!config.redisUrl) return new MemoryStore();
+  return new RedisStore(config.redisUrl, room && !room.primary ? { prefix: `${DEFAULT_PREFIX}${room.name}:` } : {});
 }

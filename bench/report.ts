@@ -1,5 +1,6 @@
 import type { CapacityResult } from './capacity/run-capacity';
 import type { EstimateResult } from './estimate-accuracy';
+import type { DownloadFigures, GatewayOverheadResult } from './gateway-overhead';
 import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
 import type { SoakResult } from './soak';
@@ -9,6 +10,8 @@ export interface BenchResults {
   readonly date: string;
   readonly machine: { cpus: number; cpuModel?: string; memoryGb: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
   readonly seconds: number;
+  /** The parts this run measured (older reports: unset). */
+  readonly parts?: readonly string[];
   readonly targets: TargetCheck[];
   readonly targetsRedis?: TargetCheck[];
   readonly pageWeight: PageWeightResult;
@@ -18,6 +21,7 @@ export interface BenchResults {
   readonly capacityRedis?: CapacityResult;
   readonly positionCost?: PositionCostResult;
   readonly soak?: SoakResult;
+  readonly gateway?: GatewayOverheadResult;
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -33,6 +37,10 @@ export function renderMarkdown(results: BenchResults): string {
     `${results.date} · ${machine.cpus} × ${machine.cpuModel ?? 'CPU'} · ${machine.memoryGb} GB · Node ${machine.node} · ` +
       `load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverageAtEnd.join(' ')} at end · ${fixed(results.seconds)} s`,
   );
+  if (results.parts) {
+    lines.push('');
+    lines.push(`Parts measured in this run: ${results.parts.join(', ')}.`);
+  }
   lines.push('');
   lines.push('## Targets');
   lines.push('');
@@ -50,6 +58,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.estimate) lines.push('', ...estimate(results.estimate, results.estimateVariants ?? []));
   if (results.positionCost) lines.push('', ...positionCost(results.positionCost));
   if (results.soak) lines.push('', ...soak(results.soak));
+  if (results.gateway) lines.push('', ...gatewayOverhead(results.gateway));
   lines.push('');
   return lines.join('\n');
 }
@@ -194,5 +203,60 @@ function soak(result: SoakResult): string[] {
     ),
     '',
     `Soak verdict: **${verdict}**.`,
+  ];
+}
+
+function gatewayOverhead(result: GatewayOverheadResult): string[] {
+  const { settings, latency, throughput, streaming, upload, errors } = result;
+  const ms = (value: number) => `${fixed(value, 2)} ms`;
+  const signed = (value: number) => `${value >= 0 ? '+' : '−'}${fixed(Math.abs(value), 2)} ms`;
+  const mib = (bytes: number) => `${fixed(bytes / 2 ** 20, 1)} MiB`;
+  const rate = (download: DownloadFigures) => `${fixed(download.mibPerSecond)} MiB/s`;
+  const rss = (download: DownloadFigures) => {
+    const figures = download.gatewayRss;
+    return figures
+      ? `${mib(figures.start)} → max ${mib(figures.max)} (+${mib(figures.growth)}; highest in the first half ${mib(figures.maxFirstHalf)}, in the second ${mib(figures.maxSecondHalf)}; ${figures.samples} samples)`
+      : '–';
+  };
+  const buffers = (download: DownloadFigures) =>
+    download.gatewayRss ? `${mib(download.gatewayRss.startArrayBuffers)} → max ${mib(download.gatewayRss.maxArrayBuffers)}` : '–';
+  const heap = (download: DownloadFigures) =>
+    download.gatewayRss ? `${mib(download.gatewayRss.startHeapUsed)} → max ${mib(download.gatewayRss.maxHeapUsed)}` : '–';
+  const held = (download: DownloadFigures) =>
+    `${mib(download.inFlightAtStallEndBytes ?? Number.NaN)}` +
+    (download.inKernelAtStallEndBytes === undefined || download.inFlightAtStallEndBytes === undefined
+      ? ''
+      : ` (kernel socket queues ${mib(download.inKernelAtStallEndBytes)}, processes ${mib(download.inFlightAtStallEndBytes - download.inKernelAtStallEndBytes)})`);
+  const received = (download: DownloadFigures) =>
+    download.receivedBytes === download.expectedBytes ? 'all bytes' : `${download.receivedBytes} of ${download.expectedBytes} bytes`;
+  const cpu = throughput.proxied.cpuMicrosPerRequest;
+  const kinds = Object.entries(errors.kinds).map(([kind, { count }]) => `${kind} ×${count}`);
+  return [
+    '## Gateway overhead',
+    '',
+    `The real server (\`start(loadConfig(env))\`, UPSTREAM set, PROTECT=/checkout so that \`/\` goes straight through the gate to the proxy, memory store, no log) ` +
+      `in front of a plain Node http origin (keep-alive; \`GET /\` answers ${settings.bodyBytes} bytes, \`/download\` generates ${settings.chunkBytes / 1024} KiB chunks), each in its own process; ` +
+      `the load generator asks the origin directly and through the gateway in ${settings.slices} alternating slices of ${fixed(settings.sliceSeconds, 1)} s (direct, proxied, proxied, direct, …) ` +
+      `after a ${settings.warmupSeconds} s warm-up on each.`,
+    '',
+    '| measure | direct | through the gateway | gateway vs direct |',
+    '| --- | --- | --- | --- |',
+    `| latency p50, one keep-alive connection, sequential GET / | ${ms(latency.direct.p50)} | ${ms(latency.proxied.p50)} | ${signed(latency.addedP50Ms)} |`,
+    `| latency p99, same | ${ms(latency.direct.p99)} | ${ms(latency.proxied.p99)} | ${signed(latency.addedP99Ms)} |`,
+    `| throughput, ${settings.connections} keep-alive connections (median of ${throughput.direct.slicesPerSecond.length} slices) | ${fixed(throughput.direct.perSecond)}/s | ${fixed(throughput.proxied.perSecond)}/s | ×${fixed(throughput.ratio, 2)} |`,
+    `| latency under that load, p50 / p99 | ${ms(throughput.direct.latencyMs.p50)} / ${ms(throughput.direct.latencyMs.p99)} | ${ms(throughput.proxied.latencyMs.p50)} / ${ms(throughput.proxied.latencyMs.p99)} | |`,
+    `| ${settings.downloadMib} MiB download read as a stream | ${rate(streaming.direct)} (${fixed(streaming.direct.seconds, 2)} s, ${received(streaming.direct)}) | ${rate(streaming.proxied)} (${fixed(streaming.proxied.seconds, 2)} s, ${received(streaming.proxied)}) | ×${fixed(streaming.ratio, 2)} |`,
+    `| gateway RSS during that download | – | ${rss(streaming.proxied)} | |`,
+    `| the same with the reader stalled ${settings.stallMs / 1000} s after ${settings.stallAfterMib} MiB | – | ${rss(streaming.proxiedStalled)}, ${received(streaming.proxiedStalled)} | |`,
+    `| bytes the origin had written ahead of the stalled reader when it resumed (direct: one pair of sockets' buffers; proxied: two pairs and the gateway) | ` +
+      `${held(streaming.directStalled)} | ${held(streaming.proxiedStalled)} | |`,
+    `| ${settings.uploadMib} MiB upload streamed to POST /echo, bytes the origin counted | ${upload.direct.counted} (${fixed(upload.direct.seconds, 2)} s) | ${upload.proxied.counted} (${fixed(upload.proxied.seconds, 2)} s) | |`,
+    '',
+    `- CPU per request in the throughput slices: through the gateway, gateway ${fixed(cpu.gateway ?? Number.NaN, 1)} µs + origin ${fixed(cpu.origin, 1)} µs + load generator ${fixed(cpu.client, 1)} µs; ` +
+      `direct, origin ${fixed(throughput.direct.cpuMicrosPerRequest.origin, 1)} µs + load generator ${fixed(throughput.direct.cpuMicrosPerRequest.client, 1)} µs. ` +
+      `Per slice: direct ${throughput.direct.slicesPerSecond.join(', ')}/s; proxied ${throughput.proxied.slicesPerSecond.join(', ')}/s.`,
+    `- The gateway's own account during the downloads (process.memoryUsage, every 25 ms): Buffers (arrayBuffers) ${buffers(streaming.proxied)} read straight through, ` +
+      `${buffers(streaming.proxiedStalled)} with the reader stalled; JS heap used ${heap(streaming.proxied)} and ${heap(streaming.proxiedStalled)}.`,
+    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` + (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
   ];
 }

@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: page weight, server capacity, wait-estimate accuracy and the cost of a
- * position as the line grows, each measured as a
+ * `npm run bench`: page weight, server capacity, wait-estimate accuracy, the cost of a
+ * position as the line grows and the gateway's overhead in front of an origin, each measured as a
  * ratio or a distribution inside one run, so that the figures hold on a noisy shared machine.
  * Writes bench/results/latest.json and latest.md, and prints the summary with PASS/MISS per target.
  *
@@ -13,16 +13,21 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,estimate,capacity,position   run only these parts; add soak for the soak (10 minutes more)
+ *   BENCH_ONLY=page,estimate,capacity,position,gateway   run only these parts; add soak for the soak (10 minutes more)
+ *   BENCH_GATEWAY_SECONDS=4   gateway overhead: counted seconds per target (direct, proxied) in the latency and throughput phases
+ *   BENCH_GATEWAY_CONNECTIONS=64  keep-alive connections of the gateway's throughput loop
+ *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway
  *   BENCH_SOAK_VISITORS=10000 BENCH_SOAK_MINUTES=10 BENCH_SOAK_WARMUP_MINUTES=2 BENCH_SOAK_RELEASE_PER_MINUTE=120
  *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port)
- *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run (folder printed)
+ *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run, and of the
+ *                             gateway during its proxied throughput slices (folder printed)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
 import { DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
+import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
@@ -30,6 +35,8 @@ import { runSoak, type SoakResult } from './soak';
 import { checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
+const DEFAULT_PARTS = 'page,estimate,capacity,position,gateway';
+const KNOWN_PARTS = ['page', 'estimate', 'capacity', 'position', 'gateway', 'soak'];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -42,7 +49,9 @@ function numberFromEnv(name: string, fallback: number, min: number): number {
 async function main(): Promise<void> {
   const started = Date.now();
   const loadAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
-  const only = new Set((process.env.BENCH_ONLY ?? 'page,estimate,capacity,position').split(',').map((part) => part.trim()));
+  const only = new Set((process.env.BENCH_ONLY || DEFAULT_PARTS).split(',').map((part) => part.trim()).filter(Boolean));
+  const unknown = [...only].filter((part) => !KNOWN_PARTS.includes(part));
+  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; known: ${KNOWN_PARTS.join(', ')}.`);
   const log = (line: string) => console.log(line);
   const workDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-bench-'));
   const profileDir = process.env.BENCH_CPU_PROF === '1' ? mkdtempSync(path.join(tmpdir(), 'waiting-room-profile-')) : undefined;
@@ -113,11 +122,27 @@ async function main(): Promise<void> {
       soak = await runSoak(soakOptions);
     }
 
+    let gateway: GatewayOverheadResult | undefined;
+    if (only.has('gateway')) {
+      const gatewayOptions = {
+        seconds: numberFromEnv('BENCH_GATEWAY_SECONDS', 4, 1),
+        connections: Math.floor(numberFromEnv('BENCH_GATEWAY_CONNECTIONS', 64, 1)),
+        downloadMib: Math.floor(numberFromEnv('BENCH_GATEWAY_DOWNLOAD_MB', 100, 1)),
+        pageDir,
+        cpuProfileDir: profileDir && subfolder(profileDir, 'gateway'),
+        log,
+      };
+      log(`gateway overhead: a Node http origin, directly and through the gateway…`);
+      gateway = await measureGatewayOverhead(gatewayOptions);
+    }
+
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
       seconds: (Date.now() - started) / 1000,
-      targets: checkTargets(capacity, estimate),
+      // The parts this run measured: latest.json and latest.md hold these only (the page is always built).
+      parts: ['page', ...[...only].filter((part) => part !== 'page')],
+      targets: checkTargets(capacity, estimate, gateway),
       targetsRedis: capacityRedis ? checkTargets(capacityRedis, undefined) : undefined,
       pageWeight,
       estimate,
@@ -126,6 +151,7 @@ async function main(): Promise<void> {
       capacityRedis,
       positionCost,
       soak,
+      gateway,
       cpuProfileDir: profileDir,
     };
     mkdirSync(resultsDir, { recursive: true });

@@ -1,5 +1,6 @@
 import type { CapacityResult } from './capacity/run-capacity';
 import type { EstimateResult } from './estimate-accuracy';
+import type { GatewayOverheadResult } from './gateway-overhead';
 
 /** The figures the project promises on a 2-core machine (load generator included). */
 export const TARGETS = {
@@ -9,6 +10,11 @@ export const TARGETS = {
   memoryPerVisitorBytes: 10 * 1024,
   steadyEstimateErrorMinutes: 1,
   minutesBackWithin1AfterChange: 2,
+  /** What the gateway may add to a request's p50 on one keep-alive connection (ms). */
+  gatewayAddedP50Ms: 1,
+  gatewayThroughputRatio: 0.7,
+  /** The gateway's RSS growth while a 100 MiB download streams through it. */
+  gatewayStreamRssGrowthBytes: 32 * 1024 * 1024,
 } as const;
 
 export type Verdict = 'PASS' | 'MISS' | 'N/A';
@@ -22,9 +28,14 @@ export interface TargetCheck {
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /** PASS/MISS for every target, from the figures of one run. */
-export function checkTargets(capacity: CapacityResult | undefined, estimate: EstimateResult | undefined): TargetCheck[] {
+export function checkTargets(
+  capacity: CapacityResult | undefined,
+  estimate: EstimateResult | undefined,
+  gateway?: GatewayOverheadResult,
+): TargetCheck[] {
   const checks: TargetCheck[] = [];
   if (capacity) {
     const { held } = capacity.hold;
@@ -75,5 +86,41 @@ export function checkTargets(capacity: CapacityResult | undefined, estimate: Est
       verdict: figures.minutesUntilWithin1 <= TARGETS.minutesBackWithin1AfterChange ? 'PASS' : 'MISS',
     });
   }
+  if (gateway) checks.push(...gatewayChecks(gateway));
   return checks;
+}
+
+function gatewayChecks(gateway: GatewayOverheadResult): TargetCheck[] {
+  const { latency, throughput, streaming, errors } = gateway;
+  const errorNote = errors.total > 0 ? `${errors.total} failed requests in the gateway benchmark` : undefined;
+  const ms = (value: number) => `${value.toFixed(2)} ms`;
+  const streamed = [streaming.proxied, streaming.proxiedStalled];
+  const growth = Math.max(...streamed.map((download) => download.gatewayRss?.growth ?? Number.NaN));
+  const complete = streamed.every((download) => download.receivedBytes === download.expectedBytes);
+  const downloadMib = `${streaming.proxied.expectedBytes / 2 ** 20} MiB`;
+  return [
+    {
+      name: 'latency the gateway adds, p50 (one keep-alive connection)',
+      target: `≤ ${TARGETS.gatewayAddedP50Ms} ms`,
+      measured: `${ms(latency.addedP50Ms)} (p50 ${ms(latency.direct.p50)} direct, ${ms(latency.proxied.p50)} proxied; p99 +${ms(latency.addedP99Ms)})`,
+      verdict: errors.total === 0 && latency.addedP50Ms <= TARGETS.gatewayAddedP50Ms ? 'PASS' : 'MISS',
+      note: errorNote,
+    },
+    {
+      name: 'throughput through the gateway / direct to the origin',
+      target: `≥ ${TARGETS.gatewayThroughputRatio}`,
+      measured: `${throughput.ratio.toFixed(2)} (medians of ${throughput.direct.slicesPerSecond.length} slices: proxied ${throughput.proxied.perSecond}/s, direct ${throughput.direct.perSecond}/s)`,
+      verdict: errors.total === 0 && throughput.ratio >= TARGETS.gatewayThroughputRatio ? 'PASS' : 'MISS',
+      note: errorNote,
+    },
+    {
+      name: `gateway RSS growth while ${downloadMib} stream through it`,
+      target: `≤ ${mib(TARGETS.gatewayStreamRssGrowthBytes)}`,
+      measured:
+        `${mib(growth)} (read straight through ${mib(streaming.proxied.gatewayRss?.growth ?? Number.NaN)}, ` +
+        `reader stalled ${streaming.proxiedStalled.stallMs / 1000} s ${mib(streaming.proxiedStalled.gatewayRss?.growth ?? Number.NaN)})`,
+      verdict: complete && Number.isFinite(growth) && growth <= TARGETS.gatewayStreamRssGrowthBytes ? 'PASS' : 'MISS',
+      note: complete ? undefined : 'a download did not arrive whole',
+    },
+  ];
 }

@@ -76,7 +76,8 @@ export function isWaitingRoomRoute(target: string): boolean {
   return result.ok && isOwnPath(result.path);
 }
 
-function isOwnPath(path: string): boolean {
+/** True when the normalized `path` is one of the waiting room's own (see `isWaitingRoomRoute`). */
+export function isOwnPath(path: string): boolean {
   return OWN_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) || SINK.test(path);
 }
 

@@ -36,7 +36,9 @@ async function main(): Promise<void> {
   const realtime = config.pusher.embedded
     ? `embedded realtime server on the same port${config.redisUrl ? ', events shared through Redis pub/sub' : ''}`
     : `realtime through ${config.pusher.host ?? `Pusher Channels (${config.pusher.cluster})`}`;
-  console.log(`Waiting Room demo: open ${server.url}/ (protected: ${config.protect.join(', ')}).`);
+  const origin = config.gateway.upstream ?? 'the demo shop';
+  const rooms = config.rooms.map((room) => `${room.name}: ${room.protect.join(', ')}`).join('; ');
+  console.log(`Waiting Room in front of ${origin}: open ${server.url}/ (protected, ${rooms}).`);
   console.log(`Queue in ${config.redisUrl ? 'Redis' : 'memory'}, ${realtime}.`);
   if (config.adminTokenGenerated) {
     console.log(`Admin token (ADMIN_TOKEN was not set): ${server.adminToken}`);

@@ -25,8 +25,12 @@ export interface Room {
 export class Rooms {
   private readonly prefixes: ReadonlyArray<{ readonly room: Room; readonly length: number; readonly protects: (path: string) => boolean }>;
 
+  /** Every room's prefixes at once: most requests are under none, and are told so in one test. */
+  private readonly anyProtects: (path: string) => boolean;
+
   constructor(readonly all: readonly Room[], configs: readonly RoomConfig[]) {
     if (all.length === 0) throw new Error('A server has at least one room.');
+    this.anyProtects = protectionTest(configs.flatMap((config) => config.protect));
     this.prefixes = all.flatMap((room, i) =>
       (configs[i]?.protect ?? []).map((prefix) => ({ room, length: prefix.length, protects: protectionTest([prefix]) })),
     );
@@ -41,6 +45,8 @@ export class Rooms {
    * and `/tickets/vip`), the one with the longest prefix. Undefined when none does.
    */
   forPath(path: string): Room | undefined {
+    if (!this.anyProtects(path)) return undefined;
+    if (this.all.length === 1) return this.primary;
     let best: { readonly room: Room; readonly length: number } | undefined;
     for (const prefix of this.prefixes) {
       if ((!best || prefix.length > best.length) && prefix.protects(path)) best = prefix;

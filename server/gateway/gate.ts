@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
 import type { ServerConfig } from '../config';
 import { HttpError } from '../errors';
-import { isWaitingRoomRoute, originOf, protectionTest } from '../hold';
+import { isOwnPath, originOf, protectionTest } from '../hold';
 import { requestTarget } from '../http/target';
 import { prefersJson } from '../http/negotiate';
 import { pageConfigFor, type PageConfig } from '../page-config';
@@ -45,7 +45,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     const { path } = requestTarget(request);
     // The waiting room's own paths are never the origin's, whatever the method or the rest:
     // a 404, or a 405 naming the methods its route takes.
-    if (isWaitingRoomRoute(path)) return reply.callNotFound();
+    if (isOwnPath(path)) return reply.callNotFound();
     const room = rooms.forPath(path);
     if (room === undefined || bypasses(path)) return undefined;
     const { store, limits } = room;

@@ -14,17 +14,34 @@ const FORWARDING = ['forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-forw
 /** The header a monitor shows its signed bypass in (`bypass.ts`); the origin never sees it. */
 export const BYPASS_HEADER = 'waiting-room-bypass';
 
+/** What the origin never gets from the visitor: hop-by-hop, forwarding (rewritten) and bypass headers. */
+const NOT_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...FORWARDING, BYPASS_HEADER]);
+
 type Headers = Record<string, string | string[] | undefined>;
 
 /** `headers` without the hop-by-hop ones and those the `Connection` header names. */
 export function withoutHopByHop<T extends Headers>(headers: T): T {
-  const out: Headers = { ...headers };
-  const listed = String(headers.connection ?? '')
-    .split(',')
-    .map((name) => name.trim().toLowerCase())
-    .filter(Boolean);
-  for (const name of [...HOP_BY_HOP, ...listed]) delete out[name];
-  return out as T;
+  return copyWithout(headers, dropped(headers.connection, HOP_BY_HOP_SET)) as T;
+}
+
+const HOP_BY_HOP_SET: ReadonlySet<string> = new Set(HOP_BY_HOP);
+
+/** The names to leave out: `base`, plus those a `Connection` header lists. */
+function dropped(connection: string | string[] | undefined, base: ReadonlySet<string>): ReadonlySet<string> {
+  if (connection === undefined) return base;
+  const names = new Set(base);
+  for (const name of String(connection).split(',')) {
+    const trimmed = name.trim().toLowerCase();
+    if (trimmed !== '') names.add(trimmed);
+  }
+  return names;
+}
+
+/** A copy of `headers` without `names`, built in one pass (deleting would slow every later read). */
+function copyWithout(headers: Headers, names: ReadonlySet<string>): Headers {
+  const out: Headers = {};
+  for (const name in headers) if (!names.has(name)) out[name] = headers[name];
+  return out;
 }
 
 /**
@@ -33,6 +50,7 @@ export function withoutHopByHop<T extends Headers>(headers: T): T {
  */
 export function withoutOwnCookie(cookie: string | string[] | undefined): string | undefined {
   if (cookie === undefined) return undefined;
+  if (typeof cookie === 'string' && !cookie.includes(SESSION_COOKIE)) return cookie;
   const pairs = (Array.isArray(cookie) ? cookie.join('; ') : cookie)
     .split(';')
     .map((pair) => pair.trim())
@@ -58,13 +76,11 @@ export function originRequestHeaders(
   headers: IncomingHttpHeaders,
   options: ForwardOptions = {},
 ): IncomingHttpHeaders {
-  const out: Headers = withoutHopByHop({ ...headers });
-  delete out[BYPASS_HEADER];
+  const out = copyWithout(headers, dropped(headers.connection, NOT_FORWARDED));
   // Fastify gives `ips` only with TRUST_PROXY, nearest first; X-Forwarded-For lists the client first.
   const trusted = request.ips !== undefined;
   const chain = request.ips ? [...request.ips].reverse() : [request.ip];
   const forwardedHost = trusted ? firstValue(request.headers['x-forwarded-host']) : undefined;
-  for (const name of FORWARDING) delete out[name];
   out['x-forwarded-for'] = chain.join(', ');
   out['x-forwarded-proto'] = request.protocol;
   const host = forwardedHost ?? request.headers.host;

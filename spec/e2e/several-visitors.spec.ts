@@ -15,6 +15,8 @@ describe('several visitors in line', () => {
   let origin: TestOrigin;
   let browser: Browser;
   let visitors: Visitor[] = [];
+  /** The channels signed-in visitors' pages asked `/pusher/auth` for. */
+  let authorized: string[] = [];
 
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -31,6 +33,7 @@ describe('several visitors in line', () => {
   afterEach(async () => {
     await Promise.all(visitors.map((visitor) => visitor.close()));
     visitors = [];
+    authorized = [];
     await server?.close();
     await origin?.close();
   }, 30_000);
@@ -50,6 +53,10 @@ describe('several visitors in line', () => {
       if (signedIn.includes(i)) {
         const signIn = await visitor.page.request.post(server.at('/login'), { form: { name: `Visitor ${i}` }, maxRedirects: 0 });
         expect(signIn.status()).toBe(303);
+        visitor.page.on('request', (request) => {
+          if (new URL(request.url()).pathname !== '/pusher/auth') return;
+          authorized.push(new URLSearchParams(request.postData() ?? '').get('channel_name') ?? '');
+        });
       }
       await visitor.page.goto(server.at(`/checkout?item=${i}`));
       await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
@@ -102,6 +109,9 @@ describe('several visitors in line', () => {
     async () => {
       // The second visitor is signed in: its next poll is a minute away.
       const [, second, third] = await lineUp(3, [2]);
+      // The site named the signed-in visitor: its page listens on a private channel of its own.
+      await eventually('the private channel authorization', async () => authorized, (channels) => channels.length === 1);
+      expect(authorized[0]).toMatch(/^private-App\.User\.[1-9]\d*\.[0-9a-f-]{36}$/);
       // Release right after the anonymous visitor's poll answer: only a push could update it now.
       await third!.page.waitForResponse((response) => response.url().includes('/queue/info/'), { timeout: 15_000 });
       const signedInPolls: string[] = [];

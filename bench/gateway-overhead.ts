@@ -1,0 +1,651 @@
+/**
+ * What the gateway costs in front of a site: the same load generator asks a plain Node `http`
+ * origin directly and through the real server (`start(loadConfig(env))` with `UPSTREAM` set to
+ * that origin), in alternating slices, so that a change in the machine's load weighs on both
+ * alike. `PROTECT=/checkout`, so `/` passes the gate at once: the pure proxy path.
+ *
+ * Three processes: the origin and the gateway each in a child of their own (this file, started
+ * with BENCH_GATEWAY_ROLE=origin or gateway), the load generator in the orchestrator.
+ *
+ * - latency: one keep-alive connection, sequential `GET /` (1 KB); p50/p99 direct and proxied,
+ *   and what the gateway adds.
+ * - throughput: a closed loop over many keep-alive connections; requests a second direct and
+ *   proxied (median of the slices), and their ratio; CPU time per request of each process.
+ * - streaming: a large download (`/download?mb=N`, generated in 64 KiB chunks) read as a stream,
+ *   direct and proxied, with the gateway's RSS sampled every 25 ms; once more proxied with the
+ *   reader stalled for a while, which a proxy without backpressure would pay for in memory (and
+ *   the bytes the origin wrote ahead of the reader say how far backpressure let it get).
+ * - an upload streamed to `POST /echo`, counted by the origin, direct and proxied (a check).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { Session } from 'node:inspector/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Pool } from 'undici';
+import { Errors, errorKind, lanes } from './capacity/http-client';
+import { Child, serveRequests } from './capacity/ipc';
+import type { CpuSample } from './capacity/protocol';
+import { distribution, median } from './stats';
+
+export interface GatewayOverheadOptions {
+  /** Counted seconds per target (direct, proxied) in each of the latency and throughput phases. */
+  readonly seconds: number;
+  /** Keep-alive connections of the throughput loop. */
+  readonly connections: number;
+  /** Size of the streamed download, in MiB. */
+  readonly downloadMib: number;
+  /** The built page (the gateway serves the waiting page from it). */
+  readonly pageDir: string;
+  /** When set, a V8 CPU profile of the gateway during the proxied throughput slices is written here. */
+  readonly cpuProfileDir?: string;
+  readonly log: (line: string) => void;
+}
+
+export interface LatencyFigures {
+  readonly count: number;
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export interface ThroughputSide {
+  /** Median of the slices' requests a second. */
+  readonly perSecond: number;
+  readonly slicesPerSecond: readonly number[];
+  readonly answered: number;
+  readonly latencyMs: LatencyFigures;
+  /** CPU time of each process per answered request, over this side's slices (µs). */
+  readonly cpuMicrosPerRequest: { readonly origin: number; readonly gateway?: number; readonly client: number };
+}
+
+export interface RssFigures {
+  /** The gateway's RSS just before the download (bytes). */
+  readonly start: number;
+  readonly max: number;
+  readonly end: number;
+  /** max − start. */
+  readonly growth: number;
+  /** Highest RSS while the first half of the bytes passed, and while the second half did: a flat line has both alike. */
+  readonly maxFirstHalf: number;
+  readonly maxSecondHalf: number;
+  /** The gateway's own account (`process.memoryUsage()`): Buffers' memory and the JS heap, at the start and at their highest. */
+  readonly startArrayBuffers: number;
+  readonly maxArrayBuffers: number;
+  readonly startHeapUsed: number;
+  readonly maxHeapUsed: number;
+  readonly samples: number;
+  readonly source: 'proc' | 'ipc';
+}
+
+export interface DownloadFigures {
+  readonly expectedBytes: number;
+  readonly receivedBytes: number;
+  readonly status: number;
+  readonly seconds: number;
+  readonly mibPerSecond: number;
+  /** The reader stopped this long after the first `stallAfterMib` MiB (0: read straight through). */
+  readonly stallMs: number;
+  /**
+   * With a stall: bytes the origin had written but the reader not yet received when the stall
+   * ended, held in the sockets' buffers and the gateway. Bounded when backpressure holds; the
+   * rest of the download when it does not.
+   */
+  readonly inFlightAtStallEndBytes?: number;
+  /**
+   * Of those, the bytes in the kernel's socket queues (send and receive, every loopback socket
+   * of the origin's and the gateway's ports; Linux only): the rest is in the processes' own
+   * buffers, the reader's and, proxied, the gateway's.
+   */
+  readonly inKernelAtStallEndBytes?: number;
+  /** The gateway's RSS during the download (proxied only). */
+  readonly gatewayRss?: RssFigures;
+}
+
+export interface GatewayOverheadResult {
+  readonly settings: {
+    readonly seconds: number;
+    readonly slices: number;
+    readonly sliceSeconds: number;
+    readonly warmupSeconds: number;
+    readonly connections: number;
+    readonly downloadMib: number;
+    readonly stallAfterMib: number;
+    readonly stallMs: number;
+    readonly bodyBytes: number;
+    readonly chunkBytes: number;
+    readonly uploadMib: number;
+  };
+  readonly latency: {
+    readonly direct: LatencyFigures;
+    readonly proxied: LatencyFigures;
+    /** proxied − direct (ms). */
+    readonly addedP50Ms: number;
+    readonly addedP99Ms: number;
+  };
+  readonly throughput: {
+    readonly direct: ThroughputSide;
+    readonly proxied: ThroughputSide;
+    /** proxied ÷ direct, of the slices' medians. */
+    readonly ratio: number;
+  };
+  readonly streaming: {
+    readonly direct: DownloadFigures;
+    readonly proxied: DownloadFigures;
+    readonly proxiedStalled: DownloadFigures;
+    readonly directStalled: DownloadFigures;
+    /** proxied ÷ direct MiB/s. */
+    readonly ratio: number;
+  };
+  readonly upload: {
+    readonly bytes: number;
+    readonly direct: { readonly status: number; readonly counted: number; readonly seconds: number };
+    readonly proxied: { readonly status: number; readonly counted: number; readonly seconds: number };
+  };
+  /** Failed requests, wrong statuses or short bodies in any phase (zero expected). */
+  readonly errors: { readonly total: number; readonly kinds: Record<string, { count: number; example: string }> };
+  readonly cpuProfile?: string;
+}
+
+const MIB = 1024 * 1024;
+/** The origin's `GET /` body. */
+const BODY_BYTES = 1024;
+/** The origin's download chunks. */
+const CHUNK_BYTES = 64 * 1024;
+/** Alternating slices per phase, half on each target: direct, proxied, proxied, direct, … */
+const SLICES = 8;
+/** Each target first runs this long uncounted in each phase (connections open, code warms up). */
+const WARMUP_SECONDS = 1;
+/** The stalled reader stops after this much, for this long. */
+const STALL_AFTER_MIB = 8;
+const STALL_MS = 2000;
+const UPLOAD_MIB = 16;
+/** A 100 MiB download takes a fraction of a second on loopback: samples this often catch its peak. */
+const MEMORY_EVERY_MS = 25;
+
+type Target = 'direct' | 'proxied';
+const ORDER: readonly Target[] = Array.from({ length: SLICES }, (_, i) => (i % 4 === 0 || i % 4 === 3 ? 'direct' : 'proxied'));
+
+interface Ready {
+  readonly url: string;
+  readonly pid: number;
+}
+
+/** Runs the whole gateway benchmark and returns its figures; both children are ended whatever happens. */
+export async function measureGatewayOverhead(options: GatewayOverheadOptions): Promise<GatewayOverheadResult> {
+  const { log } = options;
+  const children: Child<Ready>[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
+  try {
+    const origin = await Child.start<Ready>(__filename, { name: 'gateway bench origin', env: { ...process.env, BENCH_GATEWAY_ROLE: 'origin' } });
+    children.push(origin);
+    const gateway = await Child.start<Ready>(__filename, {
+      name: 'gateway bench server',
+      env: { ...process.env, BENCH_GATEWAY_ROLE: 'gateway', BENCH_GATEWAY_UPSTREAM: origin.ready.url, BENCH_PAGE_DIR: options.pageDir },
+    });
+    children.push(gateway);
+    log(`  origin ${origin.ready.url} (pid ${origin.ready.pid}), gateway ${gateway.ready.url} (pid ${gateway.ready.pid})`);
+
+    const urls: Record<Target, string> = { direct: origin.ready.url, proxied: gateway.ready.url };
+    const errors = new Errors();
+    const single: Record<Target, Client> = {
+      direct: new Client(urls.direct, { pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 }),
+      proxied: new Client(urls.proxied, { pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 }),
+    };
+    closers.push(() => single.direct.close(), () => single.proxied.close());
+    const sliceSeconds = (2 * options.seconds) / SLICES;
+
+    // Streaming first, while the gateway has seen only a few requests: its RSS is near its resting size.
+    const memory = memoryProbe(gateway);
+    for (const target of ['direct', 'proxied'] as const) await download(single[target], 1, errors);
+    log(`  streaming: ${options.downloadMib} MiB direct, proxied, then proxied and direct with the reader stalled ${STALL_MS / 1000} s…`);
+    const directDownload = await download(single.direct, options.downloadMib, errors);
+    const proxiedDownload = await download(single.proxied, options.downloadMib, errors, { memory });
+    const ports = [origin.ready.url, gateway.ready.url].map((url) => Number(new URL(url).port));
+    const stall = {
+      stallAfterMib: STALL_AFTER_MIB,
+      stallMs: STALL_MS,
+      originStreamed: () => origin.request<number>('streamed'),
+      kernelQueued: () => kernelQueuedBytes(ports),
+    };
+    const stalledDownload = await download(single.proxied, options.downloadMib, errors, { ...stall, memory });
+    // The same stall direct: what one pair of sockets holds, beside the two pairs and the gateway.
+    const directStalledDownload = await download(single.direct, options.downloadMib, errors, stall);
+
+    const uploadDirect = await upload(single.direct, UPLOAD_MIB, errors);
+    const uploadProxied = await upload(single.proxied, UPLOAD_MIB, errors);
+
+    log(`  latency: one keep-alive connection, ${options.seconds} s per target in ${SLICES} alternating slices…`);
+    const latencies: Record<Target, number[]> = { direct: [], proxied: [] };
+    for (const target of ['direct', 'proxied'] as const) await sequential(single[target], WARMUP_SECONDS, [], errors, false);
+    for (const target of ORDER) await sequential(single[target], sliceSeconds, latencies[target], errors, true);
+
+    log(`  throughput: ${options.connections} keep-alive connections, ${options.seconds} s per target in ${SLICES} alternating slices…`);
+    const pools: Record<Target, Pool> = {
+      direct: new Pool(urls.direct, { connections: options.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 }),
+      proxied: new Pool(urls.proxied, { connections: options.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 }),
+    };
+    closers.push(() => pools.direct.close(), () => pools.proxied.close());
+    for (const target of ['direct', 'proxied'] as const) await closedLoop(pools[target], options.connections, WARMUP_SECONDS, errors, false);
+    let cpuProfile: string | undefined;
+    if (options.cpuProfileDir) await gateway.request('profileStart');
+    const tallies: Record<Target, LoopTally> = { direct: newTally(), proxied: newTally() };
+    for (const target of ORDER) {
+      const before = await Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
+      const clientBefore = process.cpuUsage();
+      const slice = await closedLoop(pools[target], options.connections, sliceSeconds, errors, true);
+      const client = process.cpuUsage(clientBefore);
+      const after = await Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
+      const tally = tallies[target];
+      for (const ms of slice.latencies) tally.latencies.push(ms);
+      tally.slicesPerSecond.push(slice.latencies.length / slice.seconds);
+      tally.cpu.origin += cpuSeconds(before[0], after[0]);
+      tally.cpu.gateway += cpuSeconds(before[1], after[1]);
+      tally.cpu.client += (client.user + client.system) / 1e6;
+    }
+    if (options.cpuProfileDir) {
+      mkdirSync(options.cpuProfileDir, { recursive: true });
+      cpuProfile = await gateway.request<string>('profileStop', path.join(options.cpuProfileDir, 'gateway-throughput.cpuprofile'));
+    }
+
+    const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+    const latency = { direct: distribution(latencies.direct), proxied: distribution(latencies.proxied) };
+    const throughput = { direct: side(tallies.direct, false), proxied: side(tallies.proxied, true) };
+    return {
+      settings: {
+        seconds: options.seconds,
+        slices: SLICES,
+        sliceSeconds,
+        warmupSeconds: WARMUP_SECONDS,
+        connections: options.connections,
+        downloadMib: options.downloadMib,
+        stallAfterMib: STALL_AFTER_MIB,
+        stallMs: STALL_MS,
+        bodyBytes: BODY_BYTES,
+        chunkBytes: CHUNK_BYTES,
+        uploadMib: UPLOAD_MIB,
+      },
+      latency: {
+        ...latency,
+        addedP50Ms: round(latency.proxied.p50 - latency.direct.p50, 3),
+        addedP99Ms: round(latency.proxied.p99 - latency.direct.p99, 3),
+      },
+      throughput: { ...throughput, ratio: round(throughput.proxied.perSecond / throughput.direct.perSecond, 3) },
+      streaming: {
+        direct: directDownload,
+        proxied: proxiedDownload,
+        proxiedStalled: stalledDownload,
+        directStalled: directStalledDownload,
+        ratio: round(proxiedDownload.mibPerSecond / directDownload.mibPerSecond, 3),
+      },
+      upload: { bytes: UPLOAD_MIB * MIB, direct: uploadDirect, proxied: uploadProxied },
+      errors: { total: errors.total, kinds: errors.snapshot() },
+      cpuProfile,
+    };
+  } finally {
+    await Promise.allSettled(closers.map((close) => close()));
+    await Promise.allSettled(children.map((child) => child.stop(5_000)));
+  }
+}
+
+interface LoopTally {
+  readonly latencies: number[];
+  readonly slicesPerSecond: number[];
+  readonly cpu: { origin: number; gateway: number; client: number };
+}
+
+const newTally = (): LoopTally => ({ latencies: [], slicesPerSecond: [], cpu: { origin: 0, gateway: 0, client: 0 } });
+const cpuSeconds = (before: CpuSample, after: CpuSample) => (after.user - before.user + after.system - before.system) / 1e6;
+
+function side(tally: LoopTally, proxied: boolean): ThroughputSide {
+  const perRequest = (seconds: number) => Math.round((seconds / Math.max(1, tally.latencies.length)) * 1e6 * 10) / 10;
+  return {
+    perSecond: Math.round(median(tally.slicesPerSecond)),
+    slicesPerSecond: tally.slicesPerSecond.map((value) => Math.round(value)),
+    answered: tally.latencies.length,
+    latencyMs: distribution(tally.latencies),
+    cpuMicrosPerRequest: {
+      origin: perRequest(tally.cpu.origin),
+      ...(proxied ? { gateway: perRequest(tally.cpu.gateway) } : {}),
+      client: perRequest(tally.cpu.client),
+    },
+  };
+}
+
+/** One `GET /`, read whole; true when it was the origin's page. */
+async function getPage(dispatcher: Client | Pool, errors: Errors, counted: boolean): Promise<boolean> {
+  try {
+    const { statusCode, body } = await dispatcher.request({ path: '/', method: 'GET' });
+    const bytes = (await body.arrayBuffer()).byteLength;
+    if (statusCode === 200 && bytes === BODY_BYTES) return true;
+    if (counted) errors.add(`GET /: status ${statusCode}, ${bytes} bytes`);
+  } catch (error) {
+    if (counted) errors.add(`GET /: ${errorKind(error)}`, String(error));
+  }
+  return false;
+}
+
+/** Sequential requests on one connection for `seconds`; each answer's latency (ms) into `into`. */
+async function sequential(client: Client, seconds: number, into: number[], errors: Errors, counted: boolean): Promise<void> {
+  const end = performance.now() + seconds * 1000;
+  while (performance.now() < end) {
+    const started = performance.now();
+    const ok = await getPage(client, errors, counted);
+    if (ok && counted) into.push(performance.now() - started);
+  }
+}
+
+/** One slice of the closed loop: every connection asks again as soon as its answer is in. */
+async function closedLoop(pool: Pool, connections: number, seconds: number, errors: Errors, counted: boolean) {
+  const latencies: number[] = [];
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await lanes(connections, async () => {
+    if (performance.now() >= end) return false;
+    const sent = performance.now();
+    if (await getPage(pool, errors, counted)) latencies.push(performance.now() - sent);
+    return true;
+  });
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+interface MemoryProbe {
+  /** The gateway's RSS (bytes): from /proc when there is one (no work for the gateway), else over IPC. */
+  readonly rss: () => Promise<number>;
+  readonly source: 'proc' | 'ipc';
+  /** The gateway's own account (`process.memoryUsage()`, over IPC): where the RSS went. */
+  readonly usage: () => Promise<NodeJS.MemoryUsage>;
+}
+
+function memoryProbe(gateway: Child<Ready>): MemoryProbe {
+  const file = `/proc/${gateway.ready.pid}/status`;
+  const usage = () => gateway.request<NodeJS.MemoryUsage>('memory');
+  if (!existsSync(file)) return { source: 'ipc', rss: async () => (await usage()).rss, usage };
+  const rss = async () => {
+    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(file, 'utf8'))?.[1];
+    if (kb === undefined) throw new Error(`no VmRSS in ${file}`);
+    return Number(kb) * 1024;
+  };
+  return { source: 'proc', rss, usage };
+}
+
+/**
+ * Bytes queued in the kernel (send and receive queues) of the TCP sockets with one end on
+ * `ports`, from /proc/net/tcp; undefined where there is none. Listening sockets are left out.
+ */
+function kernelQueuedBytes(ports: readonly number[]): number | undefined {
+  let total = 0;
+  let found = false;
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(file)) continue;
+    found = true;
+    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 5 || fields[3] === '0A') continue;
+      const port = (address: string) => parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
+      if (!ports.includes(port(fields[1])) && !ports.includes(port(fields[2]))) continue;
+      const [tx, rx] = fields[4].split(':').map((hex) => parseInt(hex, 16));
+      total += tx + rx;
+    }
+  }
+  return found ? total : undefined;
+}
+
+interface MemorySample {
+  /** Bytes the reader had received when the sample was taken. */
+  readonly received: number;
+  readonly rss: number;
+  readonly heapUsed: number;
+  readonly arrayBuffers: number;
+}
+
+/**
+ * Downloads `/download?mb=<mib>` as a stream, counting and discarding the bytes; with `memory`,
+ * samples the gateway's memory every 100 ms meanwhile; with a stall, stops reading for a while
+ * after the first `stallAfterMib` MiB.
+ */
+async function download(
+  client: Client,
+  mib: number,
+  errors: Errors,
+  options: {
+    memory?: MemoryProbe;
+    stallAfterMib?: number;
+    stallMs?: number;
+    originStreamed?: () => Promise<number>;
+    kernelQueued?: () => number | undefined;
+  } = {},
+): Promise<DownloadFigures> {
+  const { memory, originStreamed } = options;
+  const streamedBefore = originStreamed ? await originStreamed() : 0;
+  let inFlight: number | undefined;
+  let inKernel: number | undefined;
+  const samples: MemorySample[] = [];
+  let received = 0;
+  const sample = async () => {
+    if (!memory) return;
+    const at = received;
+    const [rss, usage] = await Promise.all([memory.rss(), memory.usage()]);
+    samples.push({ received: at, rss, heapUsed: usage.heapUsed, arrayBuffers: usage.arrayBuffers });
+  };
+  await sample();
+  let sampling: Promise<unknown> = Promise.resolve();
+  const timer = memory
+    ? setInterval(() => {
+        sampling = sampling.then(sample).catch(() => undefined);
+      }, MEMORY_EVERY_MS)
+    : undefined;
+  const expected = mib * MIB;
+  const stallAt = options.stallAfterMib === undefined ? Infinity : options.stallAfterMib * MIB;
+  let status = 0;
+  let stalled = false;
+  const started = performance.now();
+  try {
+    const { statusCode, body } = await client.request({ path: `/download?mb=${mib}`, method: 'GET' });
+    status = statusCode;
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      received += chunk.length;
+      if (!stalled && received >= stallAt) {
+        stalled = true;
+        await sleep(options.stallMs ?? 0);
+        inKernel = options.kernelQueued?.();
+        if (originStreamed) inFlight = (await originStreamed()) - streamedBefore - received;
+      }
+    }
+  } catch (error) {
+    errors.add(`download: ${errorKind(error)}`, String(error));
+  } finally {
+    if (timer) clearInterval(timer);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await sampling;
+  await sample();
+  if (status !== 200 || received !== expected) errors.add(`download: status ${status}, ${received} of ${expected} bytes`);
+  return {
+    expectedBytes: expected,
+    receivedBytes: received,
+    status,
+    seconds: Math.round(seconds * 1000) / 1000,
+    mibPerSecond: Math.round((received / MIB / seconds) * 10) / 10,
+    stallMs: stalled ? (options.stallMs ?? 0) : 0,
+    ...(inFlight === undefined ? {} : { inFlightAtStallEndBytes: inFlight }),
+    ...(inKernel === undefined ? {} : { inKernelAtStallEndBytes: inKernel }),
+    ...(memory ? { gatewayRss: memoryFigures(samples, expected, memory.source) } : {}),
+  };
+}
+
+function memoryFigures(samples: readonly MemorySample[], expected: number, source: 'proc' | 'ipc'): RssFigures {
+  const maxOf = (list: readonly MemorySample[], key: 'rss' | 'heapUsed' | 'arrayBuffers') =>
+    list.length === 0 ? Number.NaN : list.reduce((top, item) => Math.max(top, item[key]), -Infinity);
+  const [first, last] = [samples[0], samples[samples.length - 1]];
+  const max = maxOf(samples, 'rss');
+  return {
+    start: first.rss,
+    max,
+    end: last.rss,
+    growth: max - first.rss,
+    maxFirstHalf: maxOf(samples.filter((item) => item.received <= expected / 2), 'rss'),
+    maxSecondHalf: maxOf(samples.filter((item) => item.received > expected / 2), 'rss'),
+    startArrayBuffers: first.arrayBuffers,
+    maxArrayBuffers: maxOf(samples, 'arrayBuffers'),
+    startHeapUsed: first.heapUsed,
+    maxHeapUsed: maxOf(samples, 'heapUsed'),
+    samples: samples.length,
+    source,
+  };
+}
+
+/** Streams `mib` MiB to `POST /echo`; the origin answers how many bytes it counted. */
+async function upload(client: Client, mib: number, errors: Errors) {
+  const chunk = Buffer.alloc(CHUNK_BYTES, 0x61);
+  const started = performance.now();
+  let status = 0;
+  let counted = 0;
+  try {
+    const body = Readable.from((function* () {
+      for (let sent = 0; sent < mib * MIB; sent += CHUNK_BYTES) yield chunk;
+    })());
+    const answer = await client.request({
+      path: '/echo',
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream', 'content-length': String(mib * MIB) },
+      body,
+    });
+    status = answer.statusCode;
+    const text = await answer.body.text();
+    counted = status === 200 ? Number((JSON.parse(text) as { bytes: number }).bytes) : 0;
+    if (status !== 200 || counted !== mib * MIB) errors.add(`upload: status ${status}, ${counted} of ${mib * MIB} bytes counted`, text);
+  } catch (error) {
+    errors.add(`upload: ${errorKind(error)}`, String(error));
+  }
+  return { status, counted, seconds: Math.round(((performance.now() - started) / 1000) * 1000) / 1000 };
+}
+
+// ---------------------------------------------------------------- the child processes
+
+/** The origin: plain Node http, keep-alive, a fixed page, a generated download, a counted upload. */
+async function runOrigin(): Promise<void> {
+  const page = Buffer.alloc(BODY_BYTES, 'origin page. ');
+  const chunk = Buffer.alloc(CHUNK_BYTES, 0x62);
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://origin');
+    if (request.method === 'GET' && url.pathname === '/') {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': BODY_BYTES });
+      response.end(page);
+      return;
+    }
+    if (request.method === 'GET' && url.pathname === '/download') {
+      const mib = Number(url.searchParams.get('mb') ?? '1');
+      if (!Number.isInteger(mib) || mib < 0 || mib > 100_000) {
+        response.writeHead(400).end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': mib * MIB });
+      void stream(response, mib * MIB, chunk);
+      return;
+    }
+    if (request.method === 'POST' && url.pathname === '/echo') {
+      let bytes = 0;
+      request.on('data', (data: Buffer) => (bytes += data.length));
+      request.on('end', () => {
+        const body = JSON.stringify({ bytes });
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        response.end(body);
+      });
+      return;
+    }
+    response.writeHead(404, { 'content-length': 0 }).end();
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  serveRequests({ url: `http://127.0.0.1:${port}`, pid: process.pid } satisfies Ready, {
+    cpu: (): CpuSample => process.cpuUsage(),
+    streamed: () => streamedBytes,
+    memory: () => process.memoryUsage(),
+  });
+}
+
+/** Bytes the origin's downloads have written so far (to the socket's buffer, if not yet sent). */
+let streamedBytes = 0;
+
+/** Writes `total` bytes of `chunk`s, waiting for the socket to drain when it asks to; stops if the client goes. */
+async function stream(response: http.ServerResponse, total: number, chunk: Buffer): Promise<void> {
+  let gone = false;
+  response.once('close', () => (gone = true));
+  for (let sent = 0; sent < total && !gone; sent += chunk.length) {
+    const piece = total - sent >= chunk.length ? chunk : chunk.subarray(0, total - sent);
+    streamedBytes += piece.length;
+    if (!response.write(piece)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          response.off('drain', done);
+          response.off('close', done);
+          resolve();
+        };
+        response.on('drain', done);
+        response.on('close', done);
+      });
+    }
+  }
+  if (!gone) response.end();
+}
+
+/**
+ * The gateway: the real `start(loadConfig(env))` in front of the origin, from an environment of
+ * its own (so that the machine's REDIS_URL or PUSHER_* cannot change what is measured): memory
+ * store, embedded realtime, `/` unprotected, no log.
+ */
+async function runGateway(): Promise<void> {
+  const { loadConfig } = await import('../server/config');
+  const { start } = await import('../server/start');
+  const upstream = process.env.BENCH_GATEWAY_UPSTREAM;
+  const pageDir = process.env.BENCH_PAGE_DIR;
+  if (!upstream || !pageDir) throw new Error('BENCH_GATEWAY_UPSTREAM and BENCH_PAGE_DIR must be set.');
+  const config = {
+    ...loadConfig({
+      UPSTREAM: upstream,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PROTECT: '/checkout',
+      LOG_LEVEL: 'silent',
+      ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+    }),
+    assetsDir: pageDir,
+    pageHtmlPath: path.join(pageDir, 'waiting.html'),
+  };
+  const server = await start(config);
+  const profiler = new Session();
+  profiler.connect();
+  serveRequests({ url: server.url, pid: process.pid } satisfies Ready, {
+    cpu: (): CpuSample => process.cpuUsage(),
+    memory: () => process.memoryUsage(),
+    profileStart: async () => {
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
+      await profiler.post('Profiler.start');
+    },
+    profileStop: async (file: string) => {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(file, JSON.stringify(profile));
+      return file;
+    },
+  });
+}
+
+if (require.main === module) {
+  const role = process.env.BENCH_GATEWAY_ROLE;
+  const run = role === 'origin' ? runOrigin : role === 'gateway' ? runGateway : undefined;
+  if (!run) {
+    console.error('Started by bench/run.ts (BENCH_ONLY=gateway npm run bench), with BENCH_GATEWAY_ROLE=origin or gateway.');
+    process.exit(1);
+  }
+  run().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -29,12 +29,12 @@ const HOP_BY_HOP_SET: ReadonlySet<string> = new Set(HOP_BY_HOP);
 /** The names to leave out: `base`, plus those a `Connection` header lists. */
 function dropped(connection: string | string[] | undefined, base: ReadonlySet<string>): ReadonlySet<string> {
   if (connection === undefined) return base;
-  const names = new Set(base);
-  for (const name of String(connection).split(',')) {
-    const trimmed = name.trim().toLowerCase();
-    if (trimmed !== '') names.add(trimmed);
-  }
-  return names;
+  // Mostly `keep-alive` or `close`, which name no header: no new set for those.
+  const listed = String(connection)
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '' && name !== 'keep-alive' && name !== 'close' && !base.has(name));
+  return listed.length === 0 ? base : new Set([...base, ...listed]);
 }
 
 /** A copy of `headers` without `names`, built in one pass (deleting would slow every later read). */

@@ -110,6 +110,8 @@ export async function openVisitor(browser: Browser, origin: string, options: Vis
         );
       }
     },
-    close: () => context.close(),
+    // A context now and then takes Playwright's whole 30 s to close on a loaded machine (the
+    // page's last sockets); the browser, closed after each file, takes what is left with it.
+    close: () => Promise.race([context.close(), new Promise<void>((resolve) => setTimeout(resolve, 5000).unref())]),
   };
 }

@@ -9,6 +9,7 @@ import type { AppCredentials } from './realtime/signature';
 import type { Fanout } from './realtime/fanout';
 import { eventsApiRoutes } from './realtime/events-api';
 import { createGate } from './gateway/gate';
+import { HeldBodyTally } from './gateway/held-body';
 import { registerOrigin } from './gateway/origin';
 import type { Rooms } from './rooms';
 import { adminRoutes } from './routes/admin';
@@ -57,6 +58,7 @@ export function createFastify(config: ServerConfig, logStream?: LogStream): Fast
  */
 export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: string): void {
   const { config, rooms, clock } = parts;
+  const heldBodies = new HeldBodyTally();
   const pusherApp: AppCredentials = config.pusher;
 
   // First: a refused request target is answered before any other hook sees it.
@@ -68,7 +70,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
     installBodyParsers(own);
     own.register(queueRoutes, { rooms, clock });
     own.register(pusherAuthRoutes, { app: pusherApp, rooms });
-    own.register(adminRoutes, { prefix: '/admin', token: config.adminToken, rooms, clock, errors: parts.errors });
+    own.register(adminRoutes, { prefix: '/admin', token: config.adminToken, rooms, clock, errors: parts.errors, heldBodies });
     own.register(sinkRoutes, { errors: parts.errors, limits: config.sink });
     own.register(assetRoutes, { dir: config.assetsDir, publicSourceMaps: config.publicSourceMaps });
     if (config.pusher.embedded) {
@@ -77,7 +79,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   });
   app.register(async (gateway) =>
     registerOrigin(gateway, { ...config.gateway, upstream }, rooms, (origin) =>
-      createGate({ config, rooms, clock, page: parts.page, origin, port: parts.port }),
+      createGate({ config, rooms, clock, page: parts.page, origin, heldBodies, port: parts.port }),
     ),
   );
 }

@@ -14,7 +14,7 @@ import type { Rooms } from '../rooms';
 import type { HeldRequest } from '../store/types';
 import { BYPASS_HEADER, hasValidBypass } from './bypass';
 import { isCrossSite } from './cross-site';
-import { heldBody, readBody } from './held-body';
+import { heldBody, readBody, type HeldBodyTally } from './held-body';
 import type { Origin } from './origin';
 
 export interface GateOptions {
@@ -23,6 +23,8 @@ export interface GateOptions {
   readonly clock: Clock;
   readonly page: WaitingPage;
   readonly origin: Origin;
+  /** Counts the bodies held and refused. */
+  readonly heldBodies: HeldBodyTally;
   /** The port this instance listens on (known once listening). */
   readonly port: () => number;
 }
@@ -59,7 +61,10 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       });
     }
     const session = ensureSession(request, reply);
-    const bytes = await bufferBody(request, config.gateway.heldBodyLimit);
+    const bytes = await bufferBody(request, config.gateway.heldBodyLimit).catch((error: unknown) => {
+      if (error instanceof HttpError && error.status === 413) options.heldBodies.refused();
+      throw error;
+    });
     if (bytes !== undefined && request.method === 'POST') {
       const form = replayFormUuid(request.headers['content-type'], bytes);
       const held = form && (await takeReplay(request, session, form, store));
@@ -73,6 +78,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       return reply.code(503).header('retry-after', '60').header('cache-control', 'no-store').send();
     }
     const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now);
+    if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const place = await store.placeInLine(entry.uuid, now);
     const pageConfig = pageConfigFor(
       place?.entry ?? entry,

@@ -66,3 +66,28 @@ export function heldBody(contentType: string, bytes: Buffer): HeldBody {
 export function bodyBytes(body: HeldBody): Buffer {
   return Buffer.from(body.raw, body.encoding === 'base64' ? 'base64' : 'utf8');
 }
+
+/**
+ * What this instance has held of request bodies since it started: how many were held and their
+ * bytes, and how many were refused for their size. Each is bounded by HELD_BODY_LIMIT, and a
+ * session holds one request per room, so what the line keeps is bounded by both; these counts
+ * show what it costs (`GET /admin/stats`).
+ */
+export class HeldBodyTally {
+  private count = 0;
+  private bytes = 0;
+  private refusedCount = 0;
+
+  held(bytes: number): void {
+    this.count += 1;
+    this.bytes += bytes;
+  }
+
+  refused(): void {
+    this.refusedCount += 1;
+  }
+
+  snapshot(): { readonly count: number; readonly bytes: number; readonly refused: number } {
+    return { count: this.count, bytes: this.bytes, refused: this.refusedCount };
+  }
+}

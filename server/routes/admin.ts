@@ -4,12 +4,14 @@ import { HttpError } from '../errors';
 import type { Room, Rooms } from '../rooms';
 import { sameText } from '../realtime/signature';
 import type { ErrorLog } from '../sink/error-log';
+import type { HeldBodyTally } from '../gateway/held-body';
 
 export interface AdminOptions {
   readonly token: string;
   readonly rooms: Rooms;
   readonly clock: Clock;
   readonly errors: ErrorLog;
+  readonly heldBodies: HeldBodyTally;
 }
 
 /** Most visitors one admin call may release. */
@@ -51,7 +53,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
 
   app.get('/stats', async (request, reply) => {
     reply.header('cache-control', 'no-store');
-    return statsOf(roomOf(request));
+    // The bodies this instance has held, whatever the room.
+    return { ...(await statsOf(roomOf(request))), heldBodies: options.heldBodies.snapshot() };
   });
 
   app.get('/rooms', async (_request, reply) => {

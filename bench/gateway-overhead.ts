@@ -18,9 +18,9 @@
  * - an upload streamed to `POST /echo`, counted by the origin, direct and proxied (a check).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpuProfiler } from './cpu-profiler';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -619,21 +619,10 @@ async function runGateway(): Promise<void> {
     pageHtmlPath: path.join(pageDir, 'waiting.html'),
   };
   const server = await start(config);
-  const profiler = new Session();
-  profiler.connect();
   serveRequests({ url: server.url, pid: process.pid } satisfies Ready, {
     cpu: (): CpuSample => process.cpuUsage(),
     memory: () => process.memoryUsage(),
-    profileStart: async () => {
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
-      await profiler.post('Profiler.start');
-    },
-    profileStop: async (file: string) => {
-      const { profile } = await profiler.post('Profiler.stop');
-      writeFileSync(file, JSON.stringify(profile));
-      return file;
-    },
+    ...cpuProfiler(),
   });
 }
 

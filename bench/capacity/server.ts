@@ -5,12 +5,11 @@
  * with --expose-gc), CPU time and the release times.
  */
 import { loadConfig } from '../../server/config';
+import { cpuProfiler } from '../cpu-profiler';
 import { CHANNELS } from '../../streams/constants';
 import { createFanout } from '../../server/realtime/create-fanout';
 import { start } from '../../server/start';
 import { createStore } from '../../server/store/create';
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serveRequests } from './ipc';
@@ -26,8 +25,6 @@ async function main(): Promise<void> {
   // The fanout the configuration asks for (local, or Redis pub/sub with REDIS_URL), as start() picks it.
   const fanout = new RecordingFanout(await createFanout(config, console));
   const server = await start(config, { store, fanout });
-  const profiler = new Session();
-  profiler.connect();
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   serveRequests(
@@ -41,18 +38,7 @@ async function main(): Promise<void> {
         loopDelay.reset();
         return figures;
       },
-      /** Starts the V8 CPU profiler (BENCH_CPU_PROF=1), to see where a phase's time goes. */
-      profileStart: async () => {
-        await profiler.post('Profiler.enable');
-        await profiler.post('Profiler.setSamplingInterval', { interval: 200 });
-        await profiler.post('Profiler.start');
-      },
-      /** Stops the profiler and writes the profile to `file`. */
-      profileStop: async (file: string) => {
-        const { profile } = await profiler.post('Profiler.stop');
-        writeFileSync(file, JSON.stringify(profile));
-        return file;
-      },
+      ...cpuProfiler(),
       /** [uuid, decided at, handed to the sockets at] of every release so far. */
       releases: () => [...store.releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
       /** [served, decided at, QueueMoved handed to the sockets at] of every release batch so far. */

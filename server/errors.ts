@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_LANGUAGE, LANGUAGES, renderErrorPage, sameSiteReferrer } from './error-page';
 import { preferredLanguage, prefersHtml } from './http/negotiate';
-import { isWaitingRoomRoute } from './hold';
+import { isOwnPath } from './hold';
 import { FanoutUnavailableError } from './realtime/fanout-error';
 import { StoreUnavailableError } from './store/errors';
 
@@ -175,7 +175,7 @@ function notRouted(app: FastifyInstance, request: FastifyRequest): ErrorAnswer {
   const path = request.url.split('?')[0] ?? '/';
   // The gateway's catch-all (`/*`, the origin's) matches every path; on the waiting room's own
   // paths, only their own routes count.
-  const own = isWaitingRoomRoute(path);
+  const own = isOwnPath(path);
   const allowed = ROUTE_METHODS.filter((method) => {
     const route = app.findRoute({ method, url: path });
     return route !== null && !(own && '*' in (route.params as Record<string, string>));

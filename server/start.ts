@@ -66,9 +66,11 @@ function stateFileOf(file: string, room: RoomConfig, primary: boolean): string {
  * and the release loop. Fails before listening when the waiting page is not built.
  */
 export async function start(requested: ServerConfig, options: StartOptions = {}): Promise<Started> {
-  const savedFile = (room: RoomConfig, primary: boolean) =>
-    options.store && primary ? undefined : requested.stateFile && readStateFile(stateFileOf(requested.stateFile, room, primary));
-  const saved = requested.rooms.map((room, i) => savedFile(room, i === 0) || undefined);
+  const { stateFile } = requested;
+  // Each room's saved line; none for the first when the caller gives its store.
+  const saved = requested.rooms.map((room, i) =>
+    stateFile === undefined || (options.store && i === 0) ? undefined : readStateFile(stateFileOf(stateFile, room, i === 0)),
+  );
   const savedSecret = saved.find((one) => one !== undefined)?.sessionSecret;
   // A session secret made up at start dies with the process; the saved one keeps visitors' cookies valid.
   const config =

@@ -8,23 +8,11 @@ import { SESSION_COOKIE } from '../../server/session';
 import { ManualClock } from './support/manual-clock';
 import { openRaw, readUntilClosed } from './support/raw-http';
 import { admin, startServer, stats, type StartedWithOrigin } from './support/server';
+import { startTestOrigin, type TestOrigin } from './support/origin';
 import { Visitor } from './support/visitor';
 
-/** One request as the origin below received it. */
-interface Received {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: Buffer;
-}
-
-interface Origin {
-  readonly url: string;
-  readonly received: Received[];
-  /** Those received at `path` (without the query). */
-  at(path: string): Received[];
-  close(): Promise<void>;
-}
+type Origin = TestOrigin;
+type Received = Origin['received'][number];
 
 /** What `/big` answers: a few MB that must come back byte for byte. */
 const BIG = randomBytes(3 * 1024 * 1024 + 17);
@@ -34,54 +22,36 @@ const BIG = randomBytes(3 * 1024 * 1024 + 17);
  * headers and two cookies; `/hop` adds hop-by-hop headers to its answer; `/cookie` sets `cart=after-hold`; `/big` sends BIG; `/hang` never
  * answers; `/busy` is a 503 with Retry-After; anything else 200 `origin: METHOD url`.
  */
-async function startOrigin(): Promise<Origin> {
-  const received: Received[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
-      const path = (req.url ?? '/').split('?')[0] ?? '/';
-      const status = /^\/status\/(\d{3})$/.exec(path);
-      if (status) {
-        res.writeHead(Number(status[1]), {
-          'content-type': 'text/plain; charset=utf-8',
-          'x-origin-header': 'kept as sent',
-          'set-cookie': ['a=1; Path=/', 'b=2; Path=/; HttpOnly'],
-        });
-        res.end(`status ${status[1]}`);
-      } else if (path === '/hop') {
-        res.writeHead(200, { connection: 'keep-alive, X-Hop', 'x-hop': 'for this hop only', 'keep-alive': 'timeout=77', 'x-kept': 'end to end' });
-        res.end('hop');
-      } else if (path === '/cookie') {
-        res.writeHead(200, { 'set-cookie': 'cart=after-hold; Path=/' });
-        res.end('cookie set');
-      } else if (path === '/big') {
-        res.writeHead(200, { 'content-type': 'application/octet-stream' });
-        res.end(BIG);
-      } else if (path === '/hang') {
-        // Never answers.
-      } else if (path === '/busy') {
-        res.writeHead(503, { 'retry-after': '7', 'content-type': 'text/plain' });
-        res.end('origin busy');
-      } else {
-        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end(`origin: ${req.method} ${req.url}`);
-      }
-    });
+function startOrigin(): Promise<Origin> {
+  return startTestOrigin((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const status = /^\/status\/(\d{3})$/.exec(path);
+    if (status) {
+      res.writeHead(Number(status[1]), {
+        'content-type': 'text/plain; charset=utf-8',
+        'x-origin-header': 'kept as sent',
+        'set-cookie': ['a=1; Path=/', 'b=2; Path=/; HttpOnly'],
+      });
+      res.end(`status ${status[1]}`);
+    } else if (path === '/hop') {
+      res.writeHead(200, { connection: 'keep-alive, X-Hop', 'x-hop': 'for this hop only', 'keep-alive': 'timeout=77', 'x-kept': 'end to end' });
+      res.end('hop');
+    } else if (path === '/cookie') {
+      res.writeHead(200, { 'set-cookie': 'cart=after-hold; Path=/' });
+      res.end('cookie set');
+    } else if (path === '/big') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(BIG);
+    } else if (path === '/hang') {
+      // Never answers.
+    } else if (path === '/busy') {
+      res.writeHead(503, { 'retry-after': '7', 'content-type': 'text/plain' });
+      res.end('origin busy');
+    } else {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`origin: ${req.method} ${req.url}`);
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    received,
-    at: (path) => received.filter((one) => one.url.split('?')[0] === path),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 interface Running {
@@ -149,13 +119,11 @@ function sendRaw(port: number, method: string, path: string, headers: OutgoingHt
   });
 }
 
-/** Sends bytes as `visitor` (its cookies), keeping the session cookie it is given. */
+/** Sends bytes as `visitor` (its cookies), keeping the cookies it is given. */
 async function sendBytes(visitor: Visitor, method: string, path: string, bytes: Buffer, type: string): Promise<Reply> {
-  const cookie = [visitor.cookie, ...visitor.originCookies.values()].filter(Boolean).join('; ');
+  const cookie = visitor.cookieHeader();
   const answer = await send(visitor.base + path, method, { 'content-type': type, ...(cookie ? { cookie } : {}) }, bytes);
-  const setCookie = answer.headers['set-cookie'];
-  const own = (Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []).find((one) => one.startsWith(`${SESSION_COOKIE}=`));
-  if (own) visitor.cookie = own.split(';')[0] ?? '';
+  visitor.keepCookies(answer.headers['set-cookie']);
   return answer;
 }
 

@@ -42,7 +42,7 @@ export class Visitor {
    * which always says `Sec-Fetch-Mode: cors` and so would be taken for a single-page app's call.
    */
   async send(method: string, path: string, body?: Body, headers: Record<string, string> = {}): Promise<Answer> {
-    const cookies = [this.cookie, ...this.originCookies.values()].filter(Boolean).join('; ');
+    const cookies = this.cookieHeader();
     const sent: Record<string, string> = { ...(cookies ? { cookie: cookies } : {}), ...headers };
     let payload: string | undefined;
     if (body && 'form' in body) {
@@ -56,12 +56,7 @@ export class Visitor {
       sent['content-type'] = body.type;
     }
     const response = await request(this.base + path, { method: method as 'GET', headers: sent, body: payload });
-    const setCookie = response.headers['set-cookie'];
-    for (const cookie of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
-      const pair = cookie.split(';')[0] ?? '';
-      if (pair.startsWith(`${SESSION_COOKIE}=`)) this.cookie = pair;
-      else this.originCookies.set(pair.split('=')[0] ?? '', pair);
-    }
+    this.keepCookies(response.headers['set-cookie']);
     const text = await response.body.text();
     let json: unknown;
     try {
@@ -76,6 +71,20 @@ export class Visitor {
       for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answerHeaders.append(name, one);
     }
     return { status: response.statusCode, headers: answerHeaders, text, json, page };
+  }
+
+  /** The Cookie header this browser sends: the waiting room's cookie and the origin's. */
+  cookieHeader(): string {
+    return [this.cookie, ...this.originCookies.values()].filter(Boolean).join('; ');
+  }
+
+  /** Keeps the cookies an answer sets, as a browser does. */
+  keepCookies(setCookie: string | string[] | undefined): void {
+    for (const cookie of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
+      const pair = cookie.split(';')[0] ?? '';
+      if (pair.startsWith(`${SESSION_COOKIE}=`)) this.cookie = pair;
+      else this.originCookies.set(pair.split('=')[0] ?? '', pair);
+    }
   }
 
   /** Asks for a protected page and expects to be held: the waiting page's config. */

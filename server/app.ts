@@ -3,6 +3,7 @@ import { installBodyParsers } from './body';
 import type { Clock } from './clock';
 import type { ServerConfig } from './config';
 import { installErrorHandlers } from './errors';
+import { AJV_OPTIONS } from './openapi';
 import { edgeOptions, installEdge } from './http/edge';
 import type { WaitingPage } from './page';
 import type { AppCredentials } from './realtime/signature';
@@ -17,6 +18,11 @@ import { assetRoutes } from './routes/assets';
 import { pusherAuthRoutes } from './routes/pusher-auth';
 import { queueRoutes } from './routes/queue';
 import { sinkRoutes } from './routes/sink';
+import { metricsRoutes } from './routes/metrics';
+import type { Metrics } from './metrics/metrics';
+import type { Sampler } from './console/sampler';
+import { installOpenApi } from './openapi';
+import path from 'node:path';
 import { installSessions } from './session';
 import type { ErrorLog } from './sink/error-log';
 
@@ -27,6 +33,9 @@ export interface AppParts {
   readonly page: WaitingPage;
   readonly fanout: Fanout;
   readonly errors: ErrorLog;
+  readonly metrics: Metrics;
+  /** The console's samples. */
+  readonly sampler: Sampler;
   /** The port this instance listens on (known once listening). */
   readonly port: () => number;
 }
@@ -47,6 +56,7 @@ export function createFastify(config: ServerConfig, logStream?: LogStream): Fast
     logController: new LogController({ disableRequestLogging: !verbose }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
+    ajv: AJV_OPTIONS,
     ...edgeOptions(config.http),
   });
 }
@@ -65,20 +75,38 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   installEdge(app);
   installSessions(app, config.sessionSecret);
   installErrorHandlers(app);
+  // Before any route, so that the document describes them all.
+  app.register(installOpenApi);
+  const { metrics } = parts;
+  const access = { token: config.adminToken, secret: config.sessionSecret, sessionSeconds: config.adminSessionSeconds, now: () => clock.now() };
 
   app.register(async (own) => {
     installBodyParsers(own);
-    own.register(queueRoutes, { rooms, clock });
+    own.register(queueRoutes, { rooms, clock, answered: (ms) => metrics.queueInfoAnswered(ms) });
     own.register(pusherAuthRoutes, { app: pusherApp, rooms });
-    own.register(adminRoutes, { prefix: '/admin', token: config.adminToken, rooms, clock, errors: parts.errors, heldBodies });
-    own.register(sinkRoutes, { errors: parts.errors, limits: config.sink });
+    own.register(adminRoutes, {
+      prefix: '/admin',
+      access,
+      rooms,
+      clock,
+      config,
+      errors: parts.errors,
+      heldBodies,
+      pusherApp,
+      sampler: parts.sampler,
+      upstream,
+      port: parts.port,
+      pageFile: path.join(config.assetsDir, 'admin.html'),
+    });
+    own.register(metricsRoutes, { metrics, access });
+    own.register(sinkRoutes, { errors: parts.errors, limits: config.sink, received: (count) => metrics.pageErrorsReceived(count) });
     own.register(assetRoutes, { dir: config.assetsDir, publicSourceMaps: config.publicSourceMaps });
     if (config.pusher.embedded) {
       own.register(async (scope) => eventsApiRoutes(scope, { app: pusherApp, fanout: parts.fanout }));
     }
   });
   app.register(async (gateway) =>
-    registerOrigin(gateway, { ...config.gateway, upstream }, rooms, (origin) =>
+    registerOrigin(gateway, { ...config.gateway, upstream }, rooms, metrics, (origin) =>
       createGate({ config, rooms, clock, page: parts.page, origin, heldBodies, port: parts.port }),
     ),
   );

@@ -1,5 +1,5 @@
 import { parse as parseForm } from 'node:querystring';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { HttpError } from './errors';
 
 declare module 'fastify' {
@@ -37,19 +37,4 @@ export function parseBody(contentType: string, raw: string): unknown {
   if (contentType.startsWith(JSON_TYPE)) return JSON.parse(raw) as unknown;
   // node:querystring gives a null-prototype object, so a field named __proto__ stays a field.
   return parseForm(raw);
-}
-
-/** The body as a plain object of fields, or a 400 when it is not one. */
-export function fieldsOf(request: FastifyRequest): Record<string, unknown> {
-  const body = request.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'bad_request', 'Send the fields as JSON or as a form.');
-  }
-  return body as Record<string, unknown>;
-}
-
-/** A single text field, or undefined when absent or repeated. */
-export function textField(fields: Record<string, unknown>, name: string): string | undefined {
-  const value = fields[name];
-  return typeof value === 'string' ? value : undefined;
 }

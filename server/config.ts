@@ -38,6 +38,8 @@ export interface ServerConfig {
   readonly adminToken: string;
   /** True when ADMIN_TOKEN was unset and a random one was made (printed at start). */
   readonly adminTokenGenerated: boolean;
+  /** How long a console session lasts once signed in. */
+  readonly adminSessionSeconds: number;
   readonly sessionSecret: string;
   readonly sessionSecretGenerated: boolean;
   readonly redisUrl?: string;
@@ -184,6 +186,7 @@ export function loadConfig(env: Env): ServerConfig {
     abandonSeconds: read.int('ABANDON_SECONDS', 180, 1, 7 * 24 * 3600),
     adminToken: adminToken ?? randomBytes(18).toString('base64url'),
     adminTokenGenerated: adminToken === undefined,
+    adminSessionSeconds: read.int('ADMIN_SESSION_SECONDS', 8 * 3600, 60, 7 * 24 * 3600),
     sessionSecret: sessionSecret ?? randomBytes(32).toString('base64url'),
     sessionSecretGenerated: sessionSecret === undefined,
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),

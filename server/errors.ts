@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, Fa
 import { DEFAULT_LANGUAGE, LANGUAGES, renderErrorPage, sameSiteReferrer } from './error-page';
 import { preferredLanguage, prefersHtml } from './http/negotiate';
 import { isOwnPath } from './hold';
+import { validationAnswer } from './openapi';
 import { FanoutUnavailableError } from './realtime/fanout-error';
 import { StoreUnavailableError } from './store/errors';
 
@@ -115,6 +116,8 @@ export function errorAnswer(error: FastifyError | Error, log: FastifyBaseLogger)
     };
   }
   const fastify = error as FastifyError;
+  // Input that breaks a route's schema: the schema says what to answer.
+  if (fastify.validation) return validationAnswer(fastify);
   const known = fastify.code ? FASTIFY_ERRORS[fastify.code] : undefined;
   if (known) return known;
   if (fastify.statusCode !== undefined && fastify.statusCode >= 400 && fastify.statusCode < 500) {

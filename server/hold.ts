@@ -60,9 +60,10 @@ function startsWith(keys: readonly string[], prefix: readonly string[]): boolean
 
 /**
  * The waiting room's own routes: the page's assets, queue_request and queue_info, channel
- * authorization, the admin API, the error sink, the events API and the realtime socket.
+ * authorization, the admin API and console, the metrics, the error sink, the events API and the
+ * realtime socket.
  */
-const OWN_PREFIXES = ['/assets', '/queue', '/pusher/auth', '/admin', '/apps', '/app'];
+const OWN_PREFIXES = ['/assets', '/queue', '/pusher/auth', '/admin', '/metrics', '/apps', '/app'];
 const SINK = /^\/api\/[^/]+\/envelope\/?$/;
 
 /**

@@ -30,11 +30,7 @@ export interface RequestOrigin {
   readonly secure: boolean;
 }
 
-/**
- * The config of one visitor's waiting page. Without an outside realtime server, the page
- * talks to the embedded one on the host it reached us by and on the port we listen on
- * (PUSHER_CLIENT_HOST/PORT override both, e.g. behind a reverse proxy).
- */
+/** The config of one visitor's waiting page (its realtime server: `realtimeFor`). */
 export function pageConfigFor(
   entry: Entry,
   position: number,
@@ -45,8 +41,29 @@ export function pageConfigFor(
   /** The room's routes (`rooms.ts`): the contract's own for the first room. */
   routes: PageConfig['routes'] = ROUTES,
 ): PageConfig {
+  return {
+    queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
+    user: { id: entry.userId },
+    csrfToken: session.csrfToken,
+    realtime: realtimeFor(config, origin, listeningPort),
+    routes,
+    errorReporting: {
+      dsn: config.sentryDsn ?? `${origin.secure ? 'https' : 'http'}://public@${origin.host}/1`,
+      sampleRate: config.sentrySampleRate,
+      release: ERROR_REPORTING.release,
+    },
+    ...(config.pageTimings ? { timings: config.pageTimings } : {}),
+  };
+}
+
+/**
+ * Where a browser reaches the realtime server. Without an outside one, the embedded server on
+ * the host the browser reached us by and on the port we listen on (PUSHER_CLIENT_HOST/PORT
+ * override both, e.g. behind a reverse proxy).
+ */
+export function realtimeFor(config: ServerConfig, origin: RequestOrigin, listeningPort: number): PageConfig['realtime'] {
   const { pusher, pusherClient } = config;
-  const realtime = pusher.embedded
+  const where = pusher.embedded
     ? {
         host: pusherClient.host ?? origin.hostname,
         port: pusherClient.port ?? listeningPort,
@@ -57,17 +74,5 @@ export function pageConfigFor(
         port: pusherClient.port ?? pusher.port ?? (pusher.useTLS ? 443 : 80),
         forceTLS: pusher.useTLS,
       };
-  return {
-    queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
-    user: { id: entry.userId },
-    csrfToken: session.csrfToken,
-    realtime: { key: pusher.key, cluster: pusher.cluster, ...realtime },
-    routes,
-    errorReporting: {
-      dsn: config.sentryDsn ?? `${origin.secure ? 'https' : 'http'}://public@${origin.host}/1`,
-      sampleRate: config.sentrySampleRate,
-      release: ERROR_REPORTING.release,
-    },
-    ...(config.pageTimings ? { timings: config.pageTimings } : {}),
-  };
+  return { key: pusher.key, cluster: pusher.cluster, ...where };
 }

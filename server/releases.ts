@@ -1,7 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock';
 import type { ReleasePublisher } from './publish';
-import type { Entry, QueueStore, Release, ReleasePolicy } from './store/types';
+import type { Entry, LimitChange, LimitOverrides, QueueStore, Release, ReleasePolicy } from './store/types';
+
+/** What `Releases` tells the metrics (`metrics/metrics.ts`). */
+export interface ReleaseMeter {
+  released(room: string, count: number): void;
+  /** A release event accepted by the realtime server `ms` after the release. */
+  delivered(room: string, ms: number): void;
+  walkedAway(room: string, count: number): void;
+}
+
+const NO_METER: ReleaseMeter = { released() {}, delivered() {}, walkedAway() {} };
 
 /**
  * Releases visitors from the store and tells each page. Every release goes through here:
@@ -9,18 +19,57 @@ import type { Entry, QueueStore, Release, ReleasePolicy } from './store/types';
  */
 export class Releases {
   private publisher?: ReleasePublisher;
+  private current: ReleasePolicy;
+  private overrides: LimitOverrides = {};
 
   constructor(
     private readonly store: QueueStore,
     private readonly clock: Clock,
-    readonly policy: ReleasePolicy,
+    /** The policy the configuration sets; the operator's limits, kept in the store, replace its fields. */
+    readonly configured: ReleasePolicy,
     private readonly log: FastifyBaseLogger,
     /**
      * Whether this line's moves go out as `QueueMoved` on the one line-wide channel: true for the
      * first room only (`rooms.ts`), since `served` counts one line and pages of every room hear it.
      */
     private readonly publishesMoves = true,
-  ) {}
+    /** The room's name, for the metrics. */
+    private readonly room = 'default',
+    private readonly meter: ReleaseMeter = NO_METER,
+  ) {
+    this.current = configured;
+  }
+
+  /** The policy in force: the configured one with the operator's limits, as this instance last read them. */
+  get policy(): ReleasePolicy {
+    return this.current;
+  }
+
+  /** The operator's limits as this instance last read them (empty: the configured ones). */
+  get limitOverrides(): LimitOverrides {
+    return this.overrides;
+  }
+
+  /**
+   * Reads the operator's limits from the store. The release loop does it every tick, so every
+   * instance follows a change made on another within a tick; a restart finds them where the
+   * line is kept.
+   */
+  async followLimits(): Promise<void> {
+    this.apply(await this.store.limits());
+  }
+
+  /** Changes the operator's limits in the store (every instance follows) and here at once. */
+  async changeLimits(change: LimitChange): Promise<LimitOverrides> {
+    const overrides = await this.store.setLimits(change);
+    this.apply(overrides);
+    return overrides;
+  }
+
+  private apply(overrides: LimitOverrides): void {
+    this.overrides = overrides;
+    this.current = { ...this.configured, ...overrides };
+  }
 
   /** Sets how releases are announced; the embedded server's address is known only once listening. */
   usePublisher(publisher: ReleasePublisher): void {
@@ -29,6 +78,7 @@ export class Releases {
 
   /** The release loop's step: as many as the limits, the rate and the pause allow now. */
   async releaseDue(): Promise<Entry[]> {
+    await this.followLimits();
     const release = await this.store.releaseDue(this.clock.now(), this.policy);
     await this.announceAll(release);
     return release.released;
@@ -41,7 +91,9 @@ export class Releases {
    * left the head, so it does not change, and each page reads its new position on its next poll.
    */
   async dropAbandoned(): Promise<number> {
-    return this.store.dropAbandoned(this.clock.now(), this.policy.abandonMs);
+    const dropped = await this.store.dropAbandoned(this.clock.now(), this.policy.abandonMs);
+    this.meter.walkedAway(this.room, dropped);
+    return dropped;
   }
 
   /**
@@ -51,6 +103,7 @@ export class Releases {
   async releaseNext(count: number, silent = false): Promise<Entry[]> {
     const release = await this.store.release(count, this.clock.now(), this.policy);
     if (!silent) await this.announceAll(release);
+    else this.meter.released(this.room, release.released.length);
     return release.released;
   }
 
@@ -85,7 +138,14 @@ export class Releases {
    * page accepts, as it accepts any smaller position.
    */
   private async announceAll({ released, served }: Release): Promise<void> {
-    await Promise.all(released.map((entry) => this.announce(entry)));
+    this.meter.released(this.room, released.length);
+    await Promise.all(
+      released.map(async (entry) => {
+        if ((await this.announce(entry)) && entry.releasedAt !== undefined) {
+          this.meter.delivered(this.room, this.clock.now() - entry.releasedAt);
+        }
+      }),
+    );
     if (released.length > 0 && this.publishesMoves) await this.announceMove(served);
   }
 

@@ -16,6 +16,9 @@ import { forgetStateFile, readStateFile, writeStateFile } from './state-file';
 import { createStore } from './store/create';
 import { MemoryStore } from './store/memory';
 import type { QueueStore, ReleasePolicy } from './store/types';
+import { Metrics } from './metrics/metrics';
+import { Sampler } from './console/sampler';
+import { consolePublisher } from './console/publish';
 
 /** A running server. */
 export interface Started {
@@ -80,16 +83,23 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   const errors = new ErrorLog({ messageBytes: config.sink.messageBytes, totalBytes: config.sink.totalBytes });
   const app = createFastify(config, options.logStream);
   const fanout = options.fanout ?? (await createFanout(config, app.log));
+  const metrics = new Metrics(
+    () => rooms.all.map((room) => ({ name: room.name, stats: (now: number) => room.store.stats(now), limits: room.releases.policy })),
+    clock,
+  );
   const rooms = new Rooms(
     config.rooms.map((room, i): Room => {
       const primary = i === 0;
       const store = (primary ? options.store : undefined) ?? saved[i]?.store ?? createStore(config, { name: room.name, primary });
-      const policy = releasePolicy(config, room);
+      const releases = new Releases(store, clock, releasePolicy(config, room), app.log, primary, room.name, metrics);
       return {
         name: room.name,
         store,
-        releases: new Releases(store, clock, policy, app.log, primary),
-        limits: { activeLimit: policy.activeLimit, sessionMs: policy.sessionMs },
+        releases,
+        // The operator's limits when set (kept in the store): `releases` follows them.
+        get limits() {
+          return releases.policy;
+        },
         primary,
         routes: roomRoutes(room.name, primary),
       };
@@ -101,7 +111,15 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   const demo = config.gateway.upstream ? undefined : await startDemoOrigin({ host: '127.0.0.1', port: 0, logLevel: config.logLevel });
   const upstream = config.gateway.upstream ?? (demo as { url: string }).url;
   let port = config.port;
-  registerRoutes(app, { config, rooms, clock, page, fanout, errors, port: () => port }, upstream);
+  let publishSample: ReturnType<typeof consolePublisher> | undefined;
+  const sampler = new Sampler({
+    rooms: rooms.all,
+    clock,
+    log: app.log,
+    counts: () => metrics.instanceCounts(),
+    publish: (sample) => publishSample?.(sample) ?? Promise.resolve(),
+  });
+  registerRoutes(app, { config, rooms, clock, page, fanout, errors, metrics, sampler, port: () => port }, upstream);
   const realtime = config.pusher.embedded
     ? new RealtimeServer({ ...config.realtime, app: config.pusher, fanout, log: app.log })
     : undefined;
@@ -127,10 +145,14 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   const ownHost = reachableHost(address);
   const ownUrlHost = ownHost.includes(':') ? `[${ownHost}]` : ownHost;
   const publisher = options.publisher ?? pusherPublisher(pusherOptions(config.pusher, { host: ownUrlHost, port }));
+  // The operator's limits a previous run (or another instance) left in the store, before the first visitor.
+  await Promise.all(rooms.all.map((room) => room.releases.followLimits().catch((error: unknown) => app.log.warn({ err: error }, 'limits not read'))));
   const loops = rooms.all.map((room) => {
     room.releases.usePublisher(publisher);
     return startReleaseLoop(room.releases, clock, config.releaseIntervalMs, app.log);
   });
+  publishSample = consolePublisher(config.pusher, fanout, pusherOptions(config.pusher, { host: ownUrlHost, port }));
+  sampler.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -139,6 +161,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     adminToken: config.adminToken,
     close() {
       closing ??= (async () => {
+        sampler.close();
         await Promise.all(loops.map((loop) => loop.stop()));
         // At once: no new connection of either kind, while pages hear "reconnect" and requests finish.
         await Promise.all([realtime?.close(), closeHttp(app)]);

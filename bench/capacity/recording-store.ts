@@ -27,6 +27,8 @@ export class RecordingStore implements QueueStore {
   moveSession: QueueStore['moveSession'] = (...args) => this.inner.moveSession(...args);
   stats: QueueStore['stats'] = (...args) => this.inner.stats(...args);
   setPaused: QueueStore['setPaused'] = (...args) => this.inner.setPaused(...args);
+  limits: QueueStore['limits'] = () => this.inner.limits();
+  setLimits: QueueStore['setLimits'] = (...args) => this.inner.setLimits(...args);
   close: QueueStore['close'] = () => this.inner.close();
   dropAbandoned: QueueStore['dropAbandoned'] = (...args) => this.inner.dropAbandoned(...args);
 

@@ -15,6 +15,13 @@ export interface Origin {
   replay(request: FastifyRequest, reply: FastifyReply, held: HeldRequest): FastifyReply;
 }
 
+/** What the gateway tells the metrics of the origin: a few additions a request, nothing more. */
+export interface OriginMeter {
+  /** The origin's answer headers came `ms` after the request arrived, with `status`. */
+  originAnswered(ms: number, status: number): void;
+  originFailed(kind: 'unreachable' | 'timeout'): void;
+}
+
 /** The methods the gateway forwards; any other gets Fastify's 404 as before. */
 const METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'];
 
@@ -57,13 +64,15 @@ export async function registerOrigin(
   app: FastifyInstance,
   config: GatewayConfig & { readonly upstream: string },
   store: Pick<QueueStore, 'moveSession'>,
+  meter: OriginMeter,
   gate: (origin: Origin) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
 ): Promise<void> {
   const replyOptions: FastifyReplyFromHooks = {
     onResponse: (request, reply, raw) => {
       const answer = reply as FastifyReply;
       // What reply-from's undici client gives: the origin's headers and its body as a stream.
-      const res = raw as unknown as { headers: Record<string, string | string[] | undefined>; stream: Readable };
+      const res = raw as unknown as { statusCode: number; headers: Record<string, string | string[] | undefined>; stream: Readable };
+      meter.originAnswered(answer.elapsedTime, res.statusCode);
       const user = res.headers[USER_HEADER];
       if (user === undefined) return void answer.send(res.stream);
       // The origin has acted already (signed the visitor in): its answer goes through whatever
@@ -77,7 +86,9 @@ export async function registerOrigin(
     rewriteHeaders: (headers) => visitorResponseHeaders(headers) as typeof headers,
     onError: (reply, { error }) => {
       reply.request.log.warn({ err: error }, 'origin failed');
-      sendError(reply.request as FastifyRequest, reply as FastifyReply, originErrorAnswer(error));
+      const answer = originErrorAnswer(error);
+      meter.originFailed(answer === TIMEOUT ? 'timeout' : 'unreachable');
+      sendError(reply.request as FastifyRequest, reply as FastifyReply, answer);
     },
     retryDelay: () => null,
   };
@@ -95,6 +106,14 @@ export async function registerOrigin(
   };
   // Fastify's own text/plain parser would read (and re-encode) those bodies; every body streams.
   app.removeContentTypeParser('text/plain');
+  // Described in the OpenAPI document, never validated: a body the origin gets is not read here.
+  app.addHook('onRoute', (route) => {
+    route.schema ??= {
+      summary: 'Forwarded to the origin',
+      description: 'Held in line first when under a protected prefix and the room is full (the waiting page, or 503 with the page\'s config for API clients).',
+      tags: ['gateway'],
+    };
+  });
   await app.register(httpProxy, {
     upstream: config.upstream,
     prefix: '/',

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors';
+import { errorResponses, failsWith } from '../openapi';
 import type { ChannelMessage, Fanout } from './fanout';
-import { channelKind } from './protocol';
 import { bodyMd5, requestSignature, sameText, type AppCredentials } from './signature';
 
 export interface EventsApiOptions {
@@ -18,6 +18,48 @@ const MAX_CHANNELS = 100;
 const MAX_BATCH = 10;
 /** A full batch of 10 KB events, with room for names and channels. */
 const BODY_LIMIT = 256 * 1024;
+/** Channel names: letters, digits and `_-=@,.;`, at most 200 characters (as `channelKind` reads them). */
+const CHANNEL_NAME = failsWith({ type: 'string', pattern: '^[A-Za-z0-9_\\-=@,.;]{1,200}$' }, 'bad_channel', 'Each channel name must be 1 to 200 letters, digits or _-=@,.;');
+
+/** One event: `{name, data, channels | channel, socket_id?}`. */
+const EVENT = failsWith(
+  {
+    type: 'object',
+    required: ['name'],
+    properties: {
+      name: failsWith({ type: 'string', minLength: 1, maxLength: 200 }, 'bad_event', '"name" must be a string of 1 to 200 characters.'),
+      data: { description: `The event's data: a string, or JSON written as one; at most ${MAX_DATA} bytes (413 past it).` },
+      channels: failsWith({ type: 'array', minItems: 1, maxItems: MAX_CHANNELS, items: CHANNEL_NAME }, 'bad_event', `"channels" must list 1 to ${MAX_CHANNELS} channels.`),
+      channel: CHANNEL_NAME,
+      socket_id: failsWith({ type: 'string', pattern: '^\\d+\\.\\d+$' }, 'bad_socket_id', '"socket_id" must look like 1234.5678.'),
+    },
+  },
+  'bad_event',
+  'The event must be a JSON object.',
+);
+
+/** The signed query every call carries (checked before the body, in `authenticate`). */
+const SIGNED_QUERY = {
+  type: 'object',
+  properties: Object.fromEntries(['auth_key', 'auth_timestamp', 'auth_version', 'body_md5', 'auth_signature'].map((name) => [name, { type: 'string' }])),
+};
+const schema = (summary: string, body: object, ok: object) => ({
+  summary,
+  tags: ['pusher http api'],
+  params: { type: 'object', properties: { appId: { type: 'string' } } },
+  querystring: SIGNED_QUERY,
+  body,
+  response: { 200: ok, ...errorResponses(400, 401, 404, 413) },
+});
+
+/** A channel event as the schemas let it through. */
+interface EventBody {
+  readonly name: string;
+  readonly data?: unknown;
+  readonly channels?: readonly string[];
+  readonly channel?: string;
+  readonly socket_id?: string;
+}
 
 /**
  * The HTTP events API: `POST /apps/{appId}/events` and `/batch_events`, signed as the
@@ -26,21 +68,43 @@ const BODY_LIMIT = 256 * 1024;
 export function eventsApiRoutes(app: FastifyInstance, options: EventsApiOptions): void {
   const nowSeconds = options.nowSeconds ?? (() => Date.now() / 1000);
 
-  app.post('/apps/:appId/events', { bodyLimit: BODY_LIMIT }, async (request, reply) => {
-    authenticate(request, options.app, nowSeconds());
-    await publishAll(options.fanout, eventMessages(request.body));
-    return reply.send({});
-  });
+  // The signature first: an unsigned call learns nothing about what its body lacks.
+  const preValidation = async (request: FastifyRequest) => authenticate(request, options.app, nowSeconds());
 
-  app.post('/apps/:appId/batch_events', { bodyLimit: BODY_LIMIT }, async (request, reply) => {
-    authenticate(request, options.app, nowSeconds());
-    const batch = (request.body as { batch?: unknown } | null)?.batch;
-    if (!Array.isArray(batch) || batch.length === 0 || batch.length > MAX_BATCH) {
-      throw new HttpError(400, 'bad_event', `"batch" must list 1 to ${MAX_BATCH} events.`);
-    }
-    await publishAll(options.fanout, batch.flatMap((event: unknown) => eventMessages(event)));
-    return reply.send({ batch: batch.map(() => ({})) });
-  });
+  app.post(
+    '/apps/:appId/events',
+    { bodyLimit: BODY_LIMIT, preValidation, schema: schema('Trigger an event (Pusher HTTP API)', EVENT, { type: 'object' }) },
+    async (request, reply) => {
+      await publishAll(options.fanout, eventMessages(request.body as EventBody));
+      return reply.send({});
+    },
+  );
+
+  app.post(
+    '/apps/:appId/batch_events',
+    {
+      bodyLimit: BODY_LIMIT,
+      preValidation,
+      schema: schema(
+        'Trigger a batch of events (Pusher HTTP API)',
+        failsWith(
+          {
+            type: 'object',
+            required: ['batch'],
+            properties: { batch: failsWith({ type: 'array', minItems: 1, maxItems: MAX_BATCH, items: EVENT }, 'bad_event', `"batch" must list 1 to ${MAX_BATCH} events.`) },
+          },
+          'bad_event',
+          `Send {"batch": [1 to ${MAX_BATCH} events]}.`,
+        ),
+        { type: 'object', properties: { batch: { type: 'array', items: { type: 'object' } } } },
+      ),
+    },
+    async (request, reply) => {
+      const { batch } = request.body as { batch: EventBody[] };
+      await publishAll(options.fanout, batch.flatMap((event) => eventMessages(event)));
+      return reply.send({ batch: batch.map(() => ({})) });
+    },
+  );
 }
 
 async function publishAll(fanout: Fanout, messages: readonly ChannelMessage[]): Promise<void> {
@@ -82,30 +146,14 @@ function stringParams(query: unknown): Record<string, string> {
   return params;
 }
 
-/** The messages of one event body: `{name, data, channels | channel, socket_id?}`. */
-function eventMessages(body: unknown): ChannelMessage[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new HttpError(400, 'bad_event', 'The event must be a JSON object.');
-  }
-  const { name, data, channels, channel, socket_id: socketId } = body as Record<string, unknown>;
-  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
-    throw new HttpError(400, 'bad_event', '"name" must be a string of 1 to 200 characters.');
-  }
+/** The messages of one event body, which its schema has checked but for the data's size and the one-of `channels` or `channel`. */
+function eventMessages(body: EventBody): ChannelMessage[] {
+  const { name, data, channels, channel, socket_id: socketId } = body;
   const text = typeof data === 'string' ? data : JSON.stringify(data ?? null);
   if (Buffer.byteLength(text) > MAX_DATA) {
     throw new HttpError(413, 'payload_too_large', `"data" must be at most ${MAX_DATA} bytes.`);
   }
   const targets = channels ?? (channel === undefined ? undefined : [channel]);
-  if (!Array.isArray(targets) || targets.length === 0 || targets.length > MAX_CHANNELS) {
-    throw new HttpError(400, 'bad_event', `"channels" must list 1 to ${MAX_CHANNELS} channels.`);
-  }
-  for (const target of targets) {
-    if (typeof target !== 'string' || channelKind(target) === undefined) {
-      throw new HttpError(400, 'bad_channel', `Invalid channel name: ${JSON.stringify(target)}.`);
-    }
-  }
-  if (socketId !== undefined && (typeof socketId !== 'string' || !/^\d+\.\d+$/.test(socketId))) {
-    throw new HttpError(400, 'bad_socket_id', '"socket_id" must look like 1234.5678.');
-  }
-  return (targets as string[]).map((target) => ({ channel: target, event: name, data: text, exceptSocketId: socketId }));
+  if (targets === undefined) throw new HttpError(400, 'bad_event', `"channels" must list 1 to ${MAX_CHANNELS} channels.`);
+  return targets.map((target) => ({ channel: target, event: name, data: text, exceptSocketId: socketId }));
 }

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
-import { HttpError } from '../errors';
 import type { Room, Rooms } from '../rooms';
-import { sameText } from '../realtime/signature';
 import type { ErrorLog } from '../sink/error-log';
 import type { HeldBodyTally } from '../gateway/held-body';
+import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
+import { requireAdminAccess, type AdminAccessOptions } from '../admin/access';
+import { adminConsoleRoutes, type AdminConsoleOptions } from './admin-console';
 
-export interface AdminOptions {
-  readonly token: string;
+export interface AdminOptions extends AdminConsoleOptions {
+  readonly access: AdminAccessOptions;
   readonly rooms: Rooms;
   readonly clock: Clock;
   readonly errors: ErrorLog;
@@ -16,89 +17,238 @@ export interface AdminOptions {
 
 /** Most visitors one admin call may release. */
 const MAX_RELEASE = 10_000;
+/** Largest limit an operator may set, as the configuration allows. */
+const MAX_LIMIT = 1_000_000;
+
+const ROOM = failsWith({ type: 'string', description: 'The room; the first when absent.' }, 'bad_room', '"room" must be a room\'s name.');
+const ROOM_QUERY = { type: 'object', properties: { room: ROOM } } as const;
+const TAGS = ['admin'];
+
+const STATS = {
+  type: 'object',
+  properties: {
+    waiting: { type: 'integer', description: 'Places in line now.' },
+    active: { type: 'integer', description: 'Sessions admitted now.' },
+    released: { type: 'integer', description: 'Visitors released since the line began.' },
+    arrived: { type: 'integer', description: 'Places taken since the line began.' },
+    releasePerMinute: { type: 'integer', description: 'Releases a minute in force (the operator\'s, when set).' },
+    activeLimit: { type: 'integer', description: 'Sessions admitted at once in force (the operator\'s, when set).' },
+    configured: {
+      type: 'object',
+      description: 'The configured limits, in force where the operator set none.',
+      properties: { releasePerMinute: { type: 'integer' }, activeLimit: { type: 'integer' } },
+    },
+    paused: { type: 'boolean' },
+  },
+} as const;
+
+const LIMIT = (min: number, field: string) =>
+  failsWith(
+    { type: ['integer', 'null'], minimum: min, maximum: MAX_LIMIT, description: 'A whole number; null goes back to the configured value.' },
+    `bad_${field === 'activeLimit' ? 'active_limit' : 'release_per_minute'}`,
+    `"${field}" must be a whole number from ${min} to ${MAX_LIMIT}, or null for the configured value.`,
+  );
 
 /**
- * The admin API under `/admin`, for a bearer `ADMIN_TOKEN`: stats, release now (optionally
- * without publishing the event), pause and resume the release loop, and the reported errors.
- * Each call acts on the room `?room=` names (or `"room"` in a JSON body), the first room when
- * none is named; `GET /admin/rooms` lists them all.
+ * The admin API under `/admin`, for a bearer `ADMIN_TOKEN` or the console's session: stats,
+ * release now (optionally without publishing the event), pause and resume the release loop,
+ * the limits, the reported errors, and the console (`admin-console.ts`). Each call acts on the
+ * room `?room=` names (or `"room"` in a JSON body), the first room when none is named;
+ * `GET /admin/rooms` lists them all.
  */
 export async function adminRoutes(app: FastifyInstance, options: AdminOptions): Promise<void> {
   const { rooms, clock } = options;
   const roomOf = (request: FastifyRequest): Room => {
-    const body = request.body as Record<string, unknown> | undefined;
-    const named = (request.query as Record<string, unknown>).room ?? (typeof body === 'object' && body !== null ? body.room : undefined);
-    return rooms.named(named);
+    const body = request.body as { room?: string } | undefined;
+    return rooms.named((request.query as { room?: string }).room ?? body?.room);
   };
   const statsOf = async (room: Room) => {
     const stats = await room.store.stats(clock.now());
+    const { policy, configured } = room.releases;
     return {
       waiting: stats.waiting,
       active: stats.active,
       released: stats.released,
-      releasePerMinute: room.releases.policy.perMinute,
-      activeLimit: room.limits.activeLimit,
+      arrived: stats.arrived,
+      releasePerMinute: policy.perMinute,
+      activeLimit: policy.activeLimit,
+      configured: { releasePerMinute: configured.perMinute, activeLimit: configured.activeLimit },
       paused: stats.paused,
     };
   };
 
-  app.addHook('onRequest', async (request, reply) => {
-    const header = request.headers.authorization ?? '';
-    const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
-    if (!sameText(token, options.token)) {
-      reply.header('www-authenticate', 'Bearer realm="waiting-room admin"');
-      throw new HttpError(401, 'unauthorized', 'Send the admin token as "Authorization: Bearer <token>".');
-    }
-  });
+  requireAdminAccess(app, options.access);
+  await app.register(adminConsoleRoutes, options);
 
-  app.get('/stats', async (request, reply) => {
-    reply.header('cache-control', 'no-store');
-    // The bodies this instance has held, whatever the room.
-    return { ...(await statsOf(roomOf(request))), heldBodies: options.heldBodies.snapshot() };
-  });
+  app.get(
+    '/stats',
+    {
+      schema: {
+        summary: 'The line of one room',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        querystring: ROOM_QUERY,
+        response: {
+          200: {
+            ...STATS,
+            properties: {
+              ...STATS.properties,
+              heldBodies: {
+                type: 'object',
+                description: 'The request bodies this instance has held since it started, and those refused for their size.',
+                properties: { count: { type: 'integer' }, bytes: { type: 'integer' }, refused: { type: 'integer' } },
+              },
+            },
+          },
+          ...errorResponses(401, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      // The bodies this instance has held, whatever the room.
+      return { ...(await statsOf(roomOf(request))), heldBodies: options.heldBodies.snapshot() };
+    },
+  );
 
-  app.get('/rooms', async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return Promise.all(rooms.all.map(async (room) => ({ name: room.name, ...(await statsOf(room)) })));
-  });
+  app.get(
+    '/rooms',
+    {
+      schema: {
+        summary: 'The line of every room',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        response: { 200: { type: 'array', items: { ...STATS, properties: { name: { type: 'string' }, ...STATS.properties } } }, ...errorResponses(401) },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return Promise.all(rooms.all.map(async (room) => ({ name: room.name, ...(await statsOf(room)) })));
+    },
+  );
 
-  app.post('/release', async (request) => {
-    const { count, silent } = releaseRequest(request.body);
-    const released = await roomOf(request).releases.releaseNext(count, silent);
-    return { released: released.map((entry) => entry.uuid), silent };
-  });
+  app.post(
+    '/release',
+    {
+      // No body at all asks for the defaults (one visitor, with its events).
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        summary: 'Release the next visitors now, whatever the limits',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        querystring: ROOM_QUERY,
+        body: failsWith(
+          {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              count: failsWith(
+                { type: 'integer', minimum: 1, maximum: MAX_RELEASE, default: 1 },
+                'bad_count',
+                `"count" must be a whole number from 1 to ${MAX_RELEASE}.`,
+              ),
+              silent: failsWith(
+                { type: 'boolean', default: false, description: 'Release without sending RequestUnqueud or QueueMoved.' },
+                'bad_silent',
+                '"silent" must be true or false.',
+              ),
+              room: ROOM,
+            },
+          },
+          'bad_request',
+          'Send {"count": n}, optionally with "silent" and "room".',
+        ),
+        response: {
+          200: { type: 'object', properties: { released: { type: 'array', items: { type: 'string' } }, silent: { type: 'boolean' } } },
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { count, silent } = request.body as { count: number; silent: boolean };
+      const released = await roomOf(request).releases.releaseNext(count, silent);
+      return { released: released.map((entry) => entry.uuid), silent };
+    },
+  );
 
-  app.post('/pause', async (request) => {
+  const pausing = (paused: boolean) => ({
+    schema: {
+      summary: paused ? 'Stop the release loop' : 'Restart the release loop',
+      tags: TAGS,
+      security: ADMIN_SECURITY,
+      querystring: ROOM_QUERY,
+      response: { 200: { type: 'object', properties: { paused: { type: 'boolean' } } }, ...errorResponses(401, 403, 404) },
+    },
+  });
+  app.post('/pause', pausing(true), async (request) => {
     await roomOf(request).store.setPaused(true);
     return { paused: true };
   });
-
-  app.post('/resume', async (request) => {
+  app.post('/resume', pausing(false), async (request) => {
     await roomOf(request).store.setPaused(false);
     return { paused: false };
   });
 
-  app.get('/errors', async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return options.errors.list();
-  });
-}
+  app.post(
+    '/limits',
+    {
+      schema: {
+        summary: 'Change the active limit and the release rate',
+        description:
+          'Kept in the store: every instance follows within a second, and they last as long as the line does (Redis, or STATE_FILE). A field left out is unchanged; null goes back to the configured value.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        querystring: ROOM_QUERY,
+        body: failsWith(
+          {
+            type: 'object',
+            additionalProperties: false,
+            properties: { activeLimit: LIMIT(1, 'activeLimit'), releasePerMinute: LIMIT(0, 'releasePerMinute'), room: ROOM },
+          },
+          'bad_request',
+          'Send {"activeLimit": n, "releasePerMinute": n}, either of them, optionally with "room".',
+        ),
+        response: { 200: STATS, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { activeLimit, releasePerMinute } = request.body as { activeLimit?: number | null; releasePerMinute?: number | null };
+      const room = roomOf(request);
+      await room.releases.changeLimits({ activeLimit, perMinute: releasePerMinute });
+      return statsOf(room);
+    },
+  );
 
-function releaseRequest(body: unknown): { count: number; silent: boolean } {
-  if (body === undefined || body === null) return { count: 1, silent: false };
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    throw new HttpError(400, 'bad_request', 'Send {"count": n}, optionally with "silent": true.');
-  }
-  const { count = 1, silent = false } = body as Record<string, unknown>;
-  if (Object.keys(body).some((key) => !['count', 'silent', 'room'].includes(key))) {
-    throw new HttpError(400, 'bad_request', 'Send {"count": n}, optionally with "silent" and "room".');
-  }
-  const asNumber = typeof count === 'string' && /^\d+$/.test(count) ? Number(count) : count;
-  if (typeof asNumber !== 'number' || !Number.isInteger(asNumber) || asNumber < 1 || asNumber > MAX_RELEASE) {
-    throw new HttpError(400, 'bad_count', `"count" must be a whole number from 1 to ${MAX_RELEASE}.`);
-  }
-  if (typeof silent !== 'boolean' && silent !== 'true' && silent !== 'false') {
-    throw new HttpError(400, 'bad_silent', '"silent" must be true or false.');
-  }
-  return { count: asNumber, silent: silent === true || silent === 'true' };
+  app.get(
+    '/errors',
+    {
+      schema: {
+        summary: 'The last reports the local error sink received',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        response: {
+          200: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                message: { type: 'string' },
+                level: { type: 'string' },
+                release: { type: 'string', nullable: true },
+                receivedAt: { type: 'string' },
+                cut: { type: 'boolean' },
+              },
+            },
+          },
+          ...errorResponses(401),
+        },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return options.errors.list();
+    },
+  );
 }

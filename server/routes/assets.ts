@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../errors';
+import { errorResponses } from '../openapi';
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -37,7 +38,14 @@ export interface AssetOptions {
 export async function assetRoutes(app: FastifyInstance, options: AssetOptions): Promise<void> {
   const root = path.resolve(options.dir);
   const types: Record<string, string | undefined> = options.publicSourceMaps ? TYPES : { ...TYPES, '.map': undefined };
-  app.get('/assets/*', async (request, reply) => {
+  const schema = {
+    summary: 'The page\'s built files',
+    description: 'Content-hashed names are cached for a year; source maps only with PUBLIC_SOURCE_MAPS.',
+    tags: ['waiting page'],
+    params: { type: 'object', properties: { '*': { type: 'string' } } },
+    response: { ...errorResponses(404) },
+  };
+  app.get('/assets/*', { schema }, async (request, reply) => {
     const name = (request.params as { '*': string })['*'];
     const type = types[path.extname(name).toLowerCase()];
     const file = path.resolve(root, name);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CHANNELS } from '../../streams/constants';
-import { fieldsOf, textField } from '../body';
 import { HttpError } from '../errors';
+import { errorResponses, failsWith } from '../openapi';
 import { channelAuth, type AppCredentials } from '../realtime/signature';
 import { checkCsrf, requireSession } from '../session';
 import type { Rooms } from '../rooms';
@@ -16,25 +16,43 @@ export async function pusherAuthRoutes(
   app: FastifyInstance,
   options: { readonly app: AppCredentials; readonly rooms: Rooms },
 ): Promise<void> {
-  app.post('/pusher/auth', async (request) => {
-    const fields = fieldsOf(request);
-    const session = requireSession(request);
-    checkCsrf(session, request.headers['x-csrf-token']);
-    const socketId = textField(fields, 'socket_id');
-    const channel = textField(fields, 'channel_name');
-    if (socketId === undefined || !/^\d+\.\d+$/.test(socketId)) {
-      throw new HttpError(400, 'bad_socket_id', 'socket_id must look like 1234.5678.');
-    }
-    if (channel === undefined) throw new HttpError(400, 'bad_channel', 'channel_name is required.');
-    const uuid = USER_CHANNEL.exec(channel)?.[2];
-    const entry = uuid === undefined ? undefined : (await options.rooms.locate(uuid))?.entry;
-    const own =
-      entry !== undefined &&
-      session.userId > 0 &&
-      entry.sessionId === session.id &&
-      entry.userId === session.userId &&
-      channel === CHANNELS.user(session.userId, entry.uuid);
-    if (!own) throw new HttpError(403, 'forbidden_channel', 'You may only listen on your own channel.');
-    return { auth: channelAuth(options.app, socketId, channel) };
-  });
+  app.post(
+    '/pusher/auth',
+    {
+      schema: {
+        summary: 'Channel authorization for the waiting page',
+        description: 'pusher-js\'s default: form socket_id and channel_name, the CSRF token as X-CSRF-TOKEN. Signs only the session\'s own private channel.',
+        tags: ['waiting page'],
+        body: failsWith(
+          {
+            type: 'object',
+            required: ['socket_id', 'channel_name'],
+            properties: {
+              socket_id: failsWith({ type: 'string', pattern: '^\\d+\\.\\d+$' }, 'bad_socket_id', 'socket_id must look like 1234.5678.'),
+              channel_name: failsWith({ type: 'string' }, 'bad_channel', 'channel_name is required.'),
+            },
+          },
+          'bad_request',
+          'Send the fields as JSON or as a form.',
+        ),
+        response: { 200: { type: 'object', properties: { auth: { type: 'string' } } }, ...errorResponses(400, 403, 419) },
+      },
+      // The session and its token come before the fields, as for queue_request.
+      preValidation: async (request) => checkCsrf(requireSession(request), request.headers['x-csrf-token']),
+    },
+    async (request) => {
+      const session = requireSession(request);
+      const { socket_id: socketId, channel_name: channel } = request.body as { socket_id: string; channel_name: string };
+      const uuid = USER_CHANNEL.exec(channel)?.[2];
+      const entry = uuid === undefined ? undefined : (await options.rooms.locate(uuid))?.entry;
+      const own =
+        entry !== undefined &&
+        session.userId > 0 &&
+        entry.sessionId === session.id &&
+        entry.userId === session.userId &&
+        channel === CHANNELS.user(session.userId, entry.uuid);
+      if (!own) throw new HttpError(403, 'forbidden_channel', 'You may only listen on your own channel.');
+      return { auth: channelAuth(options.app, socketId, channel) };
+    },
+  );
 }

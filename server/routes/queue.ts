@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { fieldsOf, textField } from '../body';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
 import { HttpError } from '../errors';
 import { estimateMinutes } from '../estimate';
+import { errorResponses, failsWith } from '../openapi';
 import { ROUTES } from '../page-config';
 import type { Room, Rooms } from '../rooms';
 import { checkCsrf, requireSession } from '../session';
@@ -11,9 +11,34 @@ import { RecentReleasesCache } from '../store/recent-releases-cache';
 export interface QueueRouteOptions {
   readonly rooms: Rooms;
   readonly clock: Clock;
+  /** Told how long each queue_info answer took (the metrics). */
+  readonly answered?: (ms: number) => void;
 }
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A uuid, in either case: as a JSON-schema pattern (which takes no flags) and as a RegExp. */
+const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const UUID = new RegExp(UUID_PATTERN);
+
+const ROOM_QUERY = {
+  type: 'object',
+  properties: { room: failsWith({ type: 'string', description: 'The room; the first when absent.' }, 'bad_room', '"room" must be a room\'s name.') },
+} as const;
+const TAGS = ['waiting page'];
+
+/** queue_request's fields, JSON or form. `_token` is checked before these (419 comes first). */
+const QUEUE_REQUEST_BODY = failsWith(
+  {
+    type: 'object',
+    required: ['uuid'],
+    properties: {
+      _token: { type: 'string', description: 'The session\'s CSRF token (419 when wrong).' },
+      user_id: { type: ['integer', 'string', 'null'], description: 'The user the place was held for; 0 or empty when anonymous (403 when another).' },
+      uuid: failsWith({ type: 'string', pattern: UUID_PATTERN, description: 'The place in line.' }, 'bad_uuid', 'The uuid field must be a UUID.'),
+    },
+  },
+  'bad_request',
+  'Send the fields as JSON or as a form.',
+);
 
 /** The waiting page's two named routes: queue_request and queue_info. */
 export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptions): Promise<void> {
@@ -24,28 +49,46 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
   const roomOf = (request: FastifyRequest): Room => rooms.named((request.query as Record<string, unknown>).room);
 
   /** "I am listening": keeps the place alive, and sends the release event again if it was missed. */
-  app.post(ROUTES.queue_request, async (request, reply) => {
-    const fields = fieldsOf(request);
-    const { store, releases } = roomOf(request);
-    const session = requireSession(request);
-    checkCsrf(session, fields._token);
-    const uuid = textField(fields, 'uuid');
-    if (uuid === undefined || !UUID.test(uuid)) {
-      throw new HttpError(400, 'bad_uuid', 'The uuid field must be a UUID.');
-    }
-    const entry = await store.get(uuid);
-    if (!entry) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
-    if (entry.sessionId !== session.id) {
-      throw new HttpError(403, 'not_your_place', 'This place in line belongs to another visitor.');
-    }
-    const userId = fields.user_id;
-    if (userId !== undefined && userId !== null && Number(userId || 0) !== entry.userId) {
-      throw new HttpError(403, 'wrong_user', 'user_id is not the user this place was held for.');
-    }
-    await store.touch(uuid, clock.now());
-    if (entry.state === 'released') await releases.announce(entry);
-    return reply.code(202).send({ uuid, state: entry.state });
-  });
+  app.post(
+    ROUTES.queue_request,
+    {
+      schema: {
+        summary: 'queue_request: "I am listening"',
+        description: 'Keeps the place alive, and sends the release event again when the visitor was already released.',
+        tags: TAGS,
+        querystring: ROOM_QUERY,
+        body: QUEUE_REQUEST_BODY,
+        response: {
+          202: { type: 'object', properties: { uuid: { type: 'string' }, state: { type: 'string', enum: ['waiting', 'released'] } } },
+          ...errorResponses(400, 403, 404, 419),
+        },
+      },
+      // The session and its token come before the fields: a visitor whose session is gone is told so (419) first.
+      preValidation: async (request) => {
+        const fields = request.body;
+        if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return;
+        checkCsrf(requireSession(request), (fields as { _token?: unknown })._token);
+      },
+    },
+    async (request, reply) => {
+      const fields = request.body as { uuid: string; user_id?: unknown };
+      const { store, releases } = roomOf(request);
+      const session = requireSession(request);
+      const uuid = fields.uuid;
+      const entry = await store.get(uuid);
+      if (!entry) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
+      if (entry.sessionId !== session.id) {
+        throw new HttpError(403, 'not_your_place', 'This place in line belongs to another visitor.');
+      }
+      const userId = fields.user_id;
+      if (userId !== undefined && userId !== null && Number(userId || 0) !== entry.userId) {
+        throw new HttpError(403, 'wrong_user', 'user_id is not the user this place was held for.');
+      }
+      await store.touch(uuid, clock.now());
+      if (entry.state === 'released') await releases.announce(entry);
+      return reply.code(202).send({ uuid, state: entry.state });
+    },
+  );
 
   /**
    * The visitor's position (0 once released) and the estimated wait in minutes. A waiting
@@ -56,18 +99,48 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
    * k more leaving the head move them up by k, and places gone from the middle show in the next
    * answer's smaller position.
    */
-  app.get(ROUTES.queue_info.replace('{uuid}', ':uuid'), async (request, reply) => {
-    const { uuid } = request.params as { uuid: string };
-    const room = roomOf(request);
-    const now = clock.now();
-    const place = UUID.test(uuid) ? await room.store.position(uuid, now) : undefined;
-    if (!place) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
-    const { position, served } = place;
-    const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
-    const estimated = estimateMinutes(position, recent, now, room.releases.policy.perMinute);
-    reply.header('cache-control', 'no-store');
-    // `QueueMoved` tells the first room's line only: the others' pages move by their answers.
-    const moves = position > 0 && room.primary;
-    return moves ? { position, estimated, ticket: served + position, served } : { position, estimated };
-  });
+  app.get(
+    ROUTES.queue_info.replace('{uuid}', ':uuid'),
+    {
+      schema: {
+        summary: 'queue_info: the position and the estimated wait',
+        tags: TAGS,
+        params: { type: 'object', properties: { uuid: { type: 'string', description: 'The place in line (404 for any other value).' } } },
+        querystring: ROOM_QUERY,
+        response: {
+          200: {
+            type: 'object',
+            required: ['position', 'estimated'],
+            properties: {
+              position: { type: 'integer', description: '0 once released; 1 for the head of the line.' },
+              estimated: { type: 'integer', description: 'Minutes.' },
+              ticket: { type: 'integer', description: 'An extension: position = ticket - served.' },
+              served: { type: 'integer' },
+            },
+          },
+          ...errorResponses(404),
+        },
+      },
+      ...(options.answered && {
+        onResponse: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+          options.answered?.(reply.elapsedTime);
+          done();
+        },
+      }),
+    },
+    async (request, reply) => {
+      const { uuid } = request.params as { uuid: string };
+      const room = roomOf(request);
+      const now = clock.now();
+      const place = UUID.test(uuid) ? await room.store.position(uuid, now) : undefined;
+      if (!place) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
+      const { position, served } = place;
+      const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
+      const estimated = estimateMinutes(position, recent, now, room.releases.policy.perMinute);
+      reply.header('cache-control', 'no-store');
+      // `QueueMoved` tells the first room's line only: the others' pages move by their answers.
+      const moves = position > 0 && room.primary;
+      return moves ? { position, estimated, ticket: served + position, served } : { position, estimated };
+    },
+  );
 }

@@ -3,6 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SinkLimits } from '../config';
 import { HttpError } from '../errors';
+import { errorResponses } from '../openapi';
 import type { ErrorLog } from '../sink/error-log';
 import { ENVELOPE_LIMITS, EnvelopeError, parseEnvelope, reportedEvents } from '../sink/envelope';
 
@@ -17,6 +18,8 @@ export interface SinkOptions {
   readonly errors: ErrorLog;
   /** `config.sink`; the route itself uses `reportsPerMinute`. */
   readonly limits: Pick<SinkLimits, 'reportsPerMinute'>;
+  /** Told how many events each envelope reported (the metrics). */
+  readonly received?: (count: number) => void;
 }
 
 /**
@@ -64,6 +67,7 @@ export async function sinkRoutes(app: FastifyInstance, options: SinkOptions): Pr
       if (error instanceof EnvelopeError) throw new HttpError(400, 'bad_envelope', error.message);
       throw error;
     }
+    options.received?.(events.length);
     const receivedAt = new Date().toISOString();
     for (const event of events) {
       const { message, ...report } = options.errors.add({ ...event, receivedAt });
@@ -72,8 +76,15 @@ export async function sinkRoutes(app: FastifyInstance, options: SinkOptions): Pr
     return { received: events.length };
   };
 
+  const schema = {
+    summary: 'The local error sink: a Sentry envelope',
+    description: 'The Sentry SDK\'s envelope, as text/plain or application/x-sentry-envelope, optionally gzipped; 429 past ERROR_REPORTS_PER_MINUTE.',
+    tags: ['waiting page'],
+    params: { type: 'object', properties: { projectId: { type: 'string' } } },
+    response: { 200: { type: 'object', properties: { received: { type: 'integer' } } }, ...errorResponses(400, 413, 429) },
+  };
   for (const url of ['/api/:projectId/envelope/', '/api/:projectId/envelope']) {
-    app.post(url, async (request) => receive(request));
+    app.post(url, { schema }, async (request) => receive(request));
   }
 }
 

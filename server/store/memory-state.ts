@@ -1,4 +1,4 @@
-import type { Entry, HeldRequest } from './types';
+import type { Entry, HeldRequest, LimitOverrides } from './types';
 
 /**
  * The memory store's whole state as plain JSON (`MemoryStore.toState`), so that a single
@@ -21,6 +21,8 @@ export interface MemoryStoreState {
   /** The latest release times (ms), newest first, for the wait estimate. */
   readonly releaseTimes: readonly number[];
   readonly paused: boolean;
+  /** The operator's limits; absent in files written before they could be changed. */
+  readonly limits?: LimitOverrides;
   /** The release loop's token bucket; `tokens` is null until its first refill. */
   readonly bucket: { readonly tokens: number | null; readonly at: number };
 }
@@ -63,10 +65,20 @@ export function readMemoryStoreState(value: unknown): MemoryStoreState {
     releasedTotal: whole(state.releasedTotal, 'releasedTotal', 0),
     releaseTimes: list(state.releaseTimes, 'releaseTimes').map((time, i) => finite(time, `releaseTimes[${i}]`)),
     paused: flag(state.paused, 'paused'),
+    limits: readLimits(state.limits),
     bucket: {
       tokens: bucket.tokens === null ? null : finite(bucket.tokens, 'bucket.tokens'),
       at: finite(bucket.at, 'bucket.at'),
     },
+  };
+}
+
+function readLimits(value: unknown): LimitOverrides {
+  if (value === undefined) return {};
+  const limits = record(value, 'limits');
+  return {
+    ...(limits.activeLimit !== undefined && { activeLimit: whole(limits.activeLimit, 'limits.activeLimit', 1) }),
+    ...(limits.perMinute !== undefined && { perMinute: whole(limits.perMinute, 'limits.perMinute', 0) }),
   };
 }
 

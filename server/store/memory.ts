@@ -5,6 +5,8 @@ import type {
   AdmissionLimits,
   Entry,
   HeldRequest,
+  LimitChange,
+  LimitOverrides,
   PlaceInLine,
   Position,
   QueueStore,
@@ -51,6 +53,7 @@ export class MemoryStore implements QueueStore {
   private releasedTotal = 0;
   private releaseTimes: number[] = [];
   private paused = false;
+  private overrides: LimitOverrides = {};
   private bucket = { tokens: Number.NaN, at: 0 };
 
   /**
@@ -80,6 +83,7 @@ export class MemoryStore implements QueueStore {
     store.releasedTotal = saved.releasedTotal;
     store.releaseTimes = saved.releaseTimes.slice(0, RECENT_RELEASES);
     store.paused = saved.paused;
+    store.overrides = { ...saved.limits };
     store.bucket = { tokens: saved.bucket.tokens ?? Number.NaN, at: saved.bucket.at };
     return store;
   }
@@ -96,6 +100,7 @@ export class MemoryStore implements QueueStore {
       releasedTotal: this.releasedTotal,
       releaseTimes: [...this.releaseTimes],
       paused: this.paused,
+      limits: { ...this.overrides },
       // NaN (not yet filled) has no JSON form.
       bucket: { tokens: Number.isNaN(this.bucket.tokens) ? null : this.bucket.tokens, at: this.bucket.at },
     };
@@ -247,11 +252,26 @@ export class MemoryStore implements QueueStore {
       active: this.admitted.size,
       released: this.releasedTotal,
       paused: this.paused,
+      arrived: this.nextTicket - 1,
     };
   }
 
   async setPaused(paused: boolean): Promise<void> {
     this.paused = paused;
+  }
+
+  async limits(): Promise<LimitOverrides> {
+    return { ...this.overrides };
+  }
+
+  async setLimits(change: LimitChange): Promise<LimitOverrides> {
+    const next: Record<string, number> = { ...this.overrides };
+    for (const [field, value] of Object.entries(change)) {
+      if (value === null) delete next[field];
+      else if (value !== undefined) next[field] = value;
+    }
+    this.overrides = next;
+    return { ...next };
   }
 
   async close(): Promise<void> {}

@@ -8,6 +8,8 @@ import type {
   AdmissionLimits,
   Entry,
   HeldRequest,
+  LimitChange,
+  LimitOverrides,
   PlaceInLine,
   Position,
   QueueStore,
@@ -179,12 +181,21 @@ export class RedisStore implements QueueStore {
   }
 
   async stats(now: number): Promise<Stats> {
-    const [waiting, active, released, paused] = (await this.run('waitingRoomStats', now)) as number[];
-    return { waiting, active, released, paused: paused === 1 };
+    const [waiting, active, released, paused, arrived] = (await this.run('waitingRoomStats', now)) as number[];
+    return { waiting, active, released, paused: paused === 1, arrived };
   }
 
   async setPaused(paused: boolean): Promise<void> {
     await this.run('waitingRoomSetPaused', paused ? '1' : '0');
+  }
+
+  async limits(): Promise<LimitOverrides> {
+    return decodeLimits((await this.run('waitingRoomLimits')) as LimitsReply);
+  }
+
+  async setLimits(change: LimitChange): Promise<LimitOverrides> {
+    const arg = (value: number | null | undefined) => (value === null ? '-' : value === undefined ? '' : String(value));
+    return decodeLimits((await this.run('waitingRoomSetLimits', arg(change.activeLimit), arg(change.perMinute))) as LimitsReply);
   }
 
   /** Closes the client the store made; a client given to the store is left to its owner. */
@@ -274,6 +285,15 @@ export class RedisStore implements QueueStore {
       this.client.on('close', onClose);
     });
   }
+}
+
+type LimitsReply = [string | null, string | null];
+
+function decodeLimits([activeLimit, perMinute]: LimitsReply): LimitOverrides {
+  return {
+    ...(activeLimit !== null && { activeLimit: Number(activeLimit) }),
+    ...(perMinute !== null && { perMinute: Number(perMinute) }),
+  };
 }
 
 function decodeRelease([served, entries]: ReleaseReply): Release {

@@ -123,7 +123,24 @@ export interface Stats {
   readonly active: number;
   readonly released: number;
   readonly paused: boolean;
+  /**
+   * Places ever taken (tickets given). Every place taken waits, was released, or left otherwise
+   * (walked away, or replaced at sign-in), so `arrived - released - waiting` counts those who left.
+   */
+  readonly arrived: number;
 }
+
+/**
+ * The operator's limits for a room, kept in the store so that every instance follows them and
+ * they last as long as the line does. A field left out keeps the configured value.
+ */
+export interface LimitOverrides {
+  readonly activeLimit?: number;
+  readonly perMinute?: number;
+}
+
+/** A change of `LimitOverrides`: a number sets the field, `null` goes back to the configured value, absent leaves it. */
+export type LimitChange = { readonly [K in keyof LimitOverrides]?: number | null };
 
 export interface QueueStore {
   /**
@@ -201,6 +218,12 @@ export interface QueueStore {
   stats(now: number): Promise<Stats>;
 
   setPaused(paused: boolean): Promise<void>;
+
+  /** The operator's limits (see `LimitOverrides`). */
+  limits(): Promise<LimitOverrides>;
+
+  /** Changes the operator's limits, field by field, in one step; answers them as they now are. */
+  setLimits(change: LimitChange): Promise<LimitOverrides>;
 
   close(): Promise<void>;
 }

@@ -31,7 +31,17 @@ describe('admin API', () => {
     await new Visitor(server.url).hold();
     await new Visitor(server.url).hold();
 
-    expect(await stats(server)).toEqual({ waiting: 2, active: 1, released: 0, releasePerMinute: 4, activeLimit: 1, paused: false, heldBodies: { count: 0, bytes: 0, refused: 0 } });
+    expect(await stats(server)).toEqual({
+      waiting: 2,
+      active: 1,
+      released: 0,
+      arrived: 2,
+      releasePerMinute: 4,
+      activeLimit: 1,
+      configured: { releasePerMinute: 4, activeLimit: 1 },
+      paused: false,
+      heldBodies: { count: 0, bytes: 0, refused: 0 },
+    });
   });
 
   it('should release the next count visitors in order, whatever the limits', async () => {

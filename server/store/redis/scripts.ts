@@ -18,7 +18,8 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
 /**
  * The keys every script receives, in this order (each after the store's prefix):
  * - meta: hash of t last ticket given, s places served (gone from the head), n released in
- *   all, p paused ('1'), bt and ba the release bucket's tokens and when it was last filled;
+ *   all, p paused ('1'), bt and ba the release bucket's tokens and when it was last filled,
+ *   la and lr the operator's active limit and releases a minute (absent: the configured ones);
  * - waiting: sorted set of the waiting uuids by ticket, the line: its head is the lowest score,
  *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go
  *   from the middle (visitors who walked away);
@@ -316,11 +317,28 @@ if ends then redis.call('ZADD', admitted, ends, to) end
 return 1
 `;
 
-/** args: now. Returns {waiting, active, released, paused}. */
+/** args: now. Returns {waiting, active, released, paused, arrived}. */
 const stats = `
 expireAdmissions(tonumber(args[1]))
-local counters = redis.call('HMGET', meta, 'n', 'p')
-return {redis.call('ZCARD', waiting), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0}
+local counters = redis.call('HMGET', meta, 'n', 'p', 't')
+return {redis.call('ZCARD', waiting), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0, tonumber(counters[3] or '0')}
+`;
+
+/** No args. Returns {active limit, releases a minute}, each false when not set. */
+const limits = `
+return redis.call('HMGET', meta, 'la', 'lr')
+`;
+
+/**
+ * args: active limit, releases a minute: a number sets it, '-' clears it, '' leaves it.
+ * Returns what \`limits\` returns, after the change.
+ */
+const setLimits = `
+for i, field in ipairs({'la', 'lr'}) do
+  if args[i] == '-' then redis.call('HDEL', meta, field)
+  elseif args[i] ~= '' then redis.call('HSET', meta, field, args[i]) end
+end
+return redis.call('HMGET', meta, 'la', 'lr')
 `;
 
 /** args: paused ('1' or '0'). */
@@ -365,6 +383,8 @@ export const SCRIPTS = {
   waitingRoomMoveSession: moveSession,
   waitingRoomStats: stats,
   waitingRoomSetPaused: setPaused,
+  waitingRoomLimits: limits,
+  waitingRoomSetLimits: setLimits,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

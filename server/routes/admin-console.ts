@@ -1,0 +1,195 @@
+import { readFile } from 'node:fs/promises';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import { ADMIN_CHANNEL, SAMPLE_EVENT, SAMPLE_MS, type LiveSnapshot } from '../console/samples';
+import type { Sampler } from '../console/sampler';
+import { HttpError } from '../errors';
+import { sameText } from '../realtime/signature';
+import { channelAuth, type AppCredentials } from '../realtime/signature';
+import { originOf } from '../hold';
+import type { ServerConfig } from '../config';
+import { realtimeFor } from '../page-config';
+import type { Rooms } from '../rooms';
+import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
+import { callerOf, endAdminSession, startAdminSession, type AdminAccessOptions } from '../admin/access';
+
+export interface AdminConsoleOptions {
+  readonly access: AdminAccessOptions;
+  readonly rooms: Rooms;
+  readonly config: ServerConfig;
+  readonly pusherApp: AppCredentials;
+  readonly sampler: Sampler;
+  /** The origin the gateway forwards to. */
+  readonly upstream: string;
+  /** The port this instance listens on (known once listening). */
+  readonly port: () => number;
+  /** The built console page (`build.mjs` writes it beside the waiting page). */
+  readonly pageFile: string;
+}
+
+/** Sign-in attempts one client address may make a minute: the token is long, but guesses cost nothing else. */
+const SIGN_INS_PER_MINUTE = 10;
+
+/**
+ * The console's page must never be framed (its buttons release visitors), and loads only its own
+ * files; it talks to this server and the realtime socket.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'x-robots-tag': 'noindex',
+};
+
+const SESSION = {
+  type: 'object',
+  properties: {
+    csrfToken: { type: 'string', description: 'Send it as X-CSRF-Token with every call that changes something.' },
+    expiresAt: { type: 'integer', description: 'When the session ends (ms since the epoch).' },
+  },
+} as const;
+const TAGS = ['admin console'];
+
+/**
+ * The operator console: its page at `/admin/`, signing in with the admin token (exchanged for
+ * an HttpOnly, SameSite=Strict session cookie; the token is never kept by the page), the last
+ * hour and the realtime settings it needs (`/admin/live`), and the authorization of its private
+ * channel, where the samples are pushed. See docs/admin-console.md.
+ */
+export async function adminConsoleRoutes(app: FastifyInstance, options: AdminConsoleOptions): Promise<void> {
+  let page: Promise<string> | undefined;
+
+  app.get('/', { config: { adminOpen: true }, schema: { summary: 'The operator console (HTML)', tags: TAGS } }, async (_request, reply) => {
+    page ??= readFile(options.pageFile, 'utf8').catch((error: unknown) => {
+      page = undefined;
+      throw error;
+    });
+    const html = await page.catch(() => {
+      throw new HttpError(503, 'console_not_built', 'The console is not built: run `node build.mjs`.');
+    });
+    return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html);
+  });
+
+  await app.register(async (signIn) => {
+    await signIn.register(rateLimit, {
+      global: true,
+      max: SIGN_INS_PER_MINUTE,
+      timeWindow: 60_000,
+      errorResponseBuilder: (_request, context) =>
+        new HttpError(429, 'rate_limited', `Too many sign-in attempts from this address; retry in ${context.after}.`),
+    });
+    signIn.post(
+      '/session',
+      {
+        config: { adminOpen: true },
+        schema: {
+          summary: 'Sign the console in: the admin token for a session cookie',
+          tags: TAGS,
+          body: failsWith(
+            {
+              type: 'object',
+              required: ['token'],
+              additionalProperties: false,
+              properties: { token: failsWith({ type: 'string', maxLength: 1024 }, 'bad_token', '"token" must be the admin token.') },
+            },
+            'bad_request',
+            'Send {"token": "<admin token>"}.',
+          ),
+          response: { 200: SESSION, ...errorResponses(400, 401, 429) },
+        },
+      },
+      async (request, reply) => {
+        const { token } = request.body as { token: string };
+        if (!sameText(token, options.access.token)) throw new HttpError(401, 'unauthorized', 'The admin token is wrong.');
+        const session = startAdminSession(request, reply, options.access);
+        reply.header('cache-control', 'no-store');
+        return { csrfToken: session.csrfToken, expiresAt: session.expiresAt };
+      },
+    );
+  });
+
+  app.get(
+    '/session',
+    { schema: { summary: 'The console\'s session and its CSRF token', tags: TAGS, security: ADMIN_SECURITY, response: { 200: SESSION, ...errorResponses(401) } } },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const caller = callerOf(request);
+      return caller?.kind === 'session' ? { csrfToken: caller.csrfToken, expiresAt: caller.expiresAt } : {};
+    },
+  );
+
+  app.delete(
+    '/session',
+    { schema: { summary: 'Sign the console out', tags: TAGS, security: ADMIN_SECURITY, response: { 204: { type: 'null' }, ...errorResponses(401, 403) } } },
+    async (request, reply) => {
+      endAdminSession(request, reply);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/live',
+    {
+      schema: {
+        summary: 'The last hour of samples, and where the live ones are pushed',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        response: { ...errorResponses(401) },
+      },
+    },
+    async (request, reply): Promise<LiveSnapshot> => {
+      reply.header('cache-control', 'no-store');
+      const { cluster, key, ...realtime } = realtimeFor(options.config, originOf(request, options.config.host), options.port());
+      return {
+        sampleMs: SAMPLE_MS,
+        channel: ADMIN_CHANNEL,
+        event: SAMPLE_EVENT,
+        realtime: { key, cluster, ...realtime },
+        origin: options.upstream,
+        rooms: options.rooms.all.map((room) => room.name),
+        history: options.sampler.history(),
+      };
+    },
+  );
+
+  app.post(
+    '/pusher/auth',
+    {
+      schema: {
+        summary: 'Authorize the console\'s socket on its private channel',
+        description: 'pusher-js\'s channel authorization: form socket_id and channel_name. Signs only the admin channel, for admin access only.',
+        tags: TAGS,
+        security: ADMIN_SECURITY,
+        body: failsWith(
+          {
+            type: 'object',
+            required: ['socket_id', 'channel_name'],
+            properties: {
+              socket_id: failsWith({ type: 'string', pattern: '^\\d+\\.\\d+$' }, 'bad_socket_id', 'socket_id must look like 1234.5678.'),
+              channel_name: failsWith({ type: 'string' }, 'bad_channel', 'channel_name is required.'),
+            },
+          },
+          'bad_request',
+          'Send the fields socket_id and channel_name.',
+        ),
+        response: { 200: { type: 'object', properties: { auth: { type: 'string' } } }, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => {
+      const { socket_id: socketId, channel_name: channel } = request.body as { socket_id: string; channel_name: string };
+      if (channel !== ADMIN_CHANNEL) throw new HttpError(403, 'forbidden_channel', 'The console listens on its own channel only.');
+      return { auth: channelAuth(options.pusherApp, socketId, channel) };
+    },
+  );
+
+  app.get(
+    '/openapi.json',
+    { schema: { summary: 'This document', tags: TAGS, security: ADMIN_SECURITY } },
+    async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return app.swagger();
+    },
+  );
+}

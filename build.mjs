@@ -239,6 +239,7 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     await rm(building, { recursive: true, force: true });
     await mkdir(building, { recursive: true });
     sizes = await buildInto(building, minify);
+    await buildConsole(building, minify);
     await rm(outdir, { recursive: true, force: true });
     await rename(building, outdir);
   } finally {
@@ -327,6 +328,40 @@ async function buildInto(building, minify) {
   sizes.withinBudget = sizes.initialJs.gzip <= INITIAL_JS_BUDGET;
   await writeFile(path.join(building, 'size.json'), JSON.stringify(sizes, null, 2) + '\n');
   return sizes;
+}
+
+/**
+ * Builds the operator console into `building`: its own entry (`src/admin/main.tsx`), script and
+ * CSS (uPlot's with its own), and `admin.html`, which `GET /admin/` serves. Nothing of it is
+ * loaded by the waiting page, nor counted in its sizes: a visitor never fetches it.
+ */
+async function buildConsole(building, minify) {
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    outdir: building,
+    entryPoints: { admin: 'src/admin/main.tsx' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify,
+    sourcemap: 'linked',
+    metafile: true,
+    write: false,
+    entryNames: '[name]-[hash]',
+    jsx: 'automatic',
+    conditions: ['es2015'],
+    define: { 'process.env.NODE_ENV': minify ? '"production"' : '"development"' },
+    legalComments: 'external',
+    logLevel: 'warning',
+  });
+  const names = await writeOutputs(result.outputFiles, minify);
+  const [js, output] = Object.entries(result.metafile.outputs).find(([, each]) => each.entryPoint === 'src/admin/main.tsx');
+  const nameOf = (file) => names.get(path.join(root, file));
+  let html = await readFile(path.join(root, 'public/admin.html'), 'utf8');
+  html = replaceOnce(html, '<link rel="stylesheet" href="admin.css">', `<link rel="stylesheet" href="/assets/${nameOf(output.cssBundle)}">`);
+  html = replaceOnce(html, '<script type="module" src="admin.js"></script>', `<script type="module" src="/assets/${nameOf(js)}"></script>`);
+  await writeFile(path.join(building, 'admin.html'), html);
 }
 
 // Over budget is reported, not fatal: `npm start` builds first and must still start.

@@ -78,7 +78,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
   };
 
   requireAdminAccess(app, options.access);
-  await app.register(adminConsoleRoutes, options);
+  // Options without the prefix this scope already has.
+  await app.register(adminConsoleRoutes, { ...options, prefix: '' });
 
   app.get(
     '/stats',

@@ -1,0 +1,92 @@
+import { useEffect, useState } from 'react';
+import type { LiveSnapshot } from '../../server/console/samples';
+import { consoleApi, type ConsoleSession } from './api';
+import { addSample, instanceFigures, type Point } from './live';
+import { liveSamples$, type LiveStatus } from './realtime';
+import { RoomPanel } from './RoomPanel';
+import { figure, type ConsoleTexts } from './texts';
+
+export interface DashboardProps {
+  readonly texts: ConsoleTexts;
+  readonly session: ConsoleSession;
+  readonly onSignedOut: () => void;
+}
+
+/** The last hour from `GET /admin/live`, then each sample as it is pushed; one panel per room. */
+export function Dashboard({ texts, session, onSignedOut }: DashboardProps) {
+  const [snapshot, setSnapshot] = useState<LiveSnapshot>();
+  const [points, setPoints] = useState<Point[]>([]);
+  const [status, setStatus] = useState<LiveStatus>('connecting');
+  const [failure, setFailure] = useState<string>();
+
+  useEffect(() => {
+    let live = true;
+    consoleApi
+      .live()
+      .then((loaded) => {
+        if (!live) return;
+        setSnapshot(loaded);
+        setPoints(loaded.history.reduce<Point[]>((all, sample) => addSample(all, sample), []));
+      })
+      .catch((error: Error) => live && setFailure(texts.failed(error.message)));
+    return () => {
+      live = false;
+    };
+  }, [texts]);
+
+  useEffect(() => {
+    if (!snapshot) return undefined;
+    const subscription = liveSamples$(snapshot, session).subscribe(({ sample, status: next }) => {
+      setStatus(next);
+      if (sample) setPoints((all) => addSample(all, sample));
+    });
+    return () => subscription.unsubscribe();
+  }, [snapshot, session]);
+
+  const signOut = async () => {
+    await consoleApi.signOut(session).catch(() => undefined);
+    onSignedOut();
+  };
+  const local = snapshot ? instanceFigures(points, snapshot.sampleMs) : undefined;
+
+  return (
+    <>
+      <header className="ac-header">
+        <h1>{texts.title}</h1>
+        <p className={`ac-status ac-status-${status}`} role="status" aria-live="polite">
+          {status === 'live' ? texts.live : status === 'connecting' ? texts.connecting : texts.offline}
+        </p>
+        <button type="button" className="ac-secondary" onClick={signOut}>
+          {texts.signOut}
+        </button>
+      </header>
+      {failure && (
+        <p className="ac-error" role="alert">
+          {failure}
+        </p>
+      )}
+      {snapshot && local && (
+        <section className="ac-card ac-instance" aria-label={texts.origin(snapshot.origin)}>
+          <h2>{texts.origin(snapshot.origin)}</h2>
+          <dl className="ac-figures">
+            <div>
+              <dt>{texts.originLatency}</dt>
+              <dd data-figure="origin-latency">{local.originMeanMs === undefined ? '–' : `${figure(texts, local.originMeanMs, 1)} ms`}</dd>
+            </div>
+            <div>
+              <dt>{texts.originErrorsPerMinute}</dt>
+              <dd data-figure="origin-errors">{figure(texts, local.originErrorsPerMinute, 1)}</dd>
+            </div>
+            <div>
+              <dt>{texts.pageErrorsPerMinute}</dt>
+              <dd data-figure="page-errors">{figure(texts, local.pageErrorsPerMinute, 1)}</dd>
+            </div>
+          </dl>
+        </section>
+      )}
+      {snapshot?.rooms.map((room) => (
+        <RoomPanel key={room} texts={texts} session={session} room={room} several={snapshot.rooms.length > 1} points={points} />
+      ))}
+    </>
+  );
+}

@@ -21,15 +21,14 @@ export function Chart({ texts, points, room }: { readonly texts: ConsoleTexts; r
         height: 220,
         series: [
           {},
-          { label: texts.series.waiting, stroke: '#2456c7', width: 2, scale: 'count' },
-          { label: texts.series.active, stroke: '#1f8a4c', width: 2, scale: 'count' },
-          { label: texts.series.rate, stroke: '#c2581a', width: 1, dash: [4, 4], scale: 'rate' },
+          // A point every two seconds: markers would hide the lines.
+          { label: texts.series.waiting, stroke: '#2456c7', width: 2, scale: 'count', points: { show: false } },
+          { label: texts.series.active, stroke: '#1f8a4c', width: 2, scale: 'count', points: { show: false } },
+          { label: texts.series.rate, stroke: '#c2581a', width: 1, dash: [4, 4], scale: 'rate', points: { show: false } },
         ],
         axes: [{}, { scale: 'count' }, { scale: 'rate', side: 1, grid: { show: false } }],
         scales: { x: { time: true }, count: { range: (_u, _min, max) => [0, Math.max(1, max)] }, rate: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
         legend: { live: false },
-        // A point every two seconds: markers would hide the lines.
-        points: { show: false },
       },
       [[], [], [], []],
       element,

@@ -85,7 +85,7 @@ export function Dashboard({ texts, session, onSignedOut }: DashboardProps) {
         </section>
       )}
       {snapshot?.rooms.map((room) => (
-        <RoomPanel key={room} texts={texts} session={session} room={room} several={snapshot.rooms.length > 1} points={points} />
+        <RoomPanel key={room} texts={texts} session={session} room={room} points={points} />
       ))}
     </>
   );

@@ -8,13 +8,11 @@ export interface RoomPanelProps {
   readonly texts: ConsoleTexts;
   readonly session: ConsoleSession;
   readonly room: string;
-  /** Whether the server has several rooms (then each panel is titled with its name). */
-  readonly several: boolean;
   readonly points: readonly Point[];
 }
 
 /** One room: its figures, its last hour, and the operator's actions on it. */
-export function RoomPanel({ texts, session, room, several, points }: RoomPanelProps) {
+export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
   const figures = roomFigures(points, room);
   const [message, setMessage] = useState<{ readonly text: string; readonly error?: boolean }>();
   const [busy, setBusy] = useState(false);

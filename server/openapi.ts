@@ -89,8 +89,9 @@ export function validationAnswer(error: FastifyError): ErrorAnswer {
     path.push(missing);
     declared = failure.parentSchema?.properties?.[missing]?.['x-error'];
   }
-  if (failure.keyword === 'additionalProperties' && declared === undefined) {
-    return { status: 400, code: 'bad_request', message: `The ${where} has a field this route does not take: "${String(failure.params.additionalProperty)}".` };
+  if (failure.keyword === 'additionalProperties') {
+    const field = String(failure.params.additionalProperty);
+    return { status: 400, code: declared?.code ?? 'bad_request', message: `The ${where} has a field this route does not take: "${field}".` };
   }
   if (declared) return { status: 400, ...declared };
   const field = path.join('.');

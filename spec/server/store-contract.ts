@@ -191,13 +191,35 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       });
     });
 
+    describe('the operator\'s limits', () => {
+      it('should have none until set, then change field by field, null going back to none', async () => {
+        expect(await store.limits()).toEqual({});
+        expect(await store.setLimits({ activeLimit: 5, perMinute: 0 })).toEqual({ activeLimit: 5, perMinute: 0 });
+        expect(await store.setLimits({ perMinute: 12 })).toEqual({ activeLimit: 5, perMinute: 12 });
+        expect(await store.setLimits({ activeLimit: null })).toEqual({ perMinute: 12 });
+        expect(await store.limits()).toEqual({ perMinute: 12 });
+      });
+    });
+
+    describe('arrivals', () => {
+      it('should count every place taken, and not a held request that replaces a waiting one', async () => {
+        await store.hold('a', 0, get, t0);
+        await store.hold('a', 0, post, t0 + 1);
+        await store.hold('b', 0, get, t0 + 2);
+        await store.release(1, t0 + 3, policy);
+        await store.dropAbandoned(t0 + 3 + policy.abandonMs + 10, policy.abandonMs);
+        // a released, b walked away: 2 arrived, 1 released, none waiting, so 1 left.
+        expect(await store.stats(t0 + 4)).toMatchObject({ arrived: 2, released: 1, waiting: 0 });
+      });
+    });
+
     describe('release', () => {
       it('should release the head of the line first and move the others up', async () => {
         const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((s, i) => store.hold(s, 0, get, t0 + i)));
         const { released } = await store.release(2, t0 + 10, policy);
         expect(released.map((e) => e.uuid)).toEqual([a.uuid, b.uuid]);
         expect(await positions([a.uuid, b.uuid, c.uuid], t0 + 10)).toEqual([0, 0, 1]);
-        expect(await store.stats(t0 + 10)).toEqual({ waiting: 1, active: 2, released: 2, paused: false });
+        expect(await store.stats(t0 + 10)).toEqual({ waiting: 1, active: 2, released: 2, paused: false, arrived: 3 });
       });
 
       it('should admit the released sessions', async () => {

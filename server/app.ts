@@ -76,7 +76,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   installSessions(app, config.sessionSecret);
   installErrorHandlers(app);
   // Before any route, so that the document describes them all.
-  app.register(installOpenApi);
+  installOpenApi(app);
   const { metrics } = parts;
   const access = { token: config.adminToken, secret: config.sessionSecret, sessionSeconds: config.adminSessionSeconds, now: () => clock.now() };
 

@@ -45,8 +45,9 @@ export function errorResponses(...statuses: number[]): Record<number, typeof ERR
  * Collects every route's schema into one OpenAPI 3 document (`app.swagger()`, served at
  * `/admin/openapi.json`). Registered before any route, so that it sees them all.
  */
-export async function installOpenApi(app: FastifyInstance): Promise<void> {
-  await app.register(swagger, {
+export function installOpenApi(app: FastifyInstance): void {
+  // On `app` itself (swagger is not encapsulated), so that its route hook sees every scope's routes.
+  app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
       info: {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { closedPort } from '../support/closed-port';
 import { ManualClock } from './support/manual-clock';
 import { sentryScopeFor } from './support/sentry';
@@ -85,5 +87,23 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+});
+
+describe('the Grafana dashboard in docs/', () => {
+  it('should only query metrics the server exposes', async () => {
+    const dashboard = JSON.parse(readFileSync(path.join(__dirname, '../../docs/grafana-dashboard.json'), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
+    const server = await startServer();
+    try {
+      const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+      const exposed = new Set([...text.matchAll(/^# TYPE (\S+) (\w+)/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name!])));
+      const queried = dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\b(waiting_room|process|nodejs)_\w+/g) ?? []));
+      expect(queried.length).toBeGreaterThan(10);
+      expect(queried.filter((name) => !exposed.has(name))).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 });

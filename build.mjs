@@ -256,9 +256,9 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
   return sizes;
 }
 
-/** Builds the page into the empty folder `building` and returns the size figures, also written there. */
-async function buildInto(building, minify) {
-  const options = {
+/** What the page's builds and the console's share: minified ES modules with hashed names and linked source maps, into `building`. */
+function esbuildOptions(building, minify) {
+  return {
     absWorkingDir: root,
     outdir: building,
     bundle: true,
@@ -279,6 +279,11 @@ async function buildInto(building, minify) {
     legalComments: 'external',
     logLevel: 'warning',
   };
+}
+
+/** Builds the page into the empty folder `building` and returns the size figures, also written there. */
+async function buildInto(building, minify) {
+  const options = esbuildOptions(building, minify);
   const lazy = await esbuild.build({ ...options, entryPoints: LAZY_MODULES });
   const lazyNames = await writeOutputs(lazy.outputFiles, minify);
   const nameOf = (names, file) => names.get(path.join(root, file));
@@ -336,25 +341,7 @@ async function buildInto(building, minify) {
  * loaded by the waiting page, nor counted in its sizes: a visitor never fetches it.
  */
 async function buildConsole(building, minify) {
-  const result = await esbuild.build({
-    absWorkingDir: root,
-    outdir: building,
-    entryPoints: { admin: 'src/admin/main.tsx' },
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify,
-    sourcemap: 'linked',
-    metafile: true,
-    write: false,
-    entryNames: '[name]-[hash]',
-    jsx: 'automatic',
-    conditions: ['es2015'],
-    define: { 'process.env.NODE_ENV': minify ? '"production"' : '"development"' },
-    legalComments: 'external',
-    logLevel: 'warning',
-  });
+  const result = await esbuild.build({ ...esbuildOptions(building, minify), entryPoints: { admin: 'src/admin/main.tsx' } });
   const names = await writeOutputs(result.outputFiles, minify);
   const [js, output] = Object.entries(result.metafile.outputs).find(([, each]) => each.entryPoint === 'src/admin/main.tsx');
   const nameOf = (file) => names.get(path.join(root, file));

@@ -4,13 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { ADMIN_CHANNEL, SAMPLE_EVENT, SAMPLE_MS, type LiveSnapshot } from '../console/samples';
 import type { Sampler } from '../console/sampler';
 import { HttpError } from '../errors';
-import { sameText } from '../realtime/signature';
-import { channelAuth, type AppCredentials } from '../realtime/signature';
+import { channelAuth, sameText, type AppCredentials } from '../realtime/signature';
 import { originOf } from '../hold';
 import type { ServerConfig } from '../config';
 import { realtimeFor } from '../page-config';
 import type { Rooms } from '../rooms';
 import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
+import { CHANNEL_AUTH_BODY } from './pusher-auth';
 import { callerOf, endAdminSession, startAdminSession, type AdminAccessOptions } from '../admin/access';
 
 export interface AdminConsoleOptions {
@@ -162,18 +162,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
         description: 'pusher-js\'s channel authorization: form socket_id and channel_name. Signs only the admin channel, for admin access only.',
         tags: TAGS,
         security: ADMIN_SECURITY,
-        body: failsWith(
-          {
-            type: 'object',
-            required: ['socket_id', 'channel_name'],
-            properties: {
-              socket_id: failsWith({ type: 'string', pattern: '^\\d+\\.\\d+$' }, 'bad_socket_id', 'socket_id must look like 1234.5678.'),
-              channel_name: failsWith({ type: 'string' }, 'bad_channel', 'channel_name is required.'),
-            },
-          },
-          'bad_request',
-          'Send the fields socket_id and channel_name.',
-        ),
+        body: CHANNEL_AUTH_BODY,
         response: { 200: { type: 'object', properties: { auth: { type: 'string' } } }, ...errorResponses(400, 401, 403) },
       },
     },

@@ -24,6 +24,9 @@ const ROOM = failsWith({ type: 'string', description: 'The room; the first when 
 const ROOM_QUERY = { type: 'object', properties: { room: ROOM } } as const;
 const TAGS = ['admin'];
 
+/** The schema of a call on one room: its summary, the admin security and `?room=`, and `extra`. */
+const roomCall = <T extends object>(summary: string, extra: T) => ({ summary, tags: TAGS, security: ADMIN_SECURITY, querystring: ROOM_QUERY, ...extra });
+
 const STATS = {
   type: 'object',
   properties: {
@@ -84,11 +87,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
   app.get(
     '/stats',
     {
-      schema: {
-        summary: 'The line of one room',
-        tags: TAGS,
-        security: ADMIN_SECURITY,
-        querystring: ROOM_QUERY,
+      schema: roomCall('The line of one room', {
         response: {
           200: {
             ...STATS,
@@ -103,7 +102,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
           },
           ...errorResponses(401, 404),
         },
-      },
+      }),
     },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
@@ -135,11 +134,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
       preValidation: async (request) => {
         request.body ??= {};
       },
-      schema: {
-        summary: 'Release the next visitors now, whatever the limits',
-        tags: TAGS,
-        security: ADMIN_SECURITY,
-        querystring: ROOM_QUERY,
+      schema: roomCall('Release the next visitors now, whatever the limits', {
         body: failsWith(
           {
             type: 'object',
@@ -165,7 +160,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
           200: { type: 'object', properties: { released: { type: 'array', items: { type: 'string' } }, silent: { type: 'boolean' } } },
           ...errorResponses(400, 401, 403, 404),
         },
-      },
+      }),
     },
     async (request) => {
       const { count, silent } = request.body as { count: number; silent: boolean };
@@ -175,13 +170,9 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
   );
 
   const pausing = (paused: boolean) => ({
-    schema: {
-      summary: paused ? 'Stop the release loop' : 'Restart the release loop',
-      tags: TAGS,
-      security: ADMIN_SECURITY,
-      querystring: ROOM_QUERY,
+    schema: roomCall(paused ? 'Stop the release loop' : 'Restart the release loop', {
       response: { 200: { type: 'object', properties: { paused: { type: 'boolean' } } }, ...errorResponses(401, 403, 404) },
-    },
+    }),
   });
   app.post('/pause', pausing(true), async (request) => {
     await roomOf(request).store.setPaused(true);
@@ -195,13 +186,9 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
   app.post(
     '/limits',
     {
-      schema: {
-        summary: 'Change the active limit and the release rate',
+      schema: roomCall('Change the active limit and the release rate', {
         description:
           'Kept in the store: every instance follows within a second, and they last as long as the line does (Redis, or STATE_FILE). A field left out is unchanged; null goes back to the configured value.',
-        tags: TAGS,
-        security: ADMIN_SECURITY,
-        querystring: ROOM_QUERY,
         body: failsWith(
           {
             type: 'object',
@@ -212,7 +199,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
           'Send {"activeLimit": n, "releasePerMinute": n}, either of them, optionally with "room".',
         ),
         response: { 200: STATS, ...errorResponses(400, 401, 403, 404) },
-      },
+      }),
     },
     async (request) => {
       const { activeLimit, releasePerMinute } = request.body as { activeLimit?: number | null; releasePerMinute?: number | null };

@@ -6,6 +6,20 @@ import { channelAuth, type AppCredentials } from '../realtime/signature';
 import { checkCsrf, requireSession } from '../session';
 import type { Rooms } from '../rooms';
 
+/** pusher-js's channel authorization request, form or JSON: the socket and the channel to sign. */
+export const CHANNEL_AUTH_BODY = failsWith(
+  {
+    type: 'object',
+    required: ['socket_id', 'channel_name'],
+    properties: {
+      socket_id: failsWith({ type: 'string', pattern: '^\\d+\\.\\d+$' }, 'bad_socket_id', 'socket_id must look like 1234.5678.'),
+      channel_name: failsWith({ type: 'string' }, 'bad_channel', 'channel_name is required.'),
+    },
+  },
+  'bad_request',
+  'Send the fields socket_id and channel_name, as a form or as JSON.',
+);
+
 const USER_CHANNEL = /^private-App\.User\.(\d+)\.([0-9a-f-]{36})$/i;
 
 /**
@@ -23,18 +37,7 @@ export async function pusherAuthRoutes(
         summary: 'Channel authorization for the waiting page',
         description: 'pusher-js\'s default: form socket_id and channel_name, the CSRF token as X-CSRF-TOKEN. Signs only the session\'s own private channel.',
         tags: ['waiting page'],
-        body: failsWith(
-          {
-            type: 'object',
-            required: ['socket_id', 'channel_name'],
-            properties: {
-              socket_id: failsWith({ type: 'string', pattern: '^\\d+\\.\\d+$' }, 'bad_socket_id', 'socket_id must look like 1234.5678.'),
-              channel_name: failsWith({ type: 'string' }, 'bad_channel', 'channel_name is required.'),
-            },
-          },
-          'bad_request',
-          'Send the fields as JSON or as a form.',
-        ),
+        body: CHANNEL_AUTH_BODY,
         response: { 200: { type: 'object', properties: { auth: { type: 'string' } } }, ...errorResponses(400, 403, 419) },
       },
       // The session and its token come before the fields, as for queue_request.

@@ -4,6 +4,7 @@ import { consoleApi, type ConsoleSession } from './api';
 import { addSample, instanceFigures, type Point } from './live';
 import { liveSamples$, type LiveStatus } from './realtime';
 import { RoomPanel } from './RoomPanel';
+import { Figure } from './Figure';
 import { figure, type ConsoleTexts } from './texts';
 
 export interface DashboardProps {
@@ -69,18 +70,15 @@ export function Dashboard({ texts, session, onSignedOut }: DashboardProps) {
         <section className="ac-card ac-instance" aria-label={texts.origin(snapshot.origin)}>
           <h2>{texts.origin(snapshot.origin)}</h2>
           <dl className="ac-figures">
-            <div>
-              <dt>{texts.originLatency}</dt>
-              <dd data-figure="origin-latency">{local.originMeanMs === undefined ? '–' : `${figure(texts, local.originMeanMs, 1)} ms`}</dd>
-            </div>
-            <div>
-              <dt>{texts.originErrorsPerMinute}</dt>
-              <dd data-figure="origin-errors">{figure(texts, local.originErrorsPerMinute, 1)}</dd>
-            </div>
-            <div>
-              <dt>{texts.pageErrorsPerMinute}</dt>
-              <dd data-figure="page-errors">{figure(texts, local.pageErrorsPerMinute, 1)}</dd>
-            </div>
+            <Figure label={texts.originLatency} name="origin-latency">
+              {local.originMeanMs === undefined ? '–' : `${figure(texts, local.originMeanMs, 1)} ms`}
+            </Figure>
+            <Figure label={texts.originErrorsPerMinute} name="origin-errors">
+              {figure(texts, local.originErrorsPerMinute, 1)}
+            </Figure>
+            <Figure label={texts.pageErrorsPerMinute} name="page-errors">
+              {figure(texts, local.pageErrorsPerMinute, 1)}
+            </Figure>
           </dl>
         </section>
       )}

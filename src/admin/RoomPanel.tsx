@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { consoleApi, type ConsoleSession } from './api';
 import { Chart } from './Chart';
 import { roomFigures, type Point } from './live';
+import { Figure } from './Figure';
 import { figure, type ConsoleTexts } from './texts';
 
 export interface RoomPanelProps {
@@ -63,32 +64,24 @@ export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
       ) : (
         <>
           <dl className="ac-figures">
-            <div>
-              <dt>{texts.waiting}</dt>
-              <dd data-figure="waiting">{figure(texts, now.waiting)}</dd>
-            </div>
-            <div>
-              <dt>{texts.active}</dt>
-              <dd data-figure="active">
-                {figure(texts, now.active)} <small>{texts.ofLimit(now.activeLimit)}</small>
-              </dd>
-            </div>
-            <div>
-              <dt>{texts.releasesPerMinute}</dt>
-              <dd data-figure="releases">{figure(texts, figures.releasesPerMinute, 1)}</dd>
-            </div>
-            <div>
-              <dt>{texts.estimate}</dt>
-              <dd data-figure="estimate">{texts.minutes(now.estimate)}</dd>
-            </div>
-            <div>
-              <dt>{texts.arrivalsPerMinute}</dt>
-              <dd data-figure="arrivals">{figure(texts, figures.arrivalsPerMinute, 1)}</dd>
-            </div>
-            <div>
-              <dt>{texts.walkAwaysPerMinute}</dt>
-              <dd data-figure="walk-aways">{figure(texts, figures.walkAwaysPerMinute, 1)}</dd>
-            </div>
+            <Figure label={texts.waiting} name="waiting">
+              {figure(texts, now.waiting)}
+            </Figure>
+            <Figure label={texts.active} name="active">
+              {figure(texts, now.active)} <small>{texts.ofLimit(now.activeLimit)}</small>
+            </Figure>
+            <Figure label={texts.releasesPerMinute} name="releases">
+              {figure(texts, figures.releasesPerMinute, 1)}
+            </Figure>
+            <Figure label={texts.estimate} name="estimate">
+              {texts.minutes(now.estimate)}
+            </Figure>
+            <Figure label={texts.arrivalsPerMinute} name="arrivals">
+              {figure(texts, figures.arrivalsPerMinute, 1)}
+            </Figure>
+            <Figure label={texts.walkAwaysPerMinute} name="walk-aways">
+              {figure(texts, figures.walkAwaysPerMinute, 1)}
+            </Figure>
           </dl>
           {now.admission && (
             <p className="ac-admission" data-figure="admission">

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     console.log(`Admin token (ADMIN_TOKEN was not set): ${server.adminToken}`);
   }
   console.log(`Try: curl -H "Authorization: Bearer <admin token>" ${server.url}/admin/stats`);
+  console.log(`Operator console: ${server.url}/admin/ (sign in with the admin token).`);
 
   if (config.stateFile) console.log(`The line is kept in ${config.stateFile} across a restart (written at SIGTERM).`);
 

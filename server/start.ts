@@ -106,6 +106,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     }),
     config.rooms,
   );
+  metrics.track(rooms.all.map((room) => room.name));
   const closeStores = () => Promise.allSettled(rooms.all.map((room) => room.store.close()));
   // No UPSTREAM: the demo shop, on a loopback port of its own, is the origin.
   const demo = config.gateway.upstream ? undefined : await startDemoOrigin({ host: '127.0.0.1', port: 0, logLevel: config.logLevel });

@@ -105,6 +105,14 @@ export class Metrics {
     });
   }
 
+  /** Shows each room's counters from the start, at 0, rather than only once something happened. */
+  track(rooms: readonly string[]): void {
+    for (const room of rooms) {
+      this.releases.inc({ room }, 0);
+      this.walkAways.inc({ room }, 0);
+    }
+  }
+
   released(room: string, count: number): void {
     if (count > 0) this.releases.inc({ room }, count);
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TIMINGS, type Timings } from '../streams/constants';
+import { TIMINGS, type Timings } from '@waiting-room/streams/contract';
 import { normalizeTarget } from './request-target';
 
 /** Where the realtime events go: the embedded Pusher-protocol server or an outside one. */

@@ -1,27 +1,7 @@
-import { ERROR_REPORTING, type Timings } from '../streams/constants';
+import { ERROR_REPORTING, ROUTES, type PageConfigJson, type Routes } from '@waiting-room/streams/contract';
 import type { ServerConfig } from './config';
 import type { Session } from './session';
 import type { Entry } from './store/types';
-
-/** The named routes the page calls (ARCHITECTURE "HTTP contract"). */
-export const ROUTES = { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' } as const;
-
-/** The page config, as ARCHITECTURE "Page config contract" fixes it. */
-export interface PageConfig {
-  readonly queue: { readonly uuid: string; readonly uri: string; readonly method: string; readonly position: number };
-  readonly user: { readonly id: number };
-  readonly csrfToken: string;
-  readonly realtime: {
-    readonly key: string;
-    readonly host: string;
-    readonly port: number;
-    readonly forceTLS: boolean;
-    readonly cluster: string;
-  };
-  readonly routes: { readonly queue_request: string; readonly queue_info: string };
-  readonly errorReporting: { readonly dsn: string; readonly sampleRate: number; readonly release: string };
-  readonly timings?: Partial<Timings>;
-}
 
 /** Where the visitor reached us: the host name and `host[:port]` of the request, and whether it was TLS. */
 export interface RequestOrigin {
@@ -39,8 +19,8 @@ export function pageConfigFor(
   origin: RequestOrigin,
   listeningPort: number,
   /** The room's routes (`rooms.ts`): the contract's own for the first room. */
-  routes: PageConfig['routes'] = ROUTES,
-): PageConfig {
+  routes: Routes = ROUTES,
+): PageConfigJson {
   return {
     queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
     user: { id: entry.userId },
@@ -61,7 +41,7 @@ export function pageConfigFor(
  * the host the browser reached us by and on the port we listen on (PUSHER_CLIENT_HOST/PORT
  * override both, e.g. behind a reverse proxy).
  */
-export function realtimeFor(config: ServerConfig, origin: RequestOrigin, listeningPort: number): PageConfig['realtime'] {
+export function realtimeFor(config: ServerConfig, origin: RequestOrigin, listeningPort: number): PageConfigJson['realtime'] {
   const { pusher, pusherClient } = config;
   const where = pusher.embedded
     ? {

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
 
 /** The element the page reads its config from; the build leaves it empty (`{}`). */
-export const CONFIG_ELEMENT = '<script id="waiting-room-config" type="application/json">{}</script>';
+export const CONFIG_ELEMENT = `<script id="${CONFIG_ELEMENT_ID}" type="application/json">{}</script>`;
 
 /** The waiting page is missing or was not built as expected. */
 export class PageTemplateError extends Error {}

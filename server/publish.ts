@@ -1,5 +1,5 @@
 import Pusher from 'pusher';
-import { CHANNELS } from '../streams/constants';
+import { CHANNELS } from '@waiting-room/streams/contract';
 import type { PusherConfig } from './config';
 import type { Entry } from './store/types';
 

@@ -1,13 +1,12 @@
 import { parse as parseForm } from 'node:querystring';
 import type { FastifyRequest } from 'fastify';
+import { isUuid, UNKNOWN_UUID } from '@waiting-room/streams/contract';
 import { FORM } from './body';
 import { HttpError } from './errors';
 import { requestTarget } from './http/target';
 import { normalizeTarget } from './request-target';
 import { hasCsrfToken, type Session } from './session';
 import type { HeldRequest, QueueStore } from './store/types';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The fields of the page's replay form (`src/effects/replay-form.ts`), and no others. */
 const REPLAY_FIELDS = new Set(['uuid', '_token', '_method']);
@@ -25,7 +24,7 @@ export function replayFormUuid(contentType: string | undefined, body: Buffer): {
     return undefined;
   }
   const uuid = fields.uuid;
-  return typeof uuid === 'string' && UUID.test(uuid) ? { uuid, fields } : undefined;
+  return isUuid(uuid) ? { uuid, fields } : undefined;
 }
 
 /**
@@ -45,7 +44,7 @@ export async function takeReplay(
   // site carries the token of the session before): either only our page can know.
   const ours = entry !== undefined && entry.sessionId === session.id;
   if (!ours && !hasCsrfToken(session, form.fields._token)) return undefined;
-  if (!entry) throw new HttpError(404, 'unknown_uuid', 'No held request has this uuid.');
+  if (!entry) throw new HttpError(404, UNKNOWN_UUID, 'No held request has this uuid.');
   if (!ours) {
     throw new HttpError(403, 'not_your_place', 'This held request belongs to another visitor.');
   }

@@ -1,7 +1,7 @@
 import type { RoomConfig } from './config';
 import { HttpError } from './errors';
 import { protectionTest } from './hold';
-import { ROUTES } from './page-config';
+import { ROUTES } from '@waiting-room/streams/contract';
 import type { Releases } from './releases';
 import type { AdmissionLimits, Entry, QueueStore } from './store/types';
 

@@ -1,7 +1,7 @@
 // Import order is bundle order: pusher-js ahead of rxjs and the stream core compresses
 // ~0.25 KB gzipped better than behind them.
 import { createPusherClient } from './adapters/pusher-client';
-import { createQueue$ } from '../streams';
+import { createQueue$ } from '@waiting-room/streams';
 import { afterFirstPaint } from './adapters/after-first-paint';
 import { startPage } from './start-page';
 

@@ -1,6 +1,6 @@
 import { NEVER, defer, finalize, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
-import type { QueueOptions, QueueSources, QueueStatus, SourceErrorHandler } from '../streams/types';
-import type { PageConfig } from './config/page-config';
+import type { QueueOptions, QueueSources, QueueStatus, SourceErrorHandler } from '@waiting-room/streams';
+import type { PageConfig } from '@waiting-room/streams/contract';
 import { channelName } from './adapters/channel-name';
 import { createRealtimeSources, type PusherLike } from './adapters/realtime-sources';
 import { createQueueInfo } from './adapters/queue-info';

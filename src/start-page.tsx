@@ -1,6 +1,6 @@
 import { StrictMode, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
-import type { ErrorReportingSettings } from './config/page-config';
+import type { ErrorReportingSettings } from '@waiting-room/streams/contract';
 import { readPageConfig } from './config/read-page-config';
 import { createErrorReporter, describeError, type Report } from './adapters/error-reporter';
 import { loadOnce } from './adapters/load-once';

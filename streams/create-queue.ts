@@ -3,6 +3,7 @@ import {
   concatMap,
   connect,
   EMPTY,
+  filter,
   map,
   merge,
   of,
@@ -12,25 +13,24 @@ import {
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
-import type { Timings } from './constants';
-import { isLive, type Failed } from './status';
-import { resolveTimings } from './timings';
-import type { ConnectionState, QueueOptions, QueueSources, QueueStatus, SourceName } from './types';
-import { anonymousPoll } from './rules/anonymous-poll';
-import { subscribeChannel } from './rules/channel-subscription';
-import { connectionCheck } from './rules/connection-check';
-import { leave } from './rules/leave';
-import { lineMoved } from './rules/line-moved';
-import { leaveAfterFailure } from './rules/leave-after-failure';
-import { lostPlace } from './rules/lost-place';
-import { poll } from './rules/poll';
-import { positionZero } from './rules/position-zero';
-import { sendQueueRequest } from './rules/queue-request';
-import { rejoin } from './rules/rejoin';
-import { releaseOnce } from './rules/release-once';
-import type { HeldRequest } from './rules/replay';
-import { endOnError } from './rules/source-errors';
-import { waiting } from './rules/waiting';
+import type { Timings } from './contract/constants.js';
+import { isLive, type Failed } from './status.js';
+import { resolveTimings } from './timings.js';
+import type { ConnectionState, QueueOptions, QueueSources, QueueStatus, SourceName } from './types.js';
+import { subscribeChannel } from './rules/channel-subscription.js';
+import { connectionCheck } from './rules/connection-check.js';
+import { leave } from './rules/leave.js';
+import { lineMoved } from './rules/line-moved.js';
+import { leaveAfterFailure } from './rules/leave-after-failure.js';
+import { lostPlace } from './rules/lost-place.js';
+import { poll } from './rules/poll.js';
+import { positionZero } from './rules/position-zero.js';
+import { sendQueueRequest } from './rules/queue-request.js';
+import { rejoin } from './rules/rejoin.js';
+import { releaseOnce } from './rules/release-once.js';
+import type { HeldRequest } from './rules/replay.js';
+import { endOnError } from './rules/source-errors.js';
+import { waiting } from './rules/waiting.js';
 
 /**
  * The status of a visitor waiting in line, from everything the outside world tells.
@@ -109,8 +109,8 @@ function inLine(
       guarded('subscribed$', sources.subscribed$).pipe(
         connect((subscribed$) =>
           merge(
-            poll(state$, sources.queueInfo, timings.poll, scheduler),
-            options.anonymous ? anonymousPoll(subscribed$, sources.queueInfo, timings.anonymousPoll, scheduler) : EMPTY,
+            poll(state$.pipe(filter((state) => state === 'connected')), sources.queueInfo, timings.poll, scheduler),
+            options.anonymous ? poll(subscribed$, sources.queueInfo, timings.anonymousPoll, scheduler) : EMPTY,
           ).pipe(
             connect((results$) =>
               merge(

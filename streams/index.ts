@@ -1,19 +1,20 @@
-export { createQueue$ } from './create-queue';
-export { CHANNELS, ERROR_REPORTING, REALTIME, TIMINGS, type Timings } from './constants';
-export { resolveTimings } from './timings';
-export { isPlaceLost, placeLost, type PlaceLost } from './place-lost';
+/**
+ * `@waiting-room/streams`: the waiting page's rules as one RxJS status stream. The names and the
+ * page config it shares with servers and other clients are in `@waiting-room/streams/contract`.
+ */
+export { createQueue$ } from './create-queue.js';
+export { resolveTimings } from './timings.js';
+export { isPlaceLost, placeLost, type PlaceLost } from './place-lost.js';
 export type {
   ConnectionState,
   FailureMessage,
   Health,
   LeaveStep,
-  LineMoved,
   QueuedRequest,
-  QueueInfo,
   QueueOptions,
   QueueSources,
   QueueStatus,
   Replay,
   SourceErrorHandler,
   SourceName,
-} from './types';
+} from './types.js';

@@ -1,4 +1,4 @@
-import type { QueueStatus } from './types';
+import type { QueueStatus } from './types.js';
 
 /** The statuses shown while the visitor is still in line. */
 export type LiveStatus = Extract<QueueStatus, { kind: 'loading' | 'waiting' }>;

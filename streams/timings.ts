@@ -1,4 +1,4 @@
-import { TIMINGS, type Timings } from './constants';
+import { TIMINGS, type Timings } from './contract/constants.js';
 
 /** The periods that must stay above zero: a zero period would poll in a busy loop. */
 const PERIODS: ReadonlyArray<keyof Timings> = ['poll', 'anonymousPoll'];

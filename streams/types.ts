@@ -1,5 +1,6 @@
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { Timings } from './constants';
+import type { Timings } from './contract/constants.js';
+import type { LineMoved, QueueInfo } from './contract/queue-info.js';
 
 /** The realtime client's connection states (pusher-js names). */
 export type ConnectionState =
@@ -9,25 +10,6 @@ export type ConnectionState =
   | 'unavailable'
   | 'failed'
   | 'disconnected';
-
-/**
- * One queue_info answer (spec section 3). `estimated` is in minutes. `ticket` and `served` are an
- * extension beyond the spec, sent by servers that count positions from tickets
- * (`position = ticket - served`): with them, a `LineMoved` push can move the visitor up at once.
- */
-export interface QueueInfo {
-  readonly position: number;
-  readonly estimated: number;
-  /** The visitor's order of arrival. */
-  readonly ticket?: number;
-  /** How many tickets had left the head of the line when the answer was made. */
-  readonly served?: number;
-}
-
-/** The line moved (the `QueueMoved` event, an extension): every ticket up to `served` has left its head. */
-export interface LineMoved {
-  readonly served: number;
-}
 
 /** The held request, as the page received it (spec section 3). */
 export interface QueuedRequest {

@@ -1,5 +1,5 @@
 import type { ChannelMessage, Fanout } from '../../server/realtime/fanout';
-import { CHANNELS } from '../../streams/constants';
+import { CHANNELS } from '@waiting-room/streams/contract';
 import { preciseNow } from '../stats';
 
 /**

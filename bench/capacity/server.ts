@@ -6,7 +6,7 @@
  */
 import { loadConfig } from '../../server/config';
 import { cpuProfiler } from '../cpu-profiler';
-import { CHANNELS } from '../../streams/constants';
+import { CHANNELS } from '@waiting-room/streams/contract';
 import { createFanout } from '../../server/realtime/create-fanout';
 import { start } from '../../server/start';
 import { createStore } from '../../server/store/create';

@@ -15,7 +15,7 @@
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { CHANNELS } from '../../streams/constants';
+import { CHANNELS } from '@waiting-room/streams/contract';
 import { distribution, preciseNow } from '../stats';
 import { Errors, errorKind, lanes, queueInfo, request, type PolledVisitor } from './http-client';
 import { sendEvent, serveRequests } from './ipc';

@@ -6,7 +6,8 @@ import { HttpError } from '../errors';
 import { isOwnPath, originOf, protectionTest } from '../hold';
 import { requestTarget } from '../http/target';
 import { prefersJson } from '../http/negotiate';
-import { pageConfigFor, type PageConfig } from '../page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
+import { pageConfigFor } from '../page-config';
 import type { WaitingPage } from '../page';
 import { replayFormUuid, takeReplay } from '../replay';
 import { ensureSession } from '../session';
@@ -140,7 +141,7 @@ export function isApiClient(request: FastifyRequest): boolean {
  * and stays well inside the time after which a silent visitor loses the place, since each
  * retry also says "still here".
  */
-function sendHeldJson(reply: FastifyReply, pageConfig: PageConfig, abandonSeconds: number): FastifyReply {
+function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, abandonSeconds: number): FastifyReply {
   const ceiling = Math.max(1, Math.min(60, Math.floor(abandonSeconds / 3)));
   const retryAfter = Math.min(ceiling, Math.max(2, pageConfig.queue.position));
   return reply

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { CHANNELS } from '../../streams/constants';
+import { CHANNELS, isUuid } from '@waiting-room/streams/contract';
 import { HttpError } from '../errors';
 import { errorResponses, failsWith } from '../openapi';
 import { channelAuth, type AppCredentials } from '../realtime/signature';
@@ -20,7 +20,8 @@ export const CHANNEL_AUTH_BODY = failsWith(
   'Send the fields socket_id and channel_name, as a form or as JSON.',
 );
 
-const USER_CHANNEL = /^private-App\.User\.(\d+)\.([0-9a-f-]{36})$/i;
+/** A signed-in user's channel (`CHANNELS.user`): its uuid is what follows the user id. */
+const USER_CHANNEL = /^private-App\.User\.\d+\.(.*)$/;
 
 /**
  * Channel authorization (pusher-js's default `/pusher/auth`): signs a subscription only to
@@ -46,8 +47,8 @@ export async function pusherAuthRoutes(
     async (request) => {
       const session = requireSession(request);
       const { socket_id: socketId, channel_name: channel } = request.body as { socket_id: string; channel_name: string };
-      const uuid = USER_CHANNEL.exec(channel)?.[2];
-      const entry = uuid === undefined ? undefined : (await options.rooms.locate(uuid))?.entry;
+      const uuid = USER_CHANNEL.exec(channel)?.[1];
+      const entry = isUuid(uuid) ? (await options.rooms.locate(uuid))?.entry : undefined;
       const own =
         entry !== undefined &&
         session.userId > 0 &&

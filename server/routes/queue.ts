@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUuid, ROUTES, UNKNOWN_UUID, UUID_PATTERN } from '@waiting-room/streams/contract';
 import type { Clock } from '../clock';
 import { HttpError } from '../errors';
 import { estimateMinutes } from '../estimate';
 import { errorResponses, failsWith } from '../openapi';
-import { ROUTES } from '../page-config';
 import type { Room, Rooms } from '../rooms';
 import { checkCsrf, requireSession } from '../session';
 import { RecentReleasesCache } from '../store/recent-releases-cache';
@@ -14,10 +14,6 @@ export interface QueueRouteOptions {
   /** Told how long each queue_info answer took (the metrics). */
   readonly answered?: (ms: number) => void;
 }
-
-/** A uuid, in either case: as a JSON-schema pattern (which takes no flags) and as a RegExp. */
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-export const UUID = new RegExp(UUID_PATTERN);
 
 const ROOM_QUERY = {
   type: 'object',
@@ -33,7 +29,7 @@ const QUEUE_REQUEST_BODY = failsWith(
     properties: {
       _token: { type: 'string', description: 'The session\'s CSRF token (419 when wrong).' },
       user_id: { type: ['integer', 'string', 'null'], description: 'The user the place was held for; 0 or empty when anonymous (403 when another).' },
-      uuid: failsWith({ type: 'string', pattern: UUID_PATTERN, description: 'The place in line.' }, 'bad_uuid', 'The uuid field must be a UUID.'),
+      uuid: failsWith({ type: 'string', pattern: UUID_PATTERN.source, description: 'The place in line.' }, 'bad_uuid', "The uuid field must be 1 to 100 letters, digits, '-' or '_'."),
     },
   },
   'bad_request',
@@ -76,7 +72,7 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
       const session = requireSession(request);
       const uuid = fields.uuid;
       const entry = await store.get(uuid);
-      if (!entry) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
+      if (!entry) throw new HttpError(404, UNKNOWN_UUID, 'No place in line has this uuid.');
       if (entry.sessionId !== session.id) {
         throw new HttpError(403, 'not_your_place', 'This place in line belongs to another visitor.');
       }
@@ -132,8 +128,8 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
       const { uuid } = request.params as { uuid: string };
       const room = roomOf(request);
       const now = clock.now();
-      const place = UUID.test(uuid) ? await room.store.position(uuid, now) : undefined;
-      if (!place) throw new HttpError(404, 'unknown_uuid', 'No place in line has this uuid.');
+      const place = isUuid(uuid) ? await room.store.position(uuid, now) : undefined;
+      if (!place) throw new HttpError(404, UNKNOWN_UUID, 'No place in line has this uuid.');
       const { position, served } = place;
       const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
       const estimated = estimateMinutes(position, recent, now, room.releases.policy.perMinute);

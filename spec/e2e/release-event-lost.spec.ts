@@ -1,4 +1,4 @@
-import { TIMINGS } from '../../streams/constants';
+import { TIMINGS } from '@waiting-room/streams/contract';
 import { eventually } from '../support/eventually';
 import { useWaitingRoom } from '../support/waiting-room-scenario';
 

@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { TIMINGS } from '../../streams/constants';
+import { TIMINGS } from '@waiting-room/streams/contract';
 import { launchBrowser } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { openVisitor, type SeenBlock, type Visitor } from '../support/visitor-page';

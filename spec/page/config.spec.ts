@@ -1,6 +1,6 @@
-import { parsePageConfig } from '../../src/config/parse-page-config';
+import { parsePageConfig } from '@waiting-room/streams/contract';
 import { readPageConfig } from '../../src/config/read-page-config';
-import { toSameOriginPath } from '../../src/config/same-origin-path';
+import { toSameOriginPath } from '@waiting-room/streams/contract';
 import { renderConfigElement, validConfig } from './fakes/config';
 
 const ORIGIN = 'https://shop.example';

@@ -1,5 +1,5 @@
 import { Subject } from 'rxjs';
-import type { QueueStatus } from '../../streams/types';
+import type { QueueStatus } from '@waiting-room/streams';
 import { runEffects, type EffectsDeps } from '../../src/effects/run-effects';
 import { createReplayForm } from '../../src/effects/replay-form';
 import { navigateTo, performReplay } from '../../src/effects/perform-replay';

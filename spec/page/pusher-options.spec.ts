@@ -1,5 +1,5 @@
 import { createPusherOptions } from '../../src/adapters/pusher-options';
-import { parsePageConfig } from '../../src/config/parse-page-config';
+import { parsePageConfig } from '@waiting-room/streams/contract';
 import { validConfig } from './fakes/config';
 
 const configWith = (realtime: Record<string, unknown>) => {

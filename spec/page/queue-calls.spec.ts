@@ -1,5 +1,5 @@
 import { lastValueFrom } from 'rxjs';
-import { isPlaceLost } from '../../streams';
+import { isPlaceLost } from '@waiting-room/streams';
 import { createQueueInfo } from '../../src/adapters/queue-info';
 import { createQueueRequest } from '../../src/adapters/queue-request';
 import { createFakeFetch, settle } from './fakes/fake-fetch';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { StrictMode } from 'react';
 import { act, render, screen } from '@testing-library/react';
 import { BehaviorSubject, Observable, defer, shareReplay } from 'rxjs';
-import type { QueueStatus } from '../../streams/types';
+import type { QueueStatus } from '@waiting-room/streams';
 import { WaitingRoom } from '../../src/view/WaitingRoom';
 import { ENGLISH, FRENCH, pickTexts } from '../../src/view/texts';
 import { lostPlaceView } from '../../src/view/lost-place';

@@ -1,4 +1,4 @@
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import type { Started } from '../../server/start';
 import { ManualClock } from './support/manual-clock';
 import { admin, startServer, stats } from './support/server';
@@ -46,7 +46,7 @@ describe('admin API', () => {
 
   it('should release the next count visitors in order, whatever the limits', async () => {
     await new Visitor(server.url).get('/checkout');
-    const pages: PageConfig[] = [];
+    const pages: PageConfigJson[] = [];
     for (let i = 0; i < 3; i++) pages.push(await new Visitor(server.url).hold());
 
     const answer = await admin(server, 'POST', 'release', { count: 2 });

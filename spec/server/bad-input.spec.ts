@@ -1,13 +1,13 @@
 import { ManualClock } from './support/manual-clock';
 import { startServer, stats, type StartedWithOrigin } from './support/server';
 import { Visitor, type Answer } from './support/visitor';
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 
 /** Every bad request gets a JSON error with the right status, and costs nobody their place. */
 describe('bad input', () => {
   let server: StartedWithOrigin;
   let ada: Visitor;
-  let page: PageConfig;
+  let page: PageConfigJson;
   /** Places in line once the test is done: Ada's, and any a test gives a visitor of its own. */
   let waiting: number;
 

@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Ou
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { bypassToken } from '../../server/gateway/bypass';
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { SESSION_COOKIE } from '../../server/session';
 import { ManualClock } from './support/manual-clock';
 import { openRaw, readUntilClosed } from './support/raw-http';
@@ -77,7 +77,7 @@ interface Reply {
   readonly headers: IncomingHttpHeaders;
   readonly body: Buffer;
   readonly json: any;
-  readonly page?: PageConfig;
+  readonly page?: PageConfigJson;
 }
 
 const CONFIG = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/;
@@ -91,7 +91,7 @@ function reply(status: number, headers: IncomingHttpHeaders, body: Buffer): Repl
     json = undefined;
   }
   const match = CONFIG.exec(text);
-  return { status, headers, body, json, page: match ? (JSON.parse(match[1] ?? '') as PageConfig) : undefined };
+  return { status, headers, body, json, page: match ? (JSON.parse(match[1] ?? '') as PageConfigJson) : undefined };
 }
 
 /** A request through undici with exactly these headers and body (bytes allowed). */
@@ -137,7 +137,7 @@ async function release(server: StartedWithOrigin, uuid: string): Promise<void> {
 }
 
 /** The page's replay form for `page`. */
-const replayForm = (page: PageConfig) => ({
+const replayForm = (page: PageConfigJson) => ({
   form: {
     uuid: page.queue.uuid,
     _token: page.csrfToken,
@@ -315,7 +315,7 @@ describe('gateway: a held request is replayed exactly once', () => {
   afterEach(() => running.close());
 
   /** Replays twice: the origin gets the held request once, the second replay a 409. */
-  async function replayTwice(ada: Visitor, page: PageConfig, path: string): Promise<Received> {
+  async function replayTwice(ada: Visitor, page: PageConfigJson, path: string): Promise<Received> {
     await release(running.server, page.queue.uuid);
 
     const first = await ada.post(page.queue.uri, replayForm(page));
@@ -345,7 +345,7 @@ describe('gateway: a held request is replayed exactly once', () => {
   it('should replay a held PUT with its JSON body through the form with _method=PUT', async () => {
     const ada = new Visitor(running.server.url);
     const held = await ada.send('PUT', '/checkout/cart?id=7', { json: { quantity: 5, note: 'é' } });
-    const page = held.page as PageConfig;
+    const page = held.page as PageConfigJson;
     expect(page.queue.method).toBe('PUT');
 
     const received = await replayTwice(ada, page, '/checkout/cart');
@@ -374,7 +374,7 @@ describe('gateway: a held request is replayed exactly once', () => {
     const held = await sendBytes(ada, 'POST', '/checkout/upload', bytes, 'application/octet-stream');
     expect(held.page?.queue.method).toBe('POST');
 
-    const received = await replayTwice(ada, held.page as PageConfig, '/checkout/upload');
+    const received = await replayTwice(ada, held.page as PageConfigJson, '/checkout/upload');
 
     expect(received.method).toBe('POST');
     expect(received.headers['content-type']).toBe('application/octet-stream');
@@ -409,7 +409,7 @@ describe('gateway: replay of a request another site sent', () => {
     const ada = new Visitor(running.server.url);
     ada.originCookies.set('sid', 'sid=origin-session');
     const held = await ada.post('/checkout/transfer', { form: { amount: '100' } }, headers);
-    const page = held.page as PageConfig;
+    const page = held.page as PageConfigJson;
     await release(running.server, page.queue.uuid);
 
     const replay = await ada.post(page.queue.uri, replayForm(page));
@@ -489,7 +489,7 @@ describe('gateway: API clients, browsers and subresources while the room is full
 
     expect(answer.status).toBe(503);
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(((await answer.json()) as PageConfig).queue.uri).toBe('/checkout/fetched');
+    expect(((await answer.json()) as PageConfigJson).queue.uri).toBe('/checkout/fetched');
   });
 
   it("should give a browser's navigation the HTML waiting page", async () => {

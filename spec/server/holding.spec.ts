@@ -1,4 +1,4 @@
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { request as httpRequest } from 'node:http';
 import { userIdFor } from './support/origin';
 import { StoreUnavailableError } from '../../server/store/errors';
@@ -97,7 +97,7 @@ describe('holding protected requests', () => {
   it('should count positions in order of arrival', async () => {
     await new Visitor(server.url).get('/checkout');
     const visitors = [1, 2, 3].map(() => new Visitor(server.url));
-    const pages: PageConfig[] = [];
+    const pages: PageConfigJson[] = [];
     for (const visitor of visitors) pages.push(await visitor.hold());
 
     expect(pages.map((page) => page.queue.position)).toEqual([1, 2, 3]);

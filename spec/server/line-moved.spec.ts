@@ -1,12 +1,10 @@
 import type Pusher from 'pusher-js';
-import { asyncScheduler, from, lastValueFrom, of, toArray } from 'rxjs';
-import type { PageConfig } from '../../server/page-config';
+import { NEVER, of, Subject, VirtualTimeScheduler } from 'rxjs';
+import { createQueue$, type ConnectionState, type QueueStatus } from '@waiting-room/streams';
+import type { LineMoved, PageConfigJson, QueueInfo } from '@waiting-room/streams/contract';
 import { RedisFanout } from '../../server/realtime/redis-fanout';
 import type { Started } from '../../server/start';
 import { RedisStore } from '../../server/store/redis';
-import { lineMoved } from '../../streams/rules/line-moved';
-import type { PollResult } from '../../streams/rules/queue-info';
-import type { QueueInfo } from '../../streams/types';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { ManualClock } from './support/manual-clock';
@@ -17,7 +15,7 @@ import { Visitor } from './support/visitor';
 jest.setTimeout(20_000);
 
 const QUEUE = 'App.Queue';
-const clientChannel = (page: PageConfig) => `App.Client.${page.queue.uuid}`;
+const clientChannel = (page: PageConfigJson) => `App.Client.${page.queue.uuid}`;
 
 /** One event a listener heard, on any of its channels, in the order they arrived. */
 interface Heard {
@@ -39,6 +37,32 @@ async function listen(client: Pusher, channels: readonly string[]): Promise<Hear
 
 const moves = (heard: readonly Heard[]) => heard.filter((one) => one.event === 'QueueMoved');
 
+/** The position the page's stream core shows once told one queue_info answer, then the moves heard, in that order. */
+function positionShown(answer: QueueInfo, heard: readonly LineMoved[]): number | undefined {
+  // Frame 0 only: the first poll runs, the next (60 s later) never comes.
+  const scheduler = new VirtualTimeScheduler(undefined, 0);
+  const moved$ = new Subject<LineMoved>();
+  const status$ = createQueue$(
+    {
+      state$: of<ConnectionState>('connected'),
+      error$: NEVER,
+      subscribed$: NEVER,
+      release$: NEVER,
+      subscribe: () => NEVER,
+      queueInfo: () => of(answer),
+      queueRequest: () => NEVER,
+      moved$,
+    },
+    { anonymous: false, request: { uuid: 'u', uri: '/checkout', method: 'GET', hash: '' }, scheduler },
+  );
+  let shown: QueueStatus | undefined;
+  const subscription = status$.subscribe((status) => (shown = status));
+  scheduler.flush();
+  for (const move of heard) moved$.next(move);
+  subscription.unsubscribe();
+  return shown?.kind === 'waiting' ? shown.position : undefined;
+}
+
 describe('line moved: queue_info carries ticket and served, and each release batch publishes one QueueMoved on App.Queue', () => {
   let server: Started;
   let clock: ManualClock | undefined;
@@ -56,11 +80,11 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     return client;
   };
   const holdAll = async (count: number) => {
-    const pages: PageConfig[] = [];
+    const pages: PageConfigJson[] = [];
     for (let i = 0; i < count; i++) pages.push(await new Visitor(server.url).hold());
     return pages;
   };
-  const ticketOf = async (page: PageConfig): Promise<number> =>
+  const ticketOf = async (page: PageConfigJson): Promise<number> =>
     (await new Visitor(server.url).queueInfo(page.queue.uuid)).json.ticket as number;
   const release = async (count: number, silent = false) => {
     const answer = await admin(server, 'POST', 'release', { count, silent });
@@ -146,7 +170,7 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     const pages = await holdAll(5);
     // The second one walks away; the others keep polling until the sweep has dropped it.
     const staying = pages.filter((_, i) => i !== 1);
-    const ask = async (page: PageConfig) => (await new Visitor(server.url).queueInfo(page.queue.uuid)).json as QueueInfo;
+    const ask = async (page: PageConfigJson) => (await new Visitor(server.url).queueInfo(page.queue.uuid)).json as QueueInfo;
     for (let elapsed = 0; elapsed < 3000; elapsed += 500) {
       await clock!.advance(500);
       for (const page of staying) await ask(page);
@@ -164,8 +188,7 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     const [stillWaiting, answered] = [answers.slice(2), await Promise.all(staying.slice(2).map(ask))];
     expect(answered.map((answer) => answer.position)).toEqual([1, 2]);
     for (const [i, answer] of stillWaiting.entries()) {
-      const shown = await lastValueFrom(lineMoved(of<PollResult>({ ok: true, info: answer, at: 0 }), of({ served: served + 2 }), asyncScheduler).pipe(toArray()));
-      expect(shown.at(-1)).toMatchObject({ ok: true, info: { position: answered[i]!.position } });
+      expect(positionShown(answer, [{ served: served + 2 }])).toBe(answered[i]!.position);
     }
   });
 
@@ -260,7 +283,7 @@ describe('line moved across instances on one Redis', () => {
   });
 
   it('should carry every instance’s QueueMoved to a page on either; whatever order they arrive in, the page ends where the line is', async () => {
-    const pages: PageConfig[] = [];
+    const pages: PageConfigJson[] = [];
     for (let i = 0; i < 7; i++) pages.push(await new Visitor(i % 2 ? second.url : first.url).hold());
     const waitingLast = (await new Visitor(first.url).queueInfo(pages[6]!.queue.uuid)).json as { position: number; estimated: number; ticket: number; served: number };
     expect(waitingLast.position).toBe(7);
@@ -285,8 +308,6 @@ describe('line moved across instances on one Redis', () => {
     expect((await new Visitor(second.url).queueInfo(pages[6]!.queue.uuid)).json).toMatchObject({ position: 1 });
 
     // The page's core, fed the answer it had and the moves in the order heard, shows position 1.
-    const answer: PollResult = { ok: true, info: waitingLast, at: 0 };
-    const shown = await lastValueFrom(lineMoved(of(answer), from(served.map((n) => ({ served: n }))), asyncScheduler).pipe(toArray()));
-    expect(shown.at(-1)).toMatchObject({ ok: true, info: { position: 1 } });
+    expect(positionShown(waitingLast, served.map((n) => ({ served: n })))).toBe(1);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Pusher from 'pusher-js';
 import { isWaitingRoomRoute } from '../../server/hold';
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { MemoryStore } from '../../server/store/memory';
 import { ManualClock } from './support/manual-clock';
 import { connectPusher, record, subscribe } from './support/realtime';
@@ -15,7 +15,7 @@ describe('PROTECT=/', () => {
   let server: StartedWithOrigin;
   let store: MemoryStore;
   let ada: Visitor;
-  let page: PageConfig;
+  let page: PageConfigJson;
   const clients: Pusher[] = [];
 
   beforeEach(async () => {

@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import PusherServer from 'pusher';
 import type Pusher from 'pusher-js';
 import type { ChannelAuthorizationCallback } from 'pusher-js';
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import type { Started } from '../../server/start';
 import { ManualClock } from './support/manual-clock';
 import { authorizeThrough, connectPusher, RawSocket, record, subscribe } from './support/realtime';
@@ -12,8 +12,8 @@ import { Visitor } from './support/visitor';
 import WebSocket from 'ws';
 
 const SECRET = 'embedded-secret-known-to-the-test';
-const clientChannel = (page: PageConfig) => `App.Client.${page.queue.uuid}`;
-const userChannel = (page: PageConfig) => `private-App.User.${page.user.id}.${page.queue.uuid}`;
+const clientChannel = (page: PageConfigJson) => `App.Client.${page.queue.uuid}`;
+const userChannel = (page: PageConfigJson) => `private-App.User.${page.user.id}.${page.queue.uuid}`;
 
 describe('realtime: pusher-js against the embedded server', () => {
   let server: Started;

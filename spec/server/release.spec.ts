@@ -1,4 +1,4 @@
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import type { Started } from '../../server/start';
 import { ManualClock } from './support/manual-clock';
 import { admin, startServer, stats } from './support/server';
@@ -19,7 +19,7 @@ describe('admission and release', () => {
     await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '60', ABANDON_SECONDS: '600' });
     await new Visitor(server.url).get('/checkout');
     const visitors = [new Visitor(server.url), new Visitor(server.url), new Visitor(server.url)];
-    const pages: PageConfig[] = [];
+    const pages: PageConfigJson[] = [];
     for (const visitor of visitors) pages.push(await visitor.hold());
     const positions = () =>
       Promise.all(pages.map(async (page, i) => (await visitors[i]!.queueInfo(page.queue.uuid)).json.position));
@@ -125,7 +125,7 @@ describe('admission and release', () => {
     await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '1', ABANDON_SECONDS: '3600' });
     await new Visitor(server.url).get('/checkout');
     const visitors = Array.from({ length: 10 }, () => new Visitor(server.url));
-    const pages: PageConfig[] = [];
+    const pages: PageConfigJson[] = [];
     for (const visitor of visitors) pages.push(await visitor.hold());
     const last = () => visitors[9]!.queueInfo(pages[9]!.queue.uuid);
 

@@ -1,4 +1,4 @@
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { ManualClock } from './support/manual-clock';
 import type { Received } from './support/origin';
 import { admin, startServer, type StartedWithOrigin } from './support/server';
@@ -19,7 +19,7 @@ describe('replay of held requests', () => {
   const sentToOrigin = (path = '/checkout'): Received[] => server.origin.at(path).filter((one) => one.method !== 'GET');
 
   /** The hidden form the page submits (spec section 4). */
-  const replayForm = (page: PageConfig, extra: Record<string, string> = {}) => ({
+  const replayForm = (page: PageConfigJson, extra: Record<string, string> = {}) => ({
     form: {
       uuid: page.queue.uuid,
       _token: page.csrfToken,
@@ -143,16 +143,16 @@ describe('replay of held requests', () => {
     const stranger = '0b7c5e1a-3f4d-4c2b-9a8e-123456789abc';
 
     const badToken = await ada.post('/checkout', replayForm(page, { uuid: stranger, _token: 'nope' }));
-    const garbage = await ada.post('/checkout', replayForm(page, { uuid: 'not-a-uuid' }));
+    const garbage = await ada.post('/checkout', replayForm(page, { uuid: 'not a uuid' }));
 
     // Ordinary requests of an admitted visitor: the origin answers them, and its own checks apply.
     expect(badToken.status).toBe(200);
     expect(badToken.text).toContain('<th>_token</th><td>nope</td>');
     expect(garbage.status).toBe(200);
-    expect(garbage.text).toContain('<th>uuid</th><td>not-a-uuid</td>');
+    expect(garbage.text).toContain('<th>uuid</th><td>not a uuid</td>');
     expect(sentToOrigin().map((one) => one.body.toString())).toEqual([
       new URLSearchParams({ uuid: stranger, _token: 'nope' }).toString(),
-      new URLSearchParams({ uuid: 'not-a-uuid', _token: page.csrfToken }).toString(),
+      new URLSearchParams({ uuid: 'not a uuid', _token: page.csrfToken }).toString(),
     ]);
     // The held request was not given to either: the page's own replay still gets it, once.
     const replay = await ada.post('/checkout', replayForm(page));

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import type Pusher from 'pusher-js';
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { sameBrowserOn, setPaused, startInstance, type Instance } from '../support/scale-out';
@@ -86,7 +86,7 @@ describe('scale-out: Redis unreachable for a while', () => {
   }
 
   /** Every kind of call that needs the queue, on both instances, for `page`'s visitor. */
-  async function callsNeedingTheQueue(visitor: Visitor, page: PageConfig): Promise<Answer[]> {
+  async function callsNeedingTheQueue(visitor: Visitor, page: PageConfigJson): Promise<Answer[]> {
     const onSecond = sameBrowserOn(visitor, second);
     return Promise.all([
       onSecond.queueInfo(page.queue.uuid),

@@ -1,7 +1,7 @@
 import PusherServer from 'pusher';
 import type Pusher from 'pusher-js';
 import type { Channel } from 'pusher-js';
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { RedisStore } from '../../server/store/redis';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
@@ -33,7 +33,7 @@ async function inParallel<T, R>(items: readonly T[], width: number, work: (item:
 
 interface Waiting {
   readonly visitor: Visitor;
-  readonly page: PageConfig;
+  readonly page: PageConfigJson;
   /** Where it was held (and sends queue_request). */
   readonly heldOn: Instance;
   /** Its place in line when held: its ticket, as nobody had been released yet. */

@@ -1,5 +1,5 @@
 import type Pusher from 'pusher-js';
-import type { PageConfig } from '../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { adminRelease, sameBrowserOn, setPaused, startInstance, type Instance } from '../support/scale-out';
@@ -10,8 +10,8 @@ import { Visitor } from './support/visitor';
 
 jest.setTimeout(30_000);
 
-const clientChannel = (page: PageConfig) => `App.Client.${page.queue.uuid}`;
-const userChannel = (page: PageConfig) => `private-App.User.${page.user.id}.${page.queue.uuid}`;
+const clientChannel = (page: PageConfigJson) => `App.Client.${page.queue.uuid}`;
+const userChannel = (page: PageConfigJson) => `private-App.User.${page.user.id}.${page.queue.uuid}`;
 
 /**
  * Two server processes on one Redis. Instances read their limits from their own environment:

@@ -1,4 +1,4 @@
-import { createQueue$ } from '../../streams';
+import { createQueue$ } from '@waiting-room/streams';
 import { subscribeChannel } from '../../streams/rules/channel-subscription';
 import { GET_REQUEST, loading, newScheduler, sourcesWith, STATES } from './helpers';
 

@@ -1,5 +1,5 @@
 import { startWith, type Observable } from 'rxjs';
-import { createQueue$, type ConnectionState } from '../../streams';
+import { createQueue$, type ConnectionState } from '@waiting-room/streams';
 import { connectionCheck } from '../../streams/rules/connection-check';
 import {
   BACK,

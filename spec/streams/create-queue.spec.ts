@@ -1,5 +1,6 @@
 import { BehaviorSubject } from 'rxjs';
-import { createQueue$, type ConnectionState, type QueueInfo } from '../../streams';
+import { createQueue$, type ConnectionState } from '@waiting-room/streams';
+import type { QueueInfo } from '@waiting-room/streams/contract';
 import {
   BACK,
   callsOf,

@@ -1,6 +1,7 @@
 import { NEVER, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import type { ConnectionState, QueueInfo, QueuedRequest, QueueSources, QueueStatus } from '../../streams';
+import type { ConnectionState, QueuedRequest, QueueSources, QueueStatus } from '@waiting-room/streams';
+import type { QueueInfo } from '@waiting-room/streams/contract';
 import type { PollResult } from '../../streams/rules/queue-info';
 
 /** A fresh scheduler per test, comparing frames deeply. */

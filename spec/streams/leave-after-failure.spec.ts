@@ -1,4 +1,5 @@
-import { createQueue$, type QueueInfo } from '../../streams';
+import { createQueue$ } from '@waiting-room/streams';
+import type { QueueInfo } from '@waiting-room/streams/contract';
 import { leaveAfterFailure } from '../../streams/rules/leave-after-failure';
 import {
   BACK,

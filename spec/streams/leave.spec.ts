@@ -1,5 +1,6 @@
 import type { Observable } from 'rxjs';
-import { createQueue$, type QueueInfo } from '../../streams';
+import { createQueue$ } from '@waiting-room/streams';
+import type { QueueInfo } from '@waiting-room/streams/contract';
 import { leave } from '../../streams/rules/leave';
 import { BACK, GET_REQUEST, newScheduler, ROOT } from './helpers';
 

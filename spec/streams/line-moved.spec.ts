@@ -1,4 +1,5 @@
-import { createQueue$, type LineMoved, type QueueInfo } from '../../streams';
+import { createQueue$ } from '@waiting-room/streams';
+import type { LineMoved, QueueInfo } from '@waiting-room/streams/contract';
 import { lineMoved, movedUp, type ShownResult } from '../../streams/rules/line-moved';
 import type { PollResult } from '../../streams/rules/queue-info';
 import {

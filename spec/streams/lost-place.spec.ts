@@ -1,4 +1,5 @@
-import { createQueue$, isPlaceLost, placeLost, type QueueInfo, type QueueStatus } from '../../streams';
+import { createQueue$, isPlaceLost, placeLost, type QueueStatus } from '@waiting-room/streams';
+import type { QueueInfo } from '@waiting-room/streams/contract';
 import { callQueueInfo, type PollResult } from '../../streams/rules/queue-info';
 import { lostPlace } from '../../streams/rules/lost-place';
 import { rejoin } from '../../streams/rules/rejoin';

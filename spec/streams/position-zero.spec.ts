@@ -1,4 +1,5 @@
-import { createQueue$, type QueueInfo } from '../../streams';
+import { createQueue$ } from '@waiting-room/streams';
+import type { QueueInfo } from '@waiting-room/streams/contract';
 import type { PollResult } from '../../streams/rules/queue-info';
 import { positionZero } from '../../streams/rules/position-zero';
 import {

@@ -1,4 +1,5 @@
-import { createQueue$, type QueueInfo } from '../../streams';
+import { createQueue$ } from '@waiting-room/streams';
+import type { QueueInfo } from '@waiting-room/streams/contract';
 import { callQueueInfo } from '../../streams/rules/queue-info';
 import { answer, callsOf, FAILED_CALL, GET_REQUEST, info, loading, newScheduler, sourcesWith, STATES, waitingAt } from './helpers';
 

@@ -1,4 +1,4 @@
-import { createQueue$ } from '../../streams';
+import { createQueue$ } from '@waiting-room/streams';
 import { sendQueueRequest } from '../../streams/rules/queue-request';
 import { GET_REQUEST, loading, newScheduler, sourcesWith, STATES } from './helpers';
 

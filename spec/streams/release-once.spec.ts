@@ -1,4 +1,5 @@
-import { createQueue$, type QueueInfo } from '../../streams';
+import { createQueue$ } from '@waiting-room/streams';
+import type { QueueInfo } from '@waiting-room/streams/contract';
 import { releaseOnce } from '../../streams/rules/release-once';
 import { replayOf, type HeldRequest } from '../../streams/rules/replay';
 import { GET_REQUEST, info, loading, NAVIGATE, newScheduler, PUT_REQUEST, sourcesWith, STATES, waitingAt } from './helpers';

@@ -1,4 +1,5 @@
-import { createQueue$, type QueueInfo, type QueueSources } from '../../streams';
+import { createQueue$, type QueueSources } from '@waiting-room/streams';
+import type { QueueInfo } from '@waiting-room/streams/contract';
 import { endOnError } from '../../streams/rules/source-errors';
 import {
   GET_REQUEST,

@@ -1,5 +1,5 @@
 import { startWith } from 'rxjs';
-import { createQueue$, type ConnectionState } from '../../streams';
+import { createQueue$, type ConnectionState } from '@waiting-room/streams';
 import type { PollResult } from '../../streams/rules/queue-info';
 import { waiting } from '../../streams/rules/waiting';
 import {

@@ -1,4 +1,4 @@
-import type { ErrorReportingSettings } from '../config/page-config';
+import type { ErrorReportingSettings } from '@waiting-room/streams/contract';
 
 /** How serious a report is; without one, an error. */
 export type ReportLevel = 'error' | 'warning';

@@ -1,5 +1,5 @@
 import Pusher from 'pusher-js';
-import type { PageConfig } from '../config/page-config';
+import type { PageConfig } from '@waiting-room/streams/contract';
 import { createPusherOptions } from './pusher-options';
 import type { PusherLike } from './realtime-sources';
 

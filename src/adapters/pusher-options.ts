@@ -1,6 +1,5 @@
 import type { Options } from 'pusher-js';
-import { REALTIME } from '../../streams/constants';
-import type { PageConfig } from '../config/page-config';
+import { REALTIME, type PageConfig } from '@waiting-room/streams/contract';
 
 /** The channel authorization endpoint (pusher-js's default path, spec section 7). */
 export const AUTH_ENDPOINT = '/pusher/auth';

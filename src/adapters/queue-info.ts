@@ -1,11 +1,7 @@
 import type { Observable } from 'rxjs';
-import type { QueueInfo } from '../../streams/types';
-import { placeLost } from '../../streams/place-lost';
-import { isShowable, shownPart } from '../../streams/rules/queue-info';
+import { placeLost } from '@waiting-room/streams';
+import { queueInfoOf, UNKNOWN_UUID, type QueueInfo } from '@waiting-room/streams/contract';
 import { fromFetch, type FetchLike } from './http';
-
-/** The error code of a queue_info 404 for a uuid the server does not know (`{error: {code}}`). */
-const UNKNOWN_UUID = 'unknown_uuid';
 
 /**
  * Reads a queue_info answer; anything but a 2xx JSON `{position, estimated}` of non-negative
@@ -21,10 +17,10 @@ export async function readQueueInfo(response: Response): Promise<QueueInfo> {
     if (body?.error?.code == UNKNOWN_UUID) throw placeLost(`queue_info answered 404 ${UNKNOWN_UUID}`);
     throw new Error(`queue_info answered ${response.status}`);
   }
-  const body: unknown = await response.json();
-  // The core's own checks, so that the page and the core never disagree on what is showable.
-  if (!isShowable(body)) throw new Error('queue_info answer is malformed');
-  return shownPart(body);
+  // The contract's reading, which the core applies too: the page and the core never disagree on what is showable.
+  const info = queueInfoOf(await response.json());
+  if (!info) throw new Error('queue_info answer is malformed');
+  return info;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Observable, ReplaySubject, defer, filter, map, merge, of, startWith, switchMap, take, throwError } from 'rxjs';
-import type { ConnectionState, LineMoved } from '../../streams/types';
-import { CHANNELS } from '../../streams/constants';
+import type { ConnectionState } from '@waiting-room/streams';
+import { CHANNELS, type LineMoved } from '@waiting-room/streams/contract';
 
 /** What the adapter needs of a pusher-js event emitter (a connection or a channel). */
 export interface EventEmitterLike {

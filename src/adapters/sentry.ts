@@ -1,5 +1,5 @@
 import { captureMessage, init } from '@sentry/browser';
-import type { ErrorReportingSettings } from '../config/page-config';
+import type { ErrorReportingSettings } from '@waiting-room/streams/contract';
 import type { Report } from './error-reporter';
 
 /** The page reports errors only; release-health sessions would add one request per visitor. */

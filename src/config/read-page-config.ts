@@ -1,8 +1,4 @@
-import { parsePageConfig, type ConfigResult } from './parse-page-config';
-import { ERROR_REPORTING } from '../../streams/constants';
-
-/** The id of the JSON element the server renders into the page. */
-export const CONFIG_ELEMENT_ID = 'waiting-room-config';
+import { CONFIG_ELEMENT_ID, ERROR_REPORTING, parsePageConfig, type ConfigResult } from '@waiting-room/streams/contract';
 
 /** Reads, parses and validates `#waiting-room-config`; never throws. */
 export function readPageConfig(doc: Document, origin: string): ConfigResult {

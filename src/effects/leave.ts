@@ -1,5 +1,5 @@
 import { distinctUntilChanged, filter, type Observable, type Subscription } from 'rxjs';
-import type { QueueStatus } from '../../streams/types';
+import type { QueueStatus } from '@waiting-room/streams';
 
 /**
  * Leaves the page when the status says so: back in history on step 'back', the site root on

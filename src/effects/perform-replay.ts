@@ -2,7 +2,7 @@
  * This module is loaded lazily (its own file, fetched after the first paint): only a released
  * visitor needs it. It imports nothing the page bundles, so that it adds no shared code.
  */
-import type { Replay } from '../../streams/types';
+import type { Replay } from '@waiting-room/streams';
 import { createReplayForm } from './replay-form';
 
 /** What performing a replay needs of the browser. */

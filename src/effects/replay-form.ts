@@ -1,4 +1,4 @@
-import type { Replay } from '../../streams/types';
+import type { Replay } from '@waiting-room/streams';
 
 type FormReplay = Extract<Replay, { kind: 'form' }>;
 

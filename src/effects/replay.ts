@@ -1,5 +1,5 @@
 import { EMPTY, catchError, concatMap, defer, filter, map, take, type Observable, type Subscription } from 'rxjs';
-import type { QueueStatus } from '../../streams/types';
+import type { QueueStatus } from '@waiting-room/streams';
 import { describeError, type Report } from '../adapters/error-reporter';
 import type { PerformReplay, PerformReplayDeps } from './perform-replay';
 

@@ -1,5 +1,5 @@
 import { filter, type Observable, type Subscription } from 'rxjs';
-import type { QueueStatus } from '../../streams/types';
+import type { QueueStatus } from '@waiting-room/streams';
 import type { Report } from '../adapters/error-reporter';
 
 /** What a lost place is reported as (beyond the spec), at the warning level. */

@@ -1,5 +1,5 @@
 import { Subscription, type Observable } from 'rxjs';
-import type { QueueStatus } from '../../streams/types';
+import type { QueueStatus } from '@waiting-room/streams';
 import { leave } from './leave';
 import { replay, type ReplayDeps } from './replay';
 import { reportFailures } from './report-failures';

@@ -1,7 +1,7 @@
 import { NEVER, type Observable } from 'rxjs';
 import { useState } from 'react';
 import { useSubscription } from 'observable-hooks';
-import type { QueueStatus } from '../../streams/types';
+import type { QueueStatus } from '@waiting-room/streams';
 import type { Texts } from './texts';
 import { LOADING_VIEW, type WaitingView } from './waiting-view-model';
 import { useWaitingViewModel } from './use-waiting-view-model';

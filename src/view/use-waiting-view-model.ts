@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Subject, type Observable } from 'rxjs';
-import type { QueueStatus } from '../../streams/types';
+import type { QueueStatus } from '@waiting-room/streams';
 import { createWaitingViewModel, type WaitingViewModel } from './waiting-view-model';
 
 /**

@@ -1,5 +1,5 @@
 import { map, takeUntil, type Observable } from 'rxjs';
-import type { QueueStatus } from '../../streams/types';
+import type { QueueStatus } from '@waiting-room/streams';
 
 /** A notice shown while the page keeps waiting without fresh news. */
 export type Notice = 'connectionLost' | 'pollFailed' | null;

@@ -1,6 +1,6 @@
 import { defer, filter, ignoreElements, switchMap, type Observable } from 'rxjs';
-import type { ConnectionState, SourceErrorHandler } from '../types';
-import { endOnError } from './source-errors';
+import type { ConnectionState, SourceErrorHandler } from '../types.js';
+import { endOnError } from './source-errors.js';
 
 /**
  * Requests the channel subscription (spec section 4, "On 'connected': subscribe to the channel").

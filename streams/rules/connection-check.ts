@@ -1,5 +1,5 @@
 import { exhaustMap, filter, map, merge, timer, withLatestFrom, type Observable, type SchedulerLike } from 'rxjs';
-import type { ConnectionState, FailureMessage } from '../types';
+import type { ConnectionState, FailureMessage } from '../types.js';
 
 export const UNAVAILABLE_MESSAGE: FailureMessage = 'Websoket KO - unavailable';
 

@@ -1,7 +1,7 @@
 import { concat, ignoreElements, of, timer, type Observable, type SchedulerLike } from 'rxjs';
-import type { Failed, Leaving } from '../status';
-import type { FailureMessage } from '../types';
-import { leave } from './leave';
+import type { Failed, Leaving } from '../status.js';
+import type { FailureMessage } from '../types.js';
+import { leave } from './leave.js';
 
 /**
  * The end after a failure (spec section 8: "reported …; the page leaves after 2 s").

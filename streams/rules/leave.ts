@@ -1,5 +1,5 @@
 import { concat, map, of, timer, type Observable, type SchedulerLike } from 'rxjs';
-import type { Leaving } from '../status';
+import type { Leaving } from '../status.js';
 
 /**
  * Leaving the page (spec sections 2 and 5): back in history, then the site root.

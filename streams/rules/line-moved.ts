@@ -1,6 +1,6 @@
 import { filter, map, merge, scan, type Observable, type SchedulerLike } from 'rxjs';
-import type { LineMoved, QueueInfo } from '../types';
-import { isTicketCount, type PollResult } from './queue-info';
+import { isTicketCount, type LineMoved, type QueueInfo } from '../contract/queue-info.js';
+import type { PollResult } from './queue-info.js';
 
 type Answer = Extract<PollResult, { ok: true }>;
 

@@ -1,7 +1,7 @@
 import { filter, map, take, type Observable } from 'rxjs';
-import type { Lost } from '../status';
-import type { PollResult } from './queue-info';
-import { replayOf, type HeldRequest } from './replay';
+import type { Lost } from '../status.js';
+import type { PollResult } from './queue-info.js';
+import { replayOf, type HeldRequest } from './replay.js';
 
 /**
  * The lost place (an extension beyond the spec): the server answered a queue_info call with

@@ -1,6 +1,6 @@
 import { distinctUntilChanged, EMPTY, filter, map, switchMap, timer, type Observable, type SchedulerLike } from 'rxjs';
-import type { FailureMessage } from '../types';
-import type { PollResult } from './queue-info';
+import type { FailureMessage } from '../types.js';
+import type { PollResult } from './queue-info.js';
 
 export const POSITION_ZERO_MESSAGE: FailureMessage = 'Websocket KO - position 0 depuis 10sec';
 

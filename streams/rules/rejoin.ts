@@ -1,5 +1,5 @@
 import { concat, map, of, timer, type Observable, type SchedulerLike } from 'rxjs';
-import type { Lost, Rejoining } from '../status';
+import type { Lost, Rejoining } from '../status.js';
 
 /**
  * The end after a lost place (an extension beyond the spec; see rules/lost-place).

@@ -1,6 +1,6 @@
 import { map, take, type Observable } from 'rxjs';
-import type { Released } from '../status';
-import { replayOf, type HeldRequest } from './replay';
+import type { Released } from '../status.js';
+import { replayOf, type HeldRequest } from './replay.js';
 
 /**
  * The release (spec section 4, "executed once only, guarded by the done flag").

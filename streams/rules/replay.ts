@@ -1,4 +1,4 @@
-import type { QueuedRequest, Replay } from '../types';
+import type { QueuedRequest, Replay } from '../types.js';
 
 /** A held request that has a pending URI (the page leaves at once without one). */
 export type HeldRequest = QueuedRequest & { readonly uri: string };

@@ -1,5 +1,5 @@
 import { catchError, EMPTY, type MonoTypeOperatorFunction } from 'rxjs';
-import type { SourceErrorHandler, SourceName } from '../types';
+import type { SourceErrorHandler, SourceName } from '../types.js';
 
 /**
  * Treats an error in a source as that source ending (rule: errors in the hot sources must not

@@ -1,7 +1,8 @@
 import { distinctUntilChanged, filter, map, merge, scan, type Observable } from 'rxjs';
-import type { LiveStatus } from '../status';
-import type { ConnectionState, QueueInfo } from '../types';
-import type { ShownResult } from './line-moved';
+import type { LiveStatus } from '../status.js';
+import type { QueueInfo } from '../contract/queue-info.js';
+import type { ConnectionState } from '../types.js';
+import type { ShownResult } from './line-moved.js';
 
 interface Shown {
   /** The last successful answer (or move of the line) and its time, null until the first answer. */

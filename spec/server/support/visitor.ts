@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { PageConfig } from '../../../server/page-config';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { SESSION_COOKIE } from '../../../server/session';
 
 const CONFIG = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/;
@@ -17,7 +17,7 @@ export interface Answer {
   /** The parsed JSON body, when there is one. */
   readonly json: any;
   /** The waiting page's config, when the answer is the waiting page. */
-  readonly page?: PageConfig;
+  readonly page?: PageConfigJson;
 }
 
 /** One browser: it keeps its session cookie, as every tab of one browser shares it. */
@@ -65,7 +65,7 @@ export class Visitor {
       json = undefined;
     }
     const match = CONFIG.exec(text);
-    const page = match ? (JSON.parse(match[1] ?? '') as PageConfig) : undefined;
+    const page = match ? (JSON.parse(match[1] ?? '') as PageConfigJson) : undefined;
     const answerHeaders = new Headers();
     for (const [name, value] of Object.entries(response.headers)) {
       for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) answerHeaders.append(name, one);
@@ -88,7 +88,7 @@ export class Visitor {
   }
 
   /** Asks for a protected page and expects to be held: the waiting page's config. */
-  async hold(path = '/checkout?item=42', body?: Body): Promise<PageConfig> {
+  async hold(path = '/checkout?item=42', body?: Body): Promise<PageConfigJson> {
     const answer = await this.send(body ? 'POST' : 'GET', path, body);
     if (!answer.page) throw new Error(`Expected the waiting page for ${path}, got ${answer.status}: ${answer.text.slice(0, 200)}`);
     return answer.page;
@@ -114,7 +114,7 @@ export class Visitor {
   }
 
   /** queue_request as the page sends it. */
-  async queueRequest(page: PageConfig): Promise<Answer> {
+  async queueRequest(page: PageConfigJson): Promise<Answer> {
     return this.post('/queue/request', {
       json: { _token: page.csrfToken, user_id: page.user.id, uuid: page.queue.uuid },
     });

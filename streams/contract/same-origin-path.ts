@@ -1,4 +1,10 @@
 /**
+ * The WHATWG URL class, in every browser and in Node, Deno and Bun alike: the one thing of its
+ * environment the contract uses, declared here so that it needs neither the DOM's types nor Node's.
+ */
+declare const URL: new (url: string, base: string) => { readonly origin: string; readonly pathname: string; readonly search: string; readonly hash: string };
+
+/**
  * Returns `raw` as a path on `origin` (path, query and hash), or null when it is not one:
  * another origin, a scheme-relative `//host` or `/\host`, `javascript:`, `data:`, a relative
  * path, or any control character (browsers drop tabs and newlines, which would turn

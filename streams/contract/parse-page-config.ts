@@ -1,6 +1,7 @@
-import { TIMINGS, ERROR_REPORTING, REALTIME, type Timings } from '../../streams/constants';
-import { MAX_POSITION, METHODS, type ErrorReportingSettings, type Method, type PageConfig } from './page-config';
-import { toSameOriginPath } from './same-origin-path';
+import { TIMINGS, ERROR_REPORTING, REALTIME, type Timings } from './constants.js';
+import { MAX_POSITION, METHODS, type ErrorReportingSettings, type Method, type PageConfig } from './page-config.js';
+import { toSameOriginPath } from './same-origin-path.js';
+import { isUuid } from './uuid.js';
 
 /** Either a usable config, or every problem found (with whatever error reporting could be read). */
 export type ConfigResult =
@@ -15,10 +16,17 @@ const asText = (value: unknown): string => (typeof value == 'string' ? value : '
 const isUrl = (value: unknown): value is string => typeof value == 'string' && /^https?:\/\/\S+$/.test(value);
 
 /**
- * Validates the parsed `#waiting-room-config` JSON and applies the defaults (port 443, TLS forced,
- * cluster 'mt1', method GET, sample rate 0.5, release '1.0.0'). Every problem is listed by field
- * path. A refused pending URI is not a problem: it becomes null, which makes the page leave, and
- * is returned as a warning.
+ * Checks a page config (`PageConfigJson`, parsed from its JSON but otherwise untrusted) and applies
+ * the defaults (port 443, TLS forced, cluster 'mt1', method GET, sample rate 0.5, release '1.0.0',
+ * anonymous). Every problem is listed by its field's path, e.g. `realtime.port must be an integer
+ * from 1 to 65535`. A pending URI that is not a same-origin path is no problem: it becomes null,
+ * which makes the page leave, and is returned as a warning. `origin` is the page's own
+ * (`location.origin`); the routes must be paths on it too.
+ *
+ * A new field is optional (a config written before it stays valid): read its section with
+ * `section(root.name, 'name', true)`, each value with `check`, `text` or `integer` (which note a
+ * problem by path and go on), and add it to `PageConfigJson` and `PageConfig`. The helpers are
+ * closures of one parse because the page ships this function: they cost it the fewest bytes.
  */
 export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
   const problems: string[] = [];
@@ -64,7 +72,7 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
   const host = check(rt.host == null || /^([\w.-]+|\[[\da-fA-F:.]+\])$/.test(asText(rt.host)), 'realtime.host', 'a host name without scheme, port or path', rt.host || null);
   const config: PageConfig = {
     queue: {
-      uuid: check(/^[\w-]{1,100}$/.test(asText(q.uuid)), 'queue.uuid', "1 to 100 letters, digits, '-' or '_'", String(q.uuid)),
+      uuid: check(isUuid(q.uuid), 'queue.uuid', "1 to 100 letters, digits, '-' or '_'", String(q.uuid)),
       uri,
       method: method as Method,
       position: q.position == null ? null : integer(q.position, 'queue.position', 0, MAX_POSITION),

@@ -1,6 +1,7 @@
 /**
  * Business constants and limits, as in section 9 of the waiting-page specification.
- * Every timer of the stream core reads its duration from `TIMINGS`; the page reads the rest.
+ * Every timer of the stream core reads its duration from `TIMINGS`, whose names are also the keys
+ * a page config's `timings` may override; a page reads the rest.
  */
 export const TIMINGS = {
   /** Check after a connection `unavailable` or `error`. */
@@ -24,6 +25,7 @@ export const TIMINGS = {
 
 export type Timings = { readonly [K in keyof typeof TIMINGS]: number };
 
+/** The error-reporting settings a page starts with (spec sections 7 and 9): a config may change both. */
 export const ERROR_REPORTING = {
   sampleRate: 0.5,
   release: '1.0.0',
@@ -38,16 +40,4 @@ export const REALTIME = {
   activityTimeout: 120_000,
   pongTimeout: 30_000,
   unavailableTimeout: 10_000,
-} as const;
-
-/** Channel and event names (spec sections 3 and 6; `queue` and `movedEvent` are an extension). */
-export const CHANNELS = {
-  /** Signed-in users; pusher-js requires the `private-` prefix for authorized channels. */
-  user: (userId: number, uuid: string) => `private-App.User.${userId}.${uuid}`,
-  client: (uuid: string) => `App.Client.${uuid}`,
-  releaseEvent: 'RequestUnqueud',
-  /** The public line-wide channel: anyone may listen, it says nothing about any one visitor. */
-  queue: 'App.Queue',
-  /** Published on `queue` after each release, with `{"served": n}`. */
-  movedEvent: 'QueueMoved',
 } as const;

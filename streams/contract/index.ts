@@ -1,0 +1,21 @@
+/**
+ * `@waiting-room/streams/contract`: what a waiting-room server, its page and any other client
+ * share — the page config's type and its validator, the routes, the channel and event names,
+ * the uuid pattern, the queue_info answer and the spec's constants. It imports nothing, so that
+ * a server, a page or any other client can take it alone.
+ */
+export { ERROR_REPORTING, REALTIME, TIMINGS, type Timings } from './constants.js';
+export { CHANNELS, CONFIG_ELEMENT_ID, ROUTES, UNKNOWN_UUID } from './names.js';
+export {
+  MAX_POSITION,
+  METHODS,
+  type ErrorReportingSettings,
+  type Method,
+  type PageConfig,
+  type PageConfigJson,
+  type Routes,
+} from './page-config.js';
+export { parsePageConfig, type ConfigResult } from './parse-page-config.js';
+export { queueInfoOf, type LineMoved, type QueueInfo } from './queue-info.js';
+export { toSameOriginPath } from './same-origin-path.js';
+export { isUuid, UUID_PATTERN } from './uuid.js';

@@ -1,0 +1,33 @@
+/**
+ * The names a server, its page and any other client must spell alike: routes, channels, events,
+ * the config element and the error code of a lost place.
+ */
+
+/**
+ * The named routes the page calls (spec section 7), at the paths a waiting-room server serves
+ * them by default. A config carries the routes to call, so a server may serve them elsewhere;
+ * queue_info's path has `{uuid}` where the visitor's uuid goes.
+ */
+export const ROUTES = { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' } as const;
+
+/** Channel and event names (spec sections 3 and 6; `queue` and `movedEvent` are an extension). */
+export const CHANNELS = {
+  /** Signed-in users; pusher-js requires the `private-` prefix for authorized channels. */
+  user: (userId: number, uuid: string) => `private-App.User.${userId}.${uuid}`,
+  client: (uuid: string) => `App.Client.${uuid}`,
+  /** On the visitor's channel, with `{"uuid": "…"}`: replay the held request now. */
+  releaseEvent: 'RequestUnqueud',
+  /** The public line-wide channel: anyone may listen, it says nothing about any one visitor. */
+  queue: 'App.Queue',
+  /** Published on `queue` after each release, with `{"served": n}`. */
+  movedEvent: 'QueueMoved',
+} as const;
+
+/** The id of the `<script type="application/json">` element that carries the page config. */
+export const CONFIG_ELEMENT_ID = 'waiting-room-config';
+
+/**
+ * The error code (`{"error": {"code": …}}`) of a 404 from queue_info or queue_request when the
+ * server does not know the uuid (any longer): the place in line is lost, not the call.
+ */
+export const UNKNOWN_UUID = 'unknown_uuid';

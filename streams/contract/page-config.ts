@@ -1,0 +1,86 @@
+import type { Timings } from './constants.js';
+import type { ROUTES } from './names.js';
+
+/** Verbs a held request may carry; anything else is a configuration error. */
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type Method = (typeof METHODS)[number];
+
+/** The largest place in line a page accepts from its config. */
+export const MAX_POSITION = 1_000_000_000;
+
+/** Where a page calls queue_request and queue_info; queue_info's path contains `{uuid}`. */
+export type Routes = { readonly [K in keyof typeof ROUTES]: string };
+
+/**
+ * The page config as a server writes it: the JSON in the page's `#waiting-room-config` element
+ * (`CONFIG_ELEMENT_ID`), and the body of the 503 a held API client gets. Read it with
+ * `parsePageConfig`, which checks every field and applies the defaults.
+ *
+ * A server writes every field below but `timings`. A page also accepts a config that leaves out
+ * `queue.method` (GET), `queue.position`, `user` (anonymous), `realtime.host` (Pusher Channels'
+ * own), `realtime.port` (443), `realtime.forceTLS` (true), `realtime.cluster` ('mt1'),
+ * `errorReporting` or any of its fields (`dsn`: the console only; `sampleRate` 0.5; `release`
+ * '1.0.0'). A field added later is optional, so that a config written to this version stays valid.
+ */
+export interface PageConfigJson {
+  readonly queue: {
+    readonly uuid: string;
+    /** The held request: a path on the page's own origin (anything else counts as none: the page leaves). */
+    readonly uri: string;
+    /** GET, POST, PUT, PATCH or DELETE, in any case. */
+    readonly method: string;
+    /** The place in line when the page was written. */
+    readonly position: number;
+  };
+  /** `id`: a positive integer for a signed-in user; 0 (or any falsy value) for an anonymous visitor. */
+  readonly user: { readonly id: number };
+  /** Sent as `_token` with queue_request and the replay form, and as `X-CSRF-TOKEN` to `/pusher/auth`. */
+  readonly csrfToken: string;
+  /** The Pusher-protocol server: host without scheme, port or path. */
+  readonly realtime: {
+    readonly key: string;
+    readonly host: string;
+    readonly port: number;
+    readonly forceTLS: boolean;
+    readonly cluster: string;
+  };
+  readonly routes: Routes;
+  /** Sentry settings. */
+  readonly errorReporting: { readonly dsn: string; readonly sampleRate: number; readonly release: string };
+  /** Shorter timers, in ms, keyed as `TIMINGS`: for tests and demos only. */
+  readonly timings?: Partial<Timings>;
+}
+
+export interface ErrorReportingSettings {
+  /** Where reports go; null sends them to the console only. */
+  readonly dsn: string | null;
+  readonly sampleRate: number;
+  readonly release: string;
+}
+
+/** The page config once `parsePageConfig` has checked it, defaults applied. */
+export interface PageConfig {
+  readonly queue: {
+    readonly uuid: string;
+    /** Same-origin path of the held request; null when absent or refused (the page leaves). */
+    readonly uri: string | null;
+    readonly method: Method;
+    /** The place in line the server rendered, if any. */
+    readonly position: number | null;
+  };
+  /** 0 for anonymous visitors. */
+  readonly userId: number;
+  readonly csrfToken: string;
+  readonly realtime: {
+    readonly key: string;
+    /** null: Pusher Channels' own host for `cluster`. */
+    readonly host: string | null;
+    readonly port: number;
+    readonly forceTLS: boolean;
+    readonly cluster: string;
+  };
+  readonly routes: Routes;
+  readonly errorReporting: ErrorReportingSettings;
+  /** Overrides of the spec's timings, for tests and demos only. */
+  readonly timings: Partial<Timings>;
+}

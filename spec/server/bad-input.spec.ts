@@ -42,7 +42,7 @@ describe('bad input', () => {
     expectError(await ada.post('/queue/request', { json: [page.queue.uuid] }), 400, 'bad_request');
     expectError(await ada.post('/queue/request', { json: 'text' }), 400, 'bad_request');
     expectError(
-      await ada.post('/queue/request', { json: { _token: page.csrfToken, uuid: 42 } }),
+      await ada.post('/queue/request', { json: { _token: page.csrfToken, uuid: '../42' } }),
       400,
       'bad_uuid',
     );

@@ -1,5 +1,15 @@
+/**
+ * Dependencies published as ES modules only, which Jest 29's CommonJS runtime cannot require
+ * (Node itself can): compiled to CommonJS for the tests. content-disposition comes with
+ * @fastify/static.
+ */
+const ESM_ONLY = ['content-disposition'];
+
 /** One project per part, so each runs in the environment it ships to. */
-const ts = { '^.+\\.tsx?$': ['ts-jest', { isolatedModules: true }] };
+const ts = {
+  '^.+\\.tsx?$': ['ts-jest', { isolatedModules: true }],
+  [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: ['ts-jest', { isolatedModules: true, tsconfig: { allowJs: true } }],
+};
 /**
  * The workspace package by name, from its sources (as tsconfig.json's `paths` does for tsc, tsx
  * and esbuild), and its ES-module imports' `.js` endings to the TypeScript files they name.
@@ -13,6 +23,7 @@ const project = (name, testEnvironment, extra = {}) => ({
   displayName: name,
   testEnvironment,
   transform: ts,
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper,
   testMatch: [`<rootDir>/spec/${name}/**/*.spec.ts?(x)`],
   ...extra,

@@ -27,50 +27,6 @@ describe('start()', () => {
     await expect(start(testConfig({}, { pageHtmlPath: file }))).rejects.toThrow(/exactly one <script id="waiting-room-config"/);
   });
 
-  it('should serve the built assets, hashed names for good and nothing outside the folder', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'waiting-room-assets-'));
-    writeFileSync(path.join(dir, 'main-RYBGRLOA.js'), 'console.log(1);');
-    writeFileSync(path.join(dir, 'notes.txt'), 'plain');
-    writeFileSync(path.join(dir, 'waiting.html'), '<script id="waiting-room-config" type="application/json">{}</script>');
-    const server = await startServer({}, {}, { assetsDir: dir });
-    try {
-      const hashed = await fetch(`${server.url}/assets/main-RYBGRLOA.js`);
-      const plain = await fetch(`${server.url}/assets/notes.txt`);
-      const template = await fetch(`${server.url}/assets/waiting.html`);
-      const escape = await fetch(`${server.url}/assets/..%2f..%2fpackage.json`);
-      const missing = await fetch(`${server.url}/assets/nothing.js`);
-
-      expect(hashed.status).toBe(200);
-      expect(hashed.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-      expect(hashed.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
-      expect(await hashed.text()).toBe('console.log(1);');
-      expect(plain.headers.get('cache-control')).toBe('no-cache');
-      // An encoded slash is refused before routing, as ambiguous (server/request-target.ts).
-      expect([template.status, escape.status, missing.status]).toEqual([404, 400, 404]);
-    } finally {
-      await server.close();
-    }
-  });
-
-  it.each([
-    ['by default', {}, 404],
-    ['with PUBLIC_SOURCE_MAPS=true', { PUBLIC_SOURCE_MAPS: 'true' }, 200],
-  ])('should serve the source maps only when asked to: %s', async (_when, env, status) => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'waiting-room-assets-'));
-    writeFileSync(path.join(dir, 'main-RYBGRLOA.js'), 'console.log(1);\n//# sourceMappingURL=main-RYBGRLOA.js.map');
-    writeFileSync(path.join(dir, 'main-RYBGRLOA.js.map'), '{"version":3,"sources":["../src/main.tsx"],"mappings":""}');
-    const server = await startServer(env, {}, { assetsDir: dir });
-    try {
-      const script = await fetch(`${server.url}/assets/main-RYBGRLOA.js`);
-      const map = await fetch(`${server.url}/assets/main-RYBGRLOA.js.map`);
-
-      expect(script.status).toBe(200);
-      expect(map.status).toBe(status);
-    } finally {
-      await server.close();
-    }
-  });
-
   it('should close everything: HTTP, realtime clients (told to reconnect) and the port', async () => {
     const server = await startServer();
     const socket = await RawSocket.open(server);

@@ -10,13 +10,15 @@ startPage(document.getElementById('waiting-room') ?? document.body, {
   fetch: (url, init) => fetch(url, init),
   createPusher: createPusherClient,
   createQueue$,
-  // A separate chunk, fetched after the first paint.
+  // React and the view: files of their own, fetched while the connection opens.
+  loadView: () => import('./view/mount').then(({ mountView }) => mountView),
+  // A separate chunk, fetched once the position shows (or at the first report).
   loadReporter: (settings) => import('./adapters/sentry').then(({ startSentry }) => startSentry(settings)),
   // A separate chunk, fetched only for a malformed config.
   loadConfigProblem: () => import('./view/config-problem').then(({ configProblemView }) => configProblemView),
   // A separate chunk, fetched only when the place in line is lost.
   loadLostPlace: () => import('./view/lost-place').then(({ lostPlaceView }) => lostPlaceView),
-  // A separate chunk, prefetched after the first paint.
+  // A separate chunk, prefetched once the position shows.
   loadReplay: () => import('./effects/perform-replay').then(({ performReplay }) => performReplay),
   afterFirstPaint: (run) => afterFirstPaint(run),
 });

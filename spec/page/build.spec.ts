@@ -1,13 +1,22 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 
 const ROOT = path.join(__dirname, '../..');
 
 /** A static import of another built file, as esbuild and terser write it (`import"./x.js"`, `}from"./x.js"`). */
 const STATIC_IMPORT = /(?:\bimport\s*|\bfrom\s*)"\.\/([^"]+\.js)"/g;
+
+/** An `import()` of another built file. */
+const DYNAMIC_IMPORT = /\bimport\("\.\/([^"]+\.js)"\)/g;
+
+/** Markers of the libraries, as their minified code still spells them. */
+const REACT = 'react.transitional.element';
+const RXJS = 'object unsubscribed';
+const PUSHER = 'pusher:connection_established';
 
 interface Measured {
   readonly gzip: number;
@@ -16,7 +25,14 @@ interface Measured {
 
 describe('build: the production bundle', () => {
   let outdir: string;
-  let sizes: { initialJs: Measured; allJs: Measured; budget: { initialJsGzip: number }; withinBudget: boolean };
+  let sizes: {
+    initialJs: Measured;
+    allJs: Measured;
+    css: Measured;
+    budget: { initialJsGzip: number };
+    withinBudget: boolean;
+    wire: { budget: number; html: number; css: number; initialJs: number; total: number; withinBudget: boolean };
+  };
 
   beforeAll(() => {
     outdir = mkdtempSync(path.join(tmpdir(), 'waiting-page-'));
@@ -36,7 +52,10 @@ describe('build: the production bundle', () => {
     expect(html).toContain('Finding your place in line…');
   });
 
-  it('should measure as initial exactly the files waiting.html loads or preloads and the files they import statically', () => {
+  const mainFile = () => sizes.initialJs.files.find((file) => file.file.startsWith('main-'))!.file;
+  const viewFile = () => sizes.initialJs.files.find((file) => file.file.startsWith('view-'))!.file;
+
+  it('should measure as initial exactly the files waiting.html loads or preloads, the files they import statically, and the view', () => {
     const html = read('waiting.html');
     const loaded = [...html.matchAll(/<(?:script type="module" src|link rel="modulepreload" href)="\/assets\/([^"]+\.js)"/g)].map((match) => match[1]);
     const closure = new Set<string>();
@@ -46,16 +65,28 @@ describe('build: the production bundle', () => {
       for (const match of read(file).matchAll(STATIC_IMPORT)) visit(match[1]);
     };
     loaded.forEach(visit);
-    expect(sizes.initialJs.files.map((file) => file.file).sort()).toEqual([...closure].sort());
+    expect(sizes.initialJs.files.map((file) => file.file).sort()).toEqual([...closure, viewFile()].sort());
   });
 
-  it('should load the page as one file, each lazy module as one more file that imports nothing', () => {
+  it('should load the start-up code as one file, and the view and each lazy module with import() as one more file that imports nothing', () => {
     const initial = sizes.initialJs.files.map((file) => file.file);
-    expect(initial).toEqual([expect.stringMatching(/^main-[A-Z0-9]+\.js$/)]);
-    const lazy = [...read(initial[0]).matchAll(/\bimport\("\.\/([^"]+\.js)"\)/g)].map((match) => match[1]);
-    expect(lazy.length).toBeGreaterThan(0);
-    expect(sizes.allJs.files.map((file) => file.file).sort()).toEqual([...initial, ...lazy].sort());
-    for (const file of lazy) expect([...read(file).matchAll(STATIC_IMPORT)]).toEqual([]);
+    expect(initial).toEqual([expect.stringMatching(/^main-[A-Z0-9]+\.js$/), expect.stringMatching(/^view-[A-Z0-9]+\.js$/)]);
+    const imported = [...read(mainFile()).matchAll(DYNAMIC_IMPORT)].map((match) => match[1]);
+    expect(imported).toContain(viewFile());
+    expect(imported.length).toBeGreaterThan(1);
+    expect(sizes.allJs.files.map((file) => file.file).sort()).toEqual([mainFile(), ...imported].sort());
+    for (const file of imported) expect([...read(file).matchAll(STATIC_IMPORT)]).toEqual([]);
+  });
+
+  it('should leave the view out of waiting.html, so that the start-up code has the link to itself', () => {
+    expect(read('waiting.html')).not.toContain(viewFile());
+  });
+
+  it('should keep React out of the start-up code, and rxjs and pusher-js out of the view', () => {
+    const main = read(mainFile());
+    const view = read(viewFile());
+    expect([main.includes(REACT), main.includes(RXJS), main.includes(PUSHER)]).toEqual([false, true, true]);
+    expect([view.includes(REACT), view.includes(RXJS), view.includes(PUSHER)]).toEqual([true, false, false]);
   });
 
   it.each([
@@ -80,10 +111,11 @@ describe('build: the production bundle', () => {
   });
 
   it('should write source maps that point at the TypeScript sources', () => {
-    const main = sizes.initialJs.files.find((file) => file.file.startsWith('main-'))!.file;
+    const main = mainFile();
     expect(read(main)).toMatch(new RegExp(`//# sourceMappingURL=${main}\\.map\\s*$`));
     const map = JSON.parse(read(`${main}.map`));
-    expect(map.sources).toContain(path.relative(outdir, path.join(ROOT, 'src/start-page.tsx')));
+    expect(map.sources).toContain(path.relative(outdir, path.join(ROOT, 'src/start-page.ts')));
+    expect(JSON.parse(read(`${viewFile()}.map`)).sources).toContain(path.relative(outdir, path.join(ROOT, 'src/view/WaitingRoom.tsx')));
   });
 
   it('should bundle pusher-js from its TypeScript sources, never its CommonJS entry or prebuilt file', () => {
@@ -95,8 +127,42 @@ describe('build: the production bundle', () => {
     expect(pusher.filter((source) => !source.endsWith('.ts'))).toEqual([]);
   });
 
+  it("should leave out pusher-js's user sign-in, presence and private-encrypted channels, saying so if ever reached", () => {
+    const main = read(mainFile());
+    for (const feature of ['User sign-in and watchlists', 'Presence channels', 'Private-encrypted channels']) {
+      expect(main).toContain(`${feature} are not part of the waiting page's build of pusher-js`);
+    }
+    for (const marker of ['pusher:signin_success', 'pusher_internal:member_added', 'Unexpected format for encrypted event']) {
+      expect([marker, main.includes(marker)]).toEqual([marker, false]);
+    }
+  });
+
   it('should keep the JavaScript loaded before the position shows within its gzipped budget', () => {
     expect(sizes.initialJs.gzip).toBeLessThanOrEqual(sizes.budget.initialJsGzip);
+  });
+
+  it('should keep what the build sends before the position shows within its wire budget, as the server sends it', () => {
+    const brotli = (file: string) => readFileSync(path.join(outdir, `${file}.br`)).length;
+    const initialJs = sizes.initialJs.files.reduce((sum, file) => sum + brotli(file.file), 0);
+    const css = read('waiting.html').match(/href="\/assets\/(waiting-[A-Z0-9]+\.css)"/)![1];
+    expect(sizes.wire).toMatchObject({ html: Buffer.byteLength(read('waiting.html')), css: brotli(css), initialJs });
+    expect(sizes.wire.total).toBe(sizes.wire.html + sizes.wire.css + sizes.wire.initialJs);
+    expect(sizes.wire.total).toBeLessThanOrEqual(sizes.wire.budget);
+  });
+
+  it('should write every asset Brotli- and gzip-compressed beside itself, each decompressing to its bytes', () => {
+    const names = readdirSync(outdir);
+    const pages = names.filter((name) => name.endsWith('.html'));
+    const assets = names.filter((name) => !/\.(br|gz)$/.test(name) && !pages.includes(name));
+    expect(assets.length).toBeGreaterThan(10);
+    for (const name of assets) {
+      const bytes = readFileSync(path.join(outdir, name));
+      expect([name, zlib.brotliDecompressSync(readFileSync(path.join(outdir, `${name}.br`))).equals(bytes)]).toEqual([name, true]);
+      expect([name, zlib.gunzipSync(readFileSync(path.join(outdir, `${name}.gz`))).equals(bytes)]).toEqual([name, true]);
+    }
+    // Nothing else: no copy of a copy, and no copy of a page the server sends itself (the waiting page filled per visitor).
+    expect(pages).toContain('waiting.html');
+    expect(names.sort()).toEqual([...assets, ...assets.map((name) => `${name}.br`), ...assets.map((name) => `${name}.gz`), ...pages].sort());
   });
 
   it('should record the gzipped sizes for the benchmark', () => {

@@ -3,11 +3,11 @@ import { settle } from './fakes/fake-fetch';
 
 const SETTINGS = { dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' };
 
-/** A reporter whose paint and SDK load the test releases by hand. */
+/** A reporter whose start-up and SDK load the test releases by hand. */
 function setUp(settings = SETTINGS) {
   const sent: string[] = [];
   const levels: Array<string | undefined> = [];
-  let painted: () => void = () => undefined;
+  let startedUp: () => void = () => undefined;
   let loaded: (report: Report) => void = () => undefined;
   let failed: (error: Error) => void = () => undefined;
   const load = jest.fn(
@@ -18,24 +18,33 @@ function setUp(settings = SETTINGS) {
       }),
   );
   const console = { error: jest.fn() };
-  const report = createErrorReporter(settings, { load, afterFirstPaint: (run) => (painted = run), console });
+  const report = createErrorReporter(settings, { load, afterStartUp: (run) => (startedUp = run), console });
   const ready = () => loaded((message, level) => void (sent.push(message), levels.push(level)));
-  return { report, sent, levels, load, console, paint: () => painted(), ready, fail: (e: Error) => failed(e) };
+  return { report, sent, levels, load, console, startUp: () => startedUp(), ready, fail: (e: Error) => failed(e) };
 }
 
 describe('error reporting: @sentry/browser stays off the critical path', () => {
-  it('should not load the SDK before the first paint', () => {
-    const { load, paint } = setUp();
+  it('should not load the SDK before the page has started up', () => {
+    const { load, startUp } = setUp();
     expect(load).not.toHaveBeenCalled();
-    paint();
+    startUp();
     expect(load).toHaveBeenCalledTimes(1);
     expect(load).toHaveBeenCalledWith(SETTINGS);
   });
 
-  it('should queue reports made before the SDK is ready and send them, in order, once it is', async () => {
-    const { report, sent, paint, ready } = setUp();
+  it('should load the SDK at the first report when it comes before start-up, and only once', () => {
+    const { report, load, startUp } = setUp();
     report('Websoket KO - unavailable');
-    paint();
+    expect(load).toHaveBeenCalledTimes(1);
+    report('Websocket KO - position 0 depuis 10sec');
+    startUp();
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('should queue reports made before the SDK is ready and send them, in order, once it is', async () => {
+    const { report, sent, startUp, ready } = setUp();
+    report('Websoket KO - unavailable');
+    startUp();
     report('Websocket KO - position 0 depuis 10sec');
     expect(sent).toEqual([]);
     ready();
@@ -46,10 +55,9 @@ describe('error reporting: @sentry/browser stays off the critical path', () => {
   });
 
   it('should send each report with its level, queued or not (none: an error)', async () => {
-    const { report, sent, levels, paint, ready } = setUp();
+    const { report, sent, levels, ready } = setUp();
     report('Waiting room place lost: queue_info answered 404 unknown_uuid', 'warning');
     report('Websoket KO - unavailable');
-    paint();
     ready();
     await settle();
     report('later', 'warning');
@@ -64,16 +72,16 @@ describe('error reporting: @sentry/browser stays off the critical path', () => {
   });
 
   it('should use the console only, and never load the SDK, without a DSN', () => {
-    const { report, load, console, paint } = setUp({ ...SETTINGS, dsn: null as unknown as string });
-    paint();
+    const { report, load, console, startUp } = setUp({ ...SETTINGS, dsn: null as unknown as string });
+    startUp();
     report('Websoket KO - unavailable');
     expect(load).not.toHaveBeenCalled();
     expect(console.error).toHaveBeenCalledWith('[waiting-room]', 'Websoket KO - unavailable');
   });
 
   it('should say so on the console when the SDK cannot load', async () => {
-    const { console, paint, fail } = setUp();
-    paint();
+    const { console, startUp, fail } = setUp();
+    startUp();
     fail(new Error('chunk failed'));
     await settle();
     expect(console.error).toHaveBeenCalledWith('[waiting-room] error reporting unavailable', expect.any(Error));

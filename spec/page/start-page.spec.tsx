@@ -11,6 +11,7 @@ import { renderConfigElement, validConfig } from './fakes/config';
 import { performReplay } from '../../src/effects/perform-replay';
 import { configProblemView, type ConfigProblemView } from '../../src/view/config-problem';
 import { lostPlaceView } from '../../src/view/lost-place';
+import { mountView, type MountView } from '../../src/view/mount';
 
 const TEMPLATE = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
 const UUID = '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10';
@@ -26,10 +27,12 @@ interface Options {
   readonly holdPaint?: boolean;
   /** Loads the config-problem view (by default at once). */
   readonly configProblem?: () => Promise<ConfigProblemView>;
+  /** Loads the React view (by default at once). */
+  readonly view?: () => Promise<MountView>;
 }
 
 /** The page as a browser would load it, with a fake realtime client, fetch and clock. */
-async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false, configProblem = async () => configProblemView }: Options = {}) {
+async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false, configProblem = async () => configProblemView, view = async () => mountView }: Options = {}) {
   document.documentElement.innerHTML = new DOMParser().parseFromString(TEMPLATE, 'text/html').documentElement.innerHTML;
   renderConfigElement(document, config);
   const url = new URL(href);
@@ -58,6 +61,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
   const loadReplay = jest.fn(async () => performReplay);
   const loadConfigProblem = jest.fn(configProblem);
   const loadLostPlace = jest.fn(async () => lostPlaceView);
+  const loadView = jest.fn(view);
   // What waits for the first paint; run at once unless the test paints itself.
   const afterPaint: Array<() => void> = [];
   const deps: PageDeps = {
@@ -70,6 +74,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     loadReplay,
     loadConfigProblem,
     loadLostPlace,
+    loadView,
     afterFirstPaint: (run) => (holdPaint ? afterPaint.push(run) : run()),
   };
   let stop: () => void = () => undefined;
@@ -100,7 +105,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     afterPaint.splice(0).forEach((run) => run());
     await settle();
   });
-  return { stop, location, history, pushers, createPusher, calls, reports, levels, loadReporter, loadReplay, loadConfigProblem, loadLostPlace, consoleError, submit, advanceTo, inAct, root, paint };
+  return { stop, location, history, pushers, createPusher, calls, reports, levels, loadReporter, loadReplay, loadConfigProblem, loadLostPlace, loadView, consoleError, submit, advanceTo, inAct, root, paint };
 }
 
 let page: Awaited<ReturnType<typeof load>> | undefined;
@@ -343,20 +348,59 @@ describe('page: release', () => {
   });
 });
 
-describe('page: the replay code, loaded apart', () => {
-  it('should fetch the replay code once the page has painted, before any release', async () => {
+describe('page: start-up before the view (React, a file of its own)', () => {
+  it('should open the realtime connection and call queue_info before the view has loaded, then show the position once it has', async () => {
+    let arrive!: () => void;
+    page = await load({ view: () => new Promise<MountView>((resolve) => (arrive = () => resolve(mountView))) });
+    expect(page.createPusher).toHaveBeenCalledTimes(1);
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(queueInfos()).toHaveLength(1);
+    // The static loading block of the HTML stays meanwhile.
+    expect(page.root().textContent).toContain('Finding your place in line…');
+    await act(async () => {
+      arrive();
+      await settle();
+    });
+    expect(page.root().textContent).toContain('Your position12');
+    expect(queueInfos()).toHaveLength(1);
+  });
+
+  it('should report a view that cannot load, keep the loading block, and still replay on release', async () => {
+    page = await load({ view: () => Promise.reject(new Error('Failed to fetch dynamically imported module')) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.reports).toEqual(['Waiting room view could not load: Failed to fetch dynamically imported module']);
+    expect(page.root().textContent).toContain('Finding your place in line…');
+    await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('page: what the position does not need, fetched once it shows', () => {
+  it('should load the error-reporting SDK once the position shows and the page has painted it', async () => {
     page = await load({ holdPaint: true });
+    await page.paint();
+    expect(page.loadReporter).not.toHaveBeenCalled();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.root().textContent).toContain('Your position12');
+    expect(page.loadReporter).not.toHaveBeenCalled();
+    await page.paint();
+    expect(page.loadReporter).toHaveBeenCalledTimes(1);
+  });
+
+  it('should fetch the replay code once the position shows and the page has painted it, before any release', async () => {
+    page = await load({ holdPaint: true });
+    await page.paint();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
     expect(page.loadReplay).not.toHaveBeenCalled();
     await page.paint();
     expect(page.loadReplay).toHaveBeenCalledTimes(1);
-    await page.inAct(() => page!.pushers[0].enter('connected'));
     await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
     expect(page.location.reload).toHaveBeenCalledTimes(1);
     expect(page.loadReplay).toHaveBeenCalledTimes(1);
   });
 
-  it('should replay a release that comes before the first paint, once, with one load', async () => {
-    page = await load({ holdPaint: true });
+  it('should replay a release that comes before the position shows, once, with one load', async () => {
+    page = await load({ holdPaint: true, queueInfo: () => ({ status: 503, body: {} }) });
     await page.inAct(() => page!.pushers[0].enter('connected'));
     await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
     expect(page.location.reload).toHaveBeenCalledTimes(1);
@@ -368,8 +412,9 @@ describe('page: the replay code, loaded apart', () => {
   it('should load the replay code again on release when the prefetch failed, and replay', async () => {
     page = await load({ holdPaint: true });
     page.loadReplay.mockRejectedValueOnce(new Error('Failed to fetch dynamically imported module'));
-    await page.paint();
     await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.paint();
+    expect(page.loadReplay).toHaveBeenCalledTimes(1);
     await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
     expect(page.loadReplay).toHaveBeenCalledTimes(2);
     expect(page.location.reload).toHaveBeenCalledTimes(1);

@@ -9,35 +9,39 @@ export type Report = (message: string, level?: ReportLevel) => void;
 export interface ErrorReporterDeps {
   /** Loads the reporting SDK and returns the function that sends one report. */
   readonly load: (settings: ErrorReportingSettings) => Promise<Report>;
-  /** Runs the load once the page has painted. */
-  readonly afterFirstPaint: (run: () => void) => void;
+  /** Runs the load once the page has started up (its position shown), off the critical path. */
+  readonly afterStartUp: (run: () => void) => void;
   readonly console: Pick<Console, 'error'>;
 }
 
 /**
  * Error reporting that keeps the SDK off the critical path: every report is logged to the
- * console at once; with a DSN the SDK is loaded after the first paint, and reports made before
- * it is ready are queued and sent, in order, as soon as it is.
+ * console at once; with a DSN the SDK is loaded once the page has started up, or at the first
+ * report if that comes sooner (a page that fails before showing the position may leave 2 s
+ * later), and reports made before it is ready are queued and sent, in order, as soon as it is.
  */
 export function createErrorReporter(settings: ErrorReportingSettings, deps: ErrorReporterDeps): Report {
   let send: Report | null = null;
+  let loading = false;
   const queued: Array<Parameters<Report>> = [];
-  if (settings.dsn) {
-    deps.afterFirstPaint(() => {
-      deps.load(settings).then(
-        (ready) => {
-          send = ready;
-          queued.splice(0).forEach((args) => ready(...args));
-        },
-        (error) => deps.console.error('[waiting-room] error reporting unavailable', error),
-      );
-    });
-  }
+  const load = () => {
+    if (loading) return;
+    loading = true;
+    deps.load(settings).then(
+      (ready) => {
+        send = ready;
+        queued.splice(0).forEach((args) => ready(...args));
+      },
+      (error) => deps.console.error('[waiting-room] error reporting unavailable', error),
+    );
+  };
+  if (settings.dsn) deps.afterStartUp(load);
   return (message, level) => {
     deps.console.error('[waiting-room]', message);
     if (!settings.dsn) return;
-    if (send) send(message, level);
-    else queued.push([message, level]);
+    if (send) return send(message, level);
+    queued.push([message, level]);
+    load();
   };
 }
 

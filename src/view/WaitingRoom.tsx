@@ -1,12 +1,11 @@
-import { NEVER, type Observable } from 'rxjs';
-import { useState } from 'react';
+import type { Observable } from 'rxjs';
+import { useEffect, useState } from 'react';
 import { useSubscription } from 'observable-hooks';
 import type { QueueStatus } from '@waiting-room/streams';
 import type { Texts } from './texts';
-import { LOADING_VIEW, type WaitingView } from './waiting-view-model';
-import { useWaitingViewModel } from './use-waiting-view-model';
+import { LOADING_VIEW, toWaitingView, type WaitingView } from './waiting-view-model';
 import { useDocumentTitle } from './use-document-title';
-import { formatCount } from './format';
+import { formatCount, prepareFormats } from './format';
 import { Announcer } from './Announcer';
 import { LoadingBlock } from './LoadingBlock';
 import { LostBlock } from './LostBlock';
@@ -22,11 +21,13 @@ interface Props {
 
 /** The waiting page: renders the shared status stream. Replay, leave and report are the effects' job, not the view's. */
 export function WaitingRoom({ queue$, texts, loadLostPlace }: Props) {
-  const viewModel = useWaitingViewModel(queue$);
   // What observable-hooks' useObservableState does with an observable, without the rest of that
   // hook (state from a function), which the page does not use and would load before the position.
+  // The view imports nothing from rxjs, which stays in the start-up code: the subscription ends
+  // with the effect that made it, so a StrictMode remount leaves nothing behind.
   const [view, setView] = useState<WaitingView>(LOADING_VIEW);
-  useSubscription(viewModel?.view$ ?? NEVER, setView);
+  useSubscription(queue$, (status) => setView(toWaitingView(status)));
+  useEffect(() => prepareFormats(texts.lang), [texts.lang]);
   const position = view.phase == 'waiting' ? formatCount(texts.lang, view.position) : '';
   useDocumentTitle(position ? texts.tabTitle(position) : texts.title);
   const announcement = view.phase == 'waiting' ? `${texts.position}: ${position}. ${texts.estimated(view.estimated)}` : '';

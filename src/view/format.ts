@@ -1,6 +1,22 @@
+/**
+ * Intl formatters take milliseconds to build (more on a slow phone), so each is built once per
+ * language, and `prepareFormats` builds them ahead, while the page waits for its first answer.
+ */
+const counts = new Map<string, Intl.NumberFormat>();
+const times = new Map<string, Intl.DateTimeFormat>();
+
+const countFormat = (lang: string) => counts.get(lang) ?? counts.set(lang, new Intl.NumberFormat(lang)).get(lang)!;
+const timeFormat = (lang: string) =>
+  times.get(lang) ?? times.set(lang, new Intl.DateTimeFormat(lang, { hour: '2-digit', minute: '2-digit', second: '2-digit' })).get(lang)!;
+
 /** A count in the visitor's language (12 345 in French, 12,345 in English). */
-export const formatCount = (lang: string, value: number): string => new Intl.NumberFormat(lang).format(value);
+export const formatCount = (lang: string, value: number): string => countFormat(lang).format(value);
 
 /** A time of day in the visitor's language. */
-export const formatTime = (lang: string, epochMs: number): string =>
-  new Date(epochMs).toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+export const formatTime = (lang: string, epochMs: number): string => timeFormat(lang).format(epochMs);
+
+/** Builds the formatters of `lang` now, so that the first position shows without waiting for them. */
+export function prepareFormats(lang: string): void {
+  countFormat(lang);
+  timeFormat(lang);
+}

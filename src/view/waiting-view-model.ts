@@ -1,4 +1,3 @@
-import { map, takeUntil, type Observable } from 'rxjs';
 import type { QueueStatus } from '@waiting-room/streams';
 
 /** A notice shown while the page keeps waiting without fresh news. */
@@ -34,14 +33,4 @@ export function toWaitingView(status: QueueStatus): WaitingView {
   return status.kind == 'loading'
     ? { phase: 'loading', notice }
     : { phase: 'waiting', position: status.position, estimated: Math.round(status.estimated), updatedAt: status.updatedAt, notice };
-}
-
-export interface WaitingViewModel {
-  /** The view for each status, until the scope ends. */
-  readonly view$: Observable<WaitingView>;
-}
-
-/** Builds the view model over the shared status stream; pure: nothing is subscribed here. */
-export function createWaitingViewModel(queue$: Observable<QueueStatus>, ended$: Observable<void>): WaitingViewModel {
-  return { view$: queue$.pipe(map(toWaitingView), takeUntil(ended$)) };
 }

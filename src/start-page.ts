@@ -1,5 +1,4 @@
-import { StrictMode, createElement } from 'react';
-import { createRoot } from 'react-dom/client';
+import { filter, take } from 'rxjs';
 import type { ErrorReportingSettings } from '@waiting-room/streams/contract';
 import { readPageConfig } from './config/read-page-config';
 import { createErrorReporter, describeError, type Report } from './adapters/error-reporter';
@@ -9,12 +8,14 @@ import { cleanAddressBar } from './effects/clean-address-bar';
 import { runEffects } from './effects/run-effects';
 import { createPageQueue$, type PageQueueDeps } from './page-queue';
 import { pickTexts } from './view/texts';
-import { WaitingRoom } from './view/WaitingRoom';
 import type { ConfigProblemView } from './view/config-problem';
 import type { LostPlaceView } from './view/lost-place';
+import type { MountView, PageView } from './view/mount';
 
 export interface PageDeps extends PageQueueDeps {
   readonly window: Window;
+  /** Loads the React view (a file of its own, fetched while the connection opens). */
+  readonly loadView: () => Promise<MountView>;
   /** Loads the reporting SDK (lazily) and returns the function that sends one report. */
   readonly loadReporter: (settings: ErrorReportingSettings) => Promise<Report>;
   /** Loads the config-problem view (lazily: only a malformed config needs it). */
@@ -28,8 +29,11 @@ export interface PageDeps extends PageQueueDeps {
 
 /**
  * Starts the waiting page in `root`: cleans the address bar, reads the config, then either shows
- * the config problem (and reports it) or subscribes the effects to the shared status stream and
- * renders it. Returns the function that stops everything.
+ * the config problem (and reports it) or subscribes the effects to the shared status stream —
+ * which opens the realtime connection, and so starts the first queue_info call, at once — and
+ * renders the stream once the view has loaded. What the position does not need (the reporting
+ * SDK, the replay code) is fetched once the status has left loading and the page has painted
+ * it. Returns the function that stops everything.
  */
 export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const { window: win } = deps;
@@ -40,24 +44,30 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const hash = location.hash;
   cleanAddressBar(location, history);
   const result = readPageConfig(doc, location.origin);
+  let startedUp: () => void = () => undefined;
+  const startUp = new Promise<void>((resolve) => (startedUp = resolve));
+  const afterStartUp = (run: () => void) => void startUp.then(() => deps.afterFirstPaint(run));
   const report = createErrorReporter(result.ok ? result.config.errorReporting : result.errorReporting, {
     load: deps.loadReporter,
-    afterFirstPaint: deps.afterFirstPaint,
+    afterStartUp,
     console,
   });
-  const reactRoot = createRoot(root);
+  // The view, once loaded; nothing is shown once stopped.
+  let view: PageView | undefined;
+  let stopped = false;
+  const show = (mount: MountView) => (view ??= mount(root));
+  const stopView = () => {
+    stopped = true;
+    view?.unmount();
+  };
   if (!result.ok) {
     report(`Waiting room config invalid: ${result.problems.join('; ')}`);
-    // The view is loaded now, from a file of its own; once stopped, it is no longer shown.
-    let stopped = false;
-    deps.loadConfigProblem().then(
-      (view) => stopped || reactRoot.render(view(createElement, texts.lang, result.problems)),
+    // The view is loaded now, from a file of its own.
+    Promise.all([deps.loadView(), deps.loadConfigProblem()]).then(
+      ([mount, problemView]) => stopped || show(mount).showConfigProblem(problemView, texts.lang, result.problems),
       (error) => report(`Waiting room config problem view could not load: ${describeError(error)}`),
     );
-    return () => {
-      stopped = true;
-      reactRoot.unmount();
-    };
+    return stopView;
   }
   const { config } = result;
   result.warnings.forEach((warning) => console.warn('[waiting-room]', warning));
@@ -66,10 +76,17 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
     onSourceError: (source, error) => report(`Waiting room source ${source} failed: ${describeError(error)}`),
   });
   const loadReplay = loadOnce(deps.loadReplay);
-  // Fetched once the page has painted, so that the release finds it there; a release that comes
+  // Fetched once the position shows, so that the release finds it there; a release that comes
   // first waits for it. A failed prefetch is silent: the replay loads again and reports a failure.
-  if (config.queue.uri !== null) deps.afterFirstPaint(() => void loadReplay().catch(() => undefined));
+  if (config.queue.uri !== null) afterStartUp(() => void loadReplay().catch(() => undefined));
+  // First, so that the connection opens before anything else is done.
   const effects = runEffects(queue$, { location, history, document: doc, csrfToken: config.csrfToken, report, loadReplay });
+  effects.add(
+    queue$.pipe(
+      filter((status) => status.kind != 'loading'),
+      take(1),
+    ).subscribe(() => startedUp()),
+  );
   // Loaded when a place is lost; a failure is reported once per load.
   const loadLostPlace = loadOnce(() =>
     deps.loadLostPlace().catch((error: unknown) => {
@@ -77,13 +94,13 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
       throw error;
     }),
   );
-  reactRoot.render(
-    <StrictMode>
-      <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} />
-    </StrictMode>,
+  // Without the view the page keeps its static loading block, and still replays on release.
+  deps.loadView().then(
+    (mount) => stopped || show(mount).showWaitingRoom(queue$, texts, loadLostPlace),
+    (error) => report(`Waiting room view could not load: ${describeError(error)}`),
   );
   return () => {
-    reactRoot.unmount();
+    stopView();
     effects.unsubscribe();
   };
 }

@@ -1,0 +1,39 @@
+/**
+ * The React side of the page, in a file of its own: the start-up code opens the realtime
+ * connection and starts the first queue_info call without waiting for React, which is most of
+ * the page's bytes; this file renders the status stream once it has arrived.
+ */
+import { StrictMode, createElement } from 'react';
+import { createRoot } from 'react-dom/client';
+import type { Observable } from 'rxjs';
+import type { QueueStatus } from '@waiting-room/streams';
+import type { ConfigProblemView } from './config-problem';
+import type { LostPlaceView } from './lost-place';
+import type { Texts } from './texts';
+import { WaitingRoom } from './WaitingRoom';
+
+/** What the page shows in its root element. */
+export interface PageView {
+  /** The waiting room, rendering the shared status stream (its latest status at once). */
+  showWaitingRoom(queue$: Observable<QueueStatus>, texts: Texts, loadLostPlace: () => Promise<LostPlaceView>): void;
+  /** The config problem, with the view loaded for it. */
+  showConfigProblem(view: ConfigProblemView, lang: string, problems: readonly string[]): void;
+  unmount(): void;
+}
+
+/** Takes over `root` (its static loading block stays until the first render replaces it). */
+export function mountView(root: HTMLElement): PageView {
+  const reactRoot = createRoot(root);
+  return {
+    showWaitingRoom: (queue$, texts, loadLostPlace) =>
+      reactRoot.render(
+        <StrictMode>
+          <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} />
+        </StrictMode>,
+      ),
+    showConfigProblem: (view, lang, problems) => reactRoot.render(view(createElement, lang, problems)),
+    unmount: () => reactRoot.unmount(),
+  };
+}
+
+export type MountView = typeof mountView;

@@ -18,9 +18,11 @@ interface SizeFigures {
 
 interface BuiltSizes {
   readonly budget: { readonly initialJsGzip: number };
-  readonly initialJs: SizeFigures & { readonly files: readonly (SizeFigures & { file: string })[] };
+  readonly initialJs: SizeFigures & { readonly brotli: number; readonly files: readonly (SizeFigures & { file: string })[] };
   readonly allJs: SizeFigures & { readonly files: readonly (SizeFigures & { file: string })[] };
   readonly withinBudget: boolean;
+  /** The build's files before the position shows as the server sends them (the HTML as is, the rest Brotli). */
+  readonly wire: { readonly budget: number; readonly total: number; readonly withinBudget: boolean };
 }
 
 type BuildModule = { buildPage(options: { outdir?: string; log?: boolean }): Promise<BuiltSizes> };
@@ -37,6 +39,8 @@ export async function measurePageWeight(outdir: string) {
       initialJsGzip: page.initialJs.gzip,
       allJsGzip: page.allJs.gzip,
       initialJsBytes: page.initialJs.bytes,
+      initialJsBrotli: page.initialJs.brotli,
+      wire: page.wire,
       allJsBytes: page.allJs.bytes,
       files: page.allJs.files.map(({ file, bytes, gzip }) => ({ file, bytes, gzip, initial: page.initialJs.files.some((initial) => initial.file === file) })),
       budgetInitialJsGzip: page.budget.initialJsGzip,

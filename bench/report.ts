@@ -1,6 +1,7 @@
 import type { CapacityResult } from './capacity/run-capacity';
 import type { EstimateResult } from './estimate-accuracy';
 import type { DownloadFigures, GatewayOverheadResult } from './gateway-overhead';
+import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
 import type { SoakResult } from './soak';
@@ -15,6 +16,7 @@ export interface BenchResults {
   readonly targets: TargetCheck[];
   readonly targetsRedis?: TargetCheck[];
   readonly pageWeight: PageWeightResult;
+  readonly pageLoad?: PageLoadResult;
   readonly estimate?: EstimateResult;
   readonly estimateVariants?: readonly { readonly label: string; readonly result: EstimateResult }[];
   readonly capacity?: CapacityResult;
@@ -53,6 +55,7 @@ export function renderMarkdown(results: BenchResults): string {
   }
   lines.push('');
   lines.push(...pageWeight(results.pageWeight));
+  if (results.pageLoad) lines.push('', ...pageLoad(results.pageLoad));
   if (results.capacity) lines.push('', ...capacity(results.capacity, 'memory store'));
   if (results.capacityRedis) lines.push('', ...capacity(results.capacityRedis, 'Redis store'));
   if (results.estimate) lines.push('', ...estimate(results.estimate, results.estimateVariants ?? []));
@@ -84,7 +87,49 @@ function pageWeight(result: PageWeightResult): string[] {
     `| page, all JavaScript | ${kb(page.allJsGzip)} | ${kb(page.allJsBytes)} | ${fixed(ratio.allToNaive, 2)} |`,
     `| naive single bundle | ${kb(naive.gzip)} | ${kb(naive.bytes)} | 1.00 |`,
     '',
-    `Initial JavaScript budget of the build: ${kb(page.budgetInitialJsGzip)} — ${page.withinBudget ? 'within' : 'OVER'}.`,
+    `Initial JavaScript budget of the build: ${kb(page.budgetInitialJsGzip)} — ${page.withinBudget ? 'within' : 'OVER'}.` +
+      (page.wire
+        ? ` Sent Brotli-compressed: ${kb(page.initialJsBrotli)}; with the HTML and the CSS, ${kb(page.wire.total)} of the build's own wire budget of ${kb(page.wire.budget)} — ${page.wire.withinBudget ? 'within' : 'OVER'}.`
+        : ''),
+  ];
+}
+
+function pageLoad(result: PageLoadResult): string[] {
+  const { settings, median: figures } = result;
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const t = figures.timeline;
+  const first = result.runs[0];
+  return [
+    '## Page load on a slow phone (Chromium)',
+    '',
+    `The real server and the page built in this run, in Chromium ${settings.chromium}: DevTools' Fast 3G (${settings.network.latency} ms, ` +
+      `${((settings.network.downloadThroughput * 8) / 1e6).toFixed(2)} Mbit/s down, ${((settings.network.uploadThroughput * 8) / 1e3).toFixed(0)} Kbit/s up) and the CPU ${settings.cpuSlowdown}× slower, ` +
+      `set through the DevTools protocol; a fresh context (empty cache) for each of ${settings.runs} runs, then a reload with the HTTP cache. ` +
+      `Position shown: ${settings.positionShown}. Bytes: the browser's own network events (encodedDataLength: headers and body as received), and WebSocket frames.`,
+    '',
+    '| figure | median | per run |',
+    '| --- | --- | --- |',
+    `| time to position | ${seconds(figures.positionShownMs)} | ${result.runs.map((run) => seconds(run.timeline.positionShown)).join(', ')} |`,
+    `| bytes on the wire before the position shows | ${kb(figures.wireBytesBeforePosition)} | ${result.runs.map((run) => kb(run.wireBytesBeforePosition)).join(', ')} |`,
+    `| reload: scripts and styles downloaded | ${figures.reloadScriptAndStyleBytes} bytes | ${result.runs.map((run) => run.reload.scriptAndStyleBytes).join(', ')} |`,
+    `| reload: time to position | ${seconds(figures.reloadPositionShownMs)} | ${result.runs.map((run) => seconds(run.reload.positionShownMs)).join(', ')} |`,
+    '',
+    `The way there (medians, from the navigation's start): HTML received ${fixed(t.htmlReceived)} ms; start-up script ${fixed(t.startUpScriptReceived)} ms; ` +
+      `socket opening ${fixed(t.socketOpening)} ms, open ${fixed(t.socketOpen)} ms; first queue_info sent ${fixed(t.firstQueueInfoSent)} ms, answered ${fixed(t.firstQueueInfoAnswered)} ms; ` +
+      `view received ${fixed(t.viewReceived)} ms; position shown ${fixed(t.positionShown)} ms.`,
+    '',
+    ...(first
+      ? [
+          'What the browser fetched (first run): ' +
+            first.resources
+              .map((res) => {
+                const when = res.receivedAtMs === null ? `sent at ${res.requestedAtMs} ms, ${res.failed ?? 'unfinished'}` : `${res.requestedAtMs}–${res.receivedAtMs} ms`;
+                return `${res.name} ${res.bytes} B${res.encoding === 'identity' ? '' : ` ${res.encoding}`} ${when}`;
+              })
+              .join('; ') +
+            '.',
+        ]
+      : []),
   ];
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: page weight, server capacity, wait-estimate accuracy, the cost of a
+ * `npm run bench`: page weight, page load on a slow phone, server capacity, wait-estimate accuracy, the cost of a
  * position as the line grows and the gateway's overhead in front of an origin, each measured as a
  * ratio or a distribution inside one run, so that the figures hold on a noisy shared machine.
  * Writes bench/results/latest.json and latest.md, and prints the summary with PASS/MISS per target.
@@ -13,7 +13,8 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,estimate,capacity,position,gateway   run only these parts; add soak for the soak (10 minutes more)
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway   run only these parts; add soak for the soak (10 minutes more)
+ *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_GATEWAY_SECONDS=4   gateway overhead: counted seconds per target (direct, proxied) in the latency and throughput phases
  *   BENCH_GATEWAY_CONNECTIONS=64  keep-alive connections of the gateway's throughput loop
  *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway
@@ -28,6 +29,7 @@ import path from 'node:path';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
 import { DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
+import { measurePageLoad, pageLoadChecks, type PageLoadResult } from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
@@ -35,8 +37,8 @@ import { runSoak, type SoakResult } from './soak';
 import { checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,estimate,capacity,position,gateway';
-const KNOWN_PARTS = ['page', 'estimate', 'capacity', 'position', 'gateway', 'soak'];
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway';
+const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'soak'];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -60,6 +62,13 @@ async function main(): Promise<void> {
     log('page weight: building the page and a naive bundle…');
     // The capacity benchmark serves this build, so the page is always built.
     const pageWeight: PageWeightResult = await measurePageWeight(pageDir);
+
+    let pageLoad: PageLoadResult | undefined;
+    if (only.has('pageload')) {
+      const runs = Math.floor(numberFromEnv('BENCH_PAGE_LOAD_RUNS', 5, 1));
+      log(`page load: ${runs} visitors on Fast 3G with the CPU 4× slower, in Chromium, against the real server…`);
+      pageLoad = await measurePageLoad({ pageDir, runs, log });
+    }
 
     let estimate: EstimateResult | undefined;
     const estimateVariants: { label: string; result: EstimateResult }[] = [];
@@ -142,9 +151,10 @@ async function main(): Promise<void> {
       seconds: (Date.now() - started) / 1000,
       // The parts this run measured: latest.json and latest.md hold these only (the page is always built).
       parts: ['page', ...[...only].filter((part) => part !== 'page')],
-      targets: checkTargets(capacity, estimate, gateway),
+      targets: [...(pageLoad ? pageLoadChecks(pageLoad) : []), ...checkTargets(capacity, estimate, gateway)],
       targetsRedis: capacityRedis ? checkTargets(capacityRedis, undefined) : undefined,
       pageWeight,
+      pageLoad,
       estimate,
       estimateVariants,
       capacity,

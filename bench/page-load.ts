@@ -1,0 +1,323 @@
+/**
+ * Page load on a slow phone: the waiting page as a visitor's Chromium loads it from the real
+ * server (`start(loadConfig(env))` with the page built in this run, in front of the demo shop),
+ * on DevTools' "Fast 3G" network with the CPU 4× slower, both set through the DevTools protocol
+ * before the navigation. Each run opens a held protected page in a fresh browser context (empty
+ * cache), then reloads it (HTTP cache kept), and reads from the browser itself:
+ *
+ * - when the position shows: the first animation frame after the waiting block, with the
+ *   position's digits, entered the document (a MutationObserver in the page; the frame's time is
+ *   `performance.now()`, so counted from the navigation's start): the frame that paints it;
+ * - the bytes on the wire until then: every response's `encodedDataLength` from the protocol's
+ *   `Network.loadingFinished` (headers and body as received), a response still arriving counted
+ *   by its `Network.dataReceived` chunks so far, and the payloads of the WebSocket frames received;
+ * - the way there, from the same events: the HTML, the scripts, the socket, the first queue_info;
+ * - on the reload, the script and style bytes received (what the HTTP cache did not hold), and
+ *   its own time to the position.
+ *
+ * Figures are medians of the runs; each run's are kept.
+ */
+import type { Browser, CDPSession, Page } from 'playwright-core';
+import path from 'node:path';
+import { loadConfig } from '../server/config';
+import { start } from '../server/start';
+import { launchBrowser } from '../spec/support/browser';
+import { median } from './stats';
+import type { TargetCheck } from './targets';
+
+/** DevTools' "Fast 3G" preset (its NetworkManager.ts): 1.44 Mbit/s down, 675 Kbit/s up, 562.5 ms; in bytes a second. */
+export const FAST_3G = { latency: 562.5, downloadThroughput: ((1.6 * 1000 * 1000) / 8) * 0.9, uploadThroughput: ((750 * 1000) / 8) * 0.9 } as const;
+/** DevTools' "4× slowdown" (`Emulation.setCPUThrottlingRate`). */
+export const CPU_SLOWDOWN = 4;
+
+/** What the page promises a visitor on a slow phone. */
+export const PAGE_LOAD_TARGETS = {
+  /** Everything the browser fetched before the position shows. */
+  wireBytesBeforePosition: 100 * 1024,
+  positionShownMs: 3000,
+  /** What a reload downloads of scripts and styles (all of them hashed, cached for good). */
+  reloadScriptAndStyleBytes: 10 * 1024,
+} as const;
+
+const ADMIN_TOKEN = 'bench-admin-token-of-24-characters';
+
+export interface PageLoadOptions {
+  /** The page as `build.mjs` built it in this run. */
+  readonly pageDir: string;
+  readonly runs: number;
+  readonly log: (line: string) => void;
+}
+
+/** Moments of one load, in ms from the navigation's start. */
+export interface LoadTimeline {
+  readonly htmlReceived: number;
+  readonly startUpScriptReceived: number;
+  readonly socketOpening: number;
+  readonly socketOpen: number;
+  readonly firstQueueInfoSent: number;
+  readonly firstQueueInfoAnswered: number;
+  readonly viewReceived: number;
+  readonly positionShown: number;
+}
+
+export interface LoadedResource {
+  /** The file name under /assets/, or the path. */
+  readonly name: string;
+  readonly type: string;
+  readonly bytes: number;
+  readonly encoding: string;
+  readonly requestedAtMs: number;
+  /** When its last byte arrived; null when it never finished (`failed` says why). */
+  readonly receivedAtMs: number | null;
+  /** The browser's reason when it did not finish, e.g. net::ERR_ABORTED for a call whose answer the page did not read. */
+  readonly failed?: string;
+}
+
+export interface LoadRun {
+  readonly timeline: LoadTimeline;
+  readonly wireBytesBeforePosition: number;
+  readonly wireBytesInAll: number;
+  readonly resources: readonly LoadedResource[];
+  readonly reload: { readonly scriptAndStyleBytes: number; readonly wireBytes: number; readonly positionShownMs: number };
+}
+
+export interface PageLoadResult {
+  readonly settings: {
+    readonly network: typeof FAST_3G;
+    readonly cpuSlowdown: number;
+    readonly runs: number;
+    readonly chromium: string;
+    readonly positionShown: string;
+  };
+  readonly median: {
+    readonly positionShownMs: number;
+    readonly wireBytesBeforePosition: number;
+    readonly reloadScriptAndStyleBytes: number;
+    readonly reloadPositionShownMs: number;
+    readonly timeline: LoadTimeline;
+  };
+  readonly runs: readonly LoadRun[];
+}
+
+const POSITION_SHOWN =
+  "the first animation frame after the waiting block (.wr-waiting) with the position's digits entered the document, from the navigation's start";
+
+/**
+ * Records `performance.now()` of the first animation frame after `.wr-waiting` shows a position
+ * number. Declared as a string so that no bundler touches it; it only observes the page.
+ */
+const WATCH_POSITION = `(() => {
+  const shown = () => /[0-9]/.test(document.querySelector('.wr-waiting .wr-position strong')?.textContent || '');
+  const observer = new MutationObserver(() => {
+    if (!shown()) return;
+    observer.disconnect();
+    requestAnimationFrame((frameAt) => { window.__positionShownAt = frameAt; });
+  });
+  observer.observe(document, { childList: true, subtree: true, characterData: true });
+})();`;
+
+interface Recorded {
+  url: string;
+  type: string;
+  /** The protocol's monotonic clock, in seconds. */
+  sentAt: number;
+  encoding: string;
+  chunks: { at: number; bytes: number }[];
+  finished?: { at: number; bytes: number };
+  failed?: string;
+}
+
+/** The page's network as the DevTools protocol reports it, from the moment `recording()` is called. */
+async function recordNetwork(cdp: CDPSession) {
+  let resources = new Map<string, Recorded>();
+  let frames: { at: number; bytes: number }[] = [];
+  let socket = { opening: Number.NaN, open: Number.NaN };
+  cdp.on('Network.requestWillBeSent', (event) => {
+    resources.set(event.requestId, { url: event.request.url, type: event.type ?? 'Other', sentAt: event.timestamp, encoding: 'identity', chunks: [] });
+  });
+  cdp.on('Network.responseReceived', (event) => {
+    const resource = resources.get(event.requestId);
+    const encoding = Object.entries(event.response.headers).find(([name]) => name.toLowerCase() === 'content-encoding')?.[1];
+    if (resource && encoding) resource.encoding = String(encoding);
+  });
+  cdp.on('Network.dataReceived', (event) => resources.get(event.requestId)?.chunks.push({ at: event.timestamp, bytes: event.encodedDataLength }));
+  cdp.on('Network.loadingFinished', (event) => {
+    const resource = resources.get(event.requestId);
+    if (resource) resource.finished = { at: event.timestamp, bytes: event.encodedDataLength };
+  });
+  cdp.on('Network.loadingFailed', (event) => {
+    const resource = resources.get(event.requestId);
+    if (resource) resource.failed = event.errorText;
+  });
+  cdp.on('Network.webSocketWillSendHandshakeRequest', (event) => {
+    if (Number.isNaN(socket.opening)) socket.opening = event.timestamp;
+  });
+  cdp.on('Network.webSocketHandshakeResponseReceived', (event) => {
+    if (Number.isNaN(socket.open)) socket.open = event.timestamp;
+  });
+  cdp.on('Network.webSocketFrameReceived', (event) => frames.push({ at: event.timestamp, bytes: Buffer.byteLength(event.response.payloadData) }));
+  await cdp.send('Network.enable');
+  return {
+    /** Forgets what was recorded: a new load starts. */
+    restart() {
+      resources = new Map();
+      frames = [];
+      socket = { opening: Number.NaN, open: Number.NaN };
+    },
+    snapshot: () => ({ resources: [...resources.values()], frames, socket }),
+  };
+}
+
+/** Bytes of `resource` received by `until` (the protocol's clock): all of them once finished. */
+const bytesBy = (resource: Recorded, until = Infinity) =>
+  resource.finished && resource.finished.at <= until
+    ? resource.finished.bytes
+    : resource.chunks.filter((chunk) => chunk.at <= until).reduce((sum, chunk) => sum + chunk.bytes, 0);
+
+const isScriptOrStyle = (resource: Recorded) => resource.type === 'Script' || resource.type === 'Stylesheet';
+
+/** Waits for the position in `page` and returns its frame time (ms from the navigation's start). */
+async function positionShown(page: Page): Promise<number> {
+  const handle = await page.waitForFunction(() => (window as unknown as { __positionShownAt?: number }).__positionShownAt, undefined, { timeout: 60_000, polling: 50 });
+  return (await handle.jsonValue()) as number;
+}
+
+/** One cold load and one reload of the held page at `url`, in a fresh context. */
+async function oneRun(browser: Browser, url: string): Promise<LoadRun> {
+  const context = await browser.newContext();
+  try {
+    await context.addInitScript(WATCH_POSITION);
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    const network = await recordNetwork(cdp);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, ...FAST_3G });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+
+    await page.goto(url, { waitUntil: 'commit' });
+    const shownAtMs = await positionShown(page);
+    // Late answers (queue_request, the lazy files fetched once the position shows) count in all.
+    await page.waitForLoadState('networkidle');
+    const cold = network.snapshot();
+    const document = cold.resources.find((resource) => resource.type === 'Document');
+    if (!document) throw new Error('the protocol reported no document request');
+    // performance.now() counts from the navigation's start, which is when its request was sent.
+    const origin = document.sentAt;
+    const ms = (seconds: number | undefined) => (seconds === undefined ? Number.NaN : (seconds - origin) * 1000);
+    const shownAt = origin + shownAtMs / 1000;
+    const wireBytesBeforePosition =
+      cold.resources.reduce((sum, resource) => sum + bytesBy(resource, shownAt), 0) +
+      cold.frames.filter((frame) => frame.at <= shownAt).reduce((sum, frame) => sum + frame.bytes, 0);
+    const asset = (prefix: string) => cold.resources.find((resource) => new URL(resource.url).pathname.startsWith(`/assets/${prefix}`));
+    const queueInfo = cold.resources.filter((resource) => new URL(resource.url).pathname.startsWith('/queue/info/')).sort((a, b) => a.sentAt - b.sentAt)[0];
+    const timeline: LoadTimeline = {
+      htmlReceived: ms(document.finished?.at),
+      startUpScriptReceived: ms(asset('main-')?.finished?.at),
+      socketOpening: ms(cold.socket.opening),
+      socketOpen: ms(cold.socket.open),
+      firstQueueInfoSent: ms(queueInfo?.sentAt),
+      firstQueueInfoAnswered: ms(queueInfo?.finished?.at),
+      viewReceived: ms(asset('view-')?.finished?.at),
+      positionShown: shownAtMs,
+    };
+    const resources = cold.resources
+      .filter((resource) => resource.url.startsWith('http'))
+      .map((resource) => ({
+        name: new URL(resource.url).pathname.replace(/^\/assets\//, ''),
+        type: resource.type,
+        bytes: bytesBy(resource),
+        encoding: resource.encoding,
+        requestedAtMs: Math.round(ms(resource.sentAt)),
+        receivedAtMs: resource.finished ? Math.round(ms(resource.finished.at)) : null,
+        ...(resource.failed ? { failed: resource.failed } : {}),
+      }));
+    const wireBytesInAll = resources.reduce((sum, resource) => sum + resource.bytes, 0) + cold.frames.reduce((sum, frame) => sum + frame.bytes, 0);
+
+    network.restart();
+    await page.reload({ waitUntil: 'commit' });
+    const reloadShownMs = await positionShown(page);
+    await page.waitForLoadState('networkidle');
+    const reloaded = network.snapshot().resources;
+    return {
+      timeline,
+      wireBytesBeforePosition,
+      wireBytesInAll,
+      resources,
+      reload: {
+        scriptAndStyleBytes: reloaded.filter(isScriptOrStyle).reduce((sum, resource) => sum + bytesBy(resource), 0),
+        wireBytes: reloaded.reduce((sum, resource) => sum + bytesBy(resource), 0),
+        positionShownMs: reloadShownMs,
+      },
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Builds nothing: loads the page built in `options.pageDir` `options.runs` times, each cold then reloaded. */
+export async function measurePageLoad(options: PageLoadOptions): Promise<PageLoadResult> {
+  const config = {
+    ...loadConfig({ PORT: '0', ADMIN_TOKEN, LOG_LEVEL: 'silent', ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }),
+    assetsDir: options.pageDir,
+    pageHtmlPath: path.join(options.pageDir, 'waiting.html'),
+  };
+  const server = await start(config);
+  let browser: Browser | undefined;
+  try {
+    // One admitted session fills the room: every visitor after it is held.
+    const admitted = await (await fetch(`${server.url}/checkout`)).text();
+    if (admitted.includes('id="waiting-room-config"')) throw new Error('the first session was held instead of admitted');
+    browser = await launchBrowser();
+    const runs: LoadRun[] = [];
+    for (let i = 0; i < options.runs; i++) {
+      const run = await oneRun(browser, `${server.url}/checkout`);
+      runs.push(run);
+      options.log(
+        `  run ${i + 1}: position at ${run.timeline.positionShown.toFixed(0)} ms, ${run.wireBytesBeforePosition} bytes before it; ` +
+          `reload: ${run.reload.scriptAndStyleBytes} bytes of scripts and styles, position at ${run.reload.positionShownMs.toFixed(0)} ms`,
+      );
+    }
+    const mid = (pick: (run: LoadRun) => number) => median(runs.map(pick));
+    const moments = Object.keys(runs[0]!.timeline) as (keyof LoadTimeline)[];
+    return {
+      settings: { network: FAST_3G, cpuSlowdown: CPU_SLOWDOWN, runs: options.runs, chromium: browser.version(), positionShown: POSITION_SHOWN },
+      median: {
+        positionShownMs: mid((run) => run.timeline.positionShown),
+        wireBytesBeforePosition: mid((run) => run.wireBytesBeforePosition),
+        reloadScriptAndStyleBytes: mid((run) => run.reload.scriptAndStyleBytes),
+        reloadPositionShownMs: mid((run) => run.reload.positionShownMs),
+        timeline: Object.fromEntries(moments.map((moment) => [moment, mid((run) => run.timeline[moment])])) as unknown as LoadTimeline,
+      },
+      runs,
+    };
+  } finally {
+    await browser?.close();
+    await server.close();
+  }
+}
+
+/** PASS/MISS for the page's targets, on the medians. */
+export function pageLoadChecks(result: PageLoadResult): TargetCheck[] {
+  const { median: figures, settings } = result;
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  const across = `median of ${settings.runs} runs`;
+  return [
+    {
+      name: 'page: bytes on the wire before the position shows (Chromium, cold cache)',
+      target: `≤ ${kb(PAGE_LOAD_TARGETS.wireBytesBeforePosition)}`,
+      measured: `${kb(figures.wireBytesBeforePosition)} (${figures.wireBytesBeforePosition} bytes; ${across})`,
+      verdict: figures.wireBytesBeforePosition <= PAGE_LOAD_TARGETS.wireBytesBeforePosition ? 'PASS' : 'MISS',
+    },
+    {
+      name: 'page: time to position, Fast 3G and 4× CPU slowdown',
+      target: `≤ ${(PAGE_LOAD_TARGETS.positionShownMs / 1000).toFixed(1)} s`,
+      measured: `${(figures.positionShownMs / 1000).toFixed(2)} s (${across}; per run ${result.runs.map((run) => (run.timeline.positionShown / 1000).toFixed(2)).join(', ')} s)`,
+      verdict: figures.positionShownMs <= PAGE_LOAD_TARGETS.positionShownMs ? 'PASS' : 'MISS',
+    },
+    {
+      name: 'page: scripts and styles a reload downloads',
+      target: `< ${kb(PAGE_LOAD_TARGETS.reloadScriptAndStyleBytes)}`,
+      measured: `${figures.reloadScriptAndStyleBytes} bytes (${across})`,
+      verdict: figures.reloadScriptAndStyleBytes < PAGE_LOAD_TARGETS.reloadScriptAndStyleBytes ? 'PASS' : 'MISS',
+    },
+  ];
+}

@@ -9,6 +9,8 @@ import { Visitor } from './support/visitor';
 const SCRIPT = 'main-RYBGRLOA.js';
 const SCRIPT_BYTES = Buffer.from(`export const lines = [${Array.from({ length: 200 }, (_, i) => `"line ${i}"`).join(',')}];\n`);
 const UNCOMPRESSED = 'plain-ABCDEFGH.js';
+/** The script as built, its source map named. */
+const original = () => Buffer.concat([SCRIPT_BYTES, Buffer.from(`//# sourceMappingURL=${SCRIPT}.map`)]);
 
 /**
  * An assets folder as `build.mjs` leaves it: each file with its Brotli and gzip copies beside it,
@@ -21,7 +23,7 @@ function assetsFolder(): string {
     writeFileSync(path.join(dir, `${name}.br`), zlib.brotliCompressSync(bytes));
     writeFileSync(path.join(dir, `${name}.gz`), zlib.gzipSync(bytes, { level: 9 }));
   };
-  write(SCRIPT, Buffer.concat([SCRIPT_BYTES, Buffer.from(`//# sourceMappingURL=${SCRIPT}.map`)]));
+  write(SCRIPT, original());
   write(`${SCRIPT}.map`, Buffer.from('{"version":3,"sources":["../src/main.tsx"],"mappings":""}'));
   write('notes.txt', Buffer.from('plain notes '.repeat(50)));
   writeFileSync(path.join(dir, UNCOMPRESSED), 'console.log(1);');
@@ -42,22 +44,26 @@ async function get(server: StartedWithOrigin, target: string, headers: Record<st
   return { status: answer.statusCode, header, body };
 }
 
-const original = () => Buffer.concat([SCRIPT_BYTES, Buffer.from(`//# sourceMappingURL=${SCRIPT}.map`)]);
-
-describe('assets: the copy each browser accepts, negotiated by Accept-Encoding', () => {
-  let dir: string;
-  let server: StartedWithOrigin;
+/** The real server in front of a fresh assets folder, with `env`, for the tests of one `describe`. */
+function serveAssets(env: Record<string, string> = {}): () => StartedWithOrigin {
+  let dir: string | undefined;
+  let server: StartedWithOrigin | undefined;
   beforeAll(async () => {
     dir = assetsFolder();
-    server = await startServer({}, {}, { assetsDir: dir });
+    server = await startServer(env, {}, { assetsDir: dir });
   });
   afterAll(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    await server?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
+  return () => server!;
+}
+
+describe('assets: the copy each browser accepts, negotiated by Accept-Encoding', () => {
+  const server = serveAssets();
 
   it('should send the Brotli copy to a browser that accepts it, which decompresses to the file', async () => {
-    const answer = await get(server, `/assets/${SCRIPT}`, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+    const answer = await get(server(), `/assets/${SCRIPT}`, { 'accept-encoding': 'gzip, deflate, br, zstd' });
     expect(answer.status).toBe(200);
     expect(answer.header('content-encoding')).toBe('br');
     expect(answer.header('content-type')).toBe('text/javascript; charset=utf-8');
@@ -68,7 +74,7 @@ describe('assets: the copy each browser accepts, negotiated by Accept-Encoding',
   });
 
   it('should send the gzip copy to a browser that accepts gzip only', async () => {
-    const answer = await get(server, `/assets/${SCRIPT}`, { 'accept-encoding': 'gzip, deflate' });
+    const answer = await get(server(), `/assets/${SCRIPT}`, { 'accept-encoding': 'gzip, deflate' });
     expect(answer.header('content-encoding')).toBe('gzip');
     expect(answer.header('content-type')).toBe('text/javascript; charset=utf-8');
     expect(zlib.gunzipSync(answer.body)).toEqual(original());
@@ -79,7 +85,7 @@ describe('assets: the copy each browser accepts, negotiated by Accept-Encoding',
     ['identity only', { 'accept-encoding': 'identity' }],
     ['Brotli and gzip refused with q=0', { 'accept-encoding': 'br;q=0, gzip;q=0' }],
   ])('should send the file as it is for %s, still saying it varies', async (_, headers) => {
-    const answer = await get(server, `/assets/${SCRIPT}`, headers);
+    const answer = await get(server(), `/assets/${SCRIPT}`, headers);
     expect(answer.status).toBe(200);
     expect(answer.header('content-encoding')).toBeUndefined();
     expect(answer.header('vary')).toMatch(/accept-encoding/i);
@@ -92,12 +98,12 @@ describe('assets: the copy each browser accepts, negotiated by Accept-Encoding',
     ['gzip, br;q=0', 'gzip'],
     ['*', 'gzip'],
   ])('should follow the q-values of "%s": %s', async (acceptEncoding, encoding) => {
-    const answer = await get(server, `/assets/${SCRIPT}`, { 'accept-encoding': acceptEncoding });
+    const answer = await get(server(), `/assets/${SCRIPT}`, { 'accept-encoding': acceptEncoding });
     expect(answer.header('content-encoding')).toBe(encoding);
   });
 
   it('should send a file the build did not compress as it is, to any browser', async () => {
-    const answer = await get(server, `/assets/${UNCOMPRESSED}`, { 'accept-encoding': 'gzip, br' });
+    const answer = await get(server(), `/assets/${UNCOMPRESSED}`, { 'accept-encoding': 'gzip, br' });
     expect(answer.status).toBe(200);
     expect(answer.header('content-encoding')).toBeUndefined();
     expect(answer.header('vary')).toMatch(/accept-encoding/i);
@@ -106,7 +112,7 @@ describe('assets: the copy each browser accepts, negotiated by Accept-Encoding',
 
   it('should answer HEAD with the headers GET would send, and no body', async () => {
     const headers = { 'accept-encoding': 'br' };
-    const [head, whole] = await Promise.all([get(server, `/assets/${SCRIPT}`, headers, 'HEAD'), get(server, `/assets/${SCRIPT}`, headers)]);
+    const [head, whole] = await Promise.all([get(server(), `/assets/${SCRIPT}`, headers, 'HEAD'), get(server(), `/assets/${SCRIPT}`, headers)]);
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
     for (const name of ['content-encoding', 'content-type', 'content-length', 'etag', 'cache-control', 'vary']) {
@@ -115,46 +121,37 @@ describe('assets: the copy each browser accepts, negotiated by Accept-Encoding',
   });
 
   it("should answer 304 to a browser that holds the same copy's ETag, and tell the copies apart", async () => {
-    const br = await get(server, `/assets/${SCRIPT}`, { 'accept-encoding': 'br' });
-    const gzip = await get(server, `/assets/${SCRIPT}`, { 'accept-encoding': 'gzip' });
+    const br = await get(server(), `/assets/${SCRIPT}`, { 'accept-encoding': 'br' });
+    const gzip = await get(server(), `/assets/${SCRIPT}`, { 'accept-encoding': 'gzip' });
     expect(br.header('etag')).toBeTruthy();
     expect(br.header('etag')).not.toBe(gzip.header('etag'));
 
-    const again = await get(server, `/assets/${SCRIPT}`, { 'accept-encoding': 'br', 'if-none-match': br.header('etag')! });
+    const again = await get(server(), `/assets/${SCRIPT}`, { 'accept-encoding': 'br', 'if-none-match': br.header('etag')! });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
     expect(again.header('content-encoding')).toBe('br');
-    const other = await get(server, `/assets/${SCRIPT}`, { 'accept-encoding': 'gzip', 'if-none-match': br.header('etag')! });
+    const other = await get(server(), `/assets/${SCRIPT}`, { 'accept-encoding': 'gzip', 'if-none-match': br.header('etag')! });
     expect(other.status).toBe(200);
     expect(other.header('content-encoding')).toBe('gzip');
   });
 });
 
 describe('assets: caching', () => {
-  let dir: string;
-  let server: StartedWithOrigin;
-  beforeAll(async () => {
-    dir = assetsFolder();
-    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }, {}, { assetsDir: dir });
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const server = serveAssets({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' });
 
   it('should let browsers keep a hashed file for a year, whichever copy, and revalidate the others', async () => {
     for (const encoding of ['br', 'gzip', 'identity']) {
-      const hashed = await get(server, `/assets/${SCRIPT}`, { 'accept-encoding': encoding });
+      const hashed = await get(server(), `/assets/${SCRIPT}`, { 'accept-encoding': encoding });
       expect([encoding, hashed.header('cache-control')]).toEqual([encoding, 'public, max-age=31536000, immutable']);
     }
-    const plain = await get(server, '/assets/notes.txt', { 'accept-encoding': 'br' });
+    const plain = await get(server(), '/assets/notes.txt', { 'accept-encoding': 'br' });
     expect(plain.header('content-encoding')).toBe('br');
     expect(plain.header('cache-control')).toBe('no-cache');
   });
 
   it('should never let the waiting page be stored: it carries one visitor’s config', async () => {
-    await new Visitor(server.url).get('/checkout');
-    const held = await get(server, '/checkout', { accept: 'text/html', 'accept-encoding': 'gzip, br', 'sec-fetch-mode': 'navigate' });
+    await new Visitor(server().url).get('/checkout');
+    const held = await get(server(), '/checkout', { accept: 'text/html', 'accept-encoding': 'gzip, br', 'sec-fetch-mode': 'navigate' });
     expect(held.status).toBe(200);
     expect(held.body.toString()).toContain('id="waiting-room-config"');
     expect(held.header('cache-control')).toBe('no-store');
@@ -162,16 +159,7 @@ describe('assets: caching', () => {
 });
 
 describe('assets: what is not served', () => {
-  let dir: string;
-  let server: StartedWithOrigin;
-  beforeAll(async () => {
-    dir = assetsFolder();
-    server = await startServer({}, {}, { assetsDir: dir });
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const server = serveAssets();
 
   it.each([
     ['a source map (PUBLIC_SOURCE_MAPS is off)', `/assets/${SCRIPT}.map`],
@@ -183,7 +171,7 @@ describe('assets: what is not served', () => {
     ['a missing file', '/assets/nothing.js'],
   ])('should answer 404 in the error contract for %s', async (_, target) => {
     for (const encoding of ['br', 'identity']) {
-      const answer = await get(server, target, { 'accept-encoding': encoding });
+      const answer = await get(server(), target, { 'accept-encoding': encoding });
       expect([target, encoding, answer.status]).toEqual([target, encoding, 404]);
       expect(JSON.parse(answer.body.toString()).error.code).toBe('not_found');
     }
@@ -191,14 +179,14 @@ describe('assets: what is not served', () => {
 
   it('should refuse a way out of the folder', async () => {
     // An encoded slash is refused before routing, as ambiguous (server/request-target.ts).
-    expect((await get(server, '/assets/..%2f..%2fpackage.json')).status).toBe(400);
+    expect((await get(server(), '/assets/..%2f..%2fpackage.json')).status).toBe(400);
     // Dot segments are resolved before routing: this names /package.json, which is not an asset.
-    const dots = await get(server, '/assets/%2e%2e/package.json');
+    const dots = await get(server(), '/assets/%2e%2e/package.json');
     expect(dots.body.toString()).not.toContain('"name": "waiting-room"');
   });
 
   it('should answer 405 with Allow to a method other than GET and HEAD', async () => {
-    const answer = await get(server, `/assets/${SCRIPT}`, {}, 'POST');
+    const answer = await get(server(), `/assets/${SCRIPT}`, {}, 'POST');
     expect(answer.status).toBe(405);
     expect(answer.header('allow')).toBe('GET, HEAD');
     expect(JSON.parse(answer.body.toString()).error.code).toBe('method_not_allowed');
@@ -206,17 +194,12 @@ describe('assets: what is not served', () => {
 });
 
 describe('assets: source maps when PUBLIC_SOURCE_MAPS=true', () => {
+  const server = serveAssets({ PUBLIC_SOURCE_MAPS: 'true' });
+
   it('should serve them, compressed too', async () => {
-    const dir = assetsFolder();
-    const server = await startServer({ PUBLIC_SOURCE_MAPS: 'true' }, {}, { assetsDir: dir });
-    try {
-      const map = await get(server, `/assets/${SCRIPT}.map`, { 'accept-encoding': 'br' });
-      expect(map.status).toBe(200);
-      expect(map.header('content-type')).toBe('application/json; charset=utf-8');
-      expect(JSON.parse(zlib.brotliDecompressSync(map.body).toString()).sources).toEqual(['../src/main.tsx']);
-    } finally {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const map = await get(server(), `/assets/${SCRIPT}.map`, { 'accept-encoding': 'br' });
+    expect(map.status).toBe(200);
+    expect(map.header('content-type')).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(zlib.brotliDecompressSync(map.body).toString()).sources).toEqual(['../src/main.tsx']);
   });
 });

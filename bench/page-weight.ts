@@ -25,7 +25,7 @@ interface BuiltSizes {
   readonly wire: { readonly budget: number; readonly total: number; readonly withinBudget: boolean };
 }
 
-type BuildModule = { buildPage(options: { outdir?: string; log?: boolean }): Promise<BuiltSizes> };
+type BuildModule = { buildPage: (options: { outdir?: string; log?: boolean }) => Promise<BuiltSizes> };
 
 /** Builds the page into `outdir` with the project's build, then the naive bundle, and compares them. */
 export async function measurePageWeight(outdir: string) {

@@ -150,7 +150,7 @@ async function measureStore(
       samples: line.position.length,
       p50Micros: round(percentile(line.position, 50)),
       p99Micros: round(percentile(line.position, 99)),
-      ...(inRedis[i] !== undefined && { inRedisMicros: round(inRedis[i]!) }),
+      ...(inRedis[i] !== undefined && { inRedisMicros: round(inRedis[i]) }),
       touchP50Micros: round(percentile(line.touch, 50)),
       touchP99Micros: round(percentile(line.touch, 99)),
     }));

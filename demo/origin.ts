@@ -155,7 +155,7 @@ async function shopRoutes(app: FastifyInstance): Promise<void> {
     if (mediaType(request) !== 'application/json') {
       throw new ShopError(415, 'unsupported_media_type', 'Send the order as JSON (application/json).');
     }
-    const query: Record<string, string | string[]> = Object.create(null);
+    const query = Object.create(null) as Record<string, string | string[]>;
     for (const [name, value] of queryEntries(request)) {
       const previous = query[name];
       query[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];

@@ -21,7 +21,8 @@ export function installBodyParsers(app: FastifyInstance): void {
   app.removeContentTypeParser(JSON_TYPE);
   app.addContentTypeParser(JSON_TYPE, { parseAs: 'string' }, (request, body, done) => {
     request.rawBody = body as string;
-    parseJson(request, body as string, (error, value) => {
+    // The default JSON parser is the callback kind: it answers through `done`, and returns nothing.
+    void parseJson(request, body as string, (error, value) => {
       if (error) done(new HttpError(400, 'malformed_json', 'The body is not valid JSON.'), undefined);
       else done(null, value);
     });

@@ -278,7 +278,7 @@ function roomsConfig(read: Reader, defaults: { activeLimit: number; releasePerMi
     if (!Array.isArray(room.protect) || room.protect.length === 0 || !room.protect.every((p) => typeof p === 'string')) {
       throw new ConfigError(`${at}.protect must be a non-empty array of path prefixes.`);
     }
-    const protect = reader({ PROTECT: (room.protect as string[]).join(',') }).prefixes('PROTECT', []);
+    const protect = reader({ PROTECT: room.protect.join(',') }).prefixes('PROTECT', []);
     for (const prefix of protect) {
       const key = prefix.toLowerCase().replace(/\/+$/, '') || '/';
       const owner = owners.get(key);
@@ -464,5 +464,5 @@ function parseTimings(name: string, raw: string): Partial<Timings> {
     }
     timings[key] = ms;
   }
-  return timings as Partial<Timings>;
+  return timings;
 }

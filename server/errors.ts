@@ -158,7 +158,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, answer: 
     .send(body);
 }
 
-function withVary(existing: unknown, added: readonly string[]): string {
+function withVary(existing: ReturnType<FastifyReply['getHeader']>, added: readonly string[]): string {
   const values = (Array.isArray(existing) ? existing.join(',') : String(existing ?? ''))
     .split(',')
     .map((value) => value.trim())

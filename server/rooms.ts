@@ -37,7 +37,7 @@ export class Rooms {
   }
 
   get primary(): Room {
-    return this.all[0] as Room;
+    return this.all[0];
   }
 
   /**

@@ -49,7 +49,7 @@ export interface StartOptions {
 }
 
 /** The release policy the configuration sets for `room` (the first room's by default). */
-export function releasePolicy(config: ServerConfig, room: RoomConfig = config.rooms[0] as RoomConfig): ReleasePolicy {
+export function releasePolicy(config: ServerConfig, room: RoomConfig = config.rooms[0]): ReleasePolicy {
   return {
     activeLimit: room.activeLimit,
     sessionMs: config.sessionSeconds * 1000,
@@ -169,7 +169,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
         await Promise.allSettled([closeStores(), fanout.close(), demo?.close()]);
         // Last, once nothing can change the lines any more.
         rooms.all.forEach((room, i) => {
-          const file = config.stateFile && stateFileOf(config.stateFile, config.rooms[i] as RoomConfig, room.primary);
+          const file = config.stateFile && stateFileOf(config.stateFile, config.rooms[i], room.primary);
           if (file && room.store instanceof MemoryStore) writeStateFile(file, room.store, config.sessionSecret);
         });
       })();

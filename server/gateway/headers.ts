@@ -89,7 +89,7 @@ export function originRequestHeaders(
   if (cookie === undefined) delete out.cookie;
   else out.cookie = cookie;
   if (options.contentType !== undefined) out['content-type'] = options.contentType;
-  return out as IncomingHttpHeaders;
+  return out;
 }
 
 /** The origin's answer headers as the visitor gets them: all but the hop-by-hop ones. */

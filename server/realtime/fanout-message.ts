@@ -32,7 +32,7 @@ export function decodeEnvelope(text: string): FanoutEnvelope | undefined {
     channel: channel as string,
     event: event as string,
     data: data as string,
-    ...(exceptSocketId === undefined ? {} : { exceptSocketId: exceptSocketId as string }),
+    ...(exceptSocketId === undefined ? {} : { exceptSocketId: exceptSocketId }),
   };
   return { origin: origin as string, message };
 }

@@ -148,12 +148,12 @@ function list(value: unknown, path: string): unknown[] {
 
 function text(value: unknown, path: string, emptyAllowed = false): string {
   if (typeof value !== 'string' || (!emptyAllowed && value === '')) refuse(`${path} must be ${emptyAllowed ? 'text' : 'non-empty text'}`);
-  return value as string;
+  return value;
 }
 
 function finite(value: unknown, path: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) refuse(`${path} must be a number`);
-  return value as number;
+  return value;
 }
 
 function whole(value: unknown, path: string, min: number): number {
@@ -163,7 +163,7 @@ function whole(value: unknown, path: string, min: number): number {
 
 function flag(value: unknown, path: string): boolean {
   if (typeof value !== 'boolean') refuse(`${path} must be true or false`);
-  return value as boolean;
+  return value;
 }
 
 function refuse(why: string): never {

@@ -25,7 +25,7 @@ function withPendingUri(uri: string) {
     const html = await response.text();
     const match = CONFIG.exec(html);
     if (!match) throw new Error(`The server did not answer with the waiting page (${response.status()})`);
-    const config = JSON.parse(match[2]!) as { queue: { uri: string } };
+    const config = JSON.parse(match[2]) as { queue: { uri: string } };
     config.queue.uri = uri;
     const json = JSON.stringify(config).replace(/</g, '\\u003c');
     await route.fulfill({ response, body: html.replace(CONFIG, (_all, open: string, _old, close: string) => open + json + close) });

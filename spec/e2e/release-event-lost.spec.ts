@@ -28,7 +28,7 @@ describe('a visitor whose release event is lost', () => {
       const [uuid] = await server.release(1, { silent: true });
       expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
       const releasedAt = Date.now();
-      await eventually('position 0 on the page', () => visitor!.position(), (position) => position === 0, TIMINGS.anonymousPoll + 3000);
+      await eventually('position 0 on the page', () => visitor.position(), (position) => position === 0, TIMINGS.anonymousPoll + 3000);
 
       const reports = await eventually(
         'the position-0 report in GET /admin/errors',
@@ -41,7 +41,7 @@ describe('a visitor whose release event is lost', () => {
         expect.objectContaining({ message: 'Websocket KO - position 0 depuis 10sec', release: '1.0.0' }),
       ]);
       // The watchdog waited its 10 s from the first 0 the page polled, which came after the release.
-      expect(Date.parse(reports[0]!.receivedAt) - releasedAt).toBeGreaterThanOrEqual(TIMINGS.positionZeroTimeout - 500);
+      expect(Date.parse(reports[0].receivedAt) - releasedAt).toBeGreaterThanOrEqual(TIMINGS.positionZeroTimeout - 500);
       // The held GET was never replayed: the page did not navigate to it.
       expect(visitor.navigations.filter((url) => url === server.at('/checkout?item=42'))).toHaveLength(1);
 

@@ -298,7 +298,7 @@ describe('page: a lost place (beyond the specification)', () => {
     expect(page.loadLostPlace).not.toHaveBeenCalled();
     act(() => page!.stop());
     await waitThenLose();
-    expect(page!.loadLostPlace).toHaveBeenCalled();
+    expect(page.loadLostPlace).toHaveBeenCalled();
   });
 
   it('should report a lost-place view that cannot be loaded, and still load the held GET again', async () => {

@@ -61,7 +61,7 @@ describe('view: waiting block', () => {
   it('should show the position, the estimated wait in minutes and when they were last updated', () => {
     const { status$, queue$ } = controlledQueue();
     render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
-    act(() => status$.next(waitingAt(1234, { estimated: 4.4 } as Partial<QueueStatus>)));
+    act(() => status$.next(waitingAt(1234, { estimated: 4.4 })));
     expect(screen.getByRole('heading').textContent).toBe('You are in line');
     expect(screen.getByText('1,234')).toBeTruthy();
     expect(screen.getByText('Estimated wait: about 4 minutes')).toBeTruthy();
@@ -75,7 +75,7 @@ describe('view: waiting block', () => {
     [1, 'about 1 minute'],
     [2, 'about 2 minutes'],
   ])('should word an estimate of %p minutes as "%s"', (estimated, words) => {
-    const { queue$ } = controlledQueue(waitingAt(3, { estimated } as Partial<QueueStatus>));
+    const { queue$ } = controlledQueue(waitingAt(3, { estimated }));
     render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
     expect(screen.getByText(`Estimated wait: ${words}`)).toBeTruthy();
   });
@@ -234,7 +234,7 @@ describe('view: languages', () => {
     const { status$, queue$ } = controlledQueue();
     render(<WaitingRoom queue$={queue$} texts={FRENCH} loadLostPlace={loadLostPlace} />);
     expect(screen.getByRole('status').textContent).toBe('Recherche de votre place dans la file…');
-    act(() => status$.next(waitingAt(12345, { estimated: 1, connection: 'unavailable' } as Partial<QueueStatus>)));
+    act(() => status$.next(waitingAt(12345, { estimated: 1, connection: 'unavailable' })));
     expect(screen.getByRole('heading').textContent).toBe("Vous êtes dans la file d'attente");
     expect(document.querySelector('.wr-position strong')!.textContent).toMatch(/^12\s345$/);
     expect(screen.getByText('Attente estimée : environ 1 minute')).toBeTruthy();

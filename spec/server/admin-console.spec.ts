@@ -25,7 +25,7 @@ class Operator {
     });
     const cookie = answer.headers.getSetCookie()[0];
     if (answer.status === 200 && cookie) {
-      this.cookie = cookie.split(';')[0] as string;
+      this.cookie = cookie.split(';')[0];
       this.csrfToken = ((await answer.clone().json()) as { csrfToken: string }).csrfToken;
     }
     return answer;
@@ -70,12 +70,12 @@ describe('the operator console', () => {
       expect(wrong.status).toBe(401);
       expect((await wrong.json()).error.code).toBe('unauthorized');
       expect(right.status).toBe(200);
-      const cookie = right.headers.getSetCookie()[0] as string;
+      const cookie = right.headers.getSetCookie()[0];
       expect(cookie).toMatch(/^waiting_room_admin=/);
       expect(cookie).toMatch(/; HttpOnly/);
       expect(cookie).toMatch(/; SameSite=Strict/);
       expect(cookie).toMatch(/; Path=\/admin/);
-      expect(Buffer.from(operator.cookie.split('=')[1]!.split('.')[0]!, 'base64url').toString()).not.toContain(ADMIN_TOKEN);
+      expect(Buffer.from(operator.cookie.split('=')[1].split('.')[0], 'base64url').toString()).not.toContain(ADMIN_TOKEN);
       const session = await operator.call('GET', 'session');
       expect(await session.json()).toEqual({ csrfToken: operator.csrfToken, expiresAt: expect.any(Number) });
       expect((await operator.call('GET', 'stats')).status).toBe(200);
@@ -220,7 +220,7 @@ describe('the operator console', () => {
         expect.objectContaining({ room: 'default', waiting: 2, active: 1, released: 0, arrived: 2, paused: false, activeLimit: 1, perMinute: 0 }),
         expect.objectContaining({ waiting: 1, active: 2, released: 1, arrived: 2 }),
       ]);
-      expect(samples[1]!.t - samples[0]!.t).toBe(SAMPLE_MS);
+      expect(samples[1].t - samples[0].t).toBe(SAMPLE_MS);
       // The console's first call has the last hour, and where to listen.
       const live = (await (await operator.call('GET', 'live')).json()) as LiveSnapshot;
       expect(live).toMatchObject({ channel: ADMIN_CHANNEL, event: SAMPLE_EVENT, sampleMs: SAMPLE_MS, rooms: ['default'], origin: server.origin.url });

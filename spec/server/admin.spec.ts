@@ -52,7 +52,7 @@ describe('admin API', () => {
     const answer = await admin(server, 'POST', 'release', { count: 2 });
 
     expect(answer.status).toBe(200);
-    expect(await answer.json()).toEqual({ released: [pages[0]!.queue.uuid, pages[1]!.queue.uuid], silent: false });
+    expect(await answer.json()).toEqual({ released: [pages[0].queue.uuid, pages[1].queue.uuid], silent: false });
     expect(await stats(server)).toMatchObject({ waiting: 1, active: 3, released: 2 });
   });
 
@@ -86,7 +86,7 @@ describe('admin API', () => {
     });
 
     expect(answers.map((answer) => answer.status)).toEqual([400, 400, 400, 400, 400, 400, 400]);
-    expect((await answers[0]!.json()).error).toEqual({
+    expect((await answers[0].json()).error).toEqual({
       code: 'bad_count',
       message: '"count" must be a whole number from 1 to 10000.',
     });

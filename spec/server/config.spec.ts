@@ -159,7 +159,7 @@ describe('loadConfig', () => {
   ])('should refuse %j with a clear message', (env, message) => {
     let error: unknown;
     try {
-      loadConfig(env as Record<string, string>);
+      loadConfig(env);
     } catch (caught) {
       error = caught;
     }

@@ -113,7 +113,7 @@ describe('HTTP events API', () => {
         headers: { 'content-type': 'application/json' },
         body,
       });
-      return { status: response.status, code: ((await response.json()) as any).error.code };
+      return { status: response.status, code: (await response.json()).error.code };
     };
 
     expect(await bad({ channels: ['App.Client.a'], data: '{}' })).toEqual({ status: 400, code: 'bad_event' });

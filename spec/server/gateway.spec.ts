@@ -102,7 +102,7 @@ async function send(
   body?: Buffer | string,
 ): Promise<Reply> {
   const response = await request(url, { method: method as 'GET', headers, body });
-  return reply(response.statusCode, response.headers as IncomingHttpHeaders, Buffer.from(await response.body.arrayBuffer()));
+  return reply(response.statusCode, response.headers, Buffer.from(await response.body.arrayBuffer()));
 }
 
 /** A request through node:http: the target goes as written (`/x/../y`), and any header may be sent. */
@@ -326,7 +326,7 @@ describe('gateway: a held request is replayed exactly once', () => {
     expect(second.json.error.code).toBe('already_replayed');
     const received = running.origin.at(path);
     expect(received).toHaveLength(1);
-    return received[0] as Received;
+    return received[0];
   }
 
   it('should replay a held form POST with its path, query, type and body', async () => {
@@ -418,7 +418,7 @@ describe('gateway: replay of a request another site sent', () => {
     const received = running.origin.at('/checkout/transfer');
     expect(received).toHaveLength(1);
     expect(received[0]?.body.toString()).toBe('amount=100');
-    return received[0] as Received;
+    return received[0];
   }
 
   it('should replay a POST sent with Sec-Fetch-Site: cross-site without any cookie', async () => {

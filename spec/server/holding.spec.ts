@@ -101,9 +101,9 @@ describe('holding protected requests', () => {
     for (const visitor of visitors) pages.push(await visitor.hold());
 
     expect(pages.map((page) => page.queue.position)).toEqual([1, 2, 3]);
-    const infos = await Promise.all(pages.map((page, i) => visitors[i]!.queueInfo(page.queue.uuid)));
+    const infos = await Promise.all(pages.map((page, i) => visitors[i].queueInfo(page.queue.uuid)));
     expect(infos.map((info) => info.json.position)).toEqual([1, 2, 3]);
-    expect(infos[0]!.headers.get('cache-control')).toBe('no-store');
+    expect(infos[0].headers.get('cache-control')).toBe('no-store');
   });
 
   it('should write the config so that no value can end its script element', async () => {

@@ -154,15 +154,15 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     await eventually('the second move', async () => moves(heard), (found) => found.length === 2);
 
     // The released visitors' events first (in either order), then the move of their batch.
-    expect(heard.slice(0, 2).map((one) => one.channel).sort()).toEqual([clientChannel(pages[0]!), clientChannel(pages[1]!)].sort());
+    expect(heard.slice(0, 2).map((one) => one.channel).sort()).toEqual([clientChannel(pages[0]), clientChannel(pages[1])].sort());
     expect(heard.slice(0, 2).every((one) => one.event === 'RequestUnqueud')).toBe(true);
     expect(heard.slice(2)).toEqual([
       { channel: QUEUE, event: 'QueueMoved', data: { served: tickets[1] } },
-      { channel: clientChannel(pages[2]!), event: 'RequestUnqueud', data: { uuid: pages[2]!.queue.uuid } },
+      { channel: clientChannel(pages[2]), event: 'RequestUnqueud', data: { uuid: pages[2].queue.uuid } },
       { channel: QUEUE, event: 'QueueMoved', data: { served: tickets[2] } },
     ]);
     // What the visitor still waiting is told agrees with its own answer.
-    expect((await new Visitor(server.url).queueInfo(pages[3]!.queue.uuid)).json).toMatchObject({ position: 1, served: tickets[2] });
+    expect((await new Visitor(server.url).queueInfo(pages[3].queue.uuid)).json).toMatchObject({ position: 1, served: tickets[2] });
   });
 
   it('should publish the places that left the head, not a ticket, once a visitor in the middle walked away, so that each page shows its place', async () => {
@@ -176,11 +176,11 @@ describe('line moved: queue_info carries ticket and served, and each release bat
       for (const page of staying) await ask(page);
     }
     const answers = await Promise.all(staying.map(ask));
-    const served = answers[0]!.served!;
+    const served = answers[0].served!;
     expect(answers).toEqual([1, 2, 3, 4].map((position) => ({ position, estimated: expect.any(Number), ticket: served + position, served })));
     const heard = await listen(await connect(), [QUEUE]);
 
-    expect(await release(2)).toEqual([staying[0]!.queue.uuid, staying[1]!.queue.uuid]);
+    expect(await release(2)).toEqual([staying[0].queue.uuid, staying[1].queue.uuid]);
     await eventually('the move', async () => moves(heard), (found) => found.length === 1);
 
     expect(moves(heard)).toEqual([{ channel: QUEUE, event: 'QueueMoved', data: { served: served + 2 } }]);
@@ -188,7 +188,7 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     const [stillWaiting, answered] = [answers.slice(2), await Promise.all(staying.slice(2).map(ask))];
     expect(answered.map((answer) => answer.position)).toEqual([1, 2]);
     for (const [i, answer] of stillWaiting.entries()) {
-      expect(positionShown(answer, [{ served: served + 2 }])).toBe(answered[i]!.position);
+      expect(positionShown(answer, [{ served: served + 2 }])).toBe(answered[i].position);
     }
   });
 
@@ -203,7 +203,7 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     await eventually('the move of the loop step', async () => moves(heard), (found) => found.length === 1);
 
     expect(heard).toEqual([
-      { channel: clientChannel(pages[0]!), event: 'RequestUnqueud', data: { uuid: pages[0]!.queue.uuid } },
+      { channel: clientChannel(pages[0]), event: 'RequestUnqueud', data: { uuid: pages[0].queue.uuid } },
       { channel: QUEUE, event: 'QueueMoved', data: { served: tickets[0] } },
     ]);
   });
@@ -214,8 +214,8 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     const tickets = await Promise.all(pages.map(ticketOf));
     const heard = await listen(await connect(), [QUEUE, ...pages.map(clientChannel)]);
 
-    expect(await release(1, true)).toEqual([pages[0]!.queue.uuid]);
-    expect(await release(1)).toEqual([pages[1]!.queue.uuid]);
+    expect(await release(1, true)).toEqual([pages[0].queue.uuid]);
+    expect(await release(1)).toEqual([pages[1].queue.uuid]);
     expect(await release(1)).toEqual([]);
     // One more, heard after anything the calls above could have published on this connection.
     await holdAll(1);
@@ -223,9 +223,9 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     await eventually('the move of the last release', async () => moves(heard), (found) => found.length === 2);
 
     expect(heard).toEqual([
-      { channel: clientChannel(pages[1]!), event: 'RequestUnqueud', data: { uuid: pages[1]!.queue.uuid } },
+      { channel: clientChannel(pages[1]), event: 'RequestUnqueud', data: { uuid: pages[1].queue.uuid } },
       { channel: QUEUE, event: 'QueueMoved', data: { served: tickets[1] } },
-      { channel: QUEUE, event: 'QueueMoved', data: { served: tickets[1]! + 1 } },
+      { channel: QUEUE, event: 'QueueMoved', data: { served: tickets[1] + 1 } },
     ]);
   });
 
@@ -243,7 +243,7 @@ describe('line moved: queue_info carries ticket and served, and each release bat
         PUSHER_USE_TLS: 'false',
       });
       const [page] = await holdAll(1);
-      const ticket = await ticketOf(page!);
+      const ticket = await ticketOf(page);
       const client = await connectPusher(outside);
       clients.push(client);
       const heard = await listen(client, [QUEUE]);
@@ -285,7 +285,7 @@ describe('line moved across instances on one Redis', () => {
   it('should carry every instance’s QueueMoved to a page on either; whatever order they arrive in, the page ends where the line is', async () => {
     const pages: PageConfigJson[] = [];
     for (let i = 0; i < 7; i++) pages.push(await new Visitor(i % 2 ? second.url : first.url).hold());
-    const waitingLast = (await new Visitor(first.url).queueInfo(pages[6]!.queue.uuid)).json as { position: number; estimated: number; ticket: number; served: number };
+    const waitingLast = (await new Visitor(first.url).queueInfo(pages[6].queue.uuid)).json as { position: number; estimated: number; ticket: number; served: number };
     expect(waitingLast.position).toBe(7);
     const client = await connectPusher(first);
     clients.push(client);
@@ -305,7 +305,7 @@ describe('line moved across instances on one Redis', () => {
     const served = heard.map((one) => (one.data as { served: number }).served);
     const firstTicket = waitingLast.ticket - 6;
     expect([...served].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5].map((i) => firstTicket + i));
-    expect((await new Visitor(second.url).queueInfo(pages[6]!.queue.uuid)).json).toMatchObject({ position: 1 });
+    expect((await new Visitor(second.url).queueInfo(pages[6].queue.uuid)).json).toMatchObject({ position: 1 });
 
     // The page's core, fed the answer it had and the moves in the order heard, shows position 1.
     expect(positionShown(waitingLast, served.map((n) => ({ served: n })))).toBe(1);

@@ -49,7 +49,7 @@ describe('PROTECT=/', () => {
     expect(answers.map((answer) => answer.headers.get('content-type'))).toEqual(
       Array(3).fill(expect.stringMatching(/^application\/json/)),
     );
-    expect(await answers[2]!.json()).toMatchObject({ waiting: 1, active: 2 });
+    expect(await answers[2].json()).toMatchObject({ waiting: 1, active: 2 });
   });
 
   it("should serve the waiting page's script to a held visitor, and answer the site's favicon \"not now\" without touching the held request", async () => {

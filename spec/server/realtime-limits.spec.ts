@@ -133,8 +133,8 @@ describe('realtime limits: connections per process', () => {
     expect(refused.messages).toEqual([{ event: 'pusher:error', data: { code: 4100, message: 'Over capacity.' } }]);
     expect(realtime.connectionCount).toBe(3);
     // The connections held are untouched.
-    held[0]!.send({ event: 'pusher:ping', data: {} });
-    expect(await held[0]!.next('pusher:pong')).toEqual({ event: 'pusher:pong', data: {} });
+    held[0].send({ event: 'pusher:ping', data: {} });
+    expect(await held[0].next('pusher:pong')).toEqual({ event: 'pusher:pong', data: {} });
   });
 
   it('should let a pusher-js client refused while full back off, then connect once there is room', async () => {
@@ -148,7 +148,7 @@ describe('realtime limits: connections per process', () => {
 
     await waitFor(() => errors.length > 0, 'the refusal');
     expect(client.connection.state).not.toBe('connected');
-    held[0]!.close();
+    held[0].close();
     await waitFor(() => client.connection.state === 'connected', 'pusher-js connected after backing off');
 
     expect(errors[0]).toEqual({
@@ -162,7 +162,7 @@ describe('realtime limits: connections per process', () => {
 
   it('should count a connection gone once it closes', async () => {
     const held = await fill();
-    held[1]!.close();
+    held[1].close();
     await waitFor(() => realtime.connectionCount === 2, 'the closed connection gone');
 
     const client = await connectPusher(server);

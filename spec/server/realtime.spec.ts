@@ -344,7 +344,7 @@ class SilentClient {
     const frames = [];
     let at = end + 4;
     while (at + 2 <= this.received.length) {
-      let length = this.received[at + 1]! & 0x7f;
+      let length = this.received[at + 1] & 0x7f;
       let start = at + 2;
       if (length === 126) {
         if (start + 2 > this.received.length) break;
@@ -354,7 +354,7 @@ class SilentClient {
         throw new Error('No frame this large is expected');
       }
       if (start + length > this.received.length) break;
-      frames.push({ opcode: this.received[at]! & 0x0f, payload: this.received.subarray(start, start + length) });
+      frames.push({ opcode: this.received[at] & 0x0f, payload: this.received.subarray(start, start + length) });
       at = start + length;
     }
     return frames;

@@ -22,7 +22,7 @@ describe('admission and release', () => {
     const pages: PageConfigJson[] = [];
     for (const visitor of visitors) pages.push(await visitor.hold());
     const positions = () =>
-      Promise.all(pages.map(async (page, i) => (await visitors[i]!.queueInfo(page.queue.uuid)).json.position));
+      Promise.all(pages.map(async (page, i) => (await visitors[i].queueInfo(page.queue.uuid)).json.position));
 
     await clock.advance(30_000);
     expect(await positions()).toEqual([1, 2, 3]);
@@ -127,7 +127,7 @@ describe('admission and release', () => {
     const visitors = Array.from({ length: 10 }, () => new Visitor(server.url));
     const pages: PageConfigJson[] = [];
     for (const visitor of visitors) pages.push(await visitor.hold());
-    const last = () => visitors[9]!.queueInfo(pages[9]!.queue.uuid);
+    const last = () => visitors[9].queueInfo(pages[9].queue.uuid);
 
     expect((await last()).json).toEqual({ position: 10, estimated: 10, ticket: 10, served: 0 });
 

@@ -63,8 +63,8 @@ describe('replay of held requests', () => {
     const received = sentToOrigin();
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ method: 'POST', url: '/checkout?item=42' });
-    expect(received[0]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(received[0]!.body.toString()).toBe(body);
+    expect(received[0].headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(received[0].body.toString()).toBe(body);
   });
 
   it('should execute a held POST once when two replays race', async () => {

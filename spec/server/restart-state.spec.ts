@@ -86,7 +86,7 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
 
   it('should not replay a held request twice across a restart', async () => {
     const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-state-')), 'line.json');
-    let server = await singleInstance({ STATE_FILE: stateFile });
+    const server = await singleInstance({ STATE_FILE: stateFile });
     await new Visitor(server.url).get('/checkout');
     const ada = new Visitor(server.url);
     const page = await ada.hold('/checkout', { form: { quantity: '1' } });
@@ -95,7 +95,7 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
     expect((await ada.post(page.queue.uri, { form: replay })).status).toBe(200);
 
     expect(await server.process.stop()).toBe(0);
-    server = await restartInstance(server);
+    await restartInstance(server);
 
     const again = await ada.post(page.queue.uri, { form: replay });
 
@@ -105,13 +105,13 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
   });
 
   it('should lose the line without STATE_FILE (the memory store lives in the process)', async () => {
-    let server = await singleInstance();
+    const server = await singleInstance();
     await new Visitor(server.url).get('/checkout');
     const ada = new Visitor(server.url);
     const page = await ada.hold('/checkout');
 
     expect(await server.process.stop()).toBe(0);
-    server = await restartInstance(server);
+    await restartInstance(server);
 
     expect((await ada.queueInfo(page.queue.uuid)).status).toBe(404);
   });

@@ -67,7 +67,7 @@ describe('several rooms in front of one origin', () => {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    return { status: response.status, json: (await response.json()) as any };
+    return { status: response.status, json: (await response.json()) };
   };
 
   beforeEach(async () => {

@@ -1,6 +1,5 @@
 import PusherServer from 'pusher';
 import type Pusher from 'pusher-js';
-import type { Channel } from 'pusher-js';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { RedisStore } from '../../server/store/redis';
 import { eventually } from '../support/eventually';
@@ -24,7 +23,7 @@ async function inParallel<T, R>(items: readonly T[], width: number, work: (item:
   const worker = async () => {
     while (next < items.length) {
       const index = next++;
-      results[index] = await work(items[index] as T, index);
+      results[index] = await work(items[index], index);
     }
   };
   await Promise.all(Array.from({ length: width }, worker));
@@ -86,7 +85,7 @@ describe('scale-out: many concurrent holds and releases on two instances', () =>
     await seedStore.hold('seed-session', 0, { method: 'GET', uri: '/checkout?item=seed' }, Date.now());
 
     const waiting: Waiting[] = await inParallel(Array.from({ length: VISITORS }), 40, async (_, index) => {
-      const heldOn = instances[index % 2] as Instance;
+      const heldOn = instances[index % 2];
       const visitor = new Visitor(heldOn.url);
       const page = await visitor.hold(`/checkout?item=${index}`);
       return { visitor, page, heldOn, ticket: page.queue.position, released: [], sentinels: [] };
@@ -99,13 +98,13 @@ describe('scale-out: many concurrent holds and releases on two instances', () =>
 
     // Half the clients on each instance; visitor i listens on client i % CLIENTS, so that many
     // hear their release through the instance they were not held on.
-    for (let i = 0; i < CLIENTS; i++) clients.push(await connectPusher(instances[i < CLIENTS / 2 ? 0 : 1] as Instance));
+    for (let i = 0; i < CLIENTS; i++) clients.push(await connectPusher(instances[i < CLIENTS / 2 ? 0 : 1]));
     await inParallel(waiting, 40, async (w, index) => {
-      const client = clients[index % CLIENTS] as Pusher;
+      const client = clients[index % CLIENTS];
       const { channel, error } = await subscribe(client, `App.Client.${w.page.queue.uuid}`);
       if (error) throw new Error(`Subscription refused: ${JSON.stringify(error)}`);
-      w.released = record(channel as Channel, 'RequestUnqueud');
-      w.sentinels = record(channel as Channel, 'sentinel');
+      w.released = record(channel, 'RequestUnqueud');
+      w.sentinels = record(channel, 'sentinel');
       const asked = await w.visitor.queueRequest(w.page);
       if (asked.json?.state !== 'waiting') throw new Error(`queue_request answered ${asked.status}: ${asked.text}`);
     });
@@ -113,7 +112,7 @@ describe('scale-out: many concurrent holds and releases on two instances', () =>
     // Go: both release loops, and admin releases on both instances at the same moment.
     await setPaused(second, false);
     const adminBatches = Promise.all(
-      Array.from({ length: ADMIN_CALLS_PER_INSTANCE * 2 }, (_, i) => adminRelease(instances[i % 2] as Instance, ADMIN_COUNT)),
+      Array.from({ length: ADMIN_CALLS_PER_INSTANCE * 2 }, (_, i) => adminRelease(instances[i % 2], ADMIN_COUNT)),
     );
     const lookers = instances.map((instance) => new Visitor(instance.url));
     const sweeps: Sweep[] = [];
@@ -163,7 +162,7 @@ describe('scale-out: many concurrent holds and releases on two instances', () =>
     expect(adminReleased.length).toBe(ADMIN_CALLS_PER_INSTANCE * 2 * ADMIN_COUNT);
     for (const batch of batches) {
       const tickets = batch.map((uuid) => ticketOf.get(uuid) ?? 1);
-      expect(tickets).toEqual(tickets.map((_, i) => (tickets[0] as number) + i));
+      expect(tickets).toEqual(tickets.map((_, i) => tickets[0] + i));
     }
 
     // In every pass, the released are a prefix of the line and the others' positions are

@@ -17,7 +17,7 @@ export function sourcesWith(given: Partial<QueueSources>): QueueSources {
     subscribed$: NEVER,
     release$: NEVER,
     subscribe: () => NEVER,
-    queueInfo: () => NEVER as Observable<QueueInfo>,
+    queueInfo: () => NEVER,
     queueRequest: () => NEVER,
     ...given,
   };

@@ -161,7 +161,7 @@ describe('line moved', () => {
       // The first call fails; the second (the 60 s tick) answers position 5 of ticket 15.
       const calls = [cold<QueueInfo>('-#'), cold<QueueInfo>('-(a|)', { a: ticketInfo(5, 15) }), cold<QueueInfo>('-#')];
       let call = 0;
-      const queueInfo = () => calls[Math.min(call++, calls.length - 1)]!;
+      const queueInfo = () => calls[Math.min(call++, calls.length - 1)];
       const moved$ = hot<LineMoved>('-- 10s m 59999ms n 60000ms o', { m: moved(11), n: moved(12), o: moved(13) });
       const expected = '             icx 59999ms a 9999ms b 49999ms y 10s z';
       const unsub = '                ^ 140s !';

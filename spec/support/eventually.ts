@@ -21,7 +21,7 @@ export async function eventually<T>(
       lastError = error;
     }
     if (Date.now() > deadline) {
-      const seen = lastError === undefined ? JSON.stringify(last) : String(lastError);
+      const seen = lastError === undefined ? JSON.stringify(last) : lastError instanceof Error ? String(lastError) : JSON.stringify(lastError);
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

@@ -129,7 +129,7 @@ function serverPid(port: number): Promise<number | undefined> {
     socket.once('error', () => done());
     socket.once('connect', () => socket.write('INFO server\r\n'));
     socket.on('data', (chunk) => {
-      reply += chunk;
+      reply += chunk.toString();
       if (reply.startsWith('-')) done();
       const pid = /process_id:(\d+)\r\n/.exec(reply);
       if (pid) done(Number(pid[1]));

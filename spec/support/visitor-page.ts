@@ -107,6 +107,7 @@ export async function openVisitor(browser: Browser, origin: string, options: Vis
         throw new Error(
           `The tab did not arrive at ${url} within ${timeoutMs} ms: it is at ${page.url()} ` +
             `(history length ${entries}) after navigating to ${JSON.stringify(navigations)}. ${String(error)}`,
+          { cause: error },
         );
       }
     },

@@ -13,8 +13,8 @@ import { fromFetch, type FetchLike } from './http';
  */
 export async function readQueueInfo(response: Response): Promise<QueueInfo> {
   if (!response.ok) {
-    const body = response.status == 404 && (await response.json().catch(() => null));
-    if (body?.error?.code == UNKNOWN_UUID) throw placeLost(`queue_info answered 404 ${UNKNOWN_UUID}`);
+    const body = response.status == 404 && ((await response.json().catch(() => null)) as { error?: { code?: unknown } } | null);
+    if (body && body.error?.code == UNKNOWN_UUID) throw placeLost(`queue_info answered 404 ${UNKNOWN_UUID}`);
     throw new Error(`queue_info answered ${response.status}`);
   }
   // The contract's reading, which the core applies too: the page and the core never disagree on what is showable.

@@ -4,8 +4,8 @@ import { CHANNELS, type LineMoved } from '@waiting-room/streams/contract';
 
 /** What the adapter needs of a pusher-js event emitter (a connection or a channel). */
 export interface EventEmitterLike {
-  bind(event: string, callback: (data: any) => void): unknown;
-  unbind(event: string, callback: (data: any) => void): unknown;
+  bind(event: string, callback: (data: unknown) => void): unknown;
+  unbind(event: string, callback: (data: unknown) => void): unknown;
 }
 
 export interface ChannelLike extends EventEmitterLike {
@@ -35,7 +35,7 @@ const UNAUTHORIZED = 4009;
  */
 export const fromPusherEvent = <T>(emitter: EventEmitterLike, event: string): Observable<T> =>
   new Observable<T>((subscriber) => {
-    const handler = (data: T) => subscriber.next(data);
+    const handler = (data: unknown) => subscriber.next(data as T);
     emitter.bind(event, handler);
     return () => emitter.unbind(event, handler);
   });
@@ -80,7 +80,7 @@ export function createRealtimeSources(pusher: PusherLike, channelName: string) {
           : merge(
               fromPusherEvent(channel, 'pusher:subscription_succeeded'),
               fromPusherEvent(channel, 'pusher:subscription_error').pipe(switchMap(fail)),
-              error$.pipe(filter((error: any) => error?.data?.code === UNAUTHORIZED), switchMap(fail)),
+              error$.pipe(filter((error) => (error as { data?: { code?: unknown } } | null)?.data?.code === UNAUTHORIZED), switchMap(fail)),
             ).pipe(take(1));
       }),
   };

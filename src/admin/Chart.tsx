@@ -44,7 +44,7 @@ export function Chart({ texts, points, room }: { readonly texts: ConsoleTexts; r
   }, [texts]);
 
   useEffect(() => {
-    plot.current?.setData(data as uPlot.AlignedData);
+    plot.current?.setData(data);
   });
 
   const waiting = data[1].at(-1) ?? 0;

@@ -57,7 +57,7 @@ export function Dashboard({ texts, session, onSignedOut }: DashboardProps) {
         <p className={`ac-status ac-status-${status}`} role="status" aria-live="polite">
           {status === 'live' ? texts.live : status === 'connecting' ? texts.connecting : texts.offline}
         </p>
-        <button type="button" className="ac-secondary" onClick={signOut}>
+        <button type="button" className="ac-secondary" onClick={() => void signOut()}>
           {texts.signOut}
         </button>
       </header>

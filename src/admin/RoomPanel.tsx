@@ -95,7 +95,7 @@ export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
         </>
       )}
       <div className="ac-actions">
-        <button type="button" disabled={busy || !now} onClick={() => act(async () => ((await consoleApi.pause(session, room, !now?.paused)).paused ? texts.paused : texts.running))}>
+        <button type="button" disabled={busy || !now} onClick={() => void act(async () => ((await consoleApi.pause(session, room, !now?.paused)).paused ? texts.paused : texts.running))}>
           {now?.paused ? texts.resume : texts.pause}
         </button>
         <form onSubmit={release} aria-labelledby={`${id}-release`}>
@@ -121,7 +121,7 @@ export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
           <button type="submit" disabled={busy}>
             {texts.save}
           </button>
-          <button type="button" className="ac-secondary" disabled={busy} onClick={resetLimits}>
+          <button type="button" className="ac-secondary" disabled={busy} onClick={() => void resetLimits()}>
             {texts.reset}
           </button>
         </form>

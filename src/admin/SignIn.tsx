@@ -32,7 +32,7 @@ export function SignIn({ texts, onSignedIn }: { readonly texts: ConsoleTexts; re
     }
   };
   return (
-    <form className="ac-card ac-sign-in" onSubmit={submit} aria-labelledby="ac-sign-in-heading">
+    <form className="ac-card ac-sign-in" onSubmit={(event) => void submit(event)} aria-labelledby="ac-sign-in-heading">
       <h1 id="ac-sign-in-heading">{texts.signInHeading}</h1>
       <label htmlFor="ac-token">{texts.tokenLabel}</label>
       <input

@@ -1,4 +1,4 @@
-import { TIMINGS, ERROR_REPORTING, REALTIME, type Timings } from './constants.js';
+import { TIMINGS, ERROR_REPORTING, REALTIME } from './constants.js';
 import { MAX_POSITION, METHODS, type ErrorReportingSettings, type Method, type PageConfig } from './page-config.js';
 import { toSameOriginPath } from './same-origin-path.js';
 import { isUuid } from './uuid.js';
@@ -8,7 +8,7 @@ export type ConfigResult =
   | { readonly ok: true; readonly config: PageConfig; readonly warnings: readonly string[] }
   | { readonly ok: false; readonly problems: readonly string[]; readonly errorReporting: ErrorReportingSettings };
 
-type Json = Record<string, any>;
+type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => typeof value == 'object' && value !== null && !Array.isArray(value);
 const isNumber = (value: unknown): value is number => typeof value == 'number' && Number.isFinite(value);
@@ -58,7 +58,7 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
     release: text(er.release, 'errorReporting.release', ERROR_REPORTING.release),
   };
 
-  const method = q.method === undefined ? 'GET' : String(q.method).toUpperCase();
+  const method = q.method === undefined ? 'GET' : asText(q.method).toUpperCase();
   check((METHODS as readonly string[]).includes(method), 'queue.method', `one of ${METHODS} (got ${JSON.stringify(q.method)})`, 0);
   const uri = toSameOriginPath(q.uri, origin);
   if (uri == null && q.uri) warnings.push(`queue.uri refused, not a same-origin path: ${JSON.stringify(q.uri).slice(0, 200)}`);
@@ -69,7 +69,7 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
     timings[name] = check(isNumber(value) && value > 0, `timings.${name}`, 'a positive finite number of milliseconds', value);
   }
 
-  const host = check(rt.host == null || /^([\w.-]+|\[[\da-fA-F:.]+\])$/.test(asText(rt.host)), 'realtime.host', 'a host name without scheme, port or path', rt.host || null);
+  const host = check(rt.host == null || /^([\w.-]+|\[[\da-fA-F:.]+\])$/.test(asText(rt.host)), 'realtime.host', 'a host name without scheme, port or path', (rt.host as string | undefined) || null);
   const config: PageConfig = {
     queue: {
       uuid: check(isUuid(q.uuid), 'queue.uuid', "1 to 100 letters, digits, '-' or '_'", String(q.uuid)),
@@ -92,7 +92,7 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
       queue_info: route(routes.queue_info, 'routes.queue_info'),
     },
     errorReporting,
-    timings: timings as Partial<Timings>,
+    timings,
   };
   check(!routes.queue_info || config.routes.queue_info.includes('{uuid}'), 'routes.queue_info', 'a path with "{uuid}" in it', 0);
   return problems.length ? { ok: false, problems, errorReporting } : { ok: true, config, warnings };

@@ -12,6 +12,7 @@ declare const URL: new (url: string, base: string) => { readonly origin: string;
  * dot segments can fold `/.//evil.example` into `//evil.example`.
  */
 export function toSameOriginPath(raw: unknown, origin: string): string | null {
+  // eslint-disable-next-line no-control-regex -- control characters are what this test looks for
   if (typeof raw != 'string' || /[\0-\x1f\x7f]/.test(raw)) return null;
   if (!raw.startsWith('/') && !raw.startsWith(origin + '/')) return null;
   try {

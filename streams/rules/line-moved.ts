@@ -68,7 +68,7 @@ export function lineMoved(
       const served = Math.max(line.served, input);
       const { answer } = line;
       const info = answer && movedUp(answer.info, served);
-      const lower = info && info.position < movedUp(answer!.info, line.served).position;
+      const lower = info && info.position < movedUp(answer.info, line.served).position;
       return { served, answer, shown: lower ? { ok: true, info, at: scheduler.now(), pushed: true } : null };
     }, START),
     map((line) => line.shown),

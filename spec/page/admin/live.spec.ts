@@ -30,8 +30,8 @@ describe('the console\'s live figures', () => {
     points = addSample(points, sample(T0, { waiting: 9 }, 'b', { pageErrors: 2 }));
 
     expect(points).toHaveLength(1);
-    expect(points[0]!.local).toEqual({ pageErrors: 3, originRequests: 40, originErrors: 0, originMs: 200 });
-    expect(points[0]!.rooms.get('default')?.waiting).toBe(9);
+    expect(points[0].local).toEqual({ pageErrors: 3, originRequests: 40, originErrors: 0, originMs: 200 });
+    expect(points[0].rooms.get('default')?.waiting).toBe(9);
     expect(instanceFigures(points, 2000)).toMatchObject({ pageErrorsPerMinute: 90, originMeanMs: 5 });
   });
 

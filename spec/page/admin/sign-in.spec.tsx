@@ -20,7 +20,7 @@ describe('the console\'s sign-in form', () => {
     const signedIn = jest.fn();
     render(<SignIn texts={ENGLISH} onSignedIn={signedIn} />);
 
-    const field = screen.getByLabelText('Admin token') as HTMLInputElement;
+    const field = screen.getByLabelText<HTMLInputElement>('Admin token');
     expect(field.type).toBe('password');
     fireEvent.change(field, { target: { value: 'the-admin-token' } });
     fireEvent.click(screen.getByRole('button', { name: 'Sign in' }));

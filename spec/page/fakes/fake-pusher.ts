@@ -1,6 +1,6 @@
 import type { ChannelLike, PusherLike } from '../../../src/adapters/realtime-sources';
 
-type Handler = (...args: any[]) => void;
+type Handler = (...args: unknown[]) => void;
 
 /** A pusher-js event emitter: bind/unbind by event name, emit to whoever is bound. */
 export class FakeEmitter {

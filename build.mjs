@@ -310,6 +310,7 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     await mkdir(building, { recursive: true });
     sizes = await buildInto(building, minify);
     await buildConsole(building, minify);
+    sizes.elements = await buildElementsInto(building, minify);
     await compressAssets(building);
     await rm(outdir, { recursive: true, force: true });
     await rename(building, outdir);
@@ -325,6 +326,8 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     console.log(`all JS: ${kb(sizes.allJs.gzip)} gz; CSS: ${kb(sizes.css.gzip)} gz`);
     const { wire } = sizes;
     console.log(`on the wire before the position shows (HTML as is, CSS and initial JS as Brotli): ${kb(wire.total)} (budget ${kb(wire.budget)})${wire.withinBudget ? '' : ' — OVER BUDGET'}`);
+    const { elements } = sizes;
+    console.log(`<waiting-room-status> and heldFetch(): ${ELEMENTS_ENTRY} → ${elements.files.map((file) => file.file).join(' → ')}: ${kb(elements.gzip)} gz (budget ${kb(ELEMENTS_JS_BUDGET)})${elements.withinBudget ? '' : ' — OVER BUDGET'}`);
   }
   return sizes;
 }
@@ -431,6 +434,44 @@ async function buildConsole(building, minify) {
   html = replaceOnce(html, '<link rel="stylesheet" href="admin.css">', `<link rel="stylesheet" href="/assets/${nameOf(output.cssBundle)}">`);
   html = replaceOnce(html, '<script type="module" src="admin.js"></script>', `<script type="module" src="/assets/${nameOf(js)}"></script>`);
   await writeFile(path.join(building, 'admin.html'), html);
+}
+
+/** The second front end's budget: its loader and its bundle, gzipped, in bytes. */
+export const ELEMENTS_JS_BUDGET = 32 * 1024;
+
+/** The stable address pages load the second front end from; it imports the content-hashed bundle. */
+export const ELEMENTS_ENTRY = 'waiting-room.js';
+
+/**
+ * Builds the second front end (`elements/`: `<waiting-room-status>` and `heldFetch()`, no React)
+ * into `building`: one content-hashed bundle, `waiting-room-<hash>.js`, with pusher-js built from
+ * its sources as the page's is, and `waiting-room.js`, a one-line loader that re-exports it. Pages
+ * load the loader, whose name never changes (served revalidated), and browsers keep the bundle
+ * for good (hashed: immutable). Returns the gzipped size of both, as loaded, against its budget;
+ * it is written to `elements-size.json` too.
+ */
+async function buildElementsInto(building, minify) {
+  const result = await esbuild.build({
+    ...esbuildOptions(building, minify),
+    entryPoints: { 'waiting-room': 'elements/index.ts' },
+    define: { ...esbuildOptions(building, minify).define, ...PUSHER_DEFINES },
+    plugins: [pusherFromSource()],
+  });
+  const names = await writeOutputs(result.outputFiles, minify);
+  const [output] = Object.keys(result.metafile.outputs).filter((file) => result.metafile.outputs[file].entryPoint === 'elements/index.ts');
+  const bundle = names.get(path.join(root, output));
+  await writeFile(path.join(building, ELEMENTS_ENTRY), `export * from './${bundle}';\n`);
+  const files = await Promise.all([ELEMENTS_ENTRY, bundle].map(async (file) => ({ file, ...sizeOf(await readFile(path.join(building, file))) })));
+  const sizes = { ...total(files), files, budget: { gzip: ELEMENTS_JS_BUDGET } };
+  sizes.withinBudget = sizes.gzip <= ELEMENTS_JS_BUDGET;
+  await writeFile(path.join(building, 'elements-size.json'), JSON.stringify(sizes, null, 2) + '\n');
+  return sizes;
+}
+
+/** Builds only the second front end into `outdir` (created if missing) and returns its sizes. */
+export async function buildElements({ outdir = path.join(root, 'public/assets'), minify = true } = {}) {
+  await mkdir(outdir, { recursive: true });
+  return buildElementsInto(outdir, minify);
 }
 
 // Over budget is reported, not fatal: `npm start` builds first and must still start.

@@ -36,6 +36,7 @@ module.exports = {
     project('page', 'jsdom'),
     project('server', 'node'),
     project('demo', 'node'),
+    project('elements', 'jsdom'),
     project('e2e', 'node', { globalSetup: '<rootDir>/spec/e2e/global-setup.ts' }),
   ],
 };

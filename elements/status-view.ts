@@ -1,0 +1,64 @@
+import type { Progress } from './progress';
+import type { Texts } from './texts';
+
+/** What the element shows, by the state it is in (also its `state` attribute, for the page's CSS). */
+export type StatusState = 'idle' | 'loading' | 'waiting' | 'turn' | 'lost' | 'failed';
+
+export interface StatusView {
+  readonly state: StatusState;
+  /** The one line read out to screen readers when it changes (empty: nothing to say). */
+  readonly announcement: string;
+  /** The heading, or the whole message outside `waiting`. */
+  readonly message: string;
+  /** The position, in the visitor's language (`waiting` only). */
+  readonly position: string | null;
+  readonly estimated: string | null;
+  /** When the position was last updated, as the scheduler's epoch milliseconds. */
+  readonly updatedAt: number | null;
+  readonly updated: string | null;
+  /** Why the position may be stale: the connection is lost, or queue_info failed (`waiting` only). */
+  readonly notice: string | null;
+}
+
+const nothing = { position: null, estimated: null, updatedAt: null, updated: null, notice: null } as const;
+
+/** A time of day in the visitor's language. */
+const timeOf = (lang: string, epochMs: number) => new Date(epochMs).toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** Connection states in which the position may be stale (pusher-js's names). */
+const DOWN = ['unavailable', 'failed', 'disconnected'];
+
+/** What to show of `progress`, in `texts`' language: pure, so that each state is tested alone. */
+export function statusView({ held, status }: Progress, texts: Texts): StatusView {
+  const say = (state: StatusState, message: string, notice: string | null = null): StatusView => ({ state, announcement: message, message, ...nothing, notice });
+  if (held == 0) return { state: 'idle', announcement: '', message: '', ...nothing };
+  switch (status?.kind) {
+    case undefined:
+      return say('loading', texts.loading);
+    case 'loading':
+    case 'waiting': {
+      const notice = DOWN.includes(status.connection) ? texts.connectionLost : status.failedPolls > 0 ? texts.pollFailed : null;
+      if (status.kind == 'loading') return say('loading', texts.loading, notice);
+      const position = new Intl.NumberFormat(texts.lang).format(status.position);
+      const estimated = texts.estimated(Math.round(status.estimated));
+      return {
+        state: 'waiting',
+        announcement: `${texts.position}: ${position}. ${estimated}`,
+        message: texts.heading,
+        position,
+        estimated,
+        updatedAt: status.updatedAt,
+        updated: texts.updated(timeOf(texts.lang, status.updatedAt)),
+        notice,
+      };
+    }
+    case 'released':
+      return say('turn', texts.turn);
+    case 'lost':
+    case 'rejoining':
+      return say('lost', texts.lost);
+    case 'failed':
+    case 'leaving':
+      return say('failed', texts.failed);
+  }
+}

@@ -107,7 +107,8 @@ method, the query, the content type and the form fields.</p>
 </div>
 <div class="card">
   <h2>Go to the checkout</h2>
-  <p><a class="button" href="/checkout?item=42">Open the checkout (GET)</a></p>
+  <p><a class="button" href="/checkout?item=42">Open the checkout (GET)</a>
+    <a class="button" href="/buy">Buy in one click (a script)</a></p>
   <form method="post" action="/checkout?item=42">${tokenField(visitor)}
     <label for="quantity">Quantity</label>
     <input id="quantity" name="quantity" type="number" min="1" value="1">

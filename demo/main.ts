@@ -12,7 +12,8 @@ async function main(): Promise<void> {
   const secret = process.env.DEMO_SECRET || undefined;
   if (!secret) console.warn('DEMO_SECRET is not set: using a random one, so sessions end when the shop restarts.');
 
-  const origin = await startDemoOrigin({ port, host, secret, logLevel: 'info' });
+  const waitingRoomScript = process.env.WAITING_ROOM_SCRIPT || undefined;
+  const origin = await startDemoOrigin({ port, host, secret, logLevel: 'info', waitingRoomScript });
   console.log(`A small shop: open ${origin.url}/`);
 
   const stop = (signal: string) => {

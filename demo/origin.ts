@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { parse as parseForm } from 'node:querystring';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { BUY_SCRIPT, buyPage } from './buy';
 import { checkoutPage, homePage, messagePage, type Visitor } from './layout';
 
 /**
@@ -16,6 +17,11 @@ export interface DemoOriginOptions {
   readonly secret?: string;
   /** Fastify's log level; `silent` when not given. */
   readonly logLevel?: string;
+  /**
+   * The address of a waiting room's script for the single-page checkout (`/buy`), whose
+   * `heldFetch` then places the order; none when not given (the page uses `fetch`).
+   */
+  readonly waitingRoomScript?: string;
 }
 
 export interface StartDemoOriginOptions extends DemoOriginOptions {
@@ -74,7 +80,7 @@ export function buildDemoOrigin(options: DemoOriginOptions = {}): FastifyInstanc
     sendError(request, reply, new ShopError(404, 'not_found', `Nothing at ${request.method} ${path}.`, text));
   });
   // Registered after the cookie plugin, so that every route sees the parsed cookies.
-  app.register(shopRoutes);
+  app.register(shopRoutes, { waitingRoomScript: options.waitingRoomScript });
   return app;
 }
 
@@ -104,8 +110,20 @@ export async function startDemoOrigin(options: StartDemoOriginOptions = {}): Pro
   };
 }
 
-async function shopRoutes(app: FastifyInstance): Promise<void> {
+async function shopRoutes(app: FastifyInstance, { waitingRoomScript }: { waitingRoomScript?: string }): Promise<void> {
+  // Orders the API took, since the shop started: each answer says its number.
+  let orders = 0;
+
   app.get('/', async (request, reply) => html(reply, homePage(ensureSession(request, reply))));
+
+  app.get('/buy', async (request, reply) =>
+    html(reply, buyPage(ensureSession(request, reply), waitingRoomScript), scriptPolicy(waitingRoomScript)),
+  );
+
+  app.get('/buy.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(BUY_SCRIPT));
+
+  // How many orders the API took: a program (a test, a monitor) counts what reached the shop.
+  app.get('/api/orders', async (_request, reply) => reply.send({ received: orders }));
 
   // Browsers ask for it on every page; a 204 keeps their consoles free of 404s.
   app.get('/favicon.ico', async (_request, reply) => reply.code(204).header('cache-control', 'max-age=86400').send());
@@ -160,7 +178,8 @@ async function shopRoutes(app: FastifyInstance): Promise<void> {
       const previous = query[name];
       query[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
     }
-    return reply.send({ ok: true, method: request.method, query, received: request.body });
+    orders += 1;
+    return reply.send({ ok: true, order: orders, method: request.method, query, received: request.body });
   });
 
   // A fetch-based client has no form to read the token from: it asks here, and gets the cookie too.
@@ -284,9 +303,20 @@ const PAGE_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function html(reply: FastifyReply, page: string): FastifyReply {
+/**
+ * The single-page checkout's policy: the page policy, and scripts from the shop itself and from
+ * the waiting room's script's origin when it names another (a relative address is the shop's own,
+ * as behind a gateway that serves it). Its realtime connection and calls go to the same places.
+ */
+function scriptPolicy(waitingRoomScript: string | undefined): string {
+  const other = waitingRoomScript && /^https?:\/\//i.test(waitingRoomScript) ? new URL(waitingRoomScript) : undefined;
+  const sources = other ? ` ${other.origin} ${other.origin.replace(/^http/, 'ws')}` : '';
+  return PAGE_POLICY.replace("connect-src 'self'", `connect-src 'self'${sources}`) + `; script-src 'self'${other ? ` ${other.origin}` : ''}`;
+}
+
+function html(reply: FastifyReply, page: string, policy = PAGE_POLICY): FastifyReply {
   return reply
-    .header('content-security-policy', PAGE_POLICY)
+    .header('content-security-policy', policy)
     .header('x-content-type-options', 'nosniff')
     .type('text/html; charset=utf-8')
     .send(page);

@@ -4,6 +4,12 @@ import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
 /** The element the page reads its config from; the build leaves it empty (`{}`). */
 export const CONFIG_ELEMENT = `<script id="${CONFIG_ELEMENT_ID}" type="application/json">{}</script>`;
 
+/**
+ * The second front end's loader (`<waiting-room-status>` and `heldFetch()`), under /assets: the
+ * name build.mjs gives it (`ELEMENTS_ENTRY`), stable so that a site's pages can name it.
+ */
+export const ELEMENTS_ENTRY = 'waiting-room.js';
+
 /** The waiting page is missing or was not built as expected. */
 export class PageTemplateError extends Error {}
 

@@ -9,6 +9,7 @@ import { createFanout } from './realtime/create-fanout';
 import type { Fanout } from './realtime/fanout';
 import { RealtimeServer, type UpgradeListener } from './realtime/server';
 import { startDemoOrigin } from '../demo/origin';
+import { ELEMENTS_ENTRY } from './page';
 import { startReleaseLoop } from './release-loop';
 import { Releases } from './releases';
 import { ErrorLog } from './sink/error-log';
@@ -109,7 +110,10 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   metrics.track(rooms.all.map((room) => room.name));
   const closeStores = () => Promise.allSettled(rooms.all.map((room) => room.store.close()));
   // No UPSTREAM: the demo shop, on a loopback port of its own, is the origin.
-  const demo = config.gateway.upstream ? undefined : await startDemoOrigin({ host: '127.0.0.1', port: 0, logLevel: config.logLevel });
+  // The shop is told where the waiting room's script is, as a site is by its operator.
+  const demo = config.gateway.upstream
+    ? undefined
+    : await startDemoOrigin({ host: '127.0.0.1', port: 0, logLevel: config.logLevel, waitingRoomScript: `/assets/${ELEMENTS_ENTRY}` });
   const upstream = config.gateway.upstream ?? (demo as { url: string }).url;
   let port = config.port;
   let publishSample: ReturnType<typeof consolePublisher> | undefined;

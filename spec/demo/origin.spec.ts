@@ -320,10 +320,58 @@ describe('demo origin: a small shop on its own', () => {
     expect(order.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(order.json).toEqual({
       ok: true,
+      order: expect.any(Number),
       method: 'POST',
       query: { item: ['42', '43'] },
       received: { quantity: 2, note: '<b>now</b>' },
     });
+  });
+
+  it('should number the orders the API took, and say how many it took', async () => {
+    const app = new Browser(origin.url);
+    const { csrfToken } = (await app.get('/api/session')).json;
+    const before = (await app.get('/api/orders')).json.received as number;
+    const first = await app.post('/checkout/api', { json: { quantity: 1 } }, { 'x-csrf-token': csrfToken });
+    const refused = await app.post('/checkout/api', { json: { quantity: 1 } }, { 'x-csrf-token': 'wrong' });
+    const second = await app.post('/checkout/api', { json: { quantity: 3 } }, { 'x-csrf-token': csrfToken });
+
+    expect([first.json.order, second.json.order]).toEqual([before + 1, before + 2]);
+    expect(refused.status).toBe(419);
+    expect((await app.get('/api/orders')).json).toEqual({ received: before + 2 });
+  });
+
+  it('should serve a single-page checkout whose script places the order with fetch, knowing of no waiting room', async () => {
+    const app = new Browser(origin.url);
+    const page = await app.get('/buy');
+    const script = await app.get('/buy.js');
+
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<form id="buy">');
+    expect(page.text).toContain('<script type="module" src="/buy.js"></script>');
+    expect(page.text).toMatch(/<meta name="csrf-token" content="[A-Za-z0-9_-]{32}">/);
+    expect(page.text).not.toContain('waiting-room-script');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(script.text).toContain("(await send)('/checkout/api?item=42'");
+  });
+
+  it("should name the waiting room's script it is told of, and let the page load it", async () => {
+    const behindGateway = await startDemoOrigin({ waitingRoomScript: '/assets/waiting-room.js' });
+    const elsewhere = await startDemoOrigin({ waitingRoomScript: 'https://line.example:8443/assets/waiting-room.js?v="1"' });
+    try {
+      const same = await new Browser(behindGateway.url).get('/buy');
+      const other = await new Browser(elsewhere.url).get('/buy');
+
+      expect(same.text).toContain('<meta name="waiting-room-script" content="/assets/waiting-room.js">');
+      expect(same.headers.get('content-security-policy')).toMatch(/connect-src 'self';.*; script-src 'self'$/);
+      expect(other.text).toContain('<meta name="waiting-room-script" content="https://line.example:8443/assets/waiting-room.js?v=&quot;1&quot;">');
+      expect(other.headers.get('content-security-policy')).toContain("connect-src 'self' https://line.example:8443 wss://line.example:8443;");
+      expect(other.headers.get('content-security-policy')).toMatch(/; script-src 'self' https:\/\/line\.example:8443$/);
+      // The other pages keep the policy that runs no script.
+      expect((await new Browser(behindGateway.url).get('/')).headers.get('content-security-policy')).not.toContain('script-src');
+    } finally {
+      await Promise.all([behindGateway.close(), elsewhere.close()]);
+    }
   });
 
   it("should give the API the same session as the pages: the signed-in name and the forms' token", async () => {

@@ -1,23 +1,10 @@
-import { NEVER } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
-import { createQueue$, placeLost, type ConnectionState, type QueueSources, type QueueStatus } from '@waiting-room/streams';
+import { createQueue$, placeLost, type ConnectionState, type QueueStatus } from '@waiting-room/streams';
 import { TIMINGS, type QueueInfo } from '@waiting-room/streams/contract';
 import { WaitingRoomError } from '../../elements/errors';
 import { turnOf } from '../../elements/turn';
+import { newScheduler, sourcesWith, STATES } from '../streams/helpers';
 
-const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
-const STATES: Record<string, ConnectionState> = { c: 'connected', u: 'unavailable' };
 const REQUEST = { uuid: 'u-1', uri: '/checkout/api', method: 'GET', hash: '' };
-const sourcesWith = (given: Partial<QueueSources>): QueueSources => ({
-  state$: NEVER,
-  error$: NEVER,
-  subscribed$: NEVER,
-  release$: NEVER,
-  subscribe: () => NEVER,
-  queueInfo: () => NEVER,
-  queueRequest: () => NEVER,
-  ...given,
-});
 
 describe("heldFetch's turn: the end of a wait, read from the stream core", () => {
   it('should be the release: at the release event, once, letting go of the statuses', () => {

@@ -277,7 +277,7 @@ export async function measurePageLoad(options: PageLoadOptions): Promise<PageLoa
       );
     }
     const mid = (pick: (run: LoadRun) => number) => median(runs.map(pick));
-    const moments = Object.keys(runs[0]!.timeline) as (keyof LoadTimeline)[];
+    const moments = Object.keys(runs[0].timeline) as (keyof LoadTimeline)[];
     return {
       settings: { network: FAST_3G, cpuSlowdown: CPU_SLOWDOWN, runs: options.runs, chromium: browser.version(), positionShown: POSITION_SHOWN },
       median: {

@@ -253,6 +253,8 @@ const LAZY_MODULES = {
   replay: 'src/effects/perform-replay.ts',
   'config-problem': 'src/view/config-problem.ts',
   'lost-place': 'src/view/lost-place.ts',
+  english: 'src/i18n/english.ts',
+  controls: 'src/view/controls.ts',
 };
 
 /**

@@ -6,6 +6,7 @@ import { installErrorHandlers } from './errors';
 import { AJV_OPTIONS } from './openapi';
 import { edgeOptions, installEdge } from './http/edge';
 import type { WaitingPage } from './page';
+import type { Languages } from './languages';
 import type { AppCredentials } from './realtime/signature';
 import type { Fanout } from './realtime/fanout';
 import { eventsApiRoutes } from './realtime/events-api';
@@ -17,6 +18,7 @@ import { adminRoutes } from './routes/admin';
 import { assetRoutes } from './routes/assets';
 import { pusherAuthRoutes } from './routes/pusher-auth';
 import { queueRoutes } from './routes/queue';
+import { languageRoutes } from './routes/language';
 import { sinkRoutes } from './routes/sink';
 import { metricsRoutes } from './routes/metrics';
 import type { Metrics } from './metrics/metrics';
@@ -49,9 +51,9 @@ export interface LogStream {
  * The HTTP server with its logger (to stdout, or to `logStream`), before any route; its edge
  * (timeouts, the request target parsed once, errors met before routing) is `http/edge.ts`.
  */
-export function createFastify(config: ServerConfig, logStream?: LogStream): FastifyInstance {
+export function createFastify(config: ServerConfig, languages: Languages, logStream?: LogStream): FastifyInstance {
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
-  return Fastify({
+  const app = Fastify({
     logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
     logController: new LogController({ disableRequestLogging: !verbose }),
     bodyLimit: config.bodyLimit,
@@ -59,6 +61,9 @@ export function createFastify(config: ServerConfig, logStream?: LogStream): Fast
     ajv: AJV_OPTIONS,
     ...edgeOptions(config.http),
   });
+  // Every error page is written in the visitor's language, even before routing (`errors.ts`).
+  app.decorate('languages', languages);
+  return app;
 }
 
 /**
@@ -83,6 +88,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   app.register(async (own) => {
     installBodyParsers(own);
     own.register(queueRoutes, { rooms, clock, answered: (ms) => metrics.queueInfoAnswered(ms) });
+    own.register(languageRoutes);
     own.register(pusherAuthRoutes, { app: pusherApp, rooms });
     own.register(adminRoutes, {
       prefix: '/admin',

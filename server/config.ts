@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { TIMINGS, type Timings } from '@waiting-room/streams/contract';
+import { TIMINGS, type Messages, type Timings } from '@waiting-room/streams/contract';
+import { ENGLISH, LOCALES, type Locale } from '../locales';
+import { catalogueProblems } from '../locales/check';
+import type { LanguageSettings } from './languages';
 import { normalizeTarget } from './request-target';
 
 /** Where the realtime events go: the embedded Pusher-protocol server or an outside one. */
@@ -73,6 +76,8 @@ export interface ServerConfig {
   readonly trustProxy: boolean;
   /** The origin behind the waiting room and how it is reached. */
   readonly gateway: GatewayConfig;
+  /** The default language and a site's own wording (DEFAULT_LOCALE, MESSAGES_DIR). */
+  readonly languages: LanguageSettings;
 }
 
 /** One line of its own: the protected prefixes it holds, and its limits. */
@@ -82,6 +87,8 @@ export interface RoomConfig {
   readonly protect: readonly string[];
   readonly activeLimit: number;
   readonly releasePerMinute: number;
+  /** The language its pages speak whatever the browser asks (a visitor may still pick another); unset: the browser's. */
+  readonly locale?: Locale;
 }
 
 /** The origin the waiting room stands in front of (gateway mode). */
@@ -225,11 +232,51 @@ export function loadConfig(env: Env): ServerConfig {
     logLevel: read.choice('LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: read.flag('TRUST_PROXY', false),
     gateway: gatewayConfig(read),
+    languages: languagesConfig(read),
   };
 }
 
+/** A locale the catalogue has, named in any letter case (`pt-br`), or a ConfigError naming `where`. */
+function localeOf(value: unknown, where: string): Locale {
+  const locale = typeof value === 'string' ? LOCALES.find((known) => known.toLowerCase() === value.toLowerCase()) : undefined;
+  if (locale === undefined) throw new ConfigError(`${where} must be one of ${LOCALES.join(', ')}; got ${JSON.stringify(value)}.`);
+  return locale;
+}
+
+/**
+ * DEFAULT_LOCALE (English unless set) and MESSAGES_DIR: a folder of `<locale>.json` files, each
+ * some messages of that locale in the site's own words, checked like the catalogue (known keys,
+ * the same placeholders and plural forms) so that a typo stops the start instead of showing.
+ */
+function languagesConfig(read: Reader): LanguageSettings {
+  const given = read.string('DEFAULT_LOCALE');
+  const defaultLocale = given === undefined ? 'en' : localeOf(given, 'DEFAULT_LOCALE');
+  const dir = read.string('MESSAGES_DIR');
+  const overrides: Partial<Record<Locale, Messages>> = {};
+  if (dir === undefined) return { defaultLocale, overrides };
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((file) => file.endsWith('.json'));
+  } catch (error) {
+    throw new ConfigError(`MESSAGES_DIR cannot be read: ${(error as Error).message}`);
+  }
+  for (const file of files) {
+    const locale = localeOf(file.replace(/\.json$/, ''), `MESSAGES_DIR: ${file} (named after its locale)`);
+    let messages: unknown;
+    try {
+      messages = JSON.parse(readFileSync(path.join(dir, file), 'utf8'));
+    } catch (error) {
+      throw new ConfigError(`MESSAGES_DIR: ${file} must be JSON: ${(error as Error).message}`);
+    }
+    const problems = catalogueProblems(locale, messages, ENGLISH, true);
+    if (problems.length > 0) throw new ConfigError(`MESSAGES_DIR: ${file}: ${problems.join('; ')}.`);
+    overrides[locale] = messages as Messages;
+  }
+  return { defaultLocale, overrides };
+}
+
 const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
-const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute']);
+const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute', 'locale']);
 
 /**
  * The rooms: ROOMS (JSON) or ROOMS_FILE (a JSON file), an array of `{name, protect, activeLimit?,
@@ -293,7 +340,13 @@ function roomsConfig(read: Reader, defaults: { activeLimit: number; releasePerMi
       }
       return given;
     };
-    return { name: room.name, protect, activeLimit: limit('activeLimit', 1), releasePerMinute: limit('releasePerMinute', 0) };
+    return {
+      name: room.name,
+      protect,
+      activeLimit: limit('activeLimit', 1),
+      releasePerMinute: limit('releasePerMinute', 0),
+      ...(room.locale === undefined ? {} : { locale: localeOf(room.locale, `${at}.locale`) }),
+    };
   });
 }
 

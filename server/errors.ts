@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_LANGUAGE, LANGUAGES, renderErrorPage, sameSiteReferrer } from './error-page';
-import { preferredLanguage, prefersHtml } from './http/negotiate';
+import { renderErrorPage, sameSiteReferrer } from './error-page';
+import { prefersHtml } from './http/negotiate';
+import type { Languages } from './languages';
 import { isOwnPath } from './hold';
 import { validationAnswer } from './openapi';
 import { FanoutUnavailableError } from './realtime/fanout-error';
@@ -127,13 +128,17 @@ export function errorAnswer(error: FastifyError | Error, log: FastifyBaseLogger)
   return { status: 500, code: 'internal_error', message: 'Something went wrong on our side.' };
 }
 
-/** An error's body for whoever asked: a page in their language for a person, JSON for a program. */
+/**
+ * An error's body for whoever asked: a page in their language for a person (the one they chose on
+ * the waiting page, else their browser's), JSON for a program.
+ */
 export function errorRepresentation(
   answer: ErrorAnswer,
   headers: IncomingHttpHeaders,
+  languages: Languages,
 ): { readonly contentType: string; readonly body: string } {
   if (prefersHtml(headers.accept)) {
-    const language = preferredLanguage(headers['accept-language'], LANGUAGES, DEFAULT_LANGUAGE);
+    const language = languages.choose({ headers });
     const back = sameSiteReferrer(headers.referer, headers.host);
     return { contentType: 'text/html; charset=utf-8', body: renderErrorPage(answer.status, answer.code, language, back) };
   }
@@ -143,12 +148,12 @@ export function errorRepresentation(
   };
 }
 
-/** The request headers an error answer depends on. */
-export const ERROR_VARY = ['Accept', 'Accept-Language'];
+/** The request headers an error answer depends on (the cookie: a language chosen on the waiting page). */
+export const ERROR_VARY = ['Accept', 'Accept-Language', 'Cookie'];
 
 /** Sends `answer` as `errorRepresentation` says, never cached. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, answer: ErrorAnswer): FastifyReply {
-  const { contentType, body } = errorRepresentation(answer, request.headers);
+  const { contentType, body } = errorRepresentation(answer, request.headers, request.server.languages);
   return reply
     .code(answer.status)
     .headers({ ...answer.headers })

@@ -1,5 +1,6 @@
 import { ERROR_REPORTING, ROUTES, type PageConfigJson, type Routes } from '@waiting-room/streams/contract';
 import type { ServerConfig } from './config';
+import type { ServedLanguage } from './languages';
 import type { Session } from './session';
 import type { Entry } from './store/types';
 
@@ -20,6 +21,8 @@ export function pageConfigFor(
   listeningPort: number,
   /** The room's routes (`rooms.ts`): the contract's own for the first room. */
   routes: Routes = ROUTES,
+  /** The visitor's language (`languages.ts`): its messages go in the config, so the page needs no other request for them. */
+  language?: ServedLanguage,
 ): PageConfigJson {
   return {
     queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
@@ -33,6 +36,7 @@ export function pageConfigFor(
       release: ERROR_REPORTING.release,
     },
     ...(config.pageTimings ? { timings: config.pageTimings } : {}),
+    ...(language ? { language: language.json } : {}),
   };
 }
 

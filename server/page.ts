@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
+import { ENGLISH, LOCALES } from '../locales';
+import { escapeHtml } from './html';
+import type { Languages, ServedLanguage } from './languages';
 
 /** The element the page reads its config from; the build leaves it empty (`{}`). */
 export const CONFIG_ELEMENT = `<script id="${CONFIG_ELEMENT_ID}" type="application/json">{}</script>`;
@@ -13,16 +16,31 @@ export const ELEMENTS_ENTRY = 'waiting-room.js';
 /** The waiting page is missing or was not built as expected. */
 export class PageTemplateError extends Error {}
 
-/** The built waiting page, ready to be filled with one visitor's config. */
+/** The built waiting page, ready to be filled with one visitor's config, in their language. */
 export interface WaitingPage {
-  render(config: unknown): string;
+  render(config: unknown, language: ServedLanguage): string;
 }
 
 /**
- * Reads the built waiting page once. Fails with a message saying how to build it when the
- * file is missing or does not hold exactly one empty config element.
+ * What the built page says before any script runs, in English (public/index.html), and the
+ * message each is in another language: the page's language and direction, its title (also the
+ * loading block's heading), the loading block and the notice shown without JavaScript. Each
+ * must be in the page.
  */
-export function loadWaitingPage(htmlPath: string): WaitingPage {
+const LOCALIZED: ReadonlyArray<{ readonly english: string; readonly localized: (language: ServedLanguage) => string }> = [
+  { english: '<html lang="en">', localized: ({ locale, dir }) => `<html lang="${locale}" dir="${dir}">` },
+  ...(['page.title', 'page.loading', 'html.noscript'] as const).map((key) => ({
+    english: `>${escapeHtml(ENGLISH[key])}<`,
+    localized: ({ t }: ServedLanguage) => `>${escapeHtml(t(key))}<`,
+  })),
+];
+
+/**
+ * Reads the built waiting page once and writes it in every language. Fails with a message saying
+ * how to build it when the file is missing, does not hold exactly one empty config element, or
+ * does not say in English, once each, what is written in the visitor's language.
+ */
+export function loadWaitingPage(htmlPath: string, languages: Languages): WaitingPage {
   let html: string;
   try {
     html = readFileSync(htmlPath, 'utf8');
@@ -35,9 +53,21 @@ export function loadWaitingPage(htmlPath: string): WaitingPage {
       `${htmlPath} must contain exactly one ${CONFIG_ELEMENT}; rebuild it with \`node build.mjs\`.`,
     );
   }
-  const [before, after] = parts;
+  for (const { english } of LOCALIZED) {
+    if (!html.includes(english)) {
+      throw new PageTemplateError(`${htmlPath} must contain ${english}, as locales/en.json says it; rebuild it with \`node build.mjs\`.`);
+    }
+  }
+  const pages = new Map(
+    LOCALES.map((locale) => {
+      const language = languages.get(locale);
+      const localized = LOCALIZED.reduce((page, { english, localized }) => page.split(english).join(localized(language)), html);
+      return [locale, localized.split(CONFIG_ELEMENT) as [string, string]];
+    }),
+  );
   return {
-    render(config) {
+    render(config, language) {
+      const [before, after] = pages.get(language.locale) as [string, string];
       return before + CONFIG_ELEMENT.replace('{}', () => scriptSafeJson(config)) + after;
     },
   };

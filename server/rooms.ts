@@ -1,3 +1,4 @@
+import type { Locale } from '../locales';
 import type { RoomConfig } from './config';
 import { HttpError } from './errors';
 import { protectionTest } from './hold';
@@ -19,6 +20,8 @@ export interface Room {
   readonly primary: boolean;
   /** The named routes its page calls: the contract's, with `?room=` for all but the first room. */
   readonly routes: { readonly queue_request: string; readonly queue_info: string };
+  /** The language its pages speak, when its operator set one (a visitor may still pick another). */
+  readonly locale?: Locale;
 }
 
 /** The rooms of a server, found by path, by name or by a place in line. */

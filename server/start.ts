@@ -3,6 +3,7 @@ import { createFastify, registerRoutes, type LogStream } from './app';
 import { systemClock, type Clock } from './clock';
 import type { RoomConfig, ServerConfig } from './config';
 import { Rooms, roomRoutes, type Room } from './rooms';
+import { createLanguages } from './languages';
 import { loadWaitingPage } from './page';
 import { pusherOptions, pusherPublisher, type ReleasePublisher } from './publish';
 import { createFanout } from './realtime/create-fanout';
@@ -79,10 +80,11 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   // A session secret made up at start dies with the process; the saved one keeps visitors' cookies valid.
   const config =
     savedSecret && requested.sessionSecretGenerated ? { ...requested, sessionSecret: savedSecret } : requested;
-  const page = loadWaitingPage(config.pageHtmlPath);
+  const languages = createLanguages(config.languages);
+  const page = loadWaitingPage(config.pageHtmlPath, languages);
   const clock = options.clock ?? systemClock;
   const errors = new ErrorLog({ messageBytes: config.sink.messageBytes, totalBytes: config.sink.totalBytes });
-  const app = createFastify(config, options.logStream);
+  const app = createFastify(config, languages, options.logStream);
   const fanout = options.fanout ?? (await createFanout(config, app.log));
   const metrics = new Metrics(
     () => rooms.all.map((room) => ({ name: room.name, stats: (now: number) => room.store.stats(now), limits: room.releases.policy })),
@@ -103,6 +105,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
         },
         primary,
         routes: roomRoutes(room.name, primary),
+        locale: room.locale,
       };
     }),
     config.rooms,

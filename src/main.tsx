@@ -18,6 +18,10 @@ startPage(document.getElementById('waiting-room') ?? document.body, {
   loadConfigProblem: () => import('./view/config-problem').then(({ configProblemView }) => configProblemView),
   // A separate chunk, fetched only when the place in line is lost.
   loadLostPlace: () => import('./view/lost-place').then(({ lostPlaceView }) => lostPlaceView),
+  // A separate chunk, fetched only for a config without a language.
+  loadEnglish: () => import('./i18n/english').then(({ ENGLISH }) => ENGLISH),
+  // A separate chunk, fetched once the position shows: the language switch and the notifications.
+  loadControls: () => import('./view/controls').then(({ createControls }) => createControls),
   // A separate chunk, prefetched once the position shows.
   loadReplay: () => import('./effects/perform-replay').then(({ performReplay }) => performReplay),
   afterFirstPaint: (run) => afterFirstPaint(run),

@@ -1,5 +1,5 @@
 import { filter, take } from 'rxjs';
-import type { ErrorReportingSettings } from '@waiting-room/streams/contract';
+import type { ErrorReportingSettings, LanguageJson } from '@waiting-room/streams/contract';
 import { readPageConfig } from './config/read-page-config';
 import { createErrorReporter, describeError, type Report } from './adapters/error-reporter';
 import { loadOnce } from './adapters/load-once';
@@ -7,10 +7,11 @@ import type { PerformReplay } from './effects/perform-replay';
 import { cleanAddressBar } from './effects/clean-address-bar';
 import { runEffects } from './effects/run-effects';
 import { createPageQueue$, type PageQueueDeps } from './page-queue';
-import { pickTexts } from './view/texts';
+import { textsOf } from './i18n/texts';
+import type { CreateControls } from './view/controls';
 import type { ConfigProblemView } from './view/config-problem';
 import type { LostPlaceView } from './view/lost-place';
-import type { MountView, PageView } from './view/mount';
+import type { LoadControls, MountView, PageView } from './view/mount';
 
 export interface PageDeps extends PageQueueDeps {
   readonly window: Window;
@@ -24,6 +25,10 @@ export interface PageDeps extends PageQueueDeps {
   readonly loadReplay: () => Promise<PerformReplay>;
   /** Loads the lost-place view (lazily: only a visitor whose place was lost needs it). */
   readonly loadLostPlace: () => Promise<LostPlaceView>;
+  /** Loads English (lazily: only a config without a language needs it). */
+  readonly loadEnglish: () => Promise<LanguageJson>;
+  /** Loads the language switch and "tell me when it is my turn" (lazily: the position needs neither). */
+  readonly loadControls: () => Promise<CreateControls>;
   readonly afterFirstPaint: (run: () => void) => void;
 }
 
@@ -38,8 +43,6 @@ export interface PageDeps extends PageQueueDeps {
 export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const { window: win } = deps;
   const { document: doc, location, history } = win;
-  const texts = pickTexts(win.navigator.language);
-  doc.documentElement.lang = texts.lang;
   // Read before the clean-up; the hash is kept on the replay target.
   const hash = location.hash;
   cleanAddressBar(location, history);
@@ -52,6 +55,10 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
     afterStartUp,
     console,
   });
+  // The server's language (the page's <html lang dir> already says it), or English, from a file
+  // of its own, for a server that sent none.
+  const language = result.ok ? result.config.language : result.language;
+  const texts = (language ? Promise.resolve(language) : deps.loadEnglish()).then(textsOf);
   // The view, once loaded; nothing is shown once stopped.
   let view: PageView | undefined;
   let stopped = false;
@@ -63,8 +70,8 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   if (!result.ok) {
     report(`Waiting room config invalid: ${result.problems.join('; ')}`);
     // The view is loaded now, from a file of its own.
-    Promise.all([deps.loadView(), deps.loadConfigProblem()]).then(
-      ([mount, problemView]) => stopped || show(mount).showConfigProblem(problemView, texts.lang, result.problems),
+    Promise.all([deps.loadView(), deps.loadConfigProblem(), texts]).then(
+      ([mount, problemView, loaded]) => stopped || show(mount).showConfigProblem(problemView, loaded, result.problems),
       (error) => report(`Waiting room config problem view could not load: ${describeError(error)}`),
     );
     return stopView;
@@ -94,9 +101,15 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
       throw error;
     }),
   );
+  // Fetched once the position shows: it needs neither control.
+  const loadControls: LoadControls = loadOnce(() =>
+    new Promise<void>((resolve) => afterStartUp(resolve))
+      .then(deps.loadControls)
+      .then((create) => (react) => create(react, { window: win, fetch: deps.fetch, queue$, keep: (kept) => effects.add(kept), report })),
+  );
   // Without the view the page keeps its static loading block, and still replays on release.
-  deps.loadView().then(
-    (mount) => stopped || show(mount).showWaitingRoom(queue$, texts, loadLostPlace),
+  Promise.all([deps.loadView(), texts]).then(
+    ([mount, loaded]) => stopped || show(mount).showWaitingRoom(queue$, loaded, loadLostPlace, loadControls),
     (error) => report(`Waiting room view could not load: ${describeError(error)}`),
   );
   return () => {

@@ -81,6 +81,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now);
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const place = await store.placeInLine(entry.uuid, now);
+    const language = request.server.languages.choose({ headers: request.headers, roomLocale: room.locale });
     const pageConfig = pageConfigFor(
       place?.entry ?? entry,
       place?.position ?? 0,
@@ -89,9 +90,10 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       originOf(request, config.host),
       options.port(),
       room.routes,
+      language,
     );
     if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
-    return sendWaitingPage(reply, options.page.render(pageConfig));
+    return sendWaitingPage(reply, options.page.render(pageConfig, language));
   };
 }
 
@@ -148,7 +150,7 @@ function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, abandonSe
     .code(503)
     .header('retry-after', String(retryAfter))
     .header('cache-control', 'no-store')
-    .header('vary', 'Cookie, Accept, Sec-Fetch-Mode')
+    .header('vary', 'Cookie, Accept, Accept-Language, Sec-Fetch-Mode')
     .type('application/json; charset=utf-8')
     .send(pageConfig);
 }
@@ -157,7 +159,7 @@ function sendWaitingPage(reply: FastifyReply, html: string): FastifyReply {
   return reply
     .code(200)
     .header('cache-control', 'no-store')
-    .header('vary', 'Cookie, Accept, Sec-Fetch-Mode')
+    .header('vary', 'Cookie, Accept, Accept-Language, Sec-Fetch-Mode')
     .header('x-robots-tag', 'noindex')
     .type('text/html; charset=utf-8')
     .send(html);

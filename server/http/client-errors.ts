@@ -2,6 +2,7 @@ import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { clientErrorAnswer, ERROR_VARY, errorRepresentation, type ErrorAnswer } from '../errors';
+import type { Languages } from '../languages';
 
 /** The request each connection is receiving or answering, as Node handed it over. */
 const current = new WeakMap<Socket, { readonly req: IncomingMessage; readonly res: ServerResponse }>();
@@ -36,13 +37,13 @@ export function answerClientError(
     // Only a request still being received asked anything of this answer; one the parser refused
     // asked in the bytes it had received.
     const req = exchange && !exchange.req.complete ? exchange.req : undefined;
-    socket.write(rawErrorResponse(answer, req?.headers ?? negotiationHeadersIn(error.rawPacket), req?.method));
+    socket.write(rawErrorResponse(answer, req?.headers ?? negotiationHeadersIn(error.rawPacket), this.languages, req?.method));
   }
   socket.destroy();
 }
 
 /**
- * The Accept and Accept-Language headers of a request the parser refused, read from the bytes
+ * The Accept, Accept-Language and Cookie (a language chosen on the waiting page) headers of a request the parser refused, read from the bytes
  * it had received (Node's `rawPacket`): a browser whose cookies grew too large for the headers
  * gets the page too. They choose how the error looks, nothing else.
  */
@@ -50,7 +51,7 @@ export function negotiationHeadersIn(packet: unknown): IncomingHttpHeaders {
   if (!Buffer.isBuffer(packet)) return {};
   const text = packet.toString('latin1');
   const headers: IncomingHttpHeaders = {};
-  for (const name of ['accept', 'accept-language'] as const) {
+  for (const name of ['accept', 'accept-language', 'cookie'] as const) {
     const value = new RegExp(`\\r\\n${name}:[ \\t]*([\\x20-\\x7e]*)\\r\\n`, 'i').exec(text)?.[1];
     if (value !== undefined) headers[name] = value.trim();
   }
@@ -58,8 +59,8 @@ export function negotiationHeadersIn(packet: unknown): IncomingHttpHeaders {
 }
 
 /** A whole HTTP/1.1 error response, written straight to the socket. */
-export function rawErrorResponse(answer: ErrorAnswer, headers: IncomingHttpHeaders, method?: string): string {
-  const { contentType, body } = errorRepresentation(answer, headers);
+export function rawErrorResponse(answer: ErrorAnswer, headers: IncomingHttpHeaders, languages: Languages, method?: string): string {
+  const { contentType, body } = errorRepresentation(answer, headers, languages);
   const sent = method === 'HEAD' ? '' : body;
   const fields = {
     'content-type': contentType,

@@ -75,6 +75,7 @@ describe('screenshots of the waiting page', () => {
       await visitor.page.clock.setFixedTime(FIXED_TIME);
       await visitor.page.goto(server.at('/checkout?item=42'));
       await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
+      await visitor.page.locator('select').waitFor();
       await expect(visitor.position()).resolves.toBe(AHEAD + 1);
       await expect(visitor.page.locator('.wr-estimated').innerText()).resolves.toMatch(/about \d+ minutes/);
 
@@ -83,6 +84,30 @@ describe('screenshots of the waiting page', () => {
       const { width, height } = SIZES[size].viewport!;
       const scale = SIZES[size].deviceScaleFactor!;
       expect(pngSize(file)).toEqual({ width: width * scale, height: height * scale });
+    },
+    30_000,
+  );
+
+  test.each([
+    ['Arabic', 'ar-EG', 'ar', 'أنت في قائمة الانتظار'],
+    ['Japanese', 'ja-JP', 'ja', '列に並んでいます'],
+  ])(
+    'the waiting state on a phone in %s',
+    async (_name, locale, file, heading) => {
+      const server = await busyServer();
+      const visitor = await openVisitor(browser, server.url, { ...SIZES.phone, colorScheme: 'light', locale });
+      visitors.push(visitor);
+      await visitor.page.clock.setFixedTime(FIXED_TIME);
+      await visitor.page.goto(server.at('/checkout?item=42'));
+      await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
+      await visitor.page.locator('select').waitFor();
+      await expect(visitor.page.locator('h1').innerText()).resolves.toBe(heading);
+      await expect(visitor.position()).resolves.toBe(AHEAD + 1);
+
+      const path_ = path.join(outDir, `waiting-phone-${file}.png`);
+      await visitor.page.screenshot({ path: path_, animations: 'disabled' });
+      const { width, height } = SIZES.phone.viewport!;
+      expect(pngSize(path_)).toEqual({ width: width * 2, height: height * 2 });
     },
     30_000,
   );

@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { ENGLISH } from '../../locales';
 
 const ROOT = path.join(__dirname, '../..');
 
@@ -52,6 +53,13 @@ describe('build: the production bundle', () => {
     expect(html).toContain('Finding your place in line…');
   });
 
+  it('should keep every text out of the JavaScript loaded before the position shows: they come with the page config', () => {
+    const initial = sizes.initialJs.files.map((file) => read(file.file)).join('\n');
+    for (const key of ['page.heading', 'page.estimatedSoon', 'lost.heading', 'notify.offer']) {
+      expect(initial).not.toContain(ENGLISH[key] as string);
+    }
+  });
+
   const mainFile = () => sizes.initialJs.files.find((file) => file.file.startsWith('main-'))!.file;
   const viewFile = () => sizes.initialJs.files.find((file) => file.file.startsWith('view-'))!.file;
 
@@ -92,8 +100,10 @@ describe('build: the production bundle', () => {
   it.each([
     ['@sentry/browser', '__SENTRY__'],
     ['the replay code (its hidden form)', '"_method"'],
-    ['the config-problem view', 'This waiting room could not start.'],
-    ['the lost-place view', 'Your place in line was lost'],
+    ['the config-problem view', 'wr-problem'],
+    ['the lost-place view', 'wr-lost'],
+    ['English, for a server that sends no language', 'Finding your place in line'],
+    ['the language switch and the turn notifications', 'waiting-room-turn'],
   ])('should keep %s out of the JavaScript loaded before the position shows, in a lazy file', (_, marker) => {
     const initial = sizes.initialJs.files.map((file) => file.file);
     const lazy = sizes.allJs.files.map((file) => file.file).filter((file) => !initial.includes(file));

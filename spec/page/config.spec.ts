@@ -1,4 +1,6 @@
-import { parsePageConfig } from '@waiting-room/streams/contract';
+import { languageOf } from './fakes/texts';
+import { LANGUAGE_COOKIE, parsePageConfig } from '@waiting-room/streams/contract';
+import { COOKIE } from '../../src/i18n/switch-language';
 import { readPageConfig } from '../../src/config/read-page-config';
 import { toSameOriginPath } from '@waiting-room/streams/contract';
 import { renderConfigElement, validConfig } from './fakes/config';
@@ -28,6 +30,7 @@ describe('page config: a valid config', () => {
       routes: { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' },
       errorReporting: { dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' },
       timings: {},
+      language: null,
     });
     expect(warnings).toEqual([]);
   });
@@ -61,6 +64,45 @@ describe('page config: a valid config', () => {
   it('should accept documented timing overrides', () => {
     const { config } = configOf(validConfig({ timings: { poll: 1000, anonymousPoll: 500, leaveDelay: 20.5 } }));
     expect(config.timings).toEqual({ poll: 1000, anonymousPoll: 500, leaveDelay: 20.5 });
+  });
+});
+
+describe('page config: the language (since 1.1.0)', () => {
+  it('should keep the language the server sent, its messages and its choices', () => {
+    const language = languageOf('ar');
+    const { config } = configOf(validConfig({ language }));
+    expect(config.language).toEqual(language);
+  });
+
+  it("should keep the visitor's choice in the cookie the server reads", () => {
+    expect(COOKIE).toBe(LANGUAGE_COOKIE);
+  });
+
+  it('should be optional: a config written before it stays valid', () => {
+    expect(configOf(validConfig()).config.language).toBeNull();
+  });
+
+  it.each([
+    ['a locale that is no language tag', { locale: 'not a tag!' }],
+    ['a direction other than ltr and rtl', { dir: 'up' }],
+    ['messages that are not an object', { messages: ['x'] }],
+    ['choices without a list of languages', { choices: { path: '/queue/language/{locale}' } }],
+  ])('should refuse %s', (_what, change) => {
+    const result = parsePageConfig(validConfig({ language: { ...languageOf('en'), ...change } }), ORIGIN);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.problems).toEqual([expect.stringMatching(/^language must be /)]);
+  });
+
+  it.each(['https://evil.example/{locale}', '//evil.example/{locale}', 'javascript:alert(1)'])('should refuse choices whose path %s is not on the page\'s origin', (path) => {
+    const result = parsePageConfig(validConfig({ language: { ...languageOf('en'), choices: { path, languages: [] } } }), ORIGIN);
+    expect(!result.ok && result.problems).toEqual([expect.stringContaining('language.choices.path must be a same-origin path')]);
+  });
+
+  it('should hand back a sound language with the problems, to tell the visitor in it', () => {
+    const result = parsePageConfig(validConfig({ csrfToken: '', language: languageOf('fr') }), ORIGIN);
+    expect(!result.ok && result.language).toEqual(languageOf('fr'));
+    const broken = parsePageConfig(validConfig({ csrfToken: '', language: { locale: 'fr' } }), ORIGIN);
+    expect(!broken.ok && broken.language).toBeNull();
   });
 });
 

@@ -12,6 +12,9 @@ import { performReplay } from '../../src/effects/perform-replay';
 import { configProblemView, type ConfigProblemView } from '../../src/view/config-problem';
 import { lostPlaceView } from '../../src/view/lost-place';
 import { mountView, type MountView } from '../../src/view/mount';
+import { createControls } from '../../src/view/controls';
+import { ENGLISH as ENGLISH_LANGUAGE } from '../../src/i18n/english';
+import { languageOf } from './fakes/texts';
 
 const TEMPLATE = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
 const UUID = '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10';
@@ -29,10 +32,14 @@ interface Options {
   readonly configProblem?: () => Promise<ConfigProblemView>;
   /** Loads the React view (by default at once). */
   readonly view?: () => Promise<MountView>;
+  /** What else the browser's window has (`Notification`…). */
+  readonly windowExtras?: Record<string, unknown>;
+  /** Answers other calls than queue_info and queue_request. */
+  readonly other?: (url: string) => FakeAnswer | undefined;
 }
 
 /** The page as a browser would load it, with a fake realtime client, fetch and clock. */
-async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false, configProblem = async () => configProblemView, view = async () => mountView }: Options = {}) {
+async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false, configProblem = async () => configProblemView, view = async () => mountView, windowExtras = {}, other = () => undefined }: Options = {}) {
   document.documentElement.innerHTML = new DOMParser().parseFromString(TEMPLATE, 'text/html').documentElement.innerHTML;
   renderConfigElement(document, config);
   const url = new URL(href);
@@ -51,7 +58,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     pushers.push(pusher);
     return pusher;
   });
-  const { fetch, calls } = createFakeFetch((to) => (to.startsWith('/queue/info/') ? queueInfo() : { status: 202 }));
+  const { fetch, calls } = createFakeFetch((to) => other(to) ?? (to.startsWith('/queue/info/') ? queueInfo() : { status: 202 }));
   const reports: string[] = [];
   const levels: Array<string | undefined> = [];
   const loadReporter = jest.fn(async () => (message: string, level?: string) => void (reports.push(message), levels.push(level)));
@@ -62,10 +69,12 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
   const loadConfigProblem = jest.fn(configProblem);
   const loadLostPlace = jest.fn(async () => lostPlaceView);
   const loadView = jest.fn(view);
+  const loadEnglish = jest.fn(async () => ENGLISH_LANGUAGE);
+  const loadControls = jest.fn(async () => createControls);
   // What waits for the first paint; run at once unless the test paints itself.
   const afterPaint: Array<() => void> = [];
   const deps: PageDeps = {
-    window: { document, location, history, navigator: { language } } as unknown as Window,
+    window: { document, location, history, navigator: { language }, ...windowExtras } as unknown as Window,
     fetch,
     createPusher,
     createQueue$,
@@ -75,6 +84,8 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     loadConfigProblem,
     loadLostPlace,
     loadView,
+    loadEnglish,
+    loadControls,
     afterFirstPaint: (run) => (holdPaint ? afterPaint.push(run) : run()),
   };
   let stop: () => void = () => undefined;
@@ -105,7 +116,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     afterPaint.splice(0).forEach((run) => run());
     await settle();
   });
-  return { stop, location, history, pushers, createPusher, calls, reports, levels, loadReporter, loadReplay, loadConfigProblem, loadLostPlace, loadView, consoleError, submit, advanceTo, inAct, root, paint };
+  return { stop, location, history, pushers, createPusher, calls, reports, levels, loadReporter, loadReplay, loadConfigProblem, loadLostPlace, loadView, loadEnglish, loadControls, consoleError, submit, advanceTo, inAct, root, paint };
 }
 
 let page: Awaited<ReturnType<typeof load>> | undefined;
@@ -160,10 +171,18 @@ describe('page: start-up', () => {
     expect(queueInfos()[0].url).toBe(`/queue/info/${UUID}`);
   });
 
-  it('should show the page in French for a French browser', async () => {
-    page = await load({ language: 'fr-FR' });
-    expect(document.documentElement.lang).toBe('fr');
+  it("should show the page in the config's language, whatever the browser's", async () => {
+    page = await load({ config: validConfig({ language: languageOf('fr') }), language: 'en-US' });
     expect(page.root().textContent).toContain('Recherche de votre place dans la file…');
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(document.title).toBe("n° 12 · Salle d'attente");
+    expect(page.loadEnglish).not.toHaveBeenCalled();
+  });
+
+  it('should show the page in English, loaded from a file of its own, for a server that sent no language', async () => {
+    page = await load({ language: 'fr-FR' });
+    expect(page.loadEnglish).toHaveBeenCalledTimes(1);
+    expect(page.root().textContent).toContain('Finding your place in line…');
   });
 });
 
@@ -456,8 +475,8 @@ describe('page: a malformed config', () => {
     expect(page.calls).toEqual([]);
   });
 
-  it('should show the config problem in French for a French browser', async () => {
-    page = await load({ config: {}, language: 'fr-FR' });
+  it("should show the config problem in the config's language when that part of it is sound", async () => {
+    page = await load({ config: { language: languageOf('fr') }, language: 'en-US' });
     const alert = document.querySelector('[role="alert"]')!;
     expect(alert.querySelector('h1')!.textContent).toBe("Cette salle d'attente n'a pas pu démarrer.");
     expect(alert.querySelector('p')!.textContent).toBe("Veuillez réessayer dans quelques minutes. Détails pour l'équipe du site :");
@@ -499,5 +518,140 @@ describe('page: a malformed config', () => {
   it('should send the config problem to the error-reporting service when the DSN could be read', async () => {
     page = await load({ config: validConfig({ csrfToken: '' }) });
     expect(page.reports).toEqual(['Waiting room config invalid: csrfToken must be a non-empty string']);
+  });
+});
+
+describe('page: the visitor picks another language (beyond the specification)', () => {
+  const switching = (locale: string) => (url: string) => (url === `/queue/language/${locale}` ? { body: languageOf(locale as 'ar') } : undefined);
+
+  it('should offer the languages once the page has painted, and switch in place: no reload, the same connection and place', async () => {
+    page = await load({ config: validConfig({ language: languageOf('en') }), holdPaint: true, other: switching('ar') });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    expect(document.querySelector('select')).toBeNull();
+    expect(page.loadControls).not.toHaveBeenCalled();
+    await page.paint();
+    const select = document.querySelector('select')!;
+    expect(document.querySelector(`label[for="${select.id}"]`)!.textContent).toBe('Language');
+    expect([...select.options].map((option) => option.lang)).toHaveLength(18);
+    expect(select.value).toBe('en');
+    const requestsBefore = queueRequests().length;
+
+    await act(async () => {
+      select.value = 'ar';
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      await settle(20);
+    });
+
+    expect(page.calls.map((call) => call.url)).toContain('/queue/language/ar');
+    expect(page.root().textContent).toContain('ترتيبك');
+    expect(document.title).toBe(`رقم ${new Intl.NumberFormat('ar').format(12)} · غرفة الانتظار`);
+    expect(document.documentElement.lang).toBe('ar');
+    expect(document.documentElement.dir).toBe('rtl');
+    expect(document.cookie).toContain('wr_locale=ar');
+    expect((document.querySelector('select') as HTMLSelectElement).value).toBe('ar');
+    expect(page.createPusher).toHaveBeenCalledTimes(1);
+    expect(queueRequests()).toHaveLength(requestsBefore);
+    expect(page.location.assign).not.toHaveBeenCalled();
+    expect(page.location.reload).not.toHaveBeenCalled();
+    document.cookie = 'wr_locale=; max-age=0; path=/';
+  });
+
+  it('should keep the language shown and report when the other cannot be had', async () => {
+    page = await load({ config: validConfig({ language: languageOf('en') }), other: (url) => (url.startsWith('/queue/language/') ? { status: 404, body: { error: { code: 'unknown_locale' } } } : undefined) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    const select = document.querySelector('select')!;
+    await act(async () => {
+      select.value = 'ja';
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      await settle(20);
+    });
+    expect(page.root().textContent).toContain('Your position');
+    expect(document.documentElement.lang).not.toBe('ja');
+    expect(page.reports).toEqual([expect.stringContaining('Waiting room language ja could not load')]);
+  });
+
+  it('should offer no choice from a server that offers none', async () => {
+    page = await load({ config: validConfig({ language: { ...languageOf('de'), choices: undefined } }) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.root().textContent).toContain('Ihre Position');
+    expect(document.querySelector('select')).toBeNull();
+  });
+});
+
+describe('page: "tell me when it is my turn" (beyond the specification)', () => {
+  /** A browser's notifications: the permission asked, and each notification shown. */
+  function fakeNotifications(permission: NotificationPermission) {
+    const shown: Array<{ title: string; options: NotificationOptions }> = [];
+    const requestPermission = jest.fn(async () => permission);
+    const Notification = Object.assign(
+      function (this: unknown, title: string, options: NotificationOptions) {
+        shown.push({ title, options });
+      },
+      { requestPermission, permission: 'default' },
+    );
+    return { shown, requestPermission, windowExtras: { Notification } };
+  }
+  const press = (name: string) =>
+    act(async () => {
+      (screen().find((button) => button.textContent === name) as HTMLButtonElement).click();
+      await settle(20);
+    });
+  const screen = () => [...document.querySelectorAll('button')];
+
+  it('should ask nothing until pressed, then tell at place 3 or less and at the release, before the replay', async () => {
+    const notifications = fakeNotifications('granted');
+    let position = 5;
+    page = await load({ windowExtras: notifications.windowExtras, config: validConfig({ language: languageOf('en') }), queueInfo: () => ({ body: { position, estimated: 2 } }) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    expect(notifications.requestPermission).not.toHaveBeenCalled();
+
+    await press('Tell me when it is my turn');
+    expect(notifications.requestPermission).toHaveBeenCalledTimes(1);
+    expect(page.root().textContent).toContain('You will get a notification when your turn is near.');
+    expect(notifications.shown).toEqual([]);
+
+    position = 3;
+    await page.advanceTo(5000);
+    position = 2;
+    await page.advanceTo(10000);
+    expect(notifications.shown).toEqual([
+      { title: 'Your turn is near', options: { body: 'You are number 3 in line.', lang: 'en', dir: 'ltr', tag: 'waiting-room-turn' } },
+    ]);
+
+    const replayed: string[] = [];
+    // The held address is this page's own: the replay reloads it.
+    page.location.reload.mockImplementation(() => replayed.push(`replay after ${notifications.shown.length} notifications`));
+    await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
+    expect(notifications.shown[1]).toEqual({ title: 'It is your turn!', options: expect.objectContaining({ body: 'Taking you to your page now.' }) });
+    expect(notifications.shown).toHaveLength(2);
+    expect(replayed).toEqual(['replay after 2 notifications']);
+  });
+
+  it('should show nothing without the press, even where the browser already allows notifications', async () => {
+    const notifications = fakeNotifications('granted');
+    let position = 3;
+    page = await load({ windowExtras: notifications.windowExtras, queueInfo: () => ({ body: { position, estimated: 1 } }) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    position = 1;
+    await page.advanceTo(5000);
+    await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
+    expect(notifications.requestPermission).not.toHaveBeenCalled();
+    expect(notifications.shown).toEqual([]);
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+  });
+
+  it('should say so when the browser blocks notifications, and offer no button where there are none', async () => {
+    const notifications = fakeNotifications('denied');
+    page = await load({ windowExtras: notifications.windowExtras });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await press('Tell me when it is my turn');
+    expect(page.root().textContent).toContain('Notifications are blocked in this browser.');
+    act(() => page!.stop());
+    page = await load();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(screen()).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { act, render, screen } from '@testing-library/react';
 import { BehaviorSubject, Observable, defer, shareReplay } from 'rxjs';
 import type { QueueStatus } from '@waiting-room/streams';
 import { WaitingRoom } from '../../src/view/WaitingRoom';
-import { ENGLISH, FRENCH, pickTexts } from '../../src/view/texts';
+import { ENGLISH, FRENCH, textsFor } from './fakes/texts';
 import { lostPlaceView } from '../../src/view/lost-place';
 import { settle } from './fakes/fake-fetch';
 
@@ -51,7 +51,7 @@ describe('view: loading block', () => {
   it('should stay on the loading block until the first waiting status', () => {
     const { status$, queue$ } = controlledQueue();
     render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
-    expect(screen.getByRole('status').textContent).toBe('Finding your place in line…');
+    expect(screen.getByRole('status').querySelector('p')!.textContent).toBe('Finding your place in line…');
     act(() => status$.next(waitingAt(12)));
     expect(screen.queryByText('Finding your place in line…')).toBeNull();
   });
@@ -88,9 +88,28 @@ describe('view: waiting block', () => {
     expect(live.textContent).toBe('');
     act(() => status$.next(waitingAt(12)));
     expect(document.querySelector('[aria-live="polite"]')).toBe(live);
-    expect(live.textContent).toBe('Your position: 12. Estimated wait: about 4 minutes');
+    expect(live.textContent).toBe('Your position in line: 12. Estimated wait: about 4 minutes');
     act(() => status$.next(waitingAt(11)));
-    expect(live.textContent).toBe('Your position: 11. Estimated wait: about 4 minutes');
+    expect(live.textContent).toBe('Your position in line: 11. Estimated wait: about 4 minutes');
+  });
+
+  it('should change the announcement once per change of position, never for a poll that changes nothing or a new estimate alone', () => {
+    const { status$, queue$ } = controlledQueue();
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
+    const live = document.querySelector('[aria-live="polite"]')!;
+    const observer = new MutationObserver(() => undefined);
+    observer.observe(live, { childList: true, subtree: true, characterData: true });
+    /** The live region's text after `status`, and whether the DOM of the region changed at all. */
+    const after = (status: QueueStatus) => {
+      act(() => status$.next(status));
+      return { text: live.textContent, changed: observer.takeRecords().length > 0 };
+    };
+    expect(after(waitingAt(12))).toEqual({ text: 'Your position in line: 12. Estimated wait: about 4 minutes', changed: true });
+    expect(after(waitingAt(12, { updatedAt: UPDATED_AT + 5000 } as Partial<QueueStatus>)).changed).toBe(false);
+    expect(after(waitingAt(12, { estimated: 3 } as Partial<QueueStatus>)).changed).toBe(false);
+    expect(after(waitingAt(11, { estimated: 3 } as Partial<QueueStatus>))).toEqual({ text: 'Your position in line: 11. Estimated wait: about 3 minutes', changed: true });
+    expect(after(waitingAt(11, { estimated: 3, failedPolls: 1 } as Partial<QueueStatus>)).changed).toBe(false);
+    observer.disconnect();
   });
 
   it('should show the position in the tab title', () => {
@@ -218,22 +237,24 @@ describe('view: a lost place (beyond the specification)', () => {
 });
 
 describe('view: languages', () => {
-  it.each([
-    ['fr-FR', FRENCH],
-    ['fr', FRENCH],
-    ['FR-ca', FRENCH],
-    ['en-GB', ENGLISH],
-    ['de-DE', ENGLISH],
-    ['', ENGLISH],
-    [undefined, ENGLISH],
-  ])('should pick the texts for navigator.language %p', (language, texts) => {
-    expect(pickTexts(language)).toBe(texts);
+  it('should show the waiting page in Arabic, with Arabic plural forms and numbers as the language writes them', () => {
+    const arabic = textsFor('ar');
+    const { status$, queue$ } = controlledQueue();
+    render(<WaitingRoom queue$={queue$} texts={arabic} loadLostPlace={loadLostPlace} />);
+    expect(screen.getByRole('status').querySelector('p')!.textContent).toBe('جارٍ البحث عن مكانك في قائمة الانتظار…');
+    act(() => status$.next(waitingAt(12345, { estimated: 2 } as Partial<QueueStatus>)));
+    const number = new Intl.NumberFormat('ar').format(12345);
+    expect(screen.getByRole('heading').textContent).toBe('أنت في قائمة الانتظار');
+    expect(document.querySelector('.wr-position strong')!.textContent).toBe(number);
+    expect(screen.getByText('وقت الانتظار المتوقع: حوالي دقيقتين')).toBeTruthy();
+    expect(document.title).toBe(`رقم ${number} · غرفة الانتظار`);
+    expect(document.querySelector('[aria-live="polite"]')!.textContent).toBe(`ترتيبك في قائمة الانتظار: ${number}. وقت الانتظار المتوقع: حوالي دقيقتين`);
   });
 
   it('should show the whole waiting page in French', () => {
     const { status$, queue$ } = controlledQueue();
     render(<WaitingRoom queue$={queue$} texts={FRENCH} loadLostPlace={loadLostPlace} />);
-    expect(screen.getByRole('status').textContent).toBe('Recherche de votre place dans la file…');
+    expect(screen.getByRole('status').querySelector('p')!.textContent).toBe('Recherche de votre place dans la file…');
     act(() => status$.next(waitingAt(12345, { estimated: 1, connection: 'unavailable' })));
     expect(screen.getByRole('heading').textContent).toBe("Vous êtes dans la file d'attente");
     expect(document.querySelector('.wr-position strong')!.textContent).toMatch(/^12\s345$/);

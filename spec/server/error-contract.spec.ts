@@ -1,4 +1,6 @@
-import { CATALOGUES, EXPLAINED_CODES, LANGUAGES, TITLED_STATUSES, explanation, renderErrorPage, sameSiteReferrer } from '../../server/error-page';
+import { EXPLAINED_CODES, TITLED_STATUSES, explanation, renderErrorPage, sameSiteReferrer } from '../../server/error-page';
+import { createLanguages } from '../../server/languages';
+import { ENGLISH, LOCALES, type Locale } from '../../locales';
 import { ManualClock } from './support/manual-clock';
 import { parseResponse, rawExchange, rawRequest, openRaw, readUntilClosed, type RawAnswer } from './support/raw-http';
 import { admin, startServer, type StartedWithOrigin } from './support/server';
@@ -29,7 +31,12 @@ const ERRORS: Array<[string, (headers: Headers) => string, number, string]> = [
     400,
     'bad_request',
   ],
-  ['headers too large', (h) => rawRequest('GET', '/', { ...h, cookie: `c=${'x'.repeat(20_000)}` }), 431, 'headers_too_large'],
+  [
+    'headers too large',
+    (h) => rawRequest('GET', '/', { ...h, cookie: `${h.cookie ? `${h.cookie}; ` : ''}c=${'x'.repeat(20_000)}` }),
+    431,
+    'headers_too_large',
+  ],
   [
     'a malformed request line',
     (h) => rawRequest('GET', '/checkout', h).replace('HTTP/1.1', 'HTTX/1.1'),
@@ -93,7 +100,9 @@ describe('the error contract', () => {
   describe.each([
     ['en', { accept: NAVIGATION }, 'Error', 'Go to the home page'],
     ['fr', { accept: NAVIGATION, 'accept-language': 'fr-FR,fr;q=0.9,en;q=0.8' }, 'Erreur', 'Aller à l’accueil du site'],
-    ['en', { accept: NAVIGATION, 'accept-language': 'de-DE, de;q=0.9' }, 'Error', 'Go to the home page'],
+    ['de', { accept: NAVIGATION, 'accept-language': 'de-DE, de;q=0.9' }, 'Fehler', 'Zur Startseite'],
+    ['ar', { accept: NAVIGATION, 'accept-language': 'ar-EG,ar;q=0.9,en;q=0.5' }, 'خطأ', 'الانتقال إلى الصفحة الرئيسية'],
+    ['ja', { accept: NAVIGATION, 'accept-language': 'en-US', cookie: 'wr_locale=ja' }, 'エラー', 'ホームページへ'],
   ])('for a browser (page in %s)', (language, headers, error, home) => {
     it.each(ERRORS)('should show %s as a page for people', async (_what, request, status, code) => {
       const answer = await send(request, headers);
@@ -101,7 +110,7 @@ describe('the error contract', () => {
       expectPage(answer, status, language);
       expect(answer.body).toContain(`${error} ${status}`);
       expect(answer.body).toContain(`<a href="/">${home}</a>`);
-      expect(answer.body).toContain(escape(explanation(status, code, language as 'en' | 'fr')));
+      expect(answer.body).toContain(escape(explanation(status, code, languages.get(language as Locale))));
     });
   });
 
@@ -171,19 +180,20 @@ describe('the error contract while shutting down', () => {
   });
 });
 
-describe('the error page texts', () => {
-  it('should have the same keys in every language', () => {
-    const keys = (language: (typeof LANGUAGES)[number]) => ({
-      titles: Object.keys(CATALOGUES[language].titles).sort(),
-      explanations: Object.keys(CATALOGUES[language].explanations).sort(),
-    });
+const languages = createLanguages({ defaultLocale: 'en', overrides: {} });
 
-    for (const language of LANGUAGES) {
-      expect(keys(language)).toEqual({
-        titles: [...TITLED_STATUSES.map(String), 'other'].sort(),
-        explanations: [...EXPLAINED_CODES, 'client', 'server'].sort(),
-      });
-    }
+describe('the error page texts', () => {
+  it('should have a title for every titled status and an explanation for every code, in the catalogue (the same keys in every locale)', () => {
+    const keys = (prefix: string) => Object.keys(ENGLISH).filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)).sort();
+    expect(keys('error.title.')).toEqual([...TITLED_STATUSES.map(String), 'other'].sort());
+    expect(keys('error.explain.')).toEqual([...EXPLAINED_CODES, 'client', 'server'].sort());
+  });
+
+  it.each(LOCALES)('should write the page in %s, with its direction', (locale) => {
+    const page = renderErrorPage(502, 'origin_unreachable', languages.get(locale), '/checkout');
+    expect(page).toContain(`<html lang="${locale}" dir="${locale === 'ar' || locale === 'fa' || locale === 'he' ? 'rtl' : 'ltr'}">`);
+    expect(page).toContain(escape(languages.get(locale).t('error.explain.origin_unreachable')));
+    expect(page).not.toMatch(/error\.(title|explain)/);
   });
 
   it('should link back only to a page of this same site the visitor came from', () => {
@@ -193,15 +203,15 @@ describe('the error page texts', () => {
     expect(sameSiteReferrer('javascript:alert(1)', 'shop.example')).toBeUndefined();
     expect(sameSiteReferrer('not a url', 'shop.example')).toBeUndefined();
     expect(sameSiteReferrer(undefined, 'shop.example')).toBeUndefined();
-    expect(renderErrorPage(409, 'already_replayed', 'en', '/checkout?a="b"')).toContain(
+    expect(renderErrorPage(409, 'already_replayed', languages.get('en'), '/checkout?a="b"')).toContain(
       '<a href="/checkout?a=&quot;b&quot;">Go back</a> <a href="/">',
     );
-    expect(renderErrorPage(409, 'already_replayed', 'en')).not.toContain('Go back');
+    expect(renderErrorPage(409, 'already_replayed', languages.get('en'))).not.toContain('Go back');
   });
 
   it('should explain a code it does not know by its status alone', () => {
-    expect(explanation(400, 'bad_event', 'en')).toBe('The request could not be served.');
-    expect(explanation(503, 'realtime_unavailable', 'fr')).toBe('Un problème est survenu de notre côté ; réessayez plus tard.');
+    expect(explanation(400, 'bad_event', languages.get('en'))).toBe('The request could not be served.');
+    expect(explanation(503, 'realtime_unavailable', languages.get('fr'))).toBe('Un problème est survenu de notre côté ; réessayez plus tard.');
   });
 });
 
@@ -214,7 +224,7 @@ function expectPage(answer: Pick<RawAnswer, 'status' | 'headers' | 'body'>, stat
   expect(answer.status).toBe(status);
   expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
   expect(answer.headers['cache-control']).toBe('no-store');
-  expect(answer.body).toMatch(new RegExp(`^<!doctype html>\\n<html lang="${language}" dir="ltr">`));
+  expect(answer.body).toMatch(new RegExp(`^<!doctype html>\\n<html lang="${language}" dir="${language === 'ar' ? 'rtl' : 'ltr'}">`));
   expect(answer.body).not.toContain('javascript:');
   expect(answer.body).toContain('<a href="/">');
   expect(answer.body).not.toMatch(/"error"|"code"|\{"/);

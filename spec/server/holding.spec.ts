@@ -61,6 +61,7 @@ describe('holding protected requests', () => {
       realtime: { key: 'waiting-room-key', host: '127.0.0.1', port: server.port, forceTLS: false, cluster: 'local' },
       routes: { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' },
       errorReporting: { dsn: `http://public@127.0.0.1:${server.port}/1`, sampleRate: 0.5, release: '1.0.0' },
+      language: expect.objectContaining({ locale: 'en', dir: 'ltr', messages: expect.objectContaining({ 'page.heading': 'You are in line' }) }),
     });
     expect(await stats(server)).toMatchObject({ waiting: 1, active: 1 });
   });

@@ -1,23 +1,4 @@
-import { parseWeighted, preferredLanguage, prefersHtml } from '../../server/http/negotiate';
-
-describe('parseWeighted', () => {
-  it('should read each element with its q, in the order sent, lower-cased', () => {
-    expect(parseWeighted('text/HTML;level=1, application/json;q=0.5 , */*; Q=0')).toEqual([
-      { value: 'text/html', q: 1 },
-      { value: 'application/json', q: 0.5 },
-      { value: '*/*', q: 0 },
-    ]);
-  });
-
-  it('should drop elements with a malformed q, and empty ones', () => {
-    expect(parseWeighted('a;q=2, b;q=0.1234, c;q=x, , d;q=1.000, e;q=0.')).toEqual([
-      { value: 'd', q: 1 },
-      { value: 'e', q: 0 },
-    ]);
-    expect(parseWeighted(undefined)).toEqual([]);
-    expect(parseWeighted('')).toEqual([]);
-  });
-});
+import { preferredLanguage, prefersHtml, prefersJson } from '../../server/http/negotiate';
 
 describe('prefersHtml', () => {
   it.each([
@@ -30,11 +11,30 @@ describe('prefersHtml', () => {
     ['application/json, text/html', false],
     ['text/html;q=0.8, application/json', false],
     ['text/html;q=0, */*', false],
-    ['text/*', false],
+    // A media range of the type counts as naming it (RFC 9110 §12.5.1).
+    ['text/*', true],
+    ['text/html, application/json', true],
+    ['text/html;q=0.5, application/json;q=0.5', true],
+    ['TEXT/HTML, application/json;q=0.5', true],
     ['', false],
     [undefined, false],
   ])('should read %j as %s', (accept, html) => {
     expect(prefersHtml(accept)).toBe(html);
+  });
+});
+
+describe('prefersJson', () => {
+  it.each([
+    ['application/json', true],
+    ['application/json, text/html;q=0.9', true],
+    ['application/*', true],
+    ['*/*', false],
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', false],
+    ['application/json;q=0, */*', false],
+    ['', false],
+    [undefined, false],
+  ])('should read %j as %s', (accept, json) => {
+    expect(prefersJson(accept)).toBe(json);
   });
 });
 
@@ -56,5 +56,36 @@ describe('preferredLanguage', () => {
     [undefined, 'en'],
   ])('should pick from %j: %s', (header, language) => {
     expect(pick(header)).toBe(language);
+  });
+
+  const LOCALES = ['en', 'es', 'de', 'fr', 'ja', 'pt-BR', 'zh-Hans', 'zh-Hant', 'ar', 'fa', 'he', 'id'] as const;
+  it.each([
+    ['de-AT,de;q=0.9,en;q=0.5', 'de'],
+    ['zh-TW,zh;q=0.9', 'zh-Hant'],
+    ['zh-HK', 'zh-Hant'],
+    ['zh-CN', 'zh-Hans'],
+    ['zh', 'zh-Hans'],
+    ['pt-PT', 'pt-BR'],
+    ['pt', 'pt-BR'],
+    ['ar-EG,ar;q=0.9,en;q=0.3', 'ar'],
+    ['fa-IR', 'fa'],
+    ['iw', 'he'],
+    ['in', 'id'],
+    ['es-419', 'es'],
+    ['xx-YY, ja;q=0.2', 'ja'],
+    ['sr, nb;q=0.5', 'en'],
+    ['uk, en;q=0.5', 'en'],
+    ['ku', 'en'],
+    ['ca, fr;q=0.5', 'fr'],
+    ['sw', 'en'],
+    ['en_US, fr;q=0.1', 'fr'],
+  ])('should match %j to the locale offered that fits best: %s', (header, locale) => {
+    expect(preferredLanguage(header, LOCALES, 'en')).toBe(locale);
+  });
+
+  it('should answer the fallback for a header of many junk ranges, without trying them all', () => {
+    const junk = Array.from({ length: 5000 }, (_, i) => `x${i}-${'a'.repeat(9)};q=0.${i % 9}`).join(',');
+    expect(preferredLanguage(junk, LOCALES, 'fr')).toBe('fr');
+    expect(preferredLanguage(`${Array.from({ length: 40 }, () => 'sr').join(',')}, de`, LOCALES, 'en')).toBe('en');
   });
 });

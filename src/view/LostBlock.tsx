@@ -1,10 +1,11 @@
 import { createElement, useEffect, useState } from 'react';
+import type { Texts } from '../i18n/texts';
 import type { LostPlaceView } from './lost-place';
 
 interface Props {
   /** Loads the lost-place view (a file of its own: only a visitor whose place was lost needs it). */
   readonly load: () => Promise<LostPlaceView>;
-  readonly lang: string;
+  readonly texts: Texts;
   readonly rejoin: boolean;
 }
 
@@ -12,7 +13,7 @@ interface Props {
  * The lost-place block: nothing until its view has loaded, then that view. A load that fails
  * shows nothing more (the page reports it; a held GET still joins the line again).
  */
-export function LostBlock({ load, lang, rejoin }: Props) {
+export function LostBlock({ load, texts, rejoin }: Props) {
   const [view, setView] = useState<{ readonly render: LostPlaceView }>();
   useEffect(() => {
     let shown = true;
@@ -21,5 +22,5 @@ export function LostBlock({ load, lang, rejoin }: Props) {
       shown = false;
     };
   }, [load]);
-  return view ? view.render(createElement, lang, rejoin) : null;
+  return view ? view.render(createElement, texts, rejoin) : null;
 }

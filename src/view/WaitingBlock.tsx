@@ -1,4 +1,5 @@
-import type { Texts } from './texts';
+import type { ReactNode } from 'react';
+import { estimatedText, type Texts } from '../i18n/texts';
 import { formatCount, formatTime } from './format';
 
 interface Props {
@@ -6,22 +7,26 @@ interface Props {
   readonly position: number;
   readonly estimated: number;
   readonly updatedAt: number;
+  /** The "tell me when it is my turn" control, when the browser can notify. */
+  readonly children?: ReactNode;
 }
 
 /** The waiting block: position, estimated wait in minutes and when they were last updated. */
-export function WaitingBlock({ texts, position, estimated, updatedAt }: Props) {
+export function WaitingBlock({ texts, position, estimated, updatedAt, children }: Props) {
+  const { t, lang } = texts;
   return (
     <section className="wr-block wr-waiting">
-      <h1>{texts.heading}</h1>
+      <h1>{t('page.heading')}</h1>
       <p className="wr-position">
-        {texts.position}
-        <strong>{formatCount(texts.lang, position)}</strong>
+        {t('page.position')}
+        <strong>{formatCount(lang, position)}</strong>
       </p>
-      <p className="wr-estimated">{texts.estimated(estimated)}</p>
+      <p className="wr-estimated">{estimatedText(texts, estimated)}</p>
       <p className="wr-updated">
-        <time dateTime={new Date(updatedAt).toISOString()}>{texts.updated(formatTime(texts.lang, updatedAt))}</time>
+        <time dateTime={new Date(updatedAt).toISOString()}>{t('page.updated', { time: formatTime(lang, updatedAt) })}</time>
       </p>
-      <p className="wr-hint">{texts.keepOpen}</p>
+      <p className="wr-hint">{t('page.keepOpen')}</p>
+      {children}
     </section>
   );
 }

@@ -1,56 +1,80 @@
 import type { Observable } from 'rxjs';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useSubscription } from 'observable-hooks';
 import type { QueueStatus } from '@waiting-room/streams';
-import type { Texts } from './texts';
+import { estimatedText, textsOf, type Texts } from '../i18n/texts';
 import { LOADING_VIEW, toWaitingView, type WaitingView } from './waiting-view-model';
 import { useDocumentTitle } from './use-document-title';
-import { formatCount, prepareFormats } from './format';
+import { prepareFormats } from './format';
 import { Announcer } from './Announcer';
 import { LoadingBlock } from './LoadingBlock';
 import { LostBlock } from './LostBlock';
 import { WaitingBlock } from './WaitingBlock';
+import type { Controls } from './controls';
 import type { LostPlaceView } from './lost-place';
 
 interface Props {
   readonly queue$: Observable<QueueStatus>;
+  /** The texts to start with (the page config's language). */
   readonly texts: Texts;
   /** Loads the lost-place view, when a place is lost (a file of its own). */
   readonly loadLostPlace: () => Promise<LostPlaceView>;
+  /** Loads the language switch and the notify button, once the position shows (a file of its own). */
+  readonly loadControls?: () => Promise<Controls>;
 }
 
 /** The waiting page: renders the shared status stream. Replay, leave and report are the effects' job, not the view's. */
-export function WaitingRoom({ queue$, texts, loadLostPlace }: Props) {
+export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls }: Props) {
   // What observable-hooks' useObservableState does with an observable, without the rest of that
   // hook (state from a function), which the page does not use and would load before the position.
   // The view imports nothing from rxjs, which stays in the start-up code: the subscription ends
   // with the effect that made it, so a StrictMode remount leaves nothing behind.
   const [view, setView] = useState<WaitingView>(LOADING_VIEW);
   useSubscription(queue$, (status) => setView(toWaitingView(status)));
+  const [texts, setTexts] = useState(initial);
+  const { t } = texts;
   useEffect(() => prepareFormats(texts.lang), [texts.lang]);
-  const position = view.phase == 'waiting' ? formatCount(texts.lang, view.position) : '';
-  useDocumentTitle(position ? texts.tabTitle(position) : texts.title);
-  const announcement = view.phase == 'waiting' ? `${texts.position}: ${position}. ${texts.estimated(view.estimated)}` : '';
+  const position = view.phase == 'waiting' ? view.position : 0;
+  useDocumentTitle(position ? t('page.tabTitle', { position }) : t('page.title'));
+  // Announced once per change of the position (or of the language), never for a poll that
+  // changes nothing or for a new estimate alone: a screen reader is not interrupted for that.
+  const estimated = view.phase == 'waiting' ? view.estimated : 0;
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the estimate alone must not announce again
+  const announcement = useMemo(() => (position ? `${t('page.announce', { position })} ${estimatedText(texts, estimated)}` : ''), [position, texts]);
   const notice = 'notice' in view && view.notice;
+  const [controls, setControls] = useState<Controls>();
+  useEffect(() => {
+    let shown = true;
+    loadControls?.().then(
+      (loaded) => shown && setControls(loaded),
+      () => undefined,
+    );
+    return () => {
+      shown = false;
+    };
+  }, [loadControls]);
   return (
     <>
       <Announcer text={announcement} />
       {notice && (
         <p className="wr-notice" role="alert">
-          {texts[notice]}
+          {t(notice == 'connectionLost' ? 'page.connectionLost' : 'page.pollFailed')}
         </p>
       )}
       {view.phase == 'loading' ? (
         <LoadingBlock texts={texts} />
       ) : view.phase == 'waiting' ? (
-        <WaitingBlock texts={texts} position={view.position} estimated={view.estimated} updatedAt={view.updatedAt} />
+        <WaitingBlock texts={texts} position={view.position} estimated={view.estimated} updatedAt={view.updatedAt}>
+          {controls && <controls.NotifyButton texts={texts} />}
+        </WaitingBlock>
       ) : view.phase == 'lost' ? (
-        <LostBlock load={loadLostPlace} lang={texts.lang} rejoin={view.rejoin} />
+        <LostBlock load={loadLostPlace} texts={texts} rejoin={view.rejoin} />
       ) : (
         <section className="wr-block" role="status">
-          <p>{texts[view.phase]}</p>
+          <p>{t(view.phase == 'released' ? 'page.released' : 'page.leaving')}</p>
         </section>
       )}
+      {controls && <controls.LanguageSwitch texts={texts} show={(language) => setTexts(textsOf(language))} />}
     </>
   );
 }

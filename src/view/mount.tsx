@@ -3,21 +3,25 @@
  * connection and starts the first queue_info call without waiting for React, which is most of
  * the page's bytes; this file renders the status stream once it has arrived.
  */
-import { StrictMode, createElement } from 'react';
+import { StrictMode, createElement, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { Observable } from 'rxjs';
 import type { QueueStatus } from '@waiting-room/streams';
+import type { Texts } from '../i18n/texts';
 import type { ConfigProblemView } from './config-problem';
+import type { Controls, ReactKit } from './controls';
 import type { LostPlaceView } from './lost-place';
-import type { Texts } from './texts';
 import { WaitingRoom } from './WaitingRoom';
+
+/** The language switch and the notify button, once loaded, made with this React. */
+export type LoadControls = () => Promise<(react: ReactKit) => Controls>;
 
 /** What the page shows in its root element. */
 export interface PageView {
   /** The waiting room, rendering the shared status stream (its latest status at once). */
-  showWaitingRoom(queue$: Observable<QueueStatus>, texts: Texts, loadLostPlace: () => Promise<LostPlaceView>): void;
+  showWaitingRoom(queue$: Observable<QueueStatus>, texts: Texts, loadLostPlace: () => Promise<LostPlaceView>, loadControls: LoadControls): void;
   /** The config problem, with the view loaded for it. */
-  showConfigProblem(view: ConfigProblemView, lang: string, problems: readonly string[]): void;
+  showConfigProblem(view: ConfigProblemView, texts: Texts, problems: readonly string[]): void;
   unmount(): void;
 }
 
@@ -25,13 +29,15 @@ export interface PageView {
 export function mountView(root: HTMLElement): PageView {
   const reactRoot = createRoot(root);
   return {
-    showWaitingRoom: (queue$, texts, loadLostPlace) =>
+    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls) => {
+      const controls = () => loadControls().then((make) => make({ h: createElement, useState }));
       reactRoot.render(
         <StrictMode>
-          <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} />
+          <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} loadControls={controls} />
         </StrictMode>,
-      ),
-    showConfigProblem: (view, lang, problems) => reactRoot.render(view(createElement, lang, problems)),
+      );
+    },
+    showConfigProblem: (view, texts, problems) => reactRoot.render(view(createElement, texts, problems)),
     unmount: () => reactRoot.unmount(),
   };
 }

@@ -10,6 +10,7 @@ export {
   MAX_POSITION,
   METHODS,
   type ErrorReportingSettings,
+  type LanguageJson,
   type Method,
   type PageConfig,
   type PageConfigJson,
@@ -19,3 +20,4 @@ export { parsePageConfig, type ConfigResult } from './parse-page-config.js';
 export { queueInfoOf, type LineMoved, type QueueInfo } from './queue-info.js';
 export { toSameOriginPath } from './same-origin-path.js';
 export { isUuid, UUID_PATTERN } from './uuid.js';
+export { LANGUAGE_COOKIE, translator, type Message, type MessageValues, type Messages, type PluralCategory, type Translate } from './messages.js';

@@ -1,4 +1,5 @@
 import type { Timings } from './constants.js';
+import type { Messages } from './messages.js';
 import type { ROUTES } from './names.js';
 
 /** Verbs a held request may carry; anything else is a configuration error. */
@@ -49,6 +50,29 @@ export interface PageConfigJson {
   readonly errorReporting: { readonly dsn: string; readonly sampleRate: number; readonly release: string };
   /** Shorter timers, in ms, keyed as `TIMINGS`: for tests and demos only. */
   readonly timings?: Partial<Timings>;
+  /**
+   * The visitor's language and its texts (since 1.1.0). Without it a page shows its own texts
+   * (the waiting page: English).
+   */
+  readonly language?: LanguageJson;
+}
+
+/** One language's texts, as a server hands them over (in the page config, or for a switch). */
+export interface LanguageJson {
+  /** A BCP 47 tag: `en`, `pt-BR`, `zh-Hant`… */
+  readonly locale: string;
+  /** How the language is written: `rtl` for Arabic, Persian, Hebrew. */
+  readonly dir: 'ltr' | 'rtl';
+  /** Every visitor text by key (`page.heading`…), see `Message`; written with `translator`. */
+  readonly messages: Messages;
+  /**
+   * Optional: the languages a visitor may switch to, each by its own name, and the path that
+   * answers one of them as a `LanguageJson` (with `{locale}` in it). Without it, no switch is offered.
+   */
+  readonly choices?: {
+    readonly path: string;
+    readonly languages: ReadonlyArray<{ readonly locale: string; readonly name: string }>;
+  };
 }
 
 export interface ErrorReportingSettings {
@@ -83,4 +107,6 @@ export interface PageConfig {
   readonly errorReporting: ErrorReportingSettings;
   /** Overrides of the spec's timings, for tests and demos only. */
   readonly timings: Partial<Timings>;
+  /** The visitor's language and texts; null when the server sent none. */
+  readonly language: LanguageJson | null;
 }

@@ -1,12 +1,18 @@
 import { TIMINGS, ERROR_REPORTING, REALTIME } from './constants.js';
-import { MAX_POSITION, METHODS, type ErrorReportingSettings, type Method, type PageConfig } from './page-config.js';
+import { MAX_POSITION, METHODS, type ErrorReportingSettings, type LanguageJson, type Method, type PageConfig } from './page-config.js';
 import { toSameOriginPath } from './same-origin-path.js';
 import { isUuid } from './uuid.js';
 
 /** Either a usable config, or every problem found (with whatever error reporting could be read). */
 export type ConfigResult =
   | { readonly ok: true; readonly config: PageConfig; readonly warnings: readonly string[] }
-  | { readonly ok: false; readonly problems: readonly string[]; readonly errorReporting: ErrorReportingSettings };
+  | {
+      readonly ok: false;
+      readonly problems: readonly string[];
+      readonly errorReporting: ErrorReportingSettings;
+      /** The config's language when that part of it is sound, to tell the visitor in it. */
+      readonly language?: LanguageJson | null;
+    };
 
 type Json = Record<string, unknown>;
 
@@ -14,6 +20,13 @@ const isObject = (value: unknown): value is Json => typeof value == 'object' && 
 const isNumber = (value: unknown): value is number => typeof value == 'number' && Number.isFinite(value);
 const asText = (value: unknown): string => (typeof value == 'string' ? value : '');
 const isUrl = (value: unknown): value is string => typeof value == 'string' && /^https?:\/\/\S+$/.test(value);
+const isLocale = (value: unknown): boolean => {
+  try {
+    return typeof value == 'string' && Intl.getCanonicalLocales(value).length == 1;
+  } catch {
+    return false;
+  }
+};
 
 /**
  * Checks a page config (`PageConfigJson`, parsed from its JSON but otherwise untrusted) and applies
@@ -43,7 +56,7 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
     check(Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max, path, `an integer from ${min} to ${max}`, value as number);
   const route = (value: unknown, path: string): string =>
     // URL normalisation escapes the `{uuid}` placeholder; keep it readable for replace().
-    check(toSameOriginPath(value, origin) != null, path, 'a same-origin path starting with a single "/"', toSameOriginPath(value, origin)?.replace(/%7Buuid%7D/gi, '{uuid}') ?? '');
+    check(toSameOriginPath(value, origin) != null, path, 'a same-origin path starting with a single "/"', toSameOriginPath(value, origin)?.replace(/%7B(uuid|locale)%7D/gi, '{$1}') ?? '');
 
   const root = section(raw, 'the config');
   const q = section(root.queue, 'queue');
@@ -51,6 +64,24 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
   const rt = section(root.realtime, 'realtime');
   const routes = section(root.routes, 'routes');
   const er = section(root.errorReporting, 'errorReporting', true);
+
+  // Read first, so that a problem elsewhere can still be told in the visitor's language. Each
+  // message is written by `translator`, which shows a malformed one as its key, so the messages
+  // are checked no deeper than the page needs.
+  const before = problems.length;
+  const lg = root.language as Json | undefined;
+  const choices = lg?.choices as Json | undefined;
+  const language =
+    lg === undefined
+      ? null
+      : check(
+          isObject(lg) && isLocale(lg.locale) && /^(ltr|rtl)$/.test(String(lg.dir)) && isObject(lg.messages) && (choices === undefined || (isObject(choices) && Array.isArray(choices.languages))),
+          'language',
+          '{locale, dir, messages}',
+          lg as unknown as LanguageJson,
+        );
+  if (isObject(choices)) route(choices.path, 'language.choices.path');
+  const languageSound = problems.length == before;
 
   const errorReporting: ErrorReportingSettings = {
     dsn: check(er.dsn == null || isUrl(er.dsn), 'errorReporting.dsn', 'an http(s) URL', isUrl(er.dsn) ? er.dsn : null),
@@ -93,7 +124,8 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
     },
     errorReporting,
     timings,
+    language,
   };
   check(!routes.queue_info || config.routes.queue_info.includes('{uuid}'), 'routes.queue_info', 'a path with "{uuid}" in it', 0);
-  return problems.length ? { ok: false, problems, errorReporting } : { ok: true, config, warnings };
+  return problems.length ? { ok: false, problems, errorReporting, language: languageSound ? language : null } : { ok: true, config, warnings };
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ENGLISH } from '../../../locales';
 import { loadConfig, type ServerConfig } from '../../../server/config';
 import { start, type StartOptions, type Started } from '../../../server/start';
 import { startTestOrigin, type TestOrigin } from './origin';
@@ -9,14 +10,16 @@ export const ADMIN_TOKEN = 'test-admin-token-of-24-chars';
 
 /**
  * A stand-in for the built waiting page: the server tests prove the server, so they need only
- * the config element the build leaves in `public/assets/waiting.html`.
+ * what the server writes into `public/assets/waiting.html`: the config element, and the English
+ * texts it writes in the visitor's language (`server/page.ts`).
  */
 export function standInPage(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'waiting-room-page-'));
   const file = path.join(dir, 'waiting.html');
   writeFileSync(
     file,
-    '<!doctype html><html><head><title>Waiting</title></head><body><main id="root"></main>' +
+    `<!doctype html>\n<html lang="en">\n<head><title>${ENGLISH['page.title']}</title></head><body><main id="root">` +
+      `<p>${ENGLISH['page.loading']}</p></main><noscript><p>${ENGLISH['html.noscript']}</p></noscript>` +
       '<script id="waiting-room-config" type="application/json">{}</script></body></html>',
   );
   return file;

@@ -1,0 +1,74 @@
+/**
+ * The one catalogue of visitor texts: every text a visitor can meet, in every language the
+ * waiting room speaks, one JSON file per locale with the same keys as `en.json` (the reference).
+ * The server reads it (the page config, the waiting page's HTML, error pages); the page and
+ * any other client get their language's messages from the page config. docs/languages.md says
+ * how the keys are named, how to add a message or a language, and how a site overrides wording.
+ */
+import type { Messages } from '@waiting-room/streams/contract';
+import ar from './ar.json';
+import de from './de.json';
+import en from './en.json';
+import es from './es.json';
+import fa from './fa.json';
+import fr from './fr.json';
+import he from './he.json';
+import id from './id.json';
+import it from './it.json';
+import ja from './ja.json';
+import ko from './ko.json';
+import nl from './nl.json';
+import pl from './pl.json';
+import ptBR from './pt-BR.json';
+import ru from './ru.json';
+import tr from './tr.json';
+import zhHans from './zh-Hans.json';
+import zhHant from './zh-Hant.json';
+
+/** The keys every catalogue has, English's. */
+export type MessageKey = keyof typeof en;
+
+/** English, the reference: every other catalogue has exactly its keys and placeholders. */
+export const ENGLISH: Messages = en;
+
+/**
+ * Every locale, by its BCP 47 tag, with its direction of writing and its messages. A visitor's
+ * browser is matched to these (`server/http/negotiate.ts`): `zh-TW` and `zh-HK` find `zh-Hant`,
+ * `pt-PT` finds `pt-BR`.
+ */
+export const CATALOGUES = {
+  en: { dir: 'ltr', messages: en },
+  es: { dir: 'ltr', messages: es },
+  de: { dir: 'ltr', messages: de },
+  fr: { dir: 'ltr', messages: fr },
+  it: { dir: 'ltr', messages: it },
+  ja: { dir: 'ltr', messages: ja },
+  ko: { dir: 'ltr', messages: ko },
+  'pt-BR': { dir: 'ltr', messages: ptBR },
+  'zh-Hans': { dir: 'ltr', messages: zhHans },
+  'zh-Hant': { dir: 'ltr', messages: zhHant },
+  nl: { dir: 'ltr', messages: nl },
+  pl: { dir: 'ltr', messages: pl },
+  id: { dir: 'ltr', messages: id },
+  tr: { dir: 'ltr', messages: tr },
+  ar: { dir: 'rtl', messages: ar },
+  ru: { dir: 'ltr', messages: ru },
+  fa: { dir: 'rtl', messages: fa },
+  he: { dir: 'rtl', messages: he },
+} as const satisfies Record<string, { readonly dir: 'ltr' | 'rtl'; readonly messages: Messages }>;
+
+export type Locale = keyof typeof CATALOGUES;
+
+/** Every locale's tag, in the catalogue's order (the order a visitor's choice lists them). */
+export const LOCALES = Object.keys(CATALOGUES) as Locale[];
+
+/**
+ * Namespaces only the server writes (error pages, the waiting page's HTML): left out of the
+ * page config. Every other namespace goes to the page and to any client that reads the config.
+ */
+export const SERVER_ONLY_NAMESPACES: readonly string[] = ['error', 'html'];
+
+/** The messages of `messages` that a page gets: all but the server's own namespaces. */
+export function clientMessages(messages: Messages): Messages {
+  return Object.fromEntries(Object.entries(messages).filter(([key]) => !SERVER_ONLY_NAMESPACES.includes(key.split('.')[0] ?? '')));
+}

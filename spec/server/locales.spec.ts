@@ -1,0 +1,110 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { translator } from '@waiting-room/streams/contract';
+import { CATALOGUES, ENGLISH, LOCALES, clientMessages } from '../../locales';
+import { catalogueProblems } from '../../locales/check';
+
+const CLOUDFLARE_LOCALES = ['en', 'es', 'de', 'fr', 'it', 'ja', 'ko', 'pt-BR', 'zh-Hans', 'zh-Hant', 'nl', 'pl', 'id', 'tr', 'ar', 'ru', 'fa'];
+
+describe('the catalogue', () => {
+  it('should speak the 17 languages of a well-known waiting room, and Hebrew', () => {
+    expect(LOCALES).toEqual(expect.arrayContaining([...CLOUDFLARE_LOCALES, 'he']));
+    expect(LOCALES.length).toBeGreaterThanOrEqual(18);
+  });
+
+  it('should list every JSON file of locales/ and no other', () => {
+    const files = readdirSync(path.join(__dirname, '../../locales')).filter((file) => file.endsWith('.json'));
+    expect(files.map((file) => file.replace(/\.json$/, '')).sort()).toEqual([...LOCALES].sort());
+  });
+
+  it('should write Arabic, Persian and Hebrew right to left, every other language left to right', () => {
+    const rtl = LOCALES.filter((locale) => CATALOGUES[locale].dir === 'rtl');
+    expect(rtl.sort()).toEqual(['ar', 'fa', 'he']);
+  });
+
+  it.each(LOCALES)('should give %s every message of English, no other, with the same placeholders and its own plural forms', (locale) => {
+    expect(catalogueProblems(locale, CATALOGUES[locale].messages, ENGLISH)).toEqual([]);
+  });
+
+  it.each(LOCALES)('should name %s in its own language, distinctly', (locale) => {
+    const names = LOCALES.map((other) => CATALOGUES[other].messages['language.name']);
+    expect(new Set(names).size).toBe(LOCALES.length);
+    if (locale !== 'en') expect(CATALOGUES[locale].messages['page.title']).not.toBe(ENGLISH['page.title']);
+  });
+
+  it.each(LOCALES)('should keep the place in the tab title of %s, written as its readers write numbers', (locale) => {
+    const t = translator(locale, CATALOGUES[locale].messages);
+    const title = t('page.tabTitle', { position: 12345 });
+    expect(title).toContain(new Intl.NumberFormat(locale).format(12345));
+    expect(title).toContain(CATALOGUES[locale].messages['page.title']);
+  });
+
+  it('should leave the server-only namespaces out of what a page gets', () => {
+    const sent = Object.keys(clientMessages(ENGLISH));
+    expect(sent).toContain('page.heading');
+    expect(sent).toContain('lost.goBack');
+    expect(sent.filter((key) => key.startsWith('error.') || key.startsWith('html.'))).toEqual([]);
+  });
+});
+
+describe('the catalogue check', () => {
+  const reference = { 'a.text': 'Hello {name}', 'a.count': { one: '{count} minute', other: '{count} minutes' } };
+
+  it('should pass a sound catalogue', () => {
+    expect(catalogueProblems('en', { 'a.text': 'Hi {name}!', 'a.count': { one: 'a minute', other: '{count} minutes' } }, reference)).toEqual([]);
+  });
+
+  it('should name a missing message and one too many', () => {
+    expect(catalogueProblems('en', { 'a.count': reference['a.count'], 'a.extra': 'x' }, reference)).toEqual([
+      'en: "a.text" is missing',
+      'en: "a.extra" is not a message (English has no such key)',
+    ]);
+  });
+
+  it('should let a site override some messages only, never add one', () => {
+    expect(catalogueProblems('fr', { 'a.text': 'Bonjour {name}' }, reference, true)).toEqual([]);
+    expect(catalogueProblems('fr', { 'a.other': 'x' }, reference, true)).toEqual(['fr: "a.other" is not a message (English has no such key)']);
+  });
+
+  it('should name placeholders that differ from English', () => {
+    expect(catalogueProblems('de', { ...reference, 'a.text': 'Hallo {nom}' }, reference)).toEqual([
+      'de: "a.text" has the placeholders {nom}; English has {name}',
+    ]);
+    expect(catalogueProblems('de', { ...reference, 'a.count': { one: '{count} Minute', other: 'Minuten' } }, reference)).toHaveLength(1);
+  });
+
+  it('should ask for exactly the plural forms of the language', () => {
+    expect(catalogueProblems('ja', { ...reference, 'a.count': { other: '{count}分' } }, reference)).toEqual([]);
+    expect(catalogueProblems('ja', reference, reference)).toEqual(['ja: "a.count" has the plural forms {one, other}; ja has {other}']);
+    expect(catalogueProblems('ru', reference, reference)).toEqual(['ru: "a.count" has the plural forms {one, other}; ru has {few, many, one, other}']);
+    expect(catalogueProblems('en', { ...reference, 'a.count': 'minutes' }, reference)).toEqual(['en: "a.count" must be plural forms: {one, other}']);
+  });
+
+  it('should refuse empty texts and what is not a catalogue', () => {
+    expect(catalogueProblems('en', { ...reference, 'a.text': ' ' }, reference)).toEqual(['en: "a.text" must be a non-empty text']);
+    expect(catalogueProblems('en', [], reference)).toEqual(['en: must be a JSON object of messages']);
+  });
+});
+
+describe('translator', () => {
+  it('should choose the plural form by Intl.PluralRules, and write numbers by Intl.NumberFormat', () => {
+    const ar = translator('ar', CATALOGUES.ar.messages);
+    expect(ar('page.estimated', { count: 1 })).toBe('وقت الانتظار المتوقع: حوالي دقيقة واحدة');
+    expect(ar('page.estimated', { count: 2 })).toBe('وقت الانتظار المتوقع: حوالي دقيقتين');
+    expect(ar('page.estimated', { count: 5 })).toContain('دقائق');
+    const ru = translator('ru', CATALOGUES.ru.messages);
+    expect(ru('page.estimated', { count: 21 })).toBe('Примерное время ожидания: около 21 минуты');
+    expect(ru('page.estimated', { count: 5 })).toBe('Примерное время ожидания: около 5 минут');
+    expect(translator('de', CATALOGUES.de.messages)('page.announce', { position: 12345 })).toBe('Ihre Position in der Warteschlange: 12.345.');
+    expect(translator('fr', CATALOGUES.fr.messages)('page.announce', { position: 12345 })).toBe('Votre position dans la file : 12\u202f345.');
+  });
+
+  it('should write a missing key as itself, and leave an unknown placeholder as it is', () => {
+    const t = translator('en', { hello: 'Hello {name}', forms: { one: 'one', other: 'many' } });
+    expect(t('nothing')).toBe('nothing');
+    expect(t('hello')).toBe('Hello {name}');
+    expect(t('hello', { name: 'Ada' })).toBe('Hello Ada');
+    expect(t('forms', { count: 1 })).toBe('one');
+    expect(t('forms', { count: 3 })).toBe('many');
+  });
+});

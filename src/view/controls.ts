@@ -1,0 +1,92 @@
+/**
+ * The page's two controls, which the position does not need: the visitor's choice of language,
+ * and "tell me when it is my turn". A file of its own, loaded once the page has painted, that
+ * imports nothing the page bundles: React's `createElement` and `useState` come from the page (one
+ * React), and so do the texts.
+ */
+import type { createElement, ReactElement, useState } from 'react';
+import type { Observable, Unsubscribable } from 'rxjs';
+import type { LanguageJson } from '@waiting-room/streams/contract';
+import type { QueueStatus } from '@waiting-room/streams';
+import type { FetchLike } from '../adapters/http';
+import type { Texts } from '../i18n/texts';
+import { switchLanguage } from '../i18n/switch-language';
+import { notifyTurn } from '../notify/turn-notifier';
+
+export interface Controls {
+  /**
+   * The languages the server offers, each by its own name, in a native select: labelled,
+   * reachable and operated by keyboard, read by every screen reader. Picking one fetches its
+   * texts and keeps the choice (nothing reloads: the place and the held request are untouched).
+   * Nothing with fewer than two languages.
+   */
+  LanguageSwitch(props: { readonly texts: Texts; readonly show: (language: LanguageJson) => void }): ReactElement | null;
+  /**
+   * "Tell me when it is my turn", when the browser has notifications: asks for the permission
+   * only when pressed, then starts the notifications (`notifyTurn`) and says so, or says that
+   * notifications are blocked and that the tab title shows the place.
+   */
+  NotifyButton(props: { readonly texts: Texts }): ReactElement | null;
+}
+
+/** The page's React, which the controls are made with (one React). */
+export interface ReactKit {
+  readonly h: typeof createElement;
+  readonly useState: typeof useState;
+}
+
+export interface ControlsDeps {
+  readonly window: Window;
+  readonly fetch: FetchLike;
+  readonly queue$: Observable<QueueStatus>;
+  /** Keeps the notifications until the page stops. */
+  readonly keep: (notifications: Unsubscribable) => void;
+  readonly report: (message: string) => void;
+}
+
+/** The controls, made with the page's React; the type of `createControls`. */
+export type CreateControls = (react: ReactKit, deps: ControlsDeps) => Controls;
+
+export const createControls: CreateControls = ({ h, useState }, { window: win, fetch, queue$, keep, report }) => {
+  // The texts notifications are written in: those shown last, so a switch of language follows.
+  let shown: Texts;
+  const notifications = (win as { Notification?: typeof Notification }).Notification;
+  return {
+    LanguageSwitch({ texts, show }) {
+      const languages = texts.language.choices?.languages ?? [];
+      if (languages.length < 2) return null;
+      const choose = (locale: string) =>
+        switchLanguage(texts.language, locale, fetch, win.document).then(show, (error: unknown) =>
+          report(`Waiting room language ${locale} could not load: ${String(error)}`),
+        );
+      return h(
+        'p',
+        { className: 'wr-language' },
+        h('label', { htmlFor: 'wr-language' }, texts.t('language.label')),
+        h(
+          'select',
+          { id: 'wr-language', value: texts.lang, onChange: (event: { target: { value: string } }) => void choose(event.target.value) },
+          ...languages.map(({ locale, name }) => h('option', { key: locale, value: locale, lang: locale }, name)),
+        ),
+      );
+    },
+    NotifyButton({ texts }) {
+      const [state, setState] = useState<'offer' | 'on' | 'blocked'>('offer');
+      shown = texts;
+      if (!notifications) return null;
+      const ask = () =>
+        notifications.requestPermission().then(
+          (permission) => {
+            const on = permission == 'granted';
+            if (on) keep(notifyTurn(queue$, () => shown, (title, options) => new notifications(title, options)));
+            setState(on ? 'on' : 'blocked');
+          },
+          () => setState('blocked'),
+        );
+      const { t } = texts;
+      return state == 'offer'
+        ? h('p', { className: 'wr-actions' }, h('button', { type: 'button', onClick: ask }, t('notify.offer')))
+        : h('p', { className: 'wr-hint', role: 'status' }, t(state == 'on' ? 'notify.on' : 'notify.blocked'));
+    },
+  };
+};

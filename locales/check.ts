@@ -9,7 +9,7 @@ const PLACEHOLDER = /\{(\w+)\}/g;
 
 /** The placeholders a text uses, sorted. */
 export function placeholdersOf(text: string): string[] {
-  return [...new Set([...text.matchAll(PLACEHOLDER)].map((found) => found[1] as string))].sort();
+  return [...new Set([...text.matchAll(PLACEHOLDER)].map((found) => found[1]))].sort();
 }
 
 /** Every placeholder a message uses, over all its forms, sorted. */
@@ -65,7 +65,9 @@ export function catalogueProblems(locale: string, messages: unknown, reference: 
     const wanted = allPlaceholders(english);
     const other = typeof forms.other == 'string' ? placeholdersOf(forms.other) : [];
     if (!same(other, wanted) || !allPlaceholders(forms as Message).every((name) => wanted.includes(name))) {
-      problems.push(`${at} has the placeholders {${allPlaceholders(forms as Message).join('}, {')}} (other: {${other.join('}, {')}}); English has {${wanted.join('}, {')}}`);
+      problems.push(
+        `${at} has the placeholders {${allPlaceholders(forms).join('}, {')}} (other: {${other.join('}, {')}}); English has {${wanted.join('}, {')}}`,
+      );
     }
   }
   return problems;

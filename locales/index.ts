@@ -29,7 +29,7 @@ import zhHant from './zh-Hant.json';
 export type MessageKey = keyof typeof en;
 
 /** English, the reference: every other catalogue has exactly its keys and placeholders. */
-export const ENGLISH: Messages = en;
+export const ENGLISH = en;
 
 /**
  * Every locale, by its BCP 47 tag, with its direction of writing and its messages. A visitor's

@@ -40,7 +40,7 @@ export function prefersJson(accept: string | undefined): boolean {
 }
 
 /** The language subtag of a well-formed tag, canonical (`iw` → `he`, `in` → `id`). */
-const languageOf = (tag: string): string => new Intl.Locale(Intl.getCanonicalLocales(tag)[0] as string).language;
+const languageOf = (tag: string): string => new Intl.Locale(Intl.getCanonicalLocales(tag)[0]).language;
 
 /** True when `tag` is a well-formed BCP 47 language tag. */
 export function isLanguageTag(tag: string): boolean {

@@ -16,7 +16,10 @@ export async function languageRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         summary: "One language's visitor texts, for a switch of language on the waiting page",
         tags: ['waiting page'],
-        params: { type: 'object', properties: { locale: { type: 'string', description: 'A locale the server speaks, e.g. ar, pt-BR, zh-Hant (404 for any other).' } } },
+        params: {
+          type: 'object',
+          properties: { locale: { type: 'string', description: 'A locale the server speaks, e.g. ar, pt-BR, zh-Hant (404 for any other).' } },
+        },
         response: {
           200: {
             type: 'object',
@@ -24,7 +27,11 @@ export async function languageRoutes(app: FastifyInstance): Promise<void> {
             properties: {
               locale: { type: 'string' },
               dir: { type: 'string', enum: ['ltr', 'rtl'] },
-              messages: { type: 'object', additionalProperties: true, description: 'Each message by key: a text with {placeholders}, or plural forms by Intl.PluralRules category.' },
+              messages: {
+                type: 'object',
+                additionalProperties: true,
+                description: 'Each message by key: a text with {placeholders}, or plural forms by Intl.PluralRules category.',
+              },
               choices: { type: 'object', additionalProperties: true, description: 'The languages offered, each by its own name, and this route.' },
             },
           },

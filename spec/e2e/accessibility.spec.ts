@@ -108,10 +108,7 @@ describe('accessibility of the waiting page', () => {
       await expect(violations(visitor.page)).resolves.toEqual([]);
       await expect(scrollsSideways(visitor.page)).resolves.toBe(false);
       const reached = await tabThrough(visitor.page);
-      expect(reached.map((one) => one.control)).toEqual([
-        expect.stringMatching(/^button /),
-        `select ${locale}`,
-      ]);
+      expect(reached.map((one) => one.control)).toEqual([expect.stringMatching(/^button /), `select ${locale}`]);
       expect(reached.every((one) => one.shown)).toBe(true);
     }, 30_000);
 

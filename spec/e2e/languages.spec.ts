@@ -69,7 +69,7 @@ describe('visitors in their language, told when their turn comes', () => {
   };
   const record = (visitor: Visitor): Promise<Entry[]> => visitor.page.evaluate(() => JSON.parse(localStorage.getItem('record') || '[]'));
 
-  it('should show the page in the browser\'s language and switch it in place, keeping the place, the connection and the choice', async () => {
+  it("should show the page in the browser's language and switch it in place, keeping the place, the connection and the choice", async () => {
     await ahead(11);
     const visitor = await visit({ locale: 'ja-JP', viewport: { width: 390, height: 844 } });
     const sockets: string[] = [];
@@ -82,7 +82,11 @@ describe('visitors in their language, told when their turn comes', () => {
     const navigations = visitor.navigations.length;
 
     await visitor.page.locator('select').selectOption('ar');
-    await eventually('the page in Arabic', () => visitor.page.locator('h1').innerText(), (heading) => heading === 'أنت في قائمة الانتظار');
+    await eventually(
+      'the page in Arabic',
+      () => visitor.page.locator('h1').innerText(),
+      (heading) => heading === 'أنت في قائمة الانتظار',
+    );
     await expect(visitor.page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).resolves.toEqual(['ar', 'rtl']);
     const twelve = new Intl.NumberFormat('ar').format(12);
     await expect(visitor.page.title()).resolves.toBe(`رقم ${twelve} · غرفة الانتظار`);
@@ -106,9 +110,17 @@ describe('visitors in their language, told when their turn comes', () => {
     await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
     await expect(visitor.page.title()).resolves.toBe('Nr. 4 · Warteraum');
     await server.release(1);
-    await eventually('position 3', () => visitor.position(), (position) => position === 3);
+    await eventually(
+      'position 3',
+      () => visitor.position(),
+      (position) => position === 3,
+    );
     await server.release(1);
-    await eventually('position 2', () => visitor.position(), (position) => position === 2);
+    await eventually(
+      'position 2',
+      () => visitor.position(),
+      (position) => position === 2,
+    );
     await expect(visitor.page.title()).resolves.toBe('Nr. 2 · Warteraum');
     // A few of the page's polls, which change nothing.
     await visitor.page.waitForTimeout(5_500);
@@ -137,7 +149,11 @@ describe('visitors in their language, told when their turn comes', () => {
     await asking.page.getByRole('button', { name: 'Tell me when it is my turn' }).click();
     await asking.page.getByText('You will get a notification when your turn is near.').waitFor();
     await server.release(1);
-    await eventually('the notification at place 3', () => record(asking), (entries) => entries.some((entry) => entry.title === 'Your turn is near'));
+    await eventually(
+      'the notification at place 3',
+      () => record(asking),
+      (entries) => entries.some((entry) => entry.title === 'Your turn is near'),
+    );
     await server.release(3);
     await asking.arrivesAt(server.at('/checkout?item=42'), 15_000);
     await silent.page.waitForTimeout(1_000);

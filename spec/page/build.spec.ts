@@ -55,8 +55,8 @@ describe('build: the production bundle', () => {
 
   it('should keep every text out of the JavaScript loaded before the position shows: they come with the page config', () => {
     const initial = sizes.initialJs.files.map((file) => read(file.file)).join('\n');
-    for (const key of ['page.heading', 'page.estimatedSoon', 'lost.heading', 'notify.offer']) {
-      expect(initial).not.toContain(ENGLISH[key] as string);
+    for (const key of ['page.heading', 'page.estimatedSoon', 'lost.heading', 'notify.offer'] as const) {
+      expect(initial).not.toContain(ENGLISH[key]);
     }
   });
 

@@ -105,10 +105,10 @@ describe('view: waiting block', () => {
       return { text: live.textContent, changed: observer.takeRecords().length > 0 };
     };
     expect(after(waitingAt(12))).toEqual({ text: 'Your position in line: 12. Estimated wait: about 4 minutes', changed: true });
-    expect(after(waitingAt(12, { updatedAt: UPDATED_AT + 5000 } as Partial<QueueStatus>)).changed).toBe(false);
-    expect(after(waitingAt(12, { estimated: 3 } as Partial<QueueStatus>)).changed).toBe(false);
-    expect(after(waitingAt(11, { estimated: 3 } as Partial<QueueStatus>))).toEqual({ text: 'Your position in line: 11. Estimated wait: about 3 minutes', changed: true });
-    expect(after(waitingAt(11, { estimated: 3, failedPolls: 1 } as Partial<QueueStatus>)).changed).toBe(false);
+    expect(after(waitingAt(12, { updatedAt: UPDATED_AT + 5000 })).changed).toBe(false);
+    expect(after(waitingAt(12, { estimated: 3 })).changed).toBe(false);
+    expect(after(waitingAt(11, { estimated: 3 }))).toEqual({ text: 'Your position in line: 11. Estimated wait: about 3 minutes', changed: true });
+    expect(after(waitingAt(11, { estimated: 3, failedPolls: 1 })).changed).toBe(false);
     observer.disconnect();
   });
 
@@ -242,7 +242,7 @@ describe('view: languages', () => {
     const { status$, queue$ } = controlledQueue();
     render(<WaitingRoom queue$={queue$} texts={arabic} loadLostPlace={loadLostPlace} />);
     expect(screen.getByRole('status').querySelector('p')!.textContent).toBe('جارٍ البحث عن مكانك في قائمة الانتظار…');
-    act(() => status$.next(waitingAt(12345, { estimated: 2 } as Partial<QueueStatus>)));
+    act(() => status$.next(waitingAt(12345, { estimated: 2 })));
     const number = new Intl.NumberFormat('ar').format(12345);
     expect(screen.getByRole('heading').textContent).toBe('أنت في قائمة الانتظار');
     expect(document.querySelector('.wr-position strong')!.textContent).toBe(number);

@@ -60,7 +60,13 @@ describe('the visitor in their language', () => {
       locale,
       dir,
       messages: clientMessages(messages),
-      choices: { path: '/queue/language/{locale}', languages: expect.arrayContaining([{ locale: 'ar', name: 'العربية' }, { locale: 'ja', name: '日本語' }]) },
+      choices: {
+        path: '/queue/language/{locale}',
+        languages: expect.arrayContaining([
+          { locale: 'ar', name: 'العربية' },
+          { locale: 'ja', name: '日本語' },
+        ]),
+      },
     });
     expect(answer.headers.get('vary')).toContain('Accept-Language');
     const parsed = parsePageConfig(answer.page, server.url);

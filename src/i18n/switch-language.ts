@@ -21,7 +21,8 @@ export const switchLanguage = async (current: LanguageJson, locale: string, fetc
   const path = (current.choices?.path ?? '').replace('{locale}', encodeURIComponent(locale));
   const response = await fetch(path, { headers: { accept: 'application/json' } });
   const language = (await response.json()) as LanguageJson;
-  if (!response.ok || typeof language?.locale != 'string' || typeof language.messages != 'object') throw new Error(`no language at ${path} (${response.status})`);
+  if (!response.ok || typeof language?.locale != 'string' || typeof language.messages != 'object')
+    throw new Error(`no language at ${path} (${response.status})`);
   const secure = doc.location?.protocol == 'https:' ? '; secure' : '';
   doc.cookie = `${COOKIE}=${encodeURIComponent(language.locale)}; path=/; max-age=${KEPT_SECONDS}; samesite=lax${secure}`;
   doc.documentElement.lang = language.locale;

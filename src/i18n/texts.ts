@@ -24,5 +24,4 @@ export const textsOf = (language: LanguageJson): Texts => ({
 });
 
 /** The estimated wait, in whole minutes, as a sentence. */
-export const estimatedText = ({ t }: Texts, minutes: number): string =>
-  minutes < 1 ? t('page.estimatedSoon') : t('page.estimated', { count: minutes });
+export const estimatedText = ({ t }: Texts, minutes: number): string => (minutes < 1 ? t('page.estimatedSoon') : t('page.estimated', { count: minutes }));

@@ -36,24 +36,22 @@ export const notifyTurn: NotifyTurn = (queue$, texts, show) => {
       // Refused by this browser: nothing else to do.
     }
   };
-  let subscription: Unsubscribable | undefined;
-  subscription = queue$.subscribe((status) => {
+  // The status stream ends at the release; `done` stops anything after it all the same.
+  const subscription = queue$.subscribe((status) => {
     if (done) return;
     const { t } = texts();
     if (status.kind == 'released') {
       done = true;
       notify(t('notify.turnTitle'), t('notify.turnBody'));
-      subscription?.unsubscribe();
     } else if (status.kind == 'waiting' && !near && status.position > 0 && status.position <= NEAR) {
       near = true;
       notify(t('notify.nearTitle'), t('notify.nearBody', { position: status.position }));
     }
   });
-  if (done) subscription.unsubscribe();
   return {
     unsubscribe: () => {
       done = true;
-      subscription?.unsubscribe();
+      subscription.unsubscribe();
     },
   };
 };

@@ -78,7 +78,14 @@ export const createControls: CreateControls = ({ h, useState }, { window: win, f
         notifications.requestPermission().then(
           (permission) => {
             const on = permission == 'granted';
-            if (on) keep(notifyTurn(queue$, () => shown, (title, options) => new notifications(title, options)));
+            if (on)
+              keep(
+                notifyTurn(
+                  queue$,
+                  () => shown,
+                  (title, options) => new notifications(title, options),
+                ),
+              );
             setState(on ? 'on' : 'blocked');
           },
           () => setState('blocked'),

@@ -37,7 +37,7 @@ export function translator(locale: string, messages: Messages): Translate {
     if (typeof message != 'string') message = message[plural.select(Number(values.count))] ?? message.other ?? key;
     return message.replace(/\{(\w+)\}/g, (whole, name: string) => {
       const value = values[name];
-      return typeof value == 'number' ? number.format(value) : value ?? whole;
+      return typeof value == 'number' ? number.format(value) : (value ?? whole);
     });
   };
 }

@@ -105,7 +105,7 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const loadControls: LoadControls = loadOnce(() =>
     new Promise<void>((resolve) => afterStartUp(resolve))
       .then(deps.loadControls)
-      .then((create) => (react) => create(react, { window: win, fetch: deps.fetch, queue$, keep: (kept) => effects.add(kept), report })),
+      .then((create) => (react) => create(react, { window: win, fetch: deps.fetch, queue$, keep: (kept) => effects.add(kept), report, textsOf })),
   );
   // Without the view the page keeps its static loading block, and still replays on release.
   Promise.all([deps.loadView(), texts]).then(

@@ -22,6 +22,3 @@ export const textsOf = (language: LanguageJson): Texts => ({
   t: translator(language.locale, language.messages),
   language,
 });
-
-/** The estimated wait, in whole minutes, as a sentence. */
-export const estimatedText = ({ t }: Texts, minutes: number): string => (minutes < 1 ? t('page.estimatedSoon') : t('page.estimated', { count: minutes }));

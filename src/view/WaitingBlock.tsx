@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
-import { estimatedText, type Texts } from '../i18n/texts';
+import type { Texts } from '../i18n/texts';
+import { estimatedText } from './estimated-text';
 import { formatCount, formatTime } from './format';
 
 interface Props {

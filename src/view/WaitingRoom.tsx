@@ -2,7 +2,8 @@ import type { Observable } from 'rxjs';
 import { useEffect, useMemo, useState } from 'react';
 import { useSubscription } from 'observable-hooks';
 import type { QueueStatus } from '@waiting-room/streams';
-import { estimatedText, textsOf, type Texts } from '../i18n/texts';
+import type { Texts } from '../i18n/texts';
+import { estimatedText } from './estimated-text';
 import { LOADING_VIEW, toWaitingView, type WaitingView } from './waiting-view-model';
 import { useDocumentTitle } from './use-document-title';
 import { prepareFormats } from './format';
@@ -74,7 +75,7 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
           <p>{t(view.phase == 'released' ? 'page.released' : 'page.leaving')}</p>
         </section>
       )}
-      {controls && <controls.LanguageSwitch texts={texts} show={(language) => setTexts(textsOf(language))} />}
+      {controls && <controls.LanguageSwitch texts={texts} show={setTexts} />}
     </>
   );
 }

@@ -20,7 +20,7 @@ export interface Controls {
    * texts and keeps the choice (nothing reloads: the place and the held request are untouched).
    * Nothing with fewer than two languages.
    */
-  LanguageSwitch(props: { readonly texts: Texts; readonly show: (language: LanguageJson) => void }): ReactElement | null;
+  LanguageSwitch(props: { readonly texts: Texts; readonly show: (texts: Texts) => void }): ReactElement | null;
   /**
    * "Tell me when it is my turn", when the browser has notifications: asks for the permission
    * only when pressed, then starts the notifications (`notifyTurn`) and says so, or says that
@@ -42,12 +42,14 @@ export interface ControlsDeps {
   /** Keeps the notifications until the page stops. */
   readonly keep: (notifications: Unsubscribable) => void;
   readonly report: (message: string) => void;
+  /** Makes a language's texts (the page's translator: this file bundles nothing the page does). */
+  readonly textsOf: (language: LanguageJson) => Texts;
 }
 
 /** The controls, made with the page's React; the type of `createControls`. */
 export type CreateControls = (react: ReactKit, deps: ControlsDeps) => Controls;
 
-export const createControls: CreateControls = ({ h, useState }, { window: win, fetch, queue$, keep, report }) => {
+export const createControls: CreateControls = ({ h, useState }, { window: win, fetch, queue$, keep, report, textsOf }) => {
   // The texts notifications are written in: those shown last, so a switch of language follows.
   let shown: Texts;
   const notifications = (win as { Notification?: typeof Notification }).Notification;
@@ -56,8 +58,9 @@ export const createControls: CreateControls = ({ h, useState }, { window: win, f
       const languages = texts.language.choices?.languages ?? [];
       if (languages.length < 2) return null;
       const choose = (locale: string) =>
-        switchLanguage(texts.language, locale, fetch, win.document).then(show, (error: unknown) =>
-          report(`Waiting room language ${locale} could not load: ${String(error)}`),
+        switchLanguage(texts.language, locale, fetch, win.document).then(
+          (language) => show(textsOf(language)),
+          (error: unknown) => report(`Waiting room language ${locale} could not load: ${String(error)}`),
         );
       return h(
         'p',

@@ -294,13 +294,15 @@ export class MemoryStore implements QueueStore {
   }
 
   /**
-   * A token bucket shared by every release: it refills at `perMinute` and holds at most one
-   * second's worth (at least one token), so a paused or idle line cannot save up a burst.
+   * A token bucket shared by every release: it starts with one second's worth (at least one
+   * token), refills at `perMinute` and holds at most one second's worth and one token more, so a
+   * paused or idle line cannot save up a burst, and the fraction a second leaves over (1.5 a
+   * second: 0.5) is carried, not lost to the cap.
    */
   private refill(now: number, perMinute: number): number {
-    const capacity = Math.max(1, perMinute / 60);
+    const capacity = bucketCapacity(perMinute);
     const { tokens, at } = this.bucket;
-    const refilled = Number.isNaN(tokens) ? capacity : tokens + ((now - at) * perMinute) / 60_000;
+    const refilled = Number.isNaN(tokens) ? Math.max(1, perMinute / 60) : tokens + ((now - at) * perMinute) / 60_000;
     this.bucket = { tokens: Math.min(capacity, refilled), at: now };
     return this.bucket.tokens;
   }
@@ -334,6 +336,11 @@ export class MemoryStore implements QueueStore {
     }
     if (this.entryBySession.get(entry.sessionId) === uuid) this.entryBySession.delete(entry.sessionId);
   }
+}
+
+/** The release bucket's size: a second's worth of the rate, and one token more (see `refill`). */
+export function bucketCapacity(perMinute: number): number {
+  return perMinute / 60 + 1;
 }
 
 /**

@@ -462,6 +462,24 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect((await store.releaseDue(t0 + policy.sessionMs, policy)).released).toHaveLength(1);
       });
 
+      it('should release the rate a minute when it is not a whole number a second, with no burst after a pause', async () => {
+        await Promise.all(Array.from({ length: 200 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
+        const loop = async (perMinute: number, from: number, seconds: number) => {
+          let released = 0;
+          for (let second = 1; second <= seconds; second++) {
+            released += (await store.releaseDue(from + second * 1000, { ...policy, activeLimit: 1000, perMinute, abandonMs: 3_600_000 })).released.length;
+          }
+          return released;
+        };
+        // 1.5 a second: the half must not be lost each second (it was: 60 a minute, not 90).
+        expect(await loop(90, t0, 60)).toBeGreaterThanOrEqual(89);
+        await store.setPaused(true);
+        await loop(90, t0 + 60_000, 30);
+        await store.setPaused(false);
+        // After the pause: a second's worth and one more at most, not thirty seconds' worth.
+        expect((await store.releaseDue(t0 + 91_000, { ...policy, activeLimit: 1000, perMinute: 90, abandonMs: 3_600_000 })).released.length).toBeLessThanOrEqual(2);
+      });
+
       it('should release nobody while paused or with a rate of 0', async () => {
         await store.hold('a', 0, get, t0);
         await store.setPaused(true);

@@ -85,10 +85,28 @@ export interface RoomConfig {
   /** Lower-case letters, digits and dashes; in the room's store keys and its page's routes. */
   readonly name: string;
   readonly protect: readonly string[];
+  /** Sessions admitted at once; with adaptive admission, the most the controller may set. */
   readonly activeLimit: number;
+  /** Releases a minute; with adaptive admission, the most the controller may set. */
   readonly releasePerMinute: number;
   /** The language its pages speak whatever the browser asks (a visitor may still pick another); unset: the browser's. */
   readonly locale?: Locale;
+  readonly admission: AdmissionConfig;
+}
+
+export const ADMISSION_MODES = ['fixed', 'adaptive'] as const;
+export type AdmissionMode = (typeof ADMISSION_MODES)[number];
+
+/** How a room's rate and limit are set: by the operator, or by what the gateway sees of the origin. */
+export interface AdmissionConfig {
+  readonly mode: AdmissionMode;
+  /** The p99 latency the origin's answers to admitted requests should stay under (adaptive only). */
+  readonly originLatencyTargetMs: number;
+  /**
+   * How long a change of the release rate takes to show in full in the origin's load: about the
+   * length of a visit (adaptive only). The controller grows at most this often by a step.
+   */
+  readonly feedbackMs: number;
 }
 
 /** The origin the waiting room stands in front of (gateway mode). */
@@ -181,7 +199,10 @@ export function loadConfig(env: Env): ServerConfig {
   const assetsDir = path.join(ROOT, 'public', 'assets');
   const activeLimit = read.int('ACTIVE_LIMIT', 2, 1, 1_000_000);
   const releasePerMinute = read.int('RELEASE_PER_MINUTE', 6, 0, 1_000_000);
-  const rooms = roomsConfig(read, { activeLimit, releasePerMinute });
+  const sessionSeconds = read.int('SESSION_SECONDS', 300, 1, 7 * 24 * 3600);
+  const gateway = gatewayConfig(read);
+  const admission = admissionConfig(read, sessionSeconds, gateway.responseTimeoutMs);
+  const rooms = roomsConfig(read, { activeLimit, releasePerMinute, admission }, gateway.responseTimeoutMs);
   return {
     port: read.int('PORT', 8080, 0, 65535),
     host: read.string('HOST') ?? '127.0.0.1',
@@ -189,7 +210,7 @@ export function loadConfig(env: Env): ServerConfig {
     rooms,
     activeLimit,
     releasePerMinute,
-    sessionSeconds: read.int('SESSION_SECONDS', 300, 1, 7 * 24 * 3600),
+    sessionSeconds,
     abandonSeconds: read.int('ABANDON_SECONDS', 180, 1, 7 * 24 * 3600),
     adminToken: adminToken ?? randomBytes(18).toString('base64url'),
     adminTokenGenerated: adminToken === undefined,
@@ -231,8 +252,26 @@ export function loadConfig(env: Env): ServerConfig {
     bodyLimit: 64 * 1024,
     logLevel: read.choice('LOG_LEVEL', LOG_LEVELS, 'info'),
     trustProxy: read.flag('TRUST_PROXY', false),
-    gateway: gatewayConfig(read),
+    gateway,
     languages: languagesConfig(read),
+  };
+}
+
+/**
+ * ADMISSION (fixed, the default, or adaptive), ORIGIN_LATENCY_TARGET_MS and
+ * ADMISSION_FEEDBACK_SECONDS (SESSION_SECONDS by default): every room's, unless its ROOMS entry
+ * says otherwise. A target the origin's timeout would cut first could never be seen.
+ */
+function admissionConfig(read: Reader, sessionSeconds: number, responseTimeoutMs: number): AdmissionConfig {
+  const mode = read.choice('ADMISSION', ADMISSION_MODES, 'fixed');
+  const target = read.int('ORIGIN_LATENCY_TARGET_MS', 1000, 1, 600_000);
+  if (mode === 'adaptive' && target >= responseTimeoutMs) {
+    throw new ConfigError(`ORIGIN_LATENCY_TARGET_MS (${target}) must be below UPSTREAM_TIMEOUT_MS (${responseTimeoutMs}).`);
+  }
+  return {
+    mode,
+    originLatencyTargetMs: target,
+    feedbackMs: read.int('ADMISSION_FEEDBACK_SECONDS', sessionSeconds, 1, 7 * 24 * 3600) * 1000,
   };
 }
 
@@ -276,14 +315,18 @@ function languagesConfig(read: Reader): LanguageSettings {
 }
 
 const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
-const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute', 'locale']);
+const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute', 'locale', 'admission', 'originLatencyTargetMs']);
 
 /**
  * The rooms: ROOMS (JSON) or ROOMS_FILE (a JSON file), an array of `{name, protect, activeLimit?,
  * releasePerMinute?}`, the limits defaulting to ACTIVE_LIMIT and RELEASE_PER_MINUTE; without
  * either, one room named `default` holding PROTECT. A prefix belongs to one room only.
  */
-function roomsConfig(read: Reader, defaults: { activeLimit: number; releasePerMinute: number }): RoomConfig[] {
+function roomsConfig(
+  read: Reader,
+  defaults: { activeLimit: number; releasePerMinute: number; admission: AdmissionConfig },
+  responseTimeoutMs: number,
+): RoomConfig[] {
   const inline = read.string('ROOMS');
   const file = read.string('ROOMS_FILE');
   if (inline !== undefined && file !== undefined) throw new ConfigError('Set ROOMS or ROOMS_FILE, not both.');
@@ -332,20 +375,29 @@ function roomsConfig(read: Reader, defaults: { activeLimit: number; releasePerMi
       if (owner !== undefined) throw new ConfigError(`${at}: the prefix ${prefix} is already room "${owner}"'s.`);
       owners.set(key, room.name);
     }
-    const limit = (field: 'activeLimit' | 'releasePerMinute', min: number): number => {
+    const whole = (field: 'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs', min: number, max: number): number | undefined => {
       const given = room[field];
-      if (given === undefined) return defaults[field];
-      if (typeof given !== 'number' || !Number.isInteger(given) || given < min || given > 1_000_000) {
-        throw new ConfigError(`${at}.${field} must be a whole number from ${min} to 1000000.`);
+      if (given === undefined) return undefined;
+      if (typeof given !== 'number' || !Number.isInteger(given) || given < min || given > max) {
+        throw new ConfigError(`${at}.${field} must be a whole number from ${min} to ${max}.`);
       }
       return given;
     };
+    const mode = room.admission ?? defaults.admission.mode;
+    if (!(ADMISSION_MODES as readonly unknown[]).includes(mode)) {
+      throw new ConfigError(`${at}.admission must be one of ${ADMISSION_MODES.join(', ')}.`);
+    }
+    const target = whole('originLatencyTargetMs', 1, 600_000) ?? defaults.admission.originLatencyTargetMs;
+    if (mode === 'adaptive' && target >= responseTimeoutMs) {
+      throw new ConfigError(`${at}.originLatencyTargetMs (${target}) must be below UPSTREAM_TIMEOUT_MS (${responseTimeoutMs}).`);
+    }
     return {
       name: room.name,
       protect,
-      activeLimit: limit('activeLimit', 1),
-      releasePerMinute: limit('releasePerMinute', 0),
+      activeLimit: whole('activeLimit', 1, 1_000_000) ?? defaults.activeLimit,
+      releasePerMinute: whole('releasePerMinute', 0, 1_000_000) ?? defaults.releasePerMinute,
       ...(room.locale === undefined ? {} : { locale: localeOf(room.locale, `${at}.locale`) }),
+      admission: { ...defaults.admission, mode: mode as AdmissionMode, originLatencyTargetMs: target },
     };
   });
 }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { Admission } from './admission/admission';
 import type { Clock } from './clock';
 import type { ReleasePublisher } from './publish';
 import type { Entry, LimitChange, LimitOverrides, QueueStore, Release, ReleasePolicy } from './store/types';
@@ -21,6 +22,7 @@ export class Releases {
   private publisher?: ReleasePublisher;
   private current: ReleasePolicy;
   private overrides: LimitOverrides = {};
+  private admission?: Pick<Admission, 'policy'>;
 
   constructor(
     private readonly store: QueueStore,
@@ -40,9 +42,25 @@ export class Releases {
     this.current = configured;
   }
 
-  /** The policy in force: the configured one with the operator's limits, as this instance last read them. */
+  /**
+   * The policy in force: the admission's (`admission/admission.ts`) once one is given, which starts
+   * from `operated`; `operated` itself until then.
+   */
   get policy(): ReleasePolicy {
+    return this.admission?.policy() ?? this.current;
+  }
+
+  /**
+   * The configured policy with the operator's limits, as this instance last read them: in force
+   * with fixed admission, the ceilings of adaptive admission.
+   */
+  get operated(): ReleasePolicy {
     return this.current;
+  }
+
+  /** Sets what decides the policy in force from `operated` (made after this, since it reads it). */
+  admitWith(admission: Pick<Admission, 'policy'>): void {
+    this.admission = admission;
   }
 
   /** The operator's limits as this instance last read them (empty: the configured ones). */

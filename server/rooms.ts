@@ -1,3 +1,4 @@
+import type { Admission } from './admission/admission';
 import type { Locale } from '../locales';
 import type { RoomConfig } from './config';
 import { HttpError } from './errors';
@@ -11,7 +12,10 @@ export interface Room {
   readonly name: string;
   readonly store: QueueStore;
   readonly releases: Releases;
+  /** The limits in force (`releases.policy`), for the gate. */
   readonly limits: AdmissionLimits;
+  /** What sets its limits and release rate: the operator's, or the adaptive controller's below them. */
+  readonly admission: Admission;
   /**
    * True for the first room. Its page calls the contract's routes as they are, and it alone
    * publishes `QueueMoved` on the one line-wide channel the page listens to: a page of another

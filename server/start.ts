@@ -21,6 +21,8 @@ import type { QueueStore, ReleasePolicy } from './store/types';
 import { Metrics } from './metrics/metrics';
 import { Sampler } from './console/sampler';
 import { consolePublisher } from './console/publish';
+import { createAdmission } from './admission/create';
+import { createRedisClient } from './store/redis';
 
 /** A running server. */
 export interface Started {
@@ -90,16 +92,24 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     () => rooms.all.map((room) => ({ name: room.name, stats: (now: number) => room.store.stats(now), limits: room.releases.policy })),
     clock,
   );
+  // One connection carries the decisions of every adaptive room of this process.
+  const admissionRedis =
+    config.redisUrl && config.rooms.some((room) => room.admission.mode === 'adaptive') ? createRedisClient(config.redisUrl) : undefined;
+  admissionRedis?.on('error', () => {});
   const rooms = new Rooms(
     config.rooms.map((room, i): Room => {
       const primary = i === 0;
       const store = (primary ? options.store : undefined) ?? saved[i]?.store ?? createStore(config, { name: room.name, primary });
       const releases = new Releases(store, clock, releasePolicy(config, room), app.log, primary, room.name, metrics);
+      // The configuration with the operator's limits: in force, or the adaptive controller's ceilings.
+      const admission = createAdmission(room, { primary, store, clock, log: app.log, redis: admissionRedis, operated: () => releases.operated });
+      releases.admitWith(admission);
       return {
         name: room.name,
         store,
         releases,
-        // The operator's limits when set (kept in the store): `releases` follows them.
+        admission,
+        // The policy in force: `releases` follows the operator's limits and the admission.
         get limits() {
           return releases.policy;
         },
@@ -111,7 +121,8 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     config.rooms,
   );
   metrics.track(rooms.all.map((room) => room.name));
-  const closeStores = () => Promise.allSettled(rooms.all.map((room) => room.store.close()));
+  const closeStores = () =>
+    Promise.allSettled([...rooms.all.map((room) => room.store.close()), admissionRedis?.quit().catch(() => admissionRedis.disconnect())]);
   // No UPSTREAM: the demo shop, on a loopback port of its own, is the origin.
   // The shop is told where the waiting room's script is, as a site is by its operator.
   const demo = config.gateway.upstream
@@ -161,6 +172,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   });
   publishSample = consolePublisher(config.pusher, fanout, pusherOptions(config.pusher, { host: ownUrlHost, port }));
   sampler.start();
+  const controllers = rooms.all.map((room) => room.admission.start());
 
   let closing: Promise<void> | undefined;
   return {
@@ -170,7 +182,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     close() {
       closing ??= (async () => {
         sampler.close();
-        await Promise.all(loops.map((loop) => loop.stop()));
+        await Promise.all([...loops.map((loop) => loop.stop()), ...controllers.map((stop) => stop())]);
         // At once: no new connection of either kind, while pages hear "reconnect" and requests finish.
         await Promise.all([realtime?.close(), closeHttp(app)]);
         await Promise.allSettled([closeStores(), fanout.close(), demo?.close()]);

@@ -13,6 +13,7 @@ import { replayFormUuid, takeReplay } from '../replay';
 import { ensureSession } from '../session';
 import type { Rooms } from '../rooms';
 import type { HeldRequest } from '../store/types';
+import { watchOrigin } from '../admission/watch';
 import { BYPASS_HEADER, hasValidBypass } from './bypass';
 import { isCrossSite } from './cross-site';
 import { heldBody, readBody, type HeldBodyTally } from './held-body';
@@ -51,7 +52,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     if (isOwnPath(path)) return reply.callNotFound();
     const room = rooms.forPath(path);
     if (room === undefined || bypasses(path)) return undefined;
-    const { store, limits } = room;
+    const { store, admission } = room;
     if (hasValidBypass(request.headers[BYPASS_HEADER], config.gateway.bypassSecret, clock.now())) return undefined;
     if (!HELD_METHODS.has(request.method)) {
       // A CORS preflight asks nothing of the origin but headers; any other verb could reach a
@@ -69,10 +70,16 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     if (bytes !== undefined && request.method === 'POST') {
       const form = replayFormUuid(request.headers['content-type'], bytes);
       const held = form && (await takeReplay(request, session, form, store));
-      if (held) return origin.replay(request, reply, held);
+      if (held) {
+        watchOrigin(request, admission.signals);
+        return origin.replay(request, reply, held);
+      }
     }
     const now = clock.now();
-    if (await store.admit(session.id, now, limits)) return undefined;
+    if (await store.admit(session.id, now, room.limits)) {
+      watchOrigin(request, admission.signals);
+      return undefined;
+    }
     if (request.method === 'HEAD' || request.headers.upgrade !== undefined || isSubresource(request)) {
       // None can be replayed, and none may replace the request the visitor waits for (an image
       // of another tab, a favicon): "not now", without taking a place.

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config';
 import { sendError, type ErrorAnswer } from '../errors';
 import type { HeldRequest, QueueStore } from '../store/types';
+import { declareOriginWatch, originAnswered, originFailed } from '../admission/watch';
 import { followOriginUser, USER_HEADER } from './identity';
 import { bodyBytes } from './held-body';
 import { originRequestHeaders, visitorResponseHeaders, type ForwardOptions } from './headers';
@@ -73,6 +74,7 @@ export async function registerOrigin(
       // What reply-from's undici client gives: the origin's headers and its body as a stream.
       const res = raw as unknown as { statusCode: number; headers: Record<string, string | string[] | undefined>; stream: Readable };
       meter.originAnswered(answer.elapsedTime, res.statusCode);
+      originAnswered(request as FastifyRequest, res.statusCode);
       const user = res.headers[USER_HEADER];
       if (user === undefined) return void answer.send(res.stream);
       // The origin has acted already (signed the visitor in): its answer goes through whatever
@@ -88,6 +90,7 @@ export async function registerOrigin(
       reply.request.log.warn({ err: error }, 'origin failed');
       const answer = originErrorAnswer(error);
       meter.originFailed(answer === TIMEOUT ? 'timeout' : 'unreachable');
+      originFailed(reply.request as FastifyRequest, answer === TIMEOUT);
       sendError(reply.request as FastifyRequest, reply as FastifyReply, answer);
     },
     retryDelay: () => null,
@@ -114,6 +117,7 @@ export async function registerOrigin(
       tags: ['gateway'],
     };
   });
+  declareOriginWatch(app);
   await app.register(httpProxy, {
     upstream: config.upstream,
     prefix: '/',

@@ -6,6 +6,7 @@ import type { HeldBodyTally } from '../gateway/held-body';
 import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
 import { requireAdminAccess, type AdminAccessOptions } from '../admin/access';
 import { adminConsoleRoutes, type AdminConsoleOptions } from './admin-console';
+import { ADMISSION_VIEW_SCHEMA } from '../admission/view';
 
 export interface AdminOptions extends AdminConsoleOptions {
   readonly access: AdminAccessOptions;
@@ -55,7 +56,8 @@ const LIMIT = (min: number, field: string) =>
 /**
  * The admin API under `/admin`, for a bearer `ADMIN_TOKEN` or the console's session: stats,
  * release now (optionally without publishing the event), pause and resume the release loop,
- * the limits, the reported errors, and the console (`admin-console.ts`). Each call acts on the
+ * the limits, the admission in force and why (with pin and unpin for adaptive rooms), the reported
+ * errors, and the console (`admin-console.ts`). Each call acts on the
  * room `?room=` names (or `"room"` in a JSON body), the first room when none is named;
  * `GET /admin/rooms` lists them all.
  */
@@ -73,7 +75,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
       active: stats.active,
       released: stats.released,
       arrived: stats.arrived,
-      releasePerMinute: policy.perMinute,
+      // Adaptive admission sets fractions of a release a minute: whole ones here, the exact one in /admission.
+      releasePerMinute: Math.round(policy.perMinute),
       activeLimit: policy.activeLimit,
       configured: { releasePerMinute: configured.perMinute, activeLimit: configured.activeLimit },
       paused: stats.paused,
@@ -210,6 +213,63 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
   );
 
   app.get(
+    '/admission',
+    {
+      schema: roomCall('The admission in force, and why', {
+        description:
+          'Fixed: the rate and the limit in force (the configured ones, or the operator\'s from /admin/limits). Adaptive: those the controller set below them as ceilings, ' +
+          'the signals of its last decision (the origin\'s answers to admitted requests, every instance together), the decision and its reason, and the pin.',
+        response: { 200: ADMISSION_VIEW_SCHEMA, ...errorResponses(401, 404) },
+      }),
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return roomOf(request).admission.view();
+    },
+  );
+
+  const PIN = (min: number, field: string) =>
+    failsWith({ type: 'integer', minimum: min, maximum: MAX_LIMIT }, 'bad_pin', `"${field}" must be a whole number from ${min} to ${MAX_LIMIT}.`);
+  app.post(
+    '/admission/pin',
+    {
+      // No body at all pins both values as they are.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: roomCall('Pin the release rate and the active limit of an adaptive room', {
+        description:
+          'The controller leaves them alone until unpinned; every instance follows at its next step. A value left out is pinned as it is; both stay within the ceilings. 409 for a fixed room.',
+        body: failsWith(
+          { type: 'object', additionalProperties: false, properties: { releasePerMinute: PIN(0, 'releasePerMinute'), activeLimit: PIN(1, 'activeLimit'), room: ROOM } },
+          'bad_request',
+          'Send {"releasePerMinute": n, "activeLimit": n}; either may be left out to pin the value in force.',
+        ),
+        response: { 200: ADMISSION_VIEW_SCHEMA, ...errorResponses(400, 401, 403, 404, 409) },
+      }),
+    },
+    async (request) => {
+      const { releasePerMinute, activeLimit } = request.body as { releasePerMinute?: number; activeLimit?: number };
+      return roomOf(request).admission.pin({ perMinute: releasePerMinute, activeLimit });
+    },
+  );
+
+  app.post(
+    '/admission/unpin',
+    {
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: roomCall('Hand the rate back to the adaptive controller', {
+        description: 'It goes on from the pinned rate. 409 for a fixed room.',
+        body: failsWith({ type: 'object', additionalProperties: false, properties: { room: ROOM } }, 'bad_request', 'Send nothing, or {"room": name}.'),
+        response: { 200: ADMISSION_VIEW_SCHEMA, ...errorResponses(400, 401, 403, 404, 409) },
+      }),
+    },
+    async (request) => roomOf(request).admission.unpin(),
+  );
+
+  app.get(
     '/errors',
     {
       schema: {
@@ -240,3 +300,4 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
     },
   );
 }
+

@@ -112,6 +112,18 @@ describe('loadConfig', () => {
     });
   });
 
+  it('should read the adaptive admission settings, the feedback time defaulting to SESSION_SECONDS', () => {
+    expect(loadConfig({}).rooms[0]?.admission).toEqual({ mode: 'fixed', originLatencyTargetMs: 1000, feedbackMs: 300_000 });
+    expect(loadConfig({ ADMISSION: 'adaptive', ORIGIN_LATENCY_TARGET_MS: '250', SESSION_SECONDS: '120' }).rooms[0]?.admission).toEqual({
+      mode: 'adaptive',
+      originLatencyTargetMs: 250,
+      feedbackMs: 120_000,
+    });
+    expect(loadConfig({ ADMISSION: 'adaptive', ADMISSION_FEEDBACK_SECONDS: '45' }).rooms[0]?.admission.feedbackMs).toBe(45_000);
+    // The target is checked against the origin's timeout only where a controller reads it.
+    expect(loadConfig({ UPSTREAM_TIMEOUT_MS: '500' }).rooms[0]?.admission.mode).toBe('fixed');
+  });
+
   it('should read STATE_FILE for the memory store', () => {
     expect(loadConfig({ STATE_FILE: '/var/lib/waiting-room/line.json' }).stateFile).toBe('/var/lib/waiting-room/line.json');
   });
@@ -134,6 +146,13 @@ describe('loadConfig', () => {
       { ADMIN_TOKEN: 'x'.repeat(23) },
       'ADMIN_TOKEN must be at least 24 characters long (got 23); e.g. openssl rand -base64 24.',
     ],
+    [{ ADMISSION: 'auto' }, 'ADMISSION must be one of fixed, adaptive; got "auto".'],
+    [{ ORIGIN_LATENCY_TARGET_MS: '0' }, 'ORIGIN_LATENCY_TARGET_MS must be a whole number from 1 to 600000; got "0".'],
+    [
+      { ADMISSION: 'adaptive', ORIGIN_LATENCY_TARGET_MS: '30000' },
+      'ORIGIN_LATENCY_TARGET_MS (30000) must be below UPSTREAM_TIMEOUT_MS (30000).',
+    ],
+    [{ ADMISSION_FEEDBACK_SECONDS: '0' }, 'ADMISSION_FEEDBACK_SECONDS must be a whole number from 1 to 604800; got "0".'],
     [{ REALTIME_MAX_SUBSCRIPTIONS: '1' }, 'REALTIME_MAX_SUBSCRIPTIONS must be a whole number from 2 to 1000; got "1".'],
     [
       { STATE_FILE: '/tmp/line.json', REDIS_URL: 'redis://localhost:6379' },

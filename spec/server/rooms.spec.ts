@@ -17,7 +17,26 @@ describe('rooms in the configuration', () => {
 
   it('should make one room named default of PROTECT and the limits when no room is listed', () => {
     expect(loadConfig({ PROTECT: '/a,/b', ACTIVE_LIMIT: '3' }).rooms).toEqual([
-      { name: 'default', protect: ['/a', '/b'], activeLimit: 3, releasePerMinute: 6 },
+      {
+        name: 'default',
+        protect: ['/a', '/b'],
+        activeLimit: 3,
+        releasePerMinute: 6,
+        admission: { mode: 'fixed', originLatencyTargetMs: 1000, feedbackMs: 300_000 },
+      },
+    ]);
+  });
+
+  it('should give each room ADMISSION and ORIGIN_LATENCY_TARGET_MS unless its entry says otherwise', () => {
+    const rooms = JSON.stringify([
+      { name: 'checkout', protect: ['/checkout'], admission: 'fixed' },
+      { name: 'tickets', protect: ['/tickets'], originLatencyTargetMs: 250 },
+    ]);
+    const config = loadConfig({ ROOMS: rooms, ADMISSION: 'adaptive', ORIGIN_LATENCY_TARGET_MS: '400', ADMISSION_FEEDBACK_SECONDS: '60' });
+
+    expect(config.rooms.map((room) => room.admission)).toEqual([
+      { mode: 'fixed', originLatencyTargetMs: 400, feedbackMs: 60_000 },
+      { mode: 'adaptive', originLatencyTargetMs: 250, feedbackMs: 60_000 },
     ]);
   });
 
@@ -52,6 +71,12 @@ describe('rooms in the configuration', () => {
     ['no prefix', { ROOMS: '[{"name":"a","protect":[]}]' }, /non-empty array of path prefixes/],
     ['a prefix the server would not route', { ROOMS: '[{"name":"a","protect":["/a/%2f"]}]' }, /not a path the server routes/],
     ['a limit of 0', { ROOMS: '[{"name":"a","protect":["/a"],"activeLimit":0}]' }, /activeLimit must be/],
+    ['an unknown admission', { ROOMS: '[{"name":"a","protect":["/a"],"admission":"auto"}]' }, /admission must be one of fixed, adaptive/],
+    [
+      'a latency target the origin timeout would cut first',
+      { ROOMS: '[{"name":"a","protect":["/a"],"admission":"adaptive","originLatencyTargetMs":5000}]', UPSTREAM_TIMEOUT_MS: '5000' },
+      /originLatencyTargetMs \(5000\) must be below UPSTREAM_TIMEOUT_MS \(5000\)/,
+    ],
   ])('should refuse %s', (_what, env, message) => {
     expect(load(env)).toThrow(ConfigError);
     expect(load(env)).toThrow(message);

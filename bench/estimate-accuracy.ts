@@ -7,7 +7,11 @@
  * Each waiting visitor's estimate is sampled every 15 s; once everyone sampled is released,
  * the estimate is compared with the wait that actually followed.
  */
+import pino from 'pino';
+import { AdaptiveAdmission } from '../server/admission/admission';
+import { MemoryAdmissionStore } from '../server/admission/memory-store';
 import { estimateMinutes } from '../server/estimate';
+import { ModelOrigin } from '../spec/server/support/model-origin';
 import { MemoryStore } from '../server/store/memory';
 import type { ReleasePolicy } from '../server/store/types';
 import { mean, median, mulberry32 } from './stats';
@@ -38,6 +42,16 @@ export interface EstimateOptions {
    * release loop's beat: what the estimate does when release gaps are not regular.
    */
   readonly atRandom?: boolean;
+  /**
+   * Set: nobody sets the rate. The server's own adaptive controller (`AdaptiveAdmission`) does, in
+   * front of a model origin (`spec/server/support/model-origin.ts`) that can take `rateBefore`
+   * then `rateAfter` visits a minute, each visit `perVisit` requests over `visitSeconds`: the
+   * rate rises from a tenth of its ceiling (four times `rateBefore`), saws around the origin's
+   * capacity, and is cut when the capacity halves. queue_info gives the estimate the rate in force.
+   */
+  readonly adaptive?: { readonly perVisit: number; readonly visitSeconds: number; readonly feedbackSeconds: number };
+  /** Visitors arrive at this multiple of the rate (1 unless said): above 1, the line grows. */
+  readonly arrivalFactor?: number;
 }
 
 /** The scenario the targets are judged on: 6 a minute, halved at minute 20. */
@@ -49,6 +63,26 @@ export const DEFAULT_ESTIMATE_OPTIONS: EstimateOptions = {
   initialLine: 40,
   seeds: [1, 2, 3, 4, 5],
   announced: true,
+};
+
+/**
+ * The rate set by the adaptive controller in front of an origin of 30 visits a minute that halves
+ * at minute 30 (visits of a minute, eight requests each), 300 waiting at the start: judged on its
+ * steady error too.
+ */
+export const ADAPTIVE_ESTIMATE: { readonly label: string; readonly options: EstimateOptions } = {
+  label: 'adaptive, the origin takes 30 → 15/min',
+  options: {
+    ...DEFAULT_ESTIMATE_OPTIONS,
+    rateBefore: 30,
+    rateAfter: 15,
+    initialLine: 300,
+    changeAtMinutes: 30,
+    endAtMinutes: 50,
+    // A crowd: more arrive than the origin can take, so that the line never empties.
+    arrivalFactor: 1.2,
+    adaptive: { perVisit: 8, visitSeconds: 60, feedbackSeconds: 60 },
+  },
 };
 
 /** Other lines, to see how the estimate does beyond the judged scenario. */
@@ -63,6 +97,7 @@ export const ESTIMATE_VARIANTS: readonly { readonly label: string; readonly opti
   // Faster than the fifty release times the store keeps cover in a minute.
   { label: '120 → 60/min, 1,000 waiting', options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 120, rateAfter: 60, initialLine: 1000 } },
   { label: '6 → 3/min, released at random', options: { ...DEFAULT_ESTIMATE_OPTIONS, atRandom: true } },
+  ADAPTIVE_ESTIMATE,
 ];
 
 interface Sample {
@@ -112,10 +147,17 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
   const change = options.changeAtMinutes * MINUTE;
   const end = options.endAtMinutes * MINUTE;
   const rateAt = (now: number) => (now < change ? options.rateBefore : options.rateAfter);
-  // The admission limit never binds: the release rate is the only limit, as in the scenario.
-  const policyAt = (now: number): ReleasePolicy => ({ activeLimit: 1_000_000, sessionMs: 5 * MINUTE, perMinute: rateAt(now), abandonMs: 24 * 60 * MINUTE });
+  const arrivalRateAt = (now: number) => rateAt(now) * (options.arrivalFactor ?? 1);
   const releasedAt = new Map<string, number>();
   const waiting = new Set<string>();
+  const controller = options.adaptive && adaptiveRate(options, options.adaptive, () => waiting.size);
+  // The admission limit never binds: the release rate is the only limit, as in the scenario.
+  const policyAt = (now: number): ReleasePolicy => ({
+    activeLimit: 1_000_000,
+    sessionMs: 5 * MINUTE,
+    perMinute: controller ? controller.perMinute() : rateAt(now),
+    abandonMs: 24 * 60 * MINUTE,
+  });
   const samples: Sample[] = [];
   const lineLengths: number[] = [];
   let visitorCount = 0;
@@ -126,12 +168,13 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
     waiting.add(entry.uuid);
   };
   for (let i = 0; i < options.initialLine; i++) await arrive(0);
-  let nextArrival = exponential(random, rateAt(0));
+  let nextArrival = exponential(random, arrivalRateAt(0));
 
   for (let now = 0; now < end || waiting.size > 0; now += STEP_MS) {
+    await controller?.step(now, now >= change);
     while (now < end && nextArrival <= now) {
       await arrive(now);
-      nextArrival += exponential(random, rateAt(nextArrival));
+      nextArrival += exponential(random, arrivalRateAt(nextArrival));
     }
     const { released } = options.atRandom
       ? await store.release(poisson(random, rateAt(now) / (MINUTE / STEP_MS)), now, policyAt(now))
@@ -146,7 +189,7 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
         const place = await store.placeInLine(uuid, now);
         if (!place) throw new Error(`the store lost ${uuid}`);
         // As queue_info: the estimate gets the configured rate, i.e. the policy in force.
-        const configured = options.announced ? policyAt(now).perMinute : options.rateBefore;
+        const configured = options.announced || controller ? policyAt(now).perMinute : options.rateBefore;
         const estimated = estimate(place.position, place.recentReleases, now, configured);
         samples.push({ at: now, uuid, position: place.position, estimated });
       }
@@ -202,4 +245,47 @@ function poisson(random: () => number, mean: number): number {
   let count = -1;
   for (let product = 1; product > limit; product *= random()) count++;
   return count;
+}
+
+/**
+ * The adaptive controller on the simulation's clock: every two seconds the model origin runs at
+ * the rate in force and the controller takes its step, as the server's loop would.
+ */
+function adaptiveRate(options: EstimateOptions, adaptive: NonNullable<EstimateOptions['adaptive']>, waiting: () => number) {
+  const requestsPerSecond = (visitsPerMinute: number) => (visitsPerMinute * adaptive.perVisit) / 60;
+  const origin = new ModelOrigin(requestsPerSecond(options.rateBefore), {
+    perVisit: adaptive.perVisit,
+    visitSeconds: adaptive.visitSeconds,
+    serviceMs: 200,
+    subStepMs: 100,
+  });
+  let simulated = 0;
+  const stepMs = 2000;
+  const admission = new AdaptiveAdmission({
+    base: { sessionMs: 5 * MINUTE, abandonMs: 24 * 60 * MINUTE },
+    settings: {
+      targetMs: 1000,
+      feedbackMs: adaptive.feedbackSeconds * 1000,
+      stepMs,
+      ceilingPerMinute: 4 * options.rateBefore,
+      ceilingActive: 1_000_000,
+      sessionMs: 5 * MINUTE,
+    },
+    store: new MemoryAdmissionStore(),
+    clock: { now: () => simulated, every: () => () => {} },
+    log: pino({ level: 'silent' }),
+    room: async () => ({ waiting: waiting(), paused: false }),
+    // Simulated time: the process's own event loop has nothing to do with it.
+    loopLagMs: () => 0,
+  });
+  return {
+    perMinute: () => admission.policy().perMinute,
+    async step(now: number, changed: boolean) {
+      simulated = now;
+      if (now % stepMs !== 0) return;
+      origin.capacity = requestsPerSecond(changed ? options.rateAfter : options.rateBefore);
+      origin.run(stepMs, admission.policy().perMinute, [admission.signals]);
+      await admission.step();
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import type { AdmissionResult, RoomResult } from './admission/run-admission';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { EstimateResult } from './estimate-accuracy';
 import type { DownloadFigures, GatewayOverheadResult } from './gateway-overhead';
@@ -5,7 +6,7 @@ import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
 import type { SoakResult } from './soak';
-import type { TargetCheck } from './targets';
+import { healthy, type TargetCheck } from './targets';
 
 export interface BenchResults {
   readonly date: string;
@@ -24,6 +25,7 @@ export interface BenchResults {
   readonly positionCost?: PositionCostResult;
   readonly soak?: SoakResult;
   readonly gateway?: GatewayOverheadResult;
+  readonly admission?: AdmissionResult;
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -62,6 +64,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.positionCost) lines.push('', ...positionCost(results.positionCost));
   if (results.soak) lines.push('', ...soak(results.soak));
   if (results.gateway) lines.push('', ...gatewayOverhead(results.gateway));
+  if (results.admission) lines.push('', ...admission(results.admission));
   lines.push('');
   return lines.join('\n');
 }
@@ -303,5 +306,64 @@ function gatewayOverhead(result: GatewayOverheadResult): string[] {
     `- The gateway's own account during the downloads (process.memoryUsage, every 25 ms): Buffers (arrayBuffers) ${buffers(streaming.proxied)} read straight through, ` +
       `${buffers(streaming.proxiedStalled)} with the reader stalled; JS heap used ${heap(streaming.proxied)} and ${heap(streaming.proxiedStalled)}.`,
     `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` + (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
+  ];
+}
+
+function admission(result: AdmissionResult): string[] {
+  const { settings, capacity, rooms } = result;
+  const { origin } = settings;
+  const percent = (share: number) => `${fixed(share * 100, share < 0.1 && share > 0 ? 2 : 1)} %`;
+  const rate = (room: RoomResult) =>
+    room.env.ADMISSION === 'adaptive'
+      ? `adaptive, ceilings ${room.env.RELEASE_PER_MINUTE}/min and ${room.env.ACTIVE_LIMIT}`
+      : `${room.env.RELEASE_PER_MINUTE}/min, ${room.env.ACTIVE_LIMIT} at once`;
+  const window = (room: RoomResult, which: 'steady' | 'halved' | 'after') => {
+    const figures = room[which];
+    return (
+      `${fixed(figures.goodput, 2)} | ${fixed(figures.origin.latencyMs.p50)} / ${fixed(figures.origin.latencyMs.p99)} ms | ` +
+      `${percent(figures.visitors.errorShare)} (${figures.visitors.errors}), ${figures.visitors.heldAgain} held again | ${fixed(figures.visitors.waitSeconds.p50, 1)} s`
+    );
+  };
+  const adaptive = rooms.find((room) => room.env.ADMISSION === 'adaptive');
+  const every = <T extends { t: number }>(points: readonly T[], seconds: number) =>
+    points.filter((point, i) => i === 0 || Math.floor(point.t / seconds) !== Math.floor((points[i - 1] as T).t / seconds));
+  return [
+    '## Adaptive admission against fixed settings',
+    '',
+    `Each room is the real server in a process of its own, in front of an origin of its own: ${origin.workers} workers, each request holding one for ` +
+      `${origin.serviceMs} ms ± ${fixed(origin.jitter * 100)} % (a timer), a first-come queue in front: **${capacity.requestsPerSecond} requests/s**, ` +
+      `${capacity.visitsPerMinute} visits a minute. Visitors arrive at ${settings.arrivalsFactor}× that while fewer than ${settings.lineCap} wait, ` +
+      `as API clients, listen for their release over the Pusher protocol, replay ${settings.reactionMs[0]}–${settings.reactionMs[1]} ms after it, then make ` +
+      `${settings.perVisit} protected requests ${settings.thinkMs[0]}–${settings.thinkMs[1]} ms apart. SESSION_SECONDS=${settings.sessionSeconds}, ` +
+      `ADMISSION_FEEDBACK_SECONDS=${settings.feedbackSeconds}, ORIGIN_LATENCY_TARGET_MS=${settings.targetMs}, UPSTREAM_TIMEOUT_MS=${settings.upstreamTimeoutMs}. ` +
+      `All rooms run at once: ${settings.warmupSeconds} s of warm-up, ${settings.steadySeconds} s measured, then every origin loses half its workers and the rooms are ` +
+      `watched for ${settings.halvedSeconds} s. The origins' timers gave ${result.measuredServiceMs.join(', ')} ms a request on average; load average at the end ${result.loadAverage.join(' ')}.`,
+    '',
+    `Steady (goodput: the origin's answers a second ÷ its ${capacity.requestsPerSecond} requests/s; latency: at the origin, arrival to answer):`,
+    '',
+    '| room | rate and limit | goodput | origin p50 / p99 | visitors: errors, visits held again | wait p50 | origin healthy |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rooms.map((room) => `| ${room.name} | ${rate(room)} | ${window(room, 'steady')} | ${healthy(room.steady, settings.targetMs) ? 'yes' : '**no**'} |`),
+    '',
+    `The origins lose half their workers (${capacity.halvedRequestsPerSecond} requests/s): the first ${settings.resettleSeconds} s, then the rest of the run ` +
+      `(goodput ÷ the halved capacity; re-settled: from then to the end, the origin's p99 within the target and its goodput at least 90 %):`,
+    '',
+    '| room | goodput | origin p50 / p99 | visitors: errors, visits held again | wait p50 | after: goodput, p99 | re-settled after |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rooms.map(
+      (room) =>
+        `| ${room.name} | ${window(room, 'halved')} | ${fixed(room.after.goodput, 2)}, ${fixed(room.after.origin.latencyMs.p99)} ms | ${room.resettleSeconds === null ? 'not within the run' : `${room.resettleSeconds} s`} |`,
+    ),
+    ...(adaptive
+      ? [
+          '',
+          `The adaptive room every 10 s (s from the start: releases a minute, limit, the p99 it measured, its last decision): ` +
+            every(adaptive.timeline, 10)
+              .map((point) => `${fixed(point.t)} s ${fixed(point.releasePerMinute)}/${point.activeLimit} ${point.measuredP99Ms ?? '–'} ms ${point.decision ?? ''}`.trim())
+              .join('; '),
+          '',
+          `Its event loop's delay p99, every 2 s: ${adaptive.timeline.map((point) => point.loopDelayP99Ms).join(' ')} ms.`,
+        ]
+      : []),
   ];
 }

@@ -22,12 +22,15 @@
  *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port)
  *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run, and of the
  *                             gateway during its proxied throughput slices (folder printed)
+ *   BENCH_ADMISSION_WARMUP_SECONDS=90 BENCH_ADMISSION_STEADY_SECONDS=40 BENCH_ADMISSION_HALVED_SECONDS=80
+ *                             adaptive admission against fixed settings: the phases (the halved one at least 60 s)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
-import { DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
+import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
+import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { measurePageLoad, pageLoadChecks, type PageLoadResult } from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
@@ -37,8 +40,8 @@ import { runSoak, type SoakResult } from './soak';
 import { checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway';
-const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'soak'];
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission';
+const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'admission', 'soak'];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -131,6 +134,19 @@ async function main(): Promise<void> {
       soak = await runSoak(soakOptions);
     }
 
+    let admission: AdmissionResult | undefined;
+    if (only.has('admission')) {
+      log('adaptive admission: rooms in front of origins of known capacity, side by side, then the origins halve…');
+      admission = await measureAdmission({
+        ...DEFAULT_ADMISSION_OPTIONS,
+        warmupSeconds: numberFromEnv('BENCH_ADMISSION_WARMUP_SECONDS', DEFAULT_ADMISSION_OPTIONS.warmupSeconds, 10),
+        steadySeconds: numberFromEnv('BENCH_ADMISSION_STEADY_SECONDS', DEFAULT_ADMISSION_OPTIONS.steadySeconds, 10),
+        halvedSeconds: numberFromEnv('BENCH_ADMISSION_HALVED_SECONDS', DEFAULT_ADMISSION_OPTIONS.halvedSeconds, RESETTLE_SECONDS + 10),
+        pageDir,
+        log,
+      });
+    }
+
     let gateway: GatewayOverheadResult | undefined;
     if (only.has('gateway')) {
       const gatewayOptions = {
@@ -151,7 +167,16 @@ async function main(): Promise<void> {
       seconds: (Date.now() - started) / 1000,
       // The parts this run measured: latest.json and latest.md hold these only (the page is always built).
       parts: ['page', ...[...only].filter((part) => part !== 'page')],
-      targets: [...(pageLoad ? pageLoadChecks(pageLoad) : []), ...checkTargets(capacity, estimate, gateway)],
+      targets: [
+        ...(pageLoad ? pageLoadChecks(pageLoad) : []),
+        ...checkTargets(
+          capacity,
+          estimate,
+          gateway,
+          admission,
+          estimateVariants.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result,
+        ),
+      ],
       targetsRedis: capacityRedis ? checkTargets(capacityRedis, undefined) : undefined,
       pageWeight,
       pageLoad,
@@ -162,6 +187,7 @@ async function main(): Promise<void> {
       positionCost,
       soak,
       gateway,
+      admission,
       cpuProfileDir: profileDir,
     };
     mkdirSync(resultsDir, { recursive: true });

@@ -1,3 +1,4 @@
+import type { AdmissionResult, RoomResult } from './admission/run-admission';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { EstimateResult } from './estimate-accuracy';
 import type { GatewayOverheadResult } from './gateway-overhead';
@@ -15,6 +16,11 @@ export const TARGETS = {
   gatewayThroughputRatio: 0.7,
   /** The gateway's RSS growth while a 100 MiB download streams through it. */
   gatewayStreamRssGrowthBytes: 32 * 1024 * 1024,
+  /** Adaptive admission: share of the origin's capacity served at steady state, its p99 within the target. */
+  adaptiveGoodput: 0.9,
+  /** After the origin loses half its capacity: back within the target in this long, with fewer errors than this. */
+  adaptiveResettleSeconds: 60,
+  adaptiveResettleErrorShare: 0.01,
 } as const;
 
 export type Verdict = 'PASS' | 'MISS' | 'N/A';
@@ -35,6 +41,8 @@ export function checkTargets(
   capacity: CapacityResult | undefined,
   estimate: EstimateResult | undefined,
   gateway?: GatewayOverheadResult,
+  admission?: AdmissionResult,
+  adaptiveEstimate?: EstimateResult,
 ): TargetCheck[] {
   const checks: TargetCheck[] = [];
   if (capacity) {
@@ -86,8 +94,72 @@ export function checkTargets(
       verdict: figures.minutesUntilWithin1 <= TARGETS.minutesBackWithin1AfterChange ? 'PASS' : 'MISS',
     });
   }
+  if (adaptiveEstimate) {
+    const error = adaptiveEstimate.median.steadyMaeMinutes;
+    checks.push({
+      name: 'wait estimate error, the rate set by adaptive admission',
+      target: `≤ ${TARGETS.steadyEstimateErrorMinutes} min`,
+      measured: `${error} min (back within 1 min ${adaptiveEstimate.median.minutesUntilWithin1} min after the origin halves)`,
+      verdict: error !== null && error <= TARGETS.steadyEstimateErrorMinutes ? 'PASS' : 'MISS',
+    });
+  }
   if (gateway) checks.push(...gatewayChecks(gateway));
+  if (admission) checks.push(...admissionChecks(admission));
   return checks;
+}
+
+/** Whether a room kept the origin healthy in a window: its p99 within the target, fewer than 1 % errors. */
+export function healthy(window: RoomResult['steady'], targetMs: number): boolean {
+  return window.origin.latencyMs.p99 <= targetMs && window.visitors.errorShare < TARGETS.adaptiveResettleErrorShare;
+}
+
+function admissionChecks(admission: AdmissionResult): TargetCheck[] {
+  const { targetMs } = admission.settings;
+  const adaptive = admission.rooms.find((room) => room.env.ADMISSION === 'adaptive') as RoomResult;
+  const fixed = admission.rooms.filter((room) => room !== adaptive);
+  const { steady, halved } = adaptive;
+  const rivals = fixed.filter((room) => healthy(room.steady, targetMs));
+  const beaten = rivals.filter((room) => steady.goodput > room.steady.goodput);
+  // The worst day: healthy before the origin loses half its capacity, while it does, and after.
+  const throughout = fixed.filter((room) => [room.steady, room.halved, room.after].every((window) => healthy(window, targetMs)));
+  const beatenThroughout = throughout.filter((room) => steady.goodput > room.steady.goodput);
+  const resettled = adaptive.resettleSeconds;
+  return [
+    {
+      name: 'adaptive admission: goodput ÷ the origin\'s capacity, steady, its p99 within the target',
+      target: `≥ ${TARGETS.adaptiveGoodput}, p99 ≤ ${targetMs} ms`,
+      measured: `${steady.goodput.toFixed(2)}, p99 ${steady.origin.latencyMs.p99} ms`,
+      verdict: steady.goodput >= TARGETS.adaptiveGoodput && healthy(steady, targetMs) ? 'PASS' : 'MISS',
+    },
+    {
+      name: 'adaptive admission beats every fixed setting that keeps the origin healthy (steady)',
+      target: 'higher goodput than each',
+      measured:
+        rivals.length === 0
+          ? 'no fixed setting kept the origin healthy'
+          : rivals.map((room) => `${room.name} ${room.steady.goodput.toFixed(2)}`).join(', ') + ` against ${steady.goodput.toFixed(2)}`,
+      verdict: beaten.length === rivals.length ? 'PASS' : 'MISS',
+      note: 'a setting is healthy when the origin\'s p99 is within the target and visitors see under 1 % errors',
+    },
+    {
+      name: 'adaptive admission beats every fixed setting that keeps the origin healthy through the run, the halving included (steady goodput)',
+      target: 'higher goodput than each',
+      measured:
+        throughout.length === 0
+          ? 'no fixed setting kept the origin healthy through the run'
+          : throughout.map((room) => `${room.name} ${room.steady.goodput.toFixed(2)}`).join(', ') + ` against ${steady.goodput.toFixed(2)}`,
+      verdict: beatenThroughout.length === throughout.length ? 'PASS' : 'MISS',
+    },
+    {
+      name: 'adaptive admission after the origin loses half its capacity',
+      target: `p99 back within the target in ≤ ${TARGETS.adaptiveResettleSeconds} s, < 1 % errors`,
+      measured: `${resettled === null ? 'not within the run' : `${resettled} s`}, ${(halved.visitors.errorShare * 100).toFixed(2)} % errors`,
+      verdict:
+        resettled !== null && resettled <= TARGETS.adaptiveResettleSeconds && halved.visitors.errorShare < TARGETS.adaptiveResettleErrorShare
+          ? 'PASS'
+          : 'MISS',
+    },
+  ];
 }
 
 function gatewayChecks(gateway: GatewayOverheadResult): TargetCheck[] {

@@ -1,0 +1,306 @@
+/**
+ * Adaptive admission against fixed settings, side by side in one run: each waiting room (the real
+ * server, a process each) stands in front of an origin of its own of the same known capacity
+ * (`origin.ts`), with visitors arriving at several times that capacity (`visitors.ts`). After a
+ * warm-up, a steady window is measured; then every origin loses half its workers at once, and the
+ * rooms are watched while they re-settle. All rooms run at the same time, so that the machine's
+ * load weighs on each alike, and the origins' capacity is set by timers, not by CPU speed.
+ *
+ * Time is compressed: a visit is eight requests about a second apart, and SESSION_SECONDS (the
+ * controller's feedback time) is 12 s, where a real checkout takes minutes. The controller's steps
+ * scale with its feedback time, so its behaviour in visits is the same; what does not scale is
+ * its 2 s decision step and the 6 s window of latencies it reads, which in the compressed run are
+ * coarser against a visit than they would be in production: the run is, if anything, harder on it.
+ */
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Child } from '../capacity/ipc';
+import { preciseNow } from '../stats';
+import type { OriginFigures, OriginSpec } from './origin';
+import type { VisitorFigures, VisitorsOptions } from './visitors';
+
+export interface AdmissionBenchOptions {
+  readonly origin: OriginSpec;
+  /** Requests a visit makes once admitted. */
+  readonly perVisit: number;
+  readonly thinkMs: readonly [number, number];
+  readonly reactionMs: readonly [number, number];
+  readonly sessionSeconds: number;
+  /** ADMISSION_FEEDBACK_SECONDS: about a visit's length, shorter than the sessions. */
+  readonly feedbackSeconds: number;
+  readonly targetMs: number;
+  readonly upstreamTimeoutMs: number;
+  /** Arrivals as a multiple of the origin's capacity in visits, while fewer than `lineCap` wait. */
+  readonly arrivalsFactor: number;
+  readonly lineCap: number;
+  readonly warmupSeconds: number;
+  readonly steadySeconds: number;
+  /** After the halving: the re-settle window (60 s) and a little more to judge what it settled to. */
+  readonly halvedSeconds: number;
+  readonly pageDir: string;
+  readonly log: (line: string) => void;
+}
+
+export const DEFAULT_ADMISSION_OPTIONS: Omit<AdmissionBenchOptions, 'pageDir' | 'log'> = {
+  origin: { workers: 16, serviceMs: 100, jitter: 0.2 },
+  perVisit: 8,
+  thinkMs: [500, 1500],
+  reactionMs: [0, 1000],
+  sessionSeconds: 20,
+  feedbackSeconds: 12,
+  targetMs: 400,
+  upstreamTimeoutMs: 5000,
+  arrivalsFactor: 3,
+  lineCap: 200,
+  warmupSeconds: 90,
+  steadySeconds: 40,
+  halvedSeconds: 80,
+};
+
+/** The errors allowed while re-settling, and the time allowed for it. */
+export const RESETTLE_SECONDS = 60;
+
+interface Configuration {
+  readonly name: string;
+  readonly admission: 'adaptive' | 'fixed';
+  /** The fixed rate as a multiple of the origin's capacity (adaptive: its ceilings' multiple). */
+  readonly factor: number;
+}
+
+const CONFIGURATIONS: readonly Configuration[] = [
+  { name: 'adaptive', admission: 'adaptive', factor: 4 },
+  { name: 'fixed at half', admission: 'fixed', factor: 0.5 },
+  { name: 'fixed about right', admission: 'fixed', factor: 1 },
+  { name: 'fixed at double', admission: 'fixed', factor: 2 },
+];
+
+interface GatewayReady {
+  readonly url: string;
+  readonly adminToken: string;
+  readonly realtimeKey: string;
+  readonly pid: number;
+}
+
+/** What a room did in a window: its origin's side and its visitors'. */
+export interface WindowFigures {
+  /** Origin answers a second ÷ the origin's capacity in that window. */
+  readonly goodput: number;
+  readonly origin: OriginFigures;
+  readonly visitors: VisitorFigures;
+}
+
+export interface RoomResult {
+  readonly name: string;
+  readonly env: Record<string, string>;
+  readonly steady: WindowFigures;
+  /** The first 60 s after the halving. */
+  readonly halved: WindowFigures;
+  /** What came after it, to the end of the run. */
+  readonly after: WindowFigures;
+  /**
+   * Seconds from the halving until, from then to the end of the run, the origin's p99 is within
+   * the target and its goodput at least 90 % of the halved capacity; null if that never came.
+   */
+  readonly resettleSeconds: number | null;
+  /** Every 2 s: the rate and limit in force, the line, and (adaptive) the last decision. */
+  readonly timeline: readonly TimelinePoint[];
+  /** The origin's p99 and answers a second, 5 s at a time from the start. */
+  readonly originTimeline: readonly { readonly t: number; readonly perSecond: number; readonly p99Ms: number }[];
+}
+
+export interface TimelinePoint {
+  readonly t: number;
+  readonly releasePerMinute: number;
+  readonly activeLimit: number;
+  readonly waiting: number;
+  readonly active: number;
+  readonly decision?: string;
+  /** Adaptive: the p99 the room measured in its last decision's window (ms). */
+  readonly measuredP99Ms?: number;
+  /** The room's event-loop delay since the last point, p99 (ms): a busy machine shows here. */
+  readonly loopDelayP99Ms: number;
+}
+
+export type AdmissionResult = Awaited<ReturnType<typeof measureAdmission>>;
+
+export async function measureAdmission(options: AdmissionBenchOptions) {
+  const { log, origin: spec } = options;
+  const capacityPerSecond = (spec.workers * 1000) / spec.serviceMs;
+  const visitsPerMinute = (capacityPerSecond / options.perVisit) * 60;
+  const children: Child<unknown>[] = [];
+  try {
+    const origins = await Child.start<{ pid: number }>(path.join(__dirname, 'origin.ts'), { name: 'admission bench origins' });
+    children.push(origins);
+    const urls = await origins.request<string[]>('start', { count: CONFIGURATIONS.length, spec });
+    const envs = CONFIGURATIONS.map((configuration, i) => roomEnv(configuration, urls[i] as string, visitsPerMinute, options));
+    const gateways = await Promise.all(
+      envs.map((env, i) =>
+        Child.start<GatewayReady>(path.join(__dirname, 'gateway.ts'), {
+          name: `admission bench room ${CONFIGURATIONS[i]?.name}`,
+          env: { ...process.env, BENCH_PAGE_DIR: options.pageDir, BENCH_ADMISSION_ENV: JSON.stringify(env) },
+        }),
+      ),
+    );
+    children.push(...gateways);
+    const visitors = await Child.start<{ pid: number }>(path.join(__dirname, 'visitors.ts'), { name: 'admission bench visitors' });
+    children.push(visitors);
+    log(`  origins of ${capacityPerSecond} requests/s (${visitsPerMinute} visits/min), rooms: ${CONFIGURATIONS.map((c) => c.name).join(', ')}`);
+
+    const visitorOptions: VisitorsOptions = {
+      targets: gateways.map((gateway, i) => ({ name: CONFIGURATIONS[i]?.name as string, url: gateway.ready.url, realtimeKey: gateway.ready.realtimeKey })),
+      arrivalsPerSecond: (options.arrivalsFactor * visitsPerMinute) / 60,
+      lineCap: options.lineCap,
+      perVisit: options.perVisit,
+      thinkMs: options.thinkMs,
+      reactionMs: options.reactionMs,
+      seed: 7,
+    };
+    const { startedAt } = await visitors.request<{ startedAt: number }>('start', visitorOptions);
+    const timelines: TimelinePoint[][] = gateways.map(() => []);
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const t = Math.round((preciseNow() - startedAt) / 100) / 10;
+        await Promise.all(
+          gateways.map(async (gateway, i) => {
+            const loop = await gateway.request<{ p99: number }>('loopDelay');
+            (timelines[i] as TimelinePoint[]).push({ ...(await sample(gateway.ready, t)), loopDelayP99Ms: Math.round(loop.p99) });
+          }),
+        );
+        await sleep(2000);
+      }
+    })();
+
+    const steadyFrom = startedAt + options.warmupSeconds * 1000;
+    const halvedAt = steadyFrom + options.steadySeconds * 1000;
+    const end = halvedAt + options.halvedSeconds * 1000;
+    log(`  warm-up ${options.warmupSeconds} s, steady ${options.steadySeconds} s, then half the origins' workers for ${options.halvedSeconds} s…`);
+    await sleep(halvedAt - preciseNow());
+    await origins.request('halve');
+    await sleep(end - preciseNow());
+    sampling = false;
+    await sampler;
+
+    const windowOf = async (from: number, to: number, capacity: number) => {
+      const [originFigures, visitorFigures] = await Promise.all([
+        origins.request<OriginFigures[]>('figures', { from, to }),
+        visitors.request<VisitorFigures[]>('figures', { from, to }),
+      ]);
+      return originFigures.map((origin, i): WindowFigures => ({
+        goodput: Math.round((origin.answeredPerSecond / capacity) * 1000) / 1000,
+        origin,
+        visitors: visitorFigures[i] as VisitorFigures,
+      }));
+    };
+    const resettleUntil = halvedAt + RESETTLE_SECONDS * 1000;
+    const [steady, halved, after, answers, serviceMs] = await Promise.all([
+      windowOf(steadyFrom, halvedAt, capacityPerSecond),
+      windowOf(halvedAt, resettleUntil, capacityPerSecond / 2),
+      windowOf(resettleUntil, end, capacityPerSecond / 2),
+      origins.request<[number, number][][]>('answers', { from: startedAt }),
+      origins.request<number[]>('serviceMs'),
+    ]);
+    await visitors.request('stop');
+
+    const rooms = CONFIGURATIONS.map((configuration, i): RoomResult => {
+      const pairs = answers[i] as [number, number][];
+      return {
+        name: configuration.name,
+        env: pick(envs[i] as Record<string, string>, ['ADMISSION', 'RELEASE_PER_MINUTE', 'ACTIVE_LIMIT']),
+        steady: steady[i] as WindowFigures,
+        halved: halved[i] as WindowFigures,
+        after: after[i] as WindowFigures,
+        resettleSeconds: resettle(pairs, halvedAt, end, options.targetMs, capacityPerSecond / 2),
+        timeline: timelines[i] as TimelinePoint[],
+        originTimeline: originTimeline(pairs, startedAt, end),
+      };
+    });
+    return {
+      settings: { ...options, pageDir: undefined, log: undefined, resettleSeconds: RESETTLE_SECONDS },
+      capacity: { requestsPerSecond: capacityPerSecond, visitsPerMinute, halvedRequestsPerSecond: capacityPerSecond / 2 },
+      /** The mean service time each origin's timers gave (ms): above `serviceMs`, the machine was short of time. */
+      measuredServiceMs: serviceMs.map((ms) => Math.round(ms * 10) / 10),
+      loadAverage: os.loadavg().map((load) => Math.round(load * 100) / 100),
+      rooms,
+    };
+  } finally {
+    await Promise.allSettled(children.map((child) => child.stop()));
+  }
+}
+
+/** A room's configuration: the same for all but its admission, rate and limit. */
+function roomEnv(configuration: Configuration, upstream: string, visitsPerMinute: number, options: AdmissionBenchOptions): Record<string, string> {
+  const perMinute = Math.round(configuration.factor * visitsPerMinute);
+  return {
+    UPSTREAM: upstream,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PROTECT: '/shop',
+    LOG_LEVEL: 'silent',
+    ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+    SESSION_SECRET: randomBytes(32).toString('base64url'),
+    SESSION_SECONDS: String(options.sessionSeconds),
+    ADMISSION_FEEDBACK_SECONDS: String(options.feedbackSeconds),
+    ABANDON_SECONDS: '600',
+    UPSTREAM_TIMEOUT_MS: String(options.upstreamTimeoutMs),
+    UPSTREAM_CONNECTIONS: '1024',
+    ORIGIN_LATENCY_TARGET_MS: String(options.targetMs),
+    REALTIME_MAX_SUBSCRIPTIONS: '1000',
+    REALTIME_MESSAGES_PER_SECOND: '10000',
+    ADMISSION: configuration.admission,
+    RELEASE_PER_MINUTE: String(perMinute),
+    // The sessions a rate fills: each admission lasts SESSION_SECONDS.
+    ACTIVE_LIMIT: String(Math.ceil((perMinute * options.sessionSeconds) / 60)),
+  };
+}
+
+async function sample(gateway: GatewayReady, t: number): Promise<Omit<TimelinePoint, 'loopDelayP99Ms'>> {
+  const get = async (route: string) =>
+    (await fetch(`${gateway.url}/admin/${route}`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).json() as Promise<any>;
+  const [stats, admission] = await Promise.all([get('stats'), get('admission')]);
+  const decision = admission.decision ? `${admission.decision.action} (${admission.decision.reason})` : undefined;
+  return {
+    t,
+    releasePerMinute: stats.releasePerMinute,
+    activeLimit: stats.activeLimit,
+    waiting: stats.waiting,
+    active: stats.active,
+    decision,
+    measuredP99Ms: admission.signals?.p99Ms,
+  };
+}
+
+/**
+ * Seconds after the halving from which the origin's p99 to the end is within the target and its
+ * answers at least 90 % of the halved capacity (5 s steps); null when no such time came.
+ */
+function resettle(answers: readonly [number, number][], halvedAt: number, end: number, targetMs: number, capacity: number): number | null {
+  for (let t = halvedAt; t < end - 5000; t += 5000) {
+    const latencies = answers.filter(([at]) => at >= t && at < end).map(([, ms]) => ms);
+    latencies.sort((a, b) => a - b);
+    const p99 = latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)] ?? Number.POSITIVE_INFINITY;
+    const perSecond = latencies.length / ((end - t) / 1000);
+    if (p99 <= targetMs && perSecond >= 0.9 * capacity) return (t - halvedAt) / 1000;
+  }
+  return null;
+}
+
+function originTimeline(answers: readonly [number, number][], from: number, end: number) {
+  const points = [];
+  for (let t = from; t < end; t += 5000) {
+    const latencies = answers.filter(([at]) => at >= t && at < t + 5000).map(([, ms]) => ms);
+    latencies.sort((a, b) => a - b);
+    points.push({
+      t: (t - from) / 1000,
+      perSecond: latencies.length / 5,
+      p99Ms: Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)] ?? 0),
+    });
+  }
+  return points;
+}
+
+function pick(env: Record<string, string>, names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name) => [name, env[name] as string]));
+}

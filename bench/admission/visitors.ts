@@ -1,0 +1,296 @@
+/**
+ * The admission benchmark's visitors, for every waiting room under test at once, in this process.
+ * Each visitor arrives at a protected page as an API client would (`Accept: application/json`):
+ * let in at once, or held (503 with the page's config), when it listens on its channel over the
+ * Pusher protocol and, on `RequestUnqueud`, asks again after a reaction time (a page hearing the
+ * event and navigating). Once in, it shops: `perVisit` protected requests, each a think time after
+ * the answer to the one before. Held again mid-visit (its admission ran out), it waits in line
+ * again and goes on with its visit once released. Arrivals come at `arrivalsPerSecond` while fewer than `lineCap`
+ * wait: the line never empties, and the sockets it holds stay bounded.
+ *
+ * The channels of the waiting visitors of one room share a few sockets (the rooms under test allow
+ * many subscriptions a socket): this benchmark measures the origin, not the realtime server.
+ *
+ * Requests from the orchestrator: `start`, `figures`, `stop`.
+ */
+import { Pool } from 'undici';
+import WebSocket from 'ws';
+import { CHANNELS } from '../../streams/constants';
+import { serveRequests } from '../capacity/ipc';
+import { mulberry32, percentile, preciseNow } from '../stats';
+import { latencyFigures } from './figures';
+
+export interface VisitorTarget {
+  readonly name: string;
+  readonly url: string;
+  readonly realtimeKey: string;
+}
+
+export interface VisitorsOptions {
+  readonly targets: readonly VisitorTarget[];
+  readonly arrivalsPerSecond: number;
+  readonly lineCap: number;
+  readonly perVisit: number;
+  /** Think time between a visitor's requests, drawn uniformly in [min, max] ms. */
+  readonly thinkMs: readonly [number, number];
+  /** From the release event to the replay, drawn uniformly in [min, max] ms. */
+  readonly reactionMs: readonly [number, number];
+  readonly seed: number;
+}
+
+/** Channels a socket carries at most (the rooms under test allow 1,000). */
+const CHANNELS_PER_SOCKET = 900;
+const SESSION_COOKIE = /^(waiting_room_session=[^;]*)/;
+
+/** What became of a shopping request. */
+const enum Outcome {
+  Ok = 0,
+  /** 5xx, or no answer: the visitor saw an error. */
+  Error = 1,
+  /** Held again mid-visit: the admission ran out (the visit outlasted SESSION_SECONDS). */
+  Held = 2,
+}
+
+interface Waiting {
+  readonly cookie: string;
+  readonly heldAt: number;
+  readonly n: number;
+  readonly socket: RealtimeSocket;
+  /** Requests of the visit already answered: a visitor held again mid-visit goes on from there. */
+  readonly done: number;
+}
+
+class RealtimeSocket {
+  readonly ws: WebSocket;
+  channels = 0;
+  readonly ready: Promise<void>;
+
+  constructor(url: string, onRelease: (channel: string) => void, onError: (what: string) => void) {
+    this.ws = new WebSocket(url, { perMessageDeflate: false });
+    this.ready = new Promise((resolve, reject) => {
+      this.ws.on('message', (raw) => {
+        const message = JSON.parse(raw.toString()) as { event: string; channel?: string };
+        if (message.event === 'pusher:connection_established') resolve();
+        else if (message.event === 'pusher:ping') this.ws.send('{"event":"pusher:pong","data":{}}');
+        else if (message.event === CHANNELS.releaseEvent && message.channel) onRelease(message.channel);
+        else if (message.event === 'pusher:error') onError(`realtime error ${raw.toString().slice(0, 120)}`);
+      });
+      this.ws.on('error', reject);
+      this.ws.on('close', (code) => onError(`realtime socket closed (${code})`));
+    });
+  }
+
+  subscribe(channel: string): void {
+    this.channels++;
+    this.ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { auth: '', channel } }));
+  }
+
+  unsubscribe(channel: string): void {
+    this.channels--;
+    this.ws.send(JSON.stringify({ event: 'pusher:unsubscribe', data: { channel } }));
+  }
+}
+
+class Room {
+  private readonly pool: Pool;
+  private readonly sockets: RealtimeSocket[] = [];
+  private readonly waiting = new Map<string, Waiting>();
+  private due = 0;
+  private next = 0;
+  /** Each shopping request: when its answer came, how long it took, what became of it. */
+  readonly answeredAt: number[] = [];
+  readonly answerMs: number[] = [];
+  readonly outcome: Outcome[] = [];
+  /** Each release: when it came, and how long the visitor had waited. */
+  readonly releasedAt: number[] = [];
+  readonly waitedMs: number[] = [];
+  readonly arrivedAt: number[] = [];
+  readonly problems = new Map<string, number>();
+  stopped = false;
+
+  constructor(
+    readonly target: VisitorTarget,
+    private readonly options: VisitorsOptions,
+    private readonly random: () => number,
+  ) {
+    this.pool = new Pool(target.url, { connections: 1024, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
+  }
+
+  async open(): Promise<void> {
+    const url = new URL(this.target.url);
+    const ws = `ws://${url.host}/app/${this.target.realtimeKey}?protocol=7&client=js&version=8.6.0&flash=false`;
+    for (let i = 0; i < Math.ceil(this.options.lineCap / CHANNELS_PER_SOCKET) + 1; i++) {
+      const socket = new RealtimeSocket(ws, (channel) => this.released(channel), (what) => this.problem(what));
+      this.sockets.push(socket);
+      await socket.ready;
+    }
+  }
+
+  /** Called every few ms: the arrivals due since, while the line has room. */
+  arrive(seconds: number): void {
+    this.due += this.options.arrivalsPerSecond * seconds;
+    while (this.due >= 1) {
+      this.due--;
+      if (this.waiting.size >= this.options.lineCap) continue;
+      void this.arrival(this.next++);
+    }
+  }
+
+  private async arrival(n: number): Promise<void> {
+    const started = performance.now();
+    const arrivedAt = preciseNow();
+    this.arrivedAt.push(arrivedAt);
+    let status: number;
+    let cookie: string | undefined;
+    let body: string;
+    try {
+      const answer = await this.pool.request({ method: 'GET', path: `/shop/item/${n}`, headers: { accept: 'application/json' } });
+      status = answer.statusCode;
+      const set = [answer.headers['set-cookie'] ?? []].flat();
+      cookie = set.map((line) => SESSION_COOKIE.exec(String(line))?.[1]).find(Boolean);
+      body = await answer.body.text();
+    } catch (error) {
+      this.problem(`arrival: ${(error as Error).message}`);
+      return;
+    }
+    if (!cookie) return this.problem(`arrival: no session cookie (status ${status})`);
+    if (status === 503) return this.wait(body, cookie, n, 0, arrivedAt);
+    // Let in at once: the arrival was the visit's first request.
+    this.record(started, status);
+    void this.shop(cookie, n, 1, true);
+  }
+
+  /** Held (503 with the page's config): listens on its channel until released. */
+  private wait(body: string, cookie: string, n: number, done: number, heldAt: number): void {
+    let uuid: string | undefined;
+    try {
+      uuid = (JSON.parse(body) as { queue?: { uuid?: string } }).queue?.uuid;
+    } catch {
+      uuid = undefined;
+    }
+    if (!uuid) return this.problem('held without a place');
+    const socket = this.sockets.find((one) => one.channels < CHANNELS_PER_SOCKET);
+    if (!socket) return this.problem('no socket with room for a channel');
+    const channel = CHANNELS.client(uuid);
+    this.waiting.set(channel, { cookie, heldAt, n, socket, done });
+    socket.subscribe(channel);
+  }
+
+  private released(channel: string): void {
+    const visitor = this.waiting.get(channel);
+    if (!visitor) return;
+    this.waiting.delete(channel);
+    visitor.socket.unsubscribe(channel);
+    const now = preciseNow();
+    this.releasedAt.push(now);
+    this.waitedMs.push(now - visitor.heldAt);
+    const [min, max] = this.options.reactionMs;
+    setTimeout(() => void this.shop(visitor.cookie, visitor.n, visitor.done, false), min + (max - min) * this.random());
+  }
+
+  /**
+   * The visit's requests from the `done`-th on, each after a think time; the first without one
+   * unless `thinkFirst` (a release's replay goes at once).
+   */
+  private async shop(cookie: string, n: number, done: number, thinkFirst: boolean): Promise<void> {
+    const [min, max] = this.options.thinkMs;
+    for (let i = done; i < this.options.perVisit && !this.stopped; i++) {
+      if (i > done || thinkFirst) await new Promise((resolve) => setTimeout(resolve, min + (max - min) * this.random()));
+      if (this.stopped) return;
+      const started = performance.now();
+      let status = 0;
+      let body = '';
+      try {
+        const answer = await this.pool.request({ method: 'GET', path: `/shop/item/${n}?step=${i}`, headers: { accept: 'application/json', cookie } });
+        status = answer.statusCode;
+        body = await answer.body.text();
+      } catch {
+        status = 0;
+      }
+      if (this.record(started, status) === Outcome.Held) return this.wait(body, cookie, n, i, preciseNow());
+    }
+  }
+
+  private record(started: number, status: number): Outcome {
+    const outcome = status === 503 ? Outcome.Held : status >= 200 && status < 400 ? Outcome.Ok : Outcome.Error;
+    this.answeredAt.push(preciseNow());
+    this.answerMs.push(performance.now() - started);
+    this.outcome.push(outcome);
+    return outcome;
+  }
+
+  private problem(what: string): void {
+    if (this.stopped) return;
+    this.problems.set(what, (this.problems.get(what) ?? 0) + 1);
+  }
+
+  figures(from: number, to: number) {
+    const ok: number[] = [];
+    let errors = 0;
+    let held = 0;
+    for (let i = 0; i < this.answeredAt.length; i++) {
+      const at = this.answeredAt[i] as number;
+      if (at < from || at >= to) continue;
+      const outcome = this.outcome[i];
+      if (outcome === Outcome.Ok) ok.push(this.answerMs[i] as number);
+      else if (outcome === Outcome.Error) errors++;
+      else held++;
+    }
+    const waits = this.waitedMs.filter((_, i) => (this.releasedAt[i] as number) >= from && (this.releasedAt[i] as number) < to);
+    const requests = ok.length + errors + held;
+    return {
+      requests,
+      ok: ok.length,
+      errors,
+      /** Visits cut short: held again mid-visit. */
+      heldAgain: held,
+      errorShare: requests === 0 ? 0 : errors / requests,
+      latencyMs: latencyFigures(ok),
+      releases: waits.length,
+      waitSeconds: { p50: Math.round(percentile(waits, 50) / 100) / 10, p90: Math.round(percentile(waits, 90) / 100) / 10 },
+      arrivals: this.arrivedAt.filter((at) => at >= from && at < to).length,
+      waitingNow: this.waiting.size,
+      problems: Object.fromEntries(this.problems),
+    };
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const socket of this.sockets) socket.ws.terminate();
+    await this.pool.destroy();
+  }
+}
+
+export type VisitorFigures = ReturnType<Room['figures']>;
+
+let rooms: Room[] = [];
+let ticker: NodeJS.Timeout | undefined;
+
+serveRequests(
+  { pid: process.pid },
+  {
+    start: async (options: VisitorsOptions) => {
+      const random = mulberry32(options.seed);
+      rooms = options.targets.map((target) => new Room(target, options, random));
+      await Promise.all(rooms.map((room) => room.open()));
+      let last = performance.now();
+      ticker = setInterval(() => {
+        const now = performance.now();
+        for (const room of rooms) room.arrive((now - last) / 1000);
+        last = now;
+      }, 20);
+      return { startedAt: preciseNow() };
+    },
+    figures: ({ from, to }: { from: number; to: number }) => rooms.map((room) => room.figures(from, to)),
+    /** Each room's releases as [when, waited ms] and answers as [when, outcome] after `from`, for timelines. */
+    timeline: ({ from }: { from: number }) =>
+      rooms.map((room) => ({
+        releases: room.releasedAt.filter((at) => at >= from).map((at) => Math.round(at)),
+        errors: room.answeredAt.filter((at, i) => at >= from && room.outcome[i] === Outcome.Error).map((at) => Math.round(at)),
+      })),
+    stop: async () => {
+      if (ticker) clearInterval(ticker);
+      await Promise.all(rooms.map((room) => room.stop()));
+    },
+  },
+);

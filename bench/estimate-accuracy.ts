@@ -261,16 +261,11 @@ function adaptiveRate(options: EstimateOptions, adaptive: NonNullable<EstimateOp
   });
   let simulated = 0;
   const stepMs = 2000;
+  // The ceilings: four times what the origin takes, and no limit on sessions at once.
+  const operated = { perMinute: 4 * options.rateBefore, activeLimit: 1_000_000, sessionMs: 5 * MINUTE, abandonMs: 24 * 60 * MINUTE };
   const admission = new AdaptiveAdmission({
-    base: { sessionMs: 5 * MINUTE, abandonMs: 24 * 60 * MINUTE },
-    settings: {
-      targetMs: 1000,
-      feedbackMs: adaptive.feedbackSeconds * 1000,
-      stepMs,
-      ceilingPerMinute: 4 * options.rateBefore,
-      ceilingActive: 1_000_000,
-      sessionMs: 5 * MINUTE,
-    },
+    operated: () => operated,
+    settings: { targetMs: 1000, feedbackMs: adaptive.feedbackSeconds * 1000, stepMs, sessionMs: 5 * MINUTE },
     store: new MemoryAdmissionStore(),
     clock: { now: () => simulated, every: () => () => {} },
     log: pino({ level: 'silent' }),

@@ -15,7 +15,7 @@
  */
 import { Pool } from 'undici';
 import WebSocket from 'ws';
-import { CHANNELS } from '../../streams/constants';
+import { CHANNELS } from '@waiting-room/streams/contract';
 import { serveRequests } from '../capacity/ipc';
 import { mulberry32, percentile, preciseNow } from '../stats';
 import { latencyFigures } from './figures';

@@ -235,28 +235,24 @@ export function decide(
       : decision('hold', 'few_samples', `${p99} from only ${signals.requests} answers`, state);
   }
   if (state.perMinute >= settings.ceilingPerMinute) {
-    return decision('hold', 'at_ceiling', `${p99}; the rate is at RELEASE_PER_MINUTE, its ceiling`, state);
+    return decision('hold', 'at_ceiling', `${p99}; the rate is at its ceiling (RELEASE_PER_MINUTE, or the operator's limit)`, state);
   }
   const step = settings.stepMs / settings.feedbackMs;
   const starting = state.threshold === null || state.perMinute < state.threshold;
   const calm = state.lastCongestionAt === null || now - state.lastCongestionAt >= tuning.probeAfter * settings.feedbackMs;
   // How far the p99 is under the band, 0 at its edge to 1 at no latency: the probe's pace.
   const headroom = Math.max(0, 1 - signals.p99Ms / (tuning.growBelow * target));
-  const grown = starting
-    ? Math.min(state.perMinute * 2 ** step, state.threshold ?? Number.POSITIVE_INFINITY)
-    : Math.max(
-        state.perMinute + tuning.additiveGrowth * (state.threshold as number) * step,
-        calm ? state.perMinute * (1 + tuning.probeGrowth * headroom) ** step : 0,
-      );
+  const additive = state.perMinute + tuning.additiveGrowth * (state.threshold ?? 0) * step;
+  const probe = calm ? tuning.probeGrowth * headroom : 0;
+  const probed = state.perMinute * (1 + probe) ** step;
+  const grown = starting ? Math.min(state.perMinute * 2 ** step, state.threshold ?? Number.POSITIVE_INFINITY) : Math.max(additive, probed);
   const perMinute = clampRate(Math.max(grown, state.perMinute), settings);
-  return decision(
-    'increase',
-    starting ? 'starting' : 'latency_low',
-    starting
-      ? `${p99}, under ${share(tuning.growBelow)}: doubling each feedback time up to ${state.threshold === null ? 'the first congestion' : `${round(state.threshold)} a minute`}`
-      : `${p99}, under ${share(tuning.growBelow)}: + ${Math.round(tuning.additiveGrowth * 100)} % of ${round(state.threshold as number)} a minute each feedback time`,
-    { ...state, perMinute },
-  );
+  const how = starting
+    ? `doubling each feedback time up to ${state.threshold === null ? 'the first congestion' : `${round(state.threshold)} a minute`}`
+    : probed > additive
+      ? `no congestion for ${tuning.probeAfter} feedback times: probing, + ${Math.round(probe * 100)} % each feedback time`
+      : `+ ${Math.round(tuning.additiveGrowth * 100)} % of ${round(state.threshold as number)} a minute each feedback time`;
+  return decision('increase', starting ? 'starting' : 'latency_low', `${p99}, under ${share(tuning.growBelow)}: ${how}`, { ...state, perMinute });
 }
 
 function clampRate(perMinute: number, settings: Pick<LawSettings, 'ceilingPerMinute'>): number {

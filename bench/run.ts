@@ -22,7 +22,7 @@
  *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port)
  *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run, and of the
  *                             gateway during its proxied throughput slices (folder printed)
- *   BENCH_ADMISSION_WARMUP_SECONDS=90 BENCH_ADMISSION_STEADY_SECONDS=40 BENCH_ADMISSION_HALVED_SECONDS=80
+ *   BENCH_ADMISSION_WARMUP_SECONDS=150 BENCH_ADMISSION_STEADY_SECONDS=40 BENCH_ADMISSION_HALVED_SECONDS=80
  *                             adaptive admission against fixed settings: the phases (the halved one at least 60 s)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -54,7 +54,7 @@ export const DEFAULT_ADMISSION_OPTIONS: Omit<AdmissionBenchOptions, 'pageDir' | 
   upstreamTimeoutMs: 5000,
   arrivalsFactor: 3,
   lineCap: 200,
-  warmupSeconds: 90,
+  warmupSeconds: 150,
   steadySeconds: 40,
   halvedSeconds: 80,
 };

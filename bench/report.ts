@@ -326,7 +326,7 @@ function admission(result: AdmissionResult): string[] {
   };
   const adaptive = rooms.find((room) => room.env.ADMISSION === 'adaptive');
   const every = <T extends { t: number }>(points: readonly T[], seconds: number) =>
-    points.filter((point, i) => i === 0 || Math.floor(point.t / seconds) !== Math.floor((points[i - 1] as T).t / seconds));
+    points.filter((point, i) => i === 0 || Math.floor(point.t / seconds) !== Math.floor(points[i - 1].t / seconds));
   return [
     '## Adaptive admission against fixed settings',
     '',
@@ -359,7 +359,9 @@ function admission(result: AdmissionResult): string[] {
           '',
           `The adaptive room every 10 s (s from the start: releases a minute, limit, the p99 it measured, its last decision): ` +
             every(adaptive.timeline, 10)
-              .map((point) => `${fixed(point.t)} s ${fixed(point.releasePerMinute)}/${point.activeLimit} ${point.measuredP99Ms ?? '–'} ms ${point.decision ?? ''}`.trim())
+              .map((point) =>
+                `${fixed(point.t)} s ${fixed(point.releasePerMinute)}/${point.activeLimit} ${point.measuredP99Ms ?? '–'} ms ${point.decision ?? ''}`.trim(),
+              )
               .join('; '),
           '',
           `Its event loop's delay p99, every 2 s: ${adaptive.timeline.map((point) => point.loopDelayP99Ms).join(' ')} ms.`,

@@ -169,13 +169,7 @@ async function main(): Promise<void> {
       parts: ['page', ...[...only].filter((part) => part !== 'page')],
       targets: [
         ...(pageLoad ? pageLoadChecks(pageLoad) : []),
-        ...checkTargets(
-          capacity,
-          estimate,
-          gateway,
-          admission,
-          estimateVariants.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result,
-        ),
+        ...checkTargets(capacity, estimate, gateway, admission, estimateVariants.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result),
       ],
       targetsRedis: capacityRedis ? checkTargets(capacityRedis, undefined) : undefined,
       pageWeight,

@@ -126,7 +126,7 @@ function admissionChecks(admission: AdmissionResult): TargetCheck[] {
   const resettled = adaptive.resettleSeconds;
   return [
     {
-      name: 'adaptive admission: goodput ÷ the origin\'s capacity, steady, its p99 within the target',
+      name: "adaptive admission: goodput ÷ the origin's capacity, steady, its p99 within the target",
       target: `≥ ${TARGETS.adaptiveGoodput}, p99 ≤ ${targetMs} ms`,
       measured: `${steady.goodput.toFixed(2)}, p99 ${steady.origin.latencyMs.p99} ms`,
       verdict: steady.goodput >= TARGETS.adaptiveGoodput && healthy(steady, targetMs) ? 'PASS' : 'MISS',
@@ -139,7 +139,7 @@ function admissionChecks(admission: AdmissionResult): TargetCheck[] {
           ? 'no fixed setting kept the origin healthy'
           : rivals.map((room) => `${room.name} ${room.steady.goodput.toFixed(2)}`).join(', ') + ` against ${steady.goodput.toFixed(2)}`,
       verdict: beaten.length === rivals.length ? 'PASS' : 'MISS',
-      note: 'a setting is healthy when the origin\'s p99 is within the target and visitors see under 1 % errors',
+      note: "a setting is healthy when the origin's p99 is within the target and visitors see under 1 % errors",
     },
     {
       name: 'adaptive admission beats every fixed setting that keeps the origin healthy through the run, the halving included (steady goodput)',
@@ -155,9 +155,7 @@ function admissionChecks(admission: AdmissionResult): TargetCheck[] {
       target: `p99 back within the target in ≤ ${TARGETS.adaptiveResettleSeconds} s, < 1 % errors`,
       measured: `${resettled === null ? 'not within the run' : `${resettled} s`}, ${(halved.visitors.errorShare * 100).toFixed(2)} % errors`,
       verdict:
-        resettled !== null && resettled <= TARGETS.adaptiveResettleSeconds && halved.visitors.errorShare < TARGETS.adaptiveResettleErrorShare
-          ? 'PASS'
-          : 'MISS',
+        resettled !== null && resettled <= TARGETS.adaptiveResettleSeconds && halved.visitors.errorShare < TARGETS.adaptiveResettleErrorShare ? 'PASS' : 'MISS',
     },
   ];
 }

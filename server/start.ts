@@ -93,8 +93,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     clock,
   );
   // One connection carries the decisions of every adaptive room of this process.
-  const admissionRedis =
-    config.redisUrl && config.rooms.some((room) => room.admission.mode === 'adaptive') ? createRedisClient(config.redisUrl) : undefined;
+  const admissionRedis = config.redisUrl && config.rooms.some((room) => room.admission.mode === 'adaptive') ? createRedisClient(config.redisUrl) : undefined;
   admissionRedis?.on('error', () => {});
   const rooms = new Rooms(
     config.rooms.map((room, i): Room => {

@@ -16,6 +16,6 @@ export function latencyFigures(values: readonly number[]): LatencyFigures {
     count: sorted.length,
     p50: round(percentile(sorted, 50)),
     p99: round(percentile(sorted, 99)),
-    max: round(sorted.length === 0 ? Number.NaN : (sorted[sorted.length - 1] as number)),
+    max: round(sorted.length === 0 ? Number.NaN : sorted[sorted.length - 1]),
   };
 }

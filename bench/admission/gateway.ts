@@ -18,16 +18,19 @@ async function main(): Promise<void> {
   const server = await start(config);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
-  serveRequests({ url: server.url, port: server.port, adminToken: server.adminToken, realtimeKey: config.pusher.key, pid: process.pid }, {
-    cpu: (): CpuSample => process.cpuUsage(),
-    /** The event loop's delay since the last call (ms): time the room's own measures of the origin may include. */
-    loopDelay: () => {
-      const figures = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
-      loopDelay.reset();
-      return figures;
+  serveRequests(
+    { url: server.url, port: server.port, adminToken: server.adminToken, realtimeKey: config.pusher.key, pid: process.pid },
+    {
+      cpu: (): CpuSample => process.cpuUsage(),
+      /** The event loop's delay since the last call (ms): time the room's own measures of the origin may include. */
+      loopDelay: () => {
+        const figures = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+        loopDelay.reset();
+        return figures;
+      },
+      close: () => server.close(),
     },
-    close: () => server.close(),
-  });
+  );
 }
 
 main().catch((error: unknown) => {

@@ -77,7 +77,7 @@ class QueueingOrigin {
 
   private serve(): void {
     while (this.busy < this.workers && this.head < this.queue.length) {
-      const next = this.queue[this.head++] as Waiting;
+      const next = this.queue[this.head++];
       if (next.gone || next.response.destroyed) {
         this.droppedAt.push(preciseNow());
         continue;
@@ -112,8 +112,8 @@ class QueueingOrigin {
   figures(from: number, to: number): OriginFigures {
     const latencies: number[] = [];
     for (let i = 0; i < this.answeredAt.length; i++) {
-      const at = this.answeredAt[i] as number;
-      if (at >= from && at < to) latencies.push(this.latency[i] as number);
+      const at = this.answeredAt[i];
+      if (at >= from && at < to) latencies.push(this.latency[i]);
     }
     const seconds = (to - from) / 1000;
     return {
@@ -158,7 +158,7 @@ serveRequests(
       origins.map((origin) => {
         const pairs: [number, number][] = [];
         origin.answeredAt.forEach((at, i) => {
-          if (at >= from) pairs.push([Math.round(at), Math.round((origin.latency[i] as number) * 10) / 10]);
+          if (at >= from) pairs.push([Math.round(at), Math.round(origin.latency[i] * 10) / 10]);
         });
         return pairs;
       }),

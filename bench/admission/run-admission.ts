@@ -18,6 +18,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Child } from '../capacity/ipc';
 import { preciseNow } from '../stats';
+import type { AdaptiveAdmissionView } from '../../server/admission/view';
 import type { OriginFigures, OriginSpec } from './origin';
 import type { VisitorFigures, VisitorsOptions } from './visitors';
 
@@ -134,7 +135,7 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
     const origins = await Child.start<{ pid: number }>(path.join(__dirname, 'origin.ts'), { name: 'admission bench origins' });
     children.push(origins);
     const urls = await origins.request<string[]>('start', { count: CONFIGURATIONS.length, spec });
-    const envs = CONFIGURATIONS.map((configuration, i) => roomEnv(configuration, urls[i] as string, visitsPerMinute, options));
+    const envs = CONFIGURATIONS.map((configuration, i) => roomEnv(configuration, urls[i], visitsPerMinute, options));
     const gateways = await Promise.all(
       envs.map((env, i) =>
         Child.start<GatewayReady>(path.join(__dirname, 'gateway.ts'), {
@@ -149,7 +150,7 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
     log(`  origins of ${capacityPerSecond} requests/s (${visitsPerMinute} visits/min), rooms: ${CONFIGURATIONS.map((c) => c.name).join(', ')}`);
 
     const visitorOptions: VisitorsOptions = {
-      targets: gateways.map((gateway, i) => ({ name: CONFIGURATIONS[i]?.name as string, url: gateway.ready.url, realtimeKey: gateway.ready.realtimeKey })),
+      targets: gateways.map((gateway, i) => ({ name: CONFIGURATIONS[i]?.name, url: gateway.ready.url, realtimeKey: gateway.ready.realtimeKey })),
       arrivalsPerSecond: (options.arrivalsFactor * visitsPerMinute) / 60,
       lineCap: options.lineCap,
       perVisit: options.perVisit,
@@ -166,7 +167,7 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
         await Promise.all(
           gateways.map(async (gateway, i) => {
             const loop = await gateway.request<{ p99: number }>('loopDelay');
-            (timelines[i] as TimelinePoint[]).push({ ...(await sample(gateway.ready, t)), loopDelayP99Ms: Math.round(loop.p99) });
+            timelines[i].push({ ...(await sample(gateway.ready, t)), loopDelayP99Ms: Math.round(loop.p99) });
           }),
         );
         await sleep(2000);
@@ -191,7 +192,7 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
       return originFigures.map((origin, i): WindowFigures => ({
         goodput: Math.round((origin.answeredPerSecond / capacity) * 1000) / 1000,
         origin,
-        visitors: visitorFigures[i] as VisitorFigures,
+        visitors: visitorFigures[i],
       }));
     };
     const resettleUntil = halvedAt + RESETTLE_SECONDS * 1000;
@@ -205,15 +206,15 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
     await visitors.request('stop');
 
     const rooms = CONFIGURATIONS.map((configuration, i): RoomResult => {
-      const pairs = answers[i] as [number, number][];
+      const pairs = answers[i];
       return {
         name: configuration.name,
-        env: pick(envs[i] as Record<string, string>, ['ADMISSION', 'RELEASE_PER_MINUTE', 'ACTIVE_LIMIT']),
-        steady: steady[i] as WindowFigures,
-        halved: halved[i] as WindowFigures,
-        after: after[i] as WindowFigures,
+        env: pick(envs[i], ['ADMISSION', 'RELEASE_PER_MINUTE', 'ACTIVE_LIMIT']),
+        steady: steady[i],
+        halved: halved[i],
+        after: after[i],
         resettleSeconds: resettle(pairs, halvedAt, end, options.targetMs, capacityPerSecond / 2),
-        timeline: timelines[i] as TimelinePoint[],
+        timeline: timelines[i],
         originTimeline: originTimeline(pairs, startedAt, end),
       };
     });
@@ -257,9 +258,12 @@ function roomEnv(configuration: Configuration, upstream: string, visitsPerMinute
 }
 
 async function sample(gateway: GatewayReady, t: number): Promise<Omit<TimelinePoint, 'loopDelayP99Ms'>> {
-  const get = async (route: string) =>
-    (await fetch(`${gateway.url}/admin/${route}`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).json() as Promise<any>;
-  const [stats, admission] = await Promise.all([get('stats'), get('admission')]);
+  const get = async <T>(route: string) =>
+    (await (await fetch(`${gateway.url}/admin/${route}`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).json()) as T;
+  const [stats, admission] = await Promise.all([
+    get<{ releasePerMinute: number; activeLimit: number; waiting: number; active: number }>('stats'),
+    get<Partial<AdaptiveAdmissionView>>('admission'),
+  ]);
   const decision = admission.decision ? `${admission.decision.action} (${admission.decision.reason})` : undefined;
   return {
     t,
@@ -302,5 +306,5 @@ function originTimeline(answers: readonly [number, number][], from: number, end:
 }
 
 function pick(env: Record<string, string>, names: readonly string[]): Record<string, string> {
-  return Object.fromEntries(names.map((name) => [name, env[name] as string]));
+  return Object.fromEntries(names.map((name) => [name, env[name]]));
 }

@@ -120,7 +120,11 @@ class Room {
     const url = new URL(this.target.url);
     const ws = `ws://${url.host}/app/${this.target.realtimeKey}?protocol=7&client=js&version=8.6.0&flash=false`;
     for (let i = 0; i < Math.ceil(this.options.lineCap / CHANNELS_PER_SOCKET) + 1; i++) {
-      const socket = new RealtimeSocket(ws, (channel) => this.released(channel), (what) => this.problem(what));
+      const socket = new RealtimeSocket(
+        ws,
+        (channel) => this.released(channel),
+        (what) => this.problem(what),
+      );
       this.sockets.push(socket);
       await socket.ready;
     }
@@ -198,7 +202,7 @@ class Room {
       if (i > done || thinkFirst) await new Promise((resolve) => setTimeout(resolve, min + (max - min) * this.random()));
       if (this.stopped) return;
       const started = performance.now();
-      let status = 0;
+      let status: number;
       let body = '';
       try {
         const answer = await this.pool.request({ method: 'GET', path: `/shop/item/${n}?step=${i}`, headers: { accept: 'application/json', cookie } });
@@ -229,14 +233,14 @@ class Room {
     let errors = 0;
     let held = 0;
     for (let i = 0; i < this.answeredAt.length; i++) {
-      const at = this.answeredAt[i] as number;
+      const at = this.answeredAt[i];
       if (at < from || at >= to) continue;
       const outcome = this.outcome[i];
-      if (outcome === Outcome.Ok) ok.push(this.answerMs[i] as number);
+      if (outcome === Outcome.Ok) ok.push(this.answerMs[i]);
       else if (outcome === Outcome.Error) errors++;
       else held++;
     }
-    const waits = this.waitedMs.filter((_, i) => (this.releasedAt[i] as number) >= from && (this.releasedAt[i] as number) < to);
+    const waits = this.waitedMs.filter((_, i) => this.releasedAt[i] >= from && this.releasedAt[i] < to);
     const requests = ok.length + errors + held;
     return {
       requests,

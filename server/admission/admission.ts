@@ -254,7 +254,7 @@ export class AdaptiveAdmission implements Admission {
         this.adopt(record);
         return this.view();
       }
-      const { version, ...rest } = next;
+      const { version: _read, ...rest } = next;
       if (await store.write(record.version, rest)) {
         this.adopt({ ...rest, version: record.version + 1 });
         return this.view();

@@ -39,7 +39,7 @@ export function percentileOf(counts: SparseCounts, q: number): number {
     seen += counts[bucket] ?? 0;
     if (seen >= rank) return Math.round(upperBoundOf(bucket));
   }
-  return Math.round(upperBoundOf(buckets[buckets.length - 1] as number));
+  return Math.round(upperBoundOf(buckets[buckets.length - 1]));
 }
 
 /** The sum of several sparse counts. */

@@ -193,7 +193,10 @@ export function decide(
     const episodeStart = newEpisode ? state.perMinute : (state.episodeStart ?? state.perMinute);
     const marked = { ...state, lastCongestionAt: now, episodeStart };
     const why: { reason: DecisionReason; detail: string } = erring
-      ? { reason: 'errors', detail: `${failed} of ${attempts} requests failed (${signals.errors} 5xx, ${signals.timeouts} timeouts, ${signals.unreachable} unreachable)` }
+      ? {
+          reason: 'errors',
+          detail: `${failed} of ${attempts} requests failed (${signals.errors} 5xx, ${signals.timeouts} timeouts, ${signals.unreachable} unreachable)`,
+        }
       : severe
         ? { reason: 'latency_severe', detail: `${p99}, over twice the ${target} ms target` }
         : { reason: 'latency_high', detail: `${p99}, over ${share(tuning.backOffAbove)}` };

@@ -120,7 +120,7 @@ export class OriginSignals {
   take(lagged = false): SignalCounts {
     const latency: Record<number, number> = {};
     for (let bucket = 0; bucket < BUCKETS && !lagged; bucket++) {
-      const count = this.buckets[bucket] as number;
+      const count = this.buckets[bucket];
       if (count > 0) latency[bucket] = count;
     }
     const taken = {

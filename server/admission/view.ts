@@ -91,14 +91,14 @@ export const ADMISSION_VIEW_SCHEMA = {
     activeLimit: { type: 'integer', description: 'Sessions admitted at once, in force.' },
     ceilings: {
       type: 'object',
-      description: 'Adaptive: the most the controller may set (RELEASE_PER_MINUTE and ACTIVE_LIMIT, or the operator\'s limits).',
+      description: "Adaptive: the most the controller may set (RELEASE_PER_MINUTE and ACTIVE_LIMIT, or the operator's limits).",
       properties: { releasePerMinute: NUMBER, activeLimit: INTEGER },
     },
-    originLatencyTargetMs: { type: 'integer', description: 'Adaptive: ORIGIN_LATENCY_TARGET_MS, the p99 the origin\'s answers should stay under.' },
+    originLatencyTargetMs: { type: 'integer', description: "Adaptive: ORIGIN_LATENCY_TARGET_MS, the p99 the origin's answers should stay under." },
     feedbackSeconds: { type: 'number', description: 'Adaptive: ADMISSION_FEEDBACK_SECONDS.' },
     controller: {
       type: 'object',
-      description: 'Adaptive: the controller\'s own rate (in force unless pinned), and how it grows.',
+      description: "Adaptive: the controller's own rate (in force unless pinned), and how it grows.",
       properties: {
         phase: { type: 'string', enum: ['slow_start', 'additive_increase'] },
         releasePerMinute: NUMBER,
@@ -114,7 +114,7 @@ export const ADMISSION_VIEW_SCHEMA = {
     signals: {
       type: 'object',
       nullable: true,
-      description: 'Adaptive: the origin\'s answers to admitted requests in the window of the last decision, every instance together.',
+      description: "Adaptive: the origin's answers to admitted requests in the window of the last decision, every instance together.",
       properties: {
         from: STRING,
         to: STRING,
@@ -136,7 +136,11 @@ export const ADMISSION_VIEW_SCHEMA = {
       properties: {
         at: STRING,
         action: { type: 'string', enum: ['increase', 'decrease', 'hold'] },
-        reason: { type: 'string', description: 'A code: starting, latency_low, latency_near_target, latency_high, latency_severe, errors, cut_recently, recovering, not_in_use, few_samples, gateway_busy, no_answers, at_ceiling, pinned, unpinned.' },
+        reason: {
+          type: 'string',
+          description:
+            'A code: starting, latency_low, latency_near_target, latency_high, latency_severe, errors, cut_recently, recovering, not_in_use, few_samples, gateway_busy, no_answers, at_ceiling, pinned, unpinned.',
+        },
         detail: { type: 'string', description: 'The same in words, with the figures.' },
         releasePerMinute: NUMBER,
         activeLimit: INTEGER,

@@ -84,7 +84,11 @@ export async function registerOrigin(
         .finally(() => answer.send(res.stream));
     },
     rewriteRequestHeaders: (request, headers) =>
-      originRequestHeaders(request as FastifyRequest, headers, forwardOptions.get(request as FastifyRequest) ?? { contentType: request.headers['content-type'] }),
+      originRequestHeaders(
+        request as FastifyRequest,
+        headers,
+        forwardOptions.get(request as FastifyRequest) ?? { contentType: request.headers['content-type'] },
+      ),
     rewriteHeaders: (headers) => visitorResponseHeaders(headers),
     onError: (reply, { error }) => {
       reply.request.log.warn({ err: error }, 'origin failed');
@@ -113,7 +117,7 @@ export async function registerOrigin(
   app.addHook('onRoute', (route) => {
     route.schema ??= {
       summary: 'Forwarded to the origin',
-      description: 'Held in line first when under a protected prefix and the room is full (the waiting page, or 503 with the page\'s config for API clients).',
+      description: "Held in line first when under a protected prefix and the room is full (the waiting page, or 503 with the page's config for API clients).",
       tags: ['gateway'],
     };
   });

@@ -35,8 +35,8 @@ const STATS = {
     active: { type: 'integer', description: 'Sessions admitted now.' },
     released: { type: 'integer', description: 'Visitors released since the line began.' },
     arrived: { type: 'integer', description: 'Places taken since the line began.' },
-    releasePerMinute: { type: 'integer', description: 'Releases a minute in force (the operator\'s, when set).' },
-    activeLimit: { type: 'integer', description: 'Sessions admitted at once in force (the operator\'s, when set).' },
+    releasePerMinute: { type: 'integer', description: "Releases a minute in force (the operator's, when set)." },
+    activeLimit: { type: 'integer', description: "Sessions admitted at once in force (the operator's, when set)." },
     configured: {
       type: 'object',
       description: 'The configured limits, in force where the operator set none.',
@@ -217,8 +217,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
     {
       schema: roomCall('The admission in force, and why', {
         description:
-          'Fixed: the rate and the limit in force (the configured ones, or the operator\'s from /admin/limits). Adaptive: those the controller set below them as ceilings, ' +
-          'the signals of its last decision (the origin\'s answers to admitted requests, every instance together), the decision and its reason, and the pin.',
+          "Fixed: the rate and the limit in force (the configured ones, or the operator's from /admin/limits). Adaptive: those the controller set below them as ceilings, " +
+          "the signals of its last decision (the origin's answers to admitted requests, every instance together), the decision and its reason, and the pin.",
         response: { 200: ADMISSION_VIEW_SCHEMA, ...errorResponses(401, 404) },
       }),
     },
@@ -241,7 +241,11 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
         description:
           'The controller leaves them alone until unpinned; every instance follows at its next step. A value left out is pinned as it is; both stay within the ceilings. 409 for a fixed room.',
         body: failsWith(
-          { type: 'object', additionalProperties: false, properties: { releasePerMinute: PIN(0, 'releasePerMinute'), activeLimit: PIN(1, 'activeLimit'), room: ROOM } },
+          {
+            type: 'object',
+            additionalProperties: false,
+            properties: { releasePerMinute: PIN(0, 'releasePerMinute'), activeLimit: PIN(1, 'activeLimit'), room: ROOM },
+          },
           'bad_request',
           'Send {"releasePerMinute": n, "activeLimit": n}; either may be left out to pin the value in force.',
         ),
@@ -300,4 +304,3 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
     },
   );
 }
-

@@ -144,7 +144,7 @@ describe('adaptive admission controller', () => {
     expect(controller.view()).toMatchObject({ decision: { action: 'decrease', reason: 'latency_severe' } });
   });
 
-  it('should keep within the operator\'s limits as its ceilings, whenever they change', async () => {
+  it("should keep within the operator's limits as its ceilings, whenever they change", async () => {
     const origin = model();
     const controller = admission();
     await run(origin, controller, 20 * FEEDBACK);

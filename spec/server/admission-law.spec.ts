@@ -1,11 +1,4 @@
-import {
-  activeLimitFor,
-  decide,
-  initialState,
-  stateFrom,
-  type ControllerState,
-  type LawSettings,
-} from '../../server/admission/law';
+import { activeLimitFor, decide, initialState, stateFrom, type ControllerState, type LawSettings } from '../../server/admission/law';
 import type { SignalSummary } from '../../server/admission/signals';
 
 /** The law alone: a state and a window of signals in, the next state and its reason out. */
@@ -38,7 +31,14 @@ describe('adaptive admission law', () => {
     decide(state, signals(p99Ms, more), { now, ...room }, settings);
 
   it('should start at a tenth of the ceiling, in slow start', () => {
-    expect(initialState(settings)).toEqual({ perMinute: 600, threshold: null, episodeStart: null, lastCongestionAt: null, lastCutAt: null, severityAtCut: null });
+    expect(initialState(settings)).toEqual({
+      perMinute: 600,
+      threshold: null,
+      episodeStart: null,
+      lastCongestionAt: null,
+      lastCutAt: null,
+      severityAtCut: null,
+    });
   });
 
   it('should double the rate each feedback time while the p99 is under 55 % of the target and visitors wait', () => {

@@ -56,7 +56,7 @@ describe('adaptive admission shared through Redis', () => {
   const version = async () => Number(await probe.hget('wr:adm', 'v'));
 
   it('should take one decision a step, on both instances\u2019 counts, and apply it on both', async () => {
-    const [a, b] = [instance(clients[0] as Redis), instance(clients[1] as Redis)];
+    const [a, b] = [instance(clients[0]), instance(clients[1])];
     for (let i = 0; i < 150; i++) a.signals.answered(40, 200);
     for (let i = 0; i < 50; i++) b.signals.answered(300, 200);
     await clock.advance(STEP);
@@ -80,7 +80,7 @@ describe('adaptive admission shared through Redis', () => {
 
   it('should converge on the origin\u2019s capacity with each instance seeing half the answers', async () => {
     const origin = new ModelOrigin(320, { perVisit: 8, visitSeconds: 8, serviceMs: 50, subStepMs: 100 });
-    const [a, b] = [instance(clients[0] as Redis), instance(clients[1] as Redis)];
+    const [a, b] = [instance(clients[0]), instance(clients[1])];
     const rates: number[] = [];
     for (let elapsed = 0; elapsed < 30 * FEEDBACK; elapsed += STEP) {
       expect(b.policy().perMinute).toBe(a.policy().perMinute);
@@ -94,7 +94,7 @@ describe('adaptive admission shared through Redis', () => {
   });
 
   it('should go on deciding when one instance dies, on the counts of the one left', async () => {
-    const [a, b] = [instance(clients[0] as Redis), instance(clients[1] as Redis)];
+    const [a, b] = [instance(clients[0]), instance(clients[1])];
     await clock.advance(3 * STEP);
     const rate = a.policy().perMinute;
     await (stops.shift() as () => Promise<void>)();
@@ -108,7 +108,7 @@ describe('adaptive admission shared through Redis', () => {
   });
 
   it('should carry a pin and its removal from the instance that took it to the other', async () => {
-    const [a, b] = [instance(clients[0] as Redis), instance(clients[1] as Redis)];
+    const [a, b] = [instance(clients[0]), instance(clients[1])];
     await clock.advance(STEP);
 
     await a.pin({ perMinute: 700, activeLimit: 90 });

@@ -35,12 +35,14 @@ describe('adaptive admission in the server', () => {
     });
     server = await startServer({ ...ADAPTIVE, UPSTREAM: origin.url, ...env }, { clock });
   };
-  const after = (ms: number, status = 200) => (response: ServerResponse) =>
-    setTimeout(() => {
-      response.writeHead(status, { 'content-type': 'text/plain' });
-      response.end('checkout');
-    }, ms);
-  const view = async (room?: string) => (await admin(server, 'GET', `admission${room ? `?room=${room}` : ''}`)).json() as Promise<any>;
+  const after =
+    (ms: number, status = 200) =>
+    (response: ServerResponse) =>
+      setTimeout(() => {
+        response.writeHead(status, { 'content-type': 'text/plain' });
+        response.end('checkout');
+      }, ms);
+  const view = async (room?: string) => (await admin(server, 'GET', `admission${room ? `?room=${room}` : ''}`)).json();
   /** `count` visitors let in at once (nobody waits yet), each asking for the checkout. */
   const shoppers = (count: number) =>
     Promise.all(Array.from({ length: count }, async (_, i) => (await new Visitor(server.url).get(`/checkout?item=${i}`)).status));
@@ -118,12 +120,17 @@ describe('adaptive admission in the server', () => {
     expect(await view()).toMatchObject({ releasePerMinute: 60, decision: { action: 'hold', reason: 'not_in_use' } });
   });
 
-  it('should take the operator\'s limits (POST /admin/limits) as its ceilings', async () => {
+  it("should take the operator's limits (POST /admin/limits) as its ceilings", async () => {
     await start();
     const changed = await admin(server, 'POST', 'limits', { releasePerMinute: 30, activeLimit: 10 });
     expect(changed.status).toBe(200);
 
-    expect(await view()).toMatchObject({ releasePerMinute: 30, activeLimit: 10, ceilings: { releasePerMinute: 30, activeLimit: 10 }, controller: { releasePerMinute: 60 } });
+    expect(await view()).toMatchObject({
+      releasePerMinute: 30,
+      activeLimit: 10,
+      ceilings: { releasePerMinute: 30, activeLimit: 10 },
+      controller: { releasePerMinute: 60 },
+    });
     expect(await stats(server)).toMatchObject({ releasePerMinute: 30, activeLimit: 10, configured: { releasePerMinute: 600, activeLimit: 100 } });
     // The gate admits ten at once, no more.
     expect(await shoppers(10)).toEqual(Array(10).fill(200));

@@ -92,7 +92,7 @@ describe('several rooms in front of one origin', () => {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    return { status: response.status, json: (await response.json()) };
+    return { status: response.status, json: await response.json() };
   };
 
   beforeEach(async () => {
@@ -173,9 +173,12 @@ describe('several rooms in front of one origin', () => {
 
     expect(replay.status).toBe(200);
     expect(again.status).toBe(409);
-    expect(server.origin.at('/tickets/42').filter((one) => one.method === 'POST').map((one) => one.body.toString())).toEqual([
-      'seats=2',
-    ]);
+    expect(
+      server.origin
+        .at('/tickets/42')
+        .filter((one) => one.method === 'POST')
+        .map((one) => one.body.toString()),
+    ).toEqual(['seats=2']);
   });
 });
 

@@ -477,7 +477,9 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         await loop(90, t0 + 60_000, 30);
         await store.setPaused(false);
         // After the pause: a second's worth and one more at most, not thirty seconds' worth.
-        expect((await store.releaseDue(t0 + 91_000, { ...policy, activeLimit: 1000, perMinute: 90, abandonMs: 3_600_000 })).released.length).toBeLessThanOrEqual(2);
+        expect(
+          (await store.releaseDue(t0 + 91_000, { ...policy, activeLimit: 1000, perMinute: 90, abandonMs: 3_600_000 })).released.length,
+        ).toBeLessThanOrEqual(2);
       });
 
       it('should release nobody while paused or with a rate of 0', async () => {

@@ -45,8 +45,8 @@ export class ModelOrigin {
       this.owed -= answers;
       for (let i = 0; i < answers; i++) {
         // A little spread, so that percentiles are not all one value.
-        const ms = latency * (0.9 + 0.2 * ((i * 7919) % 100) / 100);
-        (signals[this.next++ % signals.length] as OriginSignals).answered(ms, 200);
+        const ms = latency * (0.9 + (0.2 * ((i * 7919) % 100)) / 100);
+        signals[this.next++ % signals.length].answered(ms, 200);
         latencies.push(ms);
       }
     }

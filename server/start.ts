@@ -22,6 +22,7 @@ import { Metrics } from './metrics/metrics';
 import { Sampler } from './console/sampler';
 import { consolePublisher } from './console/publish';
 import { createAdmission } from './admission/create';
+import { consoleStateOf } from './admission/view';
 import { createRedisClient } from './store/redis';
 
 /** A running server. */
@@ -136,6 +137,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     log: app.log,
     counts: () => metrics.instanceCounts(),
     publish: (sample) => publishSample?.(sample) ?? Promise.resolve(),
+    admission: (room) => consoleStateOf(room.admission.view()),
   });
   registerRoutes(app, { config, rooms, clock, page, fanout, errors, metrics, sampler, port: () => port }, upstream);
   const realtime = config.pusher.embedded

@@ -1,3 +1,4 @@
+import type { AdmissionState } from '../console/samples';
 import type { ReleasePolicy } from '../store/types';
 import type { DecisionAction, DecisionReason, LawSettings } from './law';
 import type { AdmissionRecord } from './record';
@@ -74,6 +75,21 @@ export function viewOf(record: AdmissionRecord, policy: ReleasePolicy, settings:
       releasePerMinute: decision.perMinute,
       activeLimit: decision.activeLimit,
     },
+  };
+}
+
+/**
+ * What the operator console's samples carry of a room's admission: for an adaptive room, the rate
+ * and limit in force and the last decision in words; nothing for a fixed one, whose rate and limit
+ * the sample already has.
+ */
+export function consoleStateOf(view: AdmissionView): AdmissionState | undefined {
+  if (view.mode === 'fixed') return undefined;
+  return {
+    mode: view.pinned ? 'pinned' : 'adaptive',
+    perMinute: view.releasePerMinute,
+    activeLimit: view.activeLimit,
+    ...(view.decision ? { reason: view.decision.detail } : {}),
   };
 }
 

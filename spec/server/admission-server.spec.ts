@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { SAMPLE_MS, type LiveSnapshot } from '../../server/console/samples';
 import { startTestOrigin, type TestOrigin } from './support/origin';
 import { ManualClock } from './support/manual-clock';
 import { admin, startServer, stats, type StartedWithOrigin } from './support/server';
@@ -155,6 +156,22 @@ describe('adaptive admission in the server', () => {
 
     const unpinned = await admin(server, 'POST', 'admission/unpin', {});
     expect(await unpinned.json()).toMatchObject({ pinned: null, releasePerMinute: 120, decision: { reason: 'unpinned' } });
+  });
+
+  it("should show the operator console an adaptive room's rate, limit and last decision in its samples, and nothing more of a fixed one", async () => {
+    await start({ ROOMS: JSON.stringify([{ name: 'checkout', protect: ['/checkout'] }, { name: 'tickets', protect: ['/tickets'], admission: 'fixed' }]) });
+    await admin(server, 'POST', 'admission/pin?room=checkout', { releasePerMinute: 120, activeLimit: 3 });
+    await clock.advance(SAMPLE_MS);
+
+    const live = (await (await admin(server, 'GET', 'live')).json()) as LiveSnapshot;
+    const [checkout, tickets] = live.history.at(-1)?.rooms ?? [];
+    expect(checkout).toMatchObject({
+      perMinute: 120,
+      activeLimit: 3,
+      admission: { mode: 'pinned', perMinute: 120, activeLimit: 3, reason: expect.stringMatching(/^pinned at 120 a minute and 3 at once: /) as unknown },
+    });
+    expect(tickets).toMatchObject({ room: 'tickets', perMinute: 600, activeLimit: 100 });
+    expect(tickets).not.toHaveProperty('admission');
   });
 
   it.each([

@@ -31,6 +31,16 @@ export class RecordingStore implements QueueStore {
   setLimits: QueueStore['setLimits'] = (...args) => this.inner.setLimits(...args);
   close: QueueStore['close'] = () => this.inner.close();
   dropAbandoned: QueueStore['dropAbandoned'] = (...args) => this.inner.dropAbandoned(...args);
+  events: QueueStore['events'] = () => this.inner.events();
+  saveEvents: QueueStore['saveEvents'] = (...args) => this.inner.saveEvents(...args);
+  eventState: QueueStore['eventState'] = (...args) => this.inner.eventState(...args);
+  startPrequeue: QueueStore['startPrequeue'] = (...args) => this.inner.startPrequeue(...args);
+  openEvent: QueueStore['openEvent'] = (...args) => this.inner.openEvent(...args);
+  entrantsOf: QueueStore['entrantsOf'] = (...args) => this.inner.entrantsOf(...args);
+  applyDraw: QueueStore['applyDraw'] = (...args) => this.inner.applyDraw(...args);
+  claimAnnouncement: QueueStore['claimAnnouncement'] = (...args) => this.inner.claimAnnouncement(...args);
+  countAfter: QueueStore['countAfter'] = (...args) => this.inner.countAfter(...args);
+  forgetEvent: QueueStore['forgetEvent'] = (...args) => this.inner.forgetEvent(...args);
 
   release: QueueStore['release'] = async (...args) => this.record(await this.inner.release(...args));
   releaseDue: QueueStore['releaseDue'] = async (...args) => this.record(await this.inner.releaseDue(...args));

@@ -1,4 +1,13 @@
+import { EVENT_ID, readEventFields, type DropEvent } from '../events/event';
+import type { EventState } from './event-store';
 import type { Entry, HeldRequest, LimitOverrides } from './types';
+
+/** The events part of the memory store's state: the room's events, and where each one's draw stands. */
+export interface MemoryEventsState {
+  readonly version: number;
+  readonly list: readonly DropEvent[];
+  readonly states: readonly (readonly [id: string, state: EventState & { readonly order?: readonly string[] }])[];
+}
 
 /**
  * The memory store's whole state as plain JSON (`MemoryStore.toState`), so that a single
@@ -25,6 +34,8 @@ export interface MemoryStoreState {
   readonly limits?: LimitOverrides;
   /** The release loop's token bucket; `tokens` is null until its first refill. */
   readonly bucket: { readonly tokens: number | null; readonly at: number };
+  /** The events and their draws; absent in files written before there were events. */
+  readonly events?: MemoryEventsState;
 }
 
 export const MEMORY_STATE_VERSION = 1;
@@ -70,7 +81,40 @@ export function readMemoryStoreState(value: unknown): MemoryStoreState {
       tokens: bucket.tokens === null ? null : finite(bucket.tokens, 'bucket.tokens'),
       at: finite(bucket.at, 'bucket.at'),
     },
+    ...(state.events !== undefined && { events: readEvents(state.events) }),
   };
+}
+
+function readEvents(value: unknown): MemoryEventsState {
+  const events = record(value, 'events');
+  const kept = list(events.list, 'events.list').map((raw, i) => {
+    const { id, ...fields } = record(raw, `events.list[${i}]`);
+    if (typeof id !== 'string' || !EVENT_ID.test(id)) refuse(`events.list[${i}].id is not an event id`);
+    try {
+      return { id, ...readEventFields(fields, `events.list[${i}]`) } as DropEvent;
+    } catch (error) {
+      return refuse((error as Error).message.replace(/\.$/, ''));
+    }
+  });
+  const states = list(events.states, 'events.states').map((pair, i) => {
+    if (!Array.isArray(pair) || pair.length !== 2) refuse(`events.states[${i}] must be an [id, state] pair`);
+    const at = `events.states[${i}][1]`;
+    const state = record(pair[1], at);
+    const optional = <T>(field: string, read: (value: unknown, path: string) => T) =>
+      state[field] === undefined ? {} : { [field]: read(state[field], `${at}.${field}`) };
+    return [
+      text(pair[0], `events.states[${i}][0]`),
+      {
+        ...optional('seed', (seed, path) => (/^[0-9a-f]{64}$/.test(text(seed, path)) ? seed : refuse(`${path} must be 64 hex digits`))),
+        ...optional('afterTicket', (ticket, path) => whole(ticket, path, 0)),
+        ...optional('openTicket', (ticket, path) => whole(ticket, path, 0)),
+        ...optional('drawn', flag),
+        ...optional('announced', flag),
+        ...optional('order', (order, path) => list(order, path).map((uuid, j) => text(uuid, `${path}[${j}]`))),
+      },
+    ] as const;
+  });
+  return { version: whole(events.version, 'events.version', 0), list: kept, states };
 }
 
 function readLimits(value: unknown): LimitOverrides {

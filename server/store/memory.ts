@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readMemoryStoreState, MEMORY_STATE_VERSION, type MemoryStoreState } from './memory-state';
 import { RankedLine } from './ranked-line';
+import type { EventState, StoredEvents } from './event-store';
+import type { DropEvent } from '../events/event';
 import type {
   AdmissionLimits,
   Entry,
@@ -25,6 +27,14 @@ export const RECENT_RELEASES = 50;
 export const ABANDON_BATCH = 1000;
 
 type MutableEntry = { -readonly [K in keyof Entry]: Entry[K] };
+
+/** An event's state, with the draw's order once it is done. */
+type KeptEventState = EventState & { readonly order?: readonly string[] };
+
+export interface MemoryStoreOptions {
+  /** Numbers in [0, 1) for the draws of `random` releases; Math.random by default. */
+  readonly random?: () => number;
+}
 
 /**
  * The queue in this process's memory: one instance, nothing to install. Every method runs to
@@ -55,6 +65,13 @@ export class MemoryStore implements QueueStore {
   private paused = false;
   private overrides: LimitOverrides = {};
   private bucket = { tokens: Number.NaN, at: 0 };
+  private eventList: StoredEvents = { version: 0, events: [] };
+  private readonly eventStates = new Map<string, KeptEventState>();
+  private readonly random: () => number;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.random = options.random ?? Math.random;
+  }
 
   /**
    * A store that goes on from a state `toState` wrote, read back from JSON. The state is checked
@@ -85,6 +102,10 @@ export class MemoryStore implements QueueStore {
     store.paused = saved.paused;
     store.overrides = { ...saved.limits };
     store.bucket = { tokens: saved.bucket.tokens ?? Number.NaN, at: saved.bucket.at };
+    if (saved.events) {
+      store.eventList = { version: saved.events.version, events: saved.events.list };
+      for (const [id, state] of saved.events.states) store.eventStates.set(id, state);
+    }
     return store;
   }
 
@@ -103,6 +124,7 @@ export class MemoryStore implements QueueStore {
       limits: { ...this.overrides },
       // NaN (not yet filled) has no JSON form.
       bucket: { tokens: Number.isNaN(this.bucket.tokens) ? null : this.bucket.tokens, at: this.bucket.at },
+      events: { version: this.eventList.version, list: [...this.eventList.events], states: [...this.eventStates] },
     };
   }
 
@@ -156,7 +178,7 @@ export class MemoryStore implements QueueStore {
     const entry = this.entries.get(uuid);
     if (!entry) return undefined;
     this.seen(entry, now);
-    return { position: this.positionOf(entry), served: this.served };
+    return { position: this.positionOf(entry), ticket: entry.ticket, served: this.served };
   }
 
   async recentReleases(): Promise<RecentReleases> {
@@ -173,9 +195,9 @@ export class MemoryStore implements QueueStore {
   async release(count: number, now: number, policy: ReleasePolicy): Promise<Release> {
     const released: Entry[] = [];
     while (released.length < count) {
-      const uuid = this.line.shift();
+      const uuid = policy.random ? this.line.removeAt(1 + Math.floor(this.random() * this.line.size)) : this.line.shift();
       if (uuid === undefined) break;
-      this.served++;
+      if (!policy.random) this.served++;
       this.silence.delete(uuid);
       const entry = this.entries.get(uuid);
       if (!entry) continue;
@@ -272,6 +294,73 @@ export class MemoryStore implements QueueStore {
     }
     this.overrides = next;
     return { ...next };
+  }
+
+  async events(): Promise<StoredEvents> {
+    return this.eventList;
+  }
+
+  async saveEvents(version: number, events: readonly DropEvent[]): Promise<boolean> {
+    if (version !== this.eventList.version) return false;
+    this.eventList = { version: version + 1, events: [...events] };
+    return true;
+  }
+
+  async eventState(id: string): Promise<EventState> {
+    const { order: _order, ...state } = this.eventStates.get(id) ?? {};
+    return state;
+  }
+
+  async startPrequeue(id: string, seed: string | null): Promise<EventState> {
+    const state = this.eventStates.get(id) ?? {};
+    if (state.afterTicket === undefined) {
+      this.eventStates.set(id, { ...state, ...(seed !== null && { seed }), afterTicket: this.nextTicket - 1 });
+    }
+    return this.eventState(id);
+  }
+
+  async openEvent(id: string): Promise<EventState> {
+    const state = this.eventStates.get(id) ?? {};
+    if (state.openTicket === undefined) {
+      const last = this.nextTicket - 1;
+      this.eventStates.set(id, { ...state, afterTicket: state.afterTicket ?? last, openTicket: last });
+    }
+    return this.eventState(id);
+  }
+
+  async entrantsOf(id: string): Promise<string[]> {
+    const state = this.eventStates.get(id) ?? {};
+    if (state.order) return [...state.order];
+    if (state.afterTicket === undefined) return [];
+    return this.line.between(state.afterTicket, state.openTicket ?? Number.POSITIVE_INFINITY);
+  }
+
+  async applyDraw(id: string, uuids: readonly string[]): Promise<boolean> {
+    const state = this.eventStates.get(id) ?? {};
+    if (state.drawn) return false;
+    const waiting = uuids.map((uuid) => this.entries.get(uuid)).filter((entry): entry is MutableEntry => entry?.state === 'waiting');
+    const tickets = waiting.map((entry) => entry.ticket).sort((a, b) => a - b);
+    waiting.forEach((entry, i) => {
+      entry.ticket = tickets[i] as number;
+      this.line.assign(entry.ticket, entry.uuid);
+    });
+    this.eventStates.set(id, { ...state, drawn: true, order: [...uuids] });
+    return true;
+  }
+
+  async claimAnnouncement(id: string): Promise<boolean> {
+    const state = this.eventStates.get(id) ?? {};
+    if (state.announced) return false;
+    this.eventStates.set(id, { ...state, announced: true });
+    return true;
+  }
+
+  async countAfter(ticket: number): Promise<number> {
+    return this.line.size - this.line.countUpTo(ticket);
+  }
+
+  async forgetEvent(id: string): Promise<void> {
+    this.eventStates.delete(id);
   }
 
   async close(): Promise<void> {}

@@ -58,6 +58,46 @@ export class RankedLine {
     return uuid;
   }
 
+  /** Places in line whose ticket is `ticket` or below. */
+  countUpTo(ticket: number): number {
+    return this.prefix(this.slotAfter(ticket));
+  }
+
+  /** The uuids in line with a ticket above `after` and at most `upTo`, in ticket order. */
+  between(after: number, upTo: number): string[] {
+    const found: string[] = [];
+    for (let slot = this.slotAfter(after); slot < this.tickets.length && this.tickets[slot] <= upTo; slot++) {
+      const uuid = this.uuids[slot];
+      if (uuid !== undefined) found.push(uuid);
+    }
+    return found;
+  }
+
+  /** Puts `uuid` in the place of `ticket`, which must be in line (the draw reorders places among their tickets). */
+  assign(ticket: number, uuid: string): void {
+    const slot = this.slotOf(ticket);
+    if (slot === undefined) throw new Error(`Ticket ${ticket} is not in line.`);
+    this.uuids[slot] = uuid;
+  }
+
+  /** Takes the place of rank `rank` (1 for the head) off the line: its uuid, or undefined past the end. */
+  removeAt(rank: number): string | undefined {
+    if (rank < 1 || rank > this.live) return undefined;
+    // Descends the tree for the smallest slot count whose prefix reaches `rank`: O(log n).
+    let slot = 0;
+    let left = rank;
+    for (let step = 2 ** Math.floor(Math.log2(this.tree.length - 1 || 1)); step > 0; step >>= 1) {
+      const next = slot + step;
+      if (next < this.tree.length && this.tree[next] < left) {
+        slot = next;
+        left -= this.tree[next];
+      }
+    }
+    const uuid = this.uuids[slot];
+    this.empty(slot);
+    return uuid;
+  }
+
   /** The uuids in line, head first. */
   *[Symbol.iterator](): IterableIterator<string> {
     for (let slot = this.head; slot < this.uuids.length; slot++) {
@@ -97,6 +137,18 @@ export class RankedLine {
       else high = middle - 1;
     }
     return undefined;
+  }
+
+  /** The first slot whose ticket is above `ticket` (the slots' count when none is). */
+  private slotAfter(ticket: number): number {
+    let low = 0;
+    let high = this.tickets.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.tickets[middle] <= ticket) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 
   /** Keeps only the places in line, and builds the tree again in O(n). */

@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
+import type { DropEvent } from '../events/event';
+import type { EventState, StoredEvents } from './event-store';
 import Redis, { type RedisOptions } from 'ioredis';
 import { StoreUnavailableError } from './errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './redis/codec';
@@ -140,10 +142,10 @@ export class RedisStore implements QueueStore {
   }
 
   async position(uuid: string, now: number): Promise<Position | undefined> {
-    const reply = (await this.run('waitingRoomPosition', uuid, now)) as [number, number] | null;
+    const reply = (await this.run('waitingRoomPosition', uuid, now)) as [number, number, number] | null;
     if (!reply) return undefined;
-    const [position, served] = reply;
-    return { position, served };
+    const [position, served, ticket] = reply;
+    return { position, ticket, served };
   }
 
   async recentReleases(): Promise<RecentReleases> {
@@ -157,13 +159,13 @@ export class RedisStore implements QueueStore {
 
   async release(count: number, now: number, policy: ReleasePolicy): Promise<Release> {
     const limited = count > 0 ? Math.min(count, Number.MAX_SAFE_INTEGER) : 0;
-    const reply = await this.run('waitingRoomRelease', limited, now, policy.sessionMs, policy.abandonMs);
+    const reply = await this.run('waitingRoomRelease', limited, now, policy.sessionMs, policy.abandonMs, randomSeed(policy));
     return decodeRelease(reply as ReleaseReply);
   }
 
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     const { activeLimit, sessionMs, perMinute, abandonMs } = policy;
-    const reply = await this.run('waitingRoomReleaseDue', now, activeLimit, sessionMs, perMinute, abandonMs);
+    const reply = await this.run('waitingRoomReleaseDue', now, activeLimit, sessionMs, perMinute, abandonMs, randomSeed(policy));
     return decodeRelease(reply as ReleaseReply);
   }
 
@@ -196,6 +198,49 @@ export class RedisStore implements QueueStore {
   async setLimits(change: LimitChange): Promise<LimitOverrides> {
     const arg = (value: number | null | undefined) => (value === null ? '-' : value === undefined ? '' : String(value));
     return decodeLimits((await this.run('waitingRoomSetLimits', arg(change.activeLimit), arg(change.perMinute))) as LimitsReply);
+  }
+
+  async events(): Promise<StoredEvents> {
+    const [version, json] = (await this.run('waitingRoomEvents')) as [string | null, string | null];
+    return { version: Number(version ?? 0), events: json ? (JSON.parse(json) as DropEvent[]) : [] };
+  }
+
+  async saveEvents(version: number, events: readonly DropEvent[]): Promise<boolean> {
+    return (await this.run('waitingRoomSaveEvents', version, JSON.stringify(events))) === 1;
+  }
+
+  async eventState(id: string): Promise<EventState> {
+    return decodeEventState((await this.run('waitingRoomEventState', id)) as string[]);
+  }
+
+  async startPrequeue(id: string, seed: string | null): Promise<EventState> {
+    return decodeEventState((await this.run('waitingRoomStartPrequeue', id, seed ?? '')) as string[]);
+  }
+
+  async openEvent(id: string): Promise<EventState> {
+    return decodeEventState((await this.run('waitingRoomOpenEvent', id)) as string[]);
+  }
+
+  async entrantsOf(id: string): Promise<string[]> {
+    const [drawn, uuids] = (await this.run('waitingRoomEntrantsOf', id)) as [number, string | string[]];
+    if (drawn !== 1) return uuids as string[];
+    return uuids === '' ? [] : (uuids as string).split(',');
+  }
+
+  async applyDraw(id: string, uuids: readonly string[]): Promise<boolean> {
+    return (await this.run('waitingRoomApplyDraw', id, uuids.join(','))) === 1;
+  }
+
+  async claimAnnouncement(id: string): Promise<boolean> {
+    return (await this.run('waitingRoomClaimAnnouncement', id)) === 1;
+  }
+
+  async countAfter(ticket: number): Promise<number> {
+    return Number(await this.run('waitingRoomCountAfter', ticket));
+  }
+
+  async forgetEvent(id: string): Promise<void> {
+    await this.run('waitingRoomForgetEvent', id);
   }
 
   /** Closes the client the store made; a client given to the store is left to its owner. */
@@ -293,6 +338,21 @@ function decodeLimits([activeLimit, perMinute]: LimitsReply): LimitOverrides {
   return {
     ...(activeLimit !== null && { activeLimit: Number(activeLimit) }),
     ...(perMinute !== null && { perMinute: Number(perMinute) }),
+  };
+}
+
+/** The seed of a `random` release's draws, or '' to take the head. */
+const randomSeed = (policy: ReleasePolicy): string => (policy.random ? String(randomInt(1, 2 ** 31)) : '');
+
+function decodeEventState(fields: readonly string[]): EventState {
+  const state: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) state[fields[i] as string] = fields[i + 1] as string;
+  return {
+    ...(state.seed !== undefined && { seed: state.seed }),
+    ...(state.after !== undefined && { afterTicket: Number(state.after) }),
+    ...(state.open !== undefined && { openTicket: Number(state.open) }),
+    ...(state.drawn !== undefined && { drawn: true }),
+    ...(state.announced !== undefined && { announced: true }),
   };
 }
 

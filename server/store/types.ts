@@ -5,6 +5,8 @@
  * the process; `redis.ts` keeps it in Redis for several instances.
  */
 
+import type { EventStore } from './event-store';
+
 /** A protected request that was not let through, kept to be replayed after release. */
 export interface HeldRequest {
   /** Upper-case HTTP verb. */
@@ -67,6 +69,11 @@ export interface ReleasePolicy extends AdmissionLimits {
    * them too, without counting them.
    */
   readonly abandonMs: number;
+  /**
+   * Each release draws uniformly among those waiting instead of taking the head (an event's
+   * `random` queueing). Places drawn from the middle do not count in `served`.
+   */
+  readonly random?: boolean;
 }
 
 /** What queue_info needs, read in one step. */
@@ -85,6 +92,8 @@ export interface PlaceInLine {
 export interface Position {
   /** 0 once released; otherwise the rank among those still waiting, 1 for the head of the line. */
   readonly position: number;
+  /** The place's ticket: its order in the line (an event's pre-queue is told apart by it). */
+  readonly ticket: number;
   /**
    * Places that have left the head of the line so far, line-wide, read in the same step. Those
    * who walked away from the middle are not counted: `served + position` is the visitor's place
@@ -142,7 +151,7 @@ export interface LimitOverrides {
 /** A change of `LimitOverrides`: a number sets the field, `null` goes back to the configured value, absent leaves it. */
 export type LimitChange = { readonly [K in keyof LimitOverrides]?: number | null };
 
-export interface QueueStore {
+export interface QueueStore extends EventStore {
   /**
    * Lets a session through when it is admitted, or admits it when nobody waits and fewer
    * than `activeLimit` sessions are active. False means the request must be held.

@@ -1,4 +1,5 @@
 import { ABANDON_BATCH, RECENT_RELEASES } from '../memory';
+import { EVENT_SCRIPTS } from './event-scripts';
 
 /**
  * The Lua scripts of the Redis queue store. Each store method that changes more than one key
@@ -122,15 +123,27 @@ local function positionOf(uuid, released)
 end
 
 -- Releases from the head of the line; "served" counts every place that leaves it, the silent
--- ones dropped there included. Returns {served after it, the released entries in order}.
-local function releaseNext(count, now, sessionMs, abandonMs)
+-- ones dropped there included. With a seed (an event's random queueing), each release draws
+-- uniformly among those waiting instead, and served does not count them: they leave from
+-- anywhere. Returns {served after it, the released entries in order}.
+local function releaseNext(count, now, sessionMs, abandonMs, seed)
   local out = {}
   local left = 0
+  if seed then math.randomseed(seed) end
   while #out < count do
-    local head = redis.call('ZPOPMIN', waiting)
-    if #head == 0 then break end
+    local head
+    if seed then
+      local size = redis.call('ZCARD', waiting)
+      if size == 0 then break end
+      local rank = math.random(size) - 1
+      head = redis.call('ZRANGE', waiting, rank, rank)
+      redis.call('ZREM', waiting, head[1])
+    else
+      head = redis.call('ZPOPMIN', waiting)
+      if #head == 0 then break end
+      left = left + 1
+    end
     local uuid = head[1]
-    left = left + 1
     redis.call('ZREM', seen, uuid)
     local fields = redis.call('HMGET', entryKey(uuid), 's', 'l')
     if fields[1] then
@@ -206,8 +219,8 @@ return {entry(uuid), positionOf(uuid, state[2]), redis.call('LRANGE', recent, 0,
 `;
 
 /**
- * args: uuid, now. Returns {position, served} or false: queue_info's every poll, so it sends back
- * two integers, not the entry and the release times. For a waiting visitor it costs two O(log n)
+ * args: uuid, now. Returns {position, served, ticket} or false: queue_info's every poll, so it sends
+ * back three integers, not the entry and the release times. For a waiting visitor it costs two O(log n)
  * steps on top of the O(1) hash reads and write: the rank (ZRANK) and the last-seen score the
  * sweep reads (ZADD).
  */
@@ -217,7 +230,7 @@ local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
 if not state[1] then return false end
 redis.call('HSET', entryKey(uuid), 'l', now)
 if not state[2] then redis.call('ZADD', seen, 'XX', now, uuid) end
-return {positionOf(uuid, state[2]), served()}
+return {positionOf(uuid, state[2]), served(), tonumber(state[1])}
 `;
 
 /** No args. Returns {served, recent release times}, read together (see RecentReleases). */
@@ -234,13 +247,13 @@ redis.call('ZADD', seen, 'XX', now, uuid)
 return 1
 `;
 
-/** args: count, now, sessionMs, abandonMs. Returns {served, the released entries in order}. */
+/** args: count, now, sessionMs, abandonMs, random seed ('' to take the head). Returns {served, the released entries in order}. */
 const release = `
-return releaseNext(tonumber(args[1]), tonumber(args[2]), tonumber(args[3]), tonumber(args[4]))
+return releaseNext(tonumber(args[1]), tonumber(args[2]), tonumber(args[3]), tonumber(args[4]), tonumber(args[5]))
 `;
 
 /**
- * args: now, activeLimit, sessionMs, perMinute, abandonMs. Ends admissions, forgets
+ * args: now, activeLimit, sessionMs, perMinute, abandonMs, random seed ('' to take the head). Ends admissions, forgets
  * released visitors whose admission ended, then releases what the pause, the active limit
  * and the token bucket allow. The bucket starts with one second's worth (at least one token),
  * refills at perMinute and holds at most one second's worth and one token more (\`bucketCapacity\` in memory.ts), so a paused or idle line cannot save
@@ -262,7 +275,7 @@ tokens = math.min(capacity, tokens)
 -- The tolerance absorbs the rounding of many small refills (ten of 0.1 make 0.999…).
 local count = math.min(math.floor(tokens + 1e-9), activeLimit - redis.call('ZCARD', admitted))
 local release = {served(), {}}
-if count > 0 then release = releaseNext(count, now, sessionMs, abandonMs) end
+if count > 0 then release = releaseNext(count, now, sessionMs, abandonMs, tonumber(args[6])) end
 redis.call('HSET', meta, 'bt', string.format('%.17g', tokens - #release[2]), 'ba', int(now))
 return release
 `;
@@ -386,6 +399,7 @@ export const SCRIPTS = {
   waitingRoomSetPaused: setPaused,
   waitingRoomLimits: limits,
   waitingRoomSetLimits: setLimits,
+  ...EVENT_SCRIPTS,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -126,6 +126,36 @@ describe('memory store state', () => {
     expect(await copy.stats(saved + 2)).toEqual(await store.stats(saved + 2));
   });
 
+  it('should carry the events and where each one\'s pre-queue and draw stand', async () => {
+    const store = new MemoryStore();
+    const drop = {
+      id: 'drop',
+      name: 'Drop',
+      prequeueStartTime: '2030-05-01T09:30:00.000Z',
+      eventStartTime: '2030-05-01T10:00:00.000Z',
+      eventEndTime: '2030-05-01T11:00:00.000Z',
+      shuffleAtEventStart: true,
+      queueingMethod: 'fifo' as const,
+      activeLimit: 5,
+      releasePerMinute: null,
+    };
+    await store.saveEvents(0, [drop]);
+    await store.startPrequeue('drop', '0f'.repeat(32));
+    const entrants = [];
+    for (const session of ['a', 'b', 'c']) entrants.push((await store.hold(session, 0, get, t0)).uuid);
+    await store.openEvent('drop');
+    await store.applyDraw('drop', [...entrants].reverse());
+    await store.startPrequeue('next', null);
+    const copy = roundTrip(store);
+    expect(await copy.events()).toEqual(await store.events());
+    expect(await copy.eventState('drop')).toEqual({ seed: '0f'.repeat(32), afterTicket: 0, openTicket: 3, drawn: true });
+    expect(await copy.eventState('next')).toEqual(await store.eventState('next'));
+    expect(await copy.entrantsOf('drop')).toEqual([...entrants].reverse());
+    expect(await copy.applyDraw('drop', entrants)).toBe(false);
+    expect(await Promise.all(entrants.map(async (uuid) => (await copy.position(uuid, t0))?.position))).toEqual([3, 2, 1]);
+    expect(await copy.saveEvents(1, [])).toBe(true);
+  });
+
   describe('refuses what it cannot trust, whole', () => {
     let valid: MemoryStoreState;
     let uuids: Record<string, string>;
@@ -163,6 +193,9 @@ describe('memory store state', () => {
       ['a paused flag of text', () => changed((state) => (state.paused = 'yes')), /paused/],
       ['release times of text', () => changed((state) => state.releaseTimes.push('soon')), /releaseTimes/],
       ['a negative served', () => changed((state) => (state.served = -1)), /served/],
+      ['an event opening before its pre-queue', () => changed((state) => (state.events = { version: 1, list: [{ id: 'x', name: 'X', prequeueStartTime: '2030-01-02T00:00:00Z', eventStartTime: '2030-01-01T00:00:00Z', eventEndTime: '2030-01-03T00:00:00Z' }], states: [] })), /events\.list\[0\].*prequeue/],
+      ['an event without an id', () => changed((state) => (state.events = { version: 1, list: [{ name: 'X', eventStartTime: '2030-01-01T00:00:00Z', eventEndTime: '2030-01-03T00:00:00Z' }], states: [] })), /events\.list\[0\]\.id/],
+      ['a seed that is not hex', () => changed((state) => (state.events = { version: 0, list: [], states: [['x', { seed: 'not a seed' }]] })), /events\.states\[0\]\[1\]\.seed/],
     ])('should refuse %s with a clear error', (_what, state, why) => {
       expect(() => MemoryStore.fromState(state())).toThrow(why);
       expect(() => MemoryStore.fromState(state())).toThrow(/memory store state/);

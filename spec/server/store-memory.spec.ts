@@ -1,4 +1,6 @@
 import { MemoryStore } from '../../server/store/memory';
 import { describeQueueStore } from './store-contract';
+import { describeEventStore } from './store-events-contract';
 
 describeQueueStore('memory', async () => new MemoryStore());
+describeEventStore('memory', async () => new MemoryStore());

@@ -61,6 +61,37 @@ describe('RankedLine', () => {
     );
   });
 
+  it('should count, list, draw by rank and reassign places as the array of places in line does', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3000 }), fc.array(fc.nat(), { minLength: 1, maxLength: 40 }), (size, picks) => {
+        const line = new RankedLine();
+        const model: number[] = [];
+        for (let i = 1; i <= size; i++) {
+          line.push(i * 2, `u${i * 2}`);
+          model.push(i * 2);
+        }
+        for (const pick of picks) {
+          if (model.length === 0) break;
+          const rank = 1 + (pick % model.length);
+          const [ticket] = model.splice(rank - 1, 1);
+          expect(line.removeAt(rank)).toBe(`u${ticket}`);
+          const probe = pick % (size * 2 + 2);
+          expect(line.countUpTo(probe)).toBe(model.filter((t) => t <= probe).length);
+          expect(line.between(probe, probe + 50)).toEqual(model.filter((t) => t > probe && t <= probe + 50).map((t) => `u${t}`));
+        }
+        expect(line.removeAt(model.length + 1)).toBeUndefined();
+        expect(line.removeAt(0)).toBeUndefined();
+        if (model.length >= 2) {
+          line.assign(model[0] as number, 'swapped');
+          expect([...line][0]).toBe('swapped');
+          expect(line.rank(model[0] as number)).toBe(1);
+        }
+        expect(line.size).toBe(model.length);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('should refuse a ticket that does not come after the last one', () => {
     const line = new RankedLine();
     line.push(5, 'a');

@@ -6,6 +6,7 @@ import { encodeRequest } from '../../server/store/redis/codec';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describeQueueStore } from './store-contract';
+import { describeEventStore } from './store-events-contract';
 
 const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
 const post: HeldRequest = {
@@ -73,6 +74,7 @@ afterAll(async () => {
 });
 
 describeQueueStore('redis', async () => open(server.url, newRoom()));
+describeEventStore('redis', async () => open(server.url, newRoom()));
 
 describe('redis queue store shared by several instances', () => {
   let one: RedisStore;

@@ -15,6 +15,7 @@ import { HeldBodyTally } from './gateway/held-body';
 import { registerOrigin } from './gateway/origin';
 import type { Rooms } from './rooms';
 import { adminRoutes } from './routes/admin';
+import { drawRoutes } from './routes/events';
 import { assetRoutes } from './routes/assets';
 import { pusherAuthRoutes } from './routes/pusher-auth';
 import { queueRoutes } from './routes/queue';
@@ -107,6 +108,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
     own.register(metricsRoutes, { metrics, access });
     own.register(sinkRoutes, { errors: parts.errors, limits: config.sink, received: (count) => metrics.pageErrorsReceived(count) });
     own.register(assetRoutes, { dir: config.assetsDir, publicSourceMaps: config.publicSourceMaps });
+    own.register(drawRoutes, { rooms, verifyPage: path.join(config.assetsDir, 'verify.html') });
     if (config.pusher.embedded) {
       own.register(async (scope) => eventsApiRoutes(scope, { app: pusherApp, fanout: parts.fanout }));
     }

@@ -5,6 +5,7 @@ import { TIMINGS, type Messages, type Timings } from '@waiting-room/streams/cont
 import { ENGLISH, LOCALES, type Locale } from '../locales';
 import { catalogueProblems } from '../locales/check';
 import type { LanguageSettings } from './languages';
+import { declaredEvents, type DeclaredEvent } from './events/declared';
 import { normalizeTarget } from './request-target';
 
 /** Where the realtime events go: the embedded Pusher-protocol server or an outside one. */
@@ -34,6 +35,10 @@ export interface ServerConfig {
    * (PROTECT, ACTIVE_LIMIT, RELEASE_PER_MINUTE) unless ROOMS or ROOMS_FILE lists several.
    */
   readonly rooms: readonly RoomConfig[];
+  /** Scheduled events declared in the configuration (EVENTS, EVENTS_FILE, or a room's `events`), each with its room. */
+  readonly events: readonly DeclaredEvent[];
+  /** Queue_info polls a second the opening of a pre-queue may add, spread over as long as it takes. */
+  readonly openingPollsPerSecond: number;
   readonly activeLimit: number;
   readonly releasePerMinute: number;
   readonly sessionSeconds: number;
@@ -203,11 +208,14 @@ export function loadConfig(env: Env): ServerConfig {
   const gateway = gatewayConfig(read);
   const admission = admissionConfig(read, sessionSeconds, gateway.responseTimeoutMs);
   const rooms = roomsConfig(read, { activeLimit, releasePerMinute, admission }, gateway.responseTimeoutMs);
+  const events = eventsConfig(read, rooms);
   return {
     port: read.int('PORT', 8080, 0, 65535),
     host: read.string('HOST') ?? '127.0.0.1',
     protect: rooms.flatMap((room) => room.protect),
-    rooms,
+    rooms: rooms.map(({ events: _declared, ...room }) => room),
+    events,
+    openingPollsPerSecond: read.int('OPENING_POLLS_PER_SECOND', 20_000, 1, 10_000_000),
     activeLimit,
     releasePerMinute,
     sessionSeconds,
@@ -315,7 +323,10 @@ function languagesConfig(read: Reader): LanguageSettings {
 }
 
 const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
-const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute', 'locale', 'admission', 'originLatencyTargetMs']);
+const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute', 'locale', 'admission', 'originLatencyTargetMs', 'events']);
+
+/** A room as read from ROOMS, with the events it declares (taken out into `ServerConfig.events`). */
+type RoomWithEvents = RoomConfig & { readonly events?: unknown };
 
 /**
  * The rooms: ROOMS (JSON) or ROOMS_FILE (a JSON file), an array of `{name, protect, activeLimit?,
@@ -326,7 +337,7 @@ function roomsConfig(
   read: Reader,
   defaults: { activeLimit: number; releasePerMinute: number; admission: AdmissionConfig },
   responseTimeoutMs: number,
-): RoomConfig[] {
+): RoomWithEvents[] {
   const inline = read.string('ROOMS');
   const file = read.string('ROOMS_FILE');
   if (inline !== undefined && file !== undefined) throw new ConfigError('Set ROOMS or ROOMS_FILE, not both.');
@@ -354,7 +365,7 @@ function roomsConfig(
   if (!Array.isArray(value) || value.length === 0) throw new ConfigError(`${source} must be a non-empty JSON array of rooms.`);
   const names = new Set<string>();
   const owners = new Map<string, string>();
-  return value.map((raw: unknown, index): RoomConfig => {
+  return value.map((raw: unknown, index): RoomWithEvents => {
     const at = `${source}[${index}]`;
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`${at} must be an object.`);
     const room = raw as Record<string, unknown>;
@@ -398,8 +409,45 @@ function roomsConfig(
       releasePerMinute: whole('releasePerMinute', 0, 1_000_000) ?? defaults.releasePerMinute,
       ...(room.locale === undefined ? {} : { locale: localeOf(room.locale, `${at}.locale`) }),
       admission: { ...defaults.admission, mode: mode as AdmissionMode, originLatencyTargetMs: target },
+      ...(room.events !== undefined && { events: room.events }),
     };
   });
+}
+
+/**
+ * The declared events: EVENTS (JSON) or EVENTS_FILE (a JSON file), an array of events each naming
+ * its `room` (which may be left out when there is one), and the `events` of each room of ROOMS.
+ */
+function eventsConfig(read: Reader, rooms: readonly RoomWithEvents[]): DeclaredEvent[] {
+  const inline = read.string('EVENTS');
+  const file = read.string('EVENTS_FILE');
+  if (inline !== undefined && file !== undefined) throw new ConfigError('Set EVENTS or EVENTS_FILE, not both.');
+  const source = inline !== undefined ? 'EVENTS' : `EVENTS_FILE (${file})`;
+  let listed: unknown = [];
+  if (inline !== undefined || file !== undefined) {
+    let text = inline;
+    if (text === undefined) {
+      try {
+        text = readFileSync(file as string, 'utf8');
+      } catch (error) {
+        throw new ConfigError(`EVENTS_FILE cannot be read: ${(error as Error).message}`);
+      }
+    }
+    try {
+      listed = JSON.parse(text);
+    } catch {
+      throw new ConfigError(`${source} must be JSON: [{"name": "Spring drop", "eventStartTime": "…", …}, …].`);
+    }
+  }
+  try {
+    return declaredEvents(
+      source,
+      listed,
+      rooms.map((room) => ({ name: room.name, events: room.events })),
+    );
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 function gatewayConfig(read: Reader): GatewayConfig {

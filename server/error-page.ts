@@ -38,6 +38,7 @@ export const EXPLAINED_CODES = [
   'internal_error',
   'origin_unreachable',
   'origin_timeout',
+  'sale_closed',
 ] as const;
 export type ExplainedCode = (typeof EXPLAINED_CODES)[number];
 

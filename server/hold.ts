@@ -60,11 +60,13 @@ function startsWith(keys: readonly string[], prefix: readonly string[]): boolean
 
 /**
  * The waiting room's own routes: the page's assets, queue_request and queue_info, channel
- * authorization, the admin API and console, the metrics, the error sink, the events API and the
- * realtime socket.
+ * authorization, the admin API and console, the metrics, the error sink, the events API, the
+ * realtime socket, and an event's draw and its verify page.
  */
 const OWN_PREFIXES = ['/assets', '/queue', '/pusher/auth', '/admin', '/metrics', '/apps', '/app'];
 const SINK = /^\/api\/[^/]+\/envelope\/?$/;
+/** An event's public draw and the page that verifies it (`EVENT_ROUTES`): only these, so that a site keeps its own `/events`. */
+const DRAW = /^\/events\/[^/]+\/(draw|verify)$/;
 
 /**
  * True when `target` (a request target, as sent or normalized) is one of the waiting room's
@@ -79,7 +81,7 @@ export function isWaitingRoomRoute(target: string): boolean {
 
 /** True when the normalized `path` is one of the waiting room's own (see `isWaitingRoomRoute`). */
 export function isOwnPath(path: string): boolean {
-  return OWN_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) || SINK.test(path);
+  return OWN_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) || SINK.test(path) || DRAW.test(path);
 }
 
 const HOSTNAME = /^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])$/;

@@ -1,4 +1,4 @@
-import { ERROR_REPORTING, ROUTES, type PageConfigJson, type Routes } from '@waiting-room/streams/contract';
+import { ERROR_REPORTING, ROUTES, type EventFactsJson, type PageConfigJson, type Routes } from '@waiting-room/streams/contract';
 import type { ServerConfig } from './config';
 import type { ServedLanguage } from './languages';
 import type { Session } from './session';
@@ -23,6 +23,8 @@ export function pageConfigFor(
   routes: Routes = ROUTES,
   /** The visitor's language (`languages.ts`): its messages go in the config, so the page needs no other request for them. */
   language?: ServedLanguage,
+  /** The scheduled event whose pre-queue the visitor entered (`events/schedule.ts`). */
+  event?: EventFactsJson,
 ): PageConfigJson {
   return {
     queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
@@ -37,6 +39,7 @@ export function pageConfigFor(
     },
     ...(config.pageTimings ? { timings: config.pageTimings } : {}),
     ...(language ? { language: language.json } : {}),
+    ...(event && { event }),
   };
 }
 

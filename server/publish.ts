@@ -1,5 +1,5 @@
 import Pusher from 'pusher';
-import { CHANNELS } from '@waiting-room/streams/contract';
+import { CHANNELS, type QueueOpened } from '@waiting-room/streams/contract';
 import type { PusherConfig } from './config';
 import type { Entry } from './store/types';
 
@@ -13,6 +13,11 @@ export interface ReleasePublisher {
    * instead of one per visitor or a poll from each.
    */
   publishMoved(served: number): Promise<void>;
+  /**
+   * Tells every page in event `id`'s pre-queue that it has opened (`QueueOpened` on the public
+   * `App.Event.{id}`, data `{"spread": ms}`): one event for the whole pre-queue (`events/schedule.ts`).
+   */
+  publishOpened(id: string, opened: QueueOpened): Promise<void>;
 }
 
 /** The channel a visitor's page listens on: private when signed in, public otherwise. */
@@ -41,6 +46,9 @@ export function pusherPublisher(options: Pusher.Options): ReleasePublisher {
     },
     async publishMoved(served) {
       await pusher.trigger(CHANNELS.queue, CHANNELS.movedEvent, { served });
+    },
+    async publishOpened(id, opened) {
+      await pusher.trigger(CHANNELS.event(id), CHANNELS.openedEvent, opened);
     },
   };
 }

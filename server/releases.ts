@@ -1,6 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Admission } from './admission/admission';
 import type { Clock } from './clock';
+import { HttpError } from './errors';
+import type { EventSchedule } from './events/schedule';
+import { policyInForce, type EventLimits } from './limits';
 import type { ReleasePublisher } from './publish';
 import type { Entry, LimitChange, LimitOverrides, QueueStore, Release, ReleasePolicy } from './store/types';
 
@@ -14,6 +17,9 @@ export interface ReleaseMeter {
 
 const NO_METER: ReleaseMeter = { released() {}, delivered() {}, walkedAway() {} };
 
+/** Most visitors one step lets through while a `passthrough` event runs (the limits do not count then). */
+const PASSTHROUGH_BATCH = 1000;
+
 /**
  * Releases visitors from the store and tells each page. Every release goes through here:
  * the release loop, the admin API, and the re-sent event of queue_request.
@@ -23,6 +29,9 @@ export class Releases {
   private current: ReleasePolicy;
   private overrides: LimitOverrides = {};
   private admission?: Pick<Admission, 'policy'>;
+  private events?: Pick<EventSchedule, 'limits' | 'releaseMode' | 'holdsLine'>;
+  /** The operated policy while an event runs, kept while neither it nor the operator's changes. */
+  private duringEvent?: { readonly base: ReleasePolicy; readonly event: EventLimits; readonly policy: ReleasePolicy };
 
   constructor(
     private readonly store: QueueStore,
@@ -42,20 +51,33 @@ export class Releases {
     this.current = configured;
   }
 
+  /** The room's events, whose limits replace the room's while one runs. */
+  useEvents(events: Pick<EventSchedule, 'limits' | 'releaseMode' | 'holdsLine'>): void {
+    this.events = events;
+  }
+
   /**
    * The policy in force: the admission's (`admission/admission.ts`) once one is given, which starts
    * from `operated`; `operated` itself until then.
    */
   get policy(): ReleasePolicy {
-    return this.admission?.policy() ?? this.current;
+    return this.admission?.policy() ?? this.operated;
   }
 
   /**
-   * The configured policy with the operator's limits, as this instance last read them: in force
-   * with fixed admission, the ceilings of adaptive admission.
+   * The operator's policy (`limits.ts`): the configured one with the operator's limits, as this
+   * instance last read them, and those of an event while it runs. In force with fixed admission,
+   * the ceilings of adaptive admission. The same object while nothing in it changes: adaptive
+   * admission starts again from a new one.
    */
   get operated(): ReleasePolicy {
-    return this.current;
+    const event = this.events?.limits(this.clock.now()) ?? {};
+    if (Object.keys(event).length === 0) return this.current;
+    const kept = this.duringEvent;
+    if (kept?.base === this.current && sameEventLimits(kept.event, event)) return kept.policy;
+    const policy = policyInForce(this.configured, this.overrides, event);
+    this.duringEvent = { base: this.current, event, policy };
+    return policy;
   }
 
   /** Sets what decides the policy in force from `operated` (made after this, since it reads it). */
@@ -86,7 +108,7 @@ export class Releases {
 
   private apply(overrides: LimitOverrides): void {
     this.overrides = overrides;
-    this.current = { ...this.configured, ...overrides };
+    this.current = policyInForce(this.configured, overrides);
   }
 
   /** Sets how releases are announced; the embedded server's address is known only once listening. */
@@ -94,9 +116,16 @@ export class Releases {
     this.publisher = publisher;
   }
 
-  /** The release loop's step: as many as the limits, the rate and the pause allow now. */
+  /**
+   * The release loop's step: as many as the limits, the rate and the pause allow now; nobody
+   * while an event's pre-queue waits for its opening (or its draw) or a sale is closed, and
+   * everyone waiting, a batch a step, while a `passthrough` event runs.
+   */
   async releaseDue(): Promise<Entry[]> {
     await this.followLimits();
+    const mode = this.events?.releaseMode(this.clock.now()) ?? 'normal';
+    if (mode === 'none') return [];
+    if (mode === 'all') return this.releaseNext(PASSTHROUGH_BATCH);
     const release = await this.store.releaseDue(this.clock.now(), this.policy);
     await this.announceAll(release);
     return release.released;
@@ -119,6 +148,9 @@ export class Releases {
    * release events nor the move of the line (it stands for a lost event path).
    */
   async releaseNext(count: number, silent = false): Promise<Entry[]> {
+    if (this.events?.holdsLine(this.clock.now())) {
+      throw new HttpError(409, 'event_prequeue', 'The event has not opened yet (or its draw is under way): nobody is let in before.');
+    }
     const release = await this.store.release(count, this.clock.now(), this.policy);
     if (!silent) await this.announceAll(release);
     else this.meter.released(this.room, release.released.length);
@@ -176,3 +208,6 @@ export class Releases {
     }
   }
 }
+
+const sameEventLimits = (a: EventLimits, b: EventLimits): boolean =>
+  a.activeLimit === b.activeLimit && a.perMinute === b.perMinute && a.random === b.random;

@@ -4,6 +4,7 @@ import type { RoomConfig } from './config';
 import { HttpError } from './errors';
 import { protectionTest } from './hold';
 import { ROUTES } from '@waiting-room/streams/contract';
+import type { EventSchedule } from './events/schedule';
 import type { Releases } from './releases';
 import type { AdmissionLimits, Entry, QueueStore } from './store/types';
 
@@ -16,6 +17,8 @@ export interface Room {
   readonly limits: AdmissionLimits;
   /** What sets its limits and release rate: the operator's, or the adaptive controller's below them. */
   readonly admission: Admission;
+  /** Its scheduled events: the pre-queue, the draw, and what replaces its settings while one runs. */
+  readonly events: EventSchedule;
   /**
    * True for the first room. Its page calls the contract's routes as they are, and it alone
    * publishes `QueueMoved` on the one line-wide channel the page listens to: a page of another

@@ -11,6 +11,7 @@ import type { Fanout } from './realtime/fanout';
 import { RealtimeServer, type UpgradeListener } from './realtime/server';
 import { startDemoOrigin } from '../demo/origin';
 import { ELEMENTS_ENTRY } from './page';
+import { EventSchedule } from './events/schedule';
 import { startReleaseLoop } from './release-loop';
 import { Releases } from './releases';
 import { ErrorLog } from './sink/error-log';
@@ -101,15 +102,18 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
       const primary = i === 0;
       const store = (primary ? options.store : undefined) ?? saved[i]?.store ?? createStore(config, { name: room.name, primary });
       const releases = new Releases(store, clock, releasePolicy(config, room), app.log, primary, room.name, metrics);
-      // The configuration with the operator's limits: in force, or the adaptive controller's ceilings.
+      // The configuration with the operator's limits and a running event's: in force, or the adaptive controller's ceilings.
       const admission = createAdmission(room, { primary, store, clock, log: app.log, redis: admissionRedis, operated: () => releases.operated });
       releases.admitWith(admission);
+      const events = new EventSchedule({ room: room.name, store, clock, log: app.log, openingPollsPerSecond: config.openingPollsPerSecond });
+      releases.useEvents(events);
       return {
         name: room.name,
         store,
         releases,
         admission,
-        // The policy in force: `releases` follows the operator's limits and the admission.
+        events,
+        // The policy in force: `releases` follows the operator's limits, a running event's and the admission.
         get limits() {
           return releases.policy;
         },
@@ -165,11 +169,21 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   const ownHost = reachableHost(address);
   const ownUrlHost = ownHost.includes(':') ? `[${ownHost}]` : ownHost;
   const publisher = options.publisher ?? pusherPublisher(pusherOptions(config.pusher, { host: ownUrlHost, port }));
-  // The operator's limits a previous run (or another instance) left in the store, before the first visitor.
-  await Promise.all(rooms.all.map((room) => room.releases.followLimits().catch((error: unknown) => app.log.warn({ err: error }, 'limits not read'))));
+  // The operator's limits a previous run (or another instance) left in the store, and the events
+  // (those the configuration declares put there the first time), before the first visitor.
+  await Promise.all(
+    rooms.all.map(async (room) => {
+      await room.releases.followLimits().catch((error: unknown) => app.log.warn({ err: error }, 'limits not read'));
+      await room.events
+        .declare(config.events.filter((event) => event.room === room.name).map(({ room: _room, ...event }) => event))
+        .then(() => room.events.step())
+        .catch((error: unknown) => app.log.warn({ err: error, room: room.name }, 'events not read'));
+    }),
+  );
   const loops = rooms.all.map((room) => {
     room.releases.usePublisher(publisher);
-    return startReleaseLoop(room.releases, clock, config.releaseIntervalMs, app.log);
+    room.events.useAnnouncer(publisher);
+    return startReleaseLoop(room.releases, clock, config.releaseIntervalMs, app.log, room.events);
   });
   publishSample = consolePublisher(config.pusher, fanout, pusherOptions(config.pusher, { host: ownUrlHost, port }));
   sampler.start();

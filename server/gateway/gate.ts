@@ -76,10 +76,19 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       }
     }
     const now = clock.now();
-    if (await store.admit(session.id, now, room.limits)) {
+    // A scheduled event may hold everyone (its pre-queue), let everyone through, or close the sale.
+    const scheduled = await room.events.admission(now);
+    const admitted = () => {
       watchOrigin(request, admission.signals);
       return undefined;
+    };
+    if (scheduled === 'pass') return admitted();
+    if (scheduled === 'closed') {
+      // Those already let in still pass; nobody new does.
+      if (await store.admit(session.id, now, { ...room.limits, activeLimit: 0 })) return admitted();
+      throw new HttpError(403, 'sale_closed', 'The sale is closed: nobody new is let in.');
     }
+    if (scheduled === 'line' && (await store.admit(session.id, now, room.limits))) return admitted();
     if (request.method === 'HEAD' || request.headers.upgrade !== undefined || isSubresource(request)) {
       // None can be replayed, and none may replace the request the visitor waits for (an image
       // of another tab, a favicon): "not now", without taking a place.
@@ -89,15 +98,17 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const place = await store.placeInLine(entry.uuid, now);
     const language = request.server.languages.choose({ headers: request.headers, roomLocale: room.locale });
+    const facts = room.events.pageFacts(place?.entry ?? entry, place?.position ?? 0, now);
     const pageConfig = pageConfigFor(
       place?.entry ?? entry,
-      place?.position ?? 0,
+      facts.position,
       session,
       config,
       originOf(request, config.host),
       options.port(),
       room.routes,
       language,
+      facts.event,
     );
     if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
     return sendWaitingPage(reply, options.page.render(pageConfig, language));

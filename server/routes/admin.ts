@@ -7,6 +7,7 @@ import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
 import { requireAdminAccess, type AdminAccessOptions } from '../admin/access';
 import { adminConsoleRoutes, type AdminConsoleOptions } from './admin-console';
 import { ADMISSION_VIEW_SCHEMA } from '../admission/view';
+import { eventAdminRoutes } from './events';
 
 export interface AdminOptions extends AdminConsoleOptions {
   readonly access: AdminAccessOptions;
@@ -86,6 +87,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
   requireAdminAccess(app, options.access);
   // Options without the prefix this scope already has.
   await app.register(adminConsoleRoutes, { ...options, prefix: '' });
+  await app.register(eventAdminRoutes, { rooms, clock, prefix: '' });
 
   app.get(
     '/stats',

@@ -112,6 +112,10 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
               estimated: { type: 'integer', description: 'Minutes.' },
               ticket: { type: 'integer', description: 'An extension: position = ticket - served.' },
               served: { type: 'integer' },
+              opensIn: {
+                type: 'integer',
+                description: 'An extension: the visitor waits in a scheduled event\'s pre-queue, which opens in this many ms (0: drawing). No position yet: `position` is the most it can be.',
+              },
             },
           },
           ...errorResponses(404),
@@ -131,9 +135,14 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
       const place = isUuid(uuid) ? await room.store.position(uuid, now) : undefined;
       if (!place) throw new HttpError(404, UNKNOWN_UUID, 'No place in line has this uuid.');
       const { position, served } = place;
-      const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
-      const estimated = estimateMinutes(position, recent, now, room.releases.policy.perMinute);
       reply.header('cache-control', 'no-store');
+      // In an event's pre-queue there is no position yet; with its random queueing, no rank.
+      await room.events.ready(now);
+      const perMinute = room.releases.policy.perMinute;
+      const event = room.events.answerFor(place, now, perMinute);
+      if (event) return event;
+      const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
+      const estimated = estimateMinutes(position, recent, now, perMinute);
       // `QueueMoved` tells the first room's line only: the others' pages move by their answers.
       const moves = position > 0 && room.primary;
       return moves ? { position, estimated, ticket: served + position, served } : { position, estimated };

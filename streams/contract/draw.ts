@@ -22,6 +22,10 @@ export const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
 export interface DrawRecord {
   /** The event's id. */
   readonly event: string;
+  /** The event's name and times, for the people reading it. */
+  readonly name?: string;
+  readonly prequeueStartTime?: string | null;
+  readonly eventStartTime?: string;
   /** SHA-256 of the seed, from the start of the pre-queue. */
   readonly commitment: string;
   /** Places in the pre-queue so far; once drawn, the entrants of the draw. */

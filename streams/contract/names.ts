@@ -21,7 +21,17 @@ export const CHANNELS = {
   queue: 'App.Queue',
   /** Published on `queue` after each release, with `{"served": n}`. */
   movedEvent: 'QueueMoved',
+  /**
+   * The public channel of a scheduled event's pre-queue (an extension): every page that waits in
+   * it listens there, and hears `openedEvent` at the opening.
+   */
+  event: (id: string) => `App.Event.${id}`,
+  /** Published on `event(id)` once the event has opened (its pre-queue drawn), with `{"spread": ms}` (`QueueOpened`). */
+  openedEvent: 'QueueOpened',
 } as const;
+
+/** Where a waiting-room server publishes an event's draw (`DrawRecord`) and the page that verifies it; `{id}` is the event's. */
+export const EVENT_ROUTES = { draw: '/events/{id}/draw', verify: '/events/{id}/verify' } as const;
 
 /** The id of the `<script type="application/json">` element that carries the page config. */
 export const CONFIG_ELEMENT_ID = 'waiting-room-config';

@@ -55,6 +55,11 @@ export interface PageConfigJson {
    * (the waiting page: English).
    */
   readonly language?: LanguageJson;
+  /**
+   * An extension (since 1.2.0): the scheduled event whose pre-queue the visitor entered. While it lasts,
+   * queue_info answers `opensIn` instead of a position, and the page listens on `CHANNELS.event(id)`.
+   */
+  readonly event?: EventFactsJson;
 }
 
 /** One language's texts, as a server hands them over (in the page config, or for a switch). */
@@ -73,6 +78,29 @@ export interface LanguageJson {
     readonly path: string;
     readonly languages: ReadonlyArray<{ readonly locale: string; readonly name: string }>;
   };
+}
+
+/** A scheduled event as a page config carries it. */
+export interface EventFactsJson {
+  /** In `CHANNELS.event(id)` and `EVENT_ROUTES`: 1 to 100 letters, digits, `-` or `_`. */
+  readonly id: string;
+  readonly name: string;
+  /** The opening, ISO 8601. */
+  readonly opensAt: string;
+  /** The pre-queue is shuffled at the opening by a draw anyone can verify (`DrawRecord`); otherwise it goes in order of arrival. */
+  readonly shuffle: boolean;
+  /** SHA-256 of the draw's seed, published when the pre-queue began: what the draw is checked against. */
+  readonly commitment?: string;
+}
+
+/** A scheduled event once `parsePageConfig` has checked it. */
+export interface EventFacts {
+  readonly id: string;
+  readonly name: string;
+  /** The opening, in ms since the epoch. */
+  readonly opensAt: number;
+  readonly shuffle: boolean;
+  readonly commitment: string | null;
 }
 
 export interface ErrorReportingSettings {
@@ -109,4 +137,6 @@ export interface PageConfig {
   readonly timings: Partial<Timings>;
   /** The visitor's language and texts; null when the server sent none. */
   readonly language: LanguageJson | null;
+  /** The scheduled event whose pre-queue the visitor entered, or null. */
+  readonly event: EventFacts | null;
 }

@@ -64,6 +64,7 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
   const rt = section(root.realtime, 'realtime');
   const routes = section(root.routes, 'routes');
   const er = section(root.errorReporting, 'errorReporting', true);
+  const ev = section(root.event, 'event', true);
 
   // Read first, so that a problem elsewhere can still be told in the visitor's language. Each
   // message is written by `translator`, which shows a malformed one as its key, so the messages
@@ -125,6 +126,15 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
     errorReporting,
     timings,
     language,
+    event: root.event
+      ? {
+          id: check(isUuid(ev.id), 'event.id', "1 to 100 letters, digits, '-' or '_'", ev.id),
+          name: text(ev.name, 'event.name'),
+          opensAt: check(Date.parse(ev.opensAt) >= 0, 'event.opensAt', 'an ISO 8601 time', Date.parse(ev.opensAt)),
+          shuffle: ev.shuffle === true,
+          commitment: ev.commitment || null,
+        }
+      : null,
   };
   check(!routes.queue_info || config.routes.queue_info.includes('{uuid}'), 'routes.queue_info', 'a path with "{uuid}" in it', 0);
   return problems.length ? { ok: false, problems, errorReporting, language: languageSound ? language : null } : { ok: true, config, warnings };

@@ -1,0 +1,304 @@
+import type Pusher from 'pusher-js';
+import { verifyDraw, type PageConfigJson } from '@waiting-room/streams/contract';
+import { drawOrder, ticketOf } from '../../server/events/draw';
+import type { Started } from '../../server/start';
+import { eventually } from '../support/eventually';
+import { ManualClock } from './support/manual-clock';
+import { connectPusher, record, subscribe } from './support/realtime';
+import { startServer, stats } from './support/server';
+import { Visitor } from './support/visitor';
+
+/** The manual clock's start, and the event's times from it. */
+const T0 = Date.UTC(2030, 0, 1);
+const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
+
+/** A shuffled drop: its pre-queue a minute in, the opening two minutes in, an hour long. */
+const DROP = {
+  name: 'Spring drop',
+  prequeueStartTime: at(60),
+  eventStartTime: at(120),
+  eventEndTime: at(3600),
+  shuffleAtEventStart: true,
+};
+
+describe('scheduled events on one instance, on a clock the test moves', () => {
+  let server: Started;
+  let clock: ManualClock;
+  const clients: Pusher[] = [];
+
+  const start = async (env: Record<string, string> = {}) => {
+    clock = new ManualClock(T0);
+    server = await startServer({ ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '3600', ABANDON_SECONDS: '86400', ...env }, { clock });
+  };
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.disconnect();
+    await server?.close();
+  });
+
+  const call = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${server.url}/admin/${route}`, {
+      method,
+      headers: { authorization: `Bearer ${server.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, json: text ? JSON.parse(text) : undefined };
+  };
+  const createEvent = async (fields: Record<string, unknown>) => {
+    const created = await call('POST', 'events', fields);
+    expect(created.status).toBe(201);
+    return created.json as { id: string } & Record<string, unknown>;
+  };
+  const draw = async (id: string) => {
+    const response = await fetch(`${server.url}/events/${id}/draw`);
+    return { status: response.status, json: (await response.json()) as any, headers: response.headers };
+  };
+  const info = async (visitor: Visitor, page: PageConfigJson) => (await visitor.queueInfo(page.queue.uuid)).json;
+
+  describe('the admin API', () => {
+    beforeEach(() => start());
+
+    it('should create, list, change and delete an event, answering its id', async () => {
+      const created = await createEvent({ ...DROP, activeLimit: 50, releasePerMinute: 600 });
+      expect(created).toMatchObject({
+        id: expect.stringMatching(/^spring-drop-[0-9a-f]{6}$/),
+        room: 'default',
+        prequeueStartTime: at(60),
+        queueingMethod: 'fifo',
+        phase: 'scheduled',
+        entrants: null,
+        commitment: null,
+        drawn: false,
+      });
+      expect((await call('GET', 'events')).json).toEqual([created]);
+      const changed = await call('PATCH', `events/${created.id}`, { name: 'Spring drop, 10:00', activeLimit: null, queueingMethod: 'random' });
+      expect(changed).toMatchObject({ status: 200, json: { name: 'Spring drop, 10:00', activeLimit: null, releasePerMinute: 600, queueingMethod: 'random' } });
+      expect(await call('DELETE', `events/${created.id}`)).toEqual({ status: 204, json: undefined });
+      expect((await call('GET', 'events')).json).toEqual([]);
+      expect((await call('DELETE', `events/${created.id}`)).json).toMatchObject({ error: { code: 'unknown_event' } });
+    });
+
+    it.each<[string, Record<string, unknown>, string]>([
+      ['an opening before the pre-queue', { ...DROP, prequeueStartTime: at(200) }, 'prequeue_after_start'],
+      ['an end before the opening', { ...DROP, eventEndTime: at(100) }, 'end_before_start'],
+      ['a shuffle without a pre-queue', { ...DROP, prequeueStartTime: null }, 'shuffle_without_prequeue'],
+      ['an unknown field', { ...DROP, new_users_per_minute: 200 }, 'unknown_field'],
+      ['a time that is not ISO 8601', { ...DROP, eventStartTime: 'at ten' }, 'bad_event_start_time'],
+      ['a missing name', { eventStartTime: at(120), eventEndTime: at(3600) }, 'bad_name'],
+      ['an unknown queueing method', { ...DROP, queueingMethod: 'lottery' }, 'bad_queueing_method'],
+      ['an end already past', { name: 'Past', eventStartTime: at(-7200), eventEndTime: at(-3600) }, 'event_over'],
+    ])('should refuse %s with 400 and its code', async (_what, body, code) => {
+      const refused = await call('POST', 'events', body);
+      expect(refused.status).toBe(400);
+      expect(refused.json).toEqual({ error: { code, message: expect.any(String) } });
+    });
+
+    it('should refuse an event that overlaps another of the room, and a change that makes one overlap', async () => {
+      const first = await createEvent(DROP);
+      const overlapping = await call('POST', 'events', { ...DROP, name: 'Second', prequeueStartTime: at(3000) , eventStartTime: at(4000), eventEndTime: at(5000) });
+      expect(overlapping).toMatchObject({ status: 400, json: { error: { code: 'event_overlap', message: expect.stringContaining(first.id) } } });
+      const later = await createEvent({ name: 'Later', eventStartTime: at(3600), eventEndTime: at(7200) });
+      expect((await call('PATCH', `events/${later.id}`, { eventStartTime: at(3500) })).json).toMatchObject({ error: { code: 'event_overlap' } });
+      expect((await call('PATCH', `events/${later.id}`, { eventEndTime: at(3000) })).json).toMatchObject({ error: { code: 'end_before_start' } });
+      expect((await call('PATCH', `events/${later.id}`, { id: 'mine' })).json).toMatchObject({ error: { code: 'unknown_field' } });
+    });
+
+    it('should fix an event\'s start and shuffle once its pre-queue has begun, and leave the rest open to change', async () => {
+      const event = await createEvent(DROP);
+      await clock.advance(61_000);
+      expect((await call('PATCH', `events/${event.id}`, { shuffleAtEventStart: false })).json).toMatchObject({ error: { code: 'event_begun' } });
+      expect((await call('PATCH', `events/${event.id}`, { eventStartTime: at(100) })).status).toBe(409);
+      expect((await call('PATCH', `events/${event.id}`, { eventEndTime: at(1800), releasePerMinute: 30 })).json).toMatchObject({ eventEndTime: at(1800), releasePerMinute: 30, phase: 'prequeue' });
+    });
+
+    it('should document every events route in the OpenAPI document', async () => {
+      const document = (await call('GET', 'openapi.json')).json as { paths: Record<string, Record<string, unknown>> };
+      expect(Object.keys(document.paths['/admin/events'] ?? {}).sort()).toEqual(['get', 'post']);
+      expect(Object.keys(document.paths['/admin/events/{id}'] ?? {}).sort()).toEqual(['delete', 'patch']);
+      expect(Object.keys(document.paths['/events/{id}/draw'] ?? {})).toEqual(['get']);
+    });
+  });
+
+  describe('a shuffled pre-queue, drawn at the opening', () => {
+    it('should hold everyone from its start, publish the commitment, draw at the opening as anyone can verify, and queue later arrivals behind', async () => {
+      await start({ ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '60' });
+      const event = await createEvent(DROP);
+      // Before the pre-queue, places are free: a visitor goes through (and keeps the room's second place until the end).
+      expect((await new Visitor(server.url).get('/checkout')).page).toBeUndefined();
+      expect((await draw(event.id)).json).toMatchObject({ error: { code: 'draw_not_started' } });
+
+      await clock.advance(60_000);
+      const committed = await draw(event.id);
+      expect(committed.status).toBe(200);
+      expect(committed.json).toEqual({
+        event: event.id,
+        name: 'Spring drop',
+        prequeueStartTime: at(60),
+        eventStartTime: at(120),
+        commitment: expect.stringMatching(/^[0-9a-f]{64}$/),
+        entrants: 0,
+      });
+      expect(committed.headers.get('cache-control')).toBe('no-store');
+
+      // A place is still free, yet everyone is held: nobody is admitted before the opening.
+      const visitors = Array.from({ length: 6 }, () => new Visitor(server.url));
+      const stillFree = new Visitor(server.url);
+      const pages: PageConfigJson[] = [];
+      for (const visitor of visitors) {
+        pages.push(await visitor.hold());
+        await clock.advance(1000);
+      }
+      expect(pages[0]!.event).toEqual({ id: event.id, name: 'Spring drop', opensAt: at(120), shuffle: true, commitment: committed.json.commitment });
+      expect(pages.map((page) => page.queue.position).every((position) => position >= 1)).toBe(true);
+      const answer = await info(visitors[0]!, pages[0]!);
+      expect(answer).toEqual({ position: 6, estimated: expect.any(Number), opensIn: 54_000 });
+      expect(answer.estimated).toBeGreaterThanOrEqual(1);
+      expect((await draw(event.id)).json.entrants).toBe(6);
+      // The operator cannot let anyone in either.
+      expect((await call('POST', 'release', { count: 1 })).json).toMatchObject({ error: { code: 'event_prequeue' } });
+
+      const listener = await connectPusher(server);
+      clients.push(listener);
+      const opened = record((await subscribe(listener, `App.Event.${event.id}`)).channel, 'QueueOpened');
+
+      // The one free place goes, at the opening, to the first drawn; the line is full after it.
+      await clock.advance(60_000);
+      const published = await draw(event.id);
+      expect(published.headers.get('cache-control')).toBe('public, max-age=86400, immutable');
+      expect(published.json).toMatchObject({ commitment: committed.json.commitment, entrants: 6, seed: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      const uuids = pages.map((page) => page.queue.uuid);
+      expect(published.json.order).toEqual(drawOrder(published.json.seed, uuids).map((each) => each.ticket));
+      for (const [i, page] of pages.entries()) {
+        const verdict = await verifyDraw(published.json, { uuid: page.queue.uuid, commitment: page.event?.commitment });
+        expect(verdict.ok).toBe(true);
+        // The first drawn was let in at the opening; everyone else's position is their rank, less that one.
+        expect((await info(visitors[i]!, page)).position).toBe((verdict.rank as number) - 1);
+      }
+      await eventually('QueueOpened', async () => opened, (heard) => heard.length === 1, 5000);
+      expect(opened).toEqual([{ spread: 1 }]);
+
+      const laterPage = await stillFree.hold();
+      expect(laterPage.event).toBeUndefined();
+      expect((await info(stillFree, laterPage)).position).toBe(6);
+
+      // Releases go on in draw order.
+      const released = (await call('POST', 'release', { count: 2 })).json.released as string[];
+      expect(released.map(ticketOf)).toEqual(published.json.order.slice(1, 3));
+    });
+
+    it('should keep arrival order without a shuffle, and publish no draw', async () => {
+      await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60' });
+      const event = await createEvent({ ...DROP, shuffleAtEventStart: false });
+      await new Visitor(server.url).get('/checkout');
+      await clock.advance(60_000);
+      const visitors = [new Visitor(server.url), new Visitor(server.url), new Visitor(server.url)];
+      const pages: PageConfigJson[] = [];
+      for (const visitor of visitors) pages.push(await visitor.hold());
+      expect(pages[0]!.event).toEqual({ id: event.id, name: 'Spring drop', opensAt: at(120), shuffle: false });
+      expect(await info(visitors[2]!, pages[2]!)).toMatchObject({ opensIn: 60_000 });
+      expect((await draw(event.id)).json).toMatchObject({ error: { code: 'no_draw' } });
+      await clock.advance(60_000);
+      expect(await Promise.all(visitors.map((visitor, i) => info(visitor, pages[i]!)))).toEqual([
+        expect.objectContaining({ position: 1 }),
+        expect.objectContaining({ position: 2 }),
+        expect.objectContaining({ position: 3 }),
+      ]);
+    });
+
+    it('should keep those in line before the pre-queue ahead of it', async () => {
+      await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' });
+      await createEvent(DROP);
+      await new Visitor(server.url).get('/checkout');
+      const early = new Visitor(server.url);
+      const earlyPage = await early.hold();
+      await clock.advance(60_000);
+      const entrant = new Visitor(server.url);
+      const entrantPage = await entrant.hold();
+      expect(earlyPage.event).toBeUndefined();
+      expect(await info(early, earlyPage)).toMatchObject({ position: 1 });
+      expect(await info(entrant, entrantPage)).toMatchObject({ position: 2, opensIn: 60_000 });
+      await clock.advance(60_000);
+      expect(await info(entrant, entrantPage)).toEqual(expect.objectContaining({ position: 2, ticket: 2, served: 0 }));
+    });
+  });
+
+  describe('while an event runs', () => {
+    it('should replace the room\'s limits and rate, and restore them after', async () => {
+      await start({ ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '6' });
+      await createEvent({ name: 'Busy hour', eventStartTime: at(10), eventEndTime: at(70), activeLimit: 40, releasePerMinute: 120 });
+      expect(await stats(server)).toMatchObject({ activeLimit: 2, releasePerMinute: 6 });
+      await clock.advance(11_000);
+      expect(await stats(server)).toMatchObject({ activeLimit: 40, releasePerMinute: 120, configured: { activeLimit: 2, releasePerMinute: 6 } });
+      // More than the room's two sessions are let in.
+      for (let i = 0; i < 5; i++) expect((await new Visitor(server.url).get('/checkout')).page).toBeUndefined();
+      await clock.advance(60_000);
+      expect(await stats(server)).toMatchObject({ activeLimit: 2, releasePerMinute: 6 });
+      expect((await new Visitor(server.url).get('/checkout')).page).toBeDefined();
+    });
+
+    it('should let everyone through with passthrough, those waiting included', async () => {
+      await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' });
+      await createEvent({ name: 'Open doors', eventStartTime: at(10), eventEndTime: at(70), queueingMethod: 'passthrough' });
+      await new Visitor(server.url).get('/checkout');
+      const waiting = new Visitor(server.url);
+      const page = await waiting.hold();
+      await clock.advance(11_000);
+      expect((await new Visitor(server.url).get('/checkout')).page).toBeUndefined();
+      expect((await info(waiting, page)).position).toBe(0);
+    });
+
+    it('should close the sale with reject: a page for a browser, JSON for a program, and those let in before still pass', async () => {
+      await start({ ACTIVE_LIMIT: '5', RELEASE_PER_MINUTE: '60' });
+      await createEvent({ name: 'Sold out', eventStartTime: at(10), eventEndTime: at(70), queueingMethod: 'reject' });
+      const inside = new Visitor(server.url);
+      expect((await inside.get('/checkout')).page).toBeUndefined();
+      await clock.advance(11_000);
+      const browser = await new Visitor(server.url).get('/checkout', { accept: 'text/html', 'accept-language': 'fr' });
+      expect(browser.status).toBe(403);
+      expect(browser.text).toContain('La vente est close');
+      const program = await new Visitor(server.url).get('/checkout', { accept: 'application/json' });
+      expect(program).toMatchObject({ status: 403, json: { error: { code: 'sale_closed' } } });
+      expect((await inside.get('/checkout?again=1')).page).toBeUndefined();
+    });
+
+    it('should release at random with random queueing, and answer the places in line as the position', async () => {
+      await start({ ACTIVE_LIMIT: '100', RELEASE_PER_MINUTE: '0' });
+      await createEvent({ name: 'Lottery', eventStartTime: at(10), eventEndTime: at(3600), queueingMethod: 'random', releasePerMinute: 60 });
+      for (let i = 0; i < 100; i++) await new Visitor(server.url).get('/checkout');
+      const visitors = Array.from({ length: 30 }, () => new Visitor(server.url));
+      const pages: PageConfigJson[] = [];
+      for (const visitor of visitors) pages.push(await visitor.hold());
+      await clock.advance(11_000);
+      expect(await info(visitors[0]!, pages[0]!)).toEqual({ position: 30, estimated: expect.any(Number) });
+      // Admissions end only after an hour: free room for the draws by letting them go.
+      await call('POST', 'limits', { activeLimit: 1000 });
+      await clock.advance(10_000);
+      const released = (await Promise.all(visitors.map((visitor, i) => info(visitor, pages[i]!)))).map((answer) => answer.position === 0);
+      expect(released.filter(Boolean).length).toBeGreaterThanOrEqual(5);
+      expect(released.slice(0, released.filter(Boolean).length).every(Boolean)).toBe(false);
+    });
+  });
+
+  it('should take the events the configuration declares, once, and survive a restart with STATE_FILE', async () => {
+    const dir = await import('node:fs').then((fs) => fs.mkdtempSync(`${require('node:os').tmpdir()}/wr-events-`));
+    const env = { EVENTS: JSON.stringify([{ ...DROP, id: 'declared-drop' }]), STATE_FILE: `${dir}/line.json`, SESSION_SECRET: 's'.repeat(32) };
+    await start(env);
+    expect((await call('GET', 'events')).json).toEqual([expect.objectContaining({ id: 'declared-drop', phase: 'scheduled' })]);
+    await clock.advance(61_000);
+    const visitor = new Visitor(server.url);
+    const page = await visitor.hold();
+    const commitment = (await draw('declared-drop')).json.commitment;
+    await server.close();
+
+    clock = new ManualClock(T0 + 100_000);
+    server = await startServer({ ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '60', ...env }, { clock });
+    expect((await draw('declared-drop')).json).toMatchObject({ commitment, entrants: 1 });
+    // The same browser, its cookie kept, on the restarted server.
+    const again = new Visitor(server.url);
+    again.cookie = visitor.cookie;
+    expect(await info(again, page)).toMatchObject({ opensIn: 20_000 });
+    await clock.advance(21_000);
+    const drawn = (await draw('declared-drop')).json;
+    expect(await verifyDraw(drawn, { uuid: page.queue.uuid, commitment })).toMatchObject({ ok: true, rank: 1 });
+  });
+});

@@ -23,6 +23,7 @@ import { leave } from './rules/leave.js';
 import { lineMoved } from './rules/line-moved.js';
 import { leaveAfterFailure } from './rules/leave-after-failure.js';
 import { lostPlace } from './rules/lost-place.js';
+import { opening } from './rules/opening.js';
 import { poll } from './rules/poll.js';
 import { positionZero } from './rules/position-zero.js';
 import { sendQueueRequest } from './rules/queue-request.js';
@@ -40,7 +41,10 @@ import { waiting } from './rules/waiting.js';
  *    `loading` each time the connection state or the failed-call count changes;
  * 2. after the first successful queue_info answer, `waiting` with position, estimated minutes
  *    and `updatedAt`, again on every answer, on every change of connection or `failedPolls`, and
- *    on every `moved$` event that moves the visitor up (see rules/line-moved: never to 0);
+ *    on every `moved$` event that moves the visitor up (see rules/line-moved: never to 0); beyond
+ *    the spec, while the answers say the visitor is in a scheduled event's pre-queue (`opensIn`),
+ *    `loading` with `opensAt` instead, and each `opened$` event brings one more queue_info call
+ *    within its spread (rules/opening), which ends it;
  * 3. then exactly one ending:
  *    - `released` with the replay to perform, then completes (first release event only);
  *    - or `failed` with the spec's exact message (position 0 for 10 s, or not connected 30 s
@@ -109,7 +113,12 @@ function inLine(
       guarded('subscribed$', sources.subscribed$).pipe(
         connect((subscribed$) =>
           merge(
-            poll(state$.pipe(filter((state) => state === 'connected')), sources.queueInfo, timings.poll, scheduler),
+            poll(
+              merge(state$.pipe(filter((state) => state === 'connected')), opening(guarded('opened$', sources.opened$ ?? EMPTY), request.uuid, scheduler)),
+              sources.queueInfo,
+              timings.poll,
+              scheduler,
+            ),
             options.anonymous ? poll(subscribed$, sources.queueInfo, timings.anonymousPoll, scheduler) : EMPTY,
           ).pipe(
             connect((results$) =>

@@ -1,6 +1,6 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { Timings } from './contract/constants.js';
-import type { LineMoved, QueueInfo } from './contract/queue-info.js';
+import type { LineMoved, QueueInfo, QueueOpened } from './contract/queue-info.js';
 
 /** The realtime client's connection states (pusher-js names). */
 export type ConnectionState =
@@ -46,6 +46,11 @@ export interface QueueSources {
   readonly queueRequest: () => Observable<unknown>;
   /** Each `QueueMoved` event on the line-wide channel (an extension; optional). */
   readonly moved$?: Observable<LineMoved>;
+  /**
+   * Each `QueueOpened` event on the channel of the scheduled event whose pre-queue the visitor is
+   * in (an extension; optional): one queue_info call follows, within its spread (rules/opening).
+   */
+  readonly opened$?: Observable<QueueOpened>;
 }
 
 /** The name of a source, as in `QueueSources`. */
@@ -100,7 +105,15 @@ export interface Health {
 
 /** The one status stream the page renders and acts on. */
 export type QueueStatus =
-  | ({ readonly kind: 'loading' } & Health)
+  | ({
+      readonly kind: 'loading';
+      /**
+       * Beyond the spec: the visitor waits in a scheduled event's pre-queue, which has no positions
+       * yet; the sale opens at this scheduler time (ms), to the second (the server's clock, read
+       * through queue_info's `opensIn`). At or past it, the draw is under way.
+       */
+      readonly opensAt?: number;
+    } & Health)
   | ({
       readonly kind: 'waiting';
       readonly position: number;

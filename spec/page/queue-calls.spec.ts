@@ -72,6 +72,16 @@ describe('queue_info adapter', () => {
     await expect(lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')())).resolves.toStrictEqual({ position: 3, estimated: 2 });
   });
 
+  it('should keep opensIn, a pre-queue\'s time to the opening, only when it is a finite, non-negative number', async () => {
+    const answers = [{ opensIn: 30_000 }, { opensIn: 0 }, { opensIn: -1 }, { opensIn: '30000' }, { opensIn: null }];
+    let call = 0;
+    const { fetch } = createFakeFetch(() => ({ body: { position: 3, estimated: 2, ...answers[call++] } }));
+    const read = () => lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')());
+    expect(await read()).toStrictEqual({ position: 3, estimated: 2, opensIn: 30_000 });
+    expect(await read()).toStrictEqual({ position: 3, estimated: 2, opensIn: 0 });
+    for (let i = 0; i < 3; i++) expect(await read()).toStrictEqual({ position: 3, estimated: 2 });
+  });
+
   it('should abort the call when unsubscribed before the answer', async () => {
     let answer: (value: { body: unknown }) => void = () => undefined;
     const { fetch, calls } = createFakeFetch(() => new Promise((resolve) => (answer = resolve)));

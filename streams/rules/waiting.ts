@@ -24,10 +24,9 @@ function record(shown: Shown, input: ShownResult | ConnectionState): Shown {
 
 function sameStatus(a: LiveStatus, b: LiveStatus): boolean {
   if (a.kind !== b.kind || a.connection !== b.connection || a.failedPolls !== b.failedPolls) return false;
-  return (
-    a.kind === 'loading' ||
-    (b.kind === 'waiting' && a.position === b.position && a.estimated === b.estimated && a.updatedAt === b.updatedAt)
-  );
+  return a.kind === 'loading'
+    ? a.opensAt === (b as typeof a).opensAt
+    : b.kind === 'waiting' && a.position === b.position && a.estimated === b.estimated && a.updatedAt === b.updatedAt;
 }
 
 /**
@@ -42,6 +41,10 @@ function sameStatus(a: LiveStatus, b: LiveStatus): boolean {
  * status stream ends on it. A move of the line (`Pushed`, see line-moved) shows its position and
  * time as an answer does but leaves the count as it is. A new status is emitted whenever any
  * field changes, never twice the same.
+ *
+ * Beyond the spec, an answer with `opensIn` (the visitor is in a scheduled event's pre-queue) has
+ * no position to show: the status stays `loading`, with `opensAt`, the answer's time plus
+ * `opensIn` to the second, until an answer without it.
  */
 export function waiting(
   results$: Observable<ShownResult>,
@@ -52,11 +55,12 @@ export function waiting(
     scan(record, NOTHING_SHOWN),
     // Nothing until the connection state is known, then a status on every input.
     filter((shown): shown is Shown & { readonly connection: ConnectionState } => shown.connection !== null),
-    map(({ last, failedPolls, connection }): LiveStatus =>
-      last === null
-        ? { kind: 'loading', connection, failedPolls }
-        : { kind: 'waiting', position: last.info.position, estimated: last.info.estimated, updatedAt: last.at, connection, failedPolls },
-    ),
+    map(({ last, failedPolls, connection }): LiveStatus => {
+      const opensIn = last?.info.opensIn;
+      return last === null || opensIn !== undefined
+        ? { kind: 'loading', connection, failedPolls, ...(last && { opensAt: Math.round((last.at + opensIn!) / 1000) * 1000 }) }
+        : { kind: 'waiting', position: last.info.position, estimated: last.info.estimated, updatedAt: last.at, connection, failedPolls };
+    }),
     distinctUntilChanged(sameStatus),
   );
 }

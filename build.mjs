@@ -255,6 +255,7 @@ const LAZY_MODULES = {
   'lost-place': 'src/view/lost-place.ts',
   english: 'src/i18n/english.ts',
   controls: 'src/view/controls.ts',
+  event: 'src/view/event-view.ts',
 };
 
 /**
@@ -313,6 +314,7 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     sizes = await buildInto(building, minify);
     await buildConsole(building, minify);
     sizes.elements = await buildElementsInto(building, minify);
+    await buildVerify(building, minify, sizes.css.files[0].file);
     await compressAssets(building);
     await rm(outdir, { recursive: true, force: true });
     await rename(building, outdir);
@@ -475,6 +477,22 @@ async function buildElementsInto(building, minify) {
 export async function buildElements({ outdir = path.join(root, 'public/assets'), minify = true } = {}) {
   await mkdir(outdir, { recursive: true });
   return buildElementsInto(outdir, minify);
+}
+
+/**
+ * Builds the page that verifies an event's draw into `building`: its own entry
+ * (`src/verify/main.ts`) and `verify.html`, which `GET /events/{id}/verify` serves, with the waiting
+ * page's style sheet (`css`, its built name). Like the console, nothing of it is loaded by the
+ * waiting page or counted in its sizes.
+ */
+async function buildVerify(building, minify, css) {
+  const result = await esbuild.build({ ...esbuildOptions(building, minify), entryPoints: { verify: 'src/verify/main.ts' } });
+  const names = await writeOutputs(result.outputFiles, minify);
+  const [js] = Object.entries(result.metafile.outputs).find(([, each]) => each.entryPoint === 'src/verify/main.ts');
+  let html = await readFile(path.join(root, 'public/verify.html'), 'utf8');
+  html = replaceOnce(html, '<link rel="stylesheet" href="waiting.css">', `<link rel="stylesheet" href="/assets/${css}">`);
+  html = replaceOnce(html, '<script type="module" src="verify.js"></script>', `<script type="module" src="/assets/${names.get(path.join(root, js))}"></script>`);
+  await writeFile(path.join(building, 'verify.html'), html);
 }
 
 // Over budget is reported, not fatal: `npm start` builds first and must still start.

@@ -18,6 +18,8 @@ startPage(document.getElementById('waiting-room') ?? document.body, {
   loadConfigProblem: () => import('./view/config-problem').then(({ configProblemView }) => configProblemView),
   // A separate chunk, fetched only when the place in line is lost.
   loadLostPlace: () => import('./view/lost-place').then(({ lostPlaceView }) => lostPlaceView),
+  // A separate chunk, fetched only in a scheduled event's pre-queue.
+  loadEventView: () => import('./view/event-view').then(({ eventView }) => eventView),
   // A separate chunk, fetched only for a config without a language.
   loadEnglish: () => import('./i18n/english').then(({ ENGLISH }) => ENGLISH),
   // A separate chunk, fetched once the position shows: the language switch and the notifications.

@@ -1,8 +1,8 @@
 import { NEVER, defer, finalize, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
 import type { QueueOptions, QueueSources, QueueStatus, SourceErrorHandler } from '@waiting-room/streams';
-import type { PageConfig } from '@waiting-room/streams/contract';
+import { CHANNELS, type PageConfig, type QueueOpened } from '@waiting-room/streams/contract';
 import { channelName } from './adapters/channel-name';
-import { createRealtimeSources, type PusherLike } from './adapters/realtime-sources';
+import { createRealtimeSources, fromPusherEvent, type PusherLike } from './adapters/realtime-sources';
 import { createQueueInfo } from './adapters/queue-info';
 import { createQueueRequest } from './adapters/queue-request';
 import type { FetchLike } from './adapters/http';
@@ -37,8 +37,11 @@ export function createPageQueue$(config: PageConfig, hash: string, deps: PageQue
     // Without a pending URI the core only leaves: no connection, no call.
     if (queue.uri === null) return deps.createQueue$(NO_SOURCES, options);
     const pusher = deps.createPusher(config);
+    const { event } = config;
     const sources: QueueSources = {
       ...createRealtimeSources(pusher, channelName(userId, queue.uuid)),
+      // Beyond the spec: a pre-queue's opening, on its channel, joined only by a page in one.
+      ...(event && { opened$: defer(() => fromPusherEvent<QueueOpened>(pusher.subscribe(CHANNELS.event(event.id)), CHANNELS.openedEvent)) }),
       queueInfo: createQueueInfo(deps.fetch, routes.queue_info, queue.uuid),
       queueRequest: createQueueRequest(deps.fetch, routes.queue_request, { _token: csrfToken, user_id: userId, uuid: queue.uuid }),
     };

@@ -1,4 +1,4 @@
-import { filter, take } from 'rxjs';
+import { filter, map, of, switchMap, take, timer } from 'rxjs';
 import type { ErrorReportingSettings, LanguageJson } from '@waiting-room/streams/contract';
 import { readPageConfig } from './config/read-page-config';
 import { createErrorReporter, describeError, type Report } from './adapters/error-reporter';
@@ -11,6 +11,7 @@ import { textsOf } from './i18n/texts';
 import type { CreateControls } from './view/controls';
 import type { ConfigProblemView } from './view/config-problem';
 import type { LostPlaceView } from './view/lost-place';
+import type { EventView } from './view/event-view';
 import type { LoadControls, MountView, PageView } from './view/mount';
 
 export interface PageDeps extends PageQueueDeps {
@@ -29,6 +30,8 @@ export interface PageDeps extends PageQueueDeps {
   readonly loadEnglish: () => Promise<LanguageJson>;
   /** Loads the language switch and "tell me when it is my turn" (lazily: the position needs neither). */
   readonly loadControls: () => Promise<CreateControls>;
+  /** Loads a scheduled event's view (lazily: only a visitor in a pre-queue needs it). */
+  readonly loadEventView: () => Promise<EventView>;
   readonly afterFirstPaint: (run: () => void) => void;
 }
 
@@ -89,10 +92,13 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   // First, so that the connection opens before anything else is done.
   const effects = runEffects(queue$, { location, history, document: doc, csrfToken: config.csrfToken, report, loadReplay });
   effects.add(
-    queue$.pipe(
-      filter((status) => status.kind != 'loading'),
-      take(1),
-    ).subscribe(() => startedUp()),
+    queue$
+      .pipe(
+        // A pre-queue shows what it has (loading, with the opening) until the draw.
+        filter((status) => status.kind != 'loading' || !!status.opensAt),
+        take(1),
+      )
+      .subscribe(() => startedUp()),
   );
   // Loaded when a place is lost; a failure is reported once per load.
   const loadLostPlace = loadOnce(() =>
@@ -107,9 +113,16 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
       .then(deps.loadControls)
       .then((create) => (react) => create(react, { window: win, fetch: deps.fetch, queue$, keep: (kept) => effects.add(kept), report, textsOf })),
   );
+  // Beyond the spec: in a scheduled event's pre-queue the view counts down to the opening, so it
+  // gets the status again every second meanwhile (on the page's scheduler, as every timer).
+  const { event } = config;
+  const shown$ = event
+    ? queue$.pipe(switchMap((status) => (status.kind == 'loading' && status.opensAt ? timer(0, 1000, deps.scheduler).pipe(map(() => status)) : of(status))))
+    : queue$;
+  const pageEvent = event && { facts: event, load: loadOnce(deps.loadEventView), uuid: config.queue.uuid };
   // Without the view the page keeps its static loading block, and still replays on release.
   Promise.all([deps.loadView(), texts]).then(
-    ([mount, loaded]) => stopped || show(mount).showWaitingRoom(queue$, loaded, loadLostPlace, loadControls),
+    ([mount, loaded]) => stopped || show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent),
     (error) => report(`Waiting room view could not load: ${describeError(error)}`),
   );
   return () => {

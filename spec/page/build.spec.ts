@@ -104,6 +104,7 @@ describe('build: the production bundle', () => {
     ['the lost-place view', 'wr-lost'],
     ['English, for a server that sends no language', 'Finding your place in line'],
     ['the language switch and the turn notifications', 'waiting-room-turn'],
+    ['a scheduled event\'s view', 'wr-prequeue'],
   ])('should keep %s out of the JavaScript loaded before the position shows, in a lazy file', (_, marker) => {
     const initial = sizes.initialJs.files.map((file) => file.file);
     const lazy = sizes.allJs.files.map((file) => file.file).filter((file) => !initial.includes(file));

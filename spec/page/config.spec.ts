@@ -31,6 +31,7 @@ describe('page config: a valid config', () => {
       errorReporting: { dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' },
       timings: {},
       language: null,
+      event: null,
     });
     expect(warnings).toEqual([]);
   });
@@ -198,6 +199,32 @@ describe('page config: malformed and hostile values are refused clearly', () => 
   it('should still hand back the error reporting it could read, so the problem can be reported', () => {
     const result = parsePageConfig({ errorReporting: { dsn: 'https://k@sentry.example/3', sampleRate: 1 } }, ORIGIN);
     expect(result).toMatchObject({ ok: false, errorReporting: { dsn: 'https://k@sentry.example/3', sampleRate: 1, release: '1.0.0' } });
+  });
+});
+
+describe('page config: a scheduled event (beyond the specification)', () => {
+  const event = { id: 'spring-drop-1a2b3c', name: 'Spring drop', opensAt: '2030-05-01T10:00:00.000Z', shuffle: true, commitment: 'ab'.repeat(32) };
+
+  it('should read the event whose pre-queue the visitor entered, the opening as ms', () => {
+    expect(configOf(validConfig({ event })).config.event).toEqual({ ...event, opensAt: Date.UTC(2030, 4, 1, 10) });
+    expect(configOf(validConfig({ event: { ...event, shuffle: undefined, commitment: undefined } })).config.event).toEqual({
+      ...event,
+      opensAt: Date.UTC(2030, 4, 1, 10),
+      shuffle: false,
+      commitment: null,
+    });
+  });
+
+  it.each([
+    ['an id that is no channel name', { id: 'spring drop!' }, /^event\.id must be 1 to 100 letters/],
+    ['an opening that is no time', { opensAt: 'at ten' }, /^event\.opensAt must be an ISO 8601 time/],
+    ['an empty name', { name: '' }, /^event\.name must be a non-empty string/],
+  ])('should refuse %s, by its path', (_what, change, problem) => {
+    expect(problemsOf(validConfig({ event: { ...event, ...change } }))).toEqual([expect.stringMatching(problem)]);
+  });
+
+  it('should refuse an event that is not an object', () => {
+    expect(problemsOf(validConfig({ event: 'drop' }))[0]).toBe('event must be an object');
   });
 });
 

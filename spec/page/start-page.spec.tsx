@@ -15,6 +15,7 @@ import { mountView, type MountView } from '../../src/view/mount';
 import { createControls } from '../../src/view/controls';
 import { ENGLISH as ENGLISH_LANGUAGE } from '../../src/i18n/english';
 import { languageOf } from './fakes/texts';
+import { eventView } from '../../src/view/event-view';
 
 const TEMPLATE = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
 const UUID = '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10';
@@ -71,6 +72,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
   const loadView = jest.fn(view);
   const loadEnglish = jest.fn(async () => ENGLISH_LANGUAGE);
   const loadControls = jest.fn(async () => createControls);
+  const loadEventView = jest.fn(async () => eventView);
   // What waits for the first paint; run at once unless the test paints itself.
   const afterPaint: Array<() => void> = [];
   const deps: PageDeps = {
@@ -86,6 +88,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     loadView,
     loadEnglish,
     loadControls,
+    loadEventView,
     afterFirstPaint: (run) => (holdPaint ? afterPaint.push(run) : run()),
   };
   let stop: () => void = () => undefined;
@@ -653,5 +656,38 @@ describe('page: "tell me when it is my turn" (beyond the specification)', () => 
     page = await load();
     await page.inAct(() => page!.pushers[0].enter('connected'));
     expect(screen()).toEqual([]);
+  });
+});
+
+describe('page: a scheduled event\'s pre-queue (beyond the specification)', () => {
+  const EVENT = { id: 'spring-drop-1a2b3c', name: 'Spring drop', opensAt: '2030-05-01T10:00:00.000Z', shuffle: true, commitment: 'ab'.repeat(32) };
+  const EVENT_CHANNEL = 'App.Event.spring-drop-1a2b3c';
+
+  it('should show the pre-queue instead of a position, and at the opening ask for the position once, then show it with the way to verify the draw', async () => {
+    let answer: FakeAnswer = { body: { position: 40, estimated: 9, opensIn: 600_000 } };
+    page = await load({ config: validConfig({ event: EVENT }), queueInfo: () => answer });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    // The countdown's first tick.
+    await act(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    expect(page.root().textContent).toContain('You are in');
+    expect(page.root().textContent).toContain('Spring drop');
+    expect(page.root().textContent).not.toContain('Your position');
+    expect(page.pushers[0].subscribeCalls).toContain(EVENT_CHANNEL);
+
+    const polls = queueInfos().length;
+    answer = { body: { position: 3, estimated: 2 } };
+    await page.inAct(() => page!.pushers[0].channels.get(EVENT_CHANNEL)!.emit('QueueOpened', { spread: 0 }));
+    expect(queueInfos()).toHaveLength(polls + 1);
+    expect(page.root().textContent).toContain('Your position3');
+    expect(page.root().querySelector('.wr-verify a')?.getAttribute('href')).toBe(
+      `/events/spring-drop-1a2b3c/verify#uuid=0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10&commitment=${EVENT.commitment}`,
+    );
+  });
+
+  it('should join no event channel, and load no event view, without an event in its config', async () => {
+    page = await load();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.pushers[0].subscribeCalls.filter((name) => name.startsWith('App.Event.'))).toEqual([]);
   });
 });

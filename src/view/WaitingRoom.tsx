@@ -9,10 +9,12 @@ import { useDocumentTitle } from './use-document-title';
 import { prepareFormats } from './format';
 import { Announcer } from './Announcer';
 import { LoadingBlock } from './LoadingBlock';
-import { LostBlock } from './LostBlock';
+import { LazyBlock } from './LazyBlock';
 import { WaitingBlock } from './WaitingBlock';
 import type { Controls } from './controls';
 import type { LostPlaceView } from './lost-place';
+import type { EventView } from './event-view';
+import type { EventFacts } from '@waiting-room/streams/contract';
 
 interface Props {
   readonly queue$: Observable<QueueStatus>;
@@ -22,10 +24,19 @@ interface Props {
   readonly loadLostPlace: () => Promise<LostPlaceView>;
   /** Loads the language switch and the notify button, once the position shows (a file of its own). */
   readonly loadControls?: () => Promise<Controls>;
+  /** Beyond the spec: the scheduled event whose pre-queue the visitor entered, its view (a file of its own), and the visitor's uuid. */
+  readonly event?: PageEvent | null;
+}
+
+/** What the view needs of a scheduled event (`WaitingRoom`'s `event`). */
+export interface PageEvent {
+  readonly facts: EventFacts;
+  readonly load: () => Promise<EventView>;
+  readonly uuid: string;
 }
 
 /** The waiting page: renders the shared status stream. Replay, leave and report are the effects' job, not the view's. */
-export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls }: Props) {
+export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls, event }: Props) {
   // What observable-hooks' useObservableState does with an observable, without the rest of that
   // hook (state from a function), which the page does not use and would load before the position.
   // The view imports nothing from rxjs, which stays in the start-up code: the subscription ends
@@ -62,19 +73,20 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
           {t(notice == 'connectionLost' ? 'page.connectionLost' : 'page.pollFailed')}
         </p>
       )}
-      {view.phase == 'loading' ? (
+      {view.phase == 'loading' || (view.phase == 'prequeue' && !event) ? (
         <LoadingBlock texts={texts} />
       ) : view.phase == 'waiting' ? (
         <WaitingBlock texts={texts} position={view.position} estimated={view.estimated} updatedAt={view.updatedAt}>
           {controls && <controls.NotifyButton texts={texts} />}
         </WaitingBlock>
       ) : view.phase == 'lost' ? (
-        <LostBlock load={loadLostPlace} texts={texts} rejoin={view.rejoin} />
-      ) : (
+        <LazyBlock load={loadLostPlace} args={[texts, view.rejoin]} />
+      ) : view.phase == 'prequeue' ? null : (
         <section className="wr-block" role="status">
           <p>{t(view.phase == 'released' ? 'page.released' : 'page.leaving')}</p>
         </section>
       )}
+      {event && (view.phase == 'prequeue' || view.phase == 'waiting') && <LazyBlock load={event.load} args={[texts, event.facts, view, event.uuid]} />}
       {controls && <controls.LanguageSwitch texts={texts} show={setTexts} />}
     </>
   );

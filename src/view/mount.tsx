@@ -11,7 +11,7 @@ import type { Texts } from '../i18n/texts';
 import type { ConfigProblemView } from './config-problem';
 import type { Controls, ReactKit } from './controls';
 import type { LostPlaceView } from './lost-place';
-import { WaitingRoom } from './WaitingRoom';
+import { WaitingRoom, type PageEvent } from './WaitingRoom';
 
 /** The language switch and the notify button, once loaded, made with this React. */
 export type LoadControls = () => Promise<(react: ReactKit) => Controls>;
@@ -19,7 +19,13 @@ export type LoadControls = () => Promise<(react: ReactKit) => Controls>;
 /** What the page shows in its root element. */
 export interface PageView {
   /** The waiting room, rendering the shared status stream (its latest status at once). */
-  showWaitingRoom(queue$: Observable<QueueStatus>, texts: Texts, loadLostPlace: () => Promise<LostPlaceView>, loadControls: LoadControls): void;
+  showWaitingRoom(
+    queue$: Observable<QueueStatus>,
+    texts: Texts,
+    loadLostPlace: () => Promise<LostPlaceView>,
+    loadControls: LoadControls,
+    event?: PageEvent | null,
+  ): void;
   /** The config problem, with the view loaded for it. */
   showConfigProblem(view: ConfigProblemView, texts: Texts, problems: readonly string[]): void;
   unmount(): void;
@@ -29,11 +35,11 @@ export interface PageView {
 export function mountView(root: HTMLElement): PageView {
   const reactRoot = createRoot(root);
   return {
-    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls) => {
+    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event) => {
       const controls = () => loadControls().then((make) => make({ h: createElement, useState }));
       reactRoot.render(
         <StrictMode>
-          <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} loadControls={controls} />
+          <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} loadControls={controls} event={event} />
         </StrictMode>,
       );
     },

@@ -14,6 +14,8 @@ export type WaitingView =
       readonly updatedAt: number;
       readonly notice: Notice;
     }
+  /** Beyond the spec: in a scheduled event's pre-queue, which opens at `opensAt`; `now` for its countdown. */
+  | { readonly phase: 'prequeue'; readonly opensAt: number; readonly now: number; readonly notice: Notice }
   | { readonly phase: 'released' | 'leaving' }
   /** Beyond the spec: the place in line was lost; `rejoin`: the page is about to join the line again. */
   | { readonly phase: 'lost'; readonly rejoin: boolean };
@@ -31,6 +33,8 @@ export function toWaitingView(status: QueueStatus): WaitingView {
   }
   const notice: Notice = LOST.includes(status.connection) ? 'connectionLost' : status.failedPolls > 0 ? 'pollFailed' : null;
   return status.kind == 'loading'
-    ? { phase: 'loading', notice }
+    ? status.opensAt
+      ? { phase: 'prequeue', opensAt: status.opensAt, now: Date.now(), notice }
+      : { phase: 'loading', notice }
     : { phase: 'waiting', position: status.position, estimated: Math.round(status.estimated), updatedAt: status.updatedAt, notice };
 }

@@ -15,6 +15,13 @@ interface Subtle {
 }
 declare const crypto: { readonly subtle: Subtle };
 
+/**
+ * Where a waiting-room server publishes an event's draw (`DrawRecord`) and the page that verifies
+ * it; `{id}` is the event's. (Here rather than with the other names: the waiting page loads it
+ * only with its event view, apart from the code that shows the position.)
+ */
+export const EVENT_ROUTES = { draw: '/events/{id}/draw', verify: '/events/{id}/verify' } as const;
+
 /** A digest or seed of 32 bytes, as 64 lowercase hex digits. */
 export const DIGEST_PATTERN = /^[0-9a-f]{64}$/;
 

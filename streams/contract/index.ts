@@ -5,7 +5,7 @@
  * a server, a page or any other client can take it alone.
  */
 export { ERROR_REPORTING, REALTIME, TIMINGS, type Timings } from './constants.js';
-export { CHANNELS, CONFIG_ELEMENT_ID, EVENT_ROUTES, ROUTES, UNKNOWN_UUID } from './names.js';
+export { CHANNELS, CONFIG_ELEMENT_ID, ROUTES, UNKNOWN_UUID } from './names.js';
 export {
   MAX_POSITION,
   METHODS,
@@ -20,7 +20,7 @@ export {
 } from './page-config.js';
 export { parsePageConfig, type ConfigResult } from './parse-page-config.js';
 export { queueInfoOf, type LineMoved, type QueueInfo, type QueueOpened } from './queue-info.js';
-export { DIGEST_PATTERN, drawCommitment, drawOrder, drawTicket, verifyDraw, type DrawRecord, type DrawVerdict } from './draw.js';
+export { DIGEST_PATTERN, drawCommitment, EVENT_ROUTES, drawOrder, drawTicket, verifyDraw, type DrawRecord, type DrawVerdict } from './draw.js';
 export { toSameOriginPath } from './same-origin-path.js';
 export { isUuid, UUID_PATTERN } from './uuid.js';
 export { LANGUAGE_COOKIE, translator, type Message, type MessageValues, type Messages, type PluralCategory, type Translate } from './messages.js';

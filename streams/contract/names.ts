@@ -30,9 +30,6 @@ export const CHANNELS = {
   openedEvent: 'QueueOpened',
 } as const;
 
-/** Where a waiting-room server publishes an event's draw (`DrawRecord`) and the page that verifies it; `{id}` is the event's. */
-export const EVENT_ROUTES = { draw: '/events/{id}/draw', verify: '/events/{id}/verify' } as const;
-
 /** The id of the `<script type="application/json">` element that carries the page config. */
 export const CONFIG_ELEMENT_ID = 'waiting-room-config';
 

@@ -1,0 +1,34 @@
+import { verifyDrawAt } from './verify-draw';
+
+const USAGE = `Usage: waiting-room verify-draw <URL> [--uuid <uuid>] [--commitment <hex>]
+
+  URL   an event's draw (https://shop.example/events/<id>/draw), or the address of the page that
+        verifies it, as the waiting page links to it (…/events/<id>/verify#uuid=…&commitment=…)
+
+Checks the draw as docs/drop-day.md states it: the seed against the commitment, the order against
+HMAC-SHA256 of the seed; with a uuid, says its rank. Exits 0 when the draw checks out, 1 when it
+does not, 2 when it cannot be read.`;
+
+/** The command line: its exit code. */
+export async function main(args: readonly string[], out: (line: string) => void = console.log): Promise<number> {
+  const [command, ...rest] = args;
+  if (command !== 'verify-draw') {
+    out(USAGE);
+    return command === undefined || command === '--help' || command === '-h' ? 0 : 2;
+  }
+  const options: { url?: string; uuid?: string; commitment?: string } = {};
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i] as string;
+    if (arg === '--uuid' || arg === '--commitment') options[arg === '--uuid' ? 'uuid' : 'commitment'] = rest[++i];
+    else if (options.url === undefined && !arg.startsWith('--')) options.url = arg;
+    else {
+      out(USAGE);
+      return 2;
+    }
+  }
+  if (options.url === undefined) {
+    out(USAGE);
+    return 2;
+  }
+  return verifyDrawAt(options.url, options, out);
+}

@@ -1,0 +1,83 @@
+import { EVENT_ROUTES, verifyDraw, type DrawRecord, type DrawVerdict } from '@waiting-room/streams/contract';
+import type { VerifyTexts } from './texts';
+
+/** What the page was opened with: the event (from its path) and, in the fragment, the visitor's uuid and the commitment their page was given. */
+export interface VerifyRequest {
+  readonly event: string;
+  readonly uuid?: string;
+  readonly commitment?: string;
+}
+
+/** Reads the event from `/events/{id}/verify` and the rest from the fragment (which no server sees). */
+export function verifyRequestOf(location: Pick<Location, 'pathname' | 'hash'>): VerifyRequest {
+  const event = decodeURIComponent(/^\/events\/([^/]+)\/verify$/.exec(location.pathname)?.[1] ?? '');
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  return {
+    event,
+    ...(fragment.get('uuid') && { uuid: fragment.get('uuid') as string }),
+    ...(fragment.get('commitment') && { commitment: fragment.get('commitment') as string }),
+  };
+}
+
+/** What the page shows, in order, as it learns it. */
+export type VerifyOutcome =
+  | { readonly kind: 'unavailable'; readonly status: number }
+  | { readonly kind: 'pending'; readonly record: DrawRecord }
+  | { readonly kind: 'checking'; readonly record: DrawRecord }
+  | { readonly kind: 'checked'; readonly record: DrawRecord; readonly verdict: DrawVerdict };
+
+/**
+ * Reads the event's draw from this server and checks it with Web Crypto (`verifyDraw`), telling
+ * `show` each step: the draw read (and being checked), then the verdict.
+ */
+export async function checkDraw(request: VerifyRequest, fetchDraw: (url: string) => Promise<Response>, show: (outcome: VerifyOutcome) => void): Promise<void> {
+  const response = await fetchDraw(EVENT_ROUTES.draw.replace('{id}', encodeURIComponent(request.event))).catch(() => undefined);
+  const record = response?.ok ? ((await response.json().catch(() => null)) as DrawRecord | null) : null;
+  if (!record) return show({ kind: 'unavailable', status: response?.status ?? 0 });
+  if (record.seed === undefined) return show({ kind: 'pending', record });
+  show({ kind: 'checking', record });
+  show({ kind: 'checked', record, verdict: await verifyDraw(record, { uuid: request.uuid, commitment: request.commitment }) });
+}
+
+/** Renders `outcome` into `root` with plain DOM: no framework, nothing loaded but this page's one script. */
+export function renderOutcome(root: HTMLElement, outcome: VerifyOutcome, request: VerifyRequest, texts: VerifyTexts, origin: string): void {
+  const doc = root.ownerDocument;
+  const element = (tag: string, text?: string, className?: string): HTMLElement => {
+    const node = doc.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    if (className) node.className = className;
+    return node;
+  };
+  const section = element('section', undefined, 'wr-block wr-verify-page');
+  section.setAttribute('role', 'status');
+  section.append(element('h1', texts.title));
+  if (outcome.kind == 'unavailable') {
+    section.append(element('p', texts.unavailable(outcome.status)));
+    root.replaceChildren(section);
+    return;
+  }
+  const { record } = outcome;
+  if (record.name) section.append(element('p', record.name));
+  if (outcome.kind == 'pending') section.append(element('p', texts.pending));
+  if (outcome.kind == 'checking') section.append(element('p', texts.checking(record.entrants)));
+  if (outcome.kind == 'checked') {
+    const { verdict } = outcome;
+    section.append(element('p', verdict.ok ? texts.ok : texts.failed, verdict.ok ? 'wr-verified' : 'wr-refuted'));
+    if (!verdict.ok) {
+      const list = element('ul', undefined, 'wr-problems');
+      for (const problem of verdict.problems) list.append(element('li', problem));
+      section.append(list);
+    }
+    if (verdict.rank !== null) section.append(element('p', texts.rank(verdict.rank, verdict.entrants), 'wr-rank'));
+    else if (!request.uuid) section.append(element('p', texts.noUuid, 'wr-hint'));
+  }
+  const facts = element('dl', undefined, 'wr-facts');
+  const fact = (term: string, value: string) => facts.append(element('dt', term), element('dd', value));
+  fact(texts.entrants, String(record.entrants));
+  fact(texts.commitment, record.commitment);
+  if (record.seed) fact(texts.seed, record.seed);
+  if (outcome.kind == 'checked' && outcome.verdict.ticket) fact(texts.ticket, outcome.verdict.ticket);
+  section.append(facts, element('p', texts.proves, 'wr-hint'), element('p', texts.cannot, 'wr-hint'));
+  section.append(element('p', texts.command, 'wr-hint'), element('code', `npx waiting-room verify-draw '${origin}${EVENT_ROUTES.verify.replace('{id}', encodeURIComponent(request.event))}${request.uuid ? `#uuid=${request.uuid}` : ''}'`, 'wr-command'));
+  root.replaceChildren(section);
+}

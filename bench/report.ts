@@ -1,6 +1,7 @@
 import type { AdmissionResult, RoomResult } from './admission/run-admission';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { EstimateResult } from './estimate-accuracy';
+import type { DropResult } from './drop';
 import type { DownloadFigures, GatewayOverheadResult } from './gateway-overhead';
 import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
@@ -26,6 +27,7 @@ export interface BenchResults {
   readonly soak?: SoakResult;
   readonly gateway?: GatewayOverheadResult;
   readonly admission?: AdmissionResult;
+  readonly drop?: DropResult;
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -65,6 +67,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.soak) lines.push('', ...soak(results.soak));
   if (results.gateway) lines.push('', ...gatewayOverhead(results.gateway));
   if (results.admission) lines.push('', ...admission(results.admission));
+  if (results.drop) lines.push('', ...drop(results.drop));
   lines.push('');
   return lines.join('\n');
 }
@@ -222,6 +225,29 @@ function positionCost(result: PositionCostResult): string[] {
     'A rank in O(log n) keeps the ratio near 1–2; a count over the line would make it about 100. ' +
       '`touch` is the same call without the rank (the lookup and the last-seen write): where its ratio is as large, ' +
       "the growth is the line's entries no longer fitting in the CPU's caches, which an O(1) step pays alike.",
+  ];
+}
+
+/** The goal of an opening: the whole pre-queue drawn and positioned within it. */
+export const OPENING_GOAL_MS = 2000;
+
+function drop(result: DropResult): string[] {
+  return [
+    '## Drop day: an event opening',
+    '',
+    `An event opens with ${result.entrants} visitors in its pre-queue, through the server's own \`EventSchedule\` on a clock the bench moves: ` +
+      'the one step that freezes the entrants, computes the draw (SHA-256 and HMAC-SHA256 of each), applies it to the line and announces it, ' +
+      `timed until every entrant has the position the draw gives (goal ≤ ${OPENING_GOAL_MS} ms; 1,000 entrants' positions then checked against the draw recomputed apart). ` +
+      "Memory per pre-queued visitor: the JS heap after a full GC (memory store) or Redis's `used_memory` (Redis store). " +
+      "The public draw is built once per instance; `verifyDraw` is the contract's check on Web Crypto, as the verify page and `npx waiting-room verify-draw` run it.",
+    '',
+    '| store | entrants | opening (draw computed) | goal | misplaced | bytes a pre-queued visitor | holds a second | `QueueOpened` spread | public draw: built, size (gzip) | verifyDraw |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...result.rows.map(
+      (row) =>
+        `| ${row.store} | ${row.entrants} | ${fixed(row.openingMs)} ms (${fixed(row.drawMs)} ms) | **${row.openingMs <= OPENING_GOAL_MS && row.misplaced === 0 ? 'PASS' : 'MISS'}** | ${row.misplaced} | ${row.bytesPerEntrant} B | ${row.holdsPerSecond} | ${row.spreadMs ?? '–'} ms | ` +
+        `${fixed(row.recordMs)} ms, ${kb(row.recordBytes)} (${kb(row.recordGzipBytes)}) | ${fixed(row.verifyMs)} ms |`,
+    ),
   ];
 }
 

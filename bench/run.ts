@@ -13,8 +13,9 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway   run only these parts; add soak for the soak (10 minutes more)
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,drop   run only these parts; add soak for the soak (10 minutes more)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
+ *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
  *   BENCH_GATEWAY_SECONDS=4   gateway overhead: counted seconds per target (direct, proxied) in the latency and throughput phases
  *   BENCH_GATEWAY_CONNECTIONS=64  keep-alive connections of the gateway's throughput loop
  *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway
@@ -31,6 +32,7 @@ import path from 'node:path';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
 import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
+import { measureDrop, type DropResult } from './drop';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { measurePageLoad, pageLoadChecks, type PageLoadResult } from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
@@ -40,8 +42,8 @@ import { runSoak, type SoakResult } from './soak';
 import { checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission';
-const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'admission', 'soak'];
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,drop';
+const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'admission', 'drop', 'soak'];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -161,6 +163,13 @@ async function main(): Promise<void> {
       gateway = await measureGatewayOverhead(gatewayOptions);
     }
 
+    let drop: DropResult | undefined;
+    if (only.has('drop')) {
+      const entrants = Math.floor(numberFromEnv('BENCH_DROP_ENTRANTS', 100_000, 10));
+      log(`drop: an event opening with ${entrants} in its pre-queue, on the memory store and on Redis…`);
+      drop = await withRedis((redisUrl) => measureDrop({ entrants, redisUrl, log }));
+    }
+
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -182,6 +191,7 @@ async function main(): Promise<void> {
       soak,
       gateway,
       admission,
+      drop,
       cpuProfileDir: profileDir,
     };
     mkdirSync(resultsDir, { recursive: true });

@@ -53,22 +53,26 @@ export interface EventStore {
   startPrequeue(id: string, seed: string | null): Promise<EventState>;
 
   /**
-   * Opens event `id`, once: keeps the last ticket given so far as `openTicket`, which freezes its
-   * entrants (a pre-queue never started counts as an empty one). Answers the state.
+   * Opens event `id`, once: keeps the last ticket given so far as `openTicket`, and freezes its
+   * entrants, the places waiting then with a ticket in (afterTicket, openTicket] (a pre-queue
+   * never started counts as an empty one), so that every instance draws the same. Answers the state.
    */
   openEvent(id: string): Promise<EventState>;
 
   /**
    * The entrants of event `id` as uuids: once drawn, every entrant in draw order, as kept by
-   * `applyDraw`; before, the waiting places with a ticket in (afterTicket, openTicket], in ticket
-   * order (those still in line: a place that walked away is no entrant).
+   * `applyDraw`; once open, those frozen at the opening, in ticket order; before, the places
+   * waiting with a ticket above afterTicket (a place that walked away is no entrant).
    */
   entrantsOf(id: string): Promise<string[]>;
 
   /**
-   * Puts the entrants in the order of `uuids`, once: those still waiting take, in that order, the
-   * tickets they held between them (so they stay behind those who were ahead, and ahead of later
-   * arrivals), and `uuids` is kept as the draw. True for the call that did it, false after.
+   * Puts the entrants in the order of `uuids` (the frozen entrants, drawn), once: those still
+   * waiting take, in that order, the tickets the entrants held between them (so they stay behind
+   * those who were ahead, and ahead of later arrivals), and `uuids` is kept as the draw. True for
+   * the call that did it, false after. A store may place them in several steps (Redis does, so
+   * that no step holds it long), each one safe to repeat; the draw counts as done, for `drawn`,
+   * only after the last.
    */
   applyDraw(id: string, uuids: readonly string[]): Promise<boolean>;
 

@@ -6,7 +6,7 @@ import type { Entry, HeldRequest, LimitOverrides } from './types';
 export interface MemoryEventsState {
   readonly version: number;
   readonly list: readonly DropEvent[];
-  readonly states: readonly (readonly [id: string, state: EventState & { readonly order?: readonly string[] }])[];
+  readonly states: readonly (readonly [id: string, state: EventState & { readonly frozen?: readonly string[]; readonly order?: readonly string[] }])[];
 }
 
 /**
@@ -110,6 +110,7 @@ function readEvents(value: unknown): MemoryEventsState {
         ...optional('openTicket', (ticket, path) => whole(ticket, path, 0)),
         ...optional('drawn', flag),
         ...optional('announced', flag),
+        ...optional('frozen', (frozen, path) => list(frozen, path).map((uuid, j) => text(uuid, `${path}[${j}]`))),
         ...optional('order', (order, path) => list(order, path).map((uuid, j) => text(uuid, `${path}[${j}]`))),
       },
     ] as const;

@@ -29,7 +29,7 @@ export const ABANDON_BATCH = 1000;
 type MutableEntry = { -readonly [K in keyof Entry]: Entry[K] };
 
 /** An event's state, with the draw's order once it is done. */
-type KeptEventState = EventState & { readonly order?: readonly string[] };
+type KeptEventState = EventState & { readonly frozen?: readonly string[]; readonly order?: readonly string[] };
 
 export interface MemoryStoreOptions {
   /** Numbers in [0, 1) for the draws of `random` releases; Math.random by default. */
@@ -307,7 +307,7 @@ export class MemoryStore implements QueueStore {
   }
 
   async eventState(id: string): Promise<EventState> {
-    const { order: _order, ...state } = this.eventStates.get(id) ?? {};
+    const { order: _order, frozen: _frozen, ...state } = this.eventStates.get(id) ?? {};
     return state;
   }
 
@@ -323,7 +323,8 @@ export class MemoryStore implements QueueStore {
     const state = this.eventStates.get(id) ?? {};
     if (state.openTicket === undefined) {
       const last = this.nextTicket - 1;
-      this.eventStates.set(id, { ...state, afterTicket: state.afterTicket ?? last, openTicket: last });
+      const afterTicket = state.afterTicket ?? last;
+      this.eventStates.set(id, { ...state, afterTicket, openTicket: last, frozen: this.line.between(afterTicket, last) });
     }
     return this.eventState(id);
   }
@@ -331,8 +332,9 @@ export class MemoryStore implements QueueStore {
   async entrantsOf(id: string): Promise<string[]> {
     const state = this.eventStates.get(id) ?? {};
     if (state.order) return [...state.order];
+    if (state.frozen) return [...state.frozen];
     if (state.afterTicket === undefined) return [];
-    return this.line.between(state.afterTicket, state.openTicket ?? Number.POSITIVE_INFINITY);
+    return this.line.between(state.afterTicket, Number.POSITIVE_INFINITY);
   }
 
   async applyDraw(id: string, uuids: readonly string[]): Promise<boolean> {
@@ -344,7 +346,8 @@ export class MemoryStore implements QueueStore {
       entry.ticket = tickets[i] as number;
       this.line.assign(entry.ticket, entry.uuid);
     });
-    this.eventStates.set(id, { ...state, drawn: true, order: [...uuids] });
+    const { frozen: _frozen, ...kept } = state;
+    this.eventStates.set(id, { ...kept, drawn: true, order: [...uuids] });
     return true;
   }
 

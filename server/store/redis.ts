@@ -32,6 +32,8 @@ export interface RedisStoreOptions {
 
 /** Shared with the Redis fanout, so that a room's keys and channel carry one prefix. */
 export const DEFAULT_PREFIX = 'wr:';
+/** Entrants a step of the draw places (`applyDraw`): some 30 ms of Redis each. */
+export const DRAW_BATCH = 5000;
 export const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
 export const DEFAULT_CONNECT_WAIT_MS = 1000;
 
@@ -222,13 +224,31 @@ export class RedisStore implements QueueStore {
   }
 
   async entrantsOf(id: string): Promise<string[]> {
-    const [drawn, uuids] = (await this.run('waitingRoomEntrantsOf', id)) as [number, string | string[]];
-    if (drawn !== 1) return uuids as string[];
-    return uuids === '' ? [] : (uuids as string).split(',');
+    const [kind, found] = (await this.run('waitingRoomEntrantsOf', id)) as [number, string | string[]];
+    if (kind === 0) return found as string[];
+    if (found === '') return [];
+    const listed = (found as string).split(',');
+    return kind === 2 ? listed : listed.map((pair) => pair.slice(0, pair.lastIndexOf(':')));
   }
 
+  /**
+   * The draw in steps of `DRAW_BATCH` entrants, each its own script, so that no step holds Redis
+   * for long (100,000 at once held it near a second): the frozen entrants' tickets, ascending, go
+   * to `uuids` in order, batch after batch, then the draw is kept and marked done, once. Nobody
+   * is released, nor shown a position of the pre-queue, before that last step.
+   */
   async applyDraw(id: string, uuids: readonly string[]): Promise<boolean> {
-    return (await this.run('waitingRoomApplyDraw', id, uuids.join(','))) === 1;
+    const [kind, frozen] = (await this.run('waitingRoomEntrantsOf', id)) as [number, string | string[]];
+    if (kind === 2) return false;
+    if (kind !== 1) throw new Error(`The entrants of event ${id} are not frozen: open it first.`);
+    const tickets = frozen === '' ? [] : (frozen as string).split(',').map((pair) => Number(pair.slice(pair.lastIndexOf(':') + 1)));
+    if (tickets.length !== uuids.length) throw new Error(`The draw of event ${id} has ${uuids.length} entrants; ${tickets.length} were frozen.`);
+    tickets.sort((a, b) => a - b);
+    for (let start = 0; start < uuids.length; start += DRAW_BATCH) {
+      const batch = uuids.slice(start, start + DRAW_BATCH).map((uuid, i) => `${uuid}:${tickets[start + i]}`);
+      await this.run('waitingRoomPlaceDrawn', id, batch.join(','));
+    }
+    return (await this.run('waitingRoomFinishDraw', id, uuids.join(','))) === 1;
   }
 
   async claimAnnouncement(id: string): Promise<boolean> {

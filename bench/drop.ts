@@ -1,0 +1,181 @@
+/**
+ * Drop day at scale: an event opening with a pre-queue of N (100,000 by default), on the memory
+ * store and on the Redis store, through the server's own `EventSchedule` on a clock the bench moves.
+ * For each store:
+ * - memory per pre-queued visitor: the JS heap (memory store, after a full GC) or Redis's
+ *   `used_memory` (Redis store), from before the pre-queue to N in it, divided by N;
+ * - the opening: the one step that freezes the entrants, computes the draw (SHA-256 and
+ *   HMAC-SHA256 of each), applies it to the line and announces it, timed from the moment it is
+ *   due to the moment every entrant has the position the draw gives (goal ≤ 2 s); each position of
+ *   a sample of 1,000 entrants is then checked against the draw recomputed apart;
+ * - the public draw: the time to build it once and its size, plain and gzipped, and the time the
+ *   contract's `verifyDraw` (Web Crypto, as the verify page and `verify-draw` run it) takes on it.
+ */
+import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { FastifyBaseLogger } from 'fastify';
+import Redis from 'ioredis';
+import { verifyDraw } from '@waiting-room/streams/contract';
+import type { Clock } from '../server/clock';
+import { drawOrder } from '../server/events/draw';
+import { EventSchedule } from '../server/events/schedule';
+import { MemoryStore } from '../server/store/memory';
+import { RedisStore } from '../server/store/redis';
+import type { QueueStore } from '../server/store/types';
+
+export interface DropOptions {
+  readonly entrants: number;
+  /** Also on the Redis store, on this Redis (under a prefix of its own). */
+  readonly redisUrl?: string;
+  readonly log: (line: string) => void;
+}
+
+export interface DropRow {
+  readonly store: 'memory' | 'redis';
+  readonly entrants: number;
+  /** Places taken a second while the pre-queue filled (the store's `hold`, in batches of 1,000). */
+  readonly holdsPerSecond: number;
+  /** Bytes per pre-queued visitor: JS heap after GC (memory), or Redis's used_memory (redis). */
+  readonly bytesPerEntrant: number;
+  /** From the opening due to every entrant positioned by the draw, ms. */
+  readonly openingMs: number;
+  /** Of which: the draw computed (SHA-256 and HMAC of every entrant), ms. */
+  readonly drawMs: number;
+  /** Sampled entrants whose position is not the one the draw gives (must be 0). */
+  readonly misplaced: number;
+  /** The `QueueOpened` announced: its spread, ms. */
+  readonly spreadMs: number | null;
+  /** The public draw: built once per instance, ms; its bytes, plain and gzipped. */
+  readonly recordMs: number;
+  readonly recordBytes: number;
+  readonly recordGzipBytes: number;
+  /** `verifyDraw` on it with Web Crypto, ms. */
+  readonly verifyMs: number;
+}
+
+export interface DropResult {
+  readonly entrants: number;
+  readonly rows: readonly DropRow[];
+}
+
+const T0 = Date.UTC(2030, 4, 1, 9, 0);
+const PREQUEUE = T0 + 60_000;
+const OPENING = T0 + 120_000;
+const SAMPLE = 1000;
+
+export async function measureDrop(options: DropOptions): Promise<DropResult> {
+  const rows: DropRow[] = [await measureStore('memory', new MemoryStore(), options)];
+  if (options.redisUrl) {
+    const prefix = `drop-bench-${Date.now()}:`;
+    // Long enough for the whole draw in one script: the bench measures it, it does not cut it short.
+    const store = new RedisStore(options.redisUrl, { prefix, commandTimeoutMs: 10_000 });
+    const probe = new Redis(options.redisUrl);
+    try {
+      rows.push(await measureStore('redis', store, options, probe));
+    } finally {
+      await removeKeys(probe, prefix);
+      probe.disconnect();
+    }
+  }
+  return { entrants: options.entrants, rows };
+}
+
+async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options: DropOptions, probe?: Redis): Promise<DropRow> {
+  const { entrants, log } = options;
+  let now = T0;
+  const clock: Clock = { now: () => now, every: () => () => undefined };
+  const drawn: number[] = [];
+  const quiet = () => undefined;
+  const logger = { info: (fields: { ms?: number }) => fields.ms !== undefined && drawn.push(fields.ms), warn: quiet, error: quiet, debug: quiet } as unknown as FastifyBaseLogger;
+  const schedule = new EventSchedule({ room: 'default', store, clock, log: logger, openingPollsPerSecond: 20_000 });
+  const announced: number[] = [];
+  schedule.useAnnouncer({ publishOpened: async (_id, opened) => void announced.push(opened.spread) });
+  try {
+    const event = await schedule.create({
+      name: 'Bench drop',
+      prequeueStartTime: new Date(PREQUEUE).toISOString(),
+      eventStartTime: new Date(OPENING).toISOString(),
+      eventEndTime: new Date(OPENING + 3_600_000).toISOString(),
+      shuffleAtEventStart: true,
+      queueingMethod: 'fifo',
+      activeLimit: null,
+      releasePerMinute: null,
+    });
+    now = PREQUEUE;
+    await schedule.step();
+
+    const before = await memoryOf(kind, probe);
+    log(`drop (${kind} store): ${entrants} visitors entering the pre-queue…`);
+    const request = { method: 'GET', uri: '/tickets?show=42' };
+    const uuids: string[] = [];
+    const filling = performance.now();
+    for (let start = 0; start < entrants; start += 1000) {
+      const batch = Array.from({ length: Math.min(1000, entrants - start) }, (_, i) => `session-${start + i}`);
+      const held = await Promise.all(batch.map((session) => store.hold(session, 0, request, now)));
+      uuids.push(...held.map((entry) => entry.uuid));
+    }
+    const holdsPerSecond = entrants / ((performance.now() - filling) / 1000);
+    const bytesPerEntrant = ((await memoryOf(kind, probe)) - before) / entrants;
+
+    log(`drop (${kind} store): the opening…`);
+    now = OPENING;
+    const opening = performance.now();
+    await schedule.step();
+    const openingMs = performance.now() - opening;
+
+    // Every sampled entrant is where the draw, recomputed apart, puts them.
+    const seed = (await store.eventState(event.id)).seed as string;
+    const rank = new Map(drawOrder(seed, uuids).map((each, i) => [each.uuid, i + 1]));
+    let misplaced = 0;
+    for (let i = 0; i < SAMPLE; i++) {
+      const uuid = uuids[Math.floor((i * uuids.length) / SAMPLE)] as string;
+      if ((await store.position(uuid, now))?.position !== rank.get(uuid)) misplaced++;
+    }
+
+    const building = performance.now();
+    const answer = await schedule.draw(event.id);
+    const recordMs = performance.now() - building;
+    if (answer.kind !== 'drawn') throw new Error(`the draw is ${answer.kind}`);
+    const verifying = performance.now();
+    const verdict = await verifyDraw(JSON.parse(answer.json), { uuid: uuids[0] });
+    const verifyMs = performance.now() - verifying;
+    if (!verdict.ok) throw new Error(`the published draw does not verify: ${verdict.problems.join('; ')}`);
+    const round = (value: number) => Math.round(value * 10) / 10;
+    return {
+      store: kind,
+      entrants,
+      holdsPerSecond: Math.round(holdsPerSecond),
+      bytesPerEntrant: Math.round(bytesPerEntrant),
+      openingMs: round(openingMs),
+      drawMs: round(drawn[0] ?? Number.NaN),
+      misplaced,
+      spreadMs: announced[0] ?? null,
+      recordMs: round(recordMs),
+      recordBytes: Buffer.byteLength(answer.json),
+      recordGzipBytes: answer.gzip.length,
+      verifyMs: round(verifyMs),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The memory this store's line takes: the JS heap after a full GC, or Redis's own count. */
+async function memoryOf(kind: 'memory' | 'redis', probe?: Redis): Promise<number> {
+  if (kind === 'redis' && probe) return Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+async function removeKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../support/browser';
+import { eventually } from '../support/eventually';
+import { openVisitor, type Visitor } from '../support/visitor-page';
+import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+
+/** Long enough for three pages to load and show the countdown on a loaded machine. */
+const PREQUEUE_MS = 15_000;
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * Drop day in a real browser: pages that wait in a shuffled pre-queue see the opening counted
+ * down; at the opening the push brings each its position, which is its rank in the published
+ * draw; and the verify page, recomputing the draw with the browser's Web Crypto, confirms it.
+ */
+describe('drop day: a pre-queue drawn at the opening', () => {
+  let browser: Browser;
+  let server: WaitingRoomServer;
+  const visitors: Visitor[] = [];
+
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    const now = Date.now();
+    const event = {
+      id: 'e2e-drop',
+      name: 'Spring drop',
+      prequeueStartTime: new Date(now - 1000).toISOString(),
+      eventStartTime: new Date(now + PREQUEUE_MS).toISOString(),
+      eventEndTime: new Date(now + 3_600_000).toISOString(),
+      shuffleAtEventStart: true,
+    };
+    // Nobody is released, so positions stay the ranks drawn; the 5 s poll is slowed to a minute,
+    // so that a position shown within seconds of the opening can only have come from the push.
+    server = await startWaitingRoom({
+      ACTIVE_LIMIT: '1',
+      RELEASE_PER_MINUTE: '0',
+      EVENTS: JSON.stringify([event]),
+      PAGE_TIMINGS: JSON.stringify({ anonymousPoll: 60_000 }),
+    });
+    await server.fill(1);
+  }, 30_000);
+
+  afterAll(async () => {
+    await Promise.all(visitors.map((visitor) => visitor.close()));
+    await server?.close();
+    await browser?.close();
+  }, 30_000);
+
+  test(
+    'counts down to the opening, then shows each page its rank in the draw, which the verify page confirms',
+    async () => {
+      for (let i = 0; i < 3; i++) {
+        const visitor = await openVisitor(browser, server.url);
+        visitors.push(visitor);
+        await visitor.page.goto(server.at(`/checkout?item=${i}`));
+      }
+      const uuids: string[] = [];
+      for (const visitor of visitors) {
+        const countdown = visitor.page.locator('.wr-prequeue .wr-countdown');
+        await countdown.waitFor({ timeout: 10_000 });
+        expect(await countdown.textContent()).toMatch(/^Opens in \d+ s$/);
+        const text = await visitor.page.locator('.wr-prequeue').textContent();
+        expect(text).toContain('arriving earlier gives no advantage');
+        expect(text).toMatch(/The sale opens on .+\./);
+        expect(await visitor.position()).toBeNull();
+        uuids.push(await visitor.page.evaluate(() => JSON.parse(document.getElementById('waiting-room-config')!.textContent!).queue.uuid as string));
+      }
+
+      const positions = await eventually(
+        'every page showing a position after the opening',
+        () => Promise.all(visitors.map((visitor) => visitor.position())),
+        (shown) => shown.every((position) => position !== null),
+        PREQUEUE_MS + 8000,
+        100,
+      );
+      const draw = (await (await fetch(server.at('/events/e2e-drop/draw'))).json()) as { order: string[]; entrants: number };
+      expect(draw.entrants).toBe(3);
+      expect(positions).toEqual(uuids.map((uuid) => draw.order.indexOf(sha256(uuid)) + 1));
+
+      for (const [i, visitor] of visitors.entries()) {
+        const [verifier] = await Promise.all([visitor.context.waitForEvent('page'), visitor.page.getByRole('link', { name: 'Verify the draw' }).click()]);
+        await verifier.locator('.wr-verified').waitFor({ timeout: 10_000 });
+        expect(await verifier.locator('.wr-verified').textContent()).toBe('The draw checks out.');
+        expect(await verifier.locator('.wr-rank').textContent()).toBe(`Your ticket was drawn ${positions[i]} of 3.`);
+        await verifier.close();
+      }
+    },
+    60_000,
+  );
+});

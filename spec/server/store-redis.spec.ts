@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { StoreUnavailableError } from '../../server/store/errors';
-import { RedisStore, type RedisStoreOptions } from '../../server/store/redis';
+import { DRAW_BATCH, RedisStore, type RedisStoreOptions } from '../../server/store/redis';
 import { encodeRequest } from '../../server/store/redis/codec';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
@@ -135,6 +135,28 @@ describe('redis queue store shared by several instances', () => {
     await two.release(1, t0, policy);
     const restored = await Promise.all([one.takeHeld(a.uuid, 'a'), two.takeHeld(a.uuid, 'a')]);
     expect(restored.filter(Boolean)).toEqual([post]);
+  });
+
+  it('should draw more entrants than one step places, and place them alike when both draw at once', async () => {
+    const prefix = newRoom();
+    const [first, second] = [open(server.url, prefix), open(server.url, prefix)];
+    await first.startPrequeue('big', null);
+    const count = DRAW_BATCH * 2 + 7;
+    for (let start = 0; start < count; start += 1000) {
+      await Promise.all(Array.from({ length: Math.min(1000, count - start) }, (_, i) => first.hold(`big-${start + i}`, 0, get, t0)));
+    }
+    await first.openEvent('big');
+    const frozen = await second.entrantsOf('big');
+    expect(frozen).toHaveLength(count);
+    // Any order will do: the draw's is the caller's.
+    const order = frozen.map((uuid, i) => ({ uuid, key: (i * 7919) % count })).sort((a, b) => a.key - b.key).map((each) => each.uuid);
+    const applied = await Promise.all([first.applyDraw('big', order), second.applyDraw('big', order)]);
+    expect(applied.sort()).toEqual([false, true]);
+    for (const i of [0, 1, DRAW_BATCH - 1, DRAW_BATCH, count - 1]) {
+      expect((await first.position(order[i]!, t0))?.position).toBe(i + 1);
+    }
+    expect(await second.entrantsOf('big')).toEqual(order);
+    expect(await admin.exists(`${prefix}ev:big:frozen`)).toBe(0);
   });
 
   it('should keep rooms with different prefixes apart', async () => {

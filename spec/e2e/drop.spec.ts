@@ -30,7 +30,7 @@ describe('drop day: a pre-queue drawn at the opening', () => {
       eventEndTime: new Date(now + 3_600_000).toISOString(),
       shuffleAtEventStart: true,
     };
-    // Nobody is released, so positions stay the ranks drawn; the 5 s poll is slowed to a minute,
+    // Nobody is released (a rate of 0), so positions stay the ranks drawn; the 5 s poll is slowed to a minute,
     // so that a position shown within seconds of the opening can only have come from the push.
     server = await startWaitingRoom({
       ACTIVE_LIMIT: '1',
@@ -38,7 +38,6 @@ describe('drop day: a pre-queue drawn at the opening', () => {
       EVENTS: JSON.stringify([event]),
       PAGE_TIMINGS: JSON.stringify({ anonymousPoll: 60_000 }),
     });
-    await server.fill(1);
   }, 30_000);
 
   afterAll(async () => {

@@ -668,8 +668,8 @@ describe('page: a scheduled event\'s pre-queue (beyond the specification)', () =
     page = await load({ config: validConfig({ event: EVENT }), queueInfo: () => answer });
     await page.inAct(() => page!.pushers[0].enter('connected'));
     await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
-    // The countdown's first tick.
-    await act(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    // The countdown's first tick, on the page's scheduler.
+    await page.advanceTo(1);
     expect(page.root().textContent).toContain('You are in');
     expect(page.root().textContent).toContain('Spring drop');
     expect(page.root().textContent).not.toContain('Your position');

@@ -338,30 +338,14 @@ function roomsConfig(
   defaults: { activeLimit: number; releasePerMinute: number; admission: AdmissionConfig },
   responseTimeoutMs: number,
 ): RoomWithEvents[] {
-  const inline = read.string('ROOMS');
-  const file = read.string('ROOMS_FILE');
-  if (inline !== undefined && file !== undefined) throw new ConfigError('Set ROOMS or ROOMS_FILE, not both.');
-  if (inline === undefined && file === undefined) {
+  const given = jsonSetting(read, 'ROOMS', '[{"name": "tickets", "protect": ["/tickets"]}, …]');
+  if (given === undefined) {
     return [{ name: 'default', protect: read.prefixes('PROTECT', ['/checkout']), ...defaults }];
   }
   if (read.string('PROTECT') !== undefined) {
     throw new ConfigError('With ROOMS or ROOMS_FILE, each room lists its own prefixes: unset PROTECT.');
   }
-  const source = inline !== undefined ? 'ROOMS' : `ROOMS_FILE (${file})`;
-  let text = inline;
-  if (text === undefined) {
-    try {
-      text = readFileSync(file as string, 'utf8');
-    } catch (error) {
-      throw new ConfigError(`ROOMS_FILE cannot be read: ${(error as Error).message}`);
-    }
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ConfigError(`${source} must be JSON: [{"name": "tickets", "protect": ["/tickets"]}, …].`);
-  }
+  const { source, value } = given;
   if (!Array.isArray(value) || value.length === 0) throw new ConfigError(`${source} must be a non-empty JSON array of rooms.`);
   const names = new Set<string>();
   const owners = new Map<string, string>();
@@ -419,34 +403,40 @@ function roomsConfig(
  * its `room` (which may be left out when there is one), and the `events` of each room of ROOMS.
  */
 function eventsConfig(read: Reader, rooms: readonly RoomWithEvents[]): DeclaredEvent[] {
-  const inline = read.string('EVENTS');
-  const file = read.string('EVENTS_FILE');
-  if (inline !== undefined && file !== undefined) throw new ConfigError('Set EVENTS or EVENTS_FILE, not both.');
-  const source = inline !== undefined ? 'EVENTS' : `EVENTS_FILE (${file})`;
-  let listed: unknown = [];
-  if (inline !== undefined || file !== undefined) {
-    let text = inline;
-    if (text === undefined) {
-      try {
-        text = readFileSync(file as string, 'utf8');
-      } catch (error) {
-        throw new ConfigError(`EVENTS_FILE cannot be read: ${(error as Error).message}`);
-      }
-    }
-    try {
-      listed = JSON.parse(text);
-    } catch {
-      throw new ConfigError(`${source} must be JSON: [{"name": "Spring drop", "eventStartTime": "…", …}, …].`);
-    }
-  }
+  const given = jsonSetting(read, 'EVENTS', '[{"name": "Spring drop", "eventStartTime": "…", …}, …]');
   try {
     return declaredEvents(
-      source,
-      listed,
+      given?.source ?? 'EVENTS',
+      given?.value ?? [],
       rooms.map((room) => ({ name: room.name, events: room.events })),
     );
   } catch (error) {
     throw new ConfigError((error as Error).message);
+  }
+}
+
+/**
+ * A setting given as JSON, inline in `name` or in the file `name_FILE` (not both): its parsed value
+ * and where it came from, for messages; undefined when neither is set. `example` shows its shape.
+ */
+function jsonSetting(read: Reader, name: string, example: string): { source: string; value: unknown } | undefined {
+  const inline = read.string(name);
+  const file = read.string(`${name}_FILE`);
+  if (inline !== undefined && file !== undefined) throw new ConfigError(`Set ${name} or ${name}_FILE, not both.`);
+  if (inline === undefined && file === undefined) return undefined;
+  const source = inline !== undefined ? name : `${name}_FILE (${file})`;
+  let text = inline;
+  if (text === undefined) {
+    try {
+      text = readFileSync(file as string, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`${name}_FILE cannot be read: ${(error as Error).message}`);
+    }
+  }
+  try {
+    return { source, value: JSON.parse(text) };
+  } catch {
+    throw new ConfigError(`${source} must be JSON: ${example}.`);
   }
 }
 

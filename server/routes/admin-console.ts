@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { ADMIN_CHANNEL, SAMPLE_EVENT, SAMPLE_MS, type LiveSnapshot } from '../console/samples';
@@ -11,6 +10,7 @@ import { realtimeFor } from '../page-config';
 import type { Rooms } from '../rooms';
 import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
 import { CHANNEL_AUTH_BODY } from './pusher-auth';
+import { builtPage } from './built-page';
 import { callerOf, endAdminSession, startAdminSession, type AdminAccessOptions } from '../admin/access';
 
 export interface AdminConsoleOptions {
@@ -59,17 +59,10 @@ const TAGS = ['admin console'];
  * channel, where the samples are pushed. See docs/admin-console.md.
  */
 export async function adminConsoleRoutes(app: FastifyInstance, options: AdminConsoleOptions): Promise<void> {
-  let page: Promise<string> | undefined;
+  const page = builtPage(options.pageFile, 'console_not_built', 'The console');
 
   app.get('/', { config: { adminOpen: true }, schema: { summary: 'The operator console (HTML)', tags: TAGS } }, async (_request, reply) => {
-    page ??= readFile(options.pageFile, 'utf8').catch((error: unknown) => {
-      page = undefined;
-      throw error;
-    });
-    const html = await page.catch(() => {
-      throw new HttpError(503, 'console_not_built', 'The console is not built: run `node build.mjs`.');
-    });
-    return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(html);
+    return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(await page());
   });
 
   await app.register(async (signIn) => {

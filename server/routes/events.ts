@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_ROUTES } from '@waiting-room/streams/contract';
 import type { Clock } from '../clock';
@@ -6,6 +5,7 @@ import { HttpError } from '../errors';
 import { EventError, MAX_LIMIT, QUEUEING_METHODS, readEventFields, type EventFields } from '../events/event';
 import type { DrawAnswer } from '../events/schedule';
 import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
+import { builtPage } from './built-page';
 import type { Room, Rooms } from '../rooms';
 
 export interface EventRouteOptions {
@@ -213,7 +213,7 @@ const VERIFY_HEADERS = {
  */
 export async function drawRoutes(app: FastifyInstance, options: DrawRouteOptions): Promise<void> {
   const { rooms } = options;
-  let page: Promise<string> | undefined;
+  const page = builtPage(options.verifyPage, 'verify_page_not_built', 'The verify page');
 
   const drawOf = async (id: string): Promise<DrawAnswer> => {
     for (const room of rooms.all) {
@@ -269,15 +269,6 @@ export async function drawRoutes(app: FastifyInstance, options: DrawRouteOptions
   app.get(
     EVENT_ROUTES.verify.replace('{id}', ':id'),
     { schema: { summary: 'The page that verifies an event\'s draw in the browser (HTML)', tags: ['waiting page'], params: ID_PARAMS } },
-    async (_request, reply) => {
-      page ??= readFile(options.verifyPage, 'utf8').catch((error: unknown) => {
-        page = undefined;
-        throw error;
-      });
-      const html = await page.catch(() => {
-        throw new HttpError(503, 'verify_page_not_built', 'The verify page is not built: run `node build.mjs`.');
-      });
-      return reply.headers(VERIFY_HEADERS).type('text/html; charset=utf-8').send(html);
-    },
+    async (_request, reply) => reply.headers(VERIFY_HEADERS).type('text/html; charset=utf-8').send(await page()),
   );
 }

@@ -124,6 +124,35 @@ describe('loadConfig', () => {
     expect(loadConfig({ UPSTREAM_TIMEOUT_MS: '500' }).rooms[0]?.admission.mode).toBe('fixed');
   });
 
+  it('should read the declared events, from EVENTS, EVENTS_FILE or a room of ROOMS, and OPENING_POLLS_PER_SECOND', () => {
+    const drop = { name: 'Spring drop', eventStartTime: '2030-05-01T10:00:00Z', eventEndTime: '2030-05-01T11:00:00Z' };
+    expect(loadConfig({}).events).toEqual([]);
+    expect(loadConfig({}).openingPollsPerSecond).toBe(20_000);
+    expect(loadConfig({ EVENTS: JSON.stringify([drop]), OPENING_POLLS_PER_SECOND: '5000' })).toMatchObject({
+      events: [{ id: 'spring-drop', room: 'default', name: 'Spring drop', queueingMethod: 'fifo', prequeueStartTime: null }],
+      openingPollsPerSecond: 5000,
+    });
+    const file = `${require('node:os').tmpdir()}/wr-events-${process.pid}.json`;
+    require('node:fs').writeFileSync(file, JSON.stringify([{ ...drop, id: 'from-file' }]));
+    expect(loadConfig({ EVENTS_FILE: file }).events.map((event) => event.id)).toEqual(['from-file']);
+    const rooms = JSON.stringify([{ name: 'shop', protect: ['/shop'], events: [drop] }, { name: 'tickets', protect: ['/tickets'] }]);
+    const config = loadConfig({ ROOMS: rooms });
+    expect(config.events).toEqual([expect.objectContaining({ id: 'spring-drop', room: 'shop' })]);
+    expect(config.rooms[0]).toMatchObject({ name: 'shop', protect: ['/shop'], activeLimit: 2, releasePerMinute: 6 });
+    expect(config.rooms[0]).not.toHaveProperty('events');
+  });
+
+  it.each([
+    [{ EVENTS: '[', EVENTS_FILE: '/nowhere' }, /Set EVENTS or EVENTS_FILE, not both/],
+    [{ EVENTS: '[' }, /^EVENTS must be JSON: /],
+    [{ EVENTS_FILE: '/nowhere/events.json' }, /^EVENTS_FILE cannot be read: /],
+    [{ EVENTS: '{}' }, /^EVENTS must be a JSON array of events/],
+    [{ EVENTS: JSON.stringify([{ name: 'X', eventStartTime: '2030-05-01T10:00:00Z', eventEndTime: '2030-05-01T09:00:00Z' }]) }, /^EVENTS\[0\]: the end/],
+  ])('should refuse events that cannot be used (%p), naming them', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
   it('should read STATE_FILE for the memory store', () => {
     expect(loadConfig({ STATE_FILE: '/var/lib/waiting-room/line.json' }).stateFile).toBe('/var/lib/waiting-room/line.json');
   });

@@ -186,6 +186,26 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       expect(released.map(ticketOf)).toEqual(published.json.order.slice(1, 3));
     });
 
+    it('should give an API client the same facts in its 503, and queue_info no position 0 before the opening', async () => {
+      await start();
+      const event = await createEvent(DROP);
+      await clock.advance(60_000);
+      const client = new Visitor(server.url);
+      const held = await client.get('/checkout', { accept: 'application/json' });
+      expect(held.status).toBe(503);
+      expect(held.json.event).toEqual({ id: event.id, name: 'Spring drop', opensAt: at(120), shuffle: true, commitment: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(held.json.queue.position).toBeGreaterThanOrEqual(1);
+      expect(Number(held.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      for (let second = 0; second < 60; second += 15) {
+        const answer = await info(client, held.json);
+        expect(answer.position).toBeGreaterThanOrEqual(1);
+        expect(answer.opensIn).toBe(60_000 - second * 1000);
+        await clock.advance(15_000);
+      }
+      // Drawn at the opening, with places free: let in at once; only now a position 0.
+      expect(await info(client, held.json)).toEqual({ position: 0, estimated: 0 });
+    });
+
     it('should keep arrival order without a shuffle, and publish no draw', async () => {
       await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60' });
       const event = await createEvent({ ...DROP, shuffleAtEventStart: false });

@@ -9,7 +9,7 @@ import type { EventLimits } from '../limits';
 import type { EventState, StoredEvents } from '../store/event-store';
 import type { Entry, Position, QueueStore } from '../store/types';
 import { commitmentOf, drawOrder, newSeed, ticketOf } from './draw';
-import { checkNoOverlap, EventError, phaseOf, readEventFields, slugOf, timeOf, type DropEvent, type EventFields, type EventPhase } from './event';
+import { beginsAt, checkNoOverlap, EventError, phaseOf, readEventFields, slugOf, timeOf, type DropEvent, type EventFields, type EventPhase } from './event';
 
 /** The event a room follows now: in its pre-queue, or open until its end. */
 export interface EventInForce {
@@ -74,7 +74,9 @@ const SAVE_ATTEMPTS = 5;
  * A restart in the middle, on any instance, goes on from what the store holds.
  */
 export class EventSchedule {
-  private stored: StoredEvents = { version: 0, events: [] };
+  private kept: StoredEvents = { version: 0, events: [] };
+  /** Each event with its times parsed once, for the questions every request asks (`inForce`). */
+  private timeline: ReadonlyArray<{ readonly event: DropEvent; readonly begins: number; readonly opens: number; readonly ends: number }> = [];
   private readonly states = new Map<string, EventState>();
   /** The pre-queue's places (entrants so far) and the line's, as last read for the event in force. */
   private counts = { entrants: 0, waiting: 0 };
@@ -96,11 +98,20 @@ export class EventSchedule {
 
   /** The event in force at `now`, from what this instance last read (within a tick). */
   inForce(now: number): EventInForce | undefined {
-    for (const event of this.stored.events) {
-      const phase = phaseOf(event, now);
-      if (phase === 'prequeue' || phase === 'open') return { event, phase, state: this.states.get(event.id) ?? {} };
+    for (const { event, begins, opens, ends } of this.timeline) {
+      if (now >= begins && now < ends) return { event, phase: now >= opens ? 'open' : 'prequeue', state: this.states.get(event.id) ?? {} };
     }
     return undefined;
+  }
+
+  /** The room's events as kept, as this instance last read or wrote them. */
+  private get stored(): StoredEvents {
+    return this.kept;
+  }
+
+  private set stored(stored: StoredEvents) {
+    this.kept = stored;
+    this.timeline = stored.events.map((event) => ({ event, begins: beginsAt(event), opens: timeOf(event.eventStartTime), ends: timeOf(event.eventEndTime) }));
   }
 
   /**

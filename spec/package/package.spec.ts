@@ -94,6 +94,7 @@ describe('the package as published: packed, then installed into an empty project
       uuids: [true, false],
       poll: 60_000,
       lost: true,
+      draw: { order: [4, 5, 3, 2, 1], ok: true, rank: 5 },
       deepImport: 'ERR_PACKAGE_PATH_NOT_EXPORTED',
     });
   });

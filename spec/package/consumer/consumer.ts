@@ -6,6 +6,9 @@ import {
   parsePageConfig,
   queueInfoOf,
   ROUTES,
+  verifyDraw,
+  type DrawRecord,
+  type DrawVerdict,
   type LineMoved,
   type PageConfig,
   type PageConfigJson,
@@ -46,5 +49,7 @@ export const config: PageConfig | null = result.ok ? result.config : null;
 export const problems: readonly string[] = result.ok ? result.warnings : result.problems;
 export const channel: string = CHANNELS.user(7, written.queue.uuid);
 export const lost: boolean = isPlaceLost(placeLost('gone'));
+const draw: DrawRecord = { event: 'e', commitment: '0'.repeat(64), entrants: 0, seed: '1'.repeat(64), order: [] };
+export const verdict: Promise<DrawVerdict> = verifyDraw(draw, { uuid: 'u-1' });
 // @ts-expect-error: a status the core never emits
 export const wrong: QueueStatus = { kind: 'done' };

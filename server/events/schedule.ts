@@ -78,8 +78,8 @@ export class EventSchedule {
   /** Each event with its times parsed once, for the questions every request asks (`inForce`). */
   private timeline: ReadonlyArray<{ readonly event: DropEvent; readonly begins: number; readonly opens: number; readonly ends: number }> = [];
   private readonly states = new Map<string, EventState>();
-  /** The pre-queue's places (entrants so far) and the line's, as last read for the event in force. */
-  private counts = { entrants: 0, waiting: 0 };
+  /** The places in line, as last read while an event is in force: what a pre-queued position can at most be. */
+  private counts = { waiting: 0 };
   private stepping?: Promise<void>;
   private announcer?: OpeningAnnouncer;
   private readonly drawn = new Map<string, Promise<DrawAnswer>>();
@@ -346,7 +346,7 @@ export class EventSchedule {
       if (event.prequeueStartTime !== null && !state.announced && (state.drawn || !event.shuffleAtEventStart)) await this.announce(event, state);
     }
     this.states.set(event.id, state);
-    this.counts = { entrants: await this.entrantCount(state), waiting: (await store.stats(now)).waiting };
+    this.counts = { waiting: (await store.stats(now)).waiting };
   }
 
   /** Computes the draw from the frozen entrants and applies it, unless another instance did. */

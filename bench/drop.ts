@@ -87,7 +87,12 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
   const clock: Clock = { now: () => now, every: () => () => undefined };
   const drawn: number[] = [];
   const quiet = () => undefined;
-  const logger = { info: (fields: { ms?: number }) => fields.ms !== undefined && drawn.push(fields.ms), warn: quiet, error: quiet, debug: quiet } as unknown as FastifyBaseLogger;
+  const logger = {
+    info: (fields: { ms?: number }) => fields.ms !== undefined && drawn.push(fields.ms),
+    warn: quiet,
+    error: quiet,
+    debug: quiet,
+  } as unknown as FastifyBaseLogger;
   const schedule = new EventSchedule({ room: 'default', store, clock, log: logger, openingPollsPerSecond: 20_000 });
   const announced: number[] = [];
   schedule.useAnnouncer({ publishOpened: async (_id, opened) => void announced.push(opened.spread) });
@@ -129,7 +134,7 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
     const rank = new Map(drawOrder(seed, uuids).map((each, i) => [each.uuid, i + 1]));
     let misplaced = 0;
     for (let i = 0; i < SAMPLE; i++) {
-      const uuid = uuids[Math.floor((i * uuids.length) / SAMPLE)] as string;
+      const uuid = uuids[Math.floor((i * uuids.length) / SAMPLE)];
       if ((await store.position(uuid, now))?.position !== rank.get(uuid)) misplaced++;
     }
 

@@ -129,7 +129,8 @@ function pageLoad(result: PageLoadResult): string[] {
           'What the browser fetched (first run): ' +
             first.resources
               .map((res) => {
-                const when = res.receivedAtMs === null ? `sent at ${res.requestedAtMs} ms, ${res.failed ?? 'unfinished'}` : `${res.requestedAtMs}–${res.receivedAtMs} ms`;
+                const when =
+                  res.receivedAtMs === null ? `sent at ${res.requestedAtMs} ms, ${res.failed ?? 'unfinished'}` : `${res.requestedAtMs}–${res.receivedAtMs} ms`;
                 return `${res.name} ${res.bytes} B${res.encoding === 'identity' ? '' : ` ${res.encoding}`} ${when}`;
               })
               .join('; ') +
@@ -209,7 +210,7 @@ function positionCost(result: PositionCostResult): string[] {
     '',
     `\`store.position\` (the rank among those still waiting, and the visitor marked as seen), timed call by call: ${settings.samples} calls ` +
       `for visitors picked at random along the line, after as many to warm up, the lines taking turns in slices of 500 calls; ${fixed(settings.walkedAway * 100)}% of each line walked away and was swept out first, leaving holes. ` +
-      'With Redis a call is a round trip (the script\'s own time in redis-server apart, from INFO commandstats).',
+      "With Redis a call is a round trip (the script's own time in redis-server apart, from INFO commandstats).",
     '',
     '| store | waiting | p50 µs | p99 µs | in redis-server µs/call | touch p50 µs | touch p99 µs |',
     '| --- | --- | --- | --- | --- | --- | --- |',
@@ -331,7 +332,8 @@ function gatewayOverhead(result: GatewayOverheadResult): string[] {
       `Per slice: direct ${throughput.direct.slicesPerSecond.join(', ')}/s; proxied ${throughput.proxied.slicesPerSecond.join(', ')}/s.`,
     `- The gateway's own account during the downloads (process.memoryUsage, every 25 ms): Buffers (arrayBuffers) ${buffers(streaming.proxied)} read straight through, ` +
       `${buffers(streaming.proxiedStalled)} with the reader stalled; JS heap used ${heap(streaming.proxied)} and ${heap(streaming.proxiedStalled)}.`,
-    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` + (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
+    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` +
+      (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
   ];
 }
 

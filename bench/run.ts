@@ -56,7 +56,12 @@ function numberFromEnv(name: string, fallback: number, min: number): number {
 async function main(): Promise<void> {
   const started = Date.now();
   const loadAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
-  const only = new Set((process.env.BENCH_ONLY || DEFAULT_PARTS).split(',').map((part) => part.trim()).filter(Boolean));
+  const only = new Set(
+    (process.env.BENCH_ONLY || DEFAULT_PARTS)
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean),
+  );
   const unknown = [...only].filter((part) => !KNOWN_PARTS.includes(part));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; known: ${KNOWN_PARTS.join(', ')}.`);
   const log = (line: string) => console.log(line);

@@ -18,7 +18,7 @@ export async function main(args: readonly string[], out: (line: string) => void 
   }
   const options: { url?: string; uuid?: string; commitment?: string } = {};
   for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i] as string;
+    const arg = rest[i];
     if (arg === '--uuid' || arg === '--commitment') options[arg === '--uuid' ? 'uuid' : 'commitment'] = rest[++i];
     else if (options.url === undefined && !arg.startsWith('--')) options.url = arg;
     else {

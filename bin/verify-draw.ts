@@ -39,7 +39,9 @@ export async function verifyDrawAt(address: string, options: { uuid?: string; co
   }
   out(`Event:       ${record.name ? `${record.name} (${record.event})` : record.event}`);
   out(`Entrants:    ${record.entrants}`);
-  out(`Commitment:  ${record.commitment}${request.commitment ? (request.commitment === record.commitment ? ' (the one given)' : ` (given: ${request.commitment})`) : ''}`);
+  out(
+    `Commitment:  ${record.commitment}${request.commitment ? (request.commitment === record.commitment ? ' (the one given)' : ` (given: ${request.commitment})`) : ''}`,
+  );
   if (record.seed === undefined) {
     out('The draw is not done yet: its seed is revealed at the opening. Keep the commitment to check it then.');
     return 1;

@@ -12,13 +12,9 @@ export interface DeclaredEvent extends DropEvent {
  * so that it is the same at every start; ids are unique across rooms, and one room's events may
  * not overlap. Throws an Error naming the event and what is wrong.
  */
-export function declaredEvents(
-  source: string,
-  listed: unknown,
-  rooms: ReadonlyArray<{ readonly name: string; readonly events?: unknown }>,
-): DeclaredEvent[] {
+export function declaredEvents(source: string, listed: unknown, rooms: ReadonlyArray<{ readonly name: string; readonly events?: unknown }>): DeclaredEvent[] {
   if (!Array.isArray(listed)) throw new Error(`${source} must be a JSON array of events.`);
-  const entries: { raw: unknown; at: string; room?: string }[] = listed.map((raw, i) => ({ raw, at: `${source}[${i}]` }));
+  const entries: { raw: unknown; at: string; room?: string }[] = (listed as unknown[]).map((raw, i) => ({ raw, at: `${source}[${i}]` }));
   for (const room of rooms) {
     if (room.events === undefined) continue;
     if (!Array.isArray(room.events)) throw new Error(`The events of room "${room.name}" must be a JSON array.`);
@@ -36,9 +32,13 @@ export function declaredEvents(
       const id = rawId ?? slugOf(read.name);
       if (typeof id !== 'string' || !EVENT_ID.test(id)) throw new Error(`${at}: "id" must be 1 to 64 lower-case letters, digits or dashes.`);
       event = { id, ...read };
-      checkNoOverlap(event, declared.filter((other) => other.room === room));
+      checkNoOverlap(
+        event,
+        declared.filter((other) => other.room === room),
+      );
     } catch (error) {
-      throw new Error((error as Error).message.startsWith(at) ? (error as Error).message : `${at}: ${(error as Error).message}`);
+      const { message } = error as Error;
+      throw new Error(message.startsWith(at) ? message : `${at}: ${message}`, { cause: error });
     }
     if (declared.some((other) => other.id === event.id)) throw new Error(`${at}: the event id "${event.id}" is used twice; give one an "id".`);
     declared.push({ ...event, room });

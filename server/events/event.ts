@@ -160,7 +160,15 @@ export function checkNoOverlap(event: DropEvent, others: readonly DropEvent[]): 
 
 /** A name as the start of an id: lower case, words joined by dashes (at most `length` characters). */
 export function slugOf(name: string, length = 64): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+/, '').slice(0, length).replace(/-+$/, '') || 'event';
+  return (
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+/, '')
+      .slice(0, length)
+      .replace(/-+$/, '') || 'event'
+  );
 }
 
 /** `prequeueStartTime` → `prequeue_start_time`, for error codes. */

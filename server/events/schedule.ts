@@ -360,7 +360,10 @@ export class EventSchedule {
     const started = performance.now();
     const uuids = await store.entrantsOf(event.id);
     const order = drawOrder(state.seed, uuids);
-    const applied = await store.applyDraw(event.id, order.map((drawn) => drawn.uuid));
+    const applied = await store.applyDraw(
+      event.id,
+      order.map((drawn) => drawn.uuid),
+    );
     if (applied) log.info({ event: event.id, room, entrants: order.length, ms: Math.round(performance.now() - started) }, 'pre-queue drawn');
     return store.eventState(event.id);
   }

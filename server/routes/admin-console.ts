@@ -62,7 +62,10 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
   const page = builtPage(options.pageFile, 'console_not_built', 'The console');
 
   app.get('/', { config: { adminOpen: true }, schema: { summary: 'The operator console (HTML)', tags: TAGS } }, async (_request, reply) => {
-    return reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(await page());
+    return reply
+      .headers(PAGE_HEADERS)
+      .type('text/html; charset=utf-8')
+      .send(await page());
   });
 
   await app.register(async (signIn) => {
@@ -105,7 +108,9 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
 
   app.get(
     '/session',
-    { schema: { summary: 'The console\'s session and its CSRF token', tags: TAGS, security: ADMIN_SECURITY, response: { 200: SESSION, ...errorResponses(401) } } },
+    {
+      schema: { summary: "The console's session and its CSRF token", tags: TAGS, security: ADMIN_SECURITY, response: { 200: SESSION, ...errorResponses(401) } },
+    },
     async (request, reply) => {
       reply.header('cache-control', 'no-store');
       const caller = callerOf(request);
@@ -151,8 +156,8 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
     '/pusher/auth',
     {
       schema: {
-        summary: 'Authorize the console\'s socket on its private channel',
-        description: 'pusher-js\'s channel authorization: form socket_id and channel_name. Signs only the admin channel, for admin access only.',
+        summary: "Authorize the console's socket on its private channel",
+        description: "pusher-js's channel authorization: form socket_id and channel_name. Signs only the admin channel, for admin access only.",
         tags: TAGS,
         security: ADMIN_SECURITY,
         body: CHANNEL_AUTH_BODY,
@@ -166,12 +171,8 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
     },
   );
 
-  app.get(
-    '/openapi.json',
-    { schema: { summary: 'This document', tags: TAGS, security: ADMIN_SECURITY } },
-    async (_request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return app.swagger();
-    },
-  );
+  app.get('/openapi.json', { schema: { summary: 'This document', tags: TAGS, security: ADMIN_SECURITY } }, async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return app.swagger();
+  });
 }

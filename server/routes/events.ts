@@ -30,9 +30,13 @@ const LIMIT = (field: string, code: string, min: number, what: string) =>
 /** The fields an operator gives, as the admin API's schemas describe them (names as Cloudflare's). */
 const FIELDS = {
   name: failsWith({ type: 'string', minLength: 1, maxLength: 100 }, 'bad_name', '"name" must be text of 1 to 100 characters.'),
-  prequeueStartTime: NULLABLE_TIME('prequeueStartTime', 'bad_prequeue_start_time', 'From then on every protected request is held, and nobody admitted before the opening; null: no pre-queue'),
+  prequeueStartTime: NULLABLE_TIME(
+    'prequeueStartTime',
+    'bad_prequeue_start_time',
+    'From then on every protected request is held, and nobody admitted before the opening; null: no pre-queue',
+  ),
   eventStartTime: TIME('eventStartTime', 'bad_event_start_time', 'The opening'),
-  eventEndTime: TIME('eventEndTime', 'bad_event_end_time', 'The end: the room\'s own settings again'),
+  eventEndTime: TIME('eventEndTime', 'bad_event_end_time', "The end: the room's own settings again"),
   shuffleAtEventStart: failsWith(
     { type: 'boolean', description: 'Shuffle the pre-queue at the opening by a public draw (GET /events/{id}/draw). Needs a pre-queue.' },
     'bad_shuffle_at_event_start',
@@ -48,7 +52,7 @@ const FIELDS = {
 } as const;
 
 const ROOM = failsWith({ type: 'string', description: 'The room; may be left out when there is one.' }, 'bad_room', '"room" must be a room\'s name.');
-const ID_PARAMS = { type: 'object', properties: { id: { type: 'string', description: 'The event\'s id.' } } } as const;
+const ID_PARAMS = { type: 'object', properties: { id: { type: 'string', description: "The event's id." } } } as const;
 
 const EVENT = {
   type: 'object',
@@ -64,8 +68,8 @@ const EVENT = {
     activeLimit: { type: 'integer', nullable: true },
     releasePerMinute: { type: 'integer', nullable: true },
     phase: { type: 'string', enum: ['scheduled', 'prequeue', 'open', 'ended'] },
-    entrants: { type: 'integer', nullable: true, description: 'The pre-queue\'s places still in line.' },
-    commitment: { type: 'string', nullable: true, description: 'SHA-256 of the draw\'s seed, from the start of the pre-queue.' },
+    entrants: { type: 'integer', nullable: true, description: "The pre-queue's places still in line." },
+    commitment: { type: 'string', nullable: true, description: "SHA-256 of the draw's seed, from the start of the pre-queue." },
     drawn: { type: 'boolean' },
   },
 } as const;
@@ -104,7 +108,8 @@ export async function eventAdminRoutes(app: FastifyInstance, options: EventRoute
     {
       schema: {
         summary: 'Schedule an event',
-        description: 'Answers the event with its id. Refused (400) when the opening comes before the pre-queue, the end before the opening, it overlaps another event of the room, or a field is unknown.',
+        description:
+          'Answers the event with its id. Refused (400) when the opening comes before the pre-queue, the end before the opening, it overlaps another event of the room, or a field is unknown.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         body: failsWith(
@@ -149,7 +154,8 @@ export async function eventAdminRoutes(app: FastifyInstance, options: EventRoute
     {
       schema: {
         summary: 'Change a scheduled event',
-        description: 'The fields given replace the event\'s, null clearing an optional one, and the whole is checked again. Once its pre-queue (or opening) has begun, its start and its shuffle are fixed (409 event_begun).',
+        description:
+          "The fields given replace the event's, null clearing an optional one, and the whole is checked again. Once its pre-queue (or opening) has begun, its start and its shuffle are fixed (409 event_begun).",
         tags: TAGS,
         security: ADMIN_SECURITY,
         params: ID_PARAMS,
@@ -199,7 +205,8 @@ export interface DrawRouteOptions {
 
 /** The verify page loads only its own script and style, and reads the draw from this server. */
 const VERIFY_HEADERS = {
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',
   'x-robots-tag': 'noindex',
@@ -227,9 +234,9 @@ export async function drawRoutes(app: FastifyInstance, options: DrawRouteOptions
     EVENT_ROUTES.draw.replace('{id}', ':id'),
     {
       schema: {
-        summary: 'An event\'s draw, for anyone to verify',
+        summary: "An event's draw, for anyone to verify",
         description:
-          'From the start of the pre-queue: commitment (SHA-256 of the seed) and entrants (the count so far). Once drawn, also seed and order (every entrant\'s ticket, SHA-256 of their uuid, in draw order: sorted by HMAC-SHA256(seed, ticket)). See docs/drop-day.md.',
+          "From the start of the pre-queue: commitment (SHA-256 of the seed) and entrants (the count so far). Once drawn, also seed and order (every entrant's ticket, SHA-256 of their uuid, in draw order: sorted by HMAC-SHA256(seed, ticket)). See docs/drop-day.md.",
         tags: ['waiting page'],
         params: ID_PARAMS,
         response: {
@@ -256,7 +263,8 @@ export async function drawRoutes(app: FastifyInstance, options: DrawRouteOptions
       reply.header('access-control-allow-origin', '*');
       if (answer.kind === 'unknown') throw new HttpError(404, 'unknown_event', 'There is no event with this id.');
       if (answer.kind === 'unshuffled') throw new HttpError(404, 'no_draw', 'This event has no draw: its pre-queue goes in order of arrival.');
-      if (answer.kind === 'not_started') throw new HttpError(404, 'draw_not_started', `The draw's commitment is published when the pre-queue starts, at ${answer.at}.`);
+      if (answer.kind === 'not_started')
+        throw new HttpError(404, 'draw_not_started', `The draw's commitment is published when the pre-queue starts, at ${answer.at}.`);
       if (answer.kind === 'pending') return reply.header('cache-control', 'no-store').send(answer.record);
       // Hex digits compress to about half: a draw of 100,000 is some 6.6 MB as it is.
       const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
@@ -268,7 +276,11 @@ export async function drawRoutes(app: FastifyInstance, options: DrawRouteOptions
 
   app.get(
     EVENT_ROUTES.verify.replace('{id}', ':id'),
-    { schema: { summary: 'The page that verifies an event\'s draw in the browser (HTML)', tags: ['waiting page'], params: ID_PARAMS } },
-    async (_request, reply) => reply.headers(VERIFY_HEADERS).type('text/html; charset=utf-8').send(await page()),
+    { schema: { summary: "The page that verifies an event's draw in the browser (HTML)", tags: ['waiting page'], params: ID_PARAMS } },
+    async (_request, reply) =>
+      reply
+        .headers(VERIFY_HEADERS)
+        .type('text/html; charset=utf-8')
+        .send(await page()),
   );
 }

@@ -27,9 +27,13 @@ const QUEUE_REQUEST_BODY = failsWith(
     type: 'object',
     required: ['uuid'],
     properties: {
-      _token: { type: 'string', description: 'The session\'s CSRF token (419 when wrong).' },
+      _token: { type: 'string', description: "The session's CSRF token (419 when wrong)." },
       user_id: { type: ['integer', 'string', 'null'], description: 'The user the place was held for; 0 or empty when anonymous (403 when another).' },
-      uuid: failsWith({ type: 'string', pattern: UUID_PATTERN.source, description: 'The place in line.' }, 'bad_uuid', "The uuid field must be 1 to 100 letters, digits, '-' or '_'."),
+      uuid: failsWith(
+        { type: 'string', pattern: UUID_PATTERN.source, description: 'The place in line.' },
+        'bad_uuid',
+        "The uuid field must be 1 to 100 letters, digits, '-' or '_'.",
+      ),
     },
   },
   'bad_request',
@@ -114,7 +118,8 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
               served: { type: 'integer' },
               opensIn: {
                 type: 'integer',
-                description: 'An extension: the visitor waits in a scheduled event\'s pre-queue, which opens in this many ms (0: drawing). No position yet: `position` is the most it can be.',
+                description:
+                  "An extension: the visitor waits in a scheduled event's pre-queue, which opens in this many ms (0: drawing). No position yet: `position` is the most it can be.",
               },
             },
           },

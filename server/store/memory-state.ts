@@ -91,7 +91,7 @@ function readEvents(value: unknown): MemoryEventsState {
     const { id, ...fields } = record(raw, `events.list[${i}]`);
     if (typeof id !== 'string' || !EVENT_ID.test(id)) refuse(`events.list[${i}].id is not an event id`);
     try {
-      return { id, ...readEventFields(fields, `events.list[${i}]`) } as DropEvent;
+      return { id, ...readEventFields(fields, `events.list[${i}]`) };
     } catch (error) {
       return refuse((error as Error).message.replace(/\.$/, ''));
     }

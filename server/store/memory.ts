@@ -343,7 +343,7 @@ export class MemoryStore implements QueueStore {
     const waiting = uuids.map((uuid) => this.entries.get(uuid)).filter((entry): entry is MutableEntry => entry?.state === 'waiting');
     const tickets = waiting.map((entry) => entry.ticket).sort((a, b) => a - b);
     waiting.forEach((entry, i) => {
-      entry.ticket = tickets[i] as number;
+      entry.ticket = tickets[i];
       this.line.assign(entry.ticket, entry.uuid);
     });
     const { frozen: _frozen, ...kept } = state;

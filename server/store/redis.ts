@@ -292,12 +292,10 @@ export class RedisStore implements QueueStore {
   /** Moves a line the previous version left (see `UPGRADE_LIST_LINE`), once; tried again after a failure. */
   private upgraded(): Promise<unknown> {
     const key = (name: string) => this.prefix + name;
-    this.upgrade ??= this.client
-      .eval(UPGRADE_LIST_LINE, 3, key('line'), key('waiting'), key('seen'), this.prefix)
-      .catch((error: unknown) => {
-        this.upgrade = undefined;
-        throw error;
-      });
+    this.upgrade ??= this.client.eval(UPGRADE_LIST_LINE, 3, key('line'), key('waiting'), key('seen'), this.prefix).catch((error: unknown) => {
+      this.upgrade = undefined;
+      throw error;
+    });
     return this.upgrade;
   }
 
@@ -366,7 +364,7 @@ const randomSeed = (policy: ReleasePolicy): string => (policy.random ? String(ra
 
 function decodeEventState(fields: readonly string[]): EventState {
   const state: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) state[fields[i] as string] = fields[i + 1] as string;
+  for (let i = 0; i + 1 < fields.length; i += 2) state[fields[i]] = fields[i + 1];
   return {
     ...(state.seed !== undefined && { seed: state.seed }),
     ...(state.after !== undefined && { afterTicket: Number(state.after) }),

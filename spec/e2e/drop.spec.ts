@@ -46,45 +46,41 @@ describe('drop day: a pre-queue drawn at the opening', () => {
     await browser?.close();
   }, 30_000);
 
-  test(
-    'counts down to the opening, then shows each page its rank in the draw, which the verify page confirms',
-    async () => {
-      for (let i = 0; i < 3; i++) {
-        const visitor = await openVisitor(browser, server.url);
-        visitors.push(visitor);
-        await visitor.page.goto(server.at(`/checkout?item=${i}`));
-      }
-      const uuids: string[] = [];
-      for (const visitor of visitors) {
-        const countdown = visitor.page.locator('.wr-prequeue .wr-countdown');
-        await countdown.waitFor({ timeout: 10_000 });
-        expect(await countdown.textContent()).toMatch(/^Opens in \d+ s$/);
-        const text = await visitor.page.locator('.wr-prequeue').textContent();
-        expect(text).toContain('arriving earlier gives no advantage');
-        expect(text).toMatch(/The sale opens on .+\./);
-        expect(await visitor.position()).toBeNull();
-        uuids.push(await visitor.page.evaluate(() => JSON.parse(document.getElementById('waiting-room-config')!.textContent!).queue.uuid as string));
-      }
+  test('counts down to the opening, then shows each page its rank in the draw, which the verify page confirms', async () => {
+    for (let i = 0; i < 3; i++) {
+      const visitor = await openVisitor(browser, server.url);
+      visitors.push(visitor);
+      await visitor.page.goto(server.at(`/checkout?item=${i}`));
+    }
+    const uuids: string[] = [];
+    for (const visitor of visitors) {
+      const countdown = visitor.page.locator('.wr-prequeue .wr-countdown');
+      await countdown.waitFor({ timeout: 10_000 });
+      expect(await countdown.textContent()).toMatch(/^Opens in \d+ s$/);
+      const text = await visitor.page.locator('.wr-prequeue').textContent();
+      expect(text).toContain('arriving earlier gives no advantage');
+      expect(text).toMatch(/The sale opens on .+\./);
+      expect(await visitor.position()).toBeNull();
+      uuids.push(await visitor.page.evaluate(() => JSON.parse(document.getElementById('waiting-room-config')!.textContent).queue.uuid as string));
+    }
 
-      const positions = await eventually(
-        'every page showing a position after the opening',
-        () => Promise.all(visitors.map((visitor) => visitor.position())),
-        (shown) => shown.every((position) => position !== null),
-        PREQUEUE_MS + 8000,
-        100,
-      );
-      const draw = (await (await fetch(server.at('/events/e2e-drop/draw'))).json()) as { order: string[]; entrants: number };
-      expect(draw.entrants).toBe(3);
-      expect(positions).toEqual(uuids.map((uuid) => draw.order.indexOf(sha256(uuid)) + 1));
+    const positions = await eventually(
+      'every page showing a position after the opening',
+      () => Promise.all(visitors.map((visitor) => visitor.position())),
+      (shown) => shown.every((position) => position !== null),
+      PREQUEUE_MS + 8000,
+      100,
+    );
+    const draw = (await (await fetch(server.at('/events/e2e-drop/draw'))).json()) as { order: string[]; entrants: number };
+    expect(draw.entrants).toBe(3);
+    expect(positions).toEqual(uuids.map((uuid) => draw.order.indexOf(sha256(uuid)) + 1));
 
-      for (const [i, visitor] of visitors.entries()) {
-        const [verifier] = await Promise.all([visitor.context.waitForEvent('page'), visitor.page.getByRole('link', { name: 'Verify the draw' }).click()]);
-        await verifier.locator('.wr-verified').waitFor({ timeout: 10_000 });
-        expect(await verifier.locator('.wr-verified').textContent()).toBe('The draw checks out.');
-        expect(await verifier.locator('.wr-rank').textContent()).toBe(`Your ticket was drawn ${positions[i]} of 3.`);
-        await verifier.close();
-      }
-    },
-    60_000,
-  );
+    for (const [i, visitor] of visitors.entries()) {
+      const [verifier] = await Promise.all([visitor.context.waitForEvent('page'), visitor.page.getByRole('link', { name: 'Verify the draw' }).click()]);
+      await verifier.locator('.wr-verified').waitFor({ timeout: 10_000 });
+      expect(await verifier.locator('.wr-verified').textContent()).toBe('The draw checks out.');
+      expect(await verifier.locator('.wr-rank').textContent()).toBe(`Your ticket was drawn ${positions[i]} of 3.`);
+      await verifier.close();
+    }
+  }, 60_000);
 });

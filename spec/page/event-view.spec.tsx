@@ -20,14 +20,7 @@ const waitingAt = (position: number): QueueStatus => ({ kind: 'waiting', positio
 async function show(first: QueueStatus, event: EventFacts | null = DROP, texts = ENGLISH) {
   const status$ = new BehaviorSubject<QueueStatus>(first);
   const load = jest.fn(async () => eventView);
-  render(
-    <WaitingRoom
-      queue$={status$}
-      texts={texts}
-      loadLostPlace={async () => lostPlaceView}
-      event={event && { facts: event, load, uuid: UUID }}
-    />,
-  );
+  render(<WaitingRoom queue$={status$} texts={texts} loadLostPlace={async () => lostPlaceView} event={event && { facts: event, load, uuid: UUID }} />);
   await tick(0);
   return { status$, load };
 }
@@ -47,7 +40,7 @@ afterEach(() => {
   jest.useRealTimers();
 });
 
-describe('view: a scheduled event\'s pre-queue (beyond the specification)', () => {
+describe("view: a scheduled event's pre-queue (beyond the specification)", () => {
   it('should say the visitor is in, when the sale opens in their time zone with a countdown, and that arriving earlier gives no advantage', async () => {
     await show(inPrequeue());
     const block = document.querySelector('.wr-prequeue')!;
@@ -122,7 +115,7 @@ describe('event view helpers', () => {
     expect(timeLeft(ms)).toBe(text);
   });
 
-  it('should link to the contract\'s verify route, with the uuid and the commitment in the fragment no server sees', () => {
+  it("should link to the contract's verify route, with the uuid and the commitment in the fragment no server sees", () => {
     const address = verifyAddress(DROP, UUID);
     expect(address.split('#')[0]).toBe(EVENT_ROUTES.verify.replace('{id}', DROP.id));
     expect(new URLSearchParams(address.split('#')[1])).toEqual(new URLSearchParams({ uuid: UUID, commitment: COMMITMENT }));

@@ -72,7 +72,7 @@ describe('queue_info adapter', () => {
     await expect(lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')())).resolves.toStrictEqual({ position: 3, estimated: 2 });
   });
 
-  it('should keep opensIn, a pre-queue\'s time to the opening, only when it is a finite, non-negative number', async () => {
+  it("should keep opensIn, a pre-queue's time to the opening, only when it is a finite, non-negative number", async () => {
     const answers = [{ opensIn: 30_000 }, { opensIn: 0 }, { opensIn: -1 }, { opensIn: '30000' }, { opensIn: null }];
     let call = 0;
     const { fetch } = createFakeFetch(() => ({ body: { position: 3, estimated: 2, ...answers[call++] } }));

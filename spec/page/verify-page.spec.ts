@@ -2,12 +2,23 @@ import type { DrawRecord } from '@waiting-room/streams/contract';
 import { ENGLISH, FRENCH, pickVerifyTexts } from '../../src/verify/texts';
 import { checkDraw, renderOutcome, verifyRequestOf, type VerifyOutcome } from '../../src/verify/verify-page';
 
-const RECORD: DrawRecord = { event: 'drop-1', name: 'Spring drop', commitment: 'cd'.repeat(32), entrants: 3, seed: 'ef'.repeat(32), order: ['01'.repeat(32), '02'.repeat(32), '03'.repeat(32)] };
+const RECORD: DrawRecord = {
+  event: 'drop-1',
+  name: 'Spring drop',
+  commitment: 'cd'.repeat(32),
+  entrants: 3,
+  seed: 'ef'.repeat(32),
+  order: ['01'.repeat(32), '02'.repeat(32), '03'.repeat(32)],
+};
 const answer = (status: number, body: unknown) => async () => ({ ok: status == 200, status, json: async () => body }) as Response;
 
 describe('verify page', () => {
   it('should read the event from the path, and the uuid and commitment from the fragment', () => {
-    expect(verifyRequestOf({ pathname: '/events/drop-1/verify', hash: '#uuid=u-1&commitment=abc' })).toEqual({ event: 'drop-1', uuid: 'u-1', commitment: 'abc' });
+    expect(verifyRequestOf({ pathname: '/events/drop-1/verify', hash: '#uuid=u-1&commitment=abc' })).toEqual({
+      event: 'drop-1',
+      uuid: 'u-1',
+      commitment: 'abc',
+    });
     expect(verifyRequestOf({ pathname: '/events/drop-1/verify', hash: '' })).toEqual({ event: 'drop-1' });
   });
 
@@ -16,7 +27,11 @@ describe('verify page', () => {
     await checkDraw({ event: 'x' }, answer(404, { error: { code: 'unknown_event' } }), (outcome) => shown.push(outcome));
     const pending = { event: 'drop-1', commitment: RECORD.commitment, entrants: 7 };
     await checkDraw({ event: 'drop-1' }, answer(200, pending), (outcome) => shown.push(outcome));
-    await checkDraw({ event: 'drop-1' }, async () => Promise.reject(new TypeError('offline')), (outcome) => shown.push(outcome));
+    await checkDraw(
+      { event: 'drop-1' },
+      async () => Promise.reject(new TypeError('offline')),
+      (outcome) => shown.push(outcome),
+    );
     expect(shown).toEqual([
       { kind: 'unavailable', status: 404 },
       { kind: 'pending', record: pending },
@@ -24,9 +39,15 @@ describe('verify page', () => {
     ]);
   });
 
-  it('should show the verdict, the visitor\'s rank and every fact checked, with what it proves and what it cannot', () => {
+  it("should show the verdict, the visitor's rank and every fact checked, with what it proves and what it cannot", () => {
     const root = document.createElement('main');
-    renderOutcome(root, { kind: 'checked', record: RECORD, verdict: { ok: true, problems: [], entrants: 3, ticket: '02'.repeat(32), rank: 2 } }, { event: 'drop-1', uuid: 'u-1' }, ENGLISH, 'https://shop.example');
+    renderOutcome(
+      root,
+      { kind: 'checked', record: RECORD, verdict: { ok: true, problems: [], entrants: 3, ticket: '02'.repeat(32), rank: 2 } },
+      { event: 'drop-1', uuid: 'u-1' },
+      ENGLISH,
+      'https://shop.example',
+    );
     expect(root.querySelector('.wr-verified')?.textContent).toBe('The draw checks out.');
     expect(root.querySelector('.wr-rank')?.textContent).toBe('Your ticket was drawn 2 of 3.');
     expect([...root.querySelectorAll('dd')].map((dd) => dd.textContent)).toEqual(['3', RECORD.commitment, RECORD.seed, '02'.repeat(32)]);

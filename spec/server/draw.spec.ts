@@ -22,18 +22,18 @@ describe('the draw', () => {
     order: [4, 5, 3, 2, 1],
   };
 
-  it('should give the known vector\'s commitment, tickets and order, on the server and in Web Crypto', async () => {
+  it("should give the known vector's commitment, tickets and order, on the server and in Web Crypto", async () => {
     expect(commitmentOf(vector.seed)).toBe(vector.commitment);
     expect(await drawCommitment(vector.seed)).toBe(vector.commitment);
-    expect(ticketOf(vector.uuids[0]!)).toBe(vector.tickets[1]);
-    expect(await drawTicket(vector.uuids[3]!)).toBe(vector.tickets[4]);
+    expect(ticketOf(vector.uuids[0])).toBe(vector.tickets[1]);
+    expect(await drawTicket(vector.uuids[3])).toBe(vector.tickets[4]);
     const drawn = drawOrder(vector.seed, vector.uuids);
     expect(drawn.map((each) => vector.uuids.indexOf(each.uuid) + 1)).toEqual(vector.order);
     const tickets = vector.uuids.map(ticketOf);
     expect(await webDrawOrder(vector.seed, tickets)).toEqual(drawn.map((each) => each.ticket));
   });
 
-  it('should sort by HMAC-SHA256 of each ticket\'s hex text keyed with the seed\'s bytes, as the specification reads', () => {
+  it("should sort by HMAC-SHA256 of each ticket's hex text keyed with the seed's bytes, as the specification reads", () => {
     const seed = newSeed();
     const uuids = Array.from({ length: 50 }, () => randomUUID());
     const mac = (uuid: string) => createHmac('sha256', Buffer.from(seed, 'hex')).update(createHash('sha256').update(uuid).digest('hex')).digest('hex');
@@ -65,7 +65,7 @@ describe('the draw', () => {
         ok: true,
         problems: [],
         entrants: 5,
-        ticket: ticketOf(vector.uuids[2]!),
+        ticket: ticketOf(vector.uuids[2]),
         rank: 3,
       });
     });
@@ -74,7 +74,7 @@ describe('the draw', () => {
       ['a seed that is not the committed one', (draw) => ({ ...draw, seed: 'ff'.repeat(32) }), /SHA-256 of the seed is not the commitment/],
       ['two tickets swapped', (draw) => ({ ...draw, order: [draw.order[1], draw.order[0], ...draw.order.slice(2)] }), /not the tickets sorted/],
       ['a ticket added at the head', (draw) => ({ ...draw, entrants: 6, order: ['00'.repeat(32), ...draw.order] }), /not the tickets sorted/],
-      ['a count of entrants that is not the order\'s', (draw) => ({ ...draw, entrants: 4 }), /4 entrants are announced, the order has 5/],
+      ["a count of entrants that is not the order's", (draw) => ({ ...draw, entrants: 4 }), /4 entrants are announced, the order has 5/],
       ['a ticket twice', (draw) => ({ ...draw, entrants: 6, order: [...draw.order, draw.order[0]] }), /twice/],
       ['a draw not done yet', (draw) => ({ event: draw.event, commitment: draw.commitment, entrants: 5 }), /not done yet/],
       ['something else', () => 'not a draw', /commitment is not 64/],

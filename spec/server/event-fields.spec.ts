@@ -19,7 +19,7 @@ const refusal = (raw: unknown): { code: string; message: string } => {
   throw new Error('accepted');
 };
 
-describe('an event\'s fields', () => {
+describe("an event's fields", () => {
   it('should read a valid event, times in UTC, the defaults filled in', () => {
     expect(readEventFields(fields)).toEqual({
       name: 'Spring drop',
@@ -64,7 +64,15 @@ describe('an event\'s fields', () => {
 
   it('should refuse two events of a room whose times overlap, pre-queue included, and allow one right after the other', () => {
     const first: DropEvent = { id: 'first', ...readEventFields(fields) };
-    const overlapping: DropEvent = { id: 'second', ...readEventFields({ ...fields, prequeueStartTime: '2030-05-01T11:59:00Z', eventStartTime: '2030-05-01T13:00:00Z', eventEndTime: '2030-05-01T14:00:00Z' }) };
+    const overlapping: DropEvent = {
+      id: 'second',
+      ...readEventFields({
+        ...fields,
+        prequeueStartTime: '2030-05-01T11:59:00Z',
+        eventStartTime: '2030-05-01T13:00:00Z',
+        eventEndTime: '2030-05-01T14:00:00Z',
+      }),
+    };
     const after: DropEvent = { ...overlapping, prequeueStartTime: '2030-05-01T12:00:00.000Z' };
     expect(() => checkNoOverlap(overlapping, [first])).toThrow(expect.objectContaining({ code: 'event_overlap' }));
     expect(() => checkNoOverlap(after, [first])).not.toThrow();
@@ -75,7 +83,7 @@ describe('an event\'s fields', () => {
 describe('declared events', () => {
   const rooms = [{ name: 'shop' }, { name: 'tickets', events: [{ ...fields, name: 'Ticket drop' }] }];
 
-  it('should read EVENTS with their rooms, and each room\'s own, with ids from their names', () => {
+  it("should read EVENTS with their rooms, and each room's own, with ids from their names", () => {
     const declared = declaredEvents('EVENTS', [{ ...fields, room: 'shop' }], rooms);
     expect(declared.map((event) => [event.id, event.room])).toEqual([
       ['spring-drop', 'shop'],
@@ -95,7 +103,14 @@ describe('declared events', () => {
     ['an unknown room', [{ ...fields, room: 'cellar' }], /"room" must be one of shop, tickets/],
     ['an id used twice', [{ ...fields, room: 'shop', id: 'ticket-drop' }], /"ticket-drop" is used twice/],
     ['a bad id', [{ ...fields, room: 'shop', id: 'Drop!' }], /"id" must be/],
-    ['two events of a room that overlap', [{ ...fields, room: 'shop' }, { ...fields, room: 'shop', id: 'other' }], /EVENTS\[1\]: The event overlaps "Spring drop"/],
+    [
+      'two events of a room that overlap',
+      [
+        { ...fields, room: 'shop' },
+        { ...fields, room: 'shop', id: 'other' },
+      ],
+      /EVENTS\[1\]: The event overlaps "Spring drop"/,
+    ],
     ['an event whose end comes first', [{ ...fields, room: 'shop', eventEndTime: '2030-05-01T09:00:00Z' }], /EVENTS\[0\]: the end/],
   ])('should refuse %s, naming it', (_what, listed, message) => {
     expect(() => declaredEvents('EVENTS', listed, rooms)).toThrow(message);

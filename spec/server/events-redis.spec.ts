@@ -47,13 +47,13 @@ describe('scheduled events on several instances sharing Redis', () => {
     servers.push(server);
     return { server, clock };
   };
-  const draw = async (server: Started, id: string) => (await fetch(`${server.url}/events/${id}/draw`)).json() as Promise<any>;
+  const draw = async (server: Started, id: string) => (await fetch(`${server.url}/events/${id}/draw`)).json();
 
   it('should draw the seed once, freeze and apply the draw once, and announce it once, when every instance gets there at once', async () => {
     const prefix = `drop${++prefixes}:`;
     const [one, two, three] = await Promise.all([instance(prefix, T0), instance(prefix, T0), instance(prefix, T0)]);
     const everyone = [one, two, three];
-    const created = await (await admin(one.server, 'POST', 'events', DROP)).json() as { id: string };
+    const created = (await (await admin(one.server, 'POST', 'events', DROP)).json()) as { id: string };
     await new Visitor(one.server.url).get('/checkout');
     const seeds = jest.spyOn(RedisStore.prototype, 'startPrequeue');
     const applied = jest.spyOn(RedisStore.prototype, 'applyDraw');
@@ -67,7 +67,7 @@ describe('scheduled events on several instances sharing Redis', () => {
     const visitors: Visitor[] = [];
     const pages: PageConfigJson[] = [];
     for (let i = 0; i < 9; i++) {
-      const visitor = new Visitor(everyone[i % 3]!.server.url);
+      const visitor = new Visitor(everyone[i % 3].server.url);
       visitors.push(visitor);
       pages.push(await visitor.hold());
     }
@@ -86,9 +86,14 @@ describe('scheduled events on several instances sharing Redis', () => {
     for (const [i, page] of pages.entries()) {
       const verdict = await verifyDraw(published[0], { uuid: page.queue.uuid, commitment: commitments[0].commitment });
       expect(verdict).toMatchObject({ ok: true, entrants: 9 });
-      expect((await visitors[i]!.queueInfo(page.queue.uuid)).json.position).toBe(verdict.rank);
+      expect((await visitors[i].queueInfo(page.queue.uuid)).json.position).toBe(verdict.rank);
     }
-    await eventually('QueueOpened', async () => opened, (heard) => heard.length >= 1, 5000);
+    await eventually(
+      'QueueOpened',
+      async () => opened,
+      (heard) => heard.length >= 1,
+      5000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(opened).toEqual([{ spread: 1 }]);
   });
@@ -96,7 +101,7 @@ describe('scheduled events on several instances sharing Redis', () => {
   it('should lose nothing when the instances stop in the middle: the commitment, the entrants and a freeze already taken carry over', async () => {
     const prefix = `drop${++prefixes}:`;
     const first = await instance(prefix, T0);
-    const created = await (await admin(first.server, 'POST', 'events', DROP)).json() as { id: string };
+    const created = (await (await admin(first.server, 'POST', 'events', DROP)).json()) as { id: string };
     await new Visitor(first.server.url).get('/checkout');
     await first.clock.advance(60_000);
     const pages: PageConfigJson[] = [];
@@ -112,7 +117,7 @@ describe('scheduled events on several instances sharing Redis', () => {
     const late = await new Visitor((await instance(prefix, T0 + 130_000)).server.url).hold();
     await store.close();
 
-    const after = servers[0]!;
+    const after = servers[0];
     const published = await draw(after, created.id);
     expect(published).toMatchObject({ commitment: before.commitment, entrants: 5 });
     for (const page of pages) expect(await verifyDraw(published, { uuid: page.queue.uuid, commitment: before.commitment })).toMatchObject({ ok: true });

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type Pusher from 'pusher-js';
 import { verifyDraw, type PageConfigJson } from '@waiting-room/streams/contract';
 import { drawOrder, ticketOf } from '../../server/events/draw';
@@ -51,7 +54,7 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
   };
   const draw = async (id: string) => {
     const response = await fetch(`${server.url}/events/${id}/draw`);
-    return { status: response.status, json: (await response.json()) as any, headers: response.headers };
+    return { status: response.status, json: await response.json(), headers: response.headers };
   };
   const info = async (visitor: Visitor, page: PageConfigJson) => (await visitor.queueInfo(page.queue.uuid)).json;
 
@@ -95,7 +98,13 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
 
     it('should refuse an event that overlaps another of the room, and a change that makes one overlap', async () => {
       const first = await createEvent(DROP);
-      const overlapping = await call('POST', 'events', { ...DROP, name: 'Second', prequeueStartTime: at(3000) , eventStartTime: at(4000), eventEndTime: at(5000) });
+      const overlapping = await call('POST', 'events', {
+        ...DROP,
+        name: 'Second',
+        prequeueStartTime: at(3000),
+        eventStartTime: at(4000),
+        eventEndTime: at(5000),
+      });
       expect(overlapping).toMatchObject({ status: 400, json: { error: { code: 'event_overlap', message: expect.stringContaining(first.id) } } });
       const later = await createEvent({ name: 'Later', eventStartTime: at(3600), eventEndTime: at(7200) });
       expect((await call('PATCH', `events/${later.id}`, { eventStartTime: at(3500) })).json).toMatchObject({ error: { code: 'event_overlap' } });
@@ -103,12 +112,16 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       expect((await call('PATCH', `events/${later.id}`, { id: 'mine' })).json).toMatchObject({ error: { code: 'unknown_field' } });
     });
 
-    it('should fix an event\'s start and shuffle once its pre-queue has begun, and leave the rest open to change', async () => {
+    it("should fix an event's start and shuffle once its pre-queue has begun, and leave the rest open to change", async () => {
       const event = await createEvent(DROP);
       await clock.advance(61_000);
       expect((await call('PATCH', `events/${event.id}`, { shuffleAtEventStart: false })).json).toMatchObject({ error: { code: 'event_begun' } });
       expect((await call('PATCH', `events/${event.id}`, { eventStartTime: at(100) })).status).toBe(409);
-      expect((await call('PATCH', `events/${event.id}`, { eventEndTime: at(1800), releasePerMinute: 30 })).json).toMatchObject({ eventEndTime: at(1800), releasePerMinute: 30, phase: 'prequeue' });
+      expect((await call('PATCH', `events/${event.id}`, { eventEndTime: at(1800), releasePerMinute: 30 })).json).toMatchObject({
+        eventEndTime: at(1800),
+        releasePerMinute: 30,
+        phase: 'prequeue',
+      });
     });
 
     it('should document every events route in the OpenAPI document', async () => {
@@ -148,9 +161,9 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
         pages.push(await visitor.hold());
         await clock.advance(1000);
       }
-      expect(pages[0]!.event).toEqual({ id: event.id, name: 'Spring drop', opensAt: at(120), shuffle: true, commitment: committed.json.commitment });
+      expect(pages[0].event).toEqual({ id: event.id, name: 'Spring drop', opensAt: at(120), shuffle: true, commitment: committed.json.commitment });
       expect(pages.map((page) => page.queue.position).every((position) => position >= 1)).toBe(true);
-      const answer = await info(visitors[0]!, pages[0]!);
+      const answer = await info(visitors[0], pages[0]);
       expect(answer).toEqual({ position: 6, estimated: expect.any(Number), opensIn: 54_000 });
       expect(answer.estimated).toBeGreaterThanOrEqual(1);
       expect((await draw(event.id)).json.entrants).toBe(6);
@@ -172,9 +185,14 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
         const verdict = await verifyDraw(published.json, { uuid: page.queue.uuid, commitment: page.event?.commitment });
         expect(verdict.ok).toBe(true);
         // The first drawn was let in at the opening; everyone else's position is their rank, less that one.
-        expect((await info(visitors[i]!, page)).position).toBe((verdict.rank as number) - 1);
+        expect((await info(visitors[i], page)).position).toBe((verdict.rank as number) - 1);
       }
-      await eventually('QueueOpened', async () => opened, (heard) => heard.length === 1, 5000);
+      await eventually(
+        'QueueOpened',
+        async () => opened,
+        (heard) => heard.length === 1,
+        5000,
+      );
       expect(opened).toEqual([{ spread: 1 }]);
 
       const laterPage = await stillFree.hold();
@@ -193,7 +211,13 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       const client = new Visitor(server.url);
       const held = await client.get('/checkout', { accept: 'application/json' });
       expect(held.status).toBe(503);
-      expect(held.json.event).toEqual({ id: event.id, name: 'Spring drop', opensAt: at(120), shuffle: true, commitment: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(held.json.event).toEqual({
+        id: event.id,
+        name: 'Spring drop',
+        opensAt: at(120),
+        shuffle: true,
+        commitment: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
       expect(held.json.queue.position).toBeGreaterThanOrEqual(1);
       expect(Number(held.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       for (let second = 0; second < 60; second += 15) {
@@ -214,11 +238,11 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       const visitors = [new Visitor(server.url), new Visitor(server.url), new Visitor(server.url)];
       const pages: PageConfigJson[] = [];
       for (const visitor of visitors) pages.push(await visitor.hold());
-      expect(pages[0]!.event).toEqual({ id: event.id, name: 'Spring drop', opensAt: at(120), shuffle: false });
-      expect(await info(visitors[2]!, pages[2]!)).toMatchObject({ opensIn: 60_000 });
+      expect(pages[0].event).toEqual({ id: event.id, name: 'Spring drop', opensAt: at(120), shuffle: false });
+      expect(await info(visitors[2], pages[2])).toMatchObject({ opensIn: 60_000 });
       expect((await draw(event.id)).json).toMatchObject({ error: { code: 'no_draw' } });
       await clock.advance(60_000);
-      expect(await Promise.all(visitors.map((visitor, i) => info(visitor, pages[i]!)))).toEqual([
+      expect(await Promise.all(visitors.map((visitor, i) => info(visitor, pages[i])))).toEqual([
         expect.objectContaining({ position: 1 }),
         expect.objectContaining({ position: 2 }),
         expect.objectContaining({ position: 3 }),
@@ -243,7 +267,7 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
   });
 
   describe('while an event runs', () => {
-    it('should replace the room\'s limits and rate, and restore them after', async () => {
+    it("should replace the room's limits and rate, and restore them after", async () => {
       await start({ ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '6' });
       await createEvent({ name: 'Busy hour', eventStartTime: at(10), eventEndTime: at(70), activeLimit: 40, releasePerMinute: 120 });
       expect(await stats(server)).toMatchObject({ activeLimit: 2, releasePerMinute: 6 });
@@ -289,18 +313,18 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       const pages: PageConfigJson[] = [];
       for (const visitor of visitors) pages.push(await visitor.hold());
       await clock.advance(11_000);
-      expect(await info(visitors[0]!, pages[0]!)).toEqual({ position: 30, estimated: expect.any(Number) });
+      expect(await info(visitors[0], pages[0])).toEqual({ position: 30, estimated: expect.any(Number) });
       // Admissions end only after an hour: free room for the draws by letting them go.
       await call('POST', 'limits', { activeLimit: 1000 });
       await clock.advance(10_000);
-      const released = (await Promise.all(visitors.map((visitor, i) => info(visitor, pages[i]!)))).map((answer) => answer.position === 0);
+      const released = (await Promise.all(visitors.map((visitor, i) => info(visitor, pages[i])))).map((answer) => answer.position === 0);
       expect(released.filter(Boolean).length).toBeGreaterThanOrEqual(5);
       expect(released.slice(0, released.filter(Boolean).length).every(Boolean)).toBe(false);
     });
   });
 
   it('should take the events the configuration declares, once, and survive a restart with STATE_FILE', async () => {
-    const dir = await import('node:fs').then((fs) => fs.mkdtempSync(`${require('node:os').tmpdir()}/wr-events-`));
+    const dir = mkdtempSync(path.join(tmpdir(), 'wr-events-'));
     const env = { EVENTS: JSON.stringify([{ ...DROP, id: 'declared-drop' }]), STATE_FILE: `${dir}/line.json`, SESSION_SECRET: 's'.repeat(32) };
     await start(env);
     expect((await call('GET', 'events')).json).toEqual([expect.objectContaining({ id: 'declared-drop', phase: 'scheduled' })]);

@@ -25,8 +25,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       await store.close();
     });
 
-    const positions = async (uuids: string[], now = t0) =>
-      Promise.all(uuids.map(async (uuid) => (await store.placeInLine(uuid, now))?.position));
+    const positions = async (uuids: string[], now = t0) => Promise.all(uuids.map(async (uuid) => (await store.placeInLine(uuid, now))?.position));
 
     describe('admission', () => {
       it('should admit sessions while nobody waits and fewer than the active limit are active', async () => {
@@ -98,9 +97,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       });
 
       it('should give distinct tickets to concurrent holds', async () => {
-        const entries = await Promise.all(
-          Array.from({ length: 50 }, (_, i) => store.hold(`s${i}`, 0, get, t0)),
-        );
+        const entries = await Promise.all(Array.from({ length: 50 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
         expect(new Set(entries.map((e) => e.ticket)).size).toBe(50);
         const found = await positions(entries.map((e) => e.uuid));
         expect([...found].sort((x, y) => x! - y!)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
@@ -181,7 +178,6 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect(after.times).toEqual([t0 + 4]);
       });
 
-
       it('should list the latest release times, newest first, at most 50', async () => {
         const held = await Promise.all(Array.from({ length: 60 }, (_, i) => store.hold(`s${i}`, 0, get, t0)));
         for (let i = 0; i < 60; i++) await store.release(1, t0 + i * 1000, policy);
@@ -191,7 +187,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       });
     });
 
-    describe('the operator\'s limits', () => {
+    describe("the operator's limits", () => {
       it('should have none until set, then change field by field, null going back to none', async () => {
         expect(await store.limits()).toEqual({});
         expect(await store.setLimits({ activeLimit: 5, perMinute: 0 })).toEqual({ activeLimit: 5, perMinute: 0 });
@@ -361,7 +357,11 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       const steps = fc.array<Step>(
         fc.oneof(
           fc.record({ kind: fc.constant('hold' as const), who: fc.nat(11) }),
-          fc.record({ kind: fc.constant('seen' as const), which: fc.nat(), how: fc.constantFrom('position' as const, 'placeInLine' as const, 'touch' as const) }),
+          fc.record({
+            kind: fc.constant('seen' as const),
+            which: fc.nat(),
+            how: fc.constantFrom('position' as const, 'placeInLine' as const, 'touch' as const),
+          }),
           fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 1500 }) }),
           fc.record({ kind: fc.constant('sweep' as const) }),
           fc.record({ kind: fc.constant('release' as const), count: fc.nat(3) }),
@@ -423,7 +423,9 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
               }
               const expected = [...waiting.map((_, i) => ({ position: i + 1, served })), ...[...released].map(() => ({ position: 0, served }))];
               const uuids = [...waiting.map((one) => one.uuid), ...released.values()];
-              expect((await Promise.all(uuids.map((uuid) => line.position(uuid, now)))).map((place) => place && { position: place.position, served: place.served })).toEqual(expected);
+              expect(
+                (await Promise.all(uuids.map((uuid) => line.position(uuid, now)))).map((place) => place && { position: place.position, served: place.served }),
+              ).toEqual(expected);
             } finally {
               await line.close();
             }

@@ -124,7 +124,7 @@ export function describeEventStore(name: string, createStore: () => Promise<Queu
       expect((await store.eventState(drop.id)).announced).toBe(true);
     });
 
-    it('should forget an event\'s state', async () => {
+    it("should forget an event's state", async () => {
       await store.startPrequeue(drop.id, seed);
       await store.forgetEvent(drop.id);
       expect(await store.eventState(drop.id)).toEqual({});
@@ -151,7 +151,7 @@ export function describeEventStore(name: string, createStore: () => Promise<Queu
         for (const count of back) expect(count).toBeLessThanOrEqual(17);
       });
 
-      it('should draw in the release loop\'s step too', async () => {
+      it("should draw in the release loop's step too", async () => {
         const line = await holdAll(Array.from({ length: 30 }, (_, i) => `s${i}`));
         const drawn = new Set<string>();
         for (let step = 0; step < 10; step++) {

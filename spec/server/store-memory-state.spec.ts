@@ -126,7 +126,7 @@ describe('memory store state', () => {
     expect(await copy.stats(saved + 2)).toEqual(await store.stats(saved + 2));
   });
 
-  it('should carry the events and where each one\'s pre-queue and draw stand', async () => {
+  it("should carry the events and where each one's pre-queue and draw stand", async () => {
     const store = new MemoryStore();
     const drop = {
       id: 'drop',
@@ -193,9 +193,41 @@ describe('memory store state', () => {
       ['a paused flag of text', () => changed((state) => (state.paused = 'yes')), /paused/],
       ['release times of text', () => changed((state) => state.releaseTimes.push('soon')), /releaseTimes/],
       ['a negative served', () => changed((state) => (state.served = -1)), /served/],
-      ['an event opening before its pre-queue', () => changed((state) => (state.events = { version: 1, list: [{ id: 'x', name: 'X', prequeueStartTime: '2030-01-02T00:00:00Z', eventStartTime: '2030-01-01T00:00:00Z', eventEndTime: '2030-01-03T00:00:00Z' }], states: [] })), /events\.list\[0\].*prequeue/],
-      ['an event without an id', () => changed((state) => (state.events = { version: 1, list: [{ name: 'X', eventStartTime: '2030-01-01T00:00:00Z', eventEndTime: '2030-01-03T00:00:00Z' }], states: [] })), /events\.list\[0\]\.id/],
-      ['a seed that is not hex', () => changed((state) => (state.events = { version: 0, list: [], states: [['x', { seed: 'not a seed' }]] })), /events\.states\[0\]\[1\]\.seed/],
+      [
+        'an event opening before its pre-queue',
+        () =>
+          changed(
+            (state) =>
+              (state.events = {
+                version: 1,
+                list: [
+                  {
+                    id: 'x',
+                    name: 'X',
+                    prequeueStartTime: '2030-01-02T00:00:00Z',
+                    eventStartTime: '2030-01-01T00:00:00Z',
+                    eventEndTime: '2030-01-03T00:00:00Z',
+                  },
+                ],
+                states: [],
+              }),
+          ),
+        /events\.list\[0\].*prequeue/,
+      ],
+      [
+        'an event without an id',
+        () =>
+          changed(
+            (state) =>
+              (state.events = { version: 1, list: [{ name: 'X', eventStartTime: '2030-01-01T00:00:00Z', eventEndTime: '2030-01-03T00:00:00Z' }], states: [] }),
+          ),
+        /events\.list\[0\]\.id/,
+      ],
+      [
+        'a seed that is not hex',
+        () => changed((state) => (state.events = { version: 0, list: [], states: [['x', { seed: 'not a seed' }]] })),
+        /events\.states\[0\]\[1\]\.seed/,
+      ],
     ])('should refuse %s with a clear error', (_what, state, why) => {
       expect(() => MemoryStore.fromState(state())).toThrow(why);
       expect(() => MemoryStore.fromState(state())).toThrow(/memory store state/);

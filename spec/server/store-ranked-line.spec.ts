@@ -3,7 +3,8 @@ import { RankedLine } from '../../server/store/ranked-line';
 
 /** The memory store's line against a plain array: ranks count only the places still in line. */
 describe('RankedLine', () => {
-  type Step = { readonly kind: 'push'; readonly count: number } | { readonly kind: 'remove'; readonly at: number } | { readonly kind: 'shift'; readonly count: number };
+  type Step =
+    { readonly kind: 'push'; readonly count: number } | { readonly kind: 'remove'; readonly at: number } | { readonly kind: 'shift'; readonly count: number };
   const steps = fc.array<Step>(
     fc.oneof(
       fc.record({ kind: fc.constant('push' as const), count: fc.integer({ min: 1, max: 400 }) }),
@@ -82,9 +83,9 @@ describe('RankedLine', () => {
         expect(line.removeAt(model.length + 1)).toBeUndefined();
         expect(line.removeAt(0)).toBeUndefined();
         if (model.length >= 2) {
-          line.assign(model[0] as number, 'swapped');
+          line.assign(model[0], 'swapped');
           expect([...line][0]).toBe('swapped');
-          expect(line.rank(model[0] as number)).toBe(1);
+          expect(line.rank(model[0])).toBe(1);
         }
         expect(line.size).toBe(model.length);
       }),

@@ -101,26 +101,33 @@ describe('redis queue store shared by several instances', () => {
   });
 
   it('should release each visitor once, in ticket order and within the rate, when both run the loop at once', async () => {
-    const held = await holdInOrder(one, Array.from({ length: 20 }, (_, i) => `s${i}`));
+    const held = await holdInOrder(
+      one,
+      Array.from({ length: 20 }, (_, i) => `s${i}`),
+    );
     const batches: Entry[][] = [];
     // 180 a minute is 3 a second: every second of the clock allows 3 releases between both.
     for (let second = 0; batches.flat().length < held.length && second < 30; second++) {
       const now = t0 + second * 1000;
-      const round = await Promise.all(
-        Array.from({ length: 8 }, async (_, i) => (await (i % 2 ? one : two).releaseDue(now, policy)).released),
-      );
+      const round = await Promise.all(Array.from({ length: 8 }, async (_, i) => (await (i % 2 ? one : two).releaseDue(now, policy)).released));
       expect(round.flat().length).toBeLessThanOrEqual(3);
       batches.push(...round.filter((batch) => batch.length > 0));
     }
     const released = batches.flat();
     expect(new Set(released.map((e) => e.uuid)).size).toBe(released.length);
     // Batches never interleave: put in order of their first ticket, they give every ticket in turn.
-    const tickets = [...batches].sort((x, y) => x[0].ticket - y[0].ticket).flat().map((e) => e.ticket);
+    const tickets = [...batches]
+      .sort((x, y) => x[0].ticket - y[0].ticket)
+      .flat()
+      .map((e) => e.ticket);
     expect(tickets).toEqual(held.map((e) => e.ticket));
   });
 
   it('should drop each walk-away once, and keep the others in order, when both sweep at once', async () => {
-    const held = await holdInOrder(one, Array.from({ length: 40 }, (_, i) => `s${i}`));
+    const held = await holdInOrder(
+      one,
+      Array.from({ length: 40 }, (_, i) => `s${i}`),
+    );
     const later = t0 + policy.abandonMs + 1;
     const stay = held.filter((_, i) => i % 3 === 0);
     await Promise.all(stay.map((e) => two.touch(e.uuid, later)));
@@ -149,11 +156,14 @@ describe('redis queue store shared by several instances', () => {
     const frozen = await second.entrantsOf('big');
     expect(frozen).toHaveLength(count);
     // Any order will do: the draw's is the caller's.
-    const order = frozen.map((uuid, i) => ({ uuid, key: (i * 7919) % count })).sort((a, b) => a.key - b.key).map((each) => each.uuid);
+    const order = frozen
+      .map((uuid, i) => ({ uuid, key: (i * 7919) % count }))
+      .sort((a, b) => a.key - b.key)
+      .map((each) => each.uuid);
     const applied = await Promise.all([first.applyDraw('big', order), second.applyDraw('big', order)]);
     expect(applied.sort()).toEqual([false, true]);
     for (const i of [0, 1, DRAW_BATCH - 1, DRAW_BATCH, count - 1]) {
-      expect((await first.position(order[i]!, t0))?.position).toBe(i + 1);
+      expect((await first.position(order[i], t0))?.position).toBe(i + 1);
     }
     expect(await second.entrantsOf('big')).toEqual(order);
     expect(await admin.exists(`${prefix}ev:big:frozen`)).toBe(0);

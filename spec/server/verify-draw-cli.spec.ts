@@ -45,8 +45,8 @@ describe('npx waiting-room verify-draw', () => {
   });
   afterAll(() => server?.close());
 
-  it('should check the draw at the address the waiting page links to, and say the visitor\'s rank', async () => {
-    const page = pages[2]!;
+  it("should check the draw at the address the waiting page links to, and say the visitor's rank", async () => {
+    const page = pages[2];
     const { code, output } = await verifyDraw(`${server.url}/events/${id}/verify#uuid=${page.queue.uuid}&commitment=${page.event?.commitment}`);
     const order = ((await (await fetch(`${server.url}/events/${id}/draw`)).json()) as { order: string[] }).order;
     expect(output).toContain('Entrants:    4');

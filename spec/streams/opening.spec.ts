@@ -4,7 +4,7 @@ import { opening, shareOf } from '../../streams/rules/opening';
 import { newScheduler } from './helpers';
 
 describe('opening', () => {
-  it('should take a visitor\'s share from the FNV-1a hash of the uuid', () => {
+  it("should take a visitor's share from the FNV-1a hash of the uuid", () => {
     // FNV-1a's published 32-bit vectors: "" → 0x811c9dc5, "a" → 0xe40c292c, "foobar" → 0xbf9cf968.
     expect(shareOf('')).toBe(0x811c9dc5 / 2 ** 32);
     expect(shareOf('a')).toBe(0xe40c292c / 2 ** 32);
@@ -13,7 +13,7 @@ describe('opening', () => {
 
   it('should spread the uuids a server issues evenly, so that a pre-queue asks at an even pace', () => {
     const tenths = new Array<number>(10).fill(0);
-    for (let i = 0; i < 20_000; i++) tenths[Math.floor(shareOf(randomUUID()) * 10)]!++;
+    for (let i = 0; i < 20_000; i++) tenths[Math.floor(shareOf(randomUUID()) * 10)]++;
     // 2,000 a tenth on average; the binomial spread is about 42.
     for (const count of tenths) expect(Math.abs(count - 2000)).toBeLessThan(250);
   });

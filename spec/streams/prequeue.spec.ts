@@ -37,7 +37,7 @@ describe('pre-queue', () => {
     });
   });
 
-  it('should ask for the position within the opening\'s spread, at the visitor\'s own moment, then show it', () => {
+  it("should ask for the position within the opening's spread, at the visitor's own moment, then show it", () => {
     const scheduler = newScheduler();
     scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const state$ = hot('      -c', STATES);

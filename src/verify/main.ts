@@ -7,6 +7,8 @@ const texts = pickVerifyTexts(navigator.language);
 document.documentElement.lang = texts.lang;
 document.title = texts.title;
 const request = verifyRequestOf(location);
-void checkDraw(request, (url) => fetch(url, { headers: { accept: 'application/json' } }), (outcome) =>
-  renderOutcome(root, outcome, request, texts, location.origin),
+void checkDraw(
+  request,
+  (url) => fetch(url, { headers: { accept: 'application/json' } }),
+  (outcome) => renderOutcome(root, outcome, request, texts, location.origin),
 );

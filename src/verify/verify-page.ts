@@ -78,6 +78,13 @@ export function renderOutcome(root: HTMLElement, outcome: VerifyOutcome, request
   if (record.seed) fact(texts.seed, record.seed);
   if (outcome.kind == 'checked' && outcome.verdict.ticket) fact(texts.ticket, outcome.verdict.ticket);
   section.append(facts, element('p', texts.proves, 'wr-hint'), element('p', texts.cannot, 'wr-hint'));
-  section.append(element('p', texts.command, 'wr-hint'), element('code', `npx waiting-room verify-draw '${origin}${EVENT_ROUTES.verify.replace('{id}', encodeURIComponent(request.event))}${request.uuid ? `#uuid=${request.uuid}` : ''}'`, 'wr-command'));
+  section.append(
+    element('p', texts.command, 'wr-hint'),
+    element(
+      'code',
+      `npx waiting-room verify-draw '${origin}${EVENT_ROUTES.verify.replace('{id}', encodeURIComponent(request.event))}${request.uuid ? `#uuid=${request.uuid}` : ''}'`,
+      'wr-command',
+    ),
+  );
   root.replaceChildren(section);
 }

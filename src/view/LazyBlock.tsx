@@ -17,7 +17,10 @@ export function LazyBlock<A extends unknown[]>({ load, args }: Props<A>) {
   const [view, setView] = useState<{ readonly render: LazyView<A> }>();
   useEffect(() => {
     let shown = true;
-    load().then((render) => shown && setView({ render }), () => undefined);
+    load().then(
+      (render) => shown && setView({ render }),
+      () => undefined,
+    );
     return () => {
       shown = false;
     };

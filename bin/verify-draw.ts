@@ -56,6 +56,6 @@ export async function verifyDrawAt(address: string, options: { uuid?: string; co
     return 0;
   }
   out('The draw does NOT check out:');
-  for (const problem of verdict.problems) out(`  - ${problem}`);
+  for (const problem of verdict.problems) out(`  - ${problem.message}`);
   return 1;
 }

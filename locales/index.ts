@@ -66,7 +66,7 @@ export const LOCALES = Object.keys(CATALOGUES) as Locale[];
  * Namespaces only the server writes (error pages, the waiting page's HTML): left out of the
  * page config. Every other namespace goes to the page and to any client that reads the config.
  */
-export const SERVER_ONLY_NAMESPACES: readonly string[] = ['error', 'html'];
+export const SERVER_ONLY_NAMESPACES: readonly string[] = ['error', 'html', 'verify'];
 
 /** The messages of `messages` that a page gets: all but the server's own namespaces. */
 export function clientMessages(messages: Messages): Messages {

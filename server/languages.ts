@@ -20,6 +20,8 @@ export interface ServedLanguage {
   readonly dir: 'ltr' | 'rtl';
   /** Every message of the locale, a site's overrides applied. */
   readonly t: Translate;
+  /** The same messages as they are, for a page the server writes that translates on its own (the verify page). */
+  readonly messages: Messages;
   /** What a page config carries: the messages a page shows, and the languages it may switch to. */
   readonly json: LanguageJson;
 }
@@ -59,7 +61,7 @@ export function createLanguages(settings: LanguageSettings): Languages {
   for (const locale of LOCALES) {
     const { dir } = CATALOGUES[locale];
     const messages: Messages = { ...CATALOGUES[locale].messages, ...settings.overrides[locale] };
-    served.set(locale, { locale, dir, t: translator(locale, messages), json: { locale, dir, messages: clientMessages(messages), choices } });
+    served.set(locale, { locale, dir, t: translator(locale, messages), messages, json: { locale, dir, messages: clientMessages(messages), choices } });
   }
   const get = (locale: Locale) => served.get(locale) as ServedLanguage;
   const find = (tag: string) => byLowerCase.get(tag.toLowerCase());

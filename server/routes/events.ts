@@ -6,6 +6,7 @@ import { EventError, MAX_LIMIT, QUEUEING_METHODS, readEventFields, type EventFie
 import type { DrawAnswer } from '../events/schedule';
 import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
 import { builtPage } from './built-page';
+import { verifyPageWriter } from '../verify-page';
 import type { Room, Rooms } from '../rooms';
 
 export interface EventRouteOptions {
@@ -221,6 +222,7 @@ const VERIFY_HEADERS = {
 export async function drawRoutes(app: FastifyInstance, options: DrawRouteOptions): Promise<void> {
   const { rooms } = options;
   const page = builtPage(options.verifyPage, 'verify_page_not_built', 'The verify page');
+  const inLanguage = verifyPageWriter();
 
   const drawOf = async (id: string): Promise<DrawAnswer> => {
     for (const room of rooms.all) {
@@ -277,10 +279,11 @@ export async function drawRoutes(app: FastifyInstance, options: DrawRouteOptions
   app.get(
     EVENT_ROUTES.verify.replace('{id}', ':id'),
     { schema: { summary: "The page that verifies an event's draw in the browser (HTML)", tags: ['waiting page'], params: ID_PARAMS } },
-    async (_request, reply) =>
-      reply
-        .headers(VERIFY_HEADERS)
-        .type('text/html; charset=utf-8')
-        .send(await page()),
+    async (request, reply) => {
+      const html = await page();
+      // In the visitor's language, chosen as for every page: their pick, else their browser's.
+      const language = app.languages.choose({ headers: request.headers });
+      return reply.headers(VERIFY_HEADERS).header('vary', 'Accept-Language, Cookie').type('text/html; charset=utf-8').send(inLanguage(html, language));
+    },
   );
 }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { translator } from '@waiting-room/streams/contract';
+import { CATALOGUES } from '../../locales';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../support/browser';
 import { eventually } from '../support/eventually';
@@ -19,14 +21,17 @@ describe('drop day: a pre-queue drawn at the opening', () => {
   let server: WaitingRoomServer;
   const visitors: Visitor[] = [];
 
+  let opensAt = 0;
+
   beforeAll(async () => {
     browser = await launchBrowser();
     const now = Date.now();
+    opensAt = now + PREQUEUE_MS;
     const event = {
       id: 'e2e-drop',
       name: 'Spring drop',
       prequeueStartTime: new Date(now - 1000).toISOString(),
-      eventStartTime: new Date(now + PREQUEUE_MS).toISOString(),
+      eventStartTime: new Date(opensAt).toISOString(),
       eventEndTime: new Date(now + 3_600_000).toISOString(),
       shuffleAtEventStart: true,
     };
@@ -46,20 +51,41 @@ describe('drop day: a pre-queue drawn at the opening', () => {
     await browser?.close();
   }, 30_000);
 
-  test('counts down to the opening, then shows each page its rank in the draw, which the verify page confirms', async () => {
-    for (let i = 0; i < 3; i++) {
-      const visitor = await openVisitor(browser, server.url);
+  test('counts down to the opening, then shows each page its rank in the draw, which the verify page confirms, in each visitor\'s language and time zone', async () => {
+    // Two visitors in English in New York, one in Japanese in Tokyo.
+    const where = [
+      { locale: 'en-US', timezoneId: 'America/New_York' },
+      { locale: 'en-US', timezoneId: 'America/New_York' },
+      { locale: 'ja-JP', timezoneId: 'Asia/Tokyo' },
+    ];
+    for (const [i, options] of where.entries()) {
+      const visitor = await openVisitor(browser, server.url, options);
       visitors.push(visitor);
       await visitor.page.goto(server.at(`/checkout?item=${i}`));
     }
+    const textsOf = (i: number) => (where[i].locale == 'ja-JP' ? { lang: 'ja', t: translator('ja', CATALOGUES.ja.messages) } : { lang: 'en', t: translator('en', CATALOGUES.en.messages) });
     const uuids: string[] = [];
-    for (const visitor of visitors) {
+    for (const [i, visitor] of visitors.entries()) {
+      const { lang, t } = textsOf(i);
       const countdown = visitor.page.locator('.wr-prequeue .wr-countdown');
       await countdown.waitFor({ timeout: 10_000 });
-      expect(await countdown.textContent()).toMatch(/^Opens in \d+ s$/);
+      // "Opens in 12 sec", "開始まで12 秒": the language's words, then the time left.
+      const shown = (await countdown.textContent()) ?? '';
+      expect(shown.startsWith(t('event.opensIn', { left: '' }))).toBe(true);
+      expect(shown).toMatch(/\d/);
       const text = await visitor.page.locator('.wr-prequeue').textContent();
-      expect(text).toContain('arriving earlier gives no advantage');
-      expect(text).toMatch(/The sale opens on .+\./);
+      expect(text).toContain(t('event.noAdvantage'));
+      // The opening in the visitor's own time zone, named.
+      const when = new Intl.DateTimeFormat(lang, {
+        year: 'numeric',
+        month: 'long',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: '2-digit',
+        timeZoneName: 'short',
+        timeZone: where[i].timezoneId,
+      }).format(opensAt);
+      expect(text).toContain(t('event.opensAt', { time: when }));
       expect(await visitor.position()).toBeNull();
       uuids.push(await visitor.page.evaluate(() => JSON.parse(document.getElementById('waiting-room-config')!.textContent).queue.uuid as string));
     }
@@ -76,10 +102,12 @@ describe('drop day: a pre-queue drawn at the opening', () => {
     expect(positions).toEqual(uuids.map((uuid) => draw.order.indexOf(sha256(uuid)) + 1));
 
     for (const [i, visitor] of visitors.entries()) {
-      const [verifier] = await Promise.all([visitor.context.waitForEvent('page'), visitor.page.getByRole('link', { name: 'Verify the draw' }).click()]);
+      const { t } = textsOf(i);
+      const [verifier] = await Promise.all([visitor.context.waitForEvent('page'), visitor.page.getByRole('link', { name: t('event.verify') }).click()]);
       await verifier.locator('.wr-verified').waitFor({ timeout: 10_000 });
-      expect(await verifier.locator('.wr-verified').textContent()).toBe('The draw checks out.');
-      expect(await verifier.locator('.wr-rank').textContent()).toBe(`Your ticket was drawn ${positions[i]} of 3.`);
+      expect(await verifier.locator('html').getAttribute('lang')).toBe(where[i].locale == 'ja-JP' ? 'ja' : 'en');
+      expect(await verifier.locator('.wr-verified').textContent()).toBe(t('verify.ok'));
+      expect(await verifier.locator('.wr-rank').textContent()).toBe(t('verify.rank', { rank: positions[i]!, entrants: 3 }));
       await verifier.close();
     }
   }, 60_000);

@@ -5,7 +5,7 @@ import { EVENT_ROUTES, type EventFacts } from '@waiting-room/streams/contract';
 import { WaitingRoom } from '../../src/view/WaitingRoom';
 import { eventView, timeLeft, verifyAddress } from '../../src/view/event-view';
 import { lostPlaceView } from '../../src/view/lost-place';
-import { ENGLISH, FRENCH } from '../../src/view/texts';
+import { ENGLISH, FRENCH, textsFor } from './fakes/texts';
 import { settle } from './fakes/fake-fetch';
 
 const NOW = Date.UTC(2030, 4, 1, 9, 55, 55);
@@ -46,9 +46,11 @@ describe("view: a scheduled event's pre-queue (beyond the specification)", () =>
     const block = document.querySelector('.wr-prequeue')!;
     expect(block.querySelector('h1')?.textContent).toBe('You are in');
     expect(block.textContent).toContain('Spring drop');
-    const when = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeStyle: 'short' }).format(OPENS_AT);
+    // In the visitor's time zone (the test's, the browser's own), named.
+    const when = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(OPENS_AT);
     expect(block.textContent).toContain(`The sale opens on ${when}.`);
-    expect(screen.getByRole('timer').textContent).toBe('Opens in 4 min 05 s');
+    expect(when).toMatch(/2030.*\b[A-Z]{2,5}\b|GMT/);
+    expect(screen.getByRole('timer').textContent).toBe('Opens in 4 min 5 sec');
     expect(block.textContent).toContain('arriving earlier gives no advantage');
     expect(block.querySelector('.wr-commitment code')?.textContent).toBe(COMMITMENT);
     // No position yet: neither a waiting block nor a position in the tab title.
@@ -58,14 +60,14 @@ describe("view: a scheduled event's pre-queue (beyond the specification)", () =>
 
   it('should count down on each status the page gives it (every second), then say the order is being drawn once the opening has passed', async () => {
     const { status$ } = await show(inPrequeue(NOW + 3000));
-    expect(screen.getByRole('timer').textContent).toBe('Opens in 3 s');
+    expect(screen.getByRole('timer').textContent).toBe('Opens in 3 sec');
     // The start-up code gives the view the status again every second in a pre-queue.
     const again = async (ms: number) => {
       await tick(ms);
       act(() => status$.next(inPrequeue(NOW + 3000)));
     };
     await again(1000);
-    expect(screen.getByRole('timer').textContent).toBe('Opens in 2 s');
+    expect(screen.getByRole('timer').textContent).toBe('Opens in 2 sec');
     await again(2000);
     expect(screen.getByRole('timer').textContent).toBe('The sale is open: drawing the order…');
   });
@@ -73,7 +75,8 @@ describe("view: a scheduled event's pre-queue (beyond the specification)", () =>
   it('should say places are kept in order of arrival when the pre-queue is not shuffled, in French too', async () => {
     await show(inPrequeue(), { ...DROP, shuffle: false, commitment: null }, FRENCH);
     const block = document.querySelector('.wr-prequeue')!;
-    expect(block.querySelector('h1')?.textContent).toBe('Vous êtes dans la file');
+    expect(block.querySelector('h1')?.textContent).toBe('Vous êtes inscrit');
+    expect(screen.getByRole('timer').textContent).toBe(`Ouverture dans ${timeLeft('fr', 245_000)}`);
     expect(block.textContent).toContain('Les places sont gardées dans l’ordre d’arrivée.');
     expect(block.textContent).not.toContain('tirage');
     expect(block.querySelector('.wr-commitment')).toBeNull();
@@ -105,14 +108,28 @@ describe("view: a scheduled event's pre-queue (beyond the specification)", () =>
 
 describe('event view helpers', () => {
   it.each([
-    [0, '0 s'],
-    [999, '1 s'],
-    [65_000, '1 min 05 s'],
-    [3_599_000, '59 min 59 s'],
-    [3_900_000, '1 h 05 min'],
-    [-5, '0 s'],
-  ])('should write %i ms left as "%s"', (ms, text) => {
-    expect(timeLeft(ms)).toBe(text);
+    [0, '0 sec'],
+    [999, '1 sec'],
+    [60_000, '1 min'],
+    [65_000, '1 min 5 sec'],
+    [3_599_000, '59 min 59 sec'],
+    [3_900_000, '1 hr 5 min'],
+    [90_000_000, '1 day 1 hr'],
+    [-5, '0 sec'],
+  ])('should write %i ms left as "%s", to the second, with the language\'s own units', (ms, text) => {
+    expect(timeLeft('en', ms)).toBe(text);
+  });
+
+  it('should write the time left in every language of the catalogue, with its own unit names', () => {
+    const unit = (lang: string, name: string, amount: number) => new Intl.NumberFormat(lang, { style: 'unit', unit: name, unitDisplay: 'short' }).format(amount);
+    for (const lang of ['fr', 'de', 'ja', 'ru', 'he']) {
+      const left = timeLeft(lang, 3_900_000);
+      expect(left).toContain(unit(lang, 'hour', 1));
+      expect(left).toContain(unit(lang, 'minute', 5));
+      expect(left).not.toContain('hr');
+    }
+    const arabic = textsFor('ar');
+    expect(arabic.t('event.opensIn', { left: timeLeft(arabic.lang, 9_000) })).toBe('يبدأ خلال 9 ث');
   });
 
   it("should link to the contract's verify route, with the uuid and the commitment in the fragment no server sees", () => {

@@ -1,5 +1,6 @@
 import type { DrawRecord } from '@waiting-room/streams/contract';
-import { ENGLISH, FRENCH, pickVerifyTexts } from '../../src/verify/texts';
+import { CATALOGUES, type Locale } from '../../locales';
+import { LANGUAGE_ELEMENT_ID, readVerifyTexts, verifyTextsOf } from '../../src/verify/texts';
 import { checkDraw, renderOutcome, verifyRequestOf, type VerifyOutcome } from '../../src/verify/verify-page';
 
 const RECORD: DrawRecord = {
@@ -10,6 +11,10 @@ const RECORD: DrawRecord = {
   seed: 'ef'.repeat(32),
   order: ['01'.repeat(32), '02'.repeat(32), '03'.repeat(32)],
 };
+/** The verify page's texts as the server writes them in the page (server/verify-page.ts). */
+const textsIn = (locale: Locale) => verifyTextsOf({ locale, dir: CATALOGUES[locale].dir, messages: CATALOGUES[locale].messages });
+const ENGLISH = textsIn('en');
+const FRENCH = textsIn('fr');
 const answer = (status: number, body: unknown) => async () => ({ ok: status == 200, status, json: async () => body }) as Response;
 
 describe('verify page', () => {
@@ -56,14 +61,37 @@ describe('verify page', () => {
     expect(root.querySelector('.wr-command')?.textContent).toBe("npx waiting-room verify-draw 'https://shop.example/events/drop-1/verify#uuid=u-1'");
   });
 
-  it('should list the problems of a draw that does not check out, in French too', () => {
+  it('should list the problems of a draw that does not check out, each in the visitor\'s language', () => {
     const root = document.createElement('main');
-    const verdict = { ok: false, problems: ['SHA-256 of the seed is not the commitment'], entrants: 3, ticket: null, rank: null };
+    const verdict = {
+      ok: false,
+      problems: [
+        { code: 'seed_not_committed', message: 'SHA-256 of the seed is not the commitment', values: {} },
+        { code: 'entrants_mismatch', message: '4 entrants are announced, the order has 3', values: { entrants: 1234, order: 3 } },
+      ] as const,
+      entrants: 3,
+      ticket: null,
+      rank: null,
+    };
     renderOutcome(root, { kind: 'checked', record: RECORD, verdict }, { event: 'drop-1' }, FRENCH, 'https://shop.example');
     expect(root.querySelector('.wr-refuted')?.textContent).toBe('Le tirage ne se vérifie pas :');
-    expect([...root.querySelectorAll('.wr-problems li')].map((li) => li.textContent)).toEqual(['SHA-256 of the seed is not the commitment']);
+    expect([...root.querySelectorAll('.wr-problems li')].map((li) => li.textContent)).toEqual([
+      'Le SHA-256 de la graine n’est pas l’engagement.',
+      'Participants annoncés : 1\u202f234 ; tickets dans l’ordre : 3.',
+    ]);
     expect(root.textContent).toContain('Ouvrez cette page depuis votre page d’attente');
-    expect(pickVerifyTexts('fr-CA')).toBe(FRENCH);
-    expect(pickVerifyTexts('de')).toBe(ENGLISH);
+    const arabic = document.createElement('main');
+    renderOutcome(arabic, { kind: 'checked', record: RECORD, verdict }, { event: 'drop-1' }, textsIn('ar'), 'https://shop.example');
+    expect(arabic.querySelector('h1')?.textContent).toBe(CATALOGUES.ar.messages['verify.title']);
+  });
+
+  it('should read the language the server wrote in the page, and show keys rather than break without one', () => {
+    document.body.innerHTML = `<script id="${LANGUAGE_ELEMENT_ID}" type="application/json">${JSON.stringify({ locale: 'de', dir: 'ltr', messages: { 'verify.title': 'Auslosung prüfen' } })}</script>`;
+    const texts = readVerifyTexts(document);
+    expect(texts.lang).toBe('de');
+    expect(texts.t('verify.title')).toBe('Auslosung prüfen');
+    document.body.innerHTML = `<script id="${LANGUAGE_ELEMENT_ID}" type="application/json">{not json</script>`;
+    expect(readVerifyTexts(document).t('verify.title')).toBe('verify.title');
+    document.body.innerHTML = '';
   });
 });

@@ -81,13 +81,17 @@ describe('the draw', () => {
     ])('should refuse %s', async (_what, change, problem) => {
       const verdict = await verifyDraw(change(record()));
       expect(verdict.ok).toBe(false);
-      expect(verdict.problems.join('\n')).toMatch(problem);
+      expect(verdict.problems.map((each) => each.message).join('\n')).toMatch(problem);
     });
 
     it('should refuse a commitment other than the one seen before the opening, and a uuid not drawn', async () => {
       const verdict = await verifyDraw(record(), { commitment: 'ab'.repeat(32), uuid: '00000000-0000-4000-8000-000000000009' });
       expect(verdict).toMatchObject({ ok: false, rank: null });
-      expect(verdict.problems).toEqual([expect.stringMatching(/not the one seen before the opening/), expect.stringMatching(/is not in the draw/)]);
+      const ticket = ticketOf('00000000-0000-4000-8000-000000000009');
+      expect(verdict.problems).toEqual([
+        { code: 'commitment_changed', message: expect.stringMatching(/not the one seen before the opening/), values: { commitment: 'ab'.repeat(32) } },
+        { code: 'ticket_missing', message: `your ticket ${ticket} is not in the draw`, values: { ticket } },
+      ]);
     });
   });
 });

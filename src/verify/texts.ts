@@ -1,64 +1,32 @@
-/** The verify page's texts, in English and French (by the browser's language, as the waiting page). */
+import { translator, type LanguageJson, type MessageValues } from '@waiting-room/streams/contract';
+import type { MessageKey } from '../i18n/texts';
+
+/**
+ * The element the server writes the visitor's language in (`server/verify-page.ts` names it
+ * alike): the catalogue's `verify.*` messages, in the language chosen as for every page.
+ */
+export const LANGUAGE_ELEMENT_ID = 'verify-language';
+
+/** The verify page's texts in one language, written with the contract's translator. */
 export interface VerifyTexts {
   readonly lang: string;
-  readonly title: string;
-  readonly checking: (entrants: number) => string;
-  readonly ok: string;
-  readonly failed: string;
-  readonly pending: string;
-  readonly unavailable: (status: number) => string;
-  readonly rank: (rank: number, entrants: number) => string;
-  readonly noUuid: string;
-  readonly commitment: string;
-  readonly seed: string;
-  readonly entrants: string;
-  readonly ticket: string;
-  readonly proves: string;
-  readonly cannot: string;
-  readonly command: string;
+  readonly dir: 'ltr' | 'rtl';
+  readonly t: (key: MessageKey, values?: MessageValues) => string;
 }
 
-export const ENGLISH: VerifyTexts = {
-  lang: 'en',
-  title: 'Verify the draw',
-  checking: (entrants) => `Checking the draw of ${entrants} entrants in your browser…`,
-  ok: 'The draw checks out.',
-  failed: 'The draw does not check out:',
-  pending: 'The draw is not done yet: its seed is revealed at the opening. Keep the commitment below to check it then.',
-  unavailable: (status) => `The draw could not be read (answer ${status}).`,
-  rank: (rank, entrants) => `Your ticket was drawn ${rank} of ${entrants}.`,
-  noUuid: 'Open this page from your waiting page to see your own rank.',
-  commitment: 'Commitment (SHA-256 of the seed, published before anyone entered)',
-  seed: 'Seed (revealed at the opening)',
-  entrants: 'Entrants',
-  ticket: 'Your ticket (SHA-256 of your place’s id)',
-  proves:
-    'Checked here, with your browser’s own cryptography: the seed is the one committed to before the pre-queue began, and the order is every ticket sorted by HMAC-SHA256 of that seed. So nobody could choose the order, and arriving at any particular moment gave nobody an advantage.',
-  cannot: 'What it cannot show: that the operator added no entrants of their own. The count of entrants was public throughout.',
-  command: 'The same check from a terminal:',
-};
+export const verifyTextsOf = ({ locale, dir, messages }: LanguageJson): VerifyTexts => ({ lang: locale, dir, t: translator(locale, messages) });
 
-export const FRENCH: VerifyTexts = {
-  lang: 'fr',
-  title: 'Vérifier le tirage',
-  checking: (entrants) => `Vérification du tirage de ${entrants} participants dans votre navigateur…`,
-  ok: 'Le tirage est vérifié.',
-  failed: 'Le tirage ne se vérifie pas :',
-  pending: 'Le tirage n’a pas encore eu lieu : sa graine est révélée à l’ouverture. Gardez l’engagement ci-dessous pour le vérifier alors.',
-  unavailable: (status) => `Le tirage n’a pas pu être lu (réponse ${status}).`,
-  rank: (rank, entrants) => `Votre ticket a été tiré ${rank}e sur ${entrants}.`,
-  noUuid: 'Ouvrez cette page depuis votre page d’attente pour voir votre propre rang.',
-  commitment: 'Engagement (SHA-256 de la graine, publié avant toute entrée)',
-  seed: 'Graine (révélée à l’ouverture)',
-  entrants: 'Participants',
-  ticket: 'Votre ticket (SHA-256 de l’identifiant de votre place)',
-  proves:
-    'Vérifié ici, avec la cryptographie de votre navigateur : la graine est celle engagée avant le début de la pré-file, et l’ordre est celui de tous les tickets triés par HMAC-SHA256 de cette graine. Personne n’a donc pu choisir l’ordre, et arriver à un moment plutôt qu’à un autre n’a avantagé personne.',
-  cannot: 'Ce qu’elle ne peut pas montrer : que l’opérateur n’a ajouté aucun participant à lui. Le nombre de participants était public tout du long.',
-  command: 'La même vérification dans un terminal :',
-};
-
-/** French for any `fr` language tag, English otherwise. */
-export function pickVerifyTexts(language: string | undefined): VerifyTexts {
-  return /^fr\b/i.test(language ?? '') ? FRENCH : ENGLISH;
+/**
+ * The language the server wrote in the page. Without one (a page served as a plain file), the
+ * keys show as they are: nothing breaks, and the check itself needs no text.
+ */
+export function readVerifyTexts(doc: Document): VerifyTexts {
+  let language: Partial<LanguageJson> | null = null;
+  try {
+    language = JSON.parse(doc.getElementById(LANGUAGE_ELEMENT_ID)?.textContent ?? 'null') as Partial<LanguageJson> | null;
+  } catch {
+    // Shown by its keys below.
+  }
+  const sound = typeof language?.locale == 'string' && typeof language.messages == 'object' && language.messages !== null;
+  return verifyTextsOf(sound ? (language as LanguageJson) : { locale: doc.documentElement.lang || 'en', dir: 'ltr', messages: {} });
 }

@@ -50,36 +50,37 @@ export function renderOutcome(root: HTMLElement, outcome: VerifyOutcome, request
   };
   const section = element('section', undefined, 'wr-block wr-verify-page');
   section.setAttribute('role', 'status');
-  section.append(element('h1', texts.title));
+  const { t } = texts;
+  section.append(element('h1', t('verify.title')));
   if (outcome.kind == 'unavailable') {
-    section.append(element('p', texts.unavailable(outcome.status)));
+    section.append(element('p', t('verify.unavailable', { status: String(outcome.status) })));
     root.replaceChildren(section);
     return;
   }
   const { record } = outcome;
   if (record.name) section.append(element('p', record.name));
-  if (outcome.kind == 'pending') section.append(element('p', texts.pending));
-  if (outcome.kind == 'checking') section.append(element('p', texts.checking(record.entrants)));
+  if (outcome.kind == 'pending') section.append(element('p', t('verify.pending')));
+  if (outcome.kind == 'checking') section.append(element('p', t('verify.checking')));
   if (outcome.kind == 'checked') {
     const { verdict } = outcome;
-    section.append(element('p', verdict.ok ? texts.ok : texts.failed, verdict.ok ? 'wr-verified' : 'wr-refuted'));
+    section.append(element('p', t(verdict.ok ? 'verify.ok' : 'verify.failed'), verdict.ok ? 'wr-verified' : 'wr-refuted'));
     if (!verdict.ok) {
       const list = element('ul', undefined, 'wr-problems');
-      for (const problem of verdict.problems) list.append(element('li', problem));
+      for (const { code, values } of verdict.problems) list.append(element('li', t(`verify.problem.${code}`, values)));
       section.append(list);
     }
-    if (verdict.rank !== null) section.append(element('p', texts.rank(verdict.rank, verdict.entrants), 'wr-rank'));
-    else if (!request.uuid) section.append(element('p', texts.noUuid, 'wr-hint'));
+    if (verdict.rank !== null) section.append(element('p', t('verify.rank', { rank: verdict.rank, entrants: verdict.entrants }), 'wr-rank'));
+    else if (!request.uuid) section.append(element('p', t('verify.noUuid'), 'wr-hint'));
   }
   const facts = element('dl', undefined, 'wr-facts');
   const fact = (term: string, value: string) => facts.append(element('dt', term), element('dd', value));
-  fact(texts.entrants, String(record.entrants));
-  fact(texts.commitment, record.commitment);
-  if (record.seed) fact(texts.seed, record.seed);
-  if (outcome.kind == 'checked' && outcome.verdict.ticket) fact(texts.ticket, outcome.verdict.ticket);
-  section.append(facts, element('p', texts.proves, 'wr-hint'), element('p', texts.cannot, 'wr-hint'));
+  fact(t('verify.entrants'), new Intl.NumberFormat(texts.lang).format(record.entrants));
+  fact(t('verify.commitment'), record.commitment);
+  if (record.seed) fact(t('verify.seed'), record.seed);
+  if (outcome.kind == 'checked' && outcome.verdict.ticket) fact(t('verify.ticket'), outcome.verdict.ticket);
+  section.append(facts, element('p', t('verify.proves'), 'wr-hint'), element('p', t('verify.cannot'), 'wr-hint'));
   section.append(
-    element('p', texts.command, 'wr-hint'),
+    element('p', t('verify.command'), 'wr-hint'),
     element(
       'code',
       `npx waiting-room verify-draw '${origin}${EVENT_ROUTES.verify.replace('{id}', encodeURIComponent(request.event))}${request.uuid ? `#uuid=${request.uuid}` : ''}'`,

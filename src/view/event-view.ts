@@ -16,13 +16,51 @@ export type EventMoment = { readonly phase: 'prequeue'; readonly opensAt: number
 /** Builds the event's part of the page; the type of `eventView`. Null when there is nothing to show. */
 export type EventView = (h: typeof createElement, texts: Texts, event: EventFacts, moment: EventMoment, uuid: string) => ReactElement | null;
 
-/** `ms` as the time left, in the visitor's language: "1 h 5 min", "4 min 5 s", "9 s" in English. */
-export function timeLeft({ t }: Texts, ms: number): string {
-  const seconds = Math.max(0, Math.ceil(ms / 1000));
-  const [hours, minutes] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60];
-  if (hours > 0) return t('event.leftHours', { hours, minutes });
-  return minutes > 0 ? t('event.leftMinutes', { minutes, seconds: seconds % 60 }) : t('event.leftSeconds', { seconds });
+/** The units of a countdown, largest first, in seconds. */
+const UNITS = [
+  ['day', 86_400],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+] as const;
+
+/** Intl formatters take a while to build on a slow phone: one set per language, not one a second. */
+const formats = new Map<string, { readonly units: Intl.NumberFormat[]; readonly list: Intl.ListFormat; readonly when: Intl.DateTimeFormat }>();
+
+function formatsOf(lang: string) {
+  let found = formats.get(lang);
+  if (!found) {
+    found = {
+      units: UNITS.map(([unit]) => new Intl.NumberFormat(lang, { style: 'unit', unit, unitDisplay: 'short' })),
+      list: new Intl.ListFormat(lang, { type: 'unit', style: 'narrow' }),
+      // The visitor's own time zone (the browser's), named, so that nobody misreads the hour.
+      when: new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }),
+    };
+    formats.set(lang, found);
+  }
+  return found;
 }
+
+/**
+ * `ms` as the time left, in the visitor's language and its own unit names, to the second: its
+ * largest unit and the next ("1 hr, 5 min", "4 min 5 sec", "9 sec" in English; "1 h et 5 min" in French).
+ */
+export function timeLeft(lang: string, ms: number): string {
+  let left = Math.max(0, Math.ceil(ms / 1000));
+  const amounts = UNITS.map(([, seconds]) => {
+    const amount = Math.floor(left / seconds);
+    left -= amount * seconds;
+    return amount;
+  });
+  const first = amounts.findIndex((amount) => amount > 0);
+  const largest = first < 0 ? UNITS.length - 1 : first;
+  const { units, list } = formatsOf(lang);
+  const shown = [largest, largest + 1].filter((i) => i < UNITS.length && (i == largest || amounts[i] > 0));
+  return list.format(shown.map((i) => units[i].format(amounts[i])));
+}
+
+/** When the sale opens, as a date and time in the visitor's language and time zone. */
+export const openingTime = (lang: string, opensAt: number): string => formatsOf(lang).when.format(opensAt);
 
 /**
  * The address of the page that verifies the draw, for this visitor: the uuid and the commitment
@@ -48,17 +86,16 @@ export const eventView: EventView = (h, texts, event, moment, uuid) => {
       : null;
   }
   const left = moment.opensAt - moment.now;
-  const when = new Intl.DateTimeFormat(texts.lang, { dateStyle: 'long', timeStyle: 'short' }).format(moment.opensAt);
   return h(
     'section',
     { className: 'wr-block wr-event wr-prequeue', role: 'status' },
     h('h1', null, t('event.heading')),
     h('p', null, event.name),
-    h('p', { className: 'wr-opens' }, t('event.opensAt', { time: when })),
+    h('p', { className: 'wr-opens' }, t('event.opensAt', { time: openingTime(texts.lang, moment.opensAt) })),
     h(
       'p',
       { className: 'wr-countdown', role: 'timer', 'aria-live': 'off' },
-      left > 0 ? t('event.opensIn', { left: timeLeft(texts, left) }) : t(event.shuffle ? 'event.drawing' : 'event.opening'),
+      left > 0 ? t('event.opensIn', { left: timeLeft(texts.lang, left) }) : t(event.shuffle ? 'event.drawing' : 'event.opening'),
     ),
     h('p', null, t('event.inLine')),
     h('p', null, t(event.shuffle ? 'event.noAdvantage' : 'event.inOrder')),

@@ -43,12 +43,37 @@ export interface DrawRecord {
   readonly order?: readonly string[];
 }
 
+/** Why a draw does not check out: a code for a translation, the same in every client. */
+export type DrawProblemCode =
+  | 'bad_commitment'
+  | 'commitment_changed'
+  | 'not_drawn'
+  | 'bad_seed'
+  | 'seed_not_committed'
+  | 'no_order'
+  | 'bad_ticket'
+  | 'ticket_twice'
+  | 'order_not_drawn'
+  | 'entrants_mismatch'
+  | 'ticket_missing';
+
+/**
+ * One check of a draw that failed: its `code`, what it says in English (`message`, for a terminal
+ * or a log), and the facts a translation of it names (`values`: `commitment`, `entrants`,
+ * `order`, `ticket`), like the `{error:{code,message}}` answers of a server.
+ */
+export interface DrawProblem {
+  readonly code: DrawProblemCode;
+  readonly message: string;
+  readonly values: { readonly [name: string]: string | number };
+}
+
 /** What `verifyDraw` found. */
 export interface DrawVerdict {
   /** True when every check passed (and, given a uuid, its ticket is in the draw). */
   readonly ok: boolean;
-  /** Each check that failed, in words. */
-  readonly problems: readonly string[];
+  /** Each check that failed. */
+  readonly problems: readonly DrawProblem[];
   readonly entrants: number;
   /** The ticket of the uuid given, or null. */
   readonly ticket: string | null;
@@ -91,29 +116,30 @@ const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * problem says so.
  */
 export async function verifyDraw(record: unknown, options: { readonly uuid?: string; readonly commitment?: string } = {}): Promise<DrawVerdict> {
-  const problems: string[] = [];
+  const problems: DrawProblem[] = [];
+  const problem = (code: DrawProblemCode, message: string, values: DrawProblem['values'] = {}) => problems.push({ code, message, values });
   const draw = (typeof record == 'object' && record !== null ? record : {}) as Partial<Record<keyof DrawRecord, unknown>>;
   const isDigest = (value: unknown): value is string => typeof value == 'string' && DIGEST_PATTERN.test(value);
   const order = Array.isArray(draw.order) ? draw.order : [];
   const entrants = typeof draw.entrants == 'number' ? draw.entrants : order.length;
   const ticket = options.uuid === undefined ? null : await drawTicket(options.uuid);
   const rank = ticket === null || !order.includes(ticket) ? null : order.indexOf(ticket) + 1;
-  if (!isDigest(draw.commitment)) problems.push('the commitment is not 64 lowercase hex digits');
+  if (!isDigest(draw.commitment)) problem('bad_commitment', 'the commitment is not 64 lowercase hex digits');
   if (options.commitment !== undefined && options.commitment !== draw.commitment) {
-    problems.push(`the commitment published now is not the one seen before the opening (${options.commitment})`);
+    problem('commitment_changed', `the commitment published now is not the one seen before the opening (${options.commitment})`, { commitment: options.commitment });
   }
-  if (draw.seed === undefined) problems.push('the draw is not done yet: there is no seed to check');
-  else if (!isDigest(draw.seed)) problems.push('the seed is not 64 lowercase hex digits');
+  if (draw.seed === undefined) problem('not_drawn', 'the draw is not done yet: there is no seed to check');
+  else if (!isDigest(draw.seed)) problem('bad_seed', 'the seed is not 64 lowercase hex digits');
   else if (isDigest(draw.commitment) && (await drawCommitment(draw.seed)) !== draw.commitment) {
-    problems.push('SHA-256 of the seed is not the commitment');
+    problem('seed_not_committed', 'SHA-256 of the seed is not the commitment');
   }
-  if (draw.seed !== undefined && !Array.isArray(draw.order)) problems.push('the order is missing');
-  else if (!order.every(isDigest)) problems.push('a ticket in the order is not 64 lowercase hex digits');
-  else if (new Set(order).size !== order.length) problems.push('a ticket is in the order twice');
+  if (draw.seed !== undefined && !Array.isArray(draw.order)) problem('no_order', 'the order is missing');
+  else if (!order.every(isDigest)) problem('bad_ticket', 'a ticket in the order is not 64 lowercase hex digits');
+  else if (new Set(order).size !== order.length) problem('ticket_twice', 'a ticket is in the order twice');
   else if (isDigest(draw.seed) && (await drawOrder(draw.seed, order)).some((each, i) => each !== order[i])) {
-    problems.push('the order is not the tickets sorted by HMAC-SHA256 of the seed');
+    problem('order_not_drawn', 'the order is not the tickets sorted by HMAC-SHA256 of the seed');
   }
-  if (Array.isArray(draw.order) && entrants !== order.length) problems.push(`${entrants} entrants are announced, the order has ${order.length}`);
-  if (ticket !== null && rank === null) problems.push(`your ticket ${ticket} is not in the draw`);
+  if (Array.isArray(draw.order) && entrants !== order.length) problem('entrants_mismatch', `${entrants} entrants are announced, the order has ${order.length}`, { entrants, order: order.length });
+  if (ticket !== null && rank === null) problem('ticket_missing', `your ticket ${ticket} is not in the draw`, { ticket });
   return { ok: problems.length == 0, problems, entrants, ticket, rank };
 }

@@ -20,7 +20,18 @@ export {
 } from './page-config.js';
 export { parsePageConfig, type ConfigResult } from './parse-page-config.js';
 export { queueInfoOf, type LineMoved, type QueueInfo, type QueueOpened } from './queue-info.js';
-export { DIGEST_PATTERN, drawCommitment, EVENT_ROUTES, drawOrder, drawTicket, verifyDraw, type DrawRecord, type DrawVerdict } from './draw.js';
+export {
+  DIGEST_PATTERN,
+  drawCommitment,
+  EVENT_ROUTES,
+  drawOrder,
+  drawTicket,
+  verifyDraw,
+  type DrawProblem,
+  type DrawProblemCode,
+  type DrawRecord,
+  type DrawVerdict,
+} from './draw.js';
 export { toSameOriginPath } from './same-origin-path.js';
 export { isUuid, UUID_PATTERN } from './uuid.js';
 export { LANGUAGE_COOKIE, translator, type Message, type MessageValues, type Messages, type PluralCategory, type Translate } from './messages.js';

@@ -128,11 +128,11 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
     language,
     event: root.event
       ? {
-          id: check(isUuid(ev.id), 'event.id', "1 to 100 letters, digits, '-' or '_'", ev.id),
+          id: check(isUuid(ev.id), 'event.id', "1 to 100 letters, digits, '-' or '_'", String(ev.id)),
           name: text(ev.name, 'event.name'),
-          opensAt: check(Date.parse(ev.opensAt) >= 0, 'event.opensAt', 'an ISO 8601 time', Date.parse(ev.opensAt)),
+          opensAt: check(Date.parse(asText(ev.opensAt)) >= 0, 'event.opensAt', 'an ISO 8601 time', Date.parse(asText(ev.opensAt))),
           shuffle: ev.shuffle === true,
-          commitment: ev.commitment || null,
+          commitment: asText(ev.commitment) || null,
         }
       : null,
   };

@@ -145,7 +145,7 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
     const verifying = performance.now();
     const verdict = await verifyDraw(JSON.parse(answer.json), { uuid: uuids[0] });
     const verifyMs = performance.now() - verifying;
-    if (!verdict.ok) throw new Error(`the published draw does not verify: ${verdict.problems.join('; ')}`);
+    if (!verdict.ok) throw new Error(`the published draw does not verify: ${verdict.problems.map((problem) => problem.message).join('; ')}`);
     const round = (value: number) => Math.round(value * 10) / 10;
     return {
       store: kind,

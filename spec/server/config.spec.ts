@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { ConfigError, loadConfig } from '../../server/config';
 
 describe('loadConfig', () => {
@@ -132,8 +134,8 @@ describe('loadConfig', () => {
       events: [{ id: 'spring-drop', room: 'default', name: 'Spring drop', queueingMethod: 'fifo', prequeueStartTime: null }],
       openingPollsPerSecond: 5000,
     });
-    const file = `${require('node:os').tmpdir()}/wr-events-${process.pid}.json`;
-    require('node:fs').writeFileSync(file, JSON.stringify([{ ...drop, id: 'from-file' }]));
+    const file = `${tmpdir()}/wr-events-${process.pid}.json`;
+    writeFileSync(file, JSON.stringify([{ ...drop, id: 'from-file' }]));
     expect(loadConfig({ EVENTS_FILE: file }).events.map((event) => event.id)).toEqual(['from-file']);
     const rooms = JSON.stringify([{ name: 'shop', protect: ['/shop'], events: [drop] }, { name: 'tickets', protect: ['/tickets'] }]);
     const config = loadConfig({ ROOMS: rooms });

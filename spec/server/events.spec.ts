@@ -280,6 +280,21 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       expect((await new Visitor(server.url).get('/checkout')).page).toBeDefined();
     });
 
+    it("should make the event's limits an adaptive room's ceilings while it runs, and give the room's back after", async () => {
+      await start({ ADMISSION: 'adaptive', ORIGIN_LATENCY_TARGET_MS: '200', UPSTREAM_TIMEOUT_MS: '400', ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '6' });
+      await createEvent({ name: 'Busy hour', eventStartTime: at(10), eventEndTime: at(70), activeLimit: 40, releasePerMinute: 120 });
+      const ceilings = async () => ((await call('GET', 'admission')).json as { ceilings: unknown }).ceilings;
+      expect(await ceilings()).toEqual({ releasePerMinute: 6, activeLimit: 2 });
+      await clock.advance(11_000);
+      expect(await ceilings()).toEqual({ releasePerMinute: 120, activeLimit: 40 });
+      // The controller decides below them: never more than the event allows.
+      const { releasePerMinute, activeLimit } = await stats(server);
+      expect(releasePerMinute).toBeLessThanOrEqual(120);
+      expect(activeLimit).toBeLessThanOrEqual(40);
+      await clock.advance(60_000);
+      expect(await ceilings()).toEqual({ releasePerMinute: 6, activeLimit: 2 });
+    });
+
     it('should let everyone through with passthrough, those waiting included', async () => {
       await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' });
       await createEvent({ name: 'Open doors', eventStartTime: at(10), eventEndTime: at(70), queueingMethod: 'passthrough' });

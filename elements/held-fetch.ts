@@ -57,7 +57,7 @@ interface Place {
   readonly order: number;
 }
 
-const sameProgress = (a: Progress, b: Progress) => a.held == b.held && a.status === b.status;
+const sameProgress = (a: Progress, b: Progress) => a.held == b.held && a.status === b.status && a.language === b.language;
 
 /** A promise's way out when `signal` aborts: an error with the signal's reason, as fetch rejects. */
 const aborted = (signal: AbortSignal): Observable<never> =>
@@ -163,7 +163,7 @@ export function createHeldFetch(deps: HeldFetchDeps): HeldFetch {
         if (held == maxWaits) throw new WaitingRoomError('too_many_waits', `Held again after ${maxWaits} turns in line: not sent again`);
         const turn$ = placeIn(answer, order).pipe(
           switchMap((place) => {
-            events.next({ kind: 'held', request: call, uuid: place.config.queue.uuid });
+            events.next({ kind: 'held', request: call, uuid: place.config.queue.uuid, language: place.config.language });
             return turnOf(waitIn(place, pathname + search));
           }),
         );

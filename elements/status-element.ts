@@ -1,7 +1,8 @@
 import { NEVER, type Observable, type Subscription } from 'rxjs';
+import type { LanguageJson } from '@waiting-room/streams/contract';
 import { NOTHING_HELD, type Progress } from './progress';
 import { statusView } from './status-view';
-import { pickTexts } from './texts';
+import { ENGLISH, languageFor, textsOf } from './texts';
 
 /** The element's tag. */
 export const STATUS_TAG = 'waiting-room-status';
@@ -48,9 +49,11 @@ function adoptStyles(root: ShadowRoot): void {
 
 /**
  * `<waiting-room-status>`: the place in line of the requests `heldFetch()` holds — position,
- * estimated wait, when it was last updated, and notices — announced to screen readers, in
- * English or French (the `lang` of the element or its closest ancestor with one, else the
- * browser's). Nothing shows while no request is held. Its `state` attribute says what it shows
+ * estimated wait, when it was last updated, and notices — announced to screen readers, in the
+ * visitor's language: the one the gateway chose and sent with the held answer (its page config's
+ * `language`, any of the catalogue's), else the one of `WaitingRoomStatus.languages` for the `lang`
+ * of the element or its closest ancestor with one (else the browser's): English built in. Its
+ * box takes that language's `lang` and `dir`. Nothing shows while no request is held. Its `state` attribute says what it shows
  * (`idle`, `loading`, `waiting`, `turn`, `lost`, `failed`), for the page's CSS; the parts `box`,
  * `message`, `position`, `estimated` and `notice` can be styled with `::part()`.
  *
@@ -61,6 +64,12 @@ function adoptStyles(root: ShadowRoot): void {
 export class WaitingRoomStatus extends HTMLElement {
   /** What every element follows unless given its own `progress$`. */
   static progress$: Observable<Progress> = NEVER;
+  /**
+   * The languages spoken when a held answer brings none, picked by `lang`; the first (English,
+   * built in) when none fits. A site may add its own: e.g. the gateway's
+   * `GET /queue/language/{locale}` answer, which is one.
+   */
+  static languages: readonly [LanguageJson, ...LanguageJson[]] = [ENGLISH];
   static readonly observedAttributes = ['lang'];
 
   readonly #root: ShadowRoot;
@@ -108,20 +117,25 @@ export class WaitingRoomStatus extends HTMLElement {
   }
 
   #render(): void {
-    const texts = pickTexts(this.closest('[lang]')?.getAttribute('lang') || navigator.language);
+    const language = this.#progress.language ?? languageFor(this.closest('[lang]')?.getAttribute('lang') || navigator.language, WaitingRoomStatus.languages);
+    const texts = textsOf(language);
     const view = statusView(this.#progress, texts);
     this.setAttribute('state', view.state);
+    for (const part of [this.#at('.sr'), this.#at('.box')]) {
+      part.lang = texts.lang;
+      part.dir = texts.dir;
+    }
     this.#show('.sr', view.announcement);
     this.#show('.message', view.message);
     this.#show('.position', view.position);
-    this.#show('.position span', texts.position);
+    this.#show('.position span', texts.t('page.position'));
     this.#show('.position strong', view.position);
     this.#show('.estimated', view.estimated);
     this.#show('.updated', view.updated);
     this.#show('time', view.updated);
     this.#at('time').setAttribute('datetime', view.updatedAt === null ? '' : new Date(view.updatedAt).toISOString());
     this.#show('.notice', view.notice);
-    this.#show('.hint', view.state == 'waiting' ? texts.keepOpen : null);
+    this.#show('.hint', view.state == 'waiting' ? texts.t('element.keepOpen') : null);
   }
 
   #at(selector: string): HTMLElement {

@@ -22,43 +22,41 @@ export interface StatusView {
 
 const nothing = { position: null, estimated: null, updatedAt: null, updated: null, notice: null } as const;
 
-/** A time of day in the visitor's language. */
-const timeOf = (lang: string, epochMs: number) => new Date(epochMs).toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-
 /** Connection states in which the position may be stale (pusher-js's names). */
 const DOWN = ['unavailable', 'failed', 'disconnected'];
 
-/** What to show of `progress`, in `texts`' language: pure, so that each state is tested alone. */
-export function statusView({ held, status }: Progress, texts: Texts): StatusView {
+/** What to show of `progress`, in the language of `texts`: pure, so that each state is tested alone. */
+export function statusView({ held, status }: Pick<Progress, 'held' | 'status'>, { t, count, time }: Texts): StatusView {
   const say = (state: StatusState, message: string, notice: string | null = null): StatusView => ({ state, announcement: message, message, ...nothing, notice });
   if (held == 0) return { state: 'idle', announcement: '', message: '', ...nothing };
   switch (status?.kind) {
     case undefined:
-      return say('loading', texts.loading);
+      return say('loading', t('page.loading'));
     case 'loading':
     case 'waiting': {
-      const notice = DOWN.includes(status.connection) ? texts.connectionLost : status.failedPolls > 0 ? texts.pollFailed : null;
-      if (status.kind == 'loading') return say('loading', texts.loading, notice);
-      const position = new Intl.NumberFormat(texts.lang).format(status.position);
-      const estimated = texts.estimated(Math.round(status.estimated));
+      const notice = DOWN.includes(status.connection) ? t('page.connectionLost') : status.failedPolls > 0 ? t('page.pollFailed') : null;
+      if (status.kind == 'loading') return say('loading', t('page.loading'), notice);
+      const position = count(status.position);
+      const minutes = Math.round(status.estimated);
+      const estimated = minutes < 1 ? t('page.estimatedSoon') : t('page.estimated', { count: minutes });
       return {
         state: 'waiting',
-        announcement: `${texts.position}: ${position}. ${estimated}`,
-        message: texts.heading,
+        announcement: t('element.announce', { position, estimated }),
+        message: t('element.heading'),
         position,
         estimated,
         updatedAt: status.updatedAt,
-        updated: texts.updated(timeOf(texts.lang, status.updatedAt)),
+        updated: t('page.updated', { time: time(status.updatedAt) }),
         notice,
       };
     }
     case 'released':
-      return say('turn', texts.turn);
+      return say('turn', t('element.turn'));
     case 'lost':
     case 'rejoining':
-      return say('lost', texts.lost);
+      return say('lost', t('element.lost'));
     case 'failed':
     case 'leaving':
-      return say('failed', texts.failed);
+      return say('failed', t('element.failed'));
   }
 }

@@ -1,50 +1,89 @@
-/** Every text `<waiting-room-status>` shows, in one language. */
+import { translator, type LanguageJson, type Message, type MessageValues } from '@waiting-room/streams/contract';
+// Named imports only: the bundler keeps these messages of the catalogue and leaves the rest out.
+import {
+  'element.announce' as announce,
+  'element.failed' as failed,
+  'element.heading' as heading,
+  'element.keepOpen' as keepOpen,
+  'element.lost' as lost,
+  'element.turn' as turn,
+  'page.connectionLost' as connectionLost,
+  'page.estimated' as estimated,
+  'page.estimatedSoon' as estimatedSoon,
+  'page.loading' as loading,
+  'page.pollFailed' as pollFailed,
+  'page.position' as position,
+  'page.updated' as updated,
+} from '../locales/en.json';
+
+/**
+ * Every message `<waiting-room-status>` shows, by its key in the catalogue (locales/): its own
+ * (`element.*`) and those it says as the waiting page does (`page.*`).
+ */
+export const ELEMENT_MESSAGES = {
+  'element.announce': announce,
+  'element.failed': failed,
+  'element.heading': heading,
+  'element.keepOpen': keepOpen,
+  'element.lost': lost,
+  'element.turn': turn,
+  'page.connectionLost': connectionLost,
+  'page.estimated': estimated,
+  'page.estimatedSoon': estimatedSoon,
+  'page.loading': loading,
+  'page.pollFailed': pollFailed,
+  'page.position': position,
+  'page.updated': updated,
+} satisfies Record<string, Message>;
+
+export type ElementKey = keyof typeof ELEMENT_MESSAGES;
+
+/**
+ * English, built in: what the element says when no held answer has brought the visitor's language
+ * (a server that sends none, or a `progress$` of the site's own). The other languages come with
+ * the page config, so the bundle carries none of them.
+ */
+export const ENGLISH: LanguageJson = { locale: 'en', dir: 'ltr', messages: ELEMENT_MESSAGES };
+
+/** The element's texts in one language, written with the contract's translator. */
 export interface Texts {
   readonly lang: string;
-  readonly loading: string;
-  readonly heading: string;
-  readonly position: string;
-  readonly estimated: (minutes: number) => string;
-  readonly updated: (time: string) => string;
-  readonly keepOpen: string;
-  readonly connectionLost: string;
-  readonly pollFailed: string;
-  readonly turn: string;
-  readonly lost: string;
-  readonly failed: string;
+  readonly dir: 'ltr' | 'rtl';
+  readonly t: (key: ElementKey, values?: MessageValues) => string;
+  /** A count as the language writes it (12.345 in German). */
+  readonly count: (value: number) => string;
+  /** A time of day as the language writes it. */
+  readonly time: (epochMs: number) => string;
 }
 
-export const ENGLISH: Texts = {
-  lang: 'en',
-  loading: 'Finding your place in line…',
-  heading: 'Your request is waiting in line',
-  position: 'Your position',
-  estimated: (m) => 'Estimated wait: ' + (m < 1 ? 'less than a minute' : `about ${m} minute${m == 1 ? '' : 's'}`),
-  updated: (time) => `Last updated at ${time}`,
-  keepOpen: 'Keep this page open: your request will be sent as soon as it is your turn.',
-  connectionLost: 'Connection lost. Reconnecting… You keep your place in line.',
-  pollFailed: 'Your position could not be refreshed. Retrying…',
-  turn: 'It is your turn! Sending your request…',
-  lost: 'Your place in line was lost. Joining the line again…',
-  failed: 'The waiting room could not keep your place: your request was not sent.',
-};
+const made = new WeakMap<LanguageJson, Texts>();
 
-export const FRENCH: Texts = {
-  lang: 'fr',
-  loading: 'Recherche de votre place dans la file…',
-  heading: 'Votre demande attend dans la file',
-  position: 'Votre position',
-  estimated: (m) => 'Attente estimée : ' + (m < 1 ? "moins d'une minute" : `environ ${m} minute${m > 1 ? 's' : ''}`),
-  updated: (time) => `Dernière mise à jour à ${time}`,
-  keepOpen: 'Gardez cette page ouverte : votre demande sera envoyée dès que ce sera votre tour.',
-  connectionLost: 'Connexion perdue. Reconnexion… Vous gardez votre place dans la file.',
-  pollFailed: "Votre position n'a pas pu être actualisée. Nouvel essai…",
-  turn: "C'est votre tour ! Envoi de votre demande…",
-  lost: 'Votre place dans la file a été perdue. Retour dans la file…',
-  failed: "La salle d'attente n'a pas pu garder votre place : votre demande n'a pas été envoyée.",
-};
+/** The texts of `language`, made once for each (Intl formatters are slow to build). */
+export function textsOf(language: LanguageJson): Texts {
+  const known = made.get(language);
+  if (known) return known;
+  const { locale } = language;
+  const count = new Intl.NumberFormat(locale);
+  const time = new Intl.DateTimeFormat(locale, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const texts: Texts = {
+    lang: locale,
+    dir: language.dir,
+    t: translator(locale, language.messages),
+    count: (value) => count.format(value),
+    time: (epochMs) => time.format(epochMs),
+  };
+  made.set(language, texts);
+  return texts;
+}
 
-/** French for any `fr` language tag, English otherwise. */
-export function pickTexts(language: string | null | undefined): Texts {
-  return /^fr\b/i.test(language ?? '') ? FRENCH : ENGLISH;
+/** The primary language subtag, lower case: `pt` of `pt-BR`. */
+const primary = (tag: string) => tag.split('-')[0]?.toLowerCase() ?? '';
+
+/**
+ * Among `languages`, the one for the tag `wanted` (the element's `lang`, or the browser's): the
+ * same tag, else the same language (`de` for `de-AT`); the first of them (English) otherwise.
+ */
+export function languageFor(wanted: string, languages: readonly [LanguageJson, ...LanguageJson[]]): LanguageJson {
+  const tag = wanted.toLowerCase();
+  return languages.find((each) => each.locale.toLowerCase() == tag) ?? languages.find((each) => primary(each.locale) == primary(tag)) ?? languages[0];
 }

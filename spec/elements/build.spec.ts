@@ -5,6 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Message, Messages } from '@waiting-room/streams/contract';
+import { ELEMENT_MESSAGES } from '../../elements/texts';
+import { CATALOGUES, LOCALES } from '../../locales';
 import { ELEMENTS_ENTRY } from '../../server/page';
 
 const ROOT = path.join(__dirname, '../..');
@@ -62,6 +65,28 @@ describe('build: the bundle of <waiting-room-status> and heldFetch()', () => {
     expect(bundle).toContain('"waiting-room-status"');
     expect(bundle).toMatch(/export\s*\{[^}]*\bheldFetch\b/);
   });
+
+  it("should carry the element's English from the catalogue, and no other message nor any other language", () => {
+    const bundle = read(sizes.files[1]?.file);
+    // Every double-quoted string of the minified bundle, as the program sees it.
+    const strings = new Set(
+      [...bundle.matchAll(/"(?:[^"\\\n]|\\.)*"/g)].flatMap(([literal]) => {
+        try {
+          return [JSON.parse(literal) as string];
+        } catch {
+          return [];
+        }
+      }),
+    );
+    const inBundle = (message: Message) => (typeof message == 'string' ? [message] : Object.values(message)).some((text) => strings.has(text ?? ''));
+    const built = Object.entries(CATALOGUES.en.messages).filter(([, message]) => inBundle(message)).map(([key]) => key);
+    expect(built.sort()).toEqual(Object.keys(ELEMENT_MESSAGES).sort());
+    for (const locale of LOCALES.filter((each) => each != 'en')) {
+      const messages: Messages = CATALOGUES[locale].messages;
+      const english: Messages = CATALOGUES.en.messages;
+      expect(Object.keys(messages).filter((key) => messages[key] !== english[key] && inBundle(messages[key] ?? ''))).toEqual([]);
+    }
+  });
 });
 
 describe('the second front end imports the package by its name, the contract, pusher-js and rxjs only', () => {
@@ -71,6 +96,7 @@ describe('the second front end imports the package by its name, the contract, pu
   it.each(files)('%s', (file) => {
     const code = readFileSync(path.join(dir, file), 'utf8');
     const imported = [...code.matchAll(/^(?:import|export)\b[^;]*?from '([^']+)'/gms)].map((match) => match[1]);
-    expect(imported.filter((name) => !/^(\.\/[\w-]+|@waiting-room\/streams(\/contract)?|pusher-js|rxjs)$/.test(name ?? ''))).toEqual([]);
+    // The catalogue's English only (texts.ts: the element's messages of it, built in).
+    expect(imported.filter((name) => !/^(\.\/[\w-]+|@waiting-room\/streams(\/contract)?|pusher-js|rxjs|\.\.\/locales\/en\.json)$/.test(name ?? ''))).toEqual([]);
   });
 });

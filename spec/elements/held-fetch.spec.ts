@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Pusher from 'pusher-js';
 import { createHeldFetch, type HeldFetchDeps } from '../../elements/held-fetch';
 import { WaitingRoomError } from '../../elements/errors';
+import { CATALOGUES } from '../../locales';
 import type { Progress } from '../../elements/progress';
 import type { Fetch } from '../../elements/queue-sources';
 import { start, type Started } from '../../server/start';
@@ -101,7 +102,7 @@ describe('heldFetch() against the real gateway, realtime server and a site behin
     const { heldFetch, calls, connections, progress } = await newHeldFetch();
     const answered = heldFetch(url('/checkout/one?item=7'));
     await waitingIn(progress);
-    expect(progress[progress.length - 1]).toMatchObject({ held: 1, status: { kind: 'waiting', position: 1 } });
+    expect(progress[progress.length - 1]).toMatchObject({ held: 1, status: { kind: 'waiting', position: 1 }, language: { locale: 'en', dir: 'ltr' } });
     expect(received('/checkout/one')).toBe(0);
 
     await release();
@@ -113,7 +114,18 @@ describe('heldFetch() against the real gateway, realtime server and a site behin
     expect(calls.filter((call) => call == 'POST /queue/request')).toHaveLength(1);
     expect(calls.some((call) => call.startsWith('GET /queue/info/'))).toBe(true);
     expect(connections).toEqual([{ disconnected: true }]);
-    expect(progress[progress.length - 1]).toEqual({ held: 0, status: null });
+    expect(progress[progress.length - 1]).toEqual({ held: 0, status: null, language: null });
+  });
+
+  it("should give <waiting-room-status> the language the gateway chose for the request, with the element's messages", async () => {
+    const { heldFetch, progress } = await newHeldFetch();
+    const answered = heldFetch(url('/checkout/german'), { headers: { 'accept-language': 'de-AT,de;q=0.9,en;q=0.5' } });
+    await waitingIn(progress);
+    const { language } = progress[progress.length - 1];
+    expect(language).toMatchObject({ locale: 'de', dir: 'ltr' });
+    expect(language?.messages).toMatchObject({ 'element.heading': CATALOGUES.de.messages['element.heading'], 'page.estimated': CATALOGUES.de.messages['page.estimated'] });
+    await release();
+    expect((await answered).status).toBe(200);
   });
 
   it('should send a held body again, byte for byte, once: a string and a stream alike', async () => {
@@ -192,7 +204,7 @@ describe('heldFetch() against the real gateway, realtime server and a site behin
     abort.abort();
     await expect(answered).rejects.toMatchObject({ name: 'AbortError' });
     expect(connections).toEqual([{ disconnected: true }]);
-    expect(progress[progress.length - 1]).toEqual({ held: 0, status: null });
+    expect(progress[progress.length - 1]).toEqual({ held: 0, status: null, language: null });
     const callsThen = calls.length;
     await new Promise((resolve) => setTimeout(resolve, TIMINGS.anonymousPoll * 3));
     expect(calls).toHaveLength(callsThen);

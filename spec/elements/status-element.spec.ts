@@ -1,5 +1,7 @@
 import { BehaviorSubject, Subject } from 'rxjs';
 import type { QueueStatus } from '@waiting-room/streams';
+import type { LanguageJson } from '@waiting-room/streams/contract';
+import { CATALOGUES, clientMessages, type Locale } from '../../locales';
 import type { Progress } from '../../elements/progress';
 import { STATUS_TAG, WaitingRoomStatus } from '../../elements/status-element';
 
@@ -21,6 +23,12 @@ const text = (element: WaitingRoomStatus, selector: string) => {
   const part = shadow(element).querySelector(selector) as HTMLElement;
   return part.hidden ? null : part.textContent;
 };
+
+const box = (element: WaitingRoomStatus) => shadow(element).querySelector('.box') as HTMLElement;
+const live = (element: WaitingRoomStatus) => shadow(element).querySelector('[aria-live]') as HTMLElement;
+
+/** A language as the gateway's held answer carries it. */
+const languageOf = (locale: Locale): LanguageJson => ({ locale, dir: CATALOGUES[locale].dir, messages: clientMessages(CATALOGUES[locale].messages) });
 
 afterEach(() => document.body.replaceChildren());
 
@@ -51,14 +59,47 @@ describe('<waiting-room-status>', () => {
     expect(text(element, '.notice')).toBeNull();
   });
 
-  it('should speak the language of its closest ancestor with a lang, and follow a change of its own', () => {
-    document.documentElement.setAttribute('lang', 'fr');
+  it("should speak the language the held answer brought, its numbers and plurals, on a box with its lang and dir", () => {
+    const progress$ = new BehaviorSubject<Progress>({ held: 1, status: waiting(12345), language: languageOf('de') });
+    const element = mount(progress$, 'en');
+    expect(text(element, '.message')).toBe('Ihre Anfrage wartet in der Warteschlange');
+    expect(text(element, '.position strong')).toBe('12.345');
+    expect(text(element, '.position span')).toBe('Ihre Position');
+    expect(text(element, '.estimated')).toBe('Geschätzte Wartezeit: etwa 2 Minuten');
+    expect(text(element, '[aria-live]')).toBe('Ihre Position: 12.345. Geschätzte Wartezeit: etwa 2 Minuten');
+    expect(text(element, '.hint')).toBe(CATALOGUES.de.messages['element.keepOpen']);
+    expect(box(element)).toMatchObject({ lang: 'de', dir: 'ltr' });
+
+    progress$.next({ held: 1, status: waiting(12345), language: languageOf('ar') });
+    expect(box(element)).toMatchObject({ lang: 'ar', dir: 'rtl' });
+    expect(live(element)).toMatchObject({ lang: 'ar', dir: 'rtl' });
+    expect(text(element, '.message')).toBe(CATALOGUES.ar.messages['element.heading']);
+    expect(text(element, '.position strong')).toBe(new Intl.NumberFormat('ar').format(12345));
+    expect(text(element, '.estimated')).toBe(CATALOGUES.ar.messages['page.estimated'].two);
+    expect(element.getAttribute('lang')).toBe('en');
+  });
+
+  it('should speak English, built in, when no held answer brought a language, whatever its lang', () => {
+    const element = mount(new BehaviorSubject<Progress>({ held: 1, status: waiting(12345), language: null }), 'de');
+    expect(text(element, '.message')).toBe('Your request is waiting in line');
+    expect(text(element, '.position strong')).toBe('12,345');
+    expect(box(element)).toMatchObject({ lang: 'en', dir: 'ltr' });
+  });
+
+  it('should pick, without a held language, the one of WaitingRoomStatus.languages for the lang of its closest ancestor with one, and follow a change of its own', () => {
+    const before = WaitingRoomStatus.languages;
+    WaitingRoomStatus.languages = [before[0], languageOf('fr'), languageOf('he')];
+    document.documentElement.setAttribute('lang', 'fr-CA');
     try {
       const element = mount(new BehaviorSubject<Progress>({ held: 1, status: waiting(3) }));
       expect(text(element, '.message')).toBe('Votre demande attend dans la file');
-      element.setAttribute('lang', 'en');
+      element.setAttribute('lang', 'he');
+      expect(text(element, '.message')).toBe(CATALOGUES.he.messages['element.heading']);
+      expect(box(element)).toMatchObject({ lang: 'he', dir: 'rtl' });
+      element.setAttribute('lang', 'ja');
       expect(text(element, '.message')).toBe('Your request is waiting in line');
     } finally {
+      WaitingRoomStatus.languages = before;
       document.documentElement.removeAttribute('lang');
     }
   });

@@ -1,3 +1,4 @@
+import { CATALOGUES } from '../../locales';
 import { useWaitingRoom } from '../support/waiting-room-scenario';
 
 const ACTIVE_LIMIT = 1;
@@ -36,6 +37,34 @@ describe("a single-page app's order through heldFetch() and <waiting-room-status
       expect(await orders()).toBe(before + 1);
       await page.locator('waiting-room-status[state="idle"]').waitFor({ state: 'attached' });
 
+      expect(visitor.offSite).toEqual([]);
+      expect(await server.errors()).toEqual([]);
+    },
+    60_000,
+  );
+
+  test(
+    "speaks the language the gateway chose for an Arabic browser, right to left, with Arabic digits, whatever the shop's page says",
+    async () => {
+      const { server } = room;
+      const visitor = await room.visit({ locale: 'ar' });
+      const { page } = visitor;
+      await page.goto(server.at('/buy'));
+      await server.fill(ACTIVE_LIMIT);
+      await page.locator('waiting-room-status[state="idle"]').waitFor({ state: 'attached', timeout: 15_000 });
+
+      await page.getByRole('button', { name: 'Buy' }).click();
+      await page.locator('waiting-room-status[state="waiting"]').waitFor({ timeout: 15_000 });
+      const status = page.locator('waiting-room-status');
+      const arabic = CATALOGUES.ar.messages;
+      await expect(status.locator('.box').evaluate((box: HTMLElement) => [box.lang, box.dir, getComputedStyle(box).direction])).resolves.toEqual(['ar', 'rtl', 'rtl']);
+      await expect(status.locator('.message').textContent()).resolves.toBe(arabic['element.heading']);
+      await expect(status.locator('.position span').textContent()).resolves.toBe(arabic['page.position']);
+      await expect(status.locator('.position strong').textContent()).resolves.toBe(new Intl.NumberFormat('ar').format(1));
+      await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+
+      expect(await server.release(1)).toHaveLength(1);
+      await page.locator('#result', { hasText: 'placed' }).waitFor({ timeout: 15_000 });
       expect(visitor.offSite).toEqual([]);
       expect(await server.errors()).toEqual([]);
     },

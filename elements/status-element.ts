@@ -50,12 +50,13 @@ function adoptStyles(root: ShadowRoot): void {
 /**
  * `<waiting-room-status>`: the place in line of the requests `heldFetch()` holds — position,
  * estimated wait, when it was last updated, and notices — announced to screen readers, in the
- * visitor's language: the one the gateway chose and sent with the held answer (its page config's
- * `language`, any of the catalogue's), else the one of `WaitingRoomStatus.languages` for the `lang`
- * of the element or its closest ancestor with one (else the browser's): English built in. Its
- * box takes that language's `lang` and `dir`. Nothing shows while no request is held. Its `state` attribute says what it shows
- * (`idle`, `loading`, `waiting`, `turn`, `lost`, `failed`), for the page's CSS; the parts `box`,
- * `message`, `position`, `estimated` and `notice` can be styled with `::part()`.
+ * visitor's language: the one the gateway chose and sent with the held answer (its page
+ * config's `language`, any of the catalogue's), else the one of `WaitingRoomStatus.languages`
+ * for the `lang` of the element or its closest ancestor with one (else the browser's): English,
+ * built in. Its box takes that language's `lang` and `dir`. Nothing shows while no request is
+ * held. Its `state` attribute says what it shows (`idle`, `loading`, `waiting`, `turn`, `lost`,
+ * `failed`), for the page's CSS; the parts `box`, `message`, `position`, `estimated` and `notice`
+ * can be styled with `::part()`.
  *
  * It follows `WaitingRoomStatus.progress$` (the bundle sets it to `heldFetch.progress$`), or its
  * own `progress$` once given one. It subscribes while in the document, and only watches: it never
@@ -122,8 +123,8 @@ export class WaitingRoomStatus extends HTMLElement {
     const view = statusView(this.#progress, texts);
     this.setAttribute('state', view.state);
     for (const part of [this.#at('.sr'), this.#at('.box')]) {
-      part.lang = texts.lang;
-      part.dir = texts.dir;
+      if (part.lang != texts.lang) part.lang = texts.lang;
+      if (part.dir != texts.dir) part.dir = texts.dir;
     }
     this.#show('.sr', view.announcement);
     this.#show('.message', view.message);

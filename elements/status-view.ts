@@ -26,7 +26,7 @@ const nothing = { position: null, estimated: null, updatedAt: null, updated: nul
 const DOWN = ['unavailable', 'failed', 'disconnected'];
 
 /** What to show of `progress`, in the language of `texts`: pure, so that each state is tested alone. */
-export function statusView({ held, status }: Pick<Progress, 'held' | 'status'>, { t, count, time }: Texts): StatusView {
+export function statusView({ held, status }: Progress, { t, count, time }: Texts): StatusView {
   const say = (state: StatusState, message: string, notice: string | null = null): StatusView => ({ state, announcement: message, message, ...nothing, notice });
   if (held == 0) return { state: 'idle', announcement: '', message: '', ...nothing };
   switch (status?.kind) {

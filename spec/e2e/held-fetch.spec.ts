@@ -42,6 +42,10 @@ describe("a single-page app's order through heldFetch() and <waiting-room-status
     },
     60_000,
   );
+});
+
+describe('<waiting-room-status> in the language the gateway chose for the visitor', () => {
+  const room = useWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0' });
 
   test(
     "speaks the language the gateway chose for an Arabic browser, right to left, with Arabic digits, whatever the shop's page says",

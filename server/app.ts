@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { installBodyParsers } from './body';
 import type { Clock } from './clock';
-import type { ServerConfig } from './config';
+import { logsEveryRequest, type ServerConfig } from './config';
 import { installErrorHandlers } from './errors';
 import { AJV_OPTIONS } from './openapi';
 import { edgeOptions, installEdge } from './http/edge';
@@ -53,10 +53,9 @@ export interface LogStream {
  * (timeouts, the request target parsed once, errors met before routing) is `http/edge.ts`.
  */
 export function createFastify(config: ServerConfig, languages: Languages, logStream?: LogStream): FastifyInstance {
-  const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const app = Fastify({
     logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
-    logController: new LogController({ disableRequestLogging: !verbose }),
+    logController: new LogController({ disableRequestLogging: !logsEveryRequest(config.logLevel) }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     ajv: AJV_OPTIONS,

@@ -172,6 +172,11 @@ export const ADMIN_TOKEN_MIN_LENGTH = 24;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** Levels at which every request is logged; at the others a request that goes well writes nothing. */
+export function logsEveryRequest(level: string): boolean {
+  return level === 'debug' || level === 'trace';
+}
+
 /** A configuration value that cannot be used; `main.ts` prints it and exits. */
 export class ConfigError extends Error {}
 

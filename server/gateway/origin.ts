@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyReplyFromHooks } from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayConfig } from '../config';
+import { logsEveryRequest, type GatewayConfig } from '../config';
 import { sendError, type ErrorAnswer } from '../errors';
 import type { HeldRequest, QueueStore } from '../store/types';
 import { declareOriginWatch, originAnswered, originFailed } from '../admission/watch';
@@ -128,6 +128,9 @@ export async function registerOrigin(
     websocket: true,
     httpMethods: METHODS,
     internalRewriteLocationHeader: false,
+    // reply-from's two info lines a request otherwise ("fetching from remote server", "response
+    // received"): a forwarded request is logged when every request is, as the server's own.
+    disableRequestLogging: !logsEveryRequest(app.log.level),
     // Fastify awaits an async preHandler; the plugin's type names only the callback kind.
     // eslint-disable-next-line @typescript-eslint/no-misused-promises
     preHandler: gate(origin),

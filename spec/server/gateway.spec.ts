@@ -290,6 +290,35 @@ describe('gateway: streaming and headers of unprotected requests', () => {
   });
 });
 
+describe('gateway: the log of forwarded requests', () => {
+  /** Log lines, as the server writes them. */
+  const logLines = () => {
+    const lines: string[] = [];
+    return { lines, write: (line: string) => void lines.push(line) };
+  };
+
+  it('should forward requests without a log line at the default level, and log them at debug', async () => {
+    const written: Record<string, string> = {};
+    for (const level of ['info', 'debug']) {
+      const log = logLines();
+      const origin = await startOrigin();
+      const server = await startServer({ UPSTREAM: origin.url, LOG_LEVEL: level }, { logStream: log });
+      try {
+        const before = log.lines.length;
+        for (const path of ['/shop/logged-1', '/shop/logged-2']) expect((await send(`${server.url}${path}`, 'GET')).status).toBe(200);
+        written[level] = log.lines.slice(before).join('');
+      } finally {
+        await server.close();
+        await origin.close();
+      }
+    }
+
+    expect(written.info).toBe('');
+    expect(written.debug).toContain('/shop/logged-1');
+    expect(written.debug).toContain('/shop/logged-2');
+  });
+});
+
 describe('gateway: forwarding headers with TRUST_PROXY', () => {
   let running: Running;
 

@@ -17,7 +17,8 @@
  *   the bytes the origin wrote ahead of the reader say how far backpressure let it get).
  * - an upload streamed to `POST /echo`, counted by the origin, direct and proxied (a check).
  */
-import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { cpuProfiler } from './cpu-profiler';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -30,14 +31,17 @@ import { Errors, errorKind, lanes } from './capacity/http-client';
 import { Child, serveRequests } from './capacity/ipc';
 import type { CpuSample } from './capacity/protocol';
 import { distribution, median } from './stats';
+import { TARGETS } from './targets';
 
 export interface GatewayOverheadOptions {
   /** Counted seconds per target (direct, proxied) in each of the latency and throughput phases. */
   readonly seconds: number;
   /** Keep-alive connections of the throughput loop. */
   readonly connections: number;
-  /** Size of the streamed download, in MiB. */
+  /** Size of the streamed download, in MiB (the memory check streams ten times as much once more). */
   readonly downloadMib: number;
+  /** CPU time the working origin spends on each `GET /page` before answering (µs). */
+  readonly originWorkMicros: number;
   /** The built page (the gateway serves the waiting page from it). */
   readonly pageDir: string;
   /** When set, a V8 CPU profile of the gateway during the proxied throughput slices is written here. */
@@ -61,6 +65,22 @@ export interface ThroughputSide {
   readonly latencyMs: LatencyFigures;
   /** CPU time of each process per answered request, over this side's slices (µs). */
   readonly cpuMicrosPerRequest: { readonly origin: number; readonly gateway?: number; readonly client: number };
+}
+
+export interface ThroughputFigures {
+  /** What the load generator asks for: `/` (constant bytes) or `/page` (after the origin's work). */
+  readonly path: string;
+  /** Where each process ran: the CPUs (taskset) of the load generator and of the origin and gateway; none when not pinned. */
+  readonly pinned?: { readonly loadGenerator: number; readonly servers: number };
+  readonly direct: ThroughputSide;
+  readonly proxied: ThroughputSide;
+  /** proxied ÷ direct, of the slices' medians. */
+  readonly ratio: number;
+  /**
+   * The ratio the CPU a request predicts, origin ÷ (origin + gateway), for an origin and a
+   * gateway that share one core and a load generator that is not the limit.
+   */
+  readonly sharedCoreRatio: number;
 }
 
 export interface RssFigures {
@@ -113,7 +133,11 @@ export interface GatewayOverheadResult {
     readonly sliceSeconds: number;
     readonly warmupSeconds: number;
     readonly connections: number;
+    readonly originWorkMicros: number;
+    /** Rounds of the working origin's SHA-256 chain a request, calibrated to originWorkMicros. */
+    readonly originWorkRounds: number;
     readonly downloadMib: number;
+    readonly longDownloadMib: number;
     readonly stallAfterMib: number;
     readonly stallMs: number;
     readonly bodyBytes: number;
@@ -128,18 +152,29 @@ export interface GatewayOverheadResult {
     readonly addedP99Ms: number;
   };
   readonly throughput: {
-    readonly direct: ThroughputSide;
-    readonly proxied: ThroughputSide;
-    /** proxied ÷ direct, of the slices' medians. */
-    readonly ratio: number;
+    /** In front of an origin that answers constant bytes at once: the proxy's worst case. */
+    readonly constant: ThroughputFigures;
+    /** In front of an origin that works for each answer, sharing one core with the gateway: the judged one. */
+    readonly working: ThroughputFigures;
+    /**
+     * The origin's CPU a request (µs) above which a gateway sharing its core keeps at least the
+     * judged share of its throughput: G × r ÷ (1 − r), G the gateway's CPU a request.
+     */
+    readonly breakEvenOriginMicros: number;
   };
   readonly streaming: {
     readonly direct: DownloadFigures;
     readonly proxied: DownloadFigures;
+    /** Ten times as much proxied, read straight through: memory that grows with the size would show. */
+    readonly proxiedLong: DownloadFigures;
     readonly proxiedStalled: DownloadFigures;
     readonly directStalled: DownloadFigures;
     /** proxied ÷ direct MiB/s. */
     readonly ratio: number;
+    /** The gateway's highest RSS during the long download less its highest during the first (bytes). */
+    readonly longPeakOverShortPeak: number;
+    /** The gateway's highest Buffer memory (arrayBuffers) during the long download less during the first. */
+    readonly longBuffersOverShortBuffers: number;
   };
   readonly upload: {
     readonly bytes: number;
@@ -160,6 +195,8 @@ const CHUNK_BYTES = 64 * 1024;
 const SLICES = 8;
 /** Each target first runs this long uncounted in each phase (connections open, code warms up). */
 const WARMUP_SECONDS = 1;
+/** The long download is this many times the first: memory that grows with the size would show. */
+const LONG_FACTOR = 10;
 /** The stalled reader stops after this much, for this long. */
 const STALL_AFTER_MIB = 8;
 const STALL_MS = 2000;
@@ -173,6 +210,8 @@ const ORDER: readonly Target[] = Array.from({ length: SLICES }, (_, i) => (i % 4
 interface Ready {
   readonly url: string;
   readonly pid: number;
+  /** The origin's: rounds of its SHA-256 chain a `GET /page`. */
+  readonly workRounds?: number;
 }
 
 /** Runs the whole gateway benchmark and returns its figures; both children are ended whatever happens. */
@@ -181,10 +220,15 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
   const children: Child<Ready>[] = [];
   const closers: (() => Promise<unknown>)[] = [];
   try {
-    const origin = await Child.start<Ready>(__filename, { name: 'gateway bench origin', env: { ...process.env, BENCH_GATEWAY_ROLE: 'origin' } });
+    const origin = await Child.start<Ready>(__filename, {
+      name: 'gateway bench origin',
+      env: { ...process.env, BENCH_GATEWAY_ROLE: 'origin', BENCH_GATEWAY_ORIGIN_WORK_US: String(options.originWorkMicros) },
+    });
     children.push(origin);
     const gateway = await Child.start<Ready>(__filename, {
       name: 'gateway bench server',
+      // Its log at the default level, as an adopter runs it (a line a request would cost here too).
+      quiet: true,
       env: { ...process.env, BENCH_GATEWAY_ROLE: 'gateway', BENCH_GATEWAY_UPSTREAM: origin.ready.url, BENCH_PAGE_DIR: options.pageDir },
     });
     children.push(gateway);
@@ -202,9 +246,13 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
     // Streaming first, while the gateway has seen only a few requests: its RSS is near its resting size.
     const memory = memoryProbe(gateway);
     for (const target of ['direct', 'proxied'] as const) await download(single[target], 1, errors);
-    log(`  streaming: ${options.downloadMib} MiB direct, proxied, then proxied and direct with the reader stalled ${STALL_MS / 1000} s…`);
+    log(
+      `  streaming: ${options.downloadMib} MiB direct, proxied, ${LONG_FACTOR * options.downloadMib} MiB proxied, ` +
+        `then ${options.downloadMib} MiB proxied and direct with the reader stalled ${STALL_MS / 1000} s…`,
+    );
     const directDownload = await download(single.direct, options.downloadMib, errors);
     const proxiedDownload = await download(single.proxied, options.downloadMib, errors, { memory });
+    const longDownload = await download(single.proxied, LONG_FACTOR * options.downloadMib, errors, { memory });
     const ports = [origin.ready.url, gateway.ready.url].map((url) => Number(new URL(url).port));
     const stall = {
       stallAfterMib: STALL_AFTER_MIB,
@@ -230,31 +278,26 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
       proxied: new Pool(urls.proxied, { connections: options.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 }),
     };
     closers.push(() => pools.direct.close(), () => pools.proxied.close());
-    for (const target of ['direct', 'proxied'] as const) await closedLoop(pools[target], options.connections, WARMUP_SECONDS, errors, false);
+    const loop = { pools, connections: options.connections, sliceSeconds, origin, gateway, errors };
     let cpuProfile: string | undefined;
     if (options.cpuProfileDir) await gateway.request('profileStart');
-    const tallies: Record<Target, LoopTally> = { direct: newTally(), proxied: newTally() };
-    for (const target of ORDER) {
-      const before = await Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
-      const clientBefore = process.cpuUsage();
-      const slice = await closedLoop(pools[target], options.connections, sliceSeconds, errors, true);
-      const client = process.cpuUsage(clientBefore);
-      const after = await Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
-      const tally = tallies[target];
-      for (const ms of slice.latencies) tally.latencies.push(ms);
-      tally.slicesPerSecond.push(slice.latencies.length / slice.seconds);
-      tally.cpu.origin += cpuSeconds(before[0], after[0]);
-      tally.cpu.gateway += cpuSeconds(before[1], after[1]);
-      tally.cpu.client += (client.user + client.system) / 1e6;
-    }
+    log('    in front of an origin answering constant bytes (worst case), the three processes on every core…');
+    const constant = await throughputPhase({ ...loop, path: '/' });
     if (options.cpuProfileDir) {
       mkdirSync(options.cpuProfileDir, { recursive: true });
       cpuProfile = await gateway.request<string>('profileStop', path.join(options.cpuProfileDir, 'gateway-throughput.cpuprofile'));
     }
-
+    const cpus = allowedCpus(process.pid);
+    const pinning = cpus && cpus.length >= 2 ? { loadGenerator: cpus[0] as number, servers: cpus[1] as number } : undefined;
+    log(
+      `    in front of an origin working ${options.originWorkMicros} µs of CPU a request (judged), ` +
+        (pinning ? `origin and gateway on CPU ${pinning.servers}, load generator on CPU ${pinning.loadGenerator}…` : 'not pinned (no taskset, or one CPU)…'),
+    );
+    const working = await throughputPhase({ ...loop, path: '/page', pinning, allCpus: cpus });
     const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
     const latency = { direct: distribution(latencies.direct), proxied: distribution(latencies.proxied) };
-    const throughput = { direct: side(tallies.direct, false), proxied: side(tallies.proxied, true) };
+    const gatewayMicros = working.proxied.cpuMicrosPerRequest.gateway ?? Number.NaN;
+    const breakEvenOriginMicros = Math.round((gatewayMicros * TARGET_RATIO) / (1 - TARGET_RATIO));
     return {
       settings: {
         seconds: options.seconds,
@@ -262,7 +305,10 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
         sliceSeconds,
         warmupSeconds: WARMUP_SECONDS,
         connections: options.connections,
+        originWorkMicros: options.originWorkMicros,
+        originWorkRounds: origin.ready.workRounds ?? 0,
         downloadMib: options.downloadMib,
+        longDownloadMib: LONG_FACTOR * options.downloadMib,
         stallAfterMib: STALL_AFTER_MIB,
         stallMs: STALL_MS,
         bodyBytes: BODY_BYTES,
@@ -274,13 +320,17 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
         addedP50Ms: round(latency.proxied.p50 - latency.direct.p50, 3),
         addedP99Ms: round(latency.proxied.p99 - latency.direct.p99, 3),
       },
-      throughput: { ...throughput, ratio: round(throughput.proxied.perSecond / throughput.direct.perSecond, 3) },
+      throughput: { constant, working, breakEvenOriginMicros },
       streaming: {
         direct: directDownload,
         proxied: proxiedDownload,
+        proxiedLong: longDownload,
         proxiedStalled: stalledDownload,
         directStalled: directStalledDownload,
         ratio: round(proxiedDownload.mibPerSecond / directDownload.mibPerSecond, 3),
+        longPeakOverShortPeak: (longDownload.gatewayRss?.max ?? Number.NaN) - (proxiedDownload.gatewayRss?.max ?? Number.NaN),
+        longBuffersOverShortBuffers:
+          (longDownload.gatewayRss?.maxArrayBuffers ?? Number.NaN) - (proxiedDownload.gatewayRss?.maxArrayBuffers ?? Number.NaN),
       },
       upload: { bytes: UPLOAD_MIB * MIB, direct: uploadDirect, proxied: uploadProxied },
       errors: { total: errors.total, kinds: errors.snapshot() },
@@ -290,6 +340,90 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
     await Promise.allSettled(closers.map((close) => close()));
     await Promise.allSettled(children.map((child) => child.stop(5_000)));
   }
+}
+
+/** The judged share of a bare origin's throughput. */
+const TARGET_RATIO = TARGETS.gatewayThroughputRatio;
+
+interface PhaseOptions {
+  readonly pools: Record<Target, Pool>;
+  readonly connections: number;
+  readonly sliceSeconds: number;
+  readonly origin: Child<Ready>;
+  readonly gateway: Child<Ready>;
+  readonly errors: Errors;
+  /** What every request asks for. */
+  readonly path: string;
+  /** With it, the load generator runs on one CPU, the origin and the gateway together on another. */
+  readonly pinning?: { readonly loadGenerator: number; readonly servers: number };
+  /** The CPUs the processes go back to after a pinned phase. */
+  readonly allCpus?: readonly number[];
+}
+
+/**
+ * A closed loop on `path`, direct and proxied in alternating slices after a warm-up on each,
+ * with the CPU each process spent per answered request.
+ */
+async function throughputPhase(options: PhaseOptions): Promise<ThroughputFigures> {
+  const { pools, connections, sliceSeconds, origin, gateway, errors, path: target, pinning } = options;
+  const pids = { loadGenerator: process.pid, servers: [origin.ready.pid, gateway.ready.pid] };
+  if (pinning) {
+    setAffinity(pids.loadGenerator, [pinning.loadGenerator]);
+    for (const pid of pids.servers) setAffinity(pid, [pinning.servers]);
+  }
+  try {
+    for (const side of ['direct', 'proxied'] as const) await closedLoop(pools[side], target, connections, WARMUP_SECONDS, errors, false);
+    const tallies: Record<Target, LoopTally> = { direct: newTally(), proxied: newTally() };
+    for (const side of ORDER) {
+      const before = await Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
+      const clientBefore = process.cpuUsage();
+      const slice = await closedLoop(pools[side], target, connections, sliceSeconds, errors, true);
+      const client = process.cpuUsage(clientBefore);
+      const after = await Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
+      const tally = tallies[side];
+      for (const ms of slice.latencies) tally.latencies.push(ms);
+      tally.slicesPerSecond.push(slice.latencies.length / slice.seconds);
+      tally.cpu.origin += cpuSeconds(before[0], after[0]);
+      tally.cpu.gateway += cpuSeconds(before[1], after[1]);
+      tally.cpu.client += (client.user + client.system) / 1e6;
+    }
+    const direct = side(tallies.direct, false);
+    const proxied = side(tallies.proxied, true);
+    const originMicros = direct.cpuMicrosPerRequest.origin;
+    const gatewayMicros = proxied.cpuMicrosPerRequest.gateway ?? Number.NaN;
+    return {
+      path: target,
+      ...(pinning ? { pinned: pinning } : {}),
+      direct,
+      proxied,
+      ratio: Math.round((proxied.perSecond / direct.perSecond) * 1000) / 1000,
+      sharedCoreRatio: Math.round((originMicros / (originMicros + gatewayMicros)) * 1000) / 1000,
+    };
+  } finally {
+    if (pinning && options.allCpus) for (const pid of [pids.loadGenerator, ...pids.servers]) setAffinity(pid, options.allCpus);
+  }
+}
+
+/** The CPUs `pid` may run on (Linux's `taskset`), or undefined where it cannot be told. */
+function allowedCpus(pid: number): number[] | undefined {
+  try {
+    const list = execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' }).split(':').pop() ?? '';
+    const cpus = list
+      .trim()
+      .split(',')
+      .flatMap((range) => {
+        const [first, last = first] = range.split('-').map(Number);
+        return Array.from({ length: (last as number) - (first as number) + 1 }, (_, i) => (first as number) + i);
+      });
+    return cpus.every(Number.isInteger) && cpus.length > 0 ? cpus : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Lets `pid` and all its threads run on `cpus` only. */
+function setAffinity(pid: number, cpus: readonly number[]): void {
+  execFileSync('taskset', ['-a', '-pc', cpus.join(','), String(pid)], { stdio: 'ignore' });
 }
 
 interface LoopTally {
@@ -317,37 +451,57 @@ function side(tally: LoopTally, proxied: boolean): ThroughputSide {
 }
 
 /** One `GET /`, read whole; true when it was the origin's page. */
-async function getPage(dispatcher: Client | Pool, errors: Errors, counted: boolean): Promise<boolean> {
+async function getPage(dispatcher: Client | Pool, target: string, errors: Errors, counted: boolean): Promise<boolean> {
   try {
-    const { statusCode, body } = await dispatcher.request({ path: '/', method: 'GET' });
+    const { statusCode, body } = await dispatcher.request({ path: target, method: 'GET', headers: BROWSER_HEADERS });
     const bytes = (await body.arrayBuffer()).byteLength;
     if (statusCode === 200 && bytes === BODY_BYTES) return true;
-    if (counted) errors.add(`GET /: status ${statusCode}, ${bytes} bytes`);
+    if (counted) errors.add(`GET ${target}: status ${statusCode}, ${bytes} bytes`);
   } catch (error) {
-    if (counted) errors.add(`GET /: ${errorKind(error)}`, String(error));
+    if (counted) errors.add(`GET ${target}: ${errorKind(error)}`, String(error));
   }
   return false;
 }
+
+/**
+ * The headers of a browser's navigation, as a visitor who went through the line sends them: the
+ * site's session cookie and the waiting room's (which the gateway keeps from the origin). Both
+ * paths parse them; what the gateway does with them is part of what it costs.
+ */
+const BROWSER_HEADERS = {
+  'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
+  'accept-language': 'en-GB,en;q=0.9,fr;q=0.8',
+  'accept-encoding': 'gzip, deflate, br, zstd',
+  cookie:
+    'shop_session=s%3Aa3f1c2e4b5d6a7f8e9d0c1b2a3f4e5d6.Xk2hYp7Qm9Lr3Tn8Wv5Zb1Cd4Ef6Gh0Ij2Kl; ' +
+    'waiting_room_session=WyI0MWI2MTU2MC00Zjg1LTQxZWMtYWZjZC0zOGY3ZmQxZGQ4ODkiLDAsIkRQb1FYUTQxSXkyY09ySDVsSHVZRmxKU3daUjBhUEdyIiwiIl0.c2lnbmF0dXJlLW9mLXRoZS1zZXNzaW9u',
+  'sec-fetch-dest': 'document',
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-site': 'same-origin',
+  'sec-fetch-user': '?1',
+  'upgrade-insecure-requests': '1',
+};
 
 /** Sequential requests on one connection for `seconds`; each answer's latency (ms) into `into`. */
 async function sequential(client: Client, seconds: number, into: number[], errors: Errors, counted: boolean): Promise<void> {
   const end = performance.now() + seconds * 1000;
   while (performance.now() < end) {
     const started = performance.now();
-    const ok = await getPage(client, errors, counted);
+    const ok = await getPage(client, '/', errors, counted);
     if (ok && counted) into.push(performance.now() - started);
   }
 }
 
 /** One slice of the closed loop: every connection asks again as soon as its answer is in. */
-async function closedLoop(pool: Pool, connections: number, seconds: number, errors: Errors, counted: boolean) {
+async function closedLoop(pool: Pool, target: string, connections: number, seconds: number, errors: Errors, counted: boolean) {
   const latencies: number[] = [];
   const started = performance.now();
   const end = started + seconds * 1000;
   await lanes(connections, async () => {
     if (performance.now() >= end) return false;
     const sent = performance.now();
-    if (await getPage(pool, errors, counted)) latencies.push(performance.now() - sent);
+    if (await getPage(pool, target, errors, counted)) latencies.push(performance.now() - sent);
     return true;
   });
   return { latencies, seconds: (performance.now() - started) / 1000 };
@@ -527,13 +681,18 @@ async function upload(client: Client, mib: number, errors: Errors) {
 
 // ---------------------------------------------------------------- the child processes
 
-/** The origin: plain Node http, keep-alive, a fixed page, a generated download, a counted upload. */
+/**
+ * The origin: plain Node http, keep-alive; a fixed page at once (`/`) or after the CPU work a
+ * dynamic page stands for (`/page`), a generated download, a counted upload.
+ */
 async function runOrigin(): Promise<void> {
   const page = Buffer.alloc(BODY_BYTES, 'origin page. ');
   const chunk = Buffer.alloc(CHUNK_BYTES, 0x62);
+  const workRounds = calibrateWork(Number(process.env.BENCH_GATEWAY_ORIGIN_WORK_US ?? '1000'), page);
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://origin');
-    if (request.method === 'GET' && url.pathname === '/') {
+    if (request.method === 'GET' && (url.pathname === '/' || url.pathname === '/page')) {
+      if (url.pathname === '/page') pageWork(workRounds, page);
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': BODY_BYTES });
       response.end(page);
       return;
@@ -563,11 +722,35 @@ async function runOrigin(): Promise<void> {
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  serveRequests({ url: `http://127.0.0.1:${port}`, pid: process.pid } satisfies Ready, {
+  serveRequests({ url: `http://127.0.0.1:${port}`, pid: process.pid, workRounds } satisfies Ready, {
     cpu: (): CpuSample => process.cpuUsage(),
     streamed: () => streamedBytes,
     memory: () => process.memoryUsage(),
   });
+}
+
+/**
+ * The CPU work of the working origin's page: a chain of SHA-256 over the page, standing for what
+ * a dynamic page does before it answers (queries, templates). A fixed amount of work, so that its
+ * CPU time a request holds whatever the machine's load (the bench measures it, per request).
+ */
+function pageWork(rounds: number, page: Buffer): Buffer {
+  let digest = page;
+  for (let round = 0; round < rounds; round++) digest = createHash('sha256').update(digest).update(page).digest();
+  return digest;
+}
+
+/** The rounds of `pageWork` that take about `micros` of CPU in this process (median of five tries). */
+function calibrateWork(micros: number, page: Buffer): number {
+  const trial = 2000;
+  pageWork(trial, page);
+  const perRound = Array.from({ length: 5 }, () => {
+    const before = process.cpuUsage();
+    pageWork(trial, page);
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / trial;
+  });
+  return Math.max(1, Math.round(micros / median(perRound)));
 }
 
 /** Bytes the origin's downloads have written so far (to the socket's buffer, if not yet sent). */
@@ -598,7 +781,7 @@ async function stream(response: http.ServerResponse, total: number, chunk: Buffe
 /**
  * The gateway: the real `start(loadConfig(env))` in front of the origin, from an environment of
  * its own (so that the machine's REDIS_URL or PUSHER_* cannot change what is measured): memory
- * store, embedded realtime, `/` unprotected, no log.
+ * store, embedded realtime, `/` unprotected, the default log level.
  */
 async function runGateway(): Promise<void> {
   const { loadConfig } = await import('../server/config');
@@ -612,7 +795,6 @@ async function runGateway(): Promise<void> {
       PORT: '0',
       HOST: '127.0.0.1',
       PROTECT: '/checkout',
-      LOG_LEVEL: 'silent',
       ADMIN_TOKEN: randomBytes(24).toString('base64url'),
     }),
     assetsDir: pageDir,

@@ -2,12 +2,12 @@ import type { AdmissionResult, RoomResult } from './admission/run-admission';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { EstimateResult } from './estimate-accuracy';
 import type { DropResult } from './drop';
-import type { DownloadFigures, GatewayOverheadResult } from './gateway-overhead';
+import type { DownloadFigures, GatewayOverheadResult, ThroughputFigures } from './gateway-overhead';
 import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
 import type { SoakResult } from './soak';
-import { healthy, type TargetCheck } from './targets';
+import { healthy, TARGETS, type TargetCheck } from './targets';
 
 export interface BenchResults {
   readonly date: string;
@@ -304,13 +304,27 @@ function gatewayOverhead(result: GatewayOverheadResult): string[] {
       : ` (kernel socket queues ${mib(download.inKernelAtStallEndBytes)}, processes ${mib(download.inFlightAtStallEndBytes - download.inKernelAtStallEndBytes)})`);
   const received = (download: DownloadFigures) =>
     download.receivedBytes === download.expectedBytes ? 'all bytes' : `${download.receivedBytes} of ${download.expectedBytes} bytes`;
-  const cpu = throughput.proxied.cpuMicrosPerRequest;
+  const { constant, working } = throughput;
+  const perSecond = (figures: ThroughputFigures) =>
+    `| ${figures.path === '/' ? 'throughput, origin answering constant bytes (worst case), every process on every core' : `throughput, origin working ${fixed(figures.direct.cpuMicrosPerRequest.origin)} µs of CPU a request (judged)${figures.pinned ? `, origin and gateway on CPU ${figures.pinned.servers}, load generator on CPU ${figures.pinned.loadGenerator}` : ', not pinned'}`} | ` +
+    `${fixed(figures.direct.perSecond)}/s | ${fixed(figures.proxied.perSecond)}/s | ×${fixed(figures.ratio, 2)} |`;
+  const underLoad = (figures: ThroughputFigures) =>
+    `| latency under that load, p50 / p99 | ${ms(figures.direct.latencyMs.p50)} / ${ms(figures.direct.latencyMs.p99)} | ${ms(figures.proxied.latencyMs.p50)} / ${ms(figures.proxied.latencyMs.p99)} | |`;
+  const cpuLine = (figures: ThroughputFigures) => {
+    const { direct, proxied } = figures;
+    return (
+      `through the gateway, gateway ${fixed(proxied.cpuMicrosPerRequest.gateway ?? Number.NaN, 1)} µs + origin ${fixed(proxied.cpuMicrosPerRequest.origin, 1)} µs + load generator ${fixed(proxied.cpuMicrosPerRequest.client, 1)} µs; ` +
+      `direct, origin ${fixed(direct.cpuMicrosPerRequest.origin, 1)} µs + load generator ${fixed(direct.cpuMicrosPerRequest.client, 1)} µs ` +
+      `(origin ÷ (origin + gateway): ${fixed(figures.sharedCoreRatio, 2)}). Per slice: direct ${direct.slicesPerSecond.join(', ')}/s; proxied ${proxied.slicesPerSecond.join(', ')}/s`
+    );
+  };
   const kinds = Object.entries(errors.kinds).map(([kind, { count }]) => `${kind} ×${count}`);
   return [
     '## Gateway overhead',
     '',
-    `The real server (\`start(loadConfig(env))\`, UPSTREAM set, PROTECT=/checkout so that \`/\` goes straight through the gate to the proxy, memory store, no log) ` +
-      `in front of a plain Node http origin (keep-alive; \`GET /\` answers ${settings.bodyBytes} bytes, \`/download\` generates ${settings.chunkBytes / 1024} KiB chunks), each in its own process; ` +
+    `The real server (\`start(loadConfig(env))\`, UPSTREAM set, PROTECT=/checkout so that \`/\` and \`/page\` go straight through the gate to the proxy, memory store, the default log level) ` +
+      `in front of a plain Node http origin (keep-alive; \`GET /\` answers ${settings.bodyBytes} bytes at once, \`GET /page\` the same after about ${settings.originWorkMicros} µs of CPU work, ` +
+      `\`/download\` generates ${settings.chunkBytes / 1024} KiB chunks), each in its own process; ` +
       `the load generator asks the origin directly and through the gateway in ${settings.slices} alternating slices of ${fixed(settings.sliceSeconds, 1)} s (direct, proxied, proxied, direct, …) ` +
       `after a ${settings.warmupSeconds} s warm-up on each.`,
     '',
@@ -318,22 +332,27 @@ function gatewayOverhead(result: GatewayOverheadResult): string[] {
     '| --- | --- | --- | --- |',
     `| latency p50, one keep-alive connection, sequential GET / | ${ms(latency.direct.p50)} | ${ms(latency.proxied.p50)} | ${signed(latency.addedP50Ms)} |`,
     `| latency p99, same | ${ms(latency.direct.p99)} | ${ms(latency.proxied.p99)} | ${signed(latency.addedP99Ms)} |`,
-    `| throughput, ${settings.connections} keep-alive connections (median of ${throughput.direct.slicesPerSecond.length} slices) | ${fixed(throughput.direct.perSecond)}/s | ${fixed(throughput.proxied.perSecond)}/s | ×${fixed(throughput.ratio, 2)} |`,
-    `| latency under that load, p50 / p99 | ${ms(throughput.direct.latencyMs.p50)} / ${ms(throughput.direct.latencyMs.p99)} | ${ms(throughput.proxied.latencyMs.p50)} / ${ms(throughput.proxied.latencyMs.p99)} | |`,
+    perSecond(constant),
+    underLoad(constant),
+    perSecond(working),
+    underLoad(working),
     `| ${settings.downloadMib} MiB download read as a stream | ${rate(streaming.direct)} (${fixed(streaming.direct.seconds, 2)} s, ${received(streaming.direct)}) | ${rate(streaming.proxied)} (${fixed(streaming.proxied.seconds, 2)} s, ${received(streaming.proxied)}) | ×${fixed(streaming.ratio, 2)} |`,
     `| gateway RSS during that download | – | ${rss(streaming.proxied)} | |`,
+    `| ${settings.longDownloadMib} MiB download through the gateway, read straight through | – | ${rate(streaming.proxiedLong)} (${fixed(streaming.proxiedLong.seconds, 2)} s, ${received(streaming.proxiedLong)}) | |`,
+    `| gateway RSS during that download | – | ${rss(streaming.proxiedLong)} | |`,
     `| the same with the reader stalled ${settings.stallMs / 1000} s after ${settings.stallAfterMib} MiB | – | ${rss(streaming.proxiedStalled)}, ${received(streaming.proxiedStalled)} | |`,
     `| bytes the origin had written ahead of the stalled reader when it resumed (direct: one pair of sockets' buffers; proxied: two pairs and the gateway) | ` +
       `${held(streaming.directStalled)} | ${held(streaming.proxiedStalled)} | |`,
     `| ${settings.uploadMib} MiB upload streamed to POST /echo, bytes the origin counted | ${upload.direct.counted} (${fixed(upload.direct.seconds, 2)} s) | ${upload.proxied.counted} (${fixed(upload.proxied.seconds, 2)} s) | |`,
     '',
-    `- CPU per request in the throughput slices: through the gateway, gateway ${fixed(cpu.gateway ?? Number.NaN, 1)} µs + origin ${fixed(cpu.origin, 1)} µs + load generator ${fixed(cpu.client, 1)} µs; ` +
-      `direct, origin ${fixed(throughput.direct.cpuMicrosPerRequest.origin, 1)} µs + load generator ${fixed(throughput.direct.cpuMicrosPerRequest.client, 1)} µs. ` +
-      `Per slice: direct ${throughput.direct.slicesPerSecond.join(', ')}/s; proxied ${throughput.proxied.slicesPerSecond.join(', ')}/s.`,
+    `- Throughput: ${settings.connections} keep-alive connections, median of ${constant.direct.slicesPerSecond.length} slices per target; browser-like GET requests (cookies included).`,
+    `- CPU per request, constant origin: ${cpuLine(constant)}.`,
+    `- CPU per request, working origin (${settings.originWorkRounds} rounds of SHA-256 a page): ${cpuLine(working)}. ` +
+      `An origin and a gateway sharing a core keep ${fixed(TARGETS.gatewayThroughputRatio, 1)} of the origin's throughput when the origin spends more than ${throughput.breakEvenOriginMicros} µs a request.`,
     `- The gateway's own account during the downloads (process.memoryUsage, every 25 ms): Buffers (arrayBuffers) ${buffers(streaming.proxied)} read straight through, ` +
-      `${buffers(streaming.proxiedStalled)} with the reader stalled; JS heap used ${heap(streaming.proxied)} and ${heap(streaming.proxiedStalled)}.`,
-    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` +
-      (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
+      `${buffers(streaming.proxiedLong)} during the ${settings.longDownloadMib} MiB, ${buffers(streaming.proxiedStalled)} with the reader stalled; ` +
+      `JS heap used ${heap(streaming.proxied)}, ${heap(streaming.proxiedLong)} and ${heap(streaming.proxiedStalled)}.`,
+    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` + (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
   ];
 }
 

@@ -62,11 +62,14 @@ export class Child<R = unknown> {
   }
 
   /** Forks `script` with tsx and waits for its `ready` message. */
-  static async start<R>(script: string, options: { env?: NodeJS.ProcessEnv; execArgv?: string[]; name: string }): Promise<Child<R>> {
+  static async start<R>(
+    script: string,
+    options: { env?: NodeJS.ProcessEnv; execArgv?: string[]; name: string; /** Its stdout to /dev/null (a server's log). */ quiet?: boolean },
+  ): Promise<Child<R>> {
     const child = fork(script, [], {
       env: options.env ?? process.env,
       execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'],
     });
     const ready = await new Promise<R>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`${options.name} exited before it was ready (code ${code})`));

@@ -288,7 +288,7 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
       cpuProfile = await gateway.request<string>('profileStop', path.join(options.cpuProfileDir, 'gateway-throughput.cpuprofile'));
     }
     const cpus = allowedCpus(process.pid);
-    const pinning = cpus && cpus.length >= 2 ? { loadGenerator: cpus[0] as number, servers: cpus[1] as number } : undefined;
+    const pinning = cpus && cpus.length >= 2 ? { loadGenerator: cpus[0], servers: cpus[1] } : undefined;
     log(
       `    in front of an origin working ${options.originWorkMicros} µs of CPU a request (judged), ` +
         (pinning ? `origin and gateway on CPU ${pinning.servers}, load generator on CPU ${pinning.loadGenerator}…` : 'not pinned (no taskset, or one CPU)…'),
@@ -413,7 +413,7 @@ function allowedCpus(pid: number): number[] | undefined {
       .split(',')
       .flatMap((range) => {
         const [first, last = first] = range.split('-').map(Number);
-        return Array.from({ length: (last as number) - (first as number) + 1 }, (_, i) => (first as number) + i);
+        return Array.from({ length: last - first + 1 }, (_, i) => first + i);
       });
     return cpus.every(Number.isInteger) && cpus.length > 0 ? cpus : undefined;
   } catch {

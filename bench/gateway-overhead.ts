@@ -38,7 +38,7 @@ export interface GatewayOverheadOptions {
   readonly seconds: number;
   /** Keep-alive connections of the throughput loop. */
   readonly connections: number;
-  /** Size of the streamed download, in MiB (the memory check streams ten times as much once more). */
+  /** Size of the streamed download, in MiB (the memory check streams 1 GiB, or ten times as much if that is more, once more). */
   readonly downloadMib: number;
   /** CPU time the working origin spends on each `GET /page` before answering (µs). */
   readonly originWorkMicros: number;
@@ -165,7 +165,7 @@ export interface GatewayOverheadResult {
   readonly streaming: {
     readonly direct: DownloadFigures;
     readonly proxied: DownloadFigures;
-    /** Ten times as much proxied, read straight through: memory that grows with the size would show. */
+    /** 1 GiB (or ten times the first) proxied, read straight through: memory that grows with the size would show. */
     readonly proxiedLong: DownloadFigures;
     readonly proxiedStalled: DownloadFigures;
     readonly directStalled: DownloadFigures;
@@ -197,8 +197,9 @@ const SLICES = 8;
 const WARMUP_SECONDS = 1;
 /** Warm-ups on the working origin that adjust its work to the CPU time asked, before it is measured. */
 const CALIBRATION_STEPS = 2;
-/** The long download is this many times the first: memory that grows with the size would show. */
+/** The long download: 1 GiB, or this many times the first if that is more; memory that grows with the size would show. */
 const LONG_FACTOR = 10;
+const longDownloadMib = (downloadMib: number) => Math.max(1024, LONG_FACTOR * downloadMib);
 /** The stalled reader stops after this much, for this long. */
 const STALL_AFTER_MIB = 8;
 const STALL_MS = 2000;
@@ -249,12 +250,12 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
     const memory = memoryProbe(gateway);
     for (const target of ['direct', 'proxied'] as const) await download(single[target], 1, errors);
     log(
-      `  streaming: ${options.downloadMib} MiB direct, proxied, ${LONG_FACTOR * options.downloadMib} MiB proxied, ` +
+      `  streaming: ${options.downloadMib} MiB direct, proxied, ${longDownloadMib(options.downloadMib)} MiB proxied, ` +
         `then ${options.downloadMib} MiB proxied and direct with the reader stalled ${STALL_MS / 1000} s…`,
     );
     const directDownload = await download(single.direct, options.downloadMib, errors);
     const proxiedDownload = await download(single.proxied, options.downloadMib, errors, { memory });
-    const longDownload = await download(single.proxied, LONG_FACTOR * options.downloadMib, errors, { memory });
+    const longDownload = await download(single.proxied, longDownloadMib(options.downloadMib), errors, { memory });
     const ports = [origin.ready.url, gateway.ready.url].map((url) => Number(new URL(url).port));
     const stall = {
       stallAfterMib: STALL_AFTER_MIB,
@@ -322,7 +323,7 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
         originWorkMicros: options.originWorkMicros,
         originWorkRounds,
         downloadMib: options.downloadMib,
-        longDownloadMib: LONG_FACTOR * options.downloadMib,
+        longDownloadMib: longDownloadMib(options.downloadMib),
         stallAfterMib: STALL_AFTER_MIB,
         stallMs: STALL_MS,
         bodyBytes: BODY_BYTES,

@@ -339,7 +339,7 @@ function gatewayOverhead(result: GatewayOverheadResult): string[] {
     `| ${settings.downloadMib} MiB download read as a stream | ${rate(streaming.direct)} (${fixed(streaming.direct.seconds, 2)} s, ${received(streaming.direct)}) | ${rate(streaming.proxied)} (${fixed(streaming.proxied.seconds, 2)} s, ${received(streaming.proxied)}) | ×${fixed(streaming.ratio, 2)} |`,
     `| gateway RSS during that download | – | ${rss(streaming.proxied)} | |`,
     `| ${settings.longDownloadMib} MiB download through the gateway, read straight through | – | ${rate(streaming.proxiedLong)} (${fixed(streaming.proxiedLong.seconds, 2)} s, ${received(streaming.proxiedLong)}) | |`,
-    `| gateway RSS during that download | – | ${rss(streaming.proxiedLong)} | |`,
+    `| gateway RSS during that download | – | ${rss(streaming.proxiedLong)}; its highest ${mib((streaming.proxiedLong.gatewayRss?.max ?? Number.NaN) - (streaming.proxied.gatewayRss?.start ?? Number.NaN))} above the RSS before the ${settings.downloadMib} MiB, against ${mib((streaming.proxied.gatewayRss?.max ?? Number.NaN) - (streaming.proxied.gatewayRss?.start ?? Number.NaN))} for it | |`,
     `| the same with the reader stalled ${settings.stallMs / 1000} s after ${settings.stallAfterMib} MiB | – | ${rss(streaming.proxiedStalled)}, ${received(streaming.proxiedStalled)} | |`,
     `| bytes the origin had written ahead of the stalled reader when it resumed (direct: one pair of sockets' buffers; proxied: two pairs and the gateway) | ` +
       `${held(streaming.directStalled)} | ${held(streaming.proxiedStalled)} | |`,

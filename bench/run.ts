@@ -18,7 +18,7 @@
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
  *   BENCH_GATEWAY_SECONDS=4   gateway overhead: counted seconds per target (direct, proxied) in the latency and throughput phases
  *   BENCH_GATEWAY_CONNECTIONS=64  keep-alive connections of the gateway's throughput loop
- *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway (ten times as much once more for its memory)
+ *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway (1 GiB once more for its memory, or ten times as much if more)
  *   BENCH_GATEWAY_ORIGIN_WORK_US=1000 CPU µs the working origin spends on each page (the judged throughput)
  *   BENCH_SOAK_VISITORS=10000 BENCH_SOAK_MINUTES=10 BENCH_SOAK_WARMUP_MINUTES=2 BENCH_SOAK_RELEASE_PER_MINUTE=120
  *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port)

@@ -10,9 +10,13 @@
  * - latency: one keep-alive connection, sequential `GET /` (1 KB); p50/p99 direct and proxied,
  *   and what the gateway adds.
  * - throughput: a closed loop over many keep-alive connections; requests a second direct and
- *   proxied (median of the slices), and their ratio; CPU time per request of each process.
+ *   proxied (median of the slices), and their ratio; CPU time per request of each process. Twice:
+ *   on `GET /` (constant bytes at once, every process on every core: the proxy's worst case), then
+ *   on `GET /page` (about 1 ms of the origin's CPU first, the origin and the gateway pinned to one
+ *   CPU and the load generator to another: a site's route, the one judged).
  * - streaming: a large download (`/download?mb=N`, generated in 64 KiB chunks) read as a stream,
- *   direct and proxied, with the gateway's RSS sampled every 25 ms; once more proxied with the
+ *   direct and proxied, then 1 GiB proxied, with the gateway's RSS sampled every 25 ms (flat
+ *   memory: the same peak whatever the size); once more proxied with the
  *   reader stalled for a while, which a proxy without backpressure would pay for in memory (and
  *   the bytes the origin wrote ahead of the reader say how far backpressure let it get).
  * - an upload streamed to `POST /echo`, counted by the origin, direct and proxied (a check).

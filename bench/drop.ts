@@ -21,7 +21,7 @@ import type { Clock } from '../server/clock';
 import { drawOrder } from '../server/events/draw';
 import { EventSchedule } from '../server/events/schedule';
 import { MemoryStore } from '../server/store/memory';
-import { RedisStore } from '../server/store/redis';
+import { RedisStore } from '../server/store/redis/redis-store';
 import type { QueueStore } from '../server/store/types';
 
 export interface DropOptions {

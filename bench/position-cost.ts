@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { MemoryStore } from '../server/store/memory';
-import { RedisStore } from '../server/store/redis';
+import { RedisStore } from '../server/store/redis/redis-store';
 import type { QueueStore } from '../server/store/types';
 import { mulberry32, percentile } from './stats';
 

@@ -24,7 +24,7 @@ import { Sampler } from './console/sampler';
 import { consolePublisher } from './console/publish';
 import { createAdmission } from './admission/create';
 import { consoleStateOf } from './admission/view';
-import { createRedisClient } from './store/redis';
+import { closeRedis, connectRedis } from './redis/connection';
 
 /** A running server. */
 export interface Started {
@@ -95,8 +95,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     clock,
   );
   // One connection carries the decisions of every adaptive room of this process.
-  const admissionRedis = config.redisUrl && config.rooms.some((room) => room.admission.mode === 'adaptive') ? createRedisClient(config.redisUrl) : undefined;
-  admissionRedis?.on('error', () => {});
+  const admissionRedis = config.redisUrl && config.rooms.some((room) => room.admission.mode === 'adaptive') ? connectRedis(config.redisUrl, { autoPipelining: true }) : undefined;
   const rooms = new Rooms(
     config.rooms.map((room, i): Room => {
       const primary = i === 0;
@@ -126,7 +125,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   );
   metrics.track(rooms.all.map((room) => room.name));
   const closeStores = () =>
-    Promise.allSettled([...rooms.all.map((room) => room.store.close()), admissionRedis?.quit().catch(() => admissionRedis.disconnect())]);
+    Promise.allSettled([...rooms.all.map((room) => room.store.close()), admissionRedis && closeRedis(admissionRedis)]);
   // No UPSTREAM: the demo shop, on a loopback port of its own, is the origin.
   // The shop is told where the waiting room's script is, as a site is by its operator.
   const demo = config.gateway.upstream

@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock';
 import type { RoomConfig } from '../config';
-import { DEFAULT_PREFIX } from '../store/redis';
+import { DEFAULT_PREFIX } from '../redis/connection';
 import type { QueueStore } from '../store/types';
 import { AdaptiveAdmission, FixedAdmission, type Admission, type OperatedPolicy } from './admission';
 import { MemoryAdmissionStore } from './memory-store';

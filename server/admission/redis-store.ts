@@ -33,7 +33,7 @@ type Scripted = Redis & {
  * A room's decision in Redis, shared by every instance on it: the record under `<prefix>adm`, each
  * step's counts under `<prefix>adm:c:<step>`, added to by each instance (HINCRBY), kept for a few
  * steps. The record is written by compare-and-set in one script, so one decision stands per step.
- * The client is the caller's (`createRedisClient`), shared by the rooms of a process.
+ * The client is the caller's (`connectRedis`), shared by the rooms of a process.
  */
 export class RedisAdmissionStore implements AdmissionStore {
   private readonly client: Scripted;

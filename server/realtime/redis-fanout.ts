@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_CONNECT_WAIT_MS,
   DEFAULT_PREFIX,
-  redisClientOptions,
-} from '../store/redis';
+  closeRedis,
+  connectRedis,
+  readyWithin,
+} from '../redis/connection';
 import type { ChannelMessage, Fanout } from './fanout';
 import { FanoutUnavailableError } from './fanout-error';
 import { decodeEnvelope, encodeEnvelope } from './fanout-message';
-import { closeClient, readyWithin } from './redis-ready';
 
 /** What the fanout reports: a lost or restored subscription, and messages it could not read. */
 export type FanoutLog = Pick<FastifyBaseLogger, 'info' | 'warn'>;
@@ -66,18 +67,13 @@ export class RedisFanout implements Fanout {
   private closed = false;
 
   constructor(url: string, options: RedisFanoutOptions = {}) {
-    const clientOptions = redisClientOptions(options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
+    const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.channel = `${options.prefix ?? DEFAULT_PREFIX}fanout`;
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
     this.log = options.log ?? quiet;
-    this.publisher = new Redis(url, clientOptions);
-    // ioredis's own resubscription neither says when it is done nor covers a first SUBSCRIBE
-    // that failed (Redis away at start): subscribing on every `ready` covers both.
-    this.subscriber = new Redis(url, { ...clientOptions, autoResubscribe: false });
-    // Failures reach callers as rejected calls and the logs below; without a listener the
-    // clients would also print every failed reconnection attempt.
-    this.publisher.on('error', nobody);
-    this.subscriber.on('error', nobody);
+    this.publisher = connectRedis(url, { commandTimeoutMs });
+    // Subscribing on every `ready` covers a first SUBSCRIBE that failed (Redis away at start) too.
+    this.subscriber = connectRedis(url, { commandTimeoutMs, subscriber: true });
     this.subscriber.on('ready', () => this.subscribe());
     this.subscriber.on('close', () => this.lost());
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
@@ -127,7 +123,7 @@ export class RedisFanout implements Fanout {
     this.deliver = nobody;
     this.subscribed = false;
     for (const done of [...this.waiters]) done();
-    await Promise.allSettled([closeClient(this.publisher), closeClient(this.subscriber)]);
+    await Promise.allSettled([closeRedis(this.publisher), closeRedis(this.subscriber)]);
   }
 
   private subscribe(): void {

@@ -1,6 +1,7 @@
 import type { ServerConfig } from '../config';
 import { MemoryStore } from './memory';
-import { DEFAULT_PREFIX, RedisStore } from './redis';
+import { DEFAULT_PREFIX } from '../redis/connection';
+import { RedisStore } from './redis/redis-store';
 import type { QueueStore } from './types';
 
 /**

@@ -2,7 +2,7 @@
  * The queue store: every piece of waiting-room state that must be shared by all instances.
  * Each method is one atomic step, so that two instances working on one store can never
  * release a visitor twice, skip one, or replay a held request twice. `memory.ts` keeps it in
- * the process; `redis.ts` keeps it in Redis for several instances.
+ * the process; `redis/redis-store.ts` keeps it in Redis for several instances.
  */
 
 import type { EventStore } from './event-store';

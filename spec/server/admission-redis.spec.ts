@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import pino from 'pino';
 import { AdaptiveAdmission } from '../../server/admission/admission';
 import { RedisAdmissionStore } from '../../server/admission/redis-store';
-import { createRedisClient } from '../../server/store/redis';
+import { connectRedis } from '../../server/redis/connection';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { ManualClock } from './support/manual-clock';
 import { ModelOrigin } from './support/model-origin';
@@ -30,7 +30,7 @@ describe('adaptive admission shared through Redis', () => {
   });
   beforeEach(async () => {
     clock = new ManualClock();
-    clients = [createRedisClient(redis.url), createRedisClient(redis.url)];
+    clients = [connectRedis(redis.url, { autoPipelining: true }), connectRedis(redis.url, { autoPipelining: true })];
     probe = new Redis(redis.url);
     await probe.flushall();
     stops = [];

@@ -2,7 +2,7 @@ import type Pusher from 'pusher-js';
 import { verifyDraw, type PageConfigJson } from '@waiting-room/streams/contract';
 import { RedisFanout } from '../../server/realtime/redis-fanout';
 import type { Started } from '../../server/start';
-import { RedisStore } from '../../server/store/redis';
+import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { ManualClock } from './support/manual-clock';

@@ -4,7 +4,7 @@ import { createQueue$, type ConnectionState, type QueueStatus } from '@waiting-r
 import type { LineMoved, PageConfigJson, QueueInfo } from '@waiting-room/streams/contract';
 import { RedisFanout } from '../../server/realtime/redis-fanout';
 import type { Started } from '../../server/start';
-import { RedisStore } from '../../server/store/redis';
+import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { ManualClock } from './support/manual-clock';

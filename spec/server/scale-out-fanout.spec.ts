@@ -7,7 +7,7 @@ import { LocalFanout, type ChannelMessage } from '../../server/realtime/fanout';
 import { FanoutUnavailableError } from '../../server/realtime/fanout-error';
 import { RedisFanout, type FanoutLog } from '../../server/realtime/redis-fanout';
 import type { Started } from '../../server/start';
-import { RedisStore } from '../../server/store/redis';
+import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { connectPusher, record, subscribe } from './support/realtime';

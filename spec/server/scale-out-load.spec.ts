@@ -1,7 +1,7 @@
 import PusherServer from 'pusher';
 import type Pusher from 'pusher-js';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
-import { RedisStore } from '../../server/store/redis';
+import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { adminRelease, SHARED_SECRETS, setPaused, startInstance, type Instance } from '../support/scale-out';

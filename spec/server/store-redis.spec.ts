@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { StoreUnavailableError } from '../../server/store/errors';
-import { DRAW_BATCH, RedisStore, type RedisStoreOptions } from '../../server/store/redis';
+import { DRAW_BATCH, RedisStore, type RedisStoreOptions } from '../../server/store/redis/redis-store';
 import { encodeRequest } from '../../server/store/redis/codec';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';

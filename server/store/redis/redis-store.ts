@@ -1,11 +1,19 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import type { DropEvent } from '../events/event';
-import type { EventState, StoredEvents } from './event-store';
-import Redis, { type RedisOptions } from 'ioredis';
-import { StoreUnavailableError } from './errors';
-import { decodeEntry, decodeRequest, encodeRequest } from './redis/codec';
-import { Deadlines } from './redis/deadline';
-import { DEADLINE_PASSED, SCRIPT_KEYS, SCRIPTS, UPGRADE_LIST_LINE, scriptSource, type ScriptName } from './redis/scripts';
+import type { DropEvent } from '../../events/event';
+import type { EventState, StoredEvents } from '../event-store';
+import type Redis from 'ioredis';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_CONNECT_WAIT_MS,
+  DEFAULT_PREFIX,
+  closeRedis,
+  connectRedis,
+  readyWithin,
+} from '../../redis/connection';
+import { StoreUnavailableError } from '../errors';
+import { decodeEntry, decodeRequest, encodeRequest } from './codec';
+import { Deadlines } from './deadline';
+import { DEADLINE_PASSED, SCRIPT_KEYS, SCRIPTS, UPGRADE_LIST_LINE, scriptSource, type ScriptName } from './scripts';
 import type {
   AdmissionLimits,
   Entry,
@@ -19,7 +27,7 @@ import type {
   Release,
   ReleasePolicy,
   Stats,
-} from './types';
+} from '../types';
 
 export interface RedisStoreOptions {
   /** Put before every key, so that several rooms or test runs can share one Redis. Default `wr:`. */
@@ -30,42 +38,8 @@ export interface RedisStoreOptions {
   readonly connectWaitMs?: number;
 }
 
-/** Shared with the Redis fanout, so that a room's keys and channel carry one prefix. */
-export const DEFAULT_PREFIX = 'wr:';
 /** Entrants a step of the draw places (`applyDraw`): some 30 ms of Redis each. */
 export const DRAW_BATCH = 5000;
-export const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
-export const DEFAULT_CONNECT_WAIT_MS = 1000;
-
-/**
- * Client options that make every call settle quickly when Redis is away, and never send a
- * call later than the caller was told it failed: a script may already have run, so running
- * it again could release more visitors than asked.
- */
-export function redisClientOptions(commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS): RedisOptions {
-  return {
-    commandTimeout: commandTimeoutMs,
-    // A call made while disconnected fails at once instead of waiting in a queue.
-    enableOfflineQueue: false,
-    // Calls in flight when the connection drops fail at once, and are not sent again.
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    connectTimeout: Math.max(commandTimeoutMs, 1000),
-    // Keep trying for ever, at most a second apart, so the store comes back by itself.
-    retryStrategy: (times) => Math.min(50 * 2 ** times, 1000),
-    // Closing a connection that was already lost waits this long for nothing: keep it short.
-    disconnectTimeout: 200,
-  };
-}
-
-/**
- * A Redis client for `url` with `redisClientOptions`, and auto-pipelining: the calls of every
- * request handled in one turn of the event loop leave in one write, where one write per call
- * and its system call was the largest part of a busy server's time (see `npm run bench`).
- */
-export function createRedisClient(url: string, commandTimeoutMs?: number): Redis {
-  return new Redis(url, { ...redisClientOptions(commandTimeoutMs), enableAutoPipelining: true });
-}
 
 type ScriptCall = (...args: string[]) => Promise<unknown>;
 type ScriptedRedis = Redis & Record<ScriptName, ScriptCall>;
@@ -89,26 +63,22 @@ export class RedisStore implements QueueStore {
   private readonly connectWaitMs: number;
   private readonly deadlines: Deadlines;
   private readonly onReady = () => this.deadlines.reset();
-  private connecting?: Promise<void>;
   private upgrade?: Promise<unknown>;
   private closed = false;
 
   /**
    * `redis` is a URL (`redis://…`, `rediss://…`): the store makes its own client with
-   * `redisClientOptions` and closes it in `close()`. Or a client made by the caller, which
-   * stays theirs to close; give it `redisClientOptions` so calls fail fast.
+   * `connectRedis` (auto-pipelined) and closes it in `close()`. Or a client made by the caller,
+   * which stays theirs to close; give it `redisClientOptions` so calls fail fast.
    */
   constructor(redis: string | Redis, options: RedisStoreOptions = {}) {
     const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.ownsClient = typeof redis === 'string';
-    const client = typeof redis === 'string' ? createRedisClient(redis, commandTimeoutMs) : redis;
+    const client = typeof redis === 'string' ? connectRedis(redis, { commandTimeoutMs, autoPipelining: true }) : redis;
     if (client.options.keyPrefix) {
       // The scripts name the per-visitor keys themselves, where the client's prefix never reaches.
       throw new Error('Give RedisStore a client without keyPrefix, and the prefix as its `prefix` option.');
     }
-    // Failures reach callers as rejected calls; without a listener the client would also
-    // print every failed reconnection attempt.
-    if (this.ownsClient) client.on('error', () => {});
     for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
       client.defineCommand(name, { lua: scriptSource(name), numberOfKeys: SCRIPT_KEYS.length });
     }
@@ -268,16 +238,7 @@ export class RedisStore implements QueueStore {
     if (this.closed) return;
     this.closed = true;
     this.client.off('ready', this.onReady);
-    if (!this.ownsClient) return;
-    if (this.client.status === 'ready') {
-      try {
-        await this.client.quit();
-        return;
-      } catch {
-        // Redis stopped answering: drop the connection instead.
-      }
-    }
-    this.client.disconnect();
+    if (this.ownsClient) await closeRedis(this.client);
   }
 
   private async run(name: ScriptName, ...args: (string | number)[]): Promise<unknown> {
@@ -310,43 +271,14 @@ export class RedisStore implements QueueStore {
     }
   }
 
-  /**
-   * Resolves once the client is ready. A connection under way (at start) is waited for, at
-   * most `connectWaitMs`; a client that lost Redis and waits to retry fails at once, so that
-   * callers are told in time while it reconnects in the background.
-   */
+  /** Resolves once the client can take a command (`readyWithin`), or rejects at once when the store is closed. */
   private async connected(): Promise<void> {
     if (this.closed) throw new StoreUnavailableError('The queue store is closed.');
-    const { status } = this.client;
-    if (status === 'ready') return;
-    if (status === 'wait') this.client.connect().catch(() => {});
-    else if (status !== 'connecting' && status !== 'connect') {
-      throw new StoreUnavailableError(`Redis is unreachable (connection ${status}).`);
+    try {
+      await readyWithin(this.client, this.connectWaitMs);
+    } catch (error) {
+      throw new StoreUnavailableError((error as Error).message, { cause: error });
     }
-    this.connecting ??= this.readyOrTimeout().finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
-  }
-
-  private readyOrTimeout(): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const settle = (error?: Error) => {
-        clearTimeout(timer);
-        this.client.off('ready', onReady);
-        this.client.off('close', onClose);
-        if (error) reject(error);
-        else resolve();
-      };
-      const onReady = () => settle();
-      const onClose = () => settle(new StoreUnavailableError('Redis is unreachable (connection refused or lost).'));
-      const timer = setTimeout(
-        () => settle(new StoreUnavailableError(`Redis did not accept a connection within ${this.connectWaitMs} ms.`)),
-        this.connectWaitMs,
-      );
-      this.client.on('ready', onReady);
-      this.client.on('close', onClose);
-    });
   }
 }
 

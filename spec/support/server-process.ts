@@ -1,10 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { ensureWaitingPageBuilt } from './waiting-page-built';
 
 const ROOT = path.resolve(__dirname, '../..');
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
+/** What `npm start` runs, as `build-server.mjs` builds it. */
+const SERVER_SCRIPT = path.join(ROOT, 'dist', 'server.js');
 /** `main.ts` says where it listens in this line. */
 const LISTENING = /Waiting Room in front of .*?: open (http:\/\/\S+?)\/ /;
 /** Variables of the configuration table that must not leak in from the test runner's shell. */
@@ -31,14 +34,19 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
+/** This test process's build of the server from the sources as they are now (never an older one left in dist/). */
+let serverBuilt: Promise<unknown> | undefined;
+
 /**
- * Starts the server as `npm start` does after its build (`node --import tsx server/main.ts`),
+ * Starts the server as `npm start` does after its builds (`node --enable-source-maps dist/server.js`),
  * with `env` as its whole server configuration (quiet logs unless `LOG_LEVEL` is given), and
  * waits until it says where it listens. `port` 0 (the default) is a free one; give the port of
  * a stopped process to start it again at the same address.
  */
 export async function startServerProcess(env: Record<string, string>, port = 0): Promise<ServerProcess> {
   await ensureWaitingPageBuilt();
+  serverBuilt ??= promisify(execFile)(process.execPath, ['build-server.mjs'], { cwd: ROOT });
+  await serverBuilt;
   try {
     return await launch(env, port);
   } catch (error) {
@@ -56,7 +64,7 @@ export async function stopAllServerProcesses(): Promise<void> {
 
 async function launch(env: Record<string, string>, port: number): Promise<ServerProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_VARIABLES.test(name)));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', SERVER_SCRIPT], {
     cwd: ROOT,
     env: { ...inherited, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,11 @@
  * where the server's time went, by package or project folder and by function (self time).
  *
  *   node --import tsx bench/profile-summary.ts <profile file or folder> [top=25]
+ *   node --import tsx bench/profile-summary.ts --holds[=20] <profile file or folder> [top=10]
+ *
+ * With --holds, the spans where the process was busy without a break for longer than the given
+ * milliseconds instead: each is an event-loop turn (or several run back to back) that held the
+ * server that long, with what took its time.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -56,15 +61,56 @@ export function summarise(profiles: readonly Profile[]) {
   return { totalMs: total, byOwner: sorted(byOwner), byFunction: sorted(byFunction) };
 }
 
+/** A span of samples without an idle one: the process busy at a stretch. */
+export interface Hold {
+  readonly file: string;
+  /** Since the profile's start, in ms. */
+  readonly atMs: number;
+  readonly ms: number;
+  /** Self time within the span by function, longest first (ms). */
+  readonly byFunction: readonly [string, number][];
+}
+
+/** The spans longer than `thresholdMs` in which no sample was idle, longest first. */
+export function holds(profiles: readonly { file: string; profile: Profile }[], thresholdMs: number): Hold[] {
+  const found: Hold[] = [];
+  for (const { file, profile } of profiles) {
+    const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+    let at = 0;
+    let start = 0;
+    let span = new Map<string, number>();
+    let spanMs = 0;
+    const close = () => {
+      if (spanMs > thresholdMs) found.push({ file, atMs: start, ms: spanMs, byFunction: [...span].sort((a, b) => b[1] - a[1]) });
+      span = new Map();
+      spanMs = 0;
+    };
+    profile.samples.forEach((id, index) => {
+      const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+      at += ms;
+      const node = nodes.get(id);
+      if (!node || node.callFrame.functionName === '(idle)') return close();
+      if (spanMs === 0) start = at;
+      spanMs += ms;
+      const { functionName, url, lineNumber } = node.callFrame;
+      const name = `${functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${lineNumber + 1}` : ''} [${ownerOf(url, functionName)}]`;
+      span.set(name, (span.get(name) ?? 0) + ms);
+    });
+    close();
+  }
+  return found.sort((a, b) => b.ms - a.ms);
+}
+
 function main(): void {
-  const [target, topArg] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const holdsArg = args.find((arg) => arg.startsWith('--holds'));
+  if (holdsArg) return printHolds(Number(holdsArg.split('=')[1] ?? 20), args.filter((arg) => arg !== holdsArg));
+  const [target, topArg] = args;
   if (!target) {
     console.error('usage: node --import tsx bench/profile-summary.ts <profile file or folder> [top]');
     process.exit(2);
   }
-  const files = statSync(target).isDirectory()
-    ? readdirSync(target).filter((file) => file.endsWith('.cpuprofile')).map((file) => path.join(target, file))
-    : [target];
+  const files = profileFiles(target);
   const summary = summarise(files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as Profile));
   const top = Number(topArg ?? 25);
   const idle = summary.byOwner.find(([owner]) => owner === '(idle)')?.[1] ?? 0;
@@ -75,6 +121,22 @@ function main(): void {
   for (const [owner, ms] of summary.byOwner.filter(([owner]) => owner !== '(idle)').slice(0, top)) console.log(`  ${share(ms)}  ${owner}`);
   console.log('\nby function (self time):');
   for (const [name, ms] of summary.byFunction.filter(([name]) => !name.startsWith('(idle)')).slice(0, top)) console.log(`  ${share(ms)}  ${name}`);
+}
+
+function profileFiles(target: string): string[] {
+  return statSync(target).isDirectory()
+    ? readdirSync(target).filter((file) => file.endsWith('.cpuprofile')).map((file) => path.join(target, file))
+    : [target];
+}
+
+function printHolds(thresholdMs: number, [target, topArg]: string[]): void {
+  const files = profileFiles(target);
+  const found = holds(files.map((file) => ({ file, profile: JSON.parse(readFileSync(file, 'utf8')) as Profile })), thresholdMs);
+  console.log(`${found.length} span(s) busy for over ${thresholdMs} ms without a break, in ${files.length} profile(s)\n`);
+  for (const hold of found.slice(0, Number(topArg ?? 10))) {
+    console.log(`${hold.ms.toFixed(1)} ms at ${(hold.atMs / 1000).toFixed(3)} s in ${path.basename(hold.file)}:`);
+    for (const [name, ms] of hold.byFunction.slice(0, 8)) console.log(`  ${ms.toFixed(1).padStart(6)} ms  ${name}`);
+  }
 }
 
 if (require.main === module) main();

@@ -1,6 +1,7 @@
 import Pusher from 'pusher';
 import { CHANNELS, type QueueOpened } from '@waiting-room/streams/contract';
 import type { PusherConfig } from './config';
+import type { Fanout } from './realtime/fanout';
 import type { Entry } from './store/types';
 
 /** Tells the pages about releases. */
@@ -25,19 +26,34 @@ export function channelFor(entry: Pick<Entry, 'uuid' | 'userId'>): string {
   return entry.userId ? CHANNELS.user(entry.userId, entry.uuid) : CHANNELS.client(entry.uuid);
 }
 
-/**
- * Options for the `pusher` SDK: the outside server when one is configured, else the embedded
- * one at `own` (where this process listens), so one code path drives both.
- */
-export function pusherOptions(config: PusherConfig, own: { host: string; port: number }): Pusher.Options {
+/** Options for the `pusher` SDK against the outside Pusher-protocol server the configuration names. */
+export function pusherOptions(config: PusherConfig): Pusher.Options {
   const credentials = { appId: config.appId, key: config.key, secret: config.secret, timeout: 5000 };
-  if (config.embedded) return { ...credentials, host: own.host, port: String(own.port), useTLS: false };
   if (config.host === undefined) return { ...credentials, cluster: config.cluster, useTLS: config.useTLS };
   const port = config.port === undefined ? undefined : String(config.port);
   return { ...credentials, host: config.host, port, useTLS: config.useTLS };
 }
 
-/** Publishes releases through the HTTP events API with the `pusher` SDK (embedded server or outside one alike). */
+/**
+ * Publishes releases straight into the embedded server's fanout: this instance's sockets at once,
+ * the other instances' through Redis when the line is shared. The same events the HTTP events API
+ * would carry, without a request to ourselves, its signature and two JSON passes for each.
+ */
+export function fanoutPublisher(fanout: Fanout): ReleasePublisher {
+  return {
+    publishRelease(entry) {
+      return fanout.publish({ channel: channelFor(entry), event: CHANNELS.releaseEvent, data: JSON.stringify({ uuid: entry.uuid }) });
+    },
+    publishMoved(served) {
+      return fanout.publish({ channel: CHANNELS.queue, event: CHANNELS.movedEvent, data: JSON.stringify({ served }) });
+    },
+    publishOpened(id, opened) {
+      return fanout.publish({ channel: CHANNELS.event(id), event: CHANNELS.openedEvent, data: JSON.stringify(opened) });
+    },
+  };
+}
+
+/** Publishes releases through the HTTP events API with the `pusher` SDK, to an outside Pusher-protocol server. */
 export function pusherPublisher(options: Pusher.Options): ReleasePublisher {
   const pusher = new Pusher(options);
   return {

@@ -5,10 +5,10 @@ import type { RoomConfig, ServerConfig } from './config';
 import { Rooms, roomRoutes, type Room } from './rooms';
 import { createLanguages } from './languages';
 import { loadWaitingPage } from './page';
-import { pusherOptions, pusherPublisher, type ReleasePublisher } from './publish';
+import { fanoutPublisher, pusherOptions, pusherPublisher, type ReleasePublisher } from './publish';
 import { createFanout } from './realtime/create-fanout';
 import type { Fanout } from './realtime/fanout';
-import { RealtimeServer, type UpgradeListener } from './realtime/server';
+import { RealtimeServer, type DeliveryListener, type UpgradeListener } from './realtime/server';
 import { startDemoOrigin } from '../demo/origin';
 import { ELEMENTS_ENTRY } from './page';
 import { EventSchedule } from './events/schedule';
@@ -52,6 +52,8 @@ export interface StartOptions {
   readonly publisher?: ReleasePublisher;
   /** Where the log goes instead of stdout (tests). */
   readonly logStream?: LogStream;
+  /** Hears what each realtime event's delivery to this instance's sockets took (the embedded server only). */
+  readonly onDelivered?: DeliveryListener;
 }
 
 /** The release policy the configuration sets for `room` (the first room's by default). */
@@ -144,7 +146,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   });
   registerRoutes(app, { config, rooms, clock, page, fanout, errors, metrics, sampler, port: () => port }, upstream);
   const realtime = config.pusher.embedded
-    ? new RealtimeServer({ ...config.realtime, app: config.pusher, fanout, log: app.log })
+    ? new RealtimeServer({ ...config.realtime, app: config.pusher, fanout, log: app.log, onDelivered: options.onDelivered })
     : undefined;
 
   try {
@@ -167,7 +169,9 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   port = address.port;
   const ownHost = reachableHost(address);
   const ownUrlHost = ownHost.includes(':') ? `[${ownHost}]` : ownHost;
-  const publisher = options.publisher ?? pusherPublisher(pusherOptions(config.pusher, { host: ownUrlHost, port }));
+  const publisher =
+    options.publisher ??
+    (config.pusher.embedded ? fanoutPublisher(fanout) : pusherPublisher(pusherOptions(config.pusher)));
   // The operator's limits a previous run (or another instance) left in the store, and the events
   // (those the configuration declares put there the first time), before the first visitor.
   await Promise.all(
@@ -184,7 +188,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     room.events.useAnnouncer(publisher);
     return startReleaseLoop(room.releases, clock, config.releaseIntervalMs, app.log, room.events);
   });
-  publishSample = consolePublisher(config.pusher, fanout, pusherOptions(config.pusher, { host: ownUrlHost, port }));
+  publishSample = consolePublisher(config.pusher, fanout, pusherOptions(config.pusher));
   sampler.start();
   const controllers = rooms.all.map((room) => room.admission.start());
 

@@ -6,13 +6,36 @@ export interface FrameTarget {
   sendFrame(frame: Buffer): void;
 }
 
+/**
+ * What one event's delivery took, on the server's own clock (`performance.now()`, ms): from its
+ * publication to the write of its last socket is how long the last subscriber waited on the server.
+ */
+export interface Delivered {
+  /** Sockets written (the subscribers when it was published, less the one left out). */
+  readonly sockets: number;
+  readonly publishedAt: number;
+  /** When its first socket was written: before that, it waited behind earlier events. */
+  readonly firstWriteAt: number;
+  readonly lastWriteAt: number;
+}
+
+/** Told of each event once it has been written to all its subscribers. */
+export type DeliveredListener = (delivered: Delivered) => void;
+
 /** One channel event on its way: the frame, the subscribers when it was published, and how far it got. */
 interface Pending {
   readonly frame: Buffer;
   readonly targets: readonly FrameTarget[];
   readonly exceptSocketId: string | undefined;
+  readonly publishedAt: number;
+  readonly done: DeliveredListener | undefined;
   next: number;
+  written: number;
+  firstWriteAt: number;
 }
+
+/** The clock slices are cut by (ms); tests give their own. */
+export type SliceClock = () => number;
 
 /**
  * How long one turn of the event loop may write sockets. Writing a prepared frame to a socket
@@ -48,15 +71,23 @@ export class SlicedDelivery {
   private readonly pending: Pending[] = [];
   private scheduled = false;
 
-  constructor(private readonly sliceMs = SLICE_MS) {}
+  constructor(
+    private readonly sliceMs = SLICE_MS,
+    private readonly now: SliceClock = () => performance.now(),
+  ) {}
 
   /** Events published and not yet written to all their subscribers. */
   get backlog(): number {
     return this.pending.length;
   }
 
-  deliver(frame: Buffer, subscribers: Iterable<FrameTarget>, exceptSocketId?: string): void {
-    this.pending.push({ frame, targets: Array.from(subscribers), exceptSocketId, next: 0 });
+  /**
+   * Queues `frame` for `subscribers` (all but `exceptSocketId`); `done` hears what its delivery
+   * took once its last socket is written.
+   */
+  deliver(frame: Buffer, subscribers: Iterable<FrameTarget>, exceptSocketId?: string, done?: DeliveredListener): void {
+    const publishedAt = done ? this.now() : 0;
+    this.pending.push({ frame, targets: Array.from(subscribers), exceptSocketId, publishedAt, done, next: 0, written: 0, firstWriteAt: 0 });
     // Alone in the queue: nothing is under way (nor running, should a write call back here).
     if (this.pending.length === 1 && !this.scheduled) this.run();
   }
@@ -64,30 +95,41 @@ export class SlicedDelivery {
   /** Writes sockets for up to a slice of time, oldest event first, then comes back in the next turn if any is left. */
   private readonly run = (): void => {
     this.scheduled = false;
-    const until = performance.now() + this.sliceMs;
+    const until = this.now() + this.sliceMs;
     let sinceClock = 0;
     while (this.pending.length > 0) {
       const head = this.pending[0];
       const { frame, targets, exceptSocketId } = head;
+      if (head.done && head.next === 0) head.firstWriteAt = this.now();
       let i = head.next;
-      for (; i < targets.length; i++) {
-        const target = targets[i];
-        if (target.id !== exceptSocketId) target.sendFrame(frame);
+      let written = 0;
+      let spent = false;
+      while (i < targets.length) {
+        const target = targets[i++];
+        if (target.id !== exceptSocketId) {
+          target.sendFrame(frame);
+          written++;
+        }
         if (++sinceClock === CLOCK_EVERY) {
           sinceClock = 0;
-          if (performance.now() >= until) break;
+          if (this.now() >= until) {
+            spent = true;
+            break;
+          }
         }
       }
+      head.written += written;
       if (i < targets.length) {
-        head.next = i + 1;
-        if (head.next === targets.length) this.pending.shift();
+        head.next = i;
         break;
       }
       this.pending.shift();
+      this.finished(head);
+      if (spent) break;
       // Many small events behind one another are a slice too.
       if (++sinceClock >= CLOCK_EVERY) {
         sinceClock = 0;
-        if (performance.now() >= until) break;
+        if (this.now() >= until) break;
       }
     }
     if (this.pending.length > 0) {
@@ -95,4 +137,10 @@ export class SlicedDelivery {
       setImmediate(this.run);
     }
   };
+
+  private finished(event: Pending): void {
+    if (!event.done) return;
+    const { written: sockets, publishedAt, firstWriteAt } = event;
+    event.done({ sockets, publishedAt, firstWriteAt, lastWriteAt: this.now() });
+  }
 }

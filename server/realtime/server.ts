@@ -5,7 +5,7 @@ import { WebSocketServer, type ServerOptions, type WebSocket } from 'ws';
 import type { RealtimeLimits } from '../config';
 import { Connection, type ChannelRegistry, type ConnectionOptions } from './connection';
 import type { ChannelMessage, Fanout } from './fanout';
-import { SlicedDelivery } from './delivery';
+import { SlicedDelivery, type Delivered } from './delivery';
 import { CLOSE, MAX_CLIENT_MESSAGE, PROTOCOL_VERSIONS, encode, encodeFrame, protocolError } from './protocol';
 import type { AppCredentials } from './signature';
 
@@ -17,7 +17,12 @@ export interface RealtimeOptions extends RealtimeLimits {
   readonly app: AppCredentials;
   readonly fanout: Fanout;
   readonly log: FastifyBaseLogger;
+  /** Told what each event's delivery to this instance's sockets took (the benchmark's account of the fan-out). */
+  readonly onDelivered?: DeliveryListener;
 }
+
+/** Hears of each channel event once this instance has written it to all its subscribers. */
+export type DeliveryListener = (message: ChannelMessage, delivered: Delivered) => void;
 
 /**
  * How long a socket we close may take to answer our close frame before it is dropped, at
@@ -89,7 +94,8 @@ export class RealtimeServer implements ChannelRegistry {
     const subscribers = this.channels.get(message.channel);
     if (!subscribers) return;
     const frame = encodeFrame({ event: message.event, channel: message.channel, data: message.data });
-    this.delivery.deliver(frame, subscribers, message.exceptSocketId);
+    const listener = this.options.onDelivered;
+    this.delivery.deliver(frame, subscribers, message.exceptSocketId, listener && ((delivered) => listener(message, delivered)));
   }
 
   join(channel: string, connection: Connection): void {

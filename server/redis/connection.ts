@@ -46,6 +46,8 @@ export interface ConnectOptions {
    * call per call was the largest part of a busy server's time, see `npm run bench`).
    */
   readonly autoPipelining?: boolean;
+  /** Commands (by the name they are called by) sent at once even so: those that are batches already. */
+  readonly notPipelined?: readonly string[];
   /** A connection that will subscribe: ioredis's own resubscription is left to the caller. */
   readonly subscriber?: boolean;
 }
@@ -58,7 +60,7 @@ export interface ConnectOptions {
 export function connectRedis(url: string, options: ConnectOptions = {}): Redis {
   const client = new Redis(url, {
     ...redisClientOptions(options.commandTimeoutMs),
-    ...(options.autoPipelining ? { enableAutoPipelining: true } : {}),
+    ...(options.autoPipelining ? { enableAutoPipelining: true, autoPipeliningIgnoredCommands: [...(options.notPipelined ?? [])] } : {}),
     // ioredis's resubscription neither says when it is done nor covers a first SUBSCRIBE that
     // failed (Redis away at start): a subscriber subscribes again on every `ready` itself.
     ...(options.subscriber ? { autoResubscribe: false } : {}),

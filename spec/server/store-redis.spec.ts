@@ -290,6 +290,49 @@ describe('redis queue store keys', () => {
   });
 });
 
+describe("redis queue store's polls", () => {
+  /** Script calls Redis has run so far (EVALSHA, and EVAL the first time on a connection). */
+  async function scriptCalls(): Promise<number> {
+    const stats = await admin.info('commandstats');
+    const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    return calls('evalsha') + calls('eval');
+  }
+
+  it('should send the polls of one turn of the event loop to Redis as one script call, each with its own answer', async () => {
+    const store = open(server.url, newRoom());
+    const line = await holdInOrder(store, ['a', 'b', 'c', 'd']);
+    await store.release(1, t0 + 1, policy);
+    // Scripts loaded and the line looked at: what follows is the polls' own calls.
+    await store.position(line[1].uuid, t0 + 2);
+    const before = await scriptCalls();
+
+    const answers = await Promise.all([
+      store.position(line[3].uuid, t0 + 5),
+      store.position(line[0].uuid, t0 + 5),
+      store.position('00000000-0000-4000-8000-000000000000', t0 + 5),
+      store.position(line[2].uuid, t0 + 5),
+      store.position(line[1].uuid, t0 + 5),
+    ]);
+
+    expect(await scriptCalls()).toBe(before + 1);
+    expect(answers).toEqual([{ position: 3, served: 1 }, { position: 0, served: 1 }, undefined, { position: 2, served: 1 }, { position: 1, served: 1 }]);
+  });
+
+  it('should send a busy turn\'s polls in batches of at most 256, and mark each visitor seen at its own time', async () => {
+    const store = open(server.url, newRoom());
+    const line = await holdInOrder(store, Array.from({ length: 300 }, (_, index) => `s${index}`));
+    await store.position(line[0].uuid, t0);
+    const before = await scriptCalls();
+
+    const answers = await Promise.all(line.map((entry, index) => store.position(entry.uuid, t0 + index)));
+
+    expect(await scriptCalls()).toBe(before + 2);
+    expect(answers).toEqual(line.map((_, index) => ({ position: index + 1, served: 0 })));
+    expect((await store.get(line[299].uuid))?.lastSeen).toBe(t0 + 299);
+    expect((await store.get(line[7].uuid))?.lastSeen).toBe(t0 + 7);
+  });
+});
+
 describe('redis queue store when Redis fails', () => {
   let faulty: RedisServer;
   const fast: RedisStoreOptions = { commandTimeoutMs: 500, connectWaitMs: 500 };

@@ -20,6 +20,11 @@ export class Deadlines {
     private readonly timeoutMs: number,
   ) {}
 
+  /** Whether the offset is measured (or known to be unmeasurable): calls need not wait for `ready`. */
+  get known(): boolean {
+    return this.offset !== undefined;
+  }
+
   /** Forgets the offset, to measure it again before the next call (new connection, clock step). */
   reset(): void {
     this.offset = undefined;

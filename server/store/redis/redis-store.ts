@@ -13,6 +13,7 @@ import {
 import { StoreUnavailableError } from '../errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { Deadlines } from './deadline';
+import { PositionBatch } from './position-batch';
 import { DEADLINE_PASSED, SCRIPT_KEYS, SCRIPTS, UPGRADE_LIST_LINE, scriptSource, type ScriptName } from './scripts';
 import type {
   AdmissionLimits,
@@ -64,7 +65,11 @@ export class RedisStore implements QueueStore {
   private readonly deadlines: Deadlines;
   private readonly onReady = () => this.deadlines.reset();
   private upgrade?: Promise<unknown>;
+  /** Set once the line of a previous version has been looked for (`UPGRADE_LIST_LINE`). */
+  private upgradeDone = false;
   private closed = false;
+  /** Marking a visitor seen late does no harm: these calls carry no deadline. */
+  private readonly positions = new PositionBatch((pairs) => this.run('waitingRoomPositions', pairs, false) as Promise<number[]>);
 
   /**
    * `redis` is a URL (`redis://…`, `rediss://…`): the store makes its own client with
@@ -74,7 +79,11 @@ export class RedisStore implements QueueStore {
   constructor(redis: string | Redis, options: RedisStoreOptions = {}) {
     const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.ownsClient = typeof redis === 'string';
-    const client = typeof redis === 'string' ? connectRedis(redis, { commandTimeoutMs, autoPipelining: true }) : redis;
+    // The polls' batches are sent as they are made: each is a batch already.
+    const client =
+      typeof redis === 'string'
+        ? connectRedis(redis, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions'] })
+        : redis;
     if (client.options.keyPrefix) {
       // The scripts name the per-visitor keys themselves, where the client's prefix never reaches.
       throw new Error('Give RedisStore a client without keyPrefix, and the prefix as its `prefix` option.');
@@ -92,109 +101,107 @@ export class RedisStore implements QueueStore {
   }
 
   async admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean> {
-    const admitted = await this.run('waitingRoomAdmit', sessionId, now, limits.activeLimit, limits.sessionMs);
+    const admitted = await this.run('waitingRoomAdmit', [sessionId, now, limits.activeLimit, limits.sessionMs]);
     return admitted === 1;
   }
 
   async hold(sessionId: string, userId: number, request: HeldRequest, now: number): Promise<Entry> {
-    const reply = await this.run('waitingRoomHold', sessionId, userId, encodeRequest(request), now, randomUUID());
+    const reply = await this.run('waitingRoomHold', [sessionId, userId, encodeRequest(request), now, randomUUID()]);
     return decodeEntry(reply as EntryReply);
   }
 
   async get(uuid: string): Promise<Entry | undefined> {
-    const reply = await this.run('waitingRoomGet', uuid);
+    const reply = await this.run('waitingRoomGet', [uuid]);
     return reply ? decodeEntry(reply as EntryReply) : undefined;
   }
 
   async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {
-    const reply = await this.run('waitingRoomPlaceInLine', uuid, now);
+    const reply = await this.run('waitingRoomPlaceInLine', [uuid, now]);
     if (!reply) return undefined;
     const [entry, position, recent] = reply as [EntryReply, number, string[]];
     return { entry: decodeEntry(entry), position: Number(position), recentReleases: recent.map(Number) };
   }
 
-  async position(uuid: string, now: number): Promise<Position | undefined> {
-    const reply = (await this.run('waitingRoomPosition', uuid, now)) as [number, number, number] | null;
-    if (!reply) return undefined;
-    const [position, served, ticket] = reply;
-    return { position, ticket, served };
+  /** queue_info's every poll: those of one turn of the event loop go to Redis together (`PositionBatch`). */
+  position(uuid: string, now: number): Promise<Position | undefined> {
+    return this.positions.position(uuid, now);
   }
 
   async recentReleases(): Promise<RecentReleases> {
-    const [served, times] = (await this.run('waitingRoomRecentReleases')) as [number, string[]];
+    const [served, times] = (await this.run('waitingRoomRecentReleases', [])) as [number, string[]];
     return { served, times: times.map(Number) };
   }
 
   async touch(uuid: string, now: number): Promise<boolean> {
-    return (await this.run('waitingRoomTouch', uuid, now)) === 1;
+    return (await this.run('waitingRoomTouch', [uuid, now])) === 1;
   }
 
   async release(count: number, now: number, policy: ReleasePolicy): Promise<Release> {
     const limited = count > 0 ? Math.min(count, Number.MAX_SAFE_INTEGER) : 0;
-    const reply = await this.run('waitingRoomRelease', limited, now, policy.sessionMs, policy.abandonMs, randomSeed(policy));
+    const reply = await this.run('waitingRoomRelease', [limited, now, policy.sessionMs, policy.abandonMs, randomSeed(policy)]);
     return decodeRelease(reply as ReleaseReply);
   }
 
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     const { activeLimit, sessionMs, perMinute, abandonMs } = policy;
-    const reply = await this.run('waitingRoomReleaseDue', now, activeLimit, sessionMs, perMinute, abandonMs, randomSeed(policy));
+    const reply = await this.run('waitingRoomReleaseDue', [now, activeLimit, sessionMs, perMinute, abandonMs, randomSeed(policy)]);
     return decodeRelease(reply as ReleaseReply);
   }
 
   async dropAbandoned(now: number, abandonMs: number): Promise<number> {
-    return Number(await this.run('waitingRoomDropAbandoned', now, abandonMs));
+    return Number(await this.run('waitingRoomDropAbandoned', [now, abandonMs]));
   }
 
   async takeHeld(uuid: string, sessionId: string): Promise<HeldRequest | undefined> {
-    const reply = await this.run('waitingRoomTakeHeld', uuid, sessionId);
+    const reply = await this.run('waitingRoomTakeHeld', [uuid, sessionId]);
     return typeof reply === 'string' ? decodeRequest(reply) : undefined;
   }
 
   async moveSession(from: string, to: string, userId: number): Promise<void> {
-    await this.run('waitingRoomMoveSession', from, to, userId);
+    await this.run('waitingRoomMoveSession', [from, to, userId]);
   }
 
   async stats(now: number): Promise<Stats> {
-    const [waiting, active, released, paused, arrived] = (await this.run('waitingRoomStats', now)) as number[];
+    const [waiting, active, released, paused, arrived] = (await this.run('waitingRoomStats', [now])) as number[];
     return { waiting, active, released, paused: paused === 1, arrived };
   }
 
   async setPaused(paused: boolean): Promise<void> {
-    await this.run('waitingRoomSetPaused', paused ? '1' : '0');
+    await this.run('waitingRoomSetPaused', [paused ? '1' : '0']);
   }
 
   async limits(): Promise<LimitOverrides> {
-    return decodeLimits((await this.run('waitingRoomLimits')) as LimitsReply);
+    return decodeLimits((await this.run('waitingRoomLimits', [])) as LimitsReply);
   }
 
   async setLimits(change: LimitChange): Promise<LimitOverrides> {
     const arg = (value: number | null | undefined) => (value === null ? '-' : value === undefined ? '' : String(value));
-    return decodeLimits((await this.run('waitingRoomSetLimits', arg(change.activeLimit), arg(change.perMinute))) as LimitsReply);
+    return decodeLimits((await this.run('waitingRoomSetLimits', [arg(change.activeLimit), arg(change.perMinute)])) as LimitsReply);
   }
 
   async events(): Promise<StoredEvents> {
-    const [version, json] = (await this.run('waitingRoomEvents')) as [string | null, string | null];
+    const [version, json] = (await this.run('waitingRoomEvents', [])) as [string | null, string | null];
     return { version: Number(version ?? 0), events: json ? (JSON.parse(json) as DropEvent[]) : [] };
   }
 
   async saveEvents(version: number, events: readonly DropEvent[]): Promise<boolean> {
-    return (await this.run('waitingRoomSaveEvents', version, JSON.stringify(events))) === 1;
+    return (await this.run('waitingRoomSaveEvents', [version, JSON.stringify(events)])) === 1;
   }
 
   async eventState(id: string): Promise<EventState> {
-    return decodeEventState((await this.run('waitingRoomEventState', id)) as string[]);
+    return decodeEventState((await this.run('waitingRoomEventState', [id])) as string[]);
   }
 
   async startPrequeue(id: string, seed: string | null): Promise<EventState> {
-    return decodeEventState((await this.run('waitingRoomStartPrequeue', id, seed ?? '')) as string[]);
+    return decodeEventState((await this.run('waitingRoomStartPrequeue', [id, seed ?? ''])) as string[]);
   }
 
   async openEvent(id: string): Promise<EventState> {
-    return decodeEventState((await this.run('waitingRoomOpenEvent', id)) as string[]);
+    return decodeEventState((await this.run('waitingRoomOpenEvent', [id])) as string[]);
   }
 
   async entrantsOf(id: string): Promise<string[]> {
-    const [kind, found] = (await this.run('waitingRoomEntrantsOf', id)) as [number, string | string[]];
+    const [kind, found] = (await this.run('waitingRoomEntrantsOf', [id])) as [number, string | string[]];
     if (kind === 0) return found as string[];
     if (found === '') return [];
     const listed = (found as string).split(',');
@@ -208,7 +215,7 @@ export class RedisStore implements QueueStore {
    * is released, nor shown a position of the pre-queue, before that last step.
    */
   async applyDraw(id: string, uuids: readonly string[]): Promise<boolean> {
-    const [kind, frozen] = (await this.run('waitingRoomEntrantsOf', id)) as [number, string | string[]];
+    const [kind, frozen] = (await this.run('waitingRoomEntrantsOf', [id])) as [number, string | string[]];
     if (kind === 2) return false;
     if (kind !== 1) throw new Error(`The entrants of event ${id} are not frozen: open it first.`);
     const tickets = frozen === '' ? [] : (frozen as string).split(',').map((pair) => Number(pair.slice(pair.lastIndexOf(':') + 1)));
@@ -216,21 +223,21 @@ export class RedisStore implements QueueStore {
     tickets.sort((a, b) => a - b);
     for (let start = 0; start < uuids.length; start += DRAW_BATCH) {
       const batch = uuids.slice(start, start + DRAW_BATCH).map((uuid, i) => `${uuid}:${tickets[start + i]}`);
-      await this.run('waitingRoomPlaceDrawn', id, batch.join(','));
+      await this.run('waitingRoomPlaceDrawn', [id, batch.join(',')]);
     }
-    return (await this.run('waitingRoomFinishDraw', id, uuids.join(','))) === 1;
+    return (await this.run('waitingRoomFinishDraw', [id, uuids.join(',')])) === 1;
   }
 
   async claimAnnouncement(id: string): Promise<boolean> {
-    return (await this.run('waitingRoomClaimAnnouncement', id)) === 1;
+    return (await this.run('waitingRoomClaimAnnouncement', [id])) === 1;
   }
 
   async countAfter(ticket: number): Promise<number> {
-    return Number(await this.run('waitingRoomCountAfter', ticket));
+    return Number(await this.run('waitingRoomCountAfter', [ticket]));
   }
 
   async forgetEvent(id: string): Promise<void> {
-    await this.run('waitingRoomForgetEvent', id);
+    await this.run('waitingRoomForgetEvent', [id]);
   }
 
   /** Closes the client the store made; a client given to the store is left to its owner. */
@@ -241,34 +248,58 @@ export class RedisStore implements QueueStore {
     if (this.ownsClient) await closeRedis(this.client);
   }
 
-  private async run(name: ScriptName, ...args: (string | number)[]): Promise<unknown> {
+  /**
+   * Runs script `name` with `args` (after the keys, the prefix and the deadline), as one atomic
+   * step. `guarded`: the call carries a deadline in Redis time, so that Redis refuses it once we
+   * have given up on it (see deadline.ts). Once the client is ready and the deadline clock known,
+   * the call is sent at once; otherwise it first waits for them, within the store's bounds.
+   */
+  private run(name: ScriptName, args: readonly (string | number)[], guarded = true): Promise<unknown> {
+    if (this.closed || this.client.status !== 'ready' || !this.upgradeDone || (guarded && !this.deadlines.known)) {
+      return this.runWhenReady(name, args, guarded);
+    }
+    return this.send(name, args, guarded).catch((error: unknown) => this.failed(error));
+  }
+
+  private async runWhenReady(name: ScriptName, args: readonly (string | number)[], guarded: boolean): Promise<unknown> {
     await this.connected();
-    return this.call(async () => {
+    try {
       await this.upgraded();
-      await this.deadlines.ready();
-      return this.client[name](...this.keys, this.prefix, this.deadlines.next(), ...args.map(String));
-    });
+      if (guarded) await this.deadlines.ready();
+      return await this.send(name, args, guarded);
+    } catch (error) {
+      return this.failed(error);
+    }
+  }
+
+  private send(name: ScriptName, args: readonly (string | number)[], guarded: boolean): Promise<unknown> {
+    const deadline = guarded ? this.deadlines.next() : '0';
+    return this.client[name](...this.keys, this.prefix, deadline, ...args.map(String));
   }
 
   /** Moves a line the previous version left (see `UPGRADE_LIST_LINE`), once; tried again after a failure. */
   private upgraded(): Promise<unknown> {
     const key = (name: string) => this.prefix + name;
-    this.upgrade ??= this.client.eval(UPGRADE_LIST_LINE, 3, key('line'), key('waiting'), key('seen'), this.prefix).catch((error: unknown) => {
-      this.upgrade = undefined;
-      throw error;
-    });
+    this.upgrade ??= this.client.eval(UPGRADE_LIST_LINE, 3, key('line'), key('waiting'), key('seen'), this.prefix).then(
+      (moved) => {
+        this.upgradeDone = true;
+        return moved;
+      },
+      (error: unknown) => {
+        this.upgrade = undefined;
+        throw error;
+      },
+    );
     return this.upgrade;
   }
 
-  private async call<T>(send: () => Promise<T>): Promise<T> {
-    try {
-      return await send();
-    } catch (error) {
-      const { message } = error as Error;
-      // A refused late call may also mean a clock stepped: measure it again.
-      if (message.startsWith(DEADLINE_PASSED)) this.deadlines.reset();
-      throw new StoreUnavailableError(`The queue store could not use Redis: ${message}`, { cause: error });
-    }
+  /** A failed call, as the store reports it. */
+  private failed(error: unknown): never {
+    if (error instanceof StoreUnavailableError) throw error;
+    const { message } = error as Error;
+    // A refused late call may also mean a clock stepped: measure it again.
+    if (message.startsWith(DEADLINE_PASSED)) this.deadlines.reset();
+    throw new StoreUnavailableError(`The queue store could not use Redis: ${message}`, { cause: error });
   }
 
   /** Resolves once the client can take a command (`readyWithin`), or rejects at once when the store is closed. */

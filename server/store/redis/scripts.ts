@@ -219,18 +219,38 @@ return {entry(uuid), positionOf(uuid, state[2]), redis.call('LRANGE', recent, 0,
 `;
 
 /**
- * args: uuid, now. Returns {position, served, ticket} or false: queue_info's every poll, so it sends
- * back three integers, not the entry and the release times. For a waiting visitor it costs two O(log n)
- * steps on top of the O(1) hash reads and write: the rank (ZRANK) and the last-seen score the
- * sweep reads (ZADD).
+ * args: uuid, now, uuid, now, … (queue_info's polls that arrived together, see `PositionBatch`).
+ * Returns {served, then for each uuid its position and its ticket}: the position is its rank
+ * among those waiting, 0 once released, -1 when unknown. Each visitor is marked as seen at its
+ * `now`. A waiting visitor costs four steps: the rank (ZRANK, O(log n), which also says it waits:
+ * only waiting places are in the line), its ticket (the line's score, ZSCORE, O(1)) and the
+ * last-seen writes the sweep reads (HSET, and ZADD in O(log n)); the script's own cost is paid
+ * once for the whole batch. Run without a deadline (no TIME): a mark of seen
+ * that arrives late is harmless.
  */
-const position = `
-local uuid, now = args[1], args[2]
-local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
-if not state[1] then return false end
-redis.call('HSET', entryKey(uuid), 'l', now)
-if not state[2] then redis.call('ZADD', seen, 'XX', now, uuid) end
-return {positionOf(uuid, state[2]), served(), tonumber(state[1])}
+const positions = `
+local out = {served()}
+for i = 1, #args, 2 do
+  local uuid, now = args[i], args[i + 1]
+  local rank = redis.call('ZRANK', waiting, uuid)
+  if rank then
+    redis.call('HSET', entryKey(uuid), 'l', now)
+    redis.call('ZADD', seen, 'XX', now, uuid)
+    out[#out + 1] = rank + 1
+    out[#out + 1] = tonumber(redis.call('ZSCORE', waiting, uuid))
+  else
+    local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
+    if state[2] then
+      redis.call('HSET', entryKey(uuid), 'l', now)
+      out[#out + 1] = 0
+      out[#out + 1] = tonumber(state[1])
+    else
+      out[#out + 1] = -1
+      out[#out + 1] = 0
+    end
+  end
+end
+return out
 `;
 
 /** No args. Returns {served, recent release times}, read together (see RecentReleases). */
@@ -387,7 +407,7 @@ export const SCRIPTS = {
   waitingRoomHold: hold,
   waitingRoomGet: get,
   waitingRoomPlaceInLine: placeInLine,
-  waitingRoomPosition: position,
+  waitingRoomPositions: positions,
   waitingRoomRecentReleases: recentReleases,
   waitingRoomTouch: touch,
   waitingRoomRelease: release,

@@ -23,6 +23,8 @@ import { isValidChannelAuth, sameText, userAuth, type AppCredentials } from './s
 export interface ChannelRegistry {
   join(channel: string, connection: Connection): void;
   leave(channel: string, connection: Connection): void;
+  /** The connection closed (after leaving its channels). */
+  closed(connection: Connection): void;
 }
 
 export interface ConnectionOptions {
@@ -37,6 +39,30 @@ export interface ConnectionOptions {
   readonly maxBufferedBytes: number;
   readonly channels: ChannelRegistry;
   readonly log: FastifyBaseLogger;
+}
+
+/** The connection a `ws` socket belongs to, for the listeners every connection shares. */
+const CONNECTION = Symbol('connection');
+type OwnedSocket = WebSocket & { [CONNECTION]: Connection };
+
+/*
+ * One set of listeners for every socket (`this` is the socket), and a timer callback given its
+ * connection as an argument: tens of thousands of connections then hold no closures of their own.
+ */
+function onMessage(this: WebSocket, raw: RawData, isBinary: boolean): void {
+  (this as OwnedSocket)[CONNECTION].receive(raw, isBinary);
+}
+function onClose(this: WebSocket): void {
+  (this as OwnedSocket)[CONNECTION].closed();
+}
+function onError(this: WebSocket, error: Error): void {
+  (this as OwnedSocket)[CONNECTION].failed(error);
+}
+function checkAlive(connection: Connection): void {
+  connection.checkAlive();
+}
+function pongMissed(connection: Connection): void {
+  connection.refuse(CLOSE.pongNotReceived, 'Pong reply not received in time.');
 }
 
 /** A socket id in the protocol's `digits.digits` form. */
@@ -58,7 +84,8 @@ export function newSocketId(): string {
  */
 export class Connection {
   readonly id = newSocketId();
-  private readonly subscriptions = new Set<string>();
+  /** At most `maxSubscriptions` (a handful): an array costs less than a Set for so few. */
+  private readonly subscriptions: string[] = [];
   private readonly rate: MessageRate;
   /** Restarted by every frame from the client (`refresh`: no new timer per message). */
   private readonly idleTimer: NodeJS.Timeout;
@@ -73,10 +100,11 @@ export class Connection {
     private readonly options: ConnectionOptions,
   ) {
     this.rate = new MessageRate(options.messagesPerSecond, performance.now());
-    this.idleTimer = setTimeout(() => this.checkAlive(), options.activityTimeoutSeconds * 1000);
-    ws.on('message', (raw, isBinary) => this.receive(raw, isBinary));
-    ws.on('close', () => this.closed());
-    ws.on('error', (error) => options.log.debug({ err: error, socketId: this.id }, 'realtime socket error'));
+    this.idleTimer = setTimeout(checkAlive, options.activityTimeoutSeconds * 1000, this);
+    (ws as OwnedSocket)[CONNECTION] = this;
+    ws.on('message', onMessage);
+    ws.on('close', onClose);
+    ws.on('error', onError);
     this.send(connectionEstablished(this.id, options.activityTimeoutSeconds));
   }
 
@@ -133,7 +161,8 @@ export class Connection {
     return this.ws.readyState === this.ws.CLOSED;
   }
 
-  private receive(raw: RawData, isBinary: boolean): void {
+  /** A frame from the client (the socket's `message`). */
+  receive(raw: RawData, isBinary: boolean): void {
     // Frames may still come in while our close is under way: nothing more to answer.
     if (this.ws.readyState !== WebSocket.OPEN) return;
     this.stillActive();
@@ -197,7 +226,8 @@ export class Connection {
       this.send(subscriptionError(channel, 'UnsupportedChannel', 'Presence channels are not supported.', 501));
       return;
     }
-    if (!this.subscriptions.has(channel) && this.subscriptions.size >= this.options.maxSubscriptions) {
+    const subscribed = this.subscriptions.includes(channel);
+    if (!subscribed && this.subscriptions.length >= this.options.maxSubscriptions) {
       // soketi's `LimitReached`, with the status of "Over capacity": a slot frees on unsubscribe.
       this.send(
         subscriptionError(
@@ -213,15 +243,19 @@ export class Connection {
       this.send(subscriptionError(channel, 'AuthError', 'Invalid signature for this socket and channel.', 401));
       return;
     }
-    this.subscriptions.add(channel);
-    this.options.channels.join(channel, this);
+    if (!subscribed) {
+      this.subscriptions.push(channel);
+      this.options.channels.join(channel, this);
+    }
     this.send(subscriptionSucceeded(channel));
   }
 
   private unsubscribe(data: Record<string, unknown>): void {
     const channel = data.channel;
-    if (typeof channel !== 'string' || !this.subscriptions.delete(channel)) return;
-    this.options.channels.leave(channel, this);
+    const index = typeof channel === 'string' ? this.subscriptions.indexOf(channel) : -1;
+    if (index === -1) return;
+    this.subscriptions.splice(index, 1);
+    this.options.channels.leave(channel as string, this);
   }
 
   /** User authentication: a bad signature is an unauthorized connection (4009). */
@@ -256,18 +290,23 @@ export class Connection {
     this.ws.close(CLOSE.overCapacity, 'Over capacity: too much output waiting for this client.');
   }
 
-  private checkAlive(): void {
+  /** The activity timeout passed without a frame from the client: ping, and wait for the pong. */
+  checkAlive(): void {
     this.send(PING);
-    this.pongTimer = setTimeout(
-      () => this.refuse(CLOSE.pongNotReceived, 'Pong reply not received in time.'),
-      this.options.pongTimeoutMs,
-    );
+    this.pongTimer = setTimeout(pongMissed, this.options.pongTimeoutMs, this);
   }
 
-  private closed(): void {
+  /** The socket closed (the socket's `close`): out of every channel and the registry. */
+  closed(): void {
     clearTimeout(this.idleTimer);
     clearTimeout(this.pongTimer);
     for (const channel of this.subscriptions) this.options.channels.leave(channel, this);
-    this.subscriptions.clear();
+    this.subscriptions.length = 0;
+    this.options.channels.closed(this);
+  }
+
+  /** The socket failed (the socket's `error`); its `close` follows. */
+  failed(error: Error): void {
+    this.options.log.debug({ err: error, socketId: this.id }, 'realtime socket error');
   }
 }

@@ -50,7 +50,11 @@ const WS_OPTIONS: ServerOptions & { readonly closeTimeout: number } = {
 export class RealtimeServer implements ChannelRegistry {
   private readonly wss = new WebSocketServer(WS_OPTIONS);
   private readonly connections = new Set<Connection>();
-  private readonly channels = new Map<string, Set<Connection>>();
+  /**
+   * Each channel's subscribers: the connection itself while it is alone (every visitor's own
+   * channel, tens of thousands of them), a set once there are several.
+   */
+  private readonly channels = new Map<string, Connection | Set<Connection>>();
   private readonly delivery = new SlicedDelivery();
   private readonly connectionOptions: ConnectionOptions;
   private closing = false;
@@ -70,7 +74,7 @@ export class RealtimeServer implements ChannelRegistry {
   subscriptionCount(socketId: string): number {
     let count = 0;
     for (const subscribers of this.channels.values()) {
-      for (const connection of subscribers) if (connection.id === socketId) count += 1;
+      for (const connection of subscribers instanceof Set ? subscribers : [subscribers]) if (connection.id === socketId) count += 1;
     }
     return count;
   }
@@ -95,20 +99,28 @@ export class RealtimeServer implements ChannelRegistry {
     if (!subscribers) return;
     const frame = encodeFrame({ event: message.event, channel: message.channel, data: message.data });
     const listener = this.options.onDelivered;
-    this.delivery.deliver(frame, subscribers, message.exceptSocketId, listener && ((delivered) => listener(message, delivered)));
+    const targets = subscribers instanceof Set ? subscribers : [subscribers];
+    this.delivery.deliver(frame, targets, message.exceptSocketId, listener && ((delivered) => listener(message, delivered)));
   }
 
   join(channel: string, connection: Connection): void {
-    const subscribers = this.channels.get(channel) ?? new Set<Connection>();
-    subscribers.add(connection);
-    this.channels.set(channel, subscribers);
+    const subscribers = this.channels.get(channel);
+    if (subscribers === undefined) this.channels.set(channel, connection);
+    else if (subscribers instanceof Set) subscribers.add(connection);
+    else if (subscribers !== connection) this.channels.set(channel, new Set([subscribers, connection]));
   }
 
   leave(channel: string, connection: Connection): void {
     const subscribers = this.channels.get(channel);
-    if (!subscribers) return;
-    subscribers.delete(connection);
-    if (subscribers.size === 0) this.channels.delete(channel);
+    if (subscribers === connection) this.channels.delete(channel);
+    else if (subscribers instanceof Set) {
+      subscribers.delete(connection);
+      if (subscribers.size === 0) this.channels.delete(channel);
+    }
+  }
+
+  closed(connection: Connection): void {
+    this.connections.delete(connection);
   }
 
   /**
@@ -162,9 +174,7 @@ export class RealtimeServer implements ChannelRegistry {
     if (this.connections.size >= this.options.maxConnections) {
       return refuse(ws, CLOSE.overCapacity, 'Over capacity.');
     }
-    const connection = new Connection(ws, socket, this.connectionOptions);
-    this.connections.add(connection);
-    ws.on('close', () => this.connections.delete(connection));
+    this.connections.add(new Connection(ws, socket, this.connectionOptions));
   }
 }
 

@@ -6,6 +6,7 @@
  *
  * Environment:
  *   BENCH_VISITORS=10000      waiting visitors held at once
+ *   BENCH_VISITOR_PROCESSES=4 processes the visitors are spread over, each reading its share of the sockets
  *   BENCH_TIME_FACTOR=2       the page's 5 s and 60 s polls run this many times faster
  *   BENCH_POLL_SECONDS=20     paced polling (with releases) duration of each paced run
  *   BENCH_PACED_REPETITIONS=3 paced runs, median reported
@@ -13,9 +14,10 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,drop   run only these parts; add soak for the soak (10 minutes more)
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,drop,startup   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
+ *   BENCH_STARTUP_RUNS=5      starts of the server each way (compiled, and TypeScript through tsx)
  *   BENCH_GATEWAY_SECONDS=4   gateway overhead: counted seconds per target (direct, proxied) in the latency and throughput phases
  *   BENCH_GATEWAY_CONNECTIONS=64  keep-alive connections of the gateway's throughput loop
  *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway (1 GiB once more for its memory, or ten times as much if more)
@@ -40,11 +42,12 @@ import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
 import { runSoak, type SoakResult } from './soak';
+import { measureStartup, type StartupResult } from './startup';
 import { checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,drop';
-const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'admission', 'drop', 'soak'];
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,drop,startup';
+const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'admission', 'drop', 'startup', 'ramp', 'soak'];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
     if (only.has('capacity')) {
       const options: CapacityOptions = {
         visitors: Math.floor(numberFromEnv('BENCH_VISITORS', 10_000, 10)),
+        visitorProcesses: Math.floor(numberFromEnv('BENCH_VISITOR_PROCESSES', 4, 1)),
         factor: numberFromEnv('BENCH_TIME_FACTOR', 2, 0.1),
         pollSeconds: numberFromEnv('BENCH_POLL_SECONDS', 20, 1),
         pacedRepetitions: Math.floor(numberFromEnv('BENCH_PACED_REPETITIONS', 3, 1)),
@@ -177,6 +181,13 @@ async function main(): Promise<void> {
       drop = await withRedis((redisUrl) => measureDrop({ entrants, redisUrl, log }));
     }
 
+    let startup: StartupResult | undefined;
+    if (only.has('startup')) {
+      const runs = Math.floor(numberFromEnv('BENCH_STARTUP_RUNS', 5, 1));
+      log(`start-up: the compiled server and the TypeScript through tsx, ${runs} starts each…`);
+      startup = await measureStartup({ runs, log });
+    }
+
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -199,6 +210,7 @@ async function main(): Promise<void> {
       gateway,
       admission,
       drop,
+      startup,
       cpuProfileDir: profileDir,
     };
     mkdirSync(resultsDir, { recursive: true });

@@ -1,4 +1,4 @@
-import Pusher from 'pusher';
+import type Pusher from 'pusher';
 import { CHANNELS, type QueueOpened } from '@waiting-room/streams/contract';
 import type { PusherConfig } from './config';
 import type { Fanout } from './realtime/fanout';
@@ -55,7 +55,9 @@ export function fanoutPublisher(fanout: Fanout): ReleasePublisher {
 
 /** Publishes releases through the HTTP events API with the `pusher` SDK, to an outside Pusher-protocol server. */
 export function pusherPublisher(options: Pusher.Options): ReleasePublisher {
-  const pusher = new Pusher(options);
+  // Loaded only when an outside server is used: the embedded one needs no HTTP client for its events.
+  const PusherClient = require('pusher') as typeof Pusher;
+  const pusher = new PusherClient(options);
   return {
     async publishRelease(entry) {
       await pusher.trigger(channelFor(entry), CHANNELS.releaseEvent, { uuid: entry.uuid });

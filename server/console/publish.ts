@@ -1,4 +1,4 @@
-import Pusher from 'pusher';
+import type Pusher from 'pusher';
 import type { PusherConfig } from '../config';
 import type { Fanout } from '../realtime/fanout';
 import { ADMIN_CHANNEL, SAMPLE_EVENT, type Sample } from './samples';
@@ -12,7 +12,9 @@ export function consolePublisher(config: PusherConfig, fanout: Fanout, outside: 
   if (config.embedded) {
     return (sample) => fanout.publish({ channel: ADMIN_CHANNEL, event: SAMPLE_EVENT, data: JSON.stringify(sample) });
   }
-  const pusher = new Pusher(outside);
+  // Loaded only when an outside server is used: the embedded one needs no HTTP client for its events.
+  const PusherClient = require('pusher') as typeof Pusher;
+  const pusher = new PusherClient(outside);
   return async (sample) => {
     await pusher.trigger(ADMIN_CHANNEL, SAMPLE_EVENT, sample);
   };

@@ -1,4 +1,5 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import type Redis from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 
 /**
  * The one way this server talks to Redis: the queue store (`store/redis/`) and the realtime
@@ -58,7 +59,9 @@ export interface ConnectOptions {
  * failed reconnection attempt while Redis is away.
  */
 export function connectRedis(url: string, options: ConnectOptions = {}): Redis {
-  const client = new Redis(url, {
+  // Loaded only when a Redis is used: a server on the memory store starts without it.
+  const { default: RedisClient } = require('ioredis') as typeof import('ioredis');
+  const client = new RedisClient(url, {
     ...redisClientOptions(options.commandTimeoutMs),
     ...(options.autoPipelining ? { enableAutoPipelining: true, autoPipeliningIgnoredCommands: [...(options.notPipelined ?? [])] } : {}),
     // ioredis's resubscription neither says when it is done nor covers a first SUBSCRIBE that

@@ -35,6 +35,7 @@ export async function runSoak(options: SoakOptions) {
   const { log } = options;
   const capacityLike: CapacityOptions = {
     visitors: options.visitors,
+    visitorProcesses: 1,
     factor: 1,
     pollSeconds: 60,
     pacedRepetitions: 1,

@@ -91,10 +91,12 @@ export async function lanes(concurrency: number, worker: () => Promise<boolean>)
   );
 }
 
-/** What the poller needs to poll queue_info as a visitor: its uuid and its session cookie. */
+/** What the poller needs to poll queue_info as a visitor: its uuid, its session cookie, and the server it talks to. */
 export interface PolledVisitor {
   readonly uuid: string;
   readonly cookie: string;
+  /** Origin of the server that holds it (the poller's own target when unset). */
+  readonly target?: string;
 }
 
 /** queue_info for one visitor, with its cookie, as the page's fetch sends it. */

@@ -19,6 +19,15 @@ const ANONYMOUS_POLL_MS = 5_000;
 const EVERYONE_POLL_MS = 60_000;
 
 const target = new URL(process.env.BENCH_TARGET ?? 'http://127.0.0.1:8080');
+/** The loopback address this process's sockets come from (each has its own range of ports). */
+const localAddress = process.env.BENCH_SOURCE_ADDRESS || undefined;
+const targetOf = new Map<string | undefined, URL>([[undefined, target]]);
+/** The server that holds `visitor`. */
+const serverOf = (visitor: PolledVisitor): URL => {
+  let url = targetOf.get(visitor.target);
+  if (!url) targetOf.set(visitor.target, (url = new URL(visitor.target as string)));
+  return url;
+};
 let visitors: PolledVisitor[] = [];
 /** Stops polling a released visitor, as its page goes away (set while paced polling runs). */
 let releasedNow: (uuid: string) => void = () => undefined;
@@ -34,9 +43,11 @@ interface PollArg {
 
 /** Polls queue_info for every waiting visitor at the page's pace (compressed). */
 async function poll(arg: PollArg) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: arg.sockets });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: arg.sockets, localAddress });
   const errors = new Errors();
   const latencies: number[] = [];
+  /** [sent at (ms since the epoch), latency ms] of every counted answer, to find those a fan-out overlapped. */
+  const timeline: [number, number][] = [];
   const queuedMs: number[] = [];
   const delay = monitorEventLoopDelay({ resolution: 10 });
   const timers = new Map<PolledVisitor, NodeJS.Timeout[]>();
@@ -56,13 +67,15 @@ async function poll(arg: PollArg) {
   const one = (visitor: PolledVisitor) => {
     const counted = counting;
     if (counted) sent++;
-    queueInfo(agent, target, visitor).then(
+    const created = preciseNow();
+    queueInfo(agent, serverOf(visitor), visitor).then(
       (answer) => {
         if (!counted) return;
         settled++;
         queuedMs.push(answer.queuedMs);
         if (answer.status !== 200) return errors.add(`queue_info: status ${answer.status}`, answer.body);
         latencies.push(answer.ms);
+        timeline.push([Math.round((created + answer.queuedMs) * 100) / 100, Math.round(answer.ms * 100) / 100]);
         // Released before its page heard of it: the page would stop on the release event.
         if ((JSON.parse(answer.body) as { position: number }).position === 0) {
           releasedSeen++;
@@ -125,6 +138,7 @@ async function poll(arg: PollArg) {
     answered: latencies.length,
     perSecond: latencies.length / elapsed,
     latencyMs: distribution(latencies),
+    timeline,
     errors: errors.snapshot(),
     errorCount: errors.total,
     unanswered: sent - settled,
@@ -166,7 +180,7 @@ async function saturate(arg: SaturateArg) {
   if (visitors.length === 0) throw new Error('no waiting visitor to poll');
   const tallies = new Map<string, Tally>();
   for (const name of new Set(arg.order)) {
-    const tally: Tally = { agent: new http.Agent({ keepAlive: true, maxSockets: arg.connections }), latencies: [], errors: new Errors(), seconds: 0, cpuSeconds: 0 };
+    const tally: Tally = { agent: new http.Agent({ keepAlive: true, maxSockets: arg.connections, localAddress }), latencies: [], errors: new Errors(), seconds: 0, cpuSeconds: 0 };
     tallies.set(name, tally);
     await slice(new URL(arg.urls[name]), arg.connections, arg.warmupSeconds, tally, false);
   }

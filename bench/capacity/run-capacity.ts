@@ -1,8 +1,9 @@
 /**
  * The server capacity benchmark: our server, a bare Node `http` server and the load generator,
- * each in its own process. Holds N anonymous visitors at once, measures the server's memory per
- * waiting visitor, paced queue_info polling with releases under way (release-to-delivery
- * latency), then queue_info throughput in a closed loop against ours and the bare server.
+ * each in its own process (the visitors in several). Holds N anonymous visitors at once, measures
+ * the server's memory per waiting visitor, paced queue_info polling with releases under way
+ * (release-to-delivery latency, and each release's `QueueMoved` fan-out to every waiting socket),
+ * then queue_info throughput in a closed loop against ours and the bare server.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -10,11 +11,15 @@ import { distribution, median, preciseNow } from '../stats';
 import { Child } from './ipc';
 import { localPortRange, openFileLimit } from './limits';
 import type { PollResult, SaturateResult } from './poller';
-import type { Deliveries, HoldResult, MoveBatch, Moves } from './visitors';
 import type { CpuSample, MemorySample } from './protocol';
+import type { FanoutRecord } from './server';
+import { sourceAddress, VisitorGroup, type Moves } from './visitor-group';
+import type { Deliveries, MoveBatch } from './visitors';
 
 export interface CapacityOptions {
   readonly visitors: number;
+  /** Processes the visitors are spread over, each reading its share of the sockets. */
+  readonly visitorProcesses: number;
   /** Time compression of the page's polls (5 s and 60 s divided by it). */
   readonly factor: number;
   readonly pollSeconds: number;
@@ -44,6 +49,7 @@ export interface CapacityOptions {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 type LoopDelay = { p50: number; p99: number; max: number };
+type GcPauses = { count: number; totalMs: number; maxMs: number };
 type Ready = { url: string; port: number; pid: number };
 
 const here = __dirname;
@@ -53,242 +59,35 @@ const PACED_WARMUP_SECONDS = 3;
 const SLICE_WARMUP_SECONDS = 1;
 /** Alternating slices per closed-loop run, half on each server. */
 const SLICES = 8;
+/** The poller's source address (`sourceAddress`): the visitors' processes take the ones after it. */
+const POLLER_ADDRESS = 0;
+
+/** The processes of one capacity run, and what the phases share. */
+interface Bench {
+  readonly options: CapacityOptions;
+  readonly bare: Child<Ready>;
+  readonly server: Child<Ready>;
+  readonly visitors: VisitorGroup;
+  readonly poller: Child<{ pid: number }>;
+  readonly admin: ReturnType<typeof adminClient>;
+  /** The CPU profiles written so far (BENCH_CPU_PROF). */
+  readonly profiles: string[];
+}
 
 /** Runs the whole capacity benchmark and returns its figures. */
 export async function runCapacity(options: CapacityOptions) {
-  const { log } = options;
   const limits = checkLimits(options);
-  const adminToken = randomBytes(18).toString('base64url');
   const children: Child<unknown>[] = [];
   try {
-    const bare = await Child.start<Ready>(path.join(here, 'bare-server.ts'), { name: 'bare server' });
-    children.push(bare);
-    const server = await Child.start<Ready>(path.join(here, 'server.ts'), {
-      name: 'bench server',
-      execArgv: ['--expose-gc'],
-      env: serverEnv(options, adminToken),
-    });
-    children.push(server);
-    const admin = adminClient(server.ready.url, adminToken);
-    // Nobody is released while visitors arrive: each must be subscribed before its release.
-    await admin('POST', '/admin/pause');
-    const baseline = await server.request<MemorySample>('memory');
-    const storeBaseline = await options.storeMemory?.();
-
-    const generatorEnv = { ...process.env, BENCH_TARGET: server.ready.url };
-    const load = await Child.start<{ pid: number }>(path.join(here, 'visitors.ts'), { name: 'visitors', env: generatorEnv });
-    children.push(load);
-    const poller = await Child.start<{ pid: number }>(path.join(here, 'poller.ts'), { name: 'poller', env: generatorEnv });
-    children.push(poller);
-
-    const half = Math.floor(options.visitors / 2);
-    const holdArg = { concurrency: 64, maxErrors: Math.max(10, Math.ceil(options.visitors / 100)) };
-    log(`  holding ${options.visitors} visitors…`);
-    const holdHalf = await load.request<HoldResult>('hold', { ...holdArg, visitors: half });
-    const memoryHalf = await server.request<MemorySample>('memory');
-    const holdFull = await load.request<HoldResult>('hold', { ...holdArg, visitors: options.visitors });
-    const memoryFull = await server.request<MemorySample>('memory');
-    const storeFull = await options.storeMemory?.();
-    const stats = await admin('GET', '/admin/stats');
-    log(`  held ${holdFull.held} (${(holdHalf.seconds + holdFull.seconds).toFixed(1)} s); server says ${JSON.stringify(stats)}`);
-
+    const bench = await startProcesses(options, children);
+    const held = await holdVisitors(bench);
     // The sessions admitted before anyone waited must end first, or they take the release room.
-    await untilNoneActive(admin, options.sessionSeconds * 1000 + 5000);
-
-    log(`  paced polling: ${options.pacedRepetitions} runs of ${options.pollSeconds} s at ×${options.factor}, releases at ${options.releasePerMinute}/min…`);
-    // A released visitor's page goes away: its polling stops when its socket hears the release.
-    load.on('released', (uuid) => void poller.request('released', uuid).catch(() => undefined));
-    const pacedRuns = [];
-    const profiles: string[] = [];
-    const profile = async <T>(name: string, phase: () => Promise<T>): Promise<T> => {
-      if (!options.cpuProfileDir) return phase();
-      await server.request('profileStart');
-      try {
-        return await phase();
-      } finally {
-        profiles.push(await server.request<string>('profileStop', path.join(options.cpuProfileDir, `${name}.cpuprofile`)));
-      }
-    };
-    for (let run = 0; run < options.pacedRepetitions; run++) {
-      await poller.request('visitors', await load.request('visitors'));
-      const cpuBefore = await server.request<CpuSample>('cpu');
-      await server.request('loopDelay');
-      await load.request('deliveries');
-      await load.request('moves', { batches: [], countedFrom: 0 });
-      const resumedAt = preciseNow();
-      await admin('POST', '/admin/resume');
-      const paced = await profile(`paced-${run + 1}`, () =>
-        poller.request<PollResult>('poll', {
-          seconds: options.pollSeconds,
-          warmupSeconds: PACED_WARMUP_SECONDS,
-          factor: options.factor,
-          sockets: options.pollSockets,
-        }),
-      );
-      await admin('POST', '/admin/pause');
-      const pausedAt = preciseNow();
-      const serverCpu = cpuShare(cpuBefore, await server.request<CpuSample>('cpu'), (pausedAt - resumedAt) / 1000);
-      const serverLoopDelayMs = await server.request<LoopDelay>('loopDelay');
-      const releases = await releaseLatency(server, load, { from: resumedAt, countedFrom: paced.countedFrom, until: pausedAt });
-      const moves = await moveLatency(server, load, { from: resumedAt, countedFrom: paced.countedFrom, until: pausedAt });
-      pacedRuns.push({ ...paced, serverCpu, serverLoopDelayMs, releases, moves });
-      log(
-        `  paced run ${run + 1}: queue_info ${paced.perSecond.toFixed(0)}/s (p50 ${paced.latencyMs.p50} ms, p99 ${paced.latencyMs.p99} ms); ` +
-          `${releases.delivered}/${releases.released} releases delivered, p50 ${releases.latencyMs.p50} ms, p99 ${releases.latencyMs.p99} ms; ` +
-          `QueueMoved ${moves.counted} frames of ${moves.countedBatches} batches, p50 ${moves.latencyMs.p50} ms, p99 ${moves.latencyMs.p99} ms, ${moves.missedByWaiting} missed; ` +
-          `server loop delay max ${serverLoopDelayMs.max.toFixed(1)} ms`,
-      );
-    }
-
-    // Released visitors are gone: the closed loop polls those still waiting.
-    await poller.request('visitors', await load.request('visitors'));
-    type Measured = SaturateResult & { serverCpu: number; serverCpuMicrosPerRequest: number; storeCpu?: number };
-    const saturation: { bare: Measured; ours: Measured; ratio: number }[] = [];
-    for (let run = 0; run < options.repetitions; run++) {
-      // ABBA ABBA…, and BAAB… the next time: a drift in the machine's load cancels out.
-      const [first, second] = run % 2 === 0 ? ['bare', 'ours'] : ['ours', 'bare'];
-      const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
-      const sliceSeconds = (2 * options.saturateSeconds) / SLICES;
-      const before = { bare: await bare.request<CpuSample>('cpu'), ours: await server.request<CpuSample>('cpu') };
-      const storeCpuBefore = await options.storeCpu?.();
-      const result = await profile(`throughput-${run + 1}`, () =>
-        poller.request<Record<'bare' | 'ours', SaturateResult>>('saturate', {
-          urls: { bare: bare.ready.url, ours: server.ready.url },
-          order,
-          connections: options.connections,
-          sliceSeconds,
-          warmupSeconds: SLICE_WARMUP_SECONDS,
-        }),
-      );
-      // Each server is idle outside its own slices: its CPU time over the run is that of its slices.
-      const busySeconds = options.saturateSeconds + SLICE_WARMUP_SECONDS;
-      const storeCpuAfter = await options.storeCpu?.();
-      const withCpu = (figures: SaturateResult, serverCpu: number) => ({
-        ...figures,
-        serverCpu,
-        /** Server CPU time per answered request: what each answer costs, whatever else ran. */
-        serverCpuMicrosPerRequest: (serverCpu * busySeconds * 1e6) / (figures.perSecond * figures.seconds),
-      });
-      const pair = {
-        bare: withCpu(result.bare, cpuShare(before.bare, await bare.request<CpuSample>('cpu'), busySeconds)),
-        ours: {
-          ...withCpu(result.ours, cpuShare(before.ours, await server.request<CpuSample>('cpu'), busySeconds)),
-          storeCpu: storeCpuBefore === undefined || storeCpuAfter === undefined ? undefined : (storeCpuAfter - storeCpuBefore) / busySeconds,
-        },
-      };
-      const ratio = pair.ours.perSecond / pair.bare.perSecond;
-      saturation.push({ ...pair, ratio });
-      log(`  throughput run ${run + 1}: bare ${pair.bare.perSecond.toFixed(0)}/s, ours ${pair.ours.perSecond.toFixed(0)}/s, ratio ${ratio.toFixed(2)}`);
-    }
-    const lives = await load.request<Deliveries>('deliveries');
-    const memoryEnd = await server.request<MemorySample>('memory');
-
-    const perVisitor = (from: MemorySample, to: MemorySample, count: number) => ({
-      rss: (to.rss - from.rss) / count,
-      heapUsed: (to.heapUsed - from.heapUsed) / count,
-      external: (to.external + to.arrayBuffers - from.external - from.arrayBuffers) / count,
-    });
-    const held = holdFull.held;
-    const errors = {
-      hold: holdHalf.errorCount + holdFull.errorCount,
-      visitorLives: lives.errorCount,
-      pacedPolls: pacedRuns.reduce((sum, run) => sum + run.errorCount + run.unanswered, 0),
-      releasesNotDelivered: pacedRuns.reduce((sum, run) => sum + run.releases.notDelivered, 0),
-      queueMovedMissed: pacedRuns.reduce((sum, run) => sum + run.moves.missedByWaiting, 0),
-      saturation: saturation.reduce((sum, pair) => sum + pair.bare.errorCount + pair.ours.errorCount, 0),
-    };
-    const errorTotal = Object.values(errors).reduce((sum, count) => sum + count, 0);
-
-    return {
-      settings: {
-        visitors: options.visitors,
-        timeFactor: options.factor,
-        pollSeconds: options.pollSeconds,
-        pacedRepetitions: options.pacedRepetitions,
-        saturateSeconds: options.saturateSeconds,
-        repetitions: options.repetitions,
-        connections: options.connections,
-        pollSockets: options.pollSockets,
-        releasePerMinute: options.releasePerMinute,
-        activeLimit: options.activeLimit,
-        sessionSeconds: options.sessionSeconds,
-        store: options.redisUrl ? 'redis' : 'memory',
-      },
-      limits,
-      hold: { half: holdHalf, full: holdFull, held, serverStats: stats },
-      memory: {
-        baseline,
-        half: memoryHalf,
-        full: memoryFull,
-        end: memoryEnd,
-        perVisitorBytes: perVisitor(baseline, memoryFull, held),
-        perVisitorBytesSecondHalf: perVisitor(memoryHalf, memoryFull, held - holdHalf.held),
-        /** In Redis (used_memory), for the Redis store: the line's share outside the server process. */
-        storePerVisitorBytes: storeBaseline === undefined || storeFull === undefined ? undefined : (storeFull - storeBaseline) / held,
-      },
-      paced: {
-        runs: pacedRuns.map(({ releases, moves, ...run }) => ({ ...run, releasesMs: releases.latencyMs, movesMs: moves.latencyMs })),
-        median: {
-          perSecond: median(pacedRuns.map((run) => run.perSecond)),
-          offeredPerSecond: median(pacedRuns.map((run) => run.offeredPerSecond)),
-          p50Ms: round(median(pacedRuns.map((run) => run.latencyMs.p50))),
-          p99Ms: round(median(pacedRuns.map((run) => run.latencyMs.p99))),
-          serverCpu: median(pacedRuns.map((run) => run.serverCpu)),
-          generatorCpu: median(pacedRuns.map((run) => run.generatorCpu)),
-          queuedInGeneratorP99Ms: round(median(pacedRuns.map((run) => run.queuedInGeneratorMs.p99))),
-        },
-      },
-      releases: {
-        runs: pacedRuns.map((run) => run.releases),
-        median: {
-          released: median(pacedRuns.map((run) => run.releases.released)),
-          delivered: pacedRuns.reduce((sum, run) => sum + run.releases.delivered, 0),
-          notDelivered: pacedRuns.reduce((sum, run) => sum + run.releases.notDelivered, 0),
-          p50Ms: round(median(pacedRuns.map((run) => run.releases.latencyMs.p50))),
-          p90Ms: round(median(pacedRuns.map((run) => run.releases.latencyMs.p90))),
-          p99Ms: round(median(pacedRuns.map((run) => run.releases.latencyMs.p99))),
-          inServerP99Ms: round(median(pacedRuns.map((run) => run.releases.inServerMs.p99))),
-          toVisitorP99Ms: round(median(pacedRuns.map((run) => run.releases.toVisitorMs.p99))),
-        },
-      },
-      /** QueueMoved on App.Queue: one frame per release batch to every waiting visitor's socket. */
-      moves: {
-        runs: pacedRuns.map((run) => run.moves),
-        median: {
-          batches: pacedRuns.reduce((sum, run) => sum + run.moves.countedBatches, 0),
-          frames: pacedRuns.reduce((sum, run) => sum + run.moves.frames, 0),
-          counted: pacedRuns.reduce((sum, run) => sum + run.moves.counted, 0),
-          missedByWaiting: pacedRuns.reduce((sum, run) => sum + run.moves.missedByWaiting, 0),
-          framesPerBatchP50: median(pacedRuns.map((run) => run.moves.framesPerBatch.p50)),
-          p50Ms: round(median(pacedRuns.map((run) => run.moves.latencyMs.p50))),
-          p90Ms: round(median(pacedRuns.map((run) => run.moves.latencyMs.p90))),
-          p99Ms: round(median(pacedRuns.map((run) => run.moves.latencyMs.p99))),
-          toVisitorP99Ms: round(median(pacedRuns.map((run) => run.moves.toVisitorMs.p99))),
-        },
-      },
-      saturation: {
-        runs: saturation,
-        median: {
-          barePerSecond: median(saturation.map((pair) => pair.bare.perSecond)),
-          oursPerSecond: median(saturation.map((pair) => pair.ours.perSecond)),
-          ratio: median(saturation.map((pair) => pair.ratio)),
-          oursP50Ms: round(median(saturation.map((pair) => pair.ours.latencyMs.p50))),
-          oursP99Ms: round(median(saturation.map((pair) => pair.ours.latencyMs.p99))),
-          bareP50Ms: round(median(saturation.map((pair) => pair.bare.latencyMs.p50))),
-          bareP99Ms: round(median(saturation.map((pair) => pair.bare.latencyMs.p99))),
-          oursServerCpu: median(saturation.map((pair) => pair.ours.serverCpu)),
-          bareServerCpu: median(saturation.map((pair) => pair.bare.serverCpu)),
-          generatorCpuOurs: median(saturation.map((pair) => pair.ours.generatorCpu)),
-          generatorCpuBare: median(saturation.map((pair) => pair.bare.generatorCpu)),
-          oursCpuMicrosPerRequest: round(median(saturation.map((pair) => pair.ours.serverCpuMicrosPerRequest))),
-          bareCpuMicrosPerRequest: round(median(saturation.map((pair) => pair.bare.serverCpuMicrosPerRequest))),
-          storeCpu: options.storeCpu ? median(saturation.map((pair) => pair.ours.storeCpu ?? Number.NaN)) : undefined,
-        },
-      },
-      visitorLives: { ...lives, received: lives.received.length },
-      errors: { ...errors, total: errorTotal },
-      cpuProfiles: profiles,
-    };
+    await untilNoneActive(bench.admin, options.sessionSeconds * 1000 + 5000);
+    const pacedRuns = await pacedPhase(bench);
+    const saturation = await throughputPhase(bench);
+    const lives = await bench.visitors.deliveries();
+    const memoryEnd = await bench.server.request<MemorySample>('memory');
+    return capacityFigures(bench, limits, held, pacedRuns, saturation, lives, memoryEnd);
   } finally {
     await closeAll(children);
   }
@@ -296,11 +95,387 @@ export async function runCapacity(options: CapacityOptions) {
 
 export type CapacityResult = Awaited<ReturnType<typeof runCapacity>>;
 
+/** The bare server, ours (paused, so that nobody is released before being subscribed), the visitors and the poller. */
+async function startProcesses(options: CapacityOptions, children: Child<unknown>[]): Promise<Bench> {
+  const adminToken = randomBytes(18).toString('base64url');
+  const bare = await Child.start<Ready>(path.join(here, 'bare-server.ts'), { name: 'bare server' });
+  children.push(bare);
+  const server = await Child.start<Ready>(path.join(here, 'server.ts'), {
+    name: 'bench server',
+    execArgv: ['--expose-gc'],
+    env: serverEnv(options, adminToken),
+  });
+  children.push(server);
+  const admin = adminClient(server.ready.url, adminToken);
+  await admin('POST', '/admin/pause');
+  const visitors = await VisitorGroup.start({
+    processes: options.visitorProcesses,
+    targets: [server.ready.url],
+    firstAddress: POLLER_ADDRESS + 1,
+  });
+  children.push(...visitors.children);
+  const poller = await Child.start<{ pid: number }>(path.join(here, 'poller.ts'), {
+    name: 'poller',
+    env: { ...process.env, BENCH_TARGET: server.ready.url, BENCH_SOURCE_ADDRESS: sourceAddress(POLLER_ADDRESS) },
+  });
+  children.push(poller);
+  // A released visitor's page goes away: its polling stops when its socket hears the release.
+  visitors.on('released', (uuid) => void poller.request('released', uuid).catch(() => undefined));
+  return { options, bare, server, visitors, poller, admin, profiles: [] };
+}
+
+/** Runs `phase` under the server's CPU profiler when asked (BENCH_CPU_PROF), writing `name`.cpuprofile. */
+async function profiled<T>(bench: Bench, name: string, phase: () => Promise<T>): Promise<T> {
+  const dir = bench.options.cpuProfileDir;
+  if (!dir) return phase();
+  await bench.server.request('profileStart');
+  try {
+    return await phase();
+  } finally {
+    bench.profiles.push(await bench.server.request<string>('profileStop', path.join(dir, `${name}.cpuprofile`)));
+  }
+}
+
+/**
+ * Holds N/2 then N visitors, the server's memory after a full GC before, between and after: at
+ * once, and settled (`settledMemory`: once V8 has given back what it grew while the visitors
+ * arrived), which is what a sample can be compared by.
+ */
+async function holdVisitors({ options, server, visitors, admin }: Bench) {
+  const sample = async () => {
+    const atOnce = await server.request<MemorySample>('memory');
+    const settled = await server.request<MemorySample>('settledMemory');
+    return { atOnce, settled };
+  };
+  const baseline = await sample();
+  const storeBaseline = await options.storeMemory?.();
+  const half = Math.floor(options.visitors / 2);
+  const holdArg = { concurrency: 64, maxErrors: Math.max(10, Math.ceil(options.visitors / 100)) };
+  options.log(`  holding ${options.visitors} visitors in ${options.visitorProcesses} processes…`);
+  const holdHalf = await visitors.hold(half, holdArg);
+  const memoryHalf = await sample();
+  const holdFull = await visitors.hold(options.visitors, holdArg);
+  const memoryFull = await sample();
+  const storeFull = await options.storeMemory?.();
+  const stats = await admin('GET', '/admin/stats');
+  options.log(`  held ${holdFull.held} (${(holdHalf.seconds + holdFull.seconds).toFixed(1)} s); server says ${JSON.stringify(stats)}`);
+  return { holdHalf, holdFull, stats, baseline, storeBaseline, memoryHalf, memoryFull, storeFull };
+}
+
+type Held = Awaited<ReturnType<typeof holdVisitors>>;
+
+/** The paced runs: the page's polls while the release loop releases, one after the other. */
+async function pacedPhase(bench: Bench) {
+  const { options } = bench;
+  options.log(
+    `  paced polling: ${options.pacedRepetitions} runs of ${options.pollSeconds} s at ×${options.factor}, releases at ${options.releasePerMinute}/min…`,
+  );
+  const runs = [];
+  for (let run = 0; run < options.pacedRepetitions; run++) {
+    const figures = await pacedRun(bench, run);
+    runs.push(figures);
+    const { releases, moves, fanout } = figures;
+    options.log(
+      `  paced run ${run + 1}: queue_info ${figures.perSecond.toFixed(0)}/s (p50 ${figures.latencyMs.p50} ms, p99 ${figures.latencyMs.p99} ms; ` +
+        `during fan-outs p99 ${fanout.queueInfoDuringMs.p99} ms); ` +
+        `${releases.delivered}/${releases.released} releases delivered, p50 ${releases.latencyMs.p50} ms, p99 ${releases.latencyMs.p99} ms; ` +
+        `QueueMoved to ${moves.framesPerBatch.p50} sockets: last written by the server p99 ${fanout.lastWriteMs.p99} ms, ` +
+        `read p50 ${moves.latencyMs.p50} ms, p99 ${moves.latencyMs.p99} ms, ${moves.missedByWaiting} missed; ` +
+        `server loop delay max ${figures.serverLoopDelayMs.max.toFixed(1)} ms, GC pause max ${figures.serverGc.maxMs.toFixed(1)} ms`,
+    );
+  }
+  return runs;
+}
+
+/** One paced run: polls at the page's pace while the release loop runs, then what each release and fan-out took. */
+async function pacedRun(bench: Bench, run: number) {
+  const { options, server, visitors, poller, admin } = bench;
+  await poller.request('visitors', await visitors.visitors());
+  const cpuBefore = await server.request<CpuSample>('cpu');
+  // Forget what came before: each of these answers what happened since its last call.
+  await server.request('loopDelay');
+  await server.request('gcPauses');
+  await server.request('fanouts');
+  await visitors.deliveries();
+  await visitors.moves([], 0);
+  const resumedAt = preciseNow();
+  await admin('POST', '/admin/resume');
+  const paced = await profiled(bench, `paced-${run + 1}`, () =>
+    poller.request<PollResult>('poll', {
+      seconds: options.pollSeconds,
+      warmupSeconds: PACED_WARMUP_SECONDS,
+      factor: options.factor,
+      sockets: options.pollSockets,
+    }),
+  );
+  await admin('POST', '/admin/pause');
+  const pausedAt = preciseNow();
+  const serverCpu = cpuShare(cpuBefore, await server.request<CpuSample>('cpu'), (pausedAt - resumedAt) / 1000);
+  const serverLoopDelayMs = await server.request<LoopDelay>('loopDelay');
+  const serverGc = await server.request<GcPauses>('gcPauses');
+  const window = { from: resumedAt, countedFrom: paced.countedFrom, until: pausedAt };
+  const releases = await releaseLatency(server, visitors, window);
+  const { batches, moves } = await moveLatency(server, visitors, window);
+  const fanout = fanoutFigures(await server.request<FanoutRecord[]>('fanouts'), batches, window.countedFrom, paced.timeline);
+  const { timeline, ...polls } = paced;
+  void timeline;
+  return { ...polls, serverCpu, serverLoopDelayMs, serverGc, releases, moves, fanout };
+}
+
+type PacedRun = Awaited<ReturnType<typeof pacedRun>>;
+
+/**
+ * The server's own account of each counted `QueueMoved` fan-out (from the release decision to its
+ * last socket written), and the queue_info answers that a fan-out overlapped.
+ */
+export function fanoutFigures(
+  records: readonly FanoutRecord[],
+  batches: readonly MoveBatch[],
+  countedFrom: number,
+  polls: readonly [number, number][],
+) {
+  const written = new Map<number, FanoutRecord[]>();
+  for (const record of records) {
+    if (record[0] !== 'moved') continue;
+    const key = record[1] as number;
+    written.set(key, [...(written.get(key) ?? []), record]);
+  }
+  const lastWrite: number[] = [];
+  const firstWrite: number[] = [];
+  const writing: number[] = [];
+  const microsPerSocket: number[] = [];
+  const windows: [number, number][] = [];
+  for (const [served, decidedAt] of batches) {
+    if (decidedAt < countedFrom) continue;
+    // Every instance writes its own sockets: the batch has reached them all at the latest.
+    const own = written.get(served) ?? [];
+    if (own.length === 0) continue;
+    const last = Math.max(...own.map((record) => record[4]));
+    lastWrite.push(last - decidedAt);
+    firstWrite.push(Math.min(...own.map((record) => record[3])) - decidedAt);
+    for (const [, , publishedAt, first, lastOwn, sockets] of own) {
+      writing.push(lastOwn - first);
+      if (sockets > 0) microsPerSocket.push(((lastOwn - first) * 1000) / sockets);
+      windows.push([publishedAt, lastOwn]);
+    }
+  }
+  windows.sort((a, b) => a[0] - b[0]);
+  const during = polls.filter(([sentAt, ms]) => windows.some(([from, until]) => sentAt <= until && sentAt + ms >= from)).map(([, ms]) => ms);
+  return {
+    /** Release decision → the server's last socket written, one value a batch. */
+    lastWriteMs: distribution(lastWrite),
+    /** Release decision → its first socket written (publication, and any event ahead of it). */
+    firstWriteMs: distribution(firstWrite),
+    /** First → last socket written, per instance. */
+    writingMs: distribution(writing),
+    /** Wall time per socket written while the fan-out ran (the event loop shared with everything else). */
+    microsPerSocket: distribution(microsPerSocket),
+    /** queue_info answers that were under way while a fan-out was. */
+    queueInfoDuringMs: distribution(during),
+  };
+}
+
+/** Closed-loop throughput on ours and on the bare server, in alternating slices. */
+async function throughputPhase(bench: Bench) {
+  const { options, bare, server, visitors, poller } = bench;
+  // Released visitors are gone: the closed loop polls those still waiting.
+  await poller.request('visitors', await visitors.visitors());
+  type Measured = SaturateResult & { serverCpu: number; serverCpuMicrosPerRequest: number; storeCpu?: number };
+  const runs: { bare: Measured; ours: Measured; ratio: number }[] = [];
+  for (let run = 0; run < options.repetitions; run++) {
+    // ABBA ABBA…, and BAAB… the next time: a drift in the machine's load cancels out.
+    const [first, second] = run % 2 === 0 ? ['bare', 'ours'] : ['ours', 'bare'];
+    const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
+    const sliceSeconds = (2 * options.saturateSeconds) / SLICES;
+    const before = { bare: await bare.request<CpuSample>('cpu'), ours: await server.request<CpuSample>('cpu') };
+    const storeCpuBefore = await options.storeCpu?.();
+    const result = await profiled(bench, `throughput-${run + 1}`, () =>
+      poller.request<Record<'bare' | 'ours', SaturateResult>>('saturate', {
+        urls: { bare: bare.ready.url, ours: server.ready.url },
+        order,
+        connections: options.connections,
+        sliceSeconds,
+        warmupSeconds: SLICE_WARMUP_SECONDS,
+      }),
+    );
+    // Each server is idle outside its own slices: its CPU time over the run is that of its slices.
+    const busySeconds = options.saturateSeconds + SLICE_WARMUP_SECONDS;
+    const storeCpuAfter = await options.storeCpu?.();
+    const withCpu = (figures: SaturateResult, serverCpu: number) => ({
+      ...figures,
+      serverCpu,
+      /** Server CPU time per answered request: what each answer costs, whatever else ran. */
+      serverCpuMicrosPerRequest: (serverCpu * busySeconds * 1e6) / (figures.perSecond * figures.seconds),
+    });
+    const storeCpu = storeCpuBefore === undefined || storeCpuAfter === undefined ? undefined : (storeCpuAfter - storeCpuBefore) / busySeconds;
+    const pair = {
+      bare: withCpu(result.bare, cpuShare(before.bare, await bare.request<CpuSample>('cpu'), busySeconds)),
+      ours: { ...withCpu(result.ours, cpuShare(before.ours, await server.request<CpuSample>('cpu'), busySeconds)), storeCpu },
+    };
+    const ratio = pair.ours.perSecond / pair.bare.perSecond;
+    runs.push({ ...pair, ratio });
+    options.log(`  throughput run ${run + 1}: bare ${pair.bare.perSecond.toFixed(0)}/s, ours ${pair.ours.perSecond.toFixed(0)}/s, ratio ${ratio.toFixed(2)}`);
+  }
+  return runs;
+}
+
+type Saturation = Awaited<ReturnType<typeof throughputPhase>>;
+
+/** Every figure of the run, with the medians the report and the targets read. */
+function capacityFigures(
+  { options, profiles }: Bench,
+  limits: ReturnType<typeof checkLimits>,
+  held: Held,
+  pacedRuns: readonly PacedRun[],
+  saturation: Saturation,
+  lives: Deliveries,
+  memoryEnd: MemorySample,
+) {
+  const { holdHalf, holdFull } = held;
+  const perVisitor = (from: MemorySample, to: MemorySample, count: number) => ({
+    rss: (to.rss - from.rss) / count,
+    heapUsed: (to.heapUsed - from.heapUsed) / count,
+    external: (to.external + to.arrayBuffers - from.external - from.arrayBuffers) / count,
+  });
+  const errors = {
+    hold: holdHalf.errorCount + holdFull.errorCount,
+    visitorLives: lives.errorCount,
+    pacedPolls: pacedRuns.reduce((sum, run) => sum + run.errorCount + run.unanswered, 0),
+    releasesNotDelivered: pacedRuns.reduce((sum, run) => sum + run.releases.notDelivered, 0),
+    queueMovedMissed: pacedRuns.reduce((sum, run) => sum + run.moves.missedByWaiting, 0),
+    saturation: saturation.reduce((sum, pair) => sum + pair.bare.errorCount + pair.ours.errorCount, 0),
+  };
+  const errorTotal = Object.values(errors).reduce((sum, count) => sum + count, 0);
+  const medianOf = (pick: (run: PacedRun) => number) => round(median(pacedRuns.map(pick)));
+  const maxOf = (pick: (run: PacedRun) => number) => round(Math.max(...pacedRuns.map(pick)));
+  const satMedian = (pick: (pair: Saturation[number]) => number) => median(saturation.map(pick));
+
+  return {
+    settings: {
+      visitors: options.visitors,
+      visitorProcesses: options.visitorProcesses,
+      timeFactor: options.factor,
+      pollSeconds: options.pollSeconds,
+      pacedRepetitions: options.pacedRepetitions,
+      saturateSeconds: options.saturateSeconds,
+      repetitions: options.repetitions,
+      connections: options.connections,
+      pollSockets: options.pollSockets,
+      releasePerMinute: options.releasePerMinute,
+      activeLimit: options.activeLimit,
+      sessionSeconds: options.sessionSeconds,
+      store: options.redisUrl ? 'redis' : 'memory',
+    },
+    limits,
+    hold: { half: holdHalf, full: holdFull, held: holdFull.held, serverStats: held.stats },
+    memory: {
+      baseline: held.baseline.atOnce,
+      half: held.memoryHalf.atOnce,
+      full: held.memoryFull.atOnce,
+      end: memoryEnd,
+      /** Right after the arrivals (as runs before settled samples measured it). */
+      perVisitorBytes: perVisitor(held.baseline.atOnce, held.memoryFull.atOnce, holdFull.held),
+      perVisitorBytesSecondHalf: perVisitor(held.memoryHalf.atOnce, held.memoryFull.atOnce, holdFull.held - holdHalf.held),
+      /** Settled samples (`settledMemory`): what the targets judge. */
+      settled: {
+        baseline: held.baseline.settled,
+        half: held.memoryHalf.settled,
+        full: held.memoryFull.settled,
+        perVisitorBytes: perVisitor(held.baseline.settled, held.memoryFull.settled, holdFull.held),
+        perVisitorBytesSecondHalf: perVisitor(held.memoryHalf.settled, held.memoryFull.settled, holdFull.held - holdHalf.held),
+      },
+      /** In Redis (used_memory), for the Redis store: the line's share outside the server process. */
+      storePerVisitorBytes:
+        held.storeBaseline === undefined || held.storeFull === undefined ? undefined : (held.storeFull - held.storeBaseline) / holdFull.held,
+    },
+    paced: {
+      runs: pacedRuns.map(({ releases, moves, fanout, ...run }) => ({ ...run, releasesMs: releases.latencyMs, movesMs: moves.latencyMs })),
+      median: {
+        perSecond: median(pacedRuns.map((run) => run.perSecond)),
+        offeredPerSecond: median(pacedRuns.map((run) => run.offeredPerSecond)),
+        p50Ms: medianOf((run) => run.latencyMs.p50),
+        p99Ms: medianOf((run) => run.latencyMs.p99),
+        serverCpu: median(pacedRuns.map((run) => run.serverCpu)),
+        generatorCpu: median(pacedRuns.map((run) => run.generatorCpu)),
+        queuedInGeneratorP99Ms: medianOf((run) => run.queuedInGeneratorMs.p99),
+        /** The longest the server's event loop was held, over every paced run. */
+        serverLoopDelayMaxMs: maxOf((run) => run.serverLoopDelayMs.max),
+        serverGcPauseMaxMs: maxOf((run) => run.serverGc.maxMs),
+      },
+    },
+    releases: {
+      runs: pacedRuns.map((run) => run.releases),
+      median: {
+        released: median(pacedRuns.map((run) => run.releases.released)),
+        delivered: pacedRuns.reduce((sum, run) => sum + run.releases.delivered, 0),
+        notDelivered: pacedRuns.reduce((sum, run) => sum + run.releases.notDelivered, 0),
+        p50Ms: medianOf((run) => run.releases.latencyMs.p50),
+        p90Ms: medianOf((run) => run.releases.latencyMs.p90),
+        p99Ms: medianOf((run) => run.releases.latencyMs.p99),
+        inServerP99Ms: medianOf((run) => run.releases.inServerMs.p99),
+        toVisitorP99Ms: medianOf((run) => run.releases.toVisitorMs.p99),
+      },
+    },
+    /** QueueMoved on App.Queue: one frame per release batch to every waiting visitor's socket. */
+    moves: {
+      runs: pacedRuns.map((run) => run.moves),
+      median: {
+        batches: pacedRuns.reduce((sum, run) => sum + run.moves.countedBatches, 0),
+        frames: pacedRuns.reduce((sum, run) => sum + run.moves.frames, 0),
+        counted: pacedRuns.reduce((sum, run) => sum + run.moves.counted, 0),
+        missedByWaiting: pacedRuns.reduce((sum, run) => sum + run.moves.missedByWaiting, 0),
+        framesPerBatchP50: median(pacedRuns.map((run) => run.moves.framesPerBatch.p50)),
+        p50Ms: medianOf((run) => run.moves.latencyMs.p50),
+        p90Ms: medianOf((run) => run.moves.latencyMs.p90),
+        p99Ms: medianOf((run) => run.moves.latencyMs.p99),
+        lastReadP99Ms: medianOf((run) => run.moves.lastReadMs.p99),
+        toVisitorP99Ms: medianOf((run) => run.moves.toVisitorMs.p99),
+      },
+    },
+    /** The same fan-outs on the server's own clock: when its last socket was written. */
+    fanout: {
+      runs: pacedRuns.map((run) => run.fanout),
+      median: {
+        lastWriteP50Ms: medianOf((run) => run.fanout.lastWriteMs.p50),
+        lastWriteP99Ms: medianOf((run) => run.fanout.lastWriteMs.p99),
+        firstWriteP99Ms: medianOf((run) => run.fanout.firstWriteMs.p99),
+        writingP50Ms: medianOf((run) => run.fanout.writingMs.p50),
+        microsPerSocketP50: medianOf((run) => run.fanout.microsPerSocket.p50),
+        queueInfoDuringP99Ms: medianOf((run) => run.fanout.queueInfoDuringMs.p99),
+        queueInfoDuringCount: pacedRuns.reduce((sum, run) => sum + run.fanout.queueInfoDuringMs.count, 0),
+      },
+    },
+    saturation: {
+      runs: saturation,
+      median: {
+        barePerSecond: satMedian((pair) => pair.bare.perSecond),
+        oursPerSecond: satMedian((pair) => pair.ours.perSecond),
+        ratio: satMedian((pair) => pair.ratio),
+        oursP50Ms: round(satMedian((pair) => pair.ours.latencyMs.p50)),
+        oursP99Ms: round(satMedian((pair) => pair.ours.latencyMs.p99)),
+        bareP50Ms: round(satMedian((pair) => pair.bare.latencyMs.p50)),
+        bareP99Ms: round(satMedian((pair) => pair.bare.latencyMs.p99)),
+        oursServerCpu: satMedian((pair) => pair.ours.serverCpu),
+        bareServerCpu: satMedian((pair) => pair.bare.serverCpu),
+        generatorCpuOurs: satMedian((pair) => pair.ours.generatorCpu),
+        generatorCpuBare: satMedian((pair) => pair.bare.generatorCpu),
+        oursCpuMicrosPerRequest: round(satMedian((pair) => pair.ours.serverCpuMicrosPerRequest)),
+        bareCpuMicrosPerRequest: round(satMedian((pair) => pair.bare.serverCpuMicrosPerRequest)),
+        storeCpu: options.storeCpu ? satMedian((pair) => pair.ours.storeCpu ?? Number.NaN) : undefined,
+      },
+    },
+    visitorLives: { ...lives, received: lives.received.length },
+    errors: { ...errors, total: errorTotal },
+    cpuProfiles: profiles,
+  };
+}
+
 /** Refuses to start when the open-file or port limits cannot hold the visitors; raises nothing. */
-export function checkLimits(options: CapacityOptions) {
+export function checkLimits(options: Pick<CapacityOptions, 'visitors' | 'connections' | 'pollSockets'> & { visitorProcesses?: number }) {
   const files = openFileLimit();
   const ports = localPortRange();
-  // Each process holds one socket per visitor plus its pools and its own files.
+  // The server holds one socket per visitor plus the pollers' pools and its own files; each
+  // visitors' process its share, from a source address of its own.
   const socketsPerProcess = options.visitors + Math.max(options.connections, options.pollSockets) + 64 + 200;
   if (files && socketsPerProcess > files.soft) {
     throw new Error(
@@ -308,14 +483,15 @@ export function checkLimits(options: CapacityOptions) {
         `but the limit is ${files.soft} (ulimit -n). Lower BENCH_VISITORS or raise the limit yourself.`,
     );
   }
+  const portsPerSource = Math.ceil(options.visitors / (options.visitorProcesses ?? 1)) + 264;
   const portCount = ports ? ports.high - ports.low + 1 : undefined;
-  if (portCount !== undefined && socketsPerProcess > portCount) {
-    throw new Error(`BENCH_VISITORS=${options.visitors} needs about ${socketsPerProcess} local ports; the range has ${portCount}.`);
+  if (portCount !== undefined && portsPerSource > portCount) {
+    throw new Error(`BENCH_VISITORS=${options.visitors} needs about ${portsPerSource} local ports per source address; the range has ${portCount}.`);
   }
   return { openFiles: files, localPorts: ports, socketsPerProcess };
 }
 
-export function serverEnv(options: CapacityOptions, adminToken: string): NodeJS.ProcessEnv {
+export function serverEnv(options: Pick<CapacityOptions, 'activeLimit' | 'releasePerMinute' | 'sessionSeconds' | 'pageDir' | 'redisUrl'>, adminToken: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',
@@ -337,18 +513,18 @@ export function serverEnv(options: CapacityOptions, adminToken: string): NodeJS.
 }
 
 export function adminClient(url: string, token: string) {
-  return async (method: string, route: string): Promise<unknown> => {
+  return async (method: string, route: string, body: unknown = {}): Promise<unknown> => {
     const response = await fetch(url + route, {
       method,
       headers: { authorization: `Bearer ${token}`, ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
-      body: method === 'POST' ? '{}' : undefined,
+      body: method === 'POST' ? JSON.stringify(body) : undefined,
     });
     if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${await response.text()}`);
     return response.json();
   };
 }
 
-async function untilNoneActive(admin: ReturnType<typeof adminClient>, timeoutMs: number): Promise<void> {
+export async function untilNoneActive(admin: ReturnType<typeof adminClient>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (((await admin('GET', '/admin/stats')) as { active: number }).active > 0) {
     if (Date.now() > deadline) throw new Error('admitted sessions did not end in time (SESSION_SECONDS)');
@@ -357,29 +533,32 @@ async function untilNoneActive(admin: ReturnType<typeof adminClient>, timeoutMs:
 }
 
 /** The share of one core a process used between two samples. */
-function cpuShare(before: CpuSample, after: CpuSample, seconds: number): number {
+export function cpuShare(before: CpuSample, after: CpuSample, seconds: number): number {
   return (after.user + after.system - before.user - before.system) / 1e6 / seconds;
 }
 
+/** The releases decided so far by `servers`: [uuid, decided at, handed to the sockets at]. */
+export async function releasesDecided(servers: readonly Child<unknown>[]): Promise<[string, number, number | undefined][]> {
+  return (await Promise.all(servers.map((server) => server.request<[string, number, number | undefined][]>('releases')))).flat();
+}
+
 /**
- * Joins the release decisions (recorded in the server's store) with the frames' arrival at the
+ * Joins the release decisions (recorded in the servers' stores) with the frames' arrival at the
  * visitors' sockets. Waits a little for frames still on their way; any release left without a
  * frame then counts as not delivered.
  */
-async function releaseLatency(
-  server: Child<unknown>,
-  load: Child<unknown>,
+export async function releaseLatency(
+  servers: Child<unknown> | readonly Child<unknown>[],
+  visitors: VisitorGroup,
   window: { readonly from: number; readonly countedFrom: number; readonly until: number },
 ) {
-  const all = (await server.request<[string, number, number | undefined][]>('releases')).filter(
-    ([, at]) => at >= Math.floor(window.from) && at <= window.until,
-  );
-  const during = await load.request<Deliveries>('deliveries');
+  const all = (await releasesDecided([servers].flat())).filter(([, at]) => at >= Math.floor(window.from) && at <= window.until);
+  const during = await visitors.deliveries();
   const received = new Map(during.received);
   const deadline = Date.now() + 3000;
   while (all.some(([uuid]) => !received.has(uuid)) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const [uuid, at] of (await load.request<Deliveries>('deliveries')).received) received.set(uuid, at);
+    for (const [uuid, at] of (await visitors.deliveries()).received) received.set(uuid, at);
   }
   const total: number[] = [];
   const inServer: number[] = [];
@@ -411,11 +590,11 @@ async function releaseLatency(
     /** Released during the warm-up (delivered too, but not in the latency). */
     warmupReleases: all.length - counted - notDelivered,
     latencyMs: distribution(total),
-    /** Decision → the event handed to the server's sockets (store, events API call, fanout). */
+    /** Decision → the event handed to the server's sockets (store, fanout, events ahead of it). */
     inServerMs: distribution(inServer),
-    /** Handed to the sockets → the frame read by the visitors' process. */
+    /** Handed to the sockets → the frame read by a visitors' process. */
     toVisitorMs: distribution(toVisitor),
-    /** The visitors' process event-loop delay meanwhile: a late frame may be its fault. */
+    /** The visitors' processes' event-loop delay meanwhile (the worst): a late frame may be their fault. */
     visitorsLoopDelayMs: during.loopDelayMs,
     /** Each release step (the loop releases a batch at once): [ms since counting began, releases, slowest total ms, slowest in-server ms]. */
     steps: batches(each),
@@ -423,19 +602,20 @@ async function releaseLatency(
 }
 
 /**
- * Joins the release batches (each one `QueueMoved`, recorded by the server) with the frames'
+ * Joins the release batches (each one `QueueMoved`, recorded by the servers) with the frames'
  * arrival at every waiting visitor's socket. Runs after `releaseLatency`, which waited for the
  * last release frames; the last `QueueMoved` follows its batch's release events, so it waits a
  * little more for it.
  */
-async function moveLatency(
-  server: Child<unknown>,
-  load: Child<unknown>,
+export async function moveLatency(
+  servers: Child<unknown> | readonly Child<unknown>[],
+  visitors: VisitorGroup,
   window: { readonly from: number; readonly countedFrom: number; readonly until: number },
-): Promise<Moves> {
+): Promise<{ batches: MoveBatch[]; moves: Moves }> {
   await new Promise((resolve) => setTimeout(resolve, 500));
-  const batches = (await server.request<MoveBatch[]>('moves')).filter(([, at]) => at >= Math.floor(window.from) && at <= window.until);
-  return load.request<Moves>('moves', { batches, countedFrom: window.countedFrom });
+  const decided = (await Promise.all([servers].flat().map((server) => server.request<MoveBatch[]>('moves')))).flat();
+  const batches = decided.filter(([, at]) => at >= Math.floor(window.from) && at <= window.until);
+  return { batches, moves: await visitors.moves(batches, window.countedFrom) };
 }
 
 /** Groups releases decided within 50 ms of each other: one step of the release loop. */

@@ -2,7 +2,8 @@
  * The waiting-room server as the capacity benchmark runs it: the real `start(loadConfig(env))`
  * in its own process, with the page built by the benchmark, and a store that records when each
  * release was decided. Answers the orchestrator's requests for memory (after a full GC: run
- * with --expose-gc), CPU time and the release times.
+ * with --expose-gc), CPU time, the release times, what each fan-out took (its last socket
+ * written), the event loop's delay and the garbage collector's pauses.
  */
 import { loadConfig } from '../../server/config';
 import { cpuProfiler } from '../cpu-profiler';
@@ -11,10 +12,12 @@ import { createFanout } from '../../server/realtime/create-fanout';
 import { start } from '../../server/start';
 import { createStore } from '../../server/store/create';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import type { ChannelMessage } from '../../server/realtime/fanout';
+import type { Delivered } from '../../server/realtime/delivery';
 import { serveRequests } from './ipc';
 import type { CpuSample, MemorySample } from './protocol';
-import { RecordingFanout } from './recording-fanout';
+import { RecordingFanout, servedOf } from './recording-fanout';
 import { RecordingStore } from './recording-store';
 
 async function main(): Promise<void> {
@@ -24,13 +27,17 @@ async function main(): Promise<void> {
   const store = new RecordingStore(createStore(config));
   // The fanout the configuration asks for (local, or Redis pub/sub with REDIS_URL), as start() picks it.
   const fanout = new RecordingFanout(await createFanout(config, console));
-  const server = await start(config, { store, fanout });
-  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  const fanouts = new FanoutLog();
+  const server = await start(config, { store, fanout, onDelivered: (message, delivered) => fanouts.add(message, delivered) });
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
+  const gc = new GcPauses();
   serveRequests(
     { url: server.url, port: server.port, pid: process.pid },
     {
       memory: () => memoryAfterGc(),
+      /** Memory once the process has settled: V8's memory reducer has given back what an idle heap does not need. */
+      settledMemory: (maxMs?: number) => settledMemory(maxMs),
       cpu: (): CpuSample => process.cpuUsage(),
       /** The event loop's delay since the last call (ms): how long the server was busy at a stretch. */
       loopDelay: () => {
@@ -38,6 +45,10 @@ async function main(): Promise<void> {
         loopDelay.reset();
         return figures;
       },
+      /** The garbage collector's pauses since the last call. */
+      gcPauses: () => gc.take(),
+      /** What each fan-out since the last call took: [kind, key, published, first write, last write (ms since the epoch), sockets]. */
+      fanouts: () => fanouts.take(),
       ...cpuProfiler(),
       /** [uuid, decided at, handed to the sockets at] of every release so far. */
       releases: () => [...store.releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
@@ -49,6 +60,65 @@ async function main(): Promise<void> {
       },
     },
   );
+}
+
+/** One event's delivery to this process's sockets: `QueueMoved` keyed by its `served`, a release by its channel. */
+export type FanoutRecord = [kind: 'moved' | 'release', key: number | string, publishedAt: number, firstWriteAt: number, lastWriteAt: number, sockets: number];
+
+class FanoutLog {
+  private records: FanoutRecord[] = [];
+
+  add(message: ChannelMessage, { publishedAt, firstWriteAt, lastWriteAt, sockets }: Delivered): void {
+    const epoch = (at: number) => Math.round((performance.timeOrigin + at) * 100) / 100;
+    const moved = message.channel === CHANNELS.queue && message.event === CHANNELS.movedEvent;
+    const key = moved ? servedOf(message.data) : message.channel;
+    this.records.push([moved ? 'moved' : 'release', key, epoch(publishedAt), epoch(firstWriteAt), epoch(lastWriteAt), sockets]);
+  }
+
+  take(): FanoutRecord[] {
+    const taken = this.records;
+    this.records = [];
+    return taken;
+  }
+}
+
+/** The garbage collector's pauses (each holds the event loop), as `perf_hooks` reports them. */
+class GcPauses {
+  private pauses: number[] = [];
+
+  constructor() {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) this.pauses.push(entry.duration);
+    }).observe({ entryTypes: ['gc'] });
+  }
+
+  take(): { count: number; totalMs: number; maxMs: number } {
+    const { pauses } = this;
+    this.pauses = [];
+    return { count: pauses.length, totalMs: pauses.reduce((sum, ms) => sum + ms, 0), maxMs: pauses.reduce((top, ms) => Math.max(top, ms), 0) };
+  }
+}
+
+/**
+ * Waits, without load, until the memory V8 holds stops shrinking (its memory reducer starts after
+ * some idle seconds and gives back new space and pooled pages it grew under load), then reads the
+ * memory after a full GC. Two samples taken so are alike however busy the moments before them
+ * were, where samples right after a burst differ by tens of MB of memory held for the next one.
+ */
+async function settledMemory(maxMs = 20_000): Promise<MemorySample & { settledMs: number }> {
+  const started = performance.now();
+  memoryAfterGc();
+  let last = process.memoryUsage();
+  let stableSince = performance.now();
+  while (performance.now() - started < maxMs) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = process.memoryUsage();
+    if (now.heapTotal < last.heapTotal || now.rss < last.rss * 0.99) stableSince = performance.now();
+    last = now;
+    // The reducer's first collection comes about 8 s after the heap goes idle; it is done once nothing shrank for a while after it.
+    if (performance.now() - started > 10_000 && performance.now() - stableSince > 2_000) break;
+  }
+  return { ...memoryAfterGc(), settledMs: Math.round(performance.now() - started) };
 }
 
 function memoryAfterGc(): MemorySample {

@@ -8,7 +8,11 @@
  * `QueueMoved` (one per release batch, to every socket) has its arrival noted too.
  *
  * The steady queue_info polling runs in another process (poller.ts), so that this one reads the
- * release frames as soon as they come, as thousands of separate browsers would.
+ * release frames as soon as they come, as thousands of separate browsers would. Several of these
+ * processes may share the visitors (`visitor-group.ts`), each reading its own share of the sockets:
+ * `BENCH_TARGETS` lists the servers (a visitor stays with one, taken in turn, as a load balancer
+ * spreads them), `BENCH_SOURCE_ADDRESS` is the loopback address its sockets come from (each has
+ * its own range of ports).
  *
  * Requests from the orchestrator: `hold`, `visitors`, `deliveries`, `moves`, `close`.
  */
@@ -26,6 +30,8 @@ const SESSION_COOKIE = /^(waiting_room_session=[^;]*)/;
 
 interface Visitor extends PolledVisitor {
   readonly index: number;
+  /** The server this visitor was held by, and talks to. */
+  readonly server: URL;
   readonly csrfToken: string;
   ws?: WebSocket;
   subscribed: boolean;
@@ -37,7 +43,8 @@ interface Visitor extends PolledVisitor {
   receivedAt?: number;
 }
 
-const target = new URL(process.env.BENCH_TARGET ?? 'http://127.0.0.1:8080');
+const targets = (process.env.BENCH_TARGETS ?? process.env.BENCH_TARGET ?? 'http://127.0.0.1:8080').split(',').map((url) => new URL(url));
+const localAddress = process.env.BENCH_SOURCE_ADDRESS || undefined;
 const visitors: Visitor[] = [];
 /** Errors of the held visitors' lives: their sockets, replays and the release frames. */
 const lifeErrors = new Errors();
@@ -48,7 +55,7 @@ let unexpectedCloses = 0;
 let replays = 0;
 let closing = false;
 /** The next visitor's number, used in its held URI so that each held request differs. */
-let nextIndex = 0;
+let nextIndex = Number(process.env.BENCH_INDEX_BASE ?? 0);
 let replayAgent: http.Agent | undefined;
 /** `served` of each `QueueMoved` received since the last `moves` request → when each socket read it. */
 let moveArrivals = new Map<number, number[]>();
@@ -61,9 +68,9 @@ interface HoldArg {
   readonly maxErrors: number;
 }
 
-/** Makes visitors until `visitors` are held, each subscribed, listening and polled once. */
+/** Makes visitors until `visitors` have been held by this process (the released ones included), each subscribed, listening and polled once. */
 async function hold(arg: HoldArg) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: arg.concurrency });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: arg.concurrency, localAddress });
   const errors = new Errors();
   const started = performance.now();
   const holdMs: number[] = [];
@@ -97,6 +104,8 @@ async function hold(arg: HoldArg) {
     attempts: nextIndex - firstIndex,
     seconds: (performance.now() - started) / 1000,
     holdLatencyMs: distribution(holdMs),
+    /** Each hold's latency, to put several processes' together. */
+    holdSamplesMs: holdMs.map((ms) => Math.round(ms * 100) / 100),
     errors: errors.snapshot(),
     errorCount: errors.total,
   };
@@ -104,6 +113,7 @@ async function hold(arg: HoldArg) {
 
 /** One visitor's arrival: held (returns the visitor, subscribed and listening) or admitted (undefined). */
 async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promise<Visitor | undefined> {
+  const target = targets[index % targets.length];
   const page = await request(agent, target, 'GET', `/checkout?item=${index}`, { accept: 'text/html' });
   if (page.status !== 200) throw new Error(`GET /checkout answered ${page.status}`);
   const configText = CONFIG_ELEMENT.exec(page.body)?.[1];
@@ -117,7 +127,7 @@ async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promi
   const setCookie = [page.headers['set-cookie'] ?? []].flat();
   const cookie = setCookie.map((line) => SESSION_COOKIE.exec(line)?.[1]).find(Boolean);
   if (!cookie) throw new Error('the held page set no session cookie');
-  const visitor: Visitor = { index, cookie, uuid: config.queue.uuid, csrfToken: config.csrfToken, subscribed: false, subscriptions: 0, moves: 0, released: false };
+  const visitor: Visitor = { index, server: target, cookie, uuid: config.queue.uuid, csrfToken: config.csrfToken, subscribed: false, subscriptions: 0, moves: 0, released: false };
   await subscribe(visitor, config.realtime);
   const listening = await request(
     agent,
@@ -136,9 +146,9 @@ async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promi
 /** Connects to the realtime server as pusher-js does and subscribes to the visitor's channel and the line's. */
 function subscribe(visitor: Visitor, realtime: { key: string; host: string; port: number }): Promise<void> {
   const channel = CHANNELS.client(visitor.uuid);
-  const url = `ws://${target.hostname}:${realtime.port}/app/${realtime.key}?protocol=7&client=js&version=8.6.0&flash=false`;
+  const url = `ws://${visitor.server.hostname}:${realtime.port}/app/${realtime.key}?protocol=7&client=js&version=8.6.0&flash=false`;
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
+    const ws = new WebSocket(url, { perMessageDeflate: false, localAddress });
     visitor.ws = ws;
     ws.on('message', (raw) => {
       const message = JSON.parse(raw.toString()) as { event: string; channel?: string; data?: unknown };
@@ -202,8 +212,8 @@ function released(visitor: Visitor, data: unknown): void {
   visitor.receivedAt = receivedAt;
   // Its page goes away: the poller stops polling it.
   sendEvent('released', visitor.uuid);
-  replayAgent ??= new http.Agent({ keepAlive: true, maxSockets: 32 });
-  request(replayAgent, target, 'GET', `/checkout?item=${visitor.index}`, { cookie: visitor.cookie, accept: 'text/html' })
+  replayAgent ??= new http.Agent({ keepAlive: true, maxSockets: 32, localAddress });
+  request(replayAgent, visitor.server, 'GET', `/checkout?item=${visitor.index}`, { cookie: visitor.cookie, accept: 'text/html' })
     .then((page) => {
       if (page.status !== 200) lifeErrors.add(`replay: status ${page.status}`, page.body);
       else if (CONFIG_ELEMENT.test(page.body)) lifeErrors.add('replay: held again after release');
@@ -241,40 +251,40 @@ interface MovesArg {
 /**
  * The `QueueMoved` frames since the last call, joined with the batches the server decided
  * meanwhile: delivery from the decision to each socket's read, and what went missing (every
- * visitor still waiting must have one frame per batch). Forgets what it counted.
+ * visitor still waiting must have one frame per batch). Forgets what it counted. The latencies
+ * come back whole, so that the shares of several visitor processes can be put together.
  */
 function moves({ batches, countedFrom }: MovesArg) {
-  const total: number[] = [];
+  /** Decision of the batch → its QueueMoved frame read at each socket. */
+  const latencies: number[] = [];
+  /** Handed to the server's sockets → read by this process. */
   const toVisitor: number[] = [];
-  const perBatch: number[] = [];
-  let counted = 0;
+  /** Per counted batch: [served, frames read here, the last one's latency]. */
+  const perBatch: [number, number, number][] = [];
   for (const [served, decidedAt, handedAt] of batches) {
     const arrivals = moveArrivals.get(served) ?? [];
     if (decidedAt < countedFrom) continue;
-    perBatch.push(arrivals.length);
-    counted += arrivals.length;
+    let last = Number.NaN;
     for (const at of arrivals) {
-      total.push(at - decidedAt);
-      if (handedAt !== undefined) toVisitor.push(at - handedAt);
+      const latency = Math.round((at - decidedAt) * 100) / 100;
+      latencies.push(latency);
+      last = Number.isNaN(last) ? latency : Math.max(last, latency);
+      if (handedAt !== undefined) toVisitor.push(Math.round((at - handedAt) * 100) / 100);
     }
+    perBatch.push([served, arrivals.length, last]);
   }
   const waiting = visitors.filter((visitor) => !visitor.released && visitor.ws?.readyState === WebSocket.OPEN);
   const missedByWaiting = waiting.reduce((sum, visitor) => sum + Math.max(0, batches.length - visitor.moves), 0);
   const figures = {
     batches: batches.length,
-    countedBatches: perBatch.length,
     /** Every QueueMoved frame read since the last call, the warm-up's included. */
     frames: moveFrames,
-    /** Frames of the batches in the window, whose delivery is measured. */
-    counted,
-    framesPerBatch: distribution(perBatch),
+    perBatch,
     waitingSockets: waiting.length,
     /** Batches in the window a visitor still waiting (socket open) never heard of. */
     missedByWaiting,
-    /** Decision of the batch → its QueueMoved frame read at each socket. */
-    latencyMs: distribution(total),
-    /** Handed to the server's sockets → read by the visitors' process. */
-    toVisitorMs: distribution(toVisitor),
+    latencies,
+    toVisitor,
   };
   moveArrivals = new Map();
   moveFrames = 0;
@@ -302,14 +312,15 @@ function deliveries() {
 
 export type HoldResult = Awaited<ReturnType<typeof hold>>;
 export type Deliveries = ReturnType<typeof deliveries>;
-export type Moves = ReturnType<typeof moves>;
+export type MoveShare = ReturnType<typeof moves>;
 
 serveRequests(
   { pid: process.pid },
   {
     hold: (arg: HoldArg) => hold(arg),
     /** The waiting visitors, for the poller. */
-    visitors: (): PolledVisitor[] => visitors.filter((visitor) => !visitor.released).map(({ uuid, cookie }) => ({ uuid, cookie })),
+    visitors: (): PolledVisitor[] =>
+      visitors.filter((visitor) => !visitor.released).map(({ uuid, cookie, server }) => ({ uuid, cookie, target: server.origin })),
     deliveries: () => deliveries(),
     moves: (arg: MovesArg) => moves(arg),
     close: () => {

@@ -67,6 +67,9 @@ export interface Hold {
   /** Since the profile's start, in ms. */
   readonly atMs: number;
   readonly ms: number;
+  /** Samples in the span, and the longest time between two: a span of few samples far apart is the process waiting for a core, not working. */
+  readonly samples: number;
+  readonly longestGapMs: number;
   /** Self time within the span by function, longest first (ms). */
   readonly byFunction: readonly [string, number][];
 }
@@ -80,10 +83,14 @@ export function holds(profiles: readonly { file: string; profile: Profile }[], t
     let start = 0;
     let span = new Map<string, number>();
     let spanMs = 0;
+    let samples = 0;
+    let longestGapMs = 0;
     const close = () => {
-      if (spanMs > thresholdMs) found.push({ file, atMs: start, ms: spanMs, byFunction: [...span].sort((a, b) => b[1] - a[1]) });
+      if (spanMs > thresholdMs) found.push({ file, atMs: start, ms: spanMs, samples, longestGapMs, byFunction: [...span].sort((a, b) => b[1] - a[1]) });
       span = new Map();
       spanMs = 0;
+      samples = 0;
+      longestGapMs = 0;
     };
     profile.samples.forEach((id, index) => {
       const ms = (profile.timeDeltas[index] ?? 0) / 1000;
@@ -92,6 +99,8 @@ export function holds(profiles: readonly { file: string; profile: Profile }[], t
       if (!node || node.callFrame.functionName === '(idle)') return close();
       if (spanMs === 0) start = at;
       spanMs += ms;
+      samples += 1;
+      longestGapMs = Math.max(longestGapMs, ms);
       const { functionName, url, lineNumber } = node.callFrame;
       const name = `${functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${lineNumber + 1}` : ''} [${ownerOf(url, functionName)}]`;
       span.set(name, (span.get(name) ?? 0) + ms);
@@ -134,7 +143,9 @@ function printHolds(thresholdMs: number, [target, topArg]: string[]): void {
   const found = holds(files.map((file) => ({ file, profile: JSON.parse(readFileSync(file, 'utf8')) as Profile })), thresholdMs);
   console.log(`${found.length} span(s) busy for over ${thresholdMs} ms without a break, in ${files.length} profile(s)\n`);
   for (const hold of found.slice(0, Number(topArg ?? 10))) {
-    console.log(`${hold.ms.toFixed(1)} ms at ${(hold.atMs / 1000).toFixed(3)} s in ${path.basename(hold.file)}:`);
+    console.log(
+      `${hold.ms.toFixed(1)} ms at ${(hold.atMs / 1000).toFixed(3)} s in ${path.basename(hold.file)} (${hold.samples} samples, longest gap ${hold.longestGapMs.toFixed(1)} ms):`,
+    );
     for (const [name, ms] of hold.byFunction.slice(0, 8)) console.log(`  ${ms.toFixed(1).padStart(6)} ms  ${name}`);
   }
 }

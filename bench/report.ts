@@ -1,5 +1,7 @@
 import type { AdmissionResult, RoomResult } from './admission/run-admission';
+import type { RampResult } from './capacity/ramp';
 import type { CapacityResult } from './capacity/run-capacity';
+import { formatFigure, formatRatio, type ComparedFigure } from './compare';
 import type { EstimateResult } from './estimate-accuracy';
 import type { DropResult } from './drop';
 import type { DownloadFigures, GatewayOverheadResult, ThroughputFigures } from './gateway-overhead';
@@ -7,6 +9,7 @@ import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
 import type { SoakResult } from './soak';
+import type { StartupResult } from './startup';
 import { healthy, TARGETS, type TargetCheck } from './targets';
 
 export interface BenchResults {
@@ -28,6 +31,11 @@ export interface BenchResults {
   readonly gateway?: GatewayOverheadResult;
   readonly admission?: AdmissionResult;
   readonly drop?: DropResult;
+  readonly ramps?: readonly RampResult[];
+  readonly startup?: StartupResult;
+  /** The run this one is compared with (bench/results/baseline.json unless BENCH_BASELINE names another). */
+  readonly previousRun?: { readonly file: string; readonly date?: string };
+  readonly comparison?: readonly ComparedFigure[];
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -57,6 +65,7 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push('');
     lines.push(...targetTable(results.targetsRedis));
   }
+  if (results.comparison) lines.push('', ...comparison(results.comparison, results.previousRun));
   lines.push('');
   lines.push(...pageWeight(results.pageWeight));
   if (results.pageLoad) lines.push('', ...pageLoad(results.pageLoad));
@@ -68,6 +77,8 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.gateway) lines.push('', ...gatewayOverhead(results.gateway));
   if (results.admission) lines.push('', ...admission(results.admission));
   if (results.drop) lines.push('', ...drop(results.drop));
+  for (const ramp of results.ramps ?? []) lines.push('', ...rampReport(ramp));
+  if (results.startup) lines.push('', ...startupReport(results.startup));
   lines.push('');
   return lines.join('\n');
 }
@@ -77,6 +88,62 @@ function targetTable(checks: readonly TargetCheck[]): string[] {
     '| target | goal | measured | verdict |',
     '| --- | --- | --- | --- |',
     ...checks.map((check) => `| ${check.name} | ${check.target} | ${check.measured}${check.note ? ` (${check.note})` : ''} | **${check.verdict}** |`),
+  ];
+}
+
+function comparison(figures: readonly ComparedFigure[], previous: BenchResults['previousRun']): string[] {
+  const shown = figures.filter((figure) => figure.current !== undefined);
+  return [
+    '## Compared with the previous run',
+    '',
+    previous
+      ? `Previous run: \`${previous.file}\`${previous.date ? ` (${previous.date})` : ''}. A ratio below 1 is a smaller figure than before: better where lower is better (times, memory, CPU), worse where higher is (throughput, visitors). "–": not measured in one of the runs.`
+      : 'No previous run to compare with (bench/results/baseline.json, or BENCH_BASELINE).',
+    '',
+    '| figure | previous | this run | this run ÷ previous |',
+    '| --- | --- | --- | --- |',
+    ...shown.map(
+      (figure) =>
+        `| ${figure.label} | ${formatFigure(figure.previous, figure.unit)} | ${formatFigure(figure.current, figure.unit)} | ${formatRatio(figure.ratio)} |`,
+    ),
+  ];
+}
+
+function rampReport(result: RampResult): string[] {
+  const { settings } = result;
+  return [
+    `## Capacity ramp (${settings.store} store)`,
+    '',
+    `${settings.serverProcesses} server process(es)${settings.serverProcesses > 1 ? ' (one per core, sharing the line and the realtime events through Redis; the visitors spread over them in turn)' : ''}, ` +
+      `${settings.visitorProcesses} visitors' processes and ${settings.pollers} pollers on the same machine. Each step adds ${settings.step} visitors (held by a GET with their own cookie, ` +
+      `a WebSocket on their channel and App.Queue, queue_request), then everyone polls queue_info at the page's own pace (every 5 s and 60 s) for ${settings.measureSeconds} s ` +
+      `while the release loop releases ${settings.releasePerMinute} a minute. The ramp stops at the first error or a release p99 over ${settings.releaseP99LimitMs} ms.`,
+    '',
+    `Knee: **${result.knee} visitors** waiting; stopped by ${result.stoppedBy}.`,
+    '',
+    '| waiting | errors | release p99 ms | queue_info /s | queue_info p99 ms | QueueMoved read p99 ms | last written p99 ms | server CPU | loop delay max ms | server RSS MiB |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...result.steps.map(
+      (step) =>
+        `| ${step.waiting} | ${step.errors.total} | ${fixed(step.releases.latencyMs.p99, 1)} | ${fixed(step.polls.perSecond)} | ${fixed(step.polls.latencyMs.p99, 1)} | ` +
+        `${fixed(step.moves.latencyMs.p99, 1)} | ${fixed(step.fanout.lastWriteMs.p99, 1)} | ${step.servers.map((server) => `${fixed(server.cpu * 100)}%`).join(' + ')} | ` +
+        `${fixed(Math.max(...step.servers.map((server) => server.loopDelayMaxMs)), 1)} | ${step.servers.map((server) => fixed(server.rss / 2 ** 20)).join(' + ')} |`,
+    ),
+  ];
+}
+
+function startupReport(result: StartupResult): string[] {
+  const mib = (bytes: number) => `${fixed(bytes / 2 ** 20, 1)} MiB`;
+  return [
+    '## Start-up',
+    '',
+    `The server started ${result.runs} times each way, alternating, with the demo shop as its origin: spawned → its first answer, the CPU time it took until then, and its memory (RSS of the process and any it started) after ${2} s idle. Medians. Building the server (build-server.mjs) took ${fixed(result.buildMs)} ms before the runs.`,
+    '',
+    '| way | ready | CPU | idle RSS |',
+    '| --- | --- | --- | --- |',
+    `| \`${result.compiled.command}\` (production) | ${fixed(result.compiled.readyMs)} ms | ${fixed(result.compiled.cpuMs)} ms | ${mib(result.compiled.idleRss)} |`,
+    `| \`${result.tsx.command}\` (before) | ${fixed(result.tsx.readyMs)} ms | ${fixed(result.tsx.cpuMs)} ms | ${mib(result.tsx.idleRss)} |`,
+    `| compiled ÷ tsx | ${fixed(result.ratio.readyMs, 2)} | ${fixed(result.ratio.cpuMs, 2)} | ${fixed(result.ratio.idleRss, 2)} |`,
   ];
 }
 
@@ -147,11 +214,18 @@ function capacity(result: CapacityResult, store: string): string[] {
     `## Server capacity (${store})`,
     '',
     `${settings.visitors} anonymous visitors, each held by a GET of /checkout with its own cookie, subscribed over a real WebSocket ` +
-      `(Pusher protocol 7) to its own channel and to App.Queue, and sending queue_request; our server, the bare server, the visitors and the queue_info poller each in its own process. ` +
+      `(Pusher protocol 7) to its own channel and to App.Queue, and sending queue_request; our server, the bare server and the queue_info poller each in its own process, the visitors in ${settings.visitorProcesses ?? 1} (each reading its share of the sockets, from a loopback address of its own). ` +
       `Open files: ${limits.openFiles ? `${limits.openFiles.soft} (soft limit, left as it was)` : 'unknown'}; local ports ${limits.localPorts ? `${limits.localPorts.low}–${limits.localPorts.high}` : 'unknown'}; about ${limits.socketsPerProcess} sockets per process.`,
     '',
     `- held: ${hold.held} in ${fixed(Number(hold.half.seconds) + Number(hold.full.seconds), 1)} s (plus ${hold.half.admitted + hold.full.admitted} admitted before the line formed); errors in total: ${result.errors.total} ${JSON.stringify(result.errors)}`,
-    `- memory per waiting visitor (after GC, baseline → ${hold.held} held): RSS ${kb(memory.perVisitorBytes.rss)}, JS heap ${kb(memory.perVisitorBytes.heapUsed)}, external ${kb(memory.perVisitorBytes.external)}; second half only: RSS ${kb(memory.perVisitorBytesSecondHalf.rss)}, heap ${kb(memory.perVisitorBytesSecondHalf.heapUsed)}` +
+    ...(memory.settled
+      ? [
+          `- memory per waiting visitor, settled (after GC, once V8 gave back what it grew while the visitors arrived; baseline → ${hold.held} held): RSS **${kb(memory.settled.perVisitorBytes.rss)}**, JS heap ${kb(memory.settled.perVisitorBytes.heapUsed)}; ` +
+            `second half only: RSS ${kb(memory.settled.perVisitorBytesSecondHalf.rss)}, heap ${kb(memory.settled.perVisitorBytesSecondHalf.heapUsed)}; ` +
+            `server RSS ${fixed(memory.settled.baseline.rss / 2 ** 20)} → ${fixed(memory.settled.full.rss / 2 ** 20)} MiB`,
+        ]
+      : []),
+    `- memory per waiting visitor right after the arrivals (after GC, baseline → ${hold.held} held): RSS ${kb(memory.perVisitorBytes.rss)}, JS heap ${kb(memory.perVisitorBytes.heapUsed)}, external ${kb(memory.perVisitorBytes.external)}; second half only: RSS ${kb(memory.perVisitorBytesSecondHalf.rss)}, heap ${kb(memory.perVisitorBytesSecondHalf.heapUsed)}` +
       (memory.storePerVisitorBytes === undefined ? '' : `; in Redis (used_memory): ${kb(memory.storePerVisitorBytes)}`),
     `- paced polling (the page's 5 s and 60 s polls ×${settings.timeFactor}, ${settings.pollSockets} keep-alive sockets; median of ${paced.runs.length} runs of ${settings.pollSeconds} s after a ${paced.runs[0]?.warmupSeconds ?? 0} s warm-up): ` +
       `${fixed(paced.median.perSecond)}/s of ${fixed(paced.median.offeredPerSecond)}/s offered, p50 ${paced.median.p50Ms} ms, p99 ${paced.median.p99Ms} ms ` +
@@ -169,6 +243,14 @@ function capacity(result: CapacityResult, store: string): string[] {
             `${result.moves.median.counted} frames of ${result.moves.median.batches} batches (${result.moves.median.framesPerBatchP50} sockets a batch), ${result.moves.median.missedByWaiting} missed by a waiting visitor; ` +
             `median of ${result.moves.runs.length} runs: p50 ${result.moves.median.p50Ms} ms, p90 ${result.moves.median.p90Ms} ms, p99 ${result.moves.median.p99Ms} ms ` +
             `(per run p99: ${result.moves.runs.map((run) => run.latencyMs.p99).join(', ')} ms); handed to the sockets → the visitors' process p99 ${result.moves.median.toVisitorP99Ms} ms`,
+        ]
+      : []),
+    ...(result.fanout
+      ? [
+          `- the same fan-outs on the server's own clock (release decision → its last socket written, one value a batch): p50 ${result.fanout.median.lastWriteP50Ms} ms, **p99 ${result.fanout.median.lastWriteP99Ms} ms** ` +
+            `(first socket written p99 ${result.fanout.median.firstWriteP99Ms} ms; writing all of them p50 ${result.fanout.median.writingP50Ms} ms, ${result.fanout.median.microsPerSocketP50} µs a socket with everything else the server did meanwhile); ` +
+            `queue_info answers under way during a fan-out: ${result.fanout.median.queueInfoDuringCount}, p99 **${result.fanout.median.queueInfoDuringP99Ms} ms**; ` +
+            `server GC pauses: longest ${fixed(paced.median.serverGcPauseMaxMs, 1)} ms (by kind, worst run: ${JSON.stringify(paced.runs.reduce((worst, run) => (run.serverGc.maxMs > worst.maxMs ? run.serverGc : worst), paced.runs[0].serverGc).maxByKind)})`,
         ]
       : []),
     `- queue_info throughput, closed loop over ${settings.connections} keep-alive connections, median of ${saturation.runs.length} runs, each ${settings.saturateSeconds} s per server in 8 alternating slices (bare, ours, ours, bare, …) after a 1 s warm-up on each: ` +

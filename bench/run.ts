@@ -18,6 +18,8 @@
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
  *   BENCH_STARTUP_RUNS=5      starts of the server each way (compiled, and TypeScript through tsx)
+ *   BENCH_RAMP_STORES=memory,redis BENCH_RAMP_STEP=2500 BENCH_RAMP_MAX=40000 BENCH_RAMP_SECONDS=10 BENCH_RAMP_RELEASE_PER_MINUTE=600
+ *                             the capacity ramp (BENCH_ONLY=ramp): visitors added a step at a time until the first error or a release p99 over 1 s
  *   BENCH_GATEWAY_SECONDS=4   gateway overhead: counted seconds per target (direct, proxied) in the latency and throughput phases
  *   BENCH_GATEWAY_CONNECTIONS=64  keep-alive connections of the gateway's throughput loop
  *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway (1 GiB once more for its memory, or ten times as much if more)
@@ -32,6 +34,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runRamp, type RampResult } from './capacity/ramp';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
 import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
@@ -43,7 +46,8 @@ import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostRe
 import { renderMarkdown } from './report';
 import { runSoak, type SoakResult } from './soak';
 import { measureStartup, type StartupResult } from './startup';
-import { checkTargets } from './targets';
+import { compareRuns, readBaseline } from './compare';
+import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
 const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,drop,startup';
@@ -181,6 +185,26 @@ async function main(): Promise<void> {
       drop = await withRedis((redisUrl) => measureDrop({ entrants, redisUrl, log }));
     }
 
+    const ramps: RampResult[] = [];
+    if (only.has('ramp')) {
+      const stores = (process.env.BENCH_RAMP_STORES || 'memory,redis').split(',').map((store) => store.trim());
+      for (const store of stores) {
+        if (store !== 'memory' && store !== 'redis') throw new Error(`BENCH_RAMP_STORES: unknown store ${store}; known: memory, redis.`);
+        const rampOptions = {
+          store,
+          step: Math.floor(numberFromEnv('BENCH_RAMP_STEP', 2500, 100)),
+          maxVisitors: Math.floor(numberFromEnv('BENCH_RAMP_MAX', 40_000, 100)),
+          measureSeconds: numberFromEnv('BENCH_RAMP_SECONDS', 10, 2),
+          releasePerMinute: Math.floor(numberFromEnv('BENCH_RAMP_RELEASE_PER_MINUTE', 600, 60)),
+          releaseP99LimitMs: 1000,
+          pageDir,
+          log,
+        } as const;
+        log(`capacity ramp (${store} store): visitors added until the first error or a release p99 over 1 s…`);
+        ramps.push(store === 'redis' ? await withRedis((redisUrl) => runRamp({ ...rampOptions, redisUrl })) : await runRamp(rampOptions));
+      }
+    }
+
     let startup: StartupResult | undefined;
     if (only.has('startup')) {
       const runs = Math.floor(numberFromEnv('BENCH_STARTUP_RUNS', 5, 1));
@@ -197,8 +221,9 @@ async function main(): Promise<void> {
       targets: [
         ...(pageLoad ? pageLoadChecks(pageLoad) : []),
         ...checkTargets(capacity, estimate, gateway, admission, estimateVariants.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result),
+        ...checkRampTargets(ramps),
       ],
-      targetsRedis: capacityRedis ? checkTargets(capacityRedis, undefined) : undefined,
+      targetsRedis: capacityRedis ? [...checkTargets(capacityRedis, undefined), ...checkRedisTargets(capacity, capacityRedis)] : undefined,
       pageWeight,
       pageLoad,
       estimate,
@@ -210,12 +235,19 @@ async function main(): Promise<void> {
       gateway,
       admission,
       drop,
+      ramps: ramps.length > 0 ? ramps : undefined,
       startup,
       cpuProfileDir: profileDir,
     };
+    const baseline = readBaseline(resultsDir);
+    const compared = {
+      ...results,
+      previousRun: baseline && { file: baseline.file, date: baseline.date },
+      comparison: compareRuns(results, baseline?.results),
+    };
     mkdirSync(resultsDir, { recursive: true });
-    const markdown = renderMarkdown(results);
-    writeFileSync(path.join(resultsDir, 'latest.json'), JSON.stringify(results, null, 2) + '\n');
+    const markdown = renderMarkdown(compared);
+    writeFileSync(path.join(resultsDir, 'latest.json'), JSON.stringify(compared, null, 2) + '\n');
     writeFileSync(path.join(resultsDir, 'latest.md'), markdown);
     console.log('\n' + markdown);
     console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))} and latest.md`);

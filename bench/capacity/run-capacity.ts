@@ -49,7 +49,7 @@ export interface CapacityOptions {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 type LoopDelay = { p50: number; p99: number; max: number };
-type GcPauses = { count: number; totalMs: number; maxMs: number };
+type GcPauses = { count: number; totalMs: number; maxMs: number; maxByKind: Record<string, number> };
 type Ready = { url: string; port: number; pid: number };
 
 const here = __dirname;

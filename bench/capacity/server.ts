@@ -12,7 +12,7 @@ import { createFanout } from '../../server/realtime/create-fanout';
 import { start } from '../../server/start';
 import { createStore } from '../../server/store/create';
 import path from 'node:path';
-import { PerformanceObserver, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { ChannelMessage } from '../../server/realtime/fanout';
 import type { Delivered } from '../../server/realtime/delivery';
 import { serveRequests } from './ipc';
@@ -82,20 +82,37 @@ class FanoutLog {
   }
 }
 
-/** The garbage collector's pauses (each holds the event loop), as `perf_hooks` reports them. */
+/** The garbage collector's pauses (each holds the event loop), as `perf_hooks` reports them, by kind. */
 class GcPauses {
-  private pauses: number[] = [];
+  private pauses: [kind: string, ms: number][] = [];
 
   constructor() {
+    const kinds: Record<number, string> = {
+      [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+      [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+      [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+      [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+    };
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) this.pauses.push(entry.duration);
+      for (const entry of list.getEntries()) {
+        const kind = ((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind;
+        this.pauses.push([kinds[kind ?? -1] ?? 'other', entry.duration]);
+      }
     }).observe({ entryTypes: ['gc'] });
   }
 
-  take(): { count: number; totalMs: number; maxMs: number } {
+  /** Count, total and longest pause since the last call, and the longest of each kind. */
+  take(): { count: number; totalMs: number; maxMs: number; maxByKind: Record<string, number> } {
     const { pauses } = this;
     this.pauses = [];
-    return { count: pauses.length, totalMs: pauses.reduce((sum, ms) => sum + ms, 0), maxMs: pauses.reduce((top, ms) => Math.max(top, ms), 0) };
+    const maxByKind: Record<string, number> = {};
+    for (const [kind, ms] of pauses) maxByKind[kind] = Math.max(maxByKind[kind] ?? 0, Math.round(ms * 10) / 10);
+    return {
+      count: pauses.length,
+      totalMs: pauses.reduce((sum, [, ms]) => sum + ms, 0),
+      maxMs: pauses.reduce((top, [, ms]) => Math.max(top, ms), 0),
+      maxByKind,
+    };
   }
 }
 

@@ -1,0 +1,161 @@
+/**
+ * Writes the README's server figures from bench/results/latest.json, between the markers
+ * `<!-- bench figures -->` and `<!-- end of bench figures -->`, so that the numbers in the README
+ * are those of one run and never typed by hand. Run it after the run the README should show:
+ *
+ *   node --import tsx bench/readme-figures.ts [results file] [README file]
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { compareRuns, formatFigure, formatRatio, readBaseline, type ComparedFigure } from './compare';
+import { TARGETS } from './targets';
+
+export const START = '<!-- bench figures: written by `node --import tsx bench/readme-figures.ts` from bench/results/latest.json; do not edit by hand -->';
+export const END = '<!-- end of bench figures -->';
+
+/** Results as read back from the file: any part may be missing when the run left it out. */
+type Results = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const none = 'not measured in this run';
+
+/** The Markdown between the markers. */
+export function figuresMarkdown(results: Results, previousResults?: Results): string {
+  const figures: ComparedFigure[] = results.comparison ?? compareRuns(results, previousResults);
+  const comparison = new Map<string, ComparedFigure>(figures.map((figure) => [figure.key, figure]));
+  const figure = (key: string) => comparison.get(key);
+  /** The figure, marked when it misses its goal (`bound`: the most, or the least when higher is better). */
+  const value = (key: string, bound?: number) => {
+    const found = figure(key);
+    const text = formatFigure(found?.current, found?.unit ?? '');
+    if (bound === undefined || found?.current === undefined) return text;
+    const missed = found.lowerIsBetter ? found.current > bound : found.current < bound;
+    return missed ? `**${text} — missed**` : text;
+  };
+  const ratio = (key: string) => formatRatio(figure(key)?.ratio);
+  const both = (key: string) => `${ratio(`memory.${key}`)} / ${ratio(`Redis.${key}`)}`;
+  const capacity = results.capacity;
+  const redis = results.capacityRedis;
+  const machine = results.machine ?? {};
+  const date = typeof results.date === 'string' ? results.date.replace('T', ' ').slice(0, 16) + ' UTC' : 'an unknown date';
+  const previousDate = results.previousRun?.date ?? previousResults?.date;
+  const previous = typeof previousDate === 'string' ? previousDate.replace('T', ' ').slice(0, 16) + ' UTC' : undefined;
+  const lines: string[] = [];
+
+  lines.push(
+    `From one run of \`npm run bench\` on ${machine.cpus ?? '?'} cores (${machine.cpuModel ?? 'CPU'}, ${machine.memoryGb ?? '?'} GB), the load generator on the same machine, ` +
+      `${date}, load average ${(machine.loadAverageAtStart ?? []).join(' ')} at its start (parts: ${(results.parts ?? []).join(', ')}). ` +
+      (capacity
+        ? `${capacity.settings.visitors.toLocaleString('en-US')} waiting visitors, each held by a real GET with its own cookie through the gateway, on a real WebSocket subscribed to its channel and to \`App.Queue\`, ` +
+          `read by ${capacity.settings.visitorProcesses ?? 1} processes, polling queue_info at ${capacity.settings.timeFactor} times the page's pace while the release loop lets in ${capacity.settings.releasePerMinute} a minute. `
+        : '') +
+      (previous ? `"÷ previous" is this run's figure over the run of ${previous} (\`bench/results/baseline.json\`), memory / Redis. ` : '') +
+      'Every figure is a ratio or a distribution taken within the run, so that it holds on a noisy machine; `bench/README.md` says how each is taken.',
+  );
+  lines.push('');
+  lines.push('| target | goal | memory store | Redis store | ÷ previous |');
+  lines.push('| --- | --- | --- | --- | --- |');
+  const row = (name: string, goal: string, memory: string, inRedis: string, against: string) => lines.push(`| ${name} | ${goal} | ${memory} | ${inRedis} | ${against} |`);
+  const cap = (store: Results, read: (c: Results) => string) => (store ? read(store) : none);
+  row(
+    'waiting visitors held at once',
+    `${TARGETS.visitorsHeld.toLocaleString('en-US')}, no errors`,
+    cap(capacity, (c) => `${c.hold.held.toLocaleString('en-US')}, ${c.errors.total} errors`),
+    cap(redis, (c) => `${c.hold.held.toLocaleString('en-US')}, ${c.errors.total} errors`),
+    both('held'),
+  );
+  row(
+    'release → `RequestUnqueud` read by the visitor, p99',
+    `≤ ${TARGETS.releaseToDeliveryP99Ms} ms`,
+    value('memory.releaseP99', TARGETS.releaseToDeliveryP99Ms),
+    value('Redis.releaseP99', TARGETS.releaseToDeliveryP99Ms),
+    both('releaseP99'),
+  );
+  row(
+    'release → `QueueMoved` read at every waiting socket, p99 (p50)',
+    `≤ ${TARGETS.fanoutP99Ms} ms`,
+    `${value('memory.queueMovedP99', TARGETS.fanoutP99Ms)} (${value('memory.queueMovedP50')})`,
+    `${value('Redis.queueMovedP99', TARGETS.fanoutP99Ms)} (${value('Redis.queueMovedP50')})`,
+    both('queueMovedP99'),
+  );
+  row(
+    "release → the server's last `QueueMoved` socket written, p99 of batches",
+    `≤ ${TARGETS.fanoutP99Ms} ms`,
+    value('memory.lastWriteP99', TARGETS.fanoutP99Ms),
+    value('Redis.lastWriteP99', TARGETS.fanoutP99Ms),
+    both('lastWriteP99'),
+  );
+  row("server's event loop held, longest", `≤ ${TARGETS.loopHoldMaxMs} ms`, value('memory.loopDelayMax', TARGETS.loopHoldMaxMs), value('Redis.loopDelayMax', TARGETS.loopHoldMaxMs), both('loopDelayMax'));
+  row('queue_info answered during a fan-out, p99', `≤ ${TARGETS.queueInfoDuringFanoutP99Ms} ms`, value('memory.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms), value('Redis.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms), both('duringFanoutP99'));
+  row(
+    'queue_info throughput ÷ a bare Node `http` server answering constant JSON',
+    `≥ ${TARGETS.throughputRatio}`,
+    value('memory.throughputRatio', TARGETS.throughputRatio),
+    value('Redis.throughputRatio', TARGETS.throughputRatio),
+    both('throughputRatio'),
+  );
+  row('queue_info throughput, Redis ÷ memory', `≥ ${TARGETS.redisThroughputVsMemory}`, '', value('redisVsMemoryThroughput', TARGETS.redisThroughputVsMemory), ratio('redisVsMemoryThroughput'));
+  row('server CPU per queue_info', '', value('memory.cpuPerRequest'), value('Redis.cpuPerRequest'), both('cpuPerRequest'));
+  row(
+    'server memory per waiting visitor (RSS after GC, settled)',
+    `≤ ${(TARGETS.memoryPerVisitorBytes / 1024).toFixed(0)} KB`,
+    value('memory.memorySettled', TARGETS.memoryPerVisitorBytes / 1024),
+    `${value('Redis.memorySettled', TARGETS.memoryPerVisitorBytes / 1024)}${redis?.memory?.storePerVisitorBytes ? `, and ${formatFigure(redis.memory.storePerVisitorBytes / 1024, 'KB')} in Redis` : ''}`,
+    both('memorySettled'),
+  );
+  row('the same, right after the arrivals', '', value('memory.memoryAtOnce'), value('Redis.memoryAtOnce'), both('memoryAtOnce'));
+  row('wait estimate error, steady release rate', '≤ 1 min', value('estimateSteady', TARGETS.steadyEstimateErrorMinutes), '(same code)', ratio('estimateSteady'));
+  row('estimate back within 1 min of the truth after the rate halves', '≤ 2 min', value('estimateBack', TARGETS.minutesBackWithin1AfterChange), '(same code)', ratio('estimateBack'));
+  row("queue_info's store step at 100,000 waiting ÷ at 1,000, p99", 'O(log n), not O(n) (~100)', value('positionCost'), '', ratio('positionCost'));
+  const ramp = (store: string) => (results.ramps ?? []).find((one: Results) => one?.settings?.store === store);
+  const knee = (store: string) => {
+    const found = ramp(store);
+    if (!found) return none;
+    const text = found.knee.toLocaleString('en-US');
+    const shown = store === 'redis' && found.knee < TARGETS.rampKnee ? `**${text} — missed**` : text;
+    return found ? `${shown} (${found.settings.serverProcesses} process${found.settings.serverProcesses > 1 ? 'es' : ''}; stopped by ${found.stoppedBy})` : none;
+  };
+  row(
+    "capacity ramp: visitors at the page's own pace until the first error or a release p99 over 1 s",
+    `≥ ${TARGETS.rampKnee.toLocaleString('en-US')}`,
+    knee('memory'),
+    knee('redis'),
+    `${ratio('rampMemory')} / ${ratio('rampRedis')}`,
+  );
+
+  const startup = results.startup;
+  lines.push('');
+  if (startup) {
+    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+    lines.push(
+      `Start-up (\`npm start\` builds the server, then runs it compiled; ${startup.runs} starts each way, alternating, medians; building the server took ${Math.round(startup.buildMs)} ms):`,
+    );
+    lines.push('');
+    lines.push('| start-up | spawned → first answer | CPU until then | idle RSS |');
+    lines.push('| --- | --- | --- | --- |');
+    lines.push(`| \`${startup.compiled.command}\` (now) | ${Math.round(startup.compiled.readyMs)} ms | ${Math.round(startup.compiled.cpuMs)} ms | ${mib(startup.compiled.idleRss)} |`);
+    lines.push(`| \`${startup.tsx.command}\` (before) | ${Math.round(startup.tsx.readyMs)} ms | ${Math.round(startup.tsx.cpuMs)} ms | ${mib(startup.tsx.idleRss)} |`);
+    lines.push(`| now ÷ before | ${startup.ratio.readyMs.toFixed(2)} | ${startup.ratio.cpuMs.toFixed(2)} | ${startup.ratio.idleRss.toFixed(2)} |`);
+  } else {
+    lines.push(`Start-up: ${none} (\`BENCH_ONLY=startup\`).`);
+  }
+  return lines.join('\n');
+}
+
+/** Replaces what lies between the markers of `readme` with `figures`. */
+export function withFigures(readme: string, figures: string): string {
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start === -1 || end === -1 || end < start) throw new Error(`The README has no ${START} … ${END} block to write the figures into.`);
+  return `${readme.slice(0, start + START.length)}\n${figures}\n${readme.slice(end)}`;
+}
+
+function main(): void {
+  const root = path.resolve(__dirname, '..');
+  const [resultsFile = path.join(root, 'bench', 'results', 'latest.json'), readmeFile = path.join(root, 'README.md')] = process.argv.slice(2);
+  const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Results;
+  const previous = results.comparison ? undefined : readBaseline(path.join(root, 'bench', 'results'))?.results;
+  writeFileSync(readmeFile, withFigures(readFileSync(readmeFile, 'utf8'), figuresMarkdown(results, previous)));
+  console.log(`${path.relative(process.cwd(), readmeFile)}: figures written from ${path.relative(process.cwd(), resultsFile)} (${results.date}).`);
+}
+
+if (require.main === module) main();

@@ -53,6 +53,8 @@ function capacityFigures(part: 'capacity' | 'capacityRedis', store: string): Fig
     figure('queueMovedP50', 'release → QueueMoved read at every waiting socket, p50', 'ms', true, (c) => c?.moves?.median?.p50Ms),
     figure('queueMovedP99', 'release → QueueMoved read at every waiting socket, p99', 'ms', true, (c) => c?.moves?.median?.p99Ms),
     figure('lastWriteP99', "release → the server's last QueueMoved socket written, p99 of batches", 'ms', true, (c) => c?.fanout?.median?.lastWriteP99Ms),
+    figure('writePerSocket', "the fan-out's own writing time per socket", 'µs', true, (c) => c?.fanout?.median?.microsPerSocketP50),
+    figure('floorPerSocket', 'one loopback socket write by a bare Node `net` loop (the floor)', 'µs', true, (c) => c?.fanout?.median?.floor?.microsPerSocketWall),
     figure('loopDelayMax', "server's event loop held, longest", 'ms', true, (c) => c?.paced?.median?.serverLoopDelayMaxMs ?? max(c?.paced?.runs?.map((run: Results) => run?.serverLoopDelayMs?.max))),
     figure('gcPauseMax', "server's longest GC pause", 'ms', true, (c) => c?.paced?.median?.serverGcPauseMaxMs),
     figure('pacedP99', "queue_info at the page's pace, p99", 'ms', true, (c) => c?.paced?.median?.p99Ms),

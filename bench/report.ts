@@ -248,7 +248,8 @@ function capacity(result: CapacityResult, store: string): string[] {
     ...(result.fanout
       ? [
           `- the same fan-outs on the server's own clock (release decision → its last socket written, one value a batch): p50 ${result.fanout.median.lastWriteP50Ms} ms, **p99 ${result.fanout.median.lastWriteP99Ms} ms** ` +
-            `(first socket written p99 ${result.fanout.median.firstWriteP99Ms} ms; writing all of them p50 ${result.fanout.median.writingP50Ms} ms, ${result.fanout.median.microsPerSocketP50} µs a socket with everything else the server did meanwhile); ` +
+            `(first socket written p99 ${result.fanout.median.firstWriteP99Ms} ms; first to last socket p50 ${result.fanout.median.writingP50Ms} ms, ${result.fanout.median.wallMicrosPerSocketP50} µs a socket with everything else the server did meanwhile, ` +
+            `of which writing ${result.fanout.median.microsPerSocketP50} µs a socket, where a bare Node \`net\` server writing ${result.fanout.median.floor?.sockets ?? '–'} loopback sockets in a plain loop takes ${result.fanout.median.floor?.microsPerSocketWall ?? '–'} µs (CPU ${result.fanout.median.floor?.microsPerSocketCpu ?? '–'} µs)); ` +
             `queue_info answers under way during a fan-out: ${result.fanout.median.queueInfoDuringCount}, p99 **${result.fanout.median.queueInfoDuringP99Ms} ms**; ` +
             `server GC pauses: longest ${fixed(paced.median.serverGcPauseMaxMs, 1)} ms (by kind, worst run: ${JSON.stringify(paced.runs.reduce((worst, run) => (run.serverGc.maxMs > worst.maxMs ? run.serverGc : worst), paced.runs[0].serverGc).maxByKind)})`,
         ]

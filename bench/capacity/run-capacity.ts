@@ -12,6 +12,7 @@ import { Child } from './ipc';
 import { localPortRange, openFileLimit } from './limits';
 import type { PollResult, SaturateResult } from './poller';
 import type { CpuSample, MemorySample } from './protocol';
+import type { FanoutFloor } from './bare-fanout';
 import type { FanoutRecord } from './server';
 import { sourceAddress, VisitorGroup, type Moves } from './visitor-group';
 import type { Deliveries, MoveBatch } from './visitors';
@@ -80,6 +81,7 @@ export async function runCapacity(options: CapacityOptions) {
   const children: Child<unknown>[] = [];
   try {
     const bench = await startProcesses(options, children);
+    const floor = await fanoutFloor(options, children);
     const held = await holdVisitors(bench);
     // The sessions admitted before anyone waited must end first, or they take the release room.
     await untilNoneActive(bench.admin, options.sessionSeconds * 1000 + 5000);
@@ -87,7 +89,7 @@ export async function runCapacity(options: CapacityOptions) {
     const saturation = await throughputPhase(bench);
     const lives = await bench.visitors.deliveries();
     const memoryEnd = await bench.server.request<MemorySample>('memory');
-    return capacityFigures(bench, limits, held, pacedRuns, saturation, lives, memoryEnd);
+    return capacityFigures(bench, limits, held, pacedRuns, saturation, lives, memoryEnd, floor);
   } finally {
     await closeAll(children);
   }
@@ -122,6 +124,17 @@ async function startProcesses(options: CapacityOptions, children: Child<unknown>
   // A released visitor's page goes away: its polling stops when its socket hears the release.
   visitors.on('released', (uuid) => void poller.request('released', uuid).catch(() => undefined));
   return { options, bare, server, visitors, poller, admin, profiles: [] };
+}
+
+/** The platform's floor for writing one frame to each of N sockets (`bare-fanout.ts`), before the visitors arrive. */
+async function fanoutFloor(options: CapacityOptions, children: Child<unknown>[]): Promise<FanoutFloor> {
+  const probe = await Child.start<{ pid: number }>(path.join(here, 'bare-fanout.ts'), { name: 'bare fan-out' });
+  children.push(probe);
+  const floor = await probe.request<FanoutFloor>('measure', { sockets: options.visitors, rounds: 5 });
+  options.log(`  the platform's floor: ${floor.microsPerSocketWall} µs a socket written (CPU ${floor.microsPerSocketCpu} µs), ${floor.sockets} loopback sockets`);
+  await probe.request('close').catch(() => undefined);
+  await probe.stop();
+  return floor;
 }
 
 /** Runs `phase` under the server's CPU profiler when asked (BENCH_CPU_PROF), writing `name`.cpuprofile. */
@@ -244,6 +257,7 @@ export function fanoutFigures(
   const firstWrite: number[] = [];
   const writing: number[] = [];
   const microsPerSocket: number[] = [];
+  const wallMicrosPerSocket: number[] = [];
   const windows: [number, number][] = [];
   for (const [served, decidedAt] of batches) {
     if (decidedAt < countedFrom) continue;
@@ -253,9 +267,12 @@ export function fanoutFigures(
     const last = Math.max(...own.map((record) => record[4]));
     lastWrite.push(last - decidedAt);
     firstWrite.push(Math.min(...own.map((record) => record[3])) - decidedAt);
-    for (const [, , publishedAt, first, lastOwn, sockets] of own) {
+    for (const [, , publishedAt, first, lastOwn, sockets, writingMs] of own) {
       writing.push(lastOwn - first);
-      if (sockets > 0) microsPerSocket.push(((lastOwn - first) * 1000) / sockets);
+      if (sockets > 0) {
+        microsPerSocket.push((writingMs * 1000) / sockets);
+        wallMicrosPerSocket.push(((lastOwn - first) * 1000) / sockets);
+      }
       windows.push([publishedAt, lastOwn]);
     }
   }
@@ -268,8 +285,10 @@ export function fanoutFigures(
     firstWriteMs: distribution(firstWrite),
     /** First → last socket written, per instance. */
     writingMs: distribution(writing),
-    /** Wall time per socket written while the fan-out ran (the event loop shared with everything else). */
+    /** The fan-out's own writing time per socket (its slices' share), to set beside the platform's floor (`bare-fanout.ts`). */
     microsPerSocket: distribution(microsPerSocket),
+    /** First → last write per socket: the writing and everything else the event loop did meanwhile. */
+    wallMicrosPerSocket: distribution(wallMicrosPerSocket),
     /** queue_info answers that were under way while a fan-out was. */
     queueInfoDuringMs: distribution(during),
   };
@@ -330,6 +349,7 @@ function capacityFigures(
   saturation: Saturation,
   lives: Deliveries,
   memoryEnd: MemorySample,
+  floor: FanoutFloor,
 ) {
   const { holdHalf, holdFull } = held;
   const perVisitor = (from: MemorySample, to: MemorySample, count: number) => ({
@@ -441,6 +461,9 @@ function capacityFigures(
         firstWriteP99Ms: medianOf((run) => run.fanout.firstWriteMs.p99),
         writingP50Ms: medianOf((run) => run.fanout.writingMs.p50),
         microsPerSocketP50: medianOf((run) => run.fanout.microsPerSocket.p50),
+        wallMicrosPerSocketP50: medianOf((run) => run.fanout.wallMicrosPerSocket.p50),
+        /** One write to a loopback socket by a bare Node `net` server, in a plain loop: the platform's floor. */
+        floor,
         queueInfoDuringP99Ms: medianOf((run) => run.fanout.queueInfoDuringMs.p99),
         queueInfoDuringCount: pacedRuns.reduce((sum, run) => sum + run.fanout.queueInfoDuringMs.count, 0),
       },

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
       },
       /** The garbage collector's pauses since the last call. */
       gcPauses: () => gc.take(),
-      /** What each fan-out since the last call took: [kind, key, published, first write, last write (ms since the epoch), sockets]. */
+      /** What each fan-out since the last call took (`FanoutRecord`). */
       fanouts: () => fanouts.take(),
       ...cpuProfiler(),
       /** [uuid, decided at, handed to the sockets at] of every release so far. */
@@ -63,16 +63,25 @@ async function main(): Promise<void> {
 }
 
 /** One event's delivery to this process's sockets: `QueueMoved` keyed by its `served`, a release by its channel. */
-export type FanoutRecord = [kind: 'moved' | 'release', key: number | string, publishedAt: number, firstWriteAt: number, lastWriteAt: number, sockets: number];
+export type FanoutRecord = [
+  kind: 'moved' | 'release',
+  key: number | string,
+  publishedAt: number,
+  firstWriteAt: number,
+  lastWriteAt: number,
+  sockets: number,
+  /** Time spent writing its own sockets (ms). */
+  writingMs: number,
+];
 
 class FanoutLog {
   private records: FanoutRecord[] = [];
 
-  add(message: ChannelMessage, { publishedAt, firstWriteAt, lastWriteAt, sockets }: Delivered): void {
+  add(message: ChannelMessage, { publishedAt, firstWriteAt, lastWriteAt, sockets, writingMs }: Delivered): void {
     const epoch = (at: number) => Math.round((performance.timeOrigin + at) * 100) / 100;
     const moved = message.channel === CHANNELS.queue && message.event === CHANNELS.movedEvent;
     const key = moved ? servedOf(message.data) : message.channel;
-    this.records.push([moved ? 'moved' : 'release', key, epoch(publishedAt), epoch(firstWriteAt), epoch(lastWriteAt), sockets]);
+    this.records.push([moved ? 'moved' : 'release', key, epoch(publishedAt), epoch(firstWriteAt), epoch(lastWriteAt), sockets, Math.round(writingMs * 1000) / 1000]);
   }
 
   take(): FanoutRecord[] {

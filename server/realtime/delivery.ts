@@ -17,6 +17,8 @@ export interface Delivered {
   /** When its first socket was written: before that, it waited behind earlier events. */
   readonly firstWriteAt: number;
   readonly lastWriteAt: number;
+  /** Time spent writing its sockets, the slices' share that was its own (the rest of the time, the event loop did other work). */
+  readonly writingMs: number;
 }
 
 /** Told of each event once it has been written to all its subscribers. */
@@ -32,6 +34,7 @@ interface Pending {
   next: number;
   written: number;
   firstWriteAt: number;
+  writingMs: number;
 }
 
 /** The clock slices are cut by (ms); tests give their own. */
@@ -87,7 +90,7 @@ export class SlicedDelivery {
    */
   deliver(frame: Buffer, subscribers: Iterable<FrameTarget>, exceptSocketId?: string, done?: DeliveredListener): void {
     const publishedAt = done ? this.now() : 0;
-    this.pending.push({ frame, targets: Array.from(subscribers), exceptSocketId, publishedAt, done, next: 0, written: 0, firstWriteAt: 0 });
+    this.pending.push({ frame, targets: Array.from(subscribers), exceptSocketId, publishedAt, done, next: 0, written: 0, firstWriteAt: 0, writingMs: 0 });
     // Alone in the queue: nothing is under way (nor running, should a write call back here).
     if (this.pending.length === 1 && !this.scheduled) this.run();
   }
@@ -100,7 +103,8 @@ export class SlicedDelivery {
     while (this.pending.length > 0) {
       const head = this.pending[0];
       const { frame, targets, exceptSocketId } = head;
-      if (head.done && head.next === 0) head.firstWriteAt = this.now();
+      const began = head.done ? this.now() : 0;
+      if (head.done && head.next === 0) head.firstWriteAt = began;
       let i = head.next;
       let written = 0;
       let spent = false;
@@ -119,6 +123,7 @@ export class SlicedDelivery {
         }
       }
       head.written += written;
+      if (head.done) head.writingMs += this.now() - began;
       if (i < targets.length) {
         head.next = i;
         break;
@@ -140,7 +145,7 @@ export class SlicedDelivery {
 
   private finished(event: Pending): void {
     if (!event.done) return;
-    const { written: sockets, publishedAt, firstWriteAt } = event;
-    event.done({ sockets, publishedAt, firstWriteAt, lastWriteAt: this.now() });
+    const { written: sockets, publishedAt, firstWriteAt, writingMs } = event;
+    event.done({ sockets, publishedAt, firstWriteAt, lastWriteAt: this.now(), writingMs });
   }
 }

@@ -89,7 +89,7 @@ describe('sliced delivery of channel events', () => {
     expect(log.map(([id]) => id)).toEqual(['s0', 's2']);
   });
 
-  it('should say what each delivery took: sockets written, and when it was published, first written and last written', async () => {
+  it('should say what each delivery took: sockets written, when it was published, first and last written, and its own writing time', async () => {
     const log: Array<[string, string]> = [];
     const clock = fakeClock(1);
     const delivery = new SlicedDelivery(4, () => clock.ms);
@@ -100,9 +100,9 @@ describe('sliced delivery of channel events', () => {
     await untilWritten(log, 65);
 
     expect(told).toEqual([
-      { sockets: 64, publishedAt: 0, firstWriteAt: 0, lastWriteAt: 64 },
+      { sockets: 64, publishedAt: 0, firstWriteAt: 0, lastWriteAt: 64, writingMs: 64 },
       // Published while the big one was under way: its first write waited for the big one's last.
-      { sockets: 1, publishedAt: 32, firstWriteAt: 64, lastWriteAt: 65 },
+      { sockets: 1, publishedAt: 32, firstWriteAt: 64, lastWriteAt: 65, writingMs: 1 },
     ]);
   });
 });

@@ -16,6 +16,8 @@ export interface BenchResults {
   readonly date: string;
   readonly machine: { cpus: number; cpuModel?: string; memoryGb: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
   readonly seconds: number;
+  /** How long each part took, in seconds. */
+  readonly partSeconds?: Readonly<Record<string, number>>;
   /** The parts this run measured (older reports: unset). */
   readonly parts?: readonly string[];
   readonly targets: TargetCheck[];
@@ -53,7 +55,11 @@ export function renderMarkdown(results: BenchResults): string {
   );
   if (results.parts) {
     lines.push('');
-    lines.push(`Parts measured in this run: ${results.parts.join(', ')}.`);
+    lines.push(
+      `Parts measured in this run: ${results.parts.join(', ')}` +
+        (results.partSeconds ? ` (${Object.entries(results.partSeconds).map(([part, seconds]) => `${part} ${fixed(seconds)} s`).join(', ')})` : '') +
+        '.',
+    );
   }
   lines.push('');
   lines.push('## Targets');

@@ -77,9 +77,17 @@ async function main(): Promise<void> {
   const profileDir = process.env.BENCH_CPU_PROF === '1' ? mkdtempSync(path.join(tmpdir(), 'waiting-room-profile-')) : undefined;
   try {
     const pageDir = path.join(workDir, 'page');
+    /** How long each part took (s): bench/README.md quotes them. */
+    const partSeconds: Record<string, number> = {};
+    let partStarted = Date.now();
+    const partDone = (part: string) => {
+      partSeconds[part] = Math.round((Date.now() - partStarted) / 100) / 10;
+      partStarted = Date.now();
+    };
     log('page weight: building the page and a naive bundle…');
     // The capacity benchmark serves this build, so the page is always built.
     const pageWeight: PageWeightResult = await measurePageWeight(pageDir);
+    partDone('page');
 
     let pageLoad: PageLoadResult | undefined;
     if (only.has('pageload')) {
@@ -96,6 +104,7 @@ async function main(): Promise<void> {
       for (const { label, options } of ESTIMATE_VARIANTS) estimateVariants.push({ label, result: await measureEstimateAccuracy(options) });
     }
 
+    if (only.has('estimate')) partDone('estimate');
     let capacity: CapacityResult | undefined;
     let capacityRedis: CapacityResult | undefined;
     if (only.has('capacity')) {
@@ -119,11 +128,13 @@ async function main(): Promise<void> {
       };
       log(`server capacity (memory store): ${options.visitors} visitors…`);
       capacity = await runCapacity({ ...options, cpuProfileDir: profileDir && subfolder(profileDir, 'memory') });
+      partDone('capacity');
       if (process.env.BENCH_REDIS === '1') {
         log(`server capacity (Redis store): ${options.visitors} visitors…`);
         capacityRedis = await withRedis((redisUrl, probes) =>
           runCapacity({ ...options, ...probes, redisUrl, cpuProfileDir: profileDir && subfolder(profileDir, 'redis') }),
         );
+        partDone('capacityRedis');
       }
     }
 
@@ -136,6 +147,7 @@ async function main(): Promise<void> {
           : await measurePositionCost(DEFAULT_POSITION_COST_OPTIONS);
     }
 
+    if (only.has('position')) partDone('position');
     let soak: SoakResult | undefined;
     if (only.has('soak')) {
       const soakOptions = {
@@ -150,6 +162,8 @@ async function main(): Promise<void> {
       soak = await runSoak(soakOptions);
     }
 
+    if (only.has('soak')) partDone('soak');
+
     let admission: AdmissionResult | undefined;
     if (only.has('admission')) {
       log('adaptive admission: rooms in front of origins of known capacity, side by side, then the origins halve…');
@@ -162,6 +176,7 @@ async function main(): Promise<void> {
         log,
       });
     }
+    if (only.has('admission')) partDone('admission');
 
     let gateway: GatewayOverheadResult | undefined;
     if (only.has('gateway')) {
@@ -178,12 +193,15 @@ async function main(): Promise<void> {
       gateway = await measureGatewayOverhead(gatewayOptions);
     }
 
+    if (only.has('gateway')) partDone('gateway');
+
     let drop: DropResult | undefined;
     if (only.has('drop')) {
       const entrants = Math.floor(numberFromEnv('BENCH_DROP_ENTRANTS', 100_000, 10));
       log(`drop: an event opening with ${entrants} in its pre-queue, on the memory store and on Redis…`);
       drop = await withRedis((redisUrl) => measureDrop({ entrants, redisUrl, log }));
     }
+    if (only.has('drop')) partDone('drop');
 
     const ramps: RampResult[] = [];
     if (only.has('ramp')) {
@@ -205,17 +223,20 @@ async function main(): Promise<void> {
       }
     }
 
+    if (only.has('ramp')) partDone('ramp');
     let startup: StartupResult | undefined;
     if (only.has('startup')) {
       const runs = Math.floor(numberFromEnv('BENCH_STARTUP_RUNS', 5, 1));
       log(`start-up: the compiled server and the TypeScript through tsx, ${runs} starts each…`);
       startup = await measureStartup({ runs, log });
+      partDone('startup');
     }
 
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
       seconds: (Date.now() - started) / 1000,
+      partSeconds,
       // The parts this run measured: latest.json and latest.md hold these only (the page is always built).
       parts: ['page', ...[...only].filter((part) => part !== 'page')],
       targets: [

@@ -4,10 +4,12 @@
  *
  *   node --import tsx bench/profile-summary.ts <profile file or folder> [top=25]
  *   node --import tsx bench/profile-summary.ts --holds[=20] <profile file or folder> [top=10]
+ *   node --import tsx bench/profile-summary.ts --loop-holds <profile file or folder> [top=10]
  *
  * With --holds, the spans where the process was busy without a break for longer than the given
- * milliseconds instead: each is an event-loop turn (or several run back to back) that held the
- * server that long, with what took its time.
+ * milliseconds instead (turns of the event loop run back to back count as one span). With
+ * --loop-holds, what ran while the event loop was held: the windows the bench server recorded
+ * beside each profile (`<profile>.holds.json`), each with the functions sampled in it.
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -110,8 +112,48 @@ export function holds(profiles: readonly { file: string; profile: Profile }[], t
   return found.sort((a, b) => b.ms - a.ms);
 }
 
+/** What the samples of `profile` within each window [from, to] (µs, the profile's clock) ran, by function. */
+export function samplesWithin(profile: Profile & { startTime: number }, windows: readonly [number, number][]) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const found = windows.map(([from, to]) => ({ from, to, ms: (to - from) / 1000, samples: 0, byFunction: new Map<string, number>() }));
+  let at = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    const window = found.find((one) => at >= one.from && at <= one.to);
+    const node = nodes.get(id);
+    if (!window || !node) return;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const name = `${functionName || '(anonymous)'} ${url ? `${path.basename(url)}:${lineNumber + 1}` : ''} [${ownerOf(url, functionName)}]`;
+    window.samples += 1;
+    window.byFunction.set(name, (window.byFunction.get(name) ?? 0) + delta / 1000);
+  });
+  return found;
+}
+
+function printLoopHolds([target, topArg]: string[]): void {
+  const files = profileFiles(target);
+  let shown = 0;
+  for (const file of files) {
+    let windows: [number, number][];
+    try {
+      windows = JSON.parse(readFileSync(`${file}.holds.json`, 'utf8')) as [number, number][];
+    } catch {
+      continue;
+    }
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile & { startTime: number };
+    for (const hold of samplesWithin(profile, windows).sort((a, b) => b.ms - a.ms).slice(0, Number(topArg ?? 10))) {
+      shown += 1;
+      console.log(`${hold.ms.toFixed(1)} ms held at ${((hold.from - profile.startTime) / 1e6).toFixed(3)} s in ${path.basename(file)} (${hold.samples} samples):`);
+      for (const [name, ms] of [...hold.byFunction].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`  ${ms.toFixed(1).padStart(6)} ms  ${name}`);
+    }
+  }
+  if (shown === 0) console.log('no holds recorded beside these profiles (<profile>.holds.json)');
+}
+
 function main(): void {
   const args = process.argv.slice(2);
+  if (args[0] === '--loop-holds') return printLoopHolds(args.slice(1));
   const holdsArg = args.find((arg) => arg.startsWith('--holds'));
   if (holdsArg) return printHolds(Number(holdsArg.split('=')[1] ?? 20), args.filter((arg) => arg !== holdsArg));
   const [target, topArg] = args;

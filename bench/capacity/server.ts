@@ -11,6 +11,7 @@ import { CHANNELS } from '@waiting-room/streams/contract';
 import { createFanout } from '../../server/realtime/create-fanout';
 import { start } from '../../server/start';
 import { createStore } from '../../server/store/create';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { ChannelMessage } from '../../server/realtime/fanout';
@@ -32,6 +33,8 @@ async function main(): Promise<void> {
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
   const gc = new GcPauses();
+  const holds = new LoopHolds();
+  const profiler = cpuProfiler();
   serveRequests(
     { url: server.url, port: server.port, pid: process.pid },
     {
@@ -49,7 +52,16 @@ async function main(): Promise<void> {
       gcPauses: () => gc.take(),
       /** What each fan-out since the last call took (`FanoutRecord`). */
       fanouts: () => fanouts.take(),
-      ...cpuProfiler(),
+      profileStart: async () => {
+        holds.take();
+        await profiler.profileStart();
+      },
+      /** Writes the profile, and beside it the event loop's holds meanwhile (`<file>.holds.json`, for profile-summary.ts --loop-holds). */
+      profileStop: async (file: string) => {
+        const written = await profiler.profileStop(file);
+        writeFileSync(`${file}.holds.json`, JSON.stringify(holds.take()));
+        return written;
+      },
       /** [uuid, decided at, handed to the sockets at] of every release so far. */
       releases: () => [...store.releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
       /** [served, decided at, QueueMoved handed to the sockets at] of every release batch so far. */
@@ -89,6 +101,35 @@ class FanoutLog {
     this.records = [];
     return taken;
   }
+}
+
+/**
+ * When the event loop was held: a timer due every 5 ms that fires more than `thresholdMs` after
+ * the one before it says the loop did something else all that time. Each hold is kept as
+ * [from, to] in µs of the monotonic clock V8's CPU profiles use, so that a profile's samples in
+ * that window say what held it.
+ */
+class LoopHolds {
+  private holds: [number, number][] = [];
+  private last = microsNow();
+
+  constructor(thresholdMs = 20) {
+    setInterval(() => {
+      const now = microsNow();
+      if (now - this.last > thresholdMs * 1000) this.holds.push([this.last, now]);
+      this.last = now;
+    }, 5).unref();
+  }
+
+  take(): [number, number][] {
+    const taken = this.holds;
+    this.holds = [];
+    return taken;
+  }
+}
+
+function microsNow(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 /** The garbage collector's pauses (each holds the event loop), as `perf_hooks` reports them, by kind. */

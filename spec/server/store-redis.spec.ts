@@ -318,6 +318,28 @@ describe("redis queue store's polls", () => {
     expect(answers).toEqual([{ position: 3, served: 1 }, { position: 0, served: 1 }, undefined, { position: 2, served: 1 }, { position: 1, served: 1 }]);
   });
 
+  it('should hold the polls that arrive while a batch is on its way, and send them together once it is answered', async () => {
+    const store = open(server.url, newRoom());
+    const line = await holdInOrder(store, ['a', 'b', 'c', 'd', 'e', 'f']);
+    await store.position(line[0].uuid, t0);
+    const before = await scriptCalls();
+    // Redis busy for 200 ms: the first batch stays on its way while the others arrive, one turn apart.
+    const busy = admin.eval("local t = redis.call('TIME') local stop = t[1] * 1000000 + t[2] + 200000 repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= stop return 1", 0);
+
+    const first = store.position(line[0].uuid, t0 + 1);
+    const later: Promise<unknown>[] = [];
+    for (const entry of line.slice(1)) {
+      await new Promise((resolve) => setImmediate(resolve));
+      later.push(store.position(entry.uuid, t0 + 1));
+    }
+    const answers = await Promise.all([first, ...later]);
+    await busy;
+
+    // The busy script, the first batch, and one for all the polls that waited.
+    expect((await scriptCalls()) - before).toBe(3);
+    expect(answers).toEqual(line.map((_, index) => ({ position: index + 1, served: 0 })));
+  });
+
   it('should send a busy turn\'s polls in batches of at most 256, and mark each visitor seen at its own time', async () => {
     const store = open(server.url, newRoom());
     const line = await holdInOrder(store, Array.from({ length: 300 }, (_, index) => `s${index}`));

@@ -12,17 +12,21 @@ interface Waiting {
 export const MAX_BATCH = 256;
 
 /**
- * queue_info's polls that arrive in the same turn of the event loop, sent to Redis as one script
- * call instead of one each: the script's own cost in Redis (its call, its arguments, `served`),
- * and the client's for a command and its reply, are paid once for all of them, which is most of
- * what a poll cost on the Redis store. The batch leaves once the turn's I/O has been handled
- * (`setImmediate`), so a poll alone waits for nothing; a busy turn sends several batches of
- * `MAX_BATCH` at most.
+ * queue_info's polls sent to Redis together, as one script call instead of one each: the
+ * script's own cost in Redis (its call, its arguments, `served`), Redis's for reading a command
+ * and writing a reply, and the client's for building one and parsing the other, are paid once
+ * for all of them, which is most of what a poll cost on the Redis store.
+ *
+ * A batch leaves once the current turn's I/O has been handled (`setImmediate`), and only while
+ * no other is on its way: the polls that arrive meanwhile wait for its answer (a round trip at
+ * most) and leave together right after it. So a poll alone waits for nothing, and the busier the
+ * instance, the larger its batches, up to `MAX_BATCH`.
  */
 export class PositionBatch {
   private pairs: string[] = [];
   private waiting: Waiting[] = [];
   private scheduled = false;
+  private inFlight = false;
 
   constructor(private readonly send: SendPositions) {}
 
@@ -31,7 +35,7 @@ export class PositionBatch {
       this.pairs.push(uuid, String(now));
       this.waiting.push({ resolve, reject });
       if (this.waiting.length >= MAX_BATCH) this.flush();
-      else if (!this.scheduled) {
+      else if (!this.scheduled && !this.inFlight) {
         this.scheduled = true;
         setImmediate(this.flushScheduled);
       }
@@ -40,25 +44,31 @@ export class PositionBatch {
 
   private readonly flushScheduled = (): void => {
     this.scheduled = false;
-    this.flush();
+    if (!this.inFlight) this.flush();
   };
 
+  /** Sends what waits (`MAX_BATCH` at most); once answered, whatever arrived meanwhile follows. */
   private flush(): void {
     if (this.waiting.length === 0) return;
-    const { pairs, waiting } = this;
-    this.pairs = [];
-    this.waiting = [];
-    this.send(pairs).then(
-      (reply) => {
-        const served = Number(reply[0]);
-        waiting.forEach(({ resolve }, index) => {
-          const position = Number(reply[1 + 2 * index]);
-          resolve(position < 0 ? undefined : { position, ticket: Number(reply[2 + 2 * index]), served });
-        });
-      },
-      (error: unknown) => {
-        for (const { reject } of waiting) reject(error);
-      },
-    );
+    const pairs = this.pairs.splice(0, MAX_BATCH * 2);
+    const waiting = this.waiting.splice(0, MAX_BATCH);
+    this.inFlight = true;
+    this.send(pairs)
+      .then(
+        (reply) => {
+          const served = Number(reply[0]);
+          waiting.forEach(({ resolve }, index) => {
+            const position = Number(reply[1 + 2 * index]);
+            resolve(position < 0 ? undefined : { position, ticket: Number(reply[2 + 2 * index]), served });
+          });
+        },
+        (error: unknown) => {
+          for (const { reject } of waiting) reject(error);
+        },
+      )
+      .finally(() => {
+        this.inFlight = false;
+        this.flush();
+      });
   }
 }

@@ -84,7 +84,13 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     value('Redis.lastWriteP99', TARGETS.fanoutP99Ms),
     both('lastWriteP99'),
   );
-  row("server's event loop held, longest", `≤ ${TARGETS.loopHoldMaxMs} ms`, value('memory.loopDelayMax', TARGETS.loopHoldMaxMs), value('Redis.loopDelayMax', TARGETS.loopHoldMaxMs), both('loopDelayMax'));
+  row(
+    "server's event loop held by its own work, longest (by the clock, waits for a core included)",
+    `≤ ${TARGETS.loopHoldMaxMs} ms`,
+    `${value('memory.ownHoldMax', TARGETS.loopHoldMaxMs)} (${value('memory.loopDelayMax')})`,
+    `${value('Redis.ownHoldMax', TARGETS.loopHoldMaxMs)} (${value('Redis.loopDelayMax')})`,
+    both('loopDelayMax'),
+  );
   row('queue_info answered during a fan-out, p99', `≤ ${TARGETS.queueInfoDuringFanoutP99Ms} ms`, value('memory.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms), value('Redis.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms), both('duringFanoutP99'));
   row(
     'queue_info throughput ÷ a bare Node `http` server answering constant JSON',

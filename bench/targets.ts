@@ -205,10 +205,12 @@ function fanoutChecks(capacity: CapacityResult): TargetCheck[] {
       note,
     },
     {
-      name: "server's event loop held, longest (paced runs with releases)",
+      name: "server's event loop held by its own work, longest (paced runs with releases)",
       target: `≤ ${TARGETS.loopHoldMaxMs} ms`,
-      measured: `${paced.median.serverLoopDelayMaxMs} ms (longest GC pause ${fixed(paced.median.serverGcPauseMaxMs)} ms)`,
-      verdict: within(paced.median.serverLoopDelayMaxMs, TARGETS.loopHoldMaxMs),
+      measured:
+        `${fixed(paced.median.serverOwnHoldMaxMs)} ms of its own CPU time in the longest hold (by the clock ${paced.median.serverLoopDelayMaxMs} ms, waits for a core included; ` +
+        `${paced.median.serverHoldsOver20Ms} holds over 20 ms; longest GC pause ${fixed(paced.median.serverGcPauseMaxMs)} ms)`,
+      verdict: within(paced.median.serverOwnHoldMaxMs ?? paced.median.serverLoopDelayMaxMs, TARGETS.loopHoldMaxMs),
       note,
     },
     {

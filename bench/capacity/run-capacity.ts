@@ -50,6 +50,7 @@ export interface CapacityOptions {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 type LoopDelay = { p50: number; p99: number; max: number };
+type LoopHolds = { count: number; longestMs: number; longestOwnMs: number };
 type GcPauses = { count: number; totalMs: number; maxMs: number; maxByKind: Record<string, number> };
 type Ready = { url: string; port: number; pid: number };
 
@@ -194,7 +195,7 @@ async function pacedPhase(bench: Bench) {
         `${releases.delivered}/${releases.released} releases delivered, p50 ${releases.latencyMs.p50} ms, p99 ${releases.latencyMs.p99} ms; ` +
         `QueueMoved to ${moves.framesPerBatch.p50} sockets: last written by the server p99 ${fanout.lastWriteMs.p99} ms, ` +
         `read p50 ${moves.latencyMs.p50} ms, p99 ${moves.latencyMs.p99} ms, ${moves.missedByWaiting} missed; ` +
-        `server loop delay max ${figures.serverLoopDelayMs.max.toFixed(1)} ms, GC pause max ${figures.serverGc.maxMs.toFixed(1)} ms`,
+        `server loop held at most ${figures.serverLoopDelayMs.max.toFixed(1)} ms (by its own work ${figures.serverHolds.longestOwnMs} ms), GC pause max ${figures.serverGc.maxMs.toFixed(1)} ms`,
     );
   }
   return runs;
@@ -207,6 +208,7 @@ async function pacedRun(bench: Bench, run: number) {
   const cpuBefore = await server.request<CpuSample>('cpu');
   // Forget what came before: each of these answers what happened since its last call.
   await server.request('loopDelay');
+  await server.request('loopHolds');
   await server.request('gcPauses');
   await server.request('fanouts');
   await visitors.deliveries();
@@ -226,13 +228,14 @@ async function pacedRun(bench: Bench, run: number) {
   const serverCpu = cpuShare(cpuBefore, await server.request<CpuSample>('cpu'), (pausedAt - resumedAt) / 1000);
   const serverLoopDelayMs = await server.request<LoopDelay>('loopDelay');
   const serverGc = await server.request<GcPauses>('gcPauses');
+  const serverHolds = await server.request<LoopHolds>('loopHolds');
   const window = { from: resumedAt, countedFrom: paced.countedFrom, until: pausedAt };
   const releases = await releaseLatency(server, visitors, window);
   const { batches, moves } = await moveLatency(server, visitors, window);
   const fanout = fanoutFigures(await server.request<FanoutRecord[]>('fanouts'), batches, window.countedFrom, paced.timeline);
   const { timeline, ...polls } = paced;
   void timeline;
-  return { ...polls, serverCpu, serverLoopDelayMs, serverGc, releases, moves, fanout };
+  return { ...polls, serverCpu, serverLoopDelayMs, serverHolds, serverGc, releases, moves, fanout };
 }
 
 type PacedRun = Awaited<ReturnType<typeof pacedRun>>;
@@ -418,8 +421,11 @@ function capacityFigures(
         serverCpu: median(pacedRuns.map((run) => run.serverCpu)),
         generatorCpu: median(pacedRuns.map((run) => run.generatorCpu)),
         queuedInGeneratorP99Ms: medianOf((run) => run.queuedInGeneratorMs.p99),
-        /** The longest the server's event loop was held, over every paced run. */
+        /** The longest the server's event loop was held, over every paced run, by the clock (waits for a core included). */
         serverLoopDelayMaxMs: maxOf((run) => run.serverLoopDelayMs.max),
+        /** The longest hold by the server's own work: the CPU time it used while its loop was held. */
+        serverOwnHoldMaxMs: maxOf((run) => run.serverHolds.longestOwnMs),
+        serverHoldsOver20Ms: pacedRuns.reduce((sum, run) => sum + run.serverHolds.count, 0),
         serverGcPauseMaxMs: maxOf((run) => run.serverGc.maxMs),
       },
     },

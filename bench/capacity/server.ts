@@ -50,6 +50,8 @@ async function main(): Promise<void> {
       },
       /** The garbage collector's pauses since the last call. */
       gcPauses: () => gc.take(),
+      /** The event loop's holds over 20 ms since the last call, by the clock and by the process's own CPU time. */
+      loopHolds: () => holds.stats(),
       /** What each fan-out since the last call took (`FanoutRecord`). */
       fanouts: () => fanouts.take(),
       profileStart: async () => {
@@ -105,27 +107,55 @@ class FanoutLog {
 
 /**
  * When the event loop was held: a timer due every 5 ms that fires more than `thresholdMs` after
- * the one before it says the loop did something else all that time. Each hold is kept as
- * [from, to] in µs of the monotonic clock V8's CPU profiles use, so that a profile's samples in
- * that window say what held it.
+ * the one before it says the loop did nothing else all that time. Each hold is kept as [from, to]
+ * in µs of the monotonic clock V8's CPU profiles use, so that a profile's samples in that window
+ * say what held it, with the CPU time the process used meanwhile: on a shared machine a process
+ * may also wait that long for a core, its loop held by nothing of its own (the CPU time then falls
+ * far short of the window).
  */
 class LoopHolds {
-  private holds: [number, number][] = [];
+  /** For the profile summary, since the last profile started. */
+  private forProfile: [number, number][] = [];
+  /** For the paced runs' figures, since the last `stats`. */
+  private forStats: { wallMs: number; ownMs: number }[] = [];
   private last = microsNow();
+  private lastCpu = cpuMicros();
 
   constructor(thresholdMs = 20) {
     setInterval(() => {
       const now = microsNow();
-      if (now - this.last > thresholdMs * 1000) this.holds.push([this.last, now]);
+      const cpu = cpuMicros();
+      if (now - this.last > thresholdMs * 1000) {
+        this.forProfile.push([this.last, now]);
+        this.forStats.push({ wallMs: (now - this.last) / 1000, ownMs: Math.min(now - this.last, cpu - this.lastCpu) / 1000 });
+      }
       this.last = now;
+      this.lastCpu = cpu;
     }, 5).unref();
   }
 
   take(): [number, number][] {
-    const taken = this.holds;
-    this.holds = [];
+    const taken = this.forProfile;
+    this.forProfile = [];
     return taken;
   }
+
+  /** The holds since the last call: how many, the longest by the clock, and the longest by the process's own CPU time. */
+  stats(): { count: number; longestMs: number; longestOwnMs: number } {
+    const holds = this.forStats;
+    this.forStats = [];
+    const round = (value: number) => Math.round(value * 10) / 10;
+    return {
+      count: holds.length,
+      longestMs: round(holds.reduce((top, hold) => Math.max(top, hold.wallMs), 0)),
+      longestOwnMs: round(holds.reduce((top, hold) => Math.max(top, hold.ownMs), 0)),
+    };
+  }
+}
+
+function cpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
 }
 
 function microsNow(): number {

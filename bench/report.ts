@@ -245,15 +245,16 @@ function capacity(result: CapacityResult, store: string): string[] {
       `socket to the visitor's process p99 ${releases.median.toVisitorP99Ms} ms`,
     ...(result.moves
       ? [
-          `- QueueMoved on App.Queue (one frame per release batch to every waiting visitor's socket; store decision → frame read at the visitor's socket): ` +
-            `${result.moves.median.counted} frames of ${result.moves.median.batches} batches (${result.moves.median.framesPerBatchP50} sockets a batch), ${result.moves.median.missedByWaiting} missed by a waiting visitor; ` +
+          `- QueueMoved on App.Queue (after each release batch, to every waiting visitor's socket; store decision → a move carrying the batch's served, or a later one, read at the visitor's socket): ` +
+            `${result.moves.median.counted} socket reads of ${result.moves.median.batches} batches (${result.moves.median.framesPerBatchP50} sockets a batch), ${result.moves.median.missedByWaiting} waiting visitors missed the last move; ` +
             `median of ${result.moves.runs.length} runs: p50 ${result.moves.median.p50Ms} ms, p90 ${result.moves.median.p90Ms} ms, p99 ${result.moves.median.p99Ms} ms ` +
             `(per run p99: ${result.moves.runs.map((run) => run.latencyMs.p99).join(', ')} ms); handed to the sockets → the visitors' process p99 ${result.moves.median.toVisitorP99Ms} ms`,
         ]
       : []),
     ...(result.fanout
       ? [
-          `- the same fan-outs on the server's own clock (release decision → its last socket written, one value a batch): p50 ${result.fanout.median.lastWriteP50Ms} ms, **p99 ${result.fanout.median.lastWriteP99Ms} ms** ` +
+          `- the same fan-outs on the server's own clock (release decision → its last socket written with a move carrying it, one value a batch): p50 ${result.fanout.median.lastWriteP50Ms} ms, **p99 ${result.fanout.median.lastWriteP99Ms} ms**; ` +
+            `${result.fanout.median.moves ?? '–'} moves, ${result.fanout.median.superseded ?? '–'} of them stopped by a newer one on the way ` +
             `(first socket written p99 ${result.fanout.median.firstWriteP99Ms} ms; first to last socket p50 ${result.fanout.median.writingP50Ms} ms, ${result.fanout.median.wallMicrosPerSocketP50} µs a socket with everything else the server did meanwhile, ` +
             `of which writing ${result.fanout.median.microsPerSocketP50} µs a socket, where a bare Node \`net\` server writing ${result.fanout.median.floor?.sockets ?? '–'} loopback sockets in a plain loop takes ${result.fanout.median.floor?.microsPerSocketWall ?? '–'} µs (CPU ${result.fanout.median.floor?.microsPerSocketCpu ?? '–'} µs)); ` +
             `queue_info answers under way during a fan-out: ${result.fanout.median.queueInfoDuringCount}, p99 **${result.fanout.median.queueInfoDuringP99Ms} ms**; ` +

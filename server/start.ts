@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { CHANNELS } from '@waiting-room/streams/contract';
 import { createFastify, registerRoutes, type LogStream } from './app';
 import { systemClock, type Clock } from './clock';
 import type { RoomConfig, ServerConfig } from './config';
@@ -146,7 +147,15 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   });
   registerRoutes(app, { config, rooms, clock, page, fanout, errors, metrics, sampler, port: () => port }, upstream);
   const realtime = config.pusher.embedded
-    ? new RealtimeServer({ ...config.realtime, app: config.pusher, fanout, log: app.log, onDelivered: options.onDelivered })
+    ? new RealtimeServer({
+        ...config.realtime,
+        app: config.pusher,
+        fanout,
+        log: app.log,
+        onDelivered: options.onDelivered,
+        // A page keeps the largest `served` it heard: a move still on its way is worth nothing once a newer one is out.
+        latestOf: (message) => (message.channel === CHANNELS.queue && message.event === CHANNELS.movedEvent ? 'QueueMoved' : undefined),
+      })
     : undefined;
 
   try {

@@ -193,7 +193,7 @@ async function rampStep({ options, servers, visitors, pollers, admin, waiting }:
   const window = { from: resumedAt, countedFrom, until: pausedAt };
   const releases = await releaseLatency(servers, visitors, window);
   const { batches, moves } = await moveLatency(servers, visitors, window);
-  const records = (await Promise.all(servers.map((server) => server.request<FanoutRecord[]>('fanouts')))).flat();
+  const records = await Promise.all(servers.map((server) => server.request<FanoutRecord[]>('fanouts')));
   const fanout = fanoutFigures(records, batches, countedFrom, polls.flatMap((poll) => poll.timeline));
   const lives = await visitors.deliveries();
   const answered = polls.reduce((sum, poll) => sum + poll.answered, 0);

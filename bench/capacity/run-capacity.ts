@@ -232,7 +232,7 @@ async function pacedRun(bench: Bench, run: number) {
   const window = { from: resumedAt, countedFrom: paced.countedFrom, until: pausedAt };
   const releases = await releaseLatency(server, visitors, window);
   const { batches, moves } = await moveLatency(server, visitors, window);
-  const fanout = fanoutFigures(await server.request<FanoutRecord[]>('fanouts'), batches, window.countedFrom, paced.timeline);
+  const fanout = fanoutFigures([await server.request<FanoutRecord[]>('fanouts')], batches, window.countedFrom, paced.timeline);
   const { timeline, ...polls } = paced;
   void timeline;
   return { ...polls, serverCpu, serverLoopDelayMs, serverHolds, serverGc, releases, moves, fanout };
@@ -241,57 +241,47 @@ async function pacedRun(bench: Bench, run: number) {
 type PacedRun = Awaited<ReturnType<typeof pacedRun>>;
 
 /**
- * The server's own account of each counted `QueueMoved` fan-out (from the release decision to its
- * last socket written), and the queue_info answers that a fan-out overlapped.
+ * The servers' own account of each counted `QueueMoved` fan-out (`instances`: each server's
+ * records), and the queue_info answers that a fan-out overlapped. A server may stop a move a newer
+ * one made pointless: a batch has reached an instance's sockets when the first move carrying its
+ * `served` or more that was not stopped has been written to all of them, and every socket when
+ * that holds on every instance.
  */
 export function fanoutFigures(
-  records: readonly FanoutRecord[],
+  instances: readonly (readonly FanoutRecord[])[],
   batches: readonly MoveBatch[],
   countedFrom: number,
   polls: readonly [number, number][],
 ) {
-  const written = new Map<number, FanoutRecord[]>();
-  for (const record of records) {
-    if (record[0] !== 'moved') continue;
-    const key = record[1] as number;
-    written.set(key, [...(written.get(key) ?? []), record]);
-  }
+  const moves = instances.map((records) => records.filter((record) => record[0] === 'moved'));
   const lastWrite: number[] = [];
   const firstWrite: number[] = [];
-  const writing: number[] = [];
-  const microsPerSocket: number[] = [];
-  const wallMicrosPerSocket: number[] = [];
-  const windows: [number, number][] = [];
   for (const [served, decidedAt] of batches) {
     if (decidedAt < countedFrom) continue;
-    // Every instance writes its own sockets: the batch has reached them all at the latest.
-    const own = written.get(served) ?? [];
-    if (own.length === 0) continue;
-    const last = Math.max(...own.map((record) => record[4]));
-    lastWrite.push(last - decidedAt);
-    firstWrite.push(Math.min(...own.map((record) => record[3])) - decidedAt);
-    for (const [, , publishedAt, first, lastOwn, sockets, writingMs] of own) {
-      writing.push(lastOwn - first);
-      if (sockets > 0) {
-        microsPerSocket.push((writingMs * 1000) / sockets);
-        wallMicrosPerSocket.push(((lastOwn - first) * 1000) / sockets);
-      }
-      windows.push([publishedAt, lastOwn]);
-    }
+    const carrying = moves.map((records) => records.filter((record) => (record[1] as number) >= served));
+    const done = carrying.map((records) => records.filter((record) => !record[7]).map((record) => record[4]));
+    if (done.some((ends) => ends.length === 0)) continue;
+    lastWrite.push(Math.max(...done.map((ends) => Math.min(...ends))) - decidedAt);
+    firstWrite.push(Math.min(...carrying.flat().map((record) => record[3])) - decidedAt);
   }
-  windows.sort((a, b) => a[0] - b[0]);
+  const counted = moves.flat().filter((record) => record[4] >= countedFrom);
+  const whole = counted.filter((record) => !record[7] && record[5] > 0);
+  const windows = counted.map((record): [number, number] => [record[2], record[4]]);
   const during = polls.filter(([sentAt, ms]) => windows.some(([from, until]) => sentAt <= until && sentAt + ms >= from)).map(([, ms]) => ms);
   return {
-    /** Release decision → the server's last socket written, one value a batch. */
+    /** Release decision → the servers' last socket written with a move carrying it, one value a batch. */
     lastWriteMs: distribution(lastWrite),
     /** Release decision → its first socket written (publication, and any event ahead of it). */
     firstWriteMs: distribution(firstWrite),
-    /** First → last socket written, per instance. */
-    writingMs: distribution(writing),
+    /** Moves written to all their sockets, and those stopped by a newer one on the way. */
+    moves: counted.length,
+    superseded: counted.length - whole.length,
+    /** First → last socket written, per move written whole. */
+    writingMs: distribution(whole.map((record) => record[4] - record[3])),
     /** The fan-out's own writing time per socket (its slices' share), to set beside the platform's floor (`bare-fanout.ts`). */
-    microsPerSocket: distribution(microsPerSocket),
+    microsPerSocket: distribution(whole.map((record) => (record[6] * 1000) / record[5])),
     /** First → last write per socket: the writing and everything else the event loop did meanwhile. */
-    wallMicrosPerSocket: distribution(wallMicrosPerSocket),
+    wallMicrosPerSocket: distribution(whole.map((record) => ((record[4] - record[3]) * 1000) / record[5])),
     /** queue_info answers that were under way while a fan-out was. */
     queueInfoDuringMs: distribution(during),
   };
@@ -472,6 +462,8 @@ function capacityFigures(
         floor,
         queueInfoDuringP99Ms: medianOf((run) => run.fanout.queueInfoDuringMs.p99),
         queueInfoDuringCount: pacedRuns.reduce((sum, run) => sum + run.fanout.queueInfoDuringMs.count, 0),
+        moves: pacedRuns.reduce((sum, run) => sum + run.fanout.moves, 0),
+        superseded: pacedRuns.reduce((sum, run) => sum + run.fanout.superseded, 0),
       },
     },
     saturation: {
@@ -641,9 +633,12 @@ export async function moveLatency(
   visitors: VisitorGroup,
   window: { readonly from: number; readonly countedFrom: number; readonly until: number },
 ): Promise<{ batches: MoveBatch[]; moves: Moves }> {
-  await new Promise((resolve) => setTimeout(resolve, 500));
   const decided = (await Promise.all([servers].flat().map((server) => server.request<MoveBatch[]>('moves')))).flat();
   const batches = decided.filter(([, at]) => at >= Math.floor(window.from) && at <= window.until);
+  // The last move may still be on its way to some sockets: wait for it a little.
+  const latest = batches.reduce((top, [served]) => Math.max(top, served), 0);
+  const deadline = Date.now() + 5000;
+  while ((await visitors.lagging(latest)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   return { batches, moves: await visitors.moves(batches, window.countedFrom) };
 }
 

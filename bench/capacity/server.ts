@@ -86,16 +86,18 @@ export type FanoutRecord = [
   sockets: number,
   /** Time spent writing its own sockets (ms). */
   writingMs: number,
+  /** Stopped by a newer move before it reached every socket. */
+  superseded: boolean,
 ];
 
 class FanoutLog {
   private records: FanoutRecord[] = [];
 
-  add(message: ChannelMessage, { publishedAt, firstWriteAt, lastWriteAt, sockets, writingMs }: Delivered): void {
+  add(message: ChannelMessage, { publishedAt, firstWriteAt, lastWriteAt, sockets, writingMs, superseded }: Delivered): void {
     const epoch = (at: number) => Math.round((performance.timeOrigin + at) * 100) / 100;
     const moved = message.channel === CHANNELS.queue && message.event === CHANNELS.movedEvent;
     const key = moved ? servedOf(message.data) : message.channel;
-    this.records.push([moved ? 'moved' : 'release', key, epoch(publishedAt), epoch(firstWriteAt), epoch(lastWriteAt), sockets, Math.round(writingMs * 1000) / 1000]);
+    this.records.push([moved ? 'moved' : 'release', key, epoch(publishedAt), epoch(firstWriteAt), epoch(lastWriteAt), sockets, Math.round(writingMs * 1000) / 1000, superseded]);
   }
 
   take(): FanoutRecord[] {

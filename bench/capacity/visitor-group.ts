@@ -39,9 +39,9 @@ export interface Moves {
   readonly counted: number;
   readonly framesPerBatch: ReturnType<typeof distribution>;
   readonly waitingSockets: number;
-  /** Batches in the window a visitor still waiting (socket open) never heard of. */
+  /** Visitors still waiting (socket open) that never heard the line's last move. */
   readonly missedByWaiting: number;
-  /** Decision of the batch → its frame read at each socket. */
+  /** Decision of the batch → a move carrying it (or a later one) read at each socket. */
   readonly latencyMs: ReturnType<typeof distribution>;
   /** Decision → the last socket of the batch read it, one value a batch. */
   readonly lastReadMs: ReturnType<typeof distribution>;
@@ -160,6 +160,11 @@ export class VisitorGroup {
       lastReadMs: distribution(batchesCounted.map((batch) => batch.last).filter(Number.isFinite)),
       toVisitorMs: distribution(shares.flatMap((share) => share.toVisitor)),
     };
+  }
+
+  /** Visitors still waiting (socket open) that have not heard a move carrying `served` or more yet. */
+  async lagging(served: number): Promise<number> {
+    return sum(await Promise.all(this.children.map((child) => child.request<number>('lagging', served))));
   }
 
   /** Calls `listener` with each event `name` any process sends. */

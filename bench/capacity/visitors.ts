@@ -37,8 +37,10 @@ interface Visitor extends PolledVisitor {
   subscribed: boolean;
   /** Channels whose subscription succeeded, of the two. */
   subscriptions: number;
-  /** `QueueMoved` frames received since the last `moves` request. */
-  moves: number;
+  /** `QueueMoved` frames received since the last `moves` request: [served, read at]. */
+  heard: [number, number][];
+  /** The largest `served` this visitor ever heard. */
+  highest: number;
   released: boolean;
   receivedAt?: number;
 }
@@ -57,8 +59,6 @@ let closing = false;
 /** The next visitor's number, used in its held URI so that each held request differs. */
 let nextIndex = Number(process.env.BENCH_INDEX_BASE ?? 0);
 let replayAgent: http.Agent | undefined;
-/** `served` of each `QueueMoved` received since the last `moves` request → when each socket read it. */
-let moveArrivals = new Map<number, number[]>();
 let moveFrames = 0;
 
 interface HoldArg {
@@ -127,7 +127,7 @@ async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promi
   const setCookie = [page.headers['set-cookie'] ?? []].flat();
   const cookie = setCookie.map((line) => SESSION_COOKIE.exec(line)?.[1]).find(Boolean);
   if (!cookie) throw new Error('the held page set no session cookie');
-  const visitor: Visitor = { index, server: target, cookie, uuid: config.queue.uuid, csrfToken: config.csrfToken, subscribed: false, subscriptions: 0, moves: 0, released: false };
+  const visitor: Visitor = { index, server: target, cookie, uuid: config.queue.uuid, csrfToken: config.csrfToken, subscribed: false, subscriptions: 0, heard: [], highest: 0, released: false };
   await subscribe(visitor, config.realtime);
   const listening = await request(
     agent,
@@ -223,7 +223,7 @@ function released(visitor: Visitor, data: unknown): void {
     .finally(() => visitor.ws?.close(1000));
 }
 
-/** A `QueueMoved` frame: note when it arrived, for which batch (its `served`). */
+/** A `QueueMoved` frame: note when it arrived, and what it carried (its `served`). */
 function moved(visitor: Visitor, data: unknown): void {
   const receivedAt = preciseNow();
   const served = servedOf(data);
@@ -231,11 +231,11 @@ function moved(visitor: Visitor, data: unknown): void {
     lifeErrors.add('moved: wrong or missing served', String(data));
     return;
   }
-  visitor.moves++;
+  // A page keeps the largest `served` it heard: a smaller one after it would be a server's fault.
+  if (served <= visitor.highest) lifeErrors.add('moved: not newer than one heard before', `${served} after ${visitor.highest}`);
+  visitor.highest = Math.max(visitor.highest, served);
+  visitor.heard.push([served, receivedAt]);
   moveFrames++;
-  let arrivals = moveArrivals.get(served);
-  if (!arrivals) moveArrivals.set(served, (arrivals = []));
-  arrivals.push(receivedAt);
 }
 
 /** [served, decided at, handed to the server's sockets at] of one release batch (from the server). */
@@ -250,45 +250,52 @@ interface MovesArg {
 
 /**
  * The `QueueMoved` frames since the last call, joined with the batches the server decided
- * meanwhile: delivery from the decision to each socket's read, and what went missing (every
- * visitor still waiting must have one frame per batch). Forgets what it counted. The latencies
- * come back whole, so that the shares of several visitor processes can be put together.
+ * meanwhile. A page keeps the largest `served` it heard, and the server may skip a move a newer
+ * one made pointless, so a batch has reached a socket when a move carrying its `served` or more
+ * did: its delivery is from the decision to that read, at each socket. A visitor still waiting
+ * that never heard the last batch's `served` (or more) missed the line's move. Forgets what it
+ * counted. The latencies come back whole, so that the shares of several visitor processes can be
+ * put together.
  */
 function moves({ batches, countedFrom }: MovesArg) {
-  /** Decision of the batch → its QueueMoved frame read at each socket. */
+  /** Decision of the batch → a move carrying it read at each socket. */
   const latencies: number[] = [];
   /** Handed to the server's sockets → read by this process. */
   const toVisitor: number[] = [];
-  /** Per counted batch: [served, frames read here, the last one's latency]. */
+  /** Per counted batch: [served, sockets it reached here, the last one's latency]. */
   const perBatch: [number, number, number][] = [];
+  const round = (value: number) => Math.round(value * 100) / 100;
   for (const [served, decidedAt, handedAt] of batches) {
-    const arrivals = moveArrivals.get(served) ?? [];
     if (decidedAt < countedFrom) continue;
+    let reached = 0;
     let last = Number.NaN;
-    for (const at of arrivals) {
-      const latency = Math.round((at - decidedAt) * 100) / 100;
+    for (const visitor of visitors) {
+      const first = visitor.heard.find(([carried]) => carried >= served);
+      if (!first) continue;
+      reached++;
+      const latency = round(first[1] - decidedAt);
       latencies.push(latency);
       last = Number.isNaN(last) ? latency : Math.max(last, latency);
-      if (handedAt !== undefined) toVisitor.push(Math.round((at - handedAt) * 100) / 100);
+      if (handedAt !== undefined) toVisitor.push(round(first[1] - handedAt));
     }
-    perBatch.push([served, arrivals.length, last]);
+    perBatch.push([served, reached, last]);
   }
+  const latest = batches.reduce((top, [served]) => Math.max(top, served), 0);
   const waiting = visitors.filter((visitor) => !visitor.released && visitor.ws?.readyState === WebSocket.OPEN);
-  const missedByWaiting = waiting.reduce((sum, visitor) => sum + Math.max(0, batches.length - visitor.moves), 0);
+  const missedByWaiting = waiting.filter((visitor) => visitor.highest < latest).length;
   const figures = {
     batches: batches.length,
     /** Every QueueMoved frame read since the last call, the warm-up's included. */
     frames: moveFrames,
     perBatch,
     waitingSockets: waiting.length,
-    /** Batches in the window a visitor still waiting (socket open) never heard of. */
+    /** Visitors still waiting (socket open) that never heard the line's last move. */
     missedByWaiting,
     latencies,
     toVisitor,
   };
-  moveArrivals = new Map();
   moveFrames = 0;
-  for (const visitor of visitors) visitor.moves = 0;
+  for (const visitor of visitors) visitor.heard = [];
   return figures;
 }
 
@@ -323,6 +330,8 @@ serveRequests(
       visitors.filter((visitor) => !visitor.released).map(({ uuid, cookie, server }) => ({ uuid, cookie, target: server.origin })),
     deliveries: () => deliveries(),
     moves: (arg: MovesArg) => moves(arg),
+    lagging: (served: number) =>
+      visitors.filter((visitor) => !visitor.released && visitor.ws?.readyState === WebSocket.OPEN && visitor.highest < served).length,
     close: () => {
       closing = true;
       for (const visitor of visitors) visitor.ws?.terminate();

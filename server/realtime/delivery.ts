@@ -19,6 +19,22 @@ export interface Delivered {
   readonly lastWriteAt: number;
   /** Time spent writing its sockets, the slices' share that was its own (the rest of the time, the event loop did other work). */
   readonly writingMs: number;
+  /** A newer event with the same key came before it reached every subscriber (`DeliverOptions.latestOf`): it stopped there. */
+  readonly superseded: boolean;
+}
+
+export interface DeliverOptions {
+  /** The socket that caused the event: left out. */
+  readonly exceptSocketId?: string;
+  /** Hears what the delivery took once it is over. */
+  readonly done?: DeliveredListener;
+  /**
+   * Events with the same key where only the latest matters (a line-wide state each event carries
+   * whole, such as `QueueMoved`'s `served`): a newer one supersedes an older one still queued, which
+   * is then not written at all, or under way, which stops where it is; the subscribers it had not
+   * reached get only the newer one. So a burst of them never queues up behind itself.
+   */
+  readonly latestOf?: string;
 }
 
 /** Told of each event once it has been written to all its subscribers. */
@@ -31,6 +47,8 @@ interface Pending {
   readonly exceptSocketId: string | undefined;
   readonly publishedAt: number;
   readonly done: DeliveredListener | undefined;
+  readonly latestOf: string | undefined;
+  superseded: boolean;
   next: number;
   written: number;
   firstWriteAt: number;
@@ -69,6 +87,9 @@ const CLOCK_EVERY = 32;
  * event): one who subscribes meanwhile does not get it, one who leaves meanwhile is skipped by its
  * closed socket or ignores an event of a channel it left. The loop over the sockets allocates
  * nothing.
+ *
+ * An event may supersede the older ones of its kind (`DeliverOptions.latestOf`): each socket still
+ * gets its events in publishing order, only without those a newer one made pointless.
  */
 export class SlicedDelivery {
   private readonly pending: Pending[] = [];
@@ -84,15 +105,42 @@ export class SlicedDelivery {
     return this.pending.length;
   }
 
-  /**
-   * Queues `frame` for `subscribers` (all but `exceptSocketId`); `done` hears what its delivery
-   * took once its last socket is written.
-   */
-  deliver(frame: Buffer, subscribers: Iterable<FrameTarget>, exceptSocketId?: string, done?: DeliveredListener): void {
+  /** Queues `frame` for `subscribers`, after every event published before it (see `DeliverOptions`). */
+  deliver(frame: Buffer, subscribers: Iterable<FrameTarget>, options: DeliverOptions = {}): void {
+    const { exceptSocketId, done, latestOf } = options;
+    if (latestOf !== undefined) this.supersede(latestOf);
     const publishedAt = done ? this.now() : 0;
-    this.pending.push({ frame, targets: Array.from(subscribers), exceptSocketId, publishedAt, done, next: 0, written: 0, firstWriteAt: 0, writingMs: 0 });
+    this.pending.push({
+      frame,
+      targets: Array.from(subscribers),
+      exceptSocketId,
+      publishedAt,
+      done,
+      latestOf,
+      superseded: false,
+      next: 0,
+      written: 0,
+      firstWriteAt: 0,
+      writingMs: 0,
+    });
     // Alone in the queue: nothing is under way (nor running, should a write call back here).
     if (this.pending.length === 1 && !this.scheduled) this.run();
+  }
+
+  /**
+   * Drops the queued events of `key`; the one under way (the first) is marked, and stops at the
+   * next look at the clock, or at once if no slice is running.
+   */
+  private supersede(key: string): void {
+    for (let index = this.pending.length - 1; index >= 0; index--) {
+      const older = this.pending[index];
+      if (older.latestOf !== key || older.superseded) continue;
+      older.superseded = true;
+      if (index > 0) {
+        this.pending.splice(index, 1);
+        this.finished(older);
+      }
+    }
   }
 
   /** Writes sockets for up to a slice of time, oldest event first, then comes back in the next turn if any is left. */
@@ -108,7 +156,7 @@ export class SlicedDelivery {
       let i = head.next;
       let written = 0;
       let spent = false;
-      while (i < targets.length) {
+      while (i < targets.length && !head.superseded) {
         const target = targets[i++];
         if (target.id !== exceptSocketId) {
           target.sendFrame(frame);
@@ -124,7 +172,7 @@ export class SlicedDelivery {
       }
       head.written += written;
       if (head.done) head.writingMs += this.now() - began;
-      if (i < targets.length) {
+      if (i < targets.length && !head.superseded) {
         head.next = i;
         break;
       }
@@ -145,7 +193,7 @@ export class SlicedDelivery {
 
   private finished(event: Pending): void {
     if (!event.done) return;
-    const { written: sockets, publishedAt, firstWriteAt, writingMs } = event;
-    event.done({ sockets, publishedAt, firstWriteAt, lastWriteAt: this.now(), writingMs });
+    const { written: sockets, publishedAt, firstWriteAt, writingMs, superseded } = event;
+    event.done({ sockets, publishedAt, firstWriteAt, lastWriteAt: this.now(), writingMs, superseded });
   }
 }

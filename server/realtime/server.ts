@@ -19,6 +19,11 @@ export interface RealtimeOptions extends RealtimeLimits {
   readonly log: FastifyBaseLogger;
   /** Told what each event's delivery to this instance's sockets took (the benchmark's account of the fan-out). */
   readonly onDelivered?: DeliveryListener;
+  /**
+   * The events where only the latest of their kind matters, by a key of that kind (see
+   * `DeliverOptions.latestOf`): the line's moves, whose `served` each page keeps the largest of.
+   */
+  readonly latestOf?: (message: ChannelMessage) => string | undefined;
 }
 
 /** Hears of each channel event once this instance has written it to all its subscribers. */
@@ -100,7 +105,11 @@ export class RealtimeServer implements ChannelRegistry {
     const frame = encodeFrame({ event: message.event, channel: message.channel, data: message.data });
     const listener = this.options.onDelivered;
     const targets = subscribers instanceof Set ? subscribers : [subscribers];
-    this.delivery.deliver(frame, targets, message.exceptSocketId, listener && ((delivered) => listener(message, delivered)));
+    this.delivery.deliver(frame, targets, {
+      exceptSocketId: message.exceptSocketId,
+      done: listener && ((delivered) => listener(message, delivered)),
+      latestOf: this.options.latestOf?.(message),
+    });
   }
 
   join(channel: string, connection: Connection): void {

@@ -84,7 +84,7 @@ describe('sliced delivery of channel events', () => {
     const log: Array<[string, string]> = [];
     const delivery = new SlicedDelivery();
 
-    delivery.deliver(Buffer.from('a'), targets(3, log), 's1');
+    delivery.deliver(Buffer.from('a'), targets(3, log), { exceptSocketId: 's1' });
 
     expect(log.map(([id]) => id)).toEqual(['s0', 's2']);
   });
@@ -95,14 +95,73 @@ describe('sliced delivery of channel events', () => {
     const delivery = new SlicedDelivery(4, () => clock.ms);
     const told: Delivered[] = [];
 
-    delivery.deliver(Buffer.from('big'), targets(64, log, clock), undefined, (delivered) => told.push(delivered));
-    delivery.deliver(Buffer.from('small'), targets(2, log, clock, 'x'), 'x0', (delivered) => told.push(delivered));
+    delivery.deliver(Buffer.from('big'), targets(64, log, clock), { done: (delivered) => told.push(delivered) });
+    delivery.deliver(Buffer.from('small'), targets(2, log, clock, 'x'), { exceptSocketId: 'x0', done: (delivered) => told.push(delivered) });
     await untilWritten(log, 65);
 
     expect(told).toEqual([
-      { sockets: 64, publishedAt: 0, firstWriteAt: 0, lastWriteAt: 64, writingMs: 64 },
+      { sockets: 64, publishedAt: 0, firstWriteAt: 0, lastWriteAt: 64, writingMs: 64, superseded: false },
       // Published while the big one was under way: its first write waited for the big one's last.
-      { sockets: 1, publishedAt: 32, firstWriteAt: 64, lastWriteAt: 65, writingMs: 1 },
+      { sockets: 1, publishedAt: 32, firstWriteAt: 64, lastWriteAt: 65, writingMs: 1, superseded: false },
     ]);
+  });
+
+  it('should not write a move a newer one superseded while it was still queued', async () => {
+    const log: Array<[string, string]> = [];
+    const clock = fakeClock(1);
+    const delivery = new SlicedDelivery(4, () => clock.ms);
+    const crowd = targets(100, log, clock);
+    const told: Array<[string, Delivered]> = [];
+    const done = (name: string) => (delivered: Delivered) => told.push([name, delivered]);
+
+    delivery.deliver(Buffer.from('release'), crowd.slice(0, 64), { done: done('release') });
+    delivery.deliver(Buffer.from('moved-1'), crowd, { latestOf: 'moved', done: done('moved-1') });
+    delivery.deliver(Buffer.from('moved-2'), crowd, { latestOf: 'moved', done: done('moved-2') });
+    await untilWritten(log, 164);
+    await turn();
+
+    expect(log.filter(([, frame]) => frame === 'moved-1')).toEqual([]);
+    expect(log.filter(([, frame]) => frame === 'moved-2')).toHaveLength(100);
+    expect(told.map(([name, { sockets, superseded }]) => [name, sockets, superseded])).toEqual([
+      ['moved-1', 0, true],
+      ['release', 64, false],
+      ['moved-2', 100, false],
+    ]);
+  });
+
+  it('should stop a move under way once a newer one is out: the sockets it had not reached get only the newer one, the others both, in order', async () => {
+    const log: Array<[string, string]> = [];
+    const clock = fakeClock(1);
+    const delivery = new SlicedDelivery(4, () => clock.ms);
+    const crowd = targets(100, log, clock);
+    const told: Array<[string, Delivered]> = [];
+
+    delivery.deliver(Buffer.from('moved-1'), crowd, { latestOf: 'moved', done: (delivered) => told.push(['moved-1', delivered]) });
+    // The first slice is spent after 32 sockets.
+    expect(log).toHaveLength(32);
+    delivery.deliver(Buffer.from('other'), crowd.slice(0, 1));
+    delivery.deliver(Buffer.from('moved-2'), crowd, { latestOf: 'moved', done: (delivered) => told.push(['moved-2', delivered]) });
+    await untilWritten(log, 133);
+    await turn();
+
+    expect(log.filter(([, frame]) => frame === 'moved-1').map(([id]) => id)).toEqual(crowd.slice(0, 32).map((target) => target.id));
+    expect(log.filter(([, frame]) => frame === 'moved-2')).toHaveLength(100);
+    expect(log.filter(([id]) => id === 's0').map(([, frame]) => frame)).toEqual(['moved-1', 'other', 'moved-2']);
+    expect(log.filter(([id]) => id === 's50').map(([, frame]) => frame)).toEqual(['moved-2']);
+    expect(told.map(([name, { sockets, superseded }]) => [name, sockets, superseded])).toEqual([
+      ['moved-1', 32, true],
+      ['moved-2', 100, false],
+    ]);
+  });
+
+  it('should let events of other kinds through, whatever their key', async () => {
+    const log: Array<[string, string]> = [];
+    const delivery = new SlicedDelivery();
+
+    delivery.deliver(Buffer.from('a'), targets(2, log), { latestOf: 'one' });
+    delivery.deliver(Buffer.from('b'), targets(2, log), { latestOf: 'two' });
+    delivery.deliver(Buffer.from('c'), targets(2, log));
+
+    expect(log.map(([, frame]) => frame)).toEqual(['a', 'a', 'b', 'b', 'c', 'c']);
   });
 });

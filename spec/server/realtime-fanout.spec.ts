@@ -46,21 +46,23 @@ describe('realtime fan-out to a crowd on one channel', () => {
 
   const allReceived = (count: number) => crowd.every(({ received }) => received.length >= count);
   const moved = (served: number) => ({ channel: 'App.Queue', event: 'QueueMoved', data: JSON.stringify({ served }) });
+  /** An event on the crowd's channel that every socket must get, each one (unlike the line's moves, of which only the latest matters). */
+  const notice = (n: number) => ({ channel: 'App.Queue', event: 'Notice', data: JSON.stringify({ n }) });
 
   it('should bring every event to every socket, in order, byte for byte as the protocol encodes it', async () => {
     const api = eventsApi(server, SECRET);
-    for (const served of [1, 2, 3]) await api.trigger('App.Queue', 'QueueMoved', { served });
+    for (const n of [1, 2, 3]) await api.trigger('App.Queue', 'Notice', { n });
     await waitFor(() => allReceived(3), 'three events at every socket', 20_000);
 
-    const expected = [1, 2, 3].map((served) => wire('QueueMoved', 'App.Queue', JSON.stringify({ served })));
+    const expected = [1, 2, 3].map((n) => wire('Notice', 'App.Queue', JSON.stringify({ n })));
     for (const { received } of crowd) expect(received).toEqual(expected);
   });
 
   it('should keep the order of events published back to back at every socket', async () => {
-    for (let served = 1; served <= 5; served++) realtime.deliver(moved(served));
+    for (let n = 1; n <= 5; n++) realtime.deliver(notice(n));
     await waitFor(() => allReceived(5), 'five events at every socket', 20_000);
 
-    const expected = [1, 2, 3, 4, 5].map((served) => wire('QueueMoved', 'App.Queue', JSON.stringify({ served })));
+    const expected = [1, 2, 3, 4, 5].map((n) => wire('Notice', 'App.Queue', JSON.stringify({ n })));
     for (const { received } of crowd) expect(received).toEqual(expected);
   });
 
@@ -127,7 +129,7 @@ describe('realtime fan-out to a crowd on one channel', () => {
       await response.arrayBuffer();
       return response.status;
     });
-    for (let served = 1; served <= events; served++) realtime.deliver(moved(served));
+    for (let n = 1; n <= events; n++) realtime.deliver(notice(n));
     await waitFor(() => allReceived(events), 'every event at every socket', 30_000);
 
     expect(await answered).toBeLessThan(500);
@@ -140,11 +142,11 @@ describe('realtime fan-out to a crowd on one channel', () => {
     try {
       const { channel, error } = await subscribe(pusher, 'App.Queue');
       expect(error).toBeUndefined();
-      const heard = record(channel, 'QueueMoved');
-      realtime.deliver(moved(41));
-      realtime.deliver(moved(42));
+      const heard = record(channel, 'Notice');
+      realtime.deliver(notice(41));
+      realtime.deliver(notice(42));
       await waitFor(() => heard.length === 2 && allReceived(2), 'both events at pusher-js and the crowd', 20_000);
-      expect(heard).toEqual([{ served: 41 }, { served: 42 }]);
+      expect(heard).toEqual([{ n: 41 }, { n: 42 }]);
     } finally {
       pusher.disconnect();
     }
@@ -162,14 +164,14 @@ describe('realtime fan-out to a crowd on one channel', () => {
     let published = 0;
     while (realtime.connectionCount === before && published < 5000) {
       realtime.deliver({ channel: 'App.Slow', event: 'large', data: JSON.stringify({ n: published, data }) });
-      // The crowd hears the line move meanwhile.
-      if (published % 50 === 0) realtime.deliver(moved(published));
+      // The crowd hears of something meanwhile.
+      if (published % 50 === 0) realtime.deliver(notice(published));
       published += 1;
       if (published % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
     }
     await waitFor(() => heard.every((received) => received.length === published), 'every event at the reading sockets', 20_000);
     const moves = Math.ceil(published / 50);
-    await waitFor(() => allReceived(moves), 'every move at the crowd', 20_000);
+    await waitFor(() => allReceived(moves), 'every notice at the crowd', 20_000);
 
     // Closed with 4100, then dropped once the close timeout passed: it never reads the close frame.
     expect(published).toBeLessThan(5000);
@@ -182,5 +184,57 @@ describe('realtime fan-out to a crowd on one channel', () => {
       expect(received).toHaveLength(moves);
       expect(socket.ws.readyState).toBe(socket.ws.OPEN);
     }
+  });
+
+  describe("the line's moves, of which a page keeps the largest", () => {
+    const servedOf = (text: string) => (JSON.parse(JSON.parse(text).data) as { served: number }).served;
+
+    it('should bring a move to every socket when it is published alone', async () => {
+      realtime.deliver(moved(100));
+      await waitFor(() => allReceived(1), 'the move at every socket', 20_000);
+      realtime.deliver(moved(101));
+      await waitFor(() => allReceived(2), 'the next move at every socket', 20_000);
+
+      for (const { received } of crowd) expect(received.map(servedOf)).toEqual([100, 101]);
+    });
+
+    it('should bring the latest of moves published back to back to every socket, never an older after a newer, without writing the superseded ones to all', async () => {
+      const original = Connection.prototype.sendFrame;
+      let written = 0;
+      jest.spyOn(Connection.prototype, 'sendFrame').mockImplementation(function (this: Connection, ...args) {
+        written += 1;
+        return Reflect.apply(original, this, args);
+      });
+
+      for (let served = 201; served <= 210; served++) realtime.deliver(moved(served));
+      await waitFor(() => crowd.every(({ received }) => received.length > 0 && servedOf(received.at(-1) as string) === 210), 'the latest move at every socket', 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      for (const { received } of crowd) {
+        const served = received.map(servedOf);
+        expect(served).toEqual([...served].sort((a, b) => a - b));
+        expect(new Set(served).size).toBe(served.length);
+        expect(served.at(-1)).toBe(210);
+      }
+      // Ten moves to the whole crowd would be ten writes a socket; the superseded ones stopped early.
+      expect(written).toBeLessThan(3 * CROWD);
+    });
+
+    it('should not drop a release, nor a move behind it, for a newer move', async () => {
+      const { socket, received } = crowd[CROWD - 2];
+      const subscribed = socket.messages.filter((message) => message.event === 'pusher_internal:subscription_succeeded').length;
+      socket.send({ event: 'pusher:subscribe', data: { channel: 'App.Client.late' } });
+      await socket.next('pusher_internal:subscription_succeeded', 5000, subscribed);
+      received.length = 0;
+
+      realtime.deliver(moved(300));
+      realtime.deliver({ channel: 'App.Client.late', event: 'RequestUnqueud', data: '{"uuid":"late"}' });
+      realtime.deliver(moved(301));
+      await waitFor(() => received.some((text) => text.includes('"served\\":301')), 'the last move at the last socket', 20_000);
+
+      const events = received.map((text) => JSON.parse(text) as { event: string; data: string });
+      expect(events.map(({ event }) => event).filter((event) => event === 'RequestUnqueud')).toHaveLength(1);
+      expect(events.at(-1)).toEqual({ event: 'QueueMoved', channel: 'App.Queue', data: '{"served":301}' });
+    });
   });
 });

@@ -23,10 +23,12 @@ import { CHANNELS } from '@waiting-room/streams/contract';
 import { distribution, preciseNow } from '../stats';
 import { Errors, errorKind, lanes, queueInfo, request, type PolledVisitor } from './http-client';
 import { sendEvent, serveRequests } from './ipc';
-import { servedOf } from './recording-fanout';
 
 const CONFIG_ELEMENT = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/;
 const SESSION_COOKIE = /^(waiting_room_session=[^;]*)/;
+/** How the server frames the line's moves: `{"event":"QueueMoved","channel":"App.Queue","data":"{\"served\":123}"}`. */
+const MOVED_PREFIX = JSON.stringify({ event: CHANNELS.movedEvent, channel: CHANNELS.queue }).slice(0, -1) + ',"data":';
+const MOVED_SERVED = /\\"served\\":(\d+)/;
 
 interface Visitor extends PolledVisitor {
   readonly index: number;
@@ -148,10 +150,15 @@ function subscribe(visitor: Visitor, realtime: { key: string; host: string; port
   const channel = CHANNELS.client(visitor.uuid);
   const url = `ws://${visitor.server.hostname}:${realtime.port}/app/${realtime.key}?protocol=7&client=js&version=8.6.0&flash=false`;
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false, localAddress });
+    // The server's frames are checked by what reads them; validating each one's UTF-8 too would be
+    // the load generator's cost, not the server's.
+    const ws = new WebSocket(url, { perMessageDeflate: false, localAddress, skipUTF8Validation: true });
     visitor.ws = ws;
     ws.on('message', (raw) => {
-      const message = JSON.parse(raw.toString()) as { event: string; channel?: string; data?: unknown };
+      const text = raw.toString();
+      // The line's moves come to every socket, every second: read them without parsing the whole frame.
+      if (text.startsWith(MOVED_PREFIX)) return moved(visitor, MOVED_SERVED.exec(text)?.[1]);
+      const message = JSON.parse(text) as { event: string; channel?: string; data?: unknown };
       switch (message.event) {
         case 'pusher:connection_established':
           ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { auth: '', channel } }));
@@ -169,8 +176,8 @@ function subscribe(visitor: Visitor, realtime: { key: string; host: string; port
           released(visitor, message.channel === channel ? message.data : undefined);
           return;
         case CHANNELS.movedEvent:
-          if (message.channel === CHANNELS.queue) moved(visitor, message.data);
-          else lifeErrors.add('moved: on the wrong channel', raw.toString());
+          // Every move on App.Queue took the path above.
+          lifeErrors.add('moved: on the wrong channel, or framed otherwise', text);
           return;
         default:
           lifeErrors.add(`realtime: unexpected ${message.event}`, raw.toString());
@@ -223,12 +230,12 @@ function released(visitor: Visitor, data: unknown): void {
     .finally(() => visitor.ws?.close(1000));
 }
 
-/** A `QueueMoved` frame: note when it arrived, and what it carried (its `served`). */
-function moved(visitor: Visitor, data: unknown): void {
+/** A `QueueMoved` frame: note when it arrived, and what it carried (its `served`, as text). */
+function moved(visitor: Visitor, servedText: string | undefined): void {
   const receivedAt = preciseNow();
-  const served = servedOf(data);
+  const served = Number(servedText ?? Number.NaN);
   if (!Number.isFinite(served)) {
-    lifeErrors.add('moved: wrong or missing served', String(data));
+    lifeErrors.add('moved: wrong or missing served', String(servedText));
     return;
   }
   // A page keeps the largest `served` it heard: a smaller one after it would be a server's fault.

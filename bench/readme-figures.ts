@@ -128,6 +128,9 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     `${ratio('rampMemory')} / ${ratio('rampRedis')}`,
   );
 
+  lines.push('');
+  lines.push(...readingNotes(results));
+
   const startup = results.startup;
   lines.push('');
   if (startup) {
@@ -145,6 +148,56 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     lines.push(`Start-up: ${none} (\`BENCH_ONLY=startup\`).`);
   }
   return lines.join('\n');
+}
+
+/** How to read the server's figures of this run, each number taken from it. */
+function readingNotes(results: Results): string[] {
+  const notes: string[] = [];
+  const ms = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? `${value.toFixed(value >= 100 ? 0 : 1)} ms` : '–');
+  const us = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? `${value.toFixed(1)} µs` : '–');
+  for (const [store, capacity] of [
+    ['memory', results.capacity],
+    ['Redis', results.capacityRedis],
+  ] as const) {
+    if (!capacity?.fanout?.median) continue;
+    const fanout = capacity.fanout.median;
+    const sockets = capacity.moves?.median?.framesPerBatchP50;
+    const floor = fanout.floor;
+    notes.push(
+      `- **Fan-out, ${store} store:** a bare Node \`net\` loop writing one frame to each of ${floor?.sockets?.toLocaleString('en-US') ?? '–'} loopback sockets on this machine ` +
+        `takes ${us(floor?.microsPerSocketWall)} a socket (the floor, measured in the same run), and the server wrote each move at ${us(fanout.microsPerSocketP50)} a socket: ` +
+        `${typeof sockets === 'number' ? sockets.toLocaleString('en-US') : '–'} sockets are ${ms(typeof sockets === 'number' && floor ? (sockets * floor.microsPerSocketWall) / 1000 : Number.NaN)} of one core at the floor, ` +
+        `before anything else the server does (queue_info meanwhile: p99 ${ms(fanout.queueInfoDuringP99Ms)}). ` +
+        `${fanout.superseded ?? 0} of ${fanout.moves ?? '–'} moves were stopped on the way by a newer one.`,
+    );
+    notes.push(
+      `- **The event loop, ${store} store:** its longest hold by the server's own work was ${ms(capacity.paced?.median?.serverOwnHoldMaxMs)} (CPU time used in it); ` +
+        `by the clock ${ms(capacity.paced?.median?.serverLoopDelayMaxMs)}, the rest being the server waiting for one of the two cores, which the visitors' and poller's processes share; ` +
+        `longest GC pause ${ms(capacity.paced?.median?.serverGcPauseMaxMs)}.`,
+    );
+  }
+  const redis = results.capacityRedis?.saturation?.median;
+  const memory = results.capacity?.saturation?.median;
+  if (redis && memory) {
+    // As the bench reckons the server's: its share of a core over the busy seconds (the counted ones and a warm-up), per answer.
+    const seconds = results.capacityRedis.settings.saturateSeconds;
+    const perRequest = (share: number, perSecond: number) => (share * (seconds + 1) * 1e6) / (perSecond * seconds);
+    notes.push(
+      `- **Redis store:** a queue_info cost the server ${us(redis.oursCpuMicrosPerRequest)} of CPU (memory store ${us(memory.oursCpuMicrosPerRequest)}), ` +
+        `and redis-server about ${us(typeof redis.storeCpu === 'number' ? perRequest(redis.storeCpu, redis.oursPerSecond) : Number.NaN)} more, on the same two cores.`,
+    );
+  }
+  for (const ramp of results.ramps ?? []) {
+    const last = ramp.steps?.at(-1);
+    notes.push(
+      `- **Ramp, ${ramp.settings.store} store:** knee ${Number(ramp.knee).toLocaleString('en-US')} visitors (${ramp.settings.serverProcesses} server process${ramp.settings.serverProcesses > 1 ? 'es' : ''}), stopped by ${ramp.stoppedBy}` +
+        (last
+          ? `; at the last step, queue_info at the page's pace answered ${Math.round(last.polls.perSecond).toLocaleString('en-US')} a second (p99 ${ms(last.polls.latencyMs.p99)}), ` +
+            `server CPU ${last.servers.map((server: Results) => `${Math.round(server.cpu * 100)}%`).join(' + ')} of a core, the visitors' processes' event loops late by up to ${ms(last.visitorsLoopDelayMs?.max)}.`
+          : '.'),
+    );
+  }
+  return notes;
 }
 
 /** Replaces what lies between the markers of `readme` with `figures`. */

@@ -176,9 +176,11 @@ export class Releases {
   }
 
   /**
-   * Publishes the release events, then, when anyone was released, one `QueueMoved` for the whole
-   * line with the store's `served` right after this release. The released visitors come first:
-   * their replay is what waits on the event, while the others only see a position sooner.
+   * Publishes the release events, then, when the store says this step is the one to tell it
+   * (`Release.moved`: at most once a second line-wide, however many instances release), one
+   * `QueueMoved` for the whole line with the store's `served` right after this release. The released
+   * visitors come first: their replay is what waits on the event, while the others only see a
+   * position sooner.
    *
    * `served` counts the places that have left the head, line-wide, so each waiting visitor has
    * moved up by at least its growth since their last answer, whose `ticket` is `served + position`:
@@ -187,7 +189,7 @@ export class Releases {
    * middle (walked away) are not in it: those behind learn of them from their next poll, which a
    * page accepts, as it accepts any smaller position.
    */
-  private async announceAll({ released, served }: Release): Promise<void> {
+  private async announceAll({ released, served, moved }: Release): Promise<void> {
     this.meter.released(this.room, released.length);
     await Promise.all(
       released.map(async (entry) => {
@@ -196,7 +198,7 @@ export class Releases {
         }
       }),
     );
-    if (released.length > 0 && this.publishesMoves) await this.announceMove(served);
+    if (moved && this.publishesMoves) await this.announceMove(served);
   }
 
   /** Publishes `QueueMoved`; a failure is logged, not thrown: the pages' polls still move them. */

@@ -17,6 +17,7 @@ import type {
   ReleasePolicy,
   Stats,
 } from './types';
+import { MOVE_INTERVAL_MS } from './types';
 
 export type { MemoryStoreState } from './memory-state';
 
@@ -57,6 +58,8 @@ export class MemoryStore implements QueueStore {
    */
   private readonly silence = new Map<string, MutableEntry>();
   private served = 0;
+  /** The `served` last told as a move, and when (see `Release.moved`). */
+  private moveTold = { served: 0, at: Number.NEGATIVE_INFINITY };
   private nextTicket = 1;
   /** Released uuids in release order, to forget them once their admission ends. */
   private releasedOrder: string[] = [];
@@ -193,6 +196,12 @@ export class MemoryStore implements QueueStore {
   }
 
   async release(count: number, now: number, policy: ReleasePolicy): Promise<Release> {
+    const { released, served } = this.releaseNext(count, now, policy);
+    // An operator's release tells the pages at once.
+    return { released, served, moved: this.tellMove(now, 0) };
+  }
+
+  private releaseNext(count: number, now: number, policy: ReleasePolicy): { released: Entry[]; served: number } {
     const released: Entry[] = [];
     while (released.length < count) {
       const uuid = policy.random ? this.line.removeAt(1 + Math.floor(this.random() * this.line.size)) : this.line.shift();
@@ -220,14 +229,23 @@ export class MemoryStore implements QueueStore {
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     this.expireAdmissions(now);
     this.forgetExpired(now, policy.sessionMs);
-    if (this.paused || policy.perMinute <= 0) return { released: [], served: this.served };
-    const tokens = this.refill(now, policy.perMinute);
-    const room = policy.activeLimit - this.admitted.size;
-    const count = Math.min(wholeTokens(tokens), room);
-    if (count <= 0) return { released: [], served: this.served };
-    const release = await this.release(count, now, policy);
-    this.bucket.tokens -= release.released.length;
-    return release;
+    let released: Entry[] = [];
+    if (!this.paused && policy.perMinute > 0) {
+      const tokens = this.refill(now, policy.perMinute);
+      const count = Math.min(wholeTokens(tokens), policy.activeLimit - this.admitted.size);
+      if (count > 0) {
+        released = this.releaseNext(count, now, policy).released;
+        this.bucket.tokens -= released.length;
+      }
+    }
+    return { released, served: this.served, moved: this.tellMove(now, MOVE_INTERVAL_MS) };
+  }
+
+  /** Whether to tell the pages the line moved now: `served` grew since the last move told, `interval` ago or more. */
+  private tellMove(now: number, interval: number): boolean {
+    if (this.served <= this.moveTold.served || now - this.moveTold.at < interval) return false;
+    this.moveTold = { served: this.served, at: now };
+    return true;
   }
 
   async dropAbandoned(now: number, abandonMs: number): Promise<number> {

@@ -103,9 +103,21 @@ export interface Position {
   readonly served: number;
 }
 
+/** Most one line-wide `QueueMoved` a this long, whichever instance releases (see `Release.moved`). */
+export const MOVE_INTERVAL_MS = 1000;
+
 /** What a release did: the visitors released, in order, and the line's `served` right after. */
 export interface Release {
   readonly released: Entry[];
+  /**
+   * Whether this step is the one to tell the pages the line moved (`QueueMoved` with `served`):
+   * an operator's release always is, when anyone left the head; the release loop's step is when
+   * `served` grew since the last move told, and that was `MOVE_INTERVAL_MS` ago or more, whichever
+   * instance told it. So however many instances release, the pages hear of the line at most once
+   * a second, and a move owed is told by the next step (every instance runs one a second), even
+   * one that releases nobody.
+   */
+  readonly moved: boolean;
   /**
    * Places that have left the head of the line so far, line-wide, including this release's and
    * the silent visitors it dropped at the head. Only ever grows, so every instance may publish it

@@ -254,11 +254,11 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         const later = t0 + policy.abandonMs + 10;
         await Promise.all([a, b].map((e) => store.touch(e.uuid, later)));
         // The silent one leaves the head too, dropped: two places have gone for one release.
-        expect(await store.release(1, later, policy)).toEqual({ released: [expect.objectContaining({ uuid: a.uuid })], served: 2 });
+        expect(await store.release(1, later, policy)).toEqual({ released: [expect.objectContaining({ uuid: a.uuid })], served: 2, moved: true });
         expect(await store.get(silent.uuid)).toBeUndefined();
-        expect(await store.releaseDue(later, { ...policy, perMinute: 0 })).toEqual({ released: [], served: 2 });
-        expect(await store.release(5, later, policy)).toEqual({ released: [expect.objectContaining({ uuid: b.uuid })], served: 3 });
-        expect(await store.release(1, later, policy)).toEqual({ released: [], served: 3 });
+        expect(await store.releaseDue(later, { ...policy, perMinute: 0 })).toEqual({ released: [], served: 2, moved: false });
+        expect(await store.release(5, later, policy)).toEqual({ released: [expect.objectContaining({ uuid: b.uuid })], served: 3, moved: true });
+        expect(await store.release(1, later, policy)).toEqual({ released: [], served: 3, moved: false });
         expect((await store.releaseDue(later + 60_000, { ...policy, activeLimit: 10 })).served).toBe(3);
       });
     });
@@ -436,6 +436,35 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
     });
 
     describe('releaseDue', () => {
+      it('should tell the line moved at most once a second, and a move owed by the next step, even one that releases nobody', async () => {
+        const held = await Promise.all(['a', 'b', 'c', 'd'].map((s, i) => store.hold(s, 0, get, t0 + i)));
+        const fast = { ...policy, activeLimit: 10, perMinute: 600 };
+        const step = async (now: number) => {
+          const { released, served, moved } = await store.releaseDue(now, fast);
+          return { released: released.length, served, moved };
+        };
+
+        expect(await step(t0 + 1000)).toEqual({ released: 4, served: 4, moved: true });
+        await store.hold('e', 0, get, t0 + 1100);
+        // Another instance's step, half a second later: the pages heard of the line 500 ms ago.
+        expect(await step(t0 + 1500)).toEqual({ released: 1, served: 5, moved: false });
+        // Nobody left to release: the move owed is told now.
+        expect(await step(t0 + 2000)).toEqual({ released: 0, served: 5, moved: true });
+        expect(await step(t0 + 3000)).toEqual({ released: 0, served: 5, moved: false });
+        void held;
+      });
+
+      it('should tell a move owed even while paused or with a rate of 0', async () => {
+        await Promise.all(['a', 'b', 'c'].map((s, i) => store.hold(s, 0, get, t0 + i)));
+        const fast = { ...policy, activeLimit: 10, perMinute: 60 };
+        expect((await store.releaseDue(t0 + 1000, fast)).moved).toBe(true);
+        expect((await store.releaseDue(t0 + 1500, { ...fast, perMinute: 120 })).moved).toBe(false);
+        await store.setPaused(true);
+
+        expect(await store.releaseDue(t0 + 2000, fast)).toEqual({ released: [], served: 2, moved: true });
+        expect((await store.releaseDue(t0 + 3000, { ...fast, perMinute: 0 })).moved).toBe(false);
+      });
+
       it('should release at most the per-minute rate', async () => {
         const held = await Promise.all(['a', 'b', 'c'].map((s) => store.hold(s, 0, get, t0)));
         const wide = { ...policy, activeLimit: 10 };

@@ -261,7 +261,7 @@ describe('redis queue store keys', () => {
     expect(await store.dropAbandoned(later, policy.abandonMs)).toBe(2);
     expect(await roomKeys(room)).toEqual([`e:${stays.uuid}`, 'meta', 'seen', 'sessions', 'waiting'].sort());
     expect((await store.release(1, later, policy)).released).toHaveLength(1);
-    expect(await store.releaseDue(later + policy.sessionMs, { ...policy, perMinute: 0 })).toEqual({ released: [], served: 1 });
+    expect(await store.releaseDue(later + policy.sessionMs, { ...policy, perMinute: 0 })).toEqual({ released: [], served: 1, moved: false });
     expect(await roomKeys(room)).toEqual(['meta', 'recent']);
   });
 

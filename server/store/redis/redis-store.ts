@@ -45,8 +45,8 @@ export const DRAW_BATCH = 5000;
 type ScriptCall = (...args: string[]) => Promise<unknown>;
 type ScriptedRedis = Redis & Record<ScriptName, ScriptCall>;
 type EntryReply = string[];
-/** A release script's reply: the line's served after it, and the released entries in order. */
-type ReleaseReply = [number, EntryReply[]];
+/** A release script's reply: the line's served after it, the released entries in order, and 1 to tell the pages the line moved. */
+type ReleaseReply = [number, EntryReply[], number];
 
 /**
  * The queue in Redis, shared by every instance that uses the same Redis and prefix. Each
@@ -337,6 +337,6 @@ function decodeEventState(fields: readonly string[]): EventState {
   };
 }
 
-function decodeRelease([served, entries]: ReleaseReply): Release {
-  return { released: entries.map(decodeEntry), served: Number(served) };
+function decodeRelease([served, entries, moved]: ReleaseReply): Release {
+  return { released: entries.map(decodeEntry), served: Number(served), moved: moved === 1 };
 }

@@ -1,5 +1,6 @@
 import { ABANDON_BATCH, RECENT_RELEASES } from '../memory';
 import { EVENT_SCRIPTS } from './event-scripts';
+import { MOVE_INTERVAL_MS } from '../types';
 
 /**
  * The Lua scripts of the Redis queue store. Each store method that changes more than one key
@@ -20,7 +21,8 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  * The keys every script receives, in this order (each after the store's prefix):
  * - meta: hash of t last ticket given, s places served (gone from the head), n released in
  *   all, p paused ('1'), bt and ba the release bucket's tokens and when it was last filled,
- *   la and lr the operator's active limit and releases a minute (absent: the configured ones);
+ *   la and lr the operator's active limit and releases a minute (absent: the configured ones),
+ *   ms and mt the served last told to the pages as a move and when (see Release.moved);
  * - waiting: sorted set of the waiting uuids by ticket, the line: its head is the lowest score,
  *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go
  *   from the middle (visitors who walked away);
@@ -165,6 +167,16 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed)
   end
   return {served(), out}
 end
+
+-- Whether this step tells the pages the line moved (Release.moved): served grew since the last
+-- move told (meta ms), and that was interval ms ago or more (meta mt), whichever instance told it.
+local function tellMove(now, interval)
+  local s = served()
+  local told = redis.call('HMGET', meta, 'ms', 'mt')
+  if s <= tonumber(told[1] or '0') or (told[2] and now - tonumber(told[2]) < interval) then return 0 end
+  redis.call('HSET', meta, 'ms', int(s), 'mt', int(now))
+  return 1
+end
 `;
 
 /** args: sessionId, now, activeLimit, sessionMs. Returns 1 when admitted. */
@@ -267,9 +279,12 @@ redis.call('ZADD', seen, 'XX', now, uuid)
 return 1
 `;
 
-/** args: count, now, sessionMs, abandonMs, random seed ('' to take the head). Returns {served, the released entries in order}. */
+/** args: count, now, sessionMs, abandonMs, random seed ('' to take the head). Returns {served, the released entries in order, 1 when it tells the pages the line moved: whenever served grew}. */
 const release = `
-return releaseNext(tonumber(args[1]), tonumber(args[2]), tonumber(args[3]), tonumber(args[4]), tonumber(args[5]))
+local now = tonumber(args[2])
+local release = releaseNext(tonumber(args[1]), now, tonumber(args[3]), tonumber(args[4]), tonumber(args[5]))
+release[3] = tellMove(now, 0)
+return release
 `;
 
 /**
@@ -278,7 +293,7 @@ return releaseNext(tonumber(args[1]), tonumber(args[2]), tonumber(args[3]), tonu
  * and the token bucket allow. The bucket starts with one second's worth (at least one token),
  * refills at perMinute and holds at most one second's worth and one token more (\`bucketCapacity\` in memory.ts), so a paused or idle line cannot save
  * up a burst, and the fraction a second leaves over is carried, not lost to the cap.
- * Returns {served, the released entries in order}.
+ * Returns {served, the released entries in order, 1 when it is the step to tell the pages the line moved}.
  */
 const releaseDue = `
 local now, activeLimit, sessionMs = tonumber(args[1]), tonumber(args[2]), tonumber(args[3])
@@ -286,7 +301,7 @@ local perMinute, abandonMs = tonumber(args[4]), tonumber(args[5])
 expireAdmissions(now)
 local ended = redis.call('ZRANGEBYSCORE', releasedAt, '-inf', int(now - sessionMs), 'LIMIT', 0, ${FORGET_BATCH})
 for _, uuid in ipairs(ended) do forget(uuid) end
-if redis.call('HGET', meta, 'p') == '1' or perMinute <= 0 then return {served(), {}} end
+if redis.call('HGET', meta, 'p') == '1' or perMinute <= 0 then return {served(), {}, tellMove(now, ${MOVE_INTERVAL_MS})} end
 local capacity = perMinute / 60 + 1
 local bucket = redis.call('HMGET', meta, 'bt', 'ba')
 local tokens = math.max(1, perMinute / 60)
@@ -297,6 +312,7 @@ local count = math.min(math.floor(tokens + 1e-9), activeLimit - redis.call('ZCAR
 local release = {served(), {}}
 if count > 0 then release = releaseNext(count, now, sessionMs, abandonMs, tonumber(args[6])) end
 redis.call('HSET', meta, 'bt', string.format('%.17g', tokens - #release[2]), 'ba', int(now))
+release[3] = tellMove(now, ${MOVE_INTERVAL_MS})
 return release
 `;
 

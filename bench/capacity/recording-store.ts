@@ -9,8 +9,10 @@ export class RecordingStore implements QueueStore {
   /** uuid → release time (ms since the epoch), in release order. */
   readonly releasedAt = new Map<string, number>();
   /**
-   * The `served` of each release batch (what its `QueueMoved` carries) → when the batch was
-   * decided, to measure the line-wide event's delivery from the same decision.
+   * The `served` of each step that tells the pages the line moved (`Release.moved`: what its
+   * `QueueMoved` carries) → when it was decided, to measure the move's delivery from the same
+   * decision. With several instances, a batch whose move a step of another instance told less than
+   * a second before waits for the next step's move by design: it is not counted as a move of its own.
    */
   readonly batchDecidedAt = new Map<number, number>();
 
@@ -46,9 +48,10 @@ export class RecordingStore implements QueueStore {
   releaseDue: QueueStore['releaseDue'] = async (...args) => this.record(await this.inner.releaseDue(...args));
 
   private record(release: Release): Release {
-    const { released, served } = release;
+    const { released, served, moved } = release;
     for (const entry of released) this.releasedAt.set(entry.uuid, entry.releasedAt ?? Number.NaN);
-    if (released.length > 0) this.batchDecidedAt.set(served, released[0].releasedAt ?? Number.NaN);
+    // A step that tells a move owed may release nobody: it was decided now.
+    if (moved) this.batchDecidedAt.set(served, released[0]?.releasedAt ?? Date.now());
     return release;
   }
 }

@@ -11,8 +11,30 @@ export interface Answer {
   readonly queuedMs: number;
 }
 
-/** One request over `agent`'s keep-alive sockets, read whole. */
-export function request(
+/**
+ * One request over `agent`'s keep-alive sockets, read whole. An idempotent request that met a
+ * kept-alive socket the server had just closed (it closes idle ones after its keep-alive timeout,
+ * and the page's own pace leaves sockets idle about that long) is sent once more on a fresh one,
+ * as browsers do: that is the client's race, not a failure of the server.
+ */
+export async function request(
+  agent: http.Agent,
+  base: URL,
+  method: string,
+  path: string,
+  headers: http.OutgoingHttpHeaders = {},
+  body?: string,
+): Promise<Answer> {
+  try {
+    return await requestOnce(agent, base, method, path, headers, body);
+  } catch (error) {
+    const stale = (error as { reusedSocket?: boolean }).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET';
+    if (!stale || (method !== 'GET' && method !== 'HEAD')) throw error;
+    return requestOnce(agent, base, method, path, headers, body);
+  }
+}
+
+function requestOnce(
   agent: http.Agent,
   base: URL,
   method: string,
@@ -50,7 +72,7 @@ export function request(
     outgoing.once('socket', () => {
       sent = performance.now();
     });
-    outgoing.on('error', reject);
+    outgoing.on('error', (error) => reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket })));
     outgoing.end(body);
   });
 }

@@ -108,7 +108,7 @@ function rampKnee(results: Results, store: string): number | undefined {
 }
 
 /** Every figure of `current`, with the previous run's and the ratio where both have it. */
-export function compareRuns(current: Results, previous: Results | undefined): ComparedFigure[] {
+export function compareRuns(current: Results, previous?: Results): ComparedFigure[] {
   return FIGURES.map(({ key, label, unit, lowerIsBetter, read }) => {
     const now = read(current);
     const before = previous === undefined ? undefined : read(previous);
@@ -121,7 +121,7 @@ export function compareRuns(current: Results, previous: Results | undefined): Co
 export function readBaseline(resultsDir: string): { file: string; date?: string; results: Results } | undefined {
   const file = process.env.BENCH_BASELINE || path.join(resultsDir, 'baseline.json');
   if (!existsSync(file)) return undefined;
-  const results = JSON.parse(readFileSync(file, 'utf8')) as Results;
+  const results = JSON.parse(readFileSync(file, 'utf8'));
   return { file: path.relative(process.cwd(), file), date: typeof results?.date === 'string' ? results.date : undefined, results };
 }
 

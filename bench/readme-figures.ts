@@ -211,7 +211,7 @@ export function withFigures(readme: string, figures: string): string {
 function main(): void {
   const root = path.resolve(__dirname, '..');
   const [resultsFile = path.join(root, 'bench', 'results', 'latest.json'), readmeFile = path.join(root, 'README.md')] = process.argv.slice(2);
-  const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Results;
+  const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
   const previous = results.comparison ? undefined : readBaseline(path.join(root, 'bench', 'results'))?.results;
   writeFileSync(readmeFile, withFigures(readFileSync(readmeFile, 'utf8'), figuresMarkdown(results, previous)));
   console.log(`${path.relative(process.cwd(), readmeFile)}: figures written from ${path.relative(process.cwd(), resultsFile)} (${results.date}).`);

@@ -44,7 +44,7 @@ export async function measureStartup(options: StartupOptions) {
   await ensureWaitingPageBuilt();
   const built = performance.now();
   // @ts-expect-error: the build script is plain JavaScript.
-  const { buildServer } = (await import('../build-server.mjs')) as { buildServer(options: { log: boolean }): Promise<string[]> };
+  const { buildServer } = (await import('../build-server.mjs')) as { buildServer: (options: { log: boolean }) => Promise<string[]> };
   await buildServer({ log: false });
   const buildMs = performance.now() - built;
   const samples: Record<Way, StartSample[]> = { compiled: [], tsx: [] };
@@ -119,7 +119,7 @@ function listening(child: ChildProcess): Promise<string> {
     let output = '';
     const timer = setTimeout(() => reject(new Error(`the server did not listen within 30 s:\n${output}`)), 30_000);
     const onData = (chunk: Buffer) => {
-      output += chunk;
+      output += chunk.toString();
       const url = LISTENING.exec(output)?.[1];
       if (url) {
         clearTimeout(timer);
@@ -128,7 +128,7 @@ function listening(child: ChildProcess): Promise<string> {
       }
     };
     child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`the server exited (${code}) before listening:\n${output}`));

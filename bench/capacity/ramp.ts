@@ -14,7 +14,6 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { distribution, preciseNow } from '../stats';
-import type { PolledVisitor } from './http-client';
 import { Child } from './ipc';
 import { openFileLimit } from './limits';
 import type { PollResult } from './poller';
@@ -165,7 +164,7 @@ async function rampStep({ options, servers, visitors, pollers, admin, waiting }:
   await untilNoneActive(admin, SESSION_SECONDS * 1000 + 5000);
   const everyone = await visitors.visitors();
   const shares = pollers.map((_, index) => everyone.filter((__, at) => at % pollers.length === index));
-  await Promise.all(pollers.map((poller, index) => poller.request('visitors', shares[index] as PolledVisitor[])));
+  await Promise.all(pollers.map((poller, index) => poller.request('visitors', shares[index])));
   for (const server of servers) {
     await server.request('loopDelay');
     await server.request('fanouts');
@@ -213,7 +212,7 @@ async function rampStep({ options, servers, visitors, pollers, admin, waiting }:
       perSecond: answered / seconds,
       offeredPerSecond: polls.reduce((sum, poll) => sum + poll.offeredPerSecond, 0),
       latencyMs: distribution(polls.flatMap((poll) => poll.timeline.map(([, ms]) => ms))),
-      errors: Object.assign({}, ...polls.map((poll) => poll.errors)),
+      errors: Object.fromEntries(polls.flatMap((poll) => Object.entries(poll.errors))),
       generatorCpu: polls.map((poll) => poll.generatorCpu),
     },
     releases: {

@@ -402,7 +402,7 @@ function capacityFigures(
         held.storeBaseline === undefined || held.storeFull === undefined ? undefined : (held.storeFull - held.storeBaseline) / holdFull.held,
     },
     paced: {
-      runs: pacedRuns.map(({ releases, moves, fanout, ...run }) => ({ ...run, releasesMs: releases.latencyMs, movesMs: moves.latencyMs })),
+      runs: pacedRuns.map(({ releases, moves, fanout: _fanout, ...run }) => ({ ...run, releasesMs: releases.latencyMs, movesMs: moves.latencyMs })),
       median: {
         perSecond: median(pacedRuns.map((run) => run.perSecond)),
         offeredPerSecond: median(pacedRuns.map((run) => run.offeredPerSecond)),

@@ -315,7 +315,13 @@ describe("redis queue store's polls", () => {
     ]);
 
     expect(await scriptCalls()).toBe(before + 1);
-    expect(answers).toEqual([{ position: 3, served: 1 }, { position: 0, served: 1 }, undefined, { position: 2, served: 1 }, { position: 1, served: 1 }]);
+    expect(answers).toEqual([
+      { position: 3, ticket: line[3].ticket, served: 1 },
+      { position: 0, ticket: line[0].ticket, served: 1 },
+      undefined,
+      { position: 2, ticket: line[2].ticket, served: 1 },
+      { position: 1, ticket: line[1].ticket, served: 1 },
+    ]);
   });
 
   it('should hold the polls that arrive while a batch is on its way, and send them together once it is answered', async () => {
@@ -337,7 +343,7 @@ describe("redis queue store's polls", () => {
 
     // The busy script, the first batch, and one for all the polls that waited.
     expect((await scriptCalls()) - before).toBe(3);
-    expect(answers).toEqual(line.map((_, index) => ({ position: index + 1, served: 0 })));
+    expect(answers).toEqual(line.map((entry, index) => ({ position: index + 1, ticket: entry.ticket, served: 0 })));
   });
 
   it('should send a busy turn\'s polls in batches of at most 256, and mark each visitor seen at its own time', async () => {
@@ -349,7 +355,7 @@ describe("redis queue store's polls", () => {
     const answers = await Promise.all(line.map((entry, index) => store.position(entry.uuid, t0 + index)));
 
     expect(await scriptCalls()).toBe(before + 2);
-    expect(answers).toEqual(line.map((_, index) => ({ position: index + 1, served: 0 })));
+    expect(answers).toEqual(line.map((entry, index) => ({ position: index + 1, ticket: entry.ticket, served: 0 })));
     expect((await store.get(line[299].uuid))?.lastSeen).toBe(t0 + 299);
     expect((await store.get(line[7].uuid))?.lastSeen).toBe(t0 + 7);
   });

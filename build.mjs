@@ -256,6 +256,16 @@ const LAZY_MODULES = {
   english: 'src/i18n/english.ts',
   controls: 'src/view/controls.ts',
   event: 'src/view/event-view.ts',
+  'bot-check': 'bot-check/solve.ts',
+};
+
+/**
+ * Web Workers, each built on its own before the lazy modules (a worker runs in a realm of its own,
+ * so it may bundle what the page bundles too). Each lazy module is given the URL of each, under
+ * /assets/, as the constant named here.
+ */
+const WORKERS = {
+  'altcha-worker': { source: 'bot-check/worker.ts', define: 'ALTCHA_WORKER_URL' },
 };
 
 /**
@@ -361,10 +371,32 @@ function esbuildOptions(building, minify) {
   };
 }
 
+/**
+ * Builds the Web Workers (`WORKERS`) into `building`, and answers their outputs, names and URLs (as
+ * esbuild defines, for the modules that start them).
+ */
+async function buildWorkers(building, minify) {
+  const workers = await esbuild.build({
+    ...esbuildOptions(building, minify),
+    entryPoints: Object.fromEntries(Object.entries(WORKERS).map(([name, { source }]) => [name, source])),
+  });
+  const workerNames = await writeOutputs(workers.outputFiles, minify);
+  const workerUrls = Object.fromEntries(
+    Object.entries(workers.metafile.outputs)
+      .filter(([, output]) => output.entryPoint)
+      .map(([file, output]) => {
+        const [, worker] = Object.entries(WORKERS).find(([, { source }]) => source === output.entryPoint);
+        return [worker.define, JSON.stringify(`/assets/${workerNames.get(path.join(root, file))}`)];
+      }),
+  );
+  return { workers, workerNames, workerUrls };
+}
+
 /** Builds the page into the empty folder `building` and returns the size figures, also written there. */
 async function buildInto(building, minify) {
   const options = esbuildOptions(building, minify);
-  const lazy = await esbuild.build({ ...options, entryPoints: { ...LAZY_MODULES, ...VIEW_MODULE } });
+  const { workers, workerNames, workerUrls } = await buildWorkers(building, minify);
+  const lazy = await esbuild.build({ ...options, entryPoints: { ...LAZY_MODULES, ...VIEW_MODULE }, define: { ...options.define, ...workerUrls } });
   const lazyNames = await writeOutputs(lazy.outputFiles, minify);
   const nameOf = (names, file) => names.get(path.join(root, file));
   const lazyOutputs = Object.entries(lazy.metafile.outputs).filter(([, output]) => output.entryPoint);
@@ -377,10 +409,10 @@ async function buildInto(building, minify) {
     plugins: [lazyImports(lazyFiles), pusherFromSource()],
   });
   const pageNames = await writeOutputs(page.outputFiles, minify);
-  const metafile = { outputs: { ...lazy.metafile.outputs, ...page.metafile.outputs } };
+  const metafile = { outputs: { ...workers.metafile.outputs, ...lazy.metafile.outputs, ...page.metafile.outputs } };
   const outputs = Object.keys(metafile.outputs);
   // Every output is written straight into the folder, under the name writeOutputs gave it.
-  const relative = (file) => nameOf(lazyNames, file) ?? nameOf(pageNames, file);
+  const relative = (file) => nameOf(lazyNames, file) ?? nameOf(pageNames, file) ?? nameOf(workerNames, file);
   const entryOf = (source) => outputs.find((file) => metafile.outputs[file].entryPoint === source);
   const mainJs = entryOf('src/main.tsx');
   const css = entryOf('public/waiting.css');
@@ -455,16 +487,19 @@ export const ELEMENTS_ENTRY = 'waiting-room.js';
  * it is written to `elements-size.json` too.
  */
 async function buildElementsInto(building, minify) {
+  // heldFetch() solves the bot check with the page's worker (the same file when the page is built too).
+  const { workerUrls } = await buildWorkers(building, minify);
   const result = await esbuild.build({
     ...esbuildOptions(building, minify),
     entryPoints: { 'waiting-room': 'elements/index.ts' },
-    define: { ...esbuildOptions(building, minify).define, ...PUSHER_DEFINES },
+    define: { ...esbuildOptions(building, minify).define, ...PUSHER_DEFINES, ...workerUrls },
     plugins: [pusherFromSource()],
   });
   const names = await writeOutputs(result.outputFiles, minify);
   const [output] = Object.keys(result.metafile.outputs).filter((file) => result.metafile.outputs[file].entryPoint === 'elements/index.ts');
   const bundle = names.get(path.join(root, output));
   await writeFile(path.join(building, ELEMENTS_ENTRY), `export * from './${bundle}';\n`);
+  // Measured as served: the .gz and .br copies beside each file.
   await compressAssets(building);
   const files = await Promise.all([ELEMENTS_ENTRY, bundle].map(async (file) => ({ file, ...(await sizeOf(path.join(building, file))) })));
   const sizes = { ...total(files), files, budget: { gzip: ELEMENTS_JS_BUDGET } };

@@ -10,6 +10,8 @@ import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
 import type { SoakResult } from './soak';
 import type { StartupResult } from './startup';
+import type { BotCheckResult } from './bot-check';
+import { CPU_SLOWDOWN } from './page-load';
 import { healthy, TARGETS, type TargetCheck } from './targets';
 
 export interface BenchResults {
@@ -38,6 +40,7 @@ export interface BenchResults {
   /** The run this one is compared with (bench/results/baseline.json unless BENCH_BASELINE names another). */
   readonly previousRun?: { readonly file: string; readonly date?: string };
   readonly comparison?: readonly ComparedFigure[];
+  readonly botCheck?: BotCheckResult;
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -85,6 +88,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.drop) lines.push('', ...drop(results.drop));
   for (const ramp of results.ramps ?? []) lines.push('', ...rampReport(ramp));
   if (results.startup) lines.push('', ...startupReport(results.startup));
+  if (results.botCheck) lines.push('', ...botCheck(results.botCheck));
   lines.push('');
   return lines.join('\n');
 }
@@ -504,5 +508,21 @@ function admission(result: AdmissionResult): string[] {
           `Its event loop's delay p99, every 2 s: ${adaptive.timeline.map((point) => point.loopDelayP99Ms).join(' ')} ms.`,
         ]
       : []),
+  ];
+}
+
+function botCheck(result: BotCheckResult): string[] {
+  const { settings, browser, bot, server } = result;
+  const ms = (d: { p50: number; p90: number; max: number }) => `p50 ${d.p50} ms, p90 ${d.p90} ms, max ${d.max} ms`;
+  return [
+    '## Bot check',
+    '',
+    `ALTCHA v2 challenges, ${settings.kdf.algorithm} N=${settings.kdf.cost} r=${settings.kdf.memoryCost} p=${settings.kdf.parallelism} (1 MiB a try), difficulty ${settings.difficulty} ` +
+      `(the counter drawn from ${Math.ceil(settings.difficulty / 2)}–${settings.difficulty}); each solve of a fresh challenge from the real server, interleaved.`,
+    '',
+    `- Chromium, the page's solver in ${browser.concurrency} Web Workers, no throttling: ${ms(browser.workers)} (${settings.browserSolves} solves)`,
+    `- Chromium, one worker's code on the page's thread: ${ms(browser.mainThread)}; with the CPU ${CPU_SLOWDOWN}× slower (Emulation.setCPUThrottlingRate, which reaches no worker): **${ms(browser.throttled)}** (×${browser.throttleRatio}); ${browser.msPerTry} ms a try unthrottled`,
+    `- a bot with Node's native scrypt (OpenSSL): **${bot.cpuMsPerPlace} ms of CPU a place**, ${bot.cpuSecondsPer1000Places} CPU-seconds per 1,000 places (${bot.triesPerPlace} tries a place, ${bot.msPerTry} ms a try; ${settings.botSolves} solves)`,
+    `- the server: ${server.issueCpuMicros} µs of CPU to issue a challenge (one key derivation, cached for a reload), **${server.verifyCpuMicros} µs to check a solution** (HMACs only; ${settings.verifications} checks)`,
   ];
 }

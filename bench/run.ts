@@ -14,9 +14,10 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,drop,startup   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more)
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,drop,startup,bot-check   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
+ *   BENCH_BOT_SOLVES=15       bot check: solves of each kind in Chromium (the bot's native solves: 40)
  *   BENCH_STARTUP_RUNS=5      starts of the server each way (compiled, and TypeScript through tsx)
  *   BENCH_RAMP_STORES=memory,redis BENCH_RAMP_STEP=2500 BENCH_RAMP_MAX=40000 BENCH_RAMP_SECONDS=10 BENCH_RAMP_RELEASE_PER_MINUTE=600
  *                             the capacity ramp (BENCH_ONLY=ramp): visitors added a step at a time until the first error or a release p99 over 1 s
@@ -39,6 +40,7 @@ import { runCapacity, type CapacityOptions, type CapacityResult } from './capaci
 import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureDrop, type DropResult } from './drop';
+import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck, type BotCheckResult } from './bot-check';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { measurePageLoad, pageLoadChecks, type PageLoadResult } from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
@@ -50,8 +52,8 @@ import { compareRuns, readBaseline } from './compare';
 import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,drop,startup';
-const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'admission', 'drop', 'startup', 'ramp', 'soak'];
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,drop,startup,bot-check';
+const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'admission', 'drop', 'startup', 'bot-check', 'ramp', 'soak'];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -232,6 +234,16 @@ async function main(): Promise<void> {
       partDone('startup');
     }
 
+    let botCheck: BotCheckResult | undefined;
+    if (only.has('bot-check')) {
+      botCheck = await measureBotCheck({
+        ...DEFAULT_BOT_CHECK_OPTIONS,
+        browserSolves: Math.floor(numberFromEnv('BENCH_BOT_SOLVES', DEFAULT_BOT_CHECK_OPTIONS.browserSolves, 3)),
+        pageDir,
+        log,
+      });
+    }
+
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -241,7 +253,7 @@ async function main(): Promise<void> {
       parts: ['page', ...[...only].filter((part) => part !== 'page')],
       targets: [
         ...(pageLoad ? pageLoadChecks(pageLoad) : []),
-        ...checkTargets(capacity, estimate, gateway, admission, estimateVariants.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result),
+        ...checkTargets(capacity, estimate, gateway, admission, estimateVariants.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result, botCheck),
         ...checkRampTargets(ramps),
       ],
       targetsRedis: capacityRedis ? [...checkTargets(capacityRedis, undefined), ...checkRedisTargets(capacity, capacityRedis)] : undefined,
@@ -258,6 +270,7 @@ async function main(): Promise<void> {
       drop,
       ramps: ramps.length > 0 ? ramps : undefined,
       startup,
+      botCheck,
       cpuProfileDir: profileDir,
     };
     const baseline = readBaseline(resultsDir);

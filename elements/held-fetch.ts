@@ -24,7 +24,7 @@ import { createQueue$, type QueueStatus, type SourceErrorHandler } from '@waitin
 import { WaitingRoomError } from './errors';
 import { readHeldAnswer, type HeldAnswer } from './held-answer';
 import { NO_PROGRESS, NOTHING_HELD, nextProgress, progressOf, type Progress, type ProgressEvent } from './progress';
-import { queueSources, type Fetch } from './queue-sources';
+import { queueSources, type Fetch, type SolveAltcha } from './queue-sources';
 import { realtimeOptions, type RealtimeClient } from './realtime';
 import { turnOf } from './turn';
 
@@ -42,6 +42,8 @@ export interface HeldFetchDeps {
   readonly onSourceError?: SourceErrorHandler;
   /** `MAX_WAITS` by default. */
   readonly maxWaits?: number;
+  /** Solves the bot check's challenge of a held answer (bot-check/solve.ts); a held answer with one cannot wait without it. */
+  readonly solveAltcha?: SolveAltcha;
 }
 
 /** `fetch`, waiting in line when the waiting room holds the request. */
@@ -126,7 +128,7 @@ export function createHeldFetch(deps: HeldFetchDeps): HeldFetch {
     if (existing) return existing;
     const wait: Observable<QueueStatus> = defer(() => {
       const client = deps.createRealtime(config.realtime.key, realtimeOptions(held));
-      return createQueue$(queueSources(client, held, deps.fetch), {
+      return createQueue$(queueSources(client, held, deps.fetch, deps.solveAltcha), {
         anonymous: !config.userId,
         // The request is sent again here, whatever its verb, so the core's replay is unused; as a
         // GET, a lost place gives `rejoining` after `rejoinDelay`, when the request is sent again.

@@ -4,6 +4,7 @@
  * (`/assets/waiting-room.js`). Loading it defines the element; `heldFetch` is ready to use.
  */
 import Pusher from 'pusher-js';
+import { solveAltcha } from '../bot-check/solve';
 import { createHeldFetch, type HeldFetch } from './held-fetch';
 import { STATUS_TAG, WaitingRoomStatus } from './status-element';
 
@@ -12,6 +13,8 @@ export const heldFetch: HeldFetch = createHeldFetch({
   fetch: (request) => fetch(request),
   createRealtime: (key, options) => new Pusher(key, options),
   onSourceError: (source, error) => console.error(`[waiting-room] ${source} failed`, error),
+  // The bot check, in Web Workers, with the gateway's worker script.
+  solveAltcha: (challenge) => solveAltcha(challenge),
 });
 
 WaitingRoomStatus.progress$ = heldFetch.progress$;

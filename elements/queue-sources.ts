@@ -1,6 +1,6 @@
-import { defer, filter, map, merge, Observable, of, ReplaySubject, startWith, switchMap, take, throwError } from 'rxjs';
-import { placeLost, type ConnectionState, type QueueSources } from '@waiting-room/streams';
-import { CHANNELS, queueInfoOf, UNKNOWN_UUID, type LineMoved, type QueueInfo } from '@waiting-room/streams/contract';
+import { defer, filter, from, map, merge, Observable, of, ReplaySubject, startWith, switchMap, take, throwError } from 'rxjs';
+import { placeLost, placePending, type ConnectionState, type QueueSources } from '@waiting-room/streams';
+import { CHANNELS, PENDING_STATUS, queueInfoOf, UNKNOWN_UUID, type AltchaChallenge, type LineMoved, type QueueInfo } from '@waiting-room/streams/contract';
 import type { HeldAnswer } from './held-answer';
 import type { Channel, Emitter, RealtimeClient } from './realtime';
 
@@ -34,8 +34,15 @@ const call = <T>(fetch: Fetch, url: string, init: RequestInit, read: (response: 
     return () => abort.abort();
   });
 
-/** A queue_info answer as the waiting page reads it: a 404 `unknown_uuid` is a lost place, anything unreadable a failed poll. */
+/** Solves the bot check's challenge: the payload queue_request sends as `altcha` (bot-check/solve.ts). */
+export type SolveAltcha = (challenge: AltchaChallenge) => Promise<string>;
+
+/**
+ * A queue_info answer as the waiting page reads it: a 404 `unknown_uuid` is a lost place, a 202 a
+ * place pending its bot check, anything unreadable a failed poll.
+ */
 async function readQueueInfo(response: Response): Promise<QueueInfo> {
+  if (response.status == PENDING_STATUS) throw placePending('queue_info answered 202');
   const body: unknown = await response.json().catch(() => null);
   if (response.status == 404 && (body as { error?: { code?: unknown } } | null)?.error?.code == UNKNOWN_UUID) {
     throw placeLost(`queue_info answered 404 ${UNKNOWN_UUID}`);
@@ -50,9 +57,15 @@ async function readQueueInfo(response: Response): Promise<QueueInfo> {
  * waiting page's, event for event and call for call (the visitor's channel, public or private,
  * joined on each 'connected'; `RequestUnqueud` on it; `QueueMoved` on `App.Queue`; queue_info
  * and queue_request on the config's routes, on the gateway's origin, with the session cookie).
+ * With a bot check (the config's `altcha`), the challenge is solved at once by `solveAltcha`, and
+ * queue_request carries the solution, as the page's does.
  */
-export function queueSources(client: RealtimeClient, { config, origin }: HeldAnswer, fetch: Fetch): QueueSources {
+export function queueSources(client: RealtimeClient, { config, origin }: HeldAnswer, fetch: Fetch, solveAltcha?: SolveAltcha): QueueSources {
   const { queue, userId, csrfToken, routes } = config;
+  // Sought at once; the promise keeps it for every queue_request, and a failure is reported when
+  // the core asks for it (a challenge no solver is given fails there too).
+  const solution = config.altcha && (solveAltcha ? solveAltcha(config.altcha) : Promise.reject(new Error('The bot check has no solver')));
+  solution?.catch(() => undefined);
   const { connection } = client;
   const channelName = userId ? CHANNELS.user(userId, queue.uuid) : CHANNELS.client(queue.uuid);
   const channel$ = new ReplaySubject<Channel>(1);
@@ -92,7 +105,7 @@ export function queueSources(client: RealtimeClient, { config, origin }: HeldAns
         ).pipe(take(1));
       }),
     queueInfo: () => call(fetch, infoUrl, { cache: 'no-store', credentials: 'same-origin', headers: json }, readQueueInfo),
-    queueRequest: () =>
+    queueRequest: (altcha?: string) =>
       call(
         fetch,
         origin + routes.queue_request,
@@ -100,9 +113,11 @@ export function queueSources(client: RealtimeClient, { config, origin }: HeldAns
           method: 'POST',
           credentials: 'same-origin',
           headers: { ...json, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ _token: csrfToken, user_id: userId, uuid: queue.uuid }),
+          // JSON leaves an undefined `altcha` out.
+          body: JSON.stringify({ _token: csrfToken, user_id: userId, uuid: queue.uuid, altcha }),
         },
         async () => undefined,
       ),
+    ...(solution && { altcha$: from(solution) }),
   };
 }

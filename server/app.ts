@@ -27,6 +27,7 @@ import type { Sampler } from './console/sampler';
 import { installOpenApi } from './openapi';
 import path from 'node:path';
 import { installSessions } from './session';
+import { BotChallenges } from './bot-check/challenge';
 import type { ErrorLog } from './sink/error-log';
 
 export interface AppParts {
@@ -74,6 +75,7 @@ export function createFastify(config: ServerConfig, languages: Languages, logStr
 export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: string): void {
   const { config, rooms, clock } = parts;
   const heldBodies = new HeldBodyTally();
+  const challenges = new BotChallenges(config.sessionSecret, clock);
   const pusherApp: AppCredentials = config.pusher;
 
   // First: a refused request target is answered before any other hook sees it.
@@ -87,7 +89,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
 
   app.register(async (own) => {
     installBodyParsers(own);
-    own.register(queueRoutes, { rooms, clock, answered: (ms) => metrics.queueInfoAnswered(ms) });
+    own.register(queueRoutes, { rooms, clock, challenges, answered: (ms) => metrics.queueInfoAnswered(ms) });
     own.register(languageRoutes);
     own.register(pusherAuthRoutes, { app: pusherApp, rooms });
     own.register(adminRoutes, {
@@ -114,7 +116,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   });
   app.register(async (gateway) =>
     registerOrigin(gateway, { ...config.gateway, upstream }, rooms, metrics, (origin) =>
-      createGate({ config, rooms, clock, page: parts.page, origin, heldBodies, port: parts.port }),
+      createGate({ config, rooms, clock, page: parts.page, origin, heldBodies, challenges, port: parts.port }),
     ),
   );
 }

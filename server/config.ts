@@ -83,7 +83,26 @@ export interface ServerConfig {
   readonly gateway: GatewayConfig;
   /** The default language and a site's own wording (DEFAULT_LOCALE, MESSAGES_DIR). */
   readonly languages: LanguageSettings;
+  /** The bot check's settings, for the rooms that have it on, and the cap of places per client address. */
+  readonly botCheck: BotCheckConfig;
 }
+
+/** What the bot check asks of a held visitor: nothing, or a proof of work (see docs/bot-check.md). */
+export const BOT_CHALLENGES = ['off', 'pow'] as const;
+export type BotChallengeMode = (typeof BOT_CHALLENGES)[number];
+
+export interface BotCheckConfig {
+  /**
+   * The most key derivations a solution takes (BOT_CHALLENGE_DIFFICULTY): the counter to find is
+   * drawn from its upper half. The operator may change it live; the store keeps that.
+   */
+  readonly difficulty: number;
+  /** Most places (in line, or waiting for their bot check) one client address may hold in a room; 0: no cap. */
+  readonly placesPerAddress: number;
+}
+
+/** Most key derivations a solution may be asked to take: at the defaults, minutes in a browser. */
+export const MAX_DIFFICULTY = 100_000;
 
 /** One line of its own: the protected prefixes it holds, and its limits. */
 export interface RoomConfig {
@@ -96,6 +115,8 @@ export interface RoomConfig {
   readonly releasePerMinute: number;
   /** The language its pages speak whatever the browser asks (a visitor may still pick another); unset: the browser's. */
   readonly locale?: Locale;
+  /** Whether a held visitor must solve a proof of work before taking a place (BOT_CHALLENGE, or the room's `botChallenge`). */
+  readonly botChallenge: BotChallengeMode;
   readonly admission: AdmissionConfig;
 }
 
@@ -212,7 +233,8 @@ export function loadConfig(env: Env): ServerConfig {
   const sessionSeconds = read.int('SESSION_SECONDS', 300, 1, 7 * 24 * 3600);
   const gateway = gatewayConfig(read);
   const admission = admissionConfig(read, sessionSeconds, gateway.responseTimeoutMs);
-  const rooms = roomsConfig(read, { activeLimit, releasePerMinute, admission }, gateway.responseTimeoutMs);
+  const botChallenge = read.choice('BOT_CHALLENGE', BOT_CHALLENGES, 'off');
+  const rooms = roomsConfig(read, { activeLimit, releasePerMinute, admission, botChallenge }, gateway.responseTimeoutMs);
   const events = eventsConfig(read, rooms);
   return {
     port: read.int('PORT', 8080, 0, 65535),
@@ -267,6 +289,10 @@ export function loadConfig(env: Env): ServerConfig {
     trustProxy: read.flag('TRUST_PROXY', false),
     gateway,
     languages: languagesConfig(read),
+    botCheck: {
+      difficulty: read.int('BOT_CHALLENGE_DIFFICULTY', DEFAULT_DIFFICULTY, 1, MAX_DIFFICULTY),
+      placesPerAddress: read.int('PLACES_PER_ADDRESS', 0, 0, 1_000_000),
+    },
   };
 }
 
@@ -327,20 +353,28 @@ function languagesConfig(read: Reader): LanguageSettings {
   return { defaultLocale, overrides };
 }
 
+/**
+ * The difficulty a solution is asked at by default: its median time in a browser on a slow phone
+ * (Chromium with the CPU 4× slower) stays under 1.5 s with room to spare, on a busy 2-core machine
+ * too (`npm run bench`, docs/bot-check.md): at 150 and 200 the slower reading of it missed.
+ */
+export const DEFAULT_DIFFICULTY = 100;
+
 const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
-const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute', 'locale', 'admission', 'originLatencyTargetMs', 'events']);
+const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute', 'locale', 'admission', 'originLatencyTargetMs', 'events', 'botChallenge']);
 
 /** A room as read from ROOMS, with the events it declares (taken out into `ServerConfig.events`). */
 type RoomWithEvents = RoomConfig & { readonly events?: unknown };
 
 /**
  * The rooms: ROOMS (JSON) or ROOMS_FILE (a JSON file), an array of `{name, protect, activeLimit?,
- * releasePerMinute?}`, the limits defaulting to ACTIVE_LIMIT and RELEASE_PER_MINUTE; without
- * either, one room named `default` holding PROTECT. A prefix belongs to one room only.
+ * releasePerMinute?, botChallenge?}`, the limits defaulting to ACTIVE_LIMIT and RELEASE_PER_MINUTE
+ * and the bot check to BOT_CHALLENGE; without either, one room named `default` holding PROTECT.
+ * A prefix belongs to one room only.
  */
 function roomsConfig(
   read: Reader,
-  defaults: { activeLimit: number; releasePerMinute: number; admission: AdmissionConfig },
+  defaults: { activeLimit: number; releasePerMinute: number; admission: AdmissionConfig; botChallenge: BotChallengeMode },
   responseTimeoutMs: number,
 ): RoomWithEvents[] {
   const given = jsonSetting(read, 'ROOMS', '[{"name": "tickets", "protect": ["/tickets"]}, …]');
@@ -391,6 +425,10 @@ function roomsConfig(
     if (mode === 'adaptive' && target >= responseTimeoutMs) {
       throw new ConfigError(`${at}.originLatencyTargetMs (${target}) must be below UPSTREAM_TIMEOUT_MS (${responseTimeoutMs}).`);
     }
+    const botChallenge = room.botChallenge ?? defaults.botChallenge;
+    if (!(BOT_CHALLENGES as readonly unknown[]).includes(botChallenge)) {
+      throw new ConfigError(`${at}.botChallenge must be one of ${BOT_CHALLENGES.join(', ')}.`);
+    }
     return {
       name: room.name,
       protect,
@@ -399,6 +437,7 @@ function roomsConfig(
       ...(room.locale === undefined ? {} : { locale: localeOf(room.locale, `${at}.locale`) }),
       admission: { ...defaults.admission, mode: mode as AdmissionMode, originLatencyTargetMs: target },
       ...(room.events !== undefined && { events: room.events }),
+      botChallenge: botChallenge as BotChallengeMode,
     };
   });
 }

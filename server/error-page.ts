@@ -39,11 +39,12 @@ export const EXPLAINED_CODES = [
   'origin_unreachable',
   'origin_timeout',
   'sale_closed',
+  'too_many_places',
 ] as const;
 export type ExplainedCode = (typeof EXPLAINED_CODES)[number];
 
 /** The statuses with a title of their own; any other shows the generic one. */
-export const TITLED_STATUSES = [400, 401, 403, 404, 405, 408, 409, 413, 414, 415, 419, 431, 500, 502, 503, 504] as const;
+export const TITLED_STATUSES = [400, 401, 403, 404, 405, 408, 409, 413, 414, 415, 419, 429, 431, 500, 502, 503, 504] as const;
 type TitledStatus = (typeof TITLED_STATUSES)[number];
 
 const STYLE = `

@@ -6,7 +6,7 @@ import type { Languages } from './languages';
 import { isOwnPath } from './hold';
 import { validationAnswer } from './openapi';
 import { FanoutUnavailableError } from './realtime/fanout-error';
-import { StoreUnavailableError } from './store/errors';
+import { PlacesPerAddressError, StoreUnavailableError } from './store/errors';
 
 /** An error the visitor or client caused, answered as `{error: {code, message}}` with `status`. */
 export class HttpError extends Error {
@@ -104,6 +104,15 @@ export function errorAnswer(error: FastifyError | Error, log: FastifyBaseLogger)
       code: 'store_unavailable',
       message: 'The waiting room is busy; try again in a moment.',
       headers: { 'retry-after': '2' },
+    };
+  }
+  if (error instanceof PlacesPerAddressError) {
+    // A person gets the explained page; a program, the code to branch on. Nothing was taken.
+    return {
+      status: 429,
+      code: 'too_many_places',
+      message: `${error.message} Come back once one of them has had its turn.`,
+      headers: { 'retry-after': '60' },
     };
   }
   if (error instanceof FanoutUnavailableError) {

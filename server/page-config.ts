@@ -1,4 +1,4 @@
-import { ERROR_REPORTING, ROUTES, type EventFactsJson, type PageConfigJson, type Routes } from '@waiting-room/streams/contract';
+import { ERROR_REPORTING, ROUTES, type AltchaChallenge, type EventFactsJson, type PageConfigJson, type Routes } from '@waiting-room/streams/contract';
 import type { ServerConfig } from './config';
 import type { ServedLanguage } from './languages';
 import type { Session } from './session';
@@ -25,6 +25,8 @@ export function pageConfigFor(
   language?: ServedLanguage,
   /** The scheduled event whose pre-queue the visitor entered (`events/schedule.ts`). */
   event?: EventFactsJson,
+  /** The bot check's challenge, while the place waits for it. */
+  altcha?: AltchaChallenge,
 ): PageConfigJson {
   return {
     queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
@@ -40,6 +42,7 @@ export function pageConfigFor(
     ...(config.pageTimings ? { timings: config.pageTimings } : {}),
     ...(language ? { language: language.json } : {}),
     ...(event && { event }),
+    ...(altcha && { altcha }),
   };
 }
 

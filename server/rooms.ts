@@ -5,6 +5,7 @@ import { HttpError } from './errors';
 import { protectionTest } from './hold';
 import { ROUTES } from '@waiting-room/streams/contract';
 import type { EventSchedule } from './events/schedule';
+import type { BotCheck } from './bot-check/room-check';
 import type { Releases } from './releases';
 import type { AdmissionLimits, Entry, QueueStore } from './store/types';
 
@@ -19,6 +20,8 @@ export interface Room {
   readonly admission: Admission;
   /** Its scheduled events: the pre-queue, the draw, and what replaces its settings while one runs. */
   readonly events: EventSchedule;
+  /** Whether, and how hard, a held visitor is checked for a bot before taking a place. */
+  readonly botCheck: BotCheck;
   /**
    * True for the first room. Its page calls the contract's routes as they are, and it alone
    * publishes `QueueMoved` on the one line-wide channel the page listens to: a page of another

@@ -15,6 +15,7 @@ import { ELEMENTS_ENTRY } from './page';
 import { EventSchedule } from './events/schedule';
 import { startReleaseLoop } from './release-loop';
 import { Releases } from './releases';
+import { RoomBotCheck } from './bot-check/room-check';
 import { ErrorLog } from './sink/error-log';
 import { forgetStateFile, readStateFile, writeStateFile } from './state-file';
 import { createStore } from './store/create';
@@ -119,6 +120,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
         get limits() {
           return releases.policy;
         },
+        botCheck: new RoomBotCheck(store, { mode: room.botChallenge, difficulty: config.botCheck.difficulty }, clock),
         primary,
         routes: roomRoutes(room.name, primary),
         locale: room.locale,

@@ -26,5 +26,7 @@ startPage(document.getElementById('waiting-room') ?? document.body, {
   loadControls: () => import('./view/controls').then(({ createControls }) => createControls),
   // A separate chunk, prefetched once the position shows.
   loadReplay: () => import('./effects/perform-replay').then(({ performReplay }) => performReplay),
+  // A separate chunk and its workers, fetched only for a bot check.
+  solveAltcha: (challenge) => import('../bot-check/solve').then(({ solveAltcha }) => solveAltcha(challenge)),
   afterFirstPaint: (run) => afterFirstPaint(run),
 });

@@ -1,6 +1,6 @@
-import { NEVER, defer, finalize, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
+import { NEVER, defer, finalize, from, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
 import type { QueueOptions, QueueSources, QueueStatus, SourceErrorHandler } from '@waiting-room/streams';
-import { CHANNELS, type PageConfig, type QueueOpened } from '@waiting-room/streams/contract';
+import { CHANNELS, type AltchaChallenge, type PageConfig, type QueueOpened } from '@waiting-room/streams/contract';
 import { channelName } from './adapters/channel-name';
 import { createRealtimeSources, fromPusherEvent, type PusherLike } from './adapters/realtime-sources';
 import { createQueueInfo } from './adapters/queue-info';
@@ -11,6 +11,8 @@ export interface PageQueueDeps {
   readonly createPusher: (config: PageConfig) => PusherLike;
   readonly fetch: FetchLike;
   readonly createQueue$: (sources: QueueSources, options: QueueOptions) => Observable<QueueStatus>;
+  /** Solves the bot check's challenge (lazily loaded): the payload queue_request sends as `altcha`. */
+  readonly solveAltcha: (challenge: AltchaChallenge) => Promise<string>;
   readonly scheduler?: SchedulerLike;
   /** Told when a realtime source fails (e.g. a refused private subscription); the status goes on. */
   readonly onSourceError?: SourceErrorHandler;
@@ -38,12 +40,17 @@ export function createPageQueue$(config: PageConfig, hash: string, deps: PageQue
     if (queue.uri === null) return deps.createQueue$(NO_SOURCES, options);
     const pusher = deps.createPusher(config);
     const { event } = config;
+    // Sought at once, while the page connects; the promise keeps the solution for every
+    // queue_request. A failure is reported when the core asks for it (`onSourceError`), not before.
+    const solution = config.altcha && deps.solveAltcha(config.altcha);
+    solution?.catch(() => undefined);
     const sources: QueueSources = {
       ...createRealtimeSources(pusher, channelName(userId, queue.uuid)),
       // Beyond the spec: a pre-queue's opening, on its channel, joined only by a page in one.
       ...(event && { opened$: defer(() => fromPusherEvent<QueueOpened>(pusher.subscribe(CHANNELS.event(event.id)), CHANNELS.openedEvent)) }),
       queueInfo: createQueueInfo(deps.fetch, routes.queue_info, queue.uuid),
       queueRequest: createQueueRequest(deps.fetch, routes.queue_request, { _token: csrfToken, user_id: userId, uuid: queue.uuid }),
+      ...(solution && { altcha$: from(solution) }),
     };
     return deps.createQueue$(sources, options).pipe(finalize(() => pusher.disconnect()));
   }).pipe(shareReplay({ bufferSize: 1, refCount: true }));

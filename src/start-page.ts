@@ -7,7 +7,7 @@ import type { PerformReplay } from './effects/perform-replay';
 import { cleanAddressBar } from './effects/clean-address-bar';
 import { runEffects } from './effects/run-effects';
 import { createPageQueue$, type PageQueueDeps } from './page-queue';
-import { textsOf } from './i18n/texts';
+import { checkingTexts, textsOf } from './i18n/texts';
 import type { CreateControls } from './view/controls';
 import type { ConfigProblemView } from './view/config-problem';
 import type { LostPlaceView } from './view/lost-place';
@@ -121,7 +121,9 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
     : queue$;
   const pageEvent = event && { facts: event, load: loadOnce(deps.loadEventView), uuid: config.queue.uuid };
   // Without the view the page keeps its static loading block, and still replays on release.
-  Promise.all([deps.loadView(), texts]).then(
+  // While the bot check runs, the loading block says so.
+  const shown = config.altcha ? texts.then(checkingTexts) : texts;
+  Promise.all([deps.loadView(), shown]).then(
     ([mount, loaded]) => stopped || show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent),
     (error) => report(`Waiting room view could not load: ${describeError(error)}`),
   );

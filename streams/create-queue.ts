@@ -58,6 +58,11 @@ import { waiting } from './rules/waiting.js';
  *    - or, with no pending request URI, only `leaving` 'back' at once, `leaving` 'root' 3 s
  *      later, then completes, without subscribing to any source.
  * At the ending every source, call, poll and timer is let go: nothing after it can matter.
+ *
+ * With the bot check (`sources.altcha$`, an extension), each queue_request waits for the solution's
+ * first value and carries it, and once one carrying it was answered, queue_info is asked at once
+ * (the 60 s poll starts again from there): the place has just entered the line. Until then queue_info may say the place is pending (`placePending`), which
+ * neither counts as a failed poll nor changes the status. Without `altcha$`, nothing of this runs.
  * It never errors: failed calls are counted or dropped, and an error in a hot source or in
  * `subscribe()` ends that source only (reported through `options.onSourceError`).
  *
@@ -114,7 +119,13 @@ function inLine(
         connect((subscribed$) =>
           merge(
             poll(
-              merge(state$.pipe(filter((state) => state === 'connected')), opening(guarded('opened$', sources.opened$ ?? EMPTY), request.uuid, scheduler)),
+              // queue_request's calls run inside the 60 s poll's start: one that carried the bot
+              // check's solution and was answered starts it again, the place having entered the line.
+              merge(
+                state$.pipe(filter((state) => state === 'connected')),
+                opening(guarded('opened$', sources.opened$ ?? EMPTY), request.uuid, scheduler),
+                sendQueueRequest(subscribed$, sources.queueRequest, sources.altcha$ && guarded('altcha$', sources.altcha$)),
+              ),
               sources.queueInfo,
               timings.poll,
               scheduler,
@@ -125,7 +136,6 @@ function inLine(
               merge(
                 waiting(lineMoved(results$, guarded('moved$', sources.moved$ ?? EMPTY), scheduler), state$),
                 subscribeChannel(state$, sources.subscribe, onSourceError),
-                sendQueueRequest(subscribed$, sources.queueRequest),
                 releaseOnce(guarded('release$', sources.release$), request),
                 lostPlace(results$, request),
                 merge(

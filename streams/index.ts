@@ -4,7 +4,7 @@
  */
 export { createQueue$ } from './create-queue.js';
 export { resolveTimings } from './timings.js';
-export { isPlaceLost, placeLost, type PlaceLost } from './place-lost.js';
+export { isPlaceLost, isPlacePending, placeLost, placePending, type PlaceLost, type PlacePending } from './place-lost.js';
 export type {
   ConnectionState,
   FailureMessage,

@@ -9,10 +9,28 @@ export interface PlaceLost {
   readonly placeLost: true;
 }
 
+/**
+ * A place can wait for its bot check (an extension): the server knows it, but it is not in line
+ * until the visitor's solution is verified, so there is no position to show yet. A `queueInfo()`
+ * call says so by erroring with a value marked `placePending: true` (see `PENDING_STATUS` in the
+ * contract); the status stream then neither counts a failed poll nor changes what it shows.
+ */
+export interface PlacePending {
+  readonly placePending: true;
+}
+
 /** The error a `queueInfo()` call fails with when the server does not know the place; `message` says how it said so. */
 export function placeLost(message: string): Error & PlaceLost {
   return Object.assign(new Error(message), { placeLost: true as const });
 }
 
+/** The error a `queueInfo()` call fails with when the place waits for its bot check; `message` says how it said so. */
+export function placePending(message: string): Error & PlacePending {
+  return Object.assign(new Error(message), { placePending: true as const });
+}
+
 /** True for a value marked as a lost place (made by `placeLost()`, or by any copy of it). */
 export const isPlaceLost = (error: unknown): error is PlaceLost => (error as Partial<PlaceLost> | null)?.placeLost === true;
+
+/** True for a value marked as a place waiting for its bot check (made by `placePending()`, or by any copy of it). */
+export const isPlacePending = (error: unknown): error is PlacePending => (error as Partial<PlacePending> | null)?.placePending === true;

@@ -42,8 +42,11 @@ export interface QueueSources {
    * an answer that is not a position, is a failed poll.
    */
   readonly queueInfo: () => Observable<QueueInfo>;
-  /** One queue_request call. Its answer is not read. */
-  readonly queueRequest: () => Observable<unknown>;
+  /**
+   * One queue_request call. Its answer is not read. With `altcha$`, it is called with the
+   * solution's payload, to send as the field `altcha`.
+   */
+  readonly queueRequest: (altcha?: string) => Observable<unknown>;
   /** Each `QueueMoved` event on the line-wide channel (an extension; optional). */
   readonly moved$?: Observable<LineMoved>;
   /**
@@ -51,6 +54,14 @@ export interface QueueSources {
    * in (an extension; optional): one queue_info call follows, within its spread (rules/opening).
    */
   readonly opened$?: Observable<QueueOpened>;
+  /**
+   * The bot check (an extension; optional): the payload of the solution to the config's `altcha`
+   * challenge. Every queue_request waits for its first value and carries it; it is subscribed on
+   * each successful channel subscription, so it must replay its value and be sought on its own
+   * from the start, while the page connects (`from(solve(challenge))`: a promise does both).
+   * Without it, queue_request goes as the spec has it.
+   */
+  readonly altcha$?: Observable<string>;
 }
 
 /** The name of a source, as in `QueueSources`. */

@@ -20,6 +20,8 @@ export class RecordingStore implements QueueStore {
 
   admit: QueueStore['admit'] = (...args) => this.inner.admit(...args);
   hold: QueueStore['hold'] = (...args) => this.inner.hold(...args);
+  enterLine: QueueStore['enterLine'] = (...args) => this.inner.enterLine(...args);
+  dropPending: QueueStore['dropPending'] = (...args) => this.inner.dropPending(...args);
   get: QueueStore['get'] = (...args) => this.inner.get(...args);
   placeInLine: QueueStore['placeInLine'] = (...args) => this.inner.placeInLine(...args);
   position: QueueStore['position'] = (...args) => this.inner.position(...args);
@@ -31,6 +33,8 @@ export class RecordingStore implements QueueStore {
   setPaused: QueueStore['setPaused'] = (...args) => this.inner.setPaused(...args);
   limits: QueueStore['limits'] = () => this.inner.limits();
   setLimits: QueueStore['setLimits'] = (...args) => this.inner.setLimits(...args);
+  challengeDifficulty: QueueStore['challengeDifficulty'] = () => this.inner.challengeDifficulty();
+  setChallengeDifficulty: QueueStore['setChallengeDifficulty'] = (...args) => this.inner.setChallengeDifficulty(...args);
   close: QueueStore['close'] = () => this.inner.close();
   dropAbandoned: QueueStore['dropAbandoned'] = (...args) => this.inner.dropAbandoned(...args);
   events: QueueStore['events'] = () => this.inner.events();

@@ -12,8 +12,10 @@ import type { WaitingPage } from '../page';
 import { replayFormUuid, takeReplay } from '../replay';
 import { ensureSession } from '../session';
 import type { Rooms } from '../rooms';
-import type { HeldRequest } from '../store/types';
+import type { HeldRequest, HoldOptions } from '../store/types';
 import { watchOrigin } from '../admission/watch';
+import { addressKey } from '../bot-check/address';
+import { CHALLENGE_LIFETIME_MS, type BotChallenges } from '../bot-check/challenge';
 import { BYPASS_HEADER, hasValidBypass } from './bypass';
 import { isCrossSite } from './cross-site';
 import { heldBody, readBody, type HeldBodyTally } from './held-body';
@@ -27,6 +29,8 @@ export interface GateOptions {
   readonly origin: Origin;
   /** Counts the bodies held and refused. */
   readonly heldBodies: HeldBodyTally;
+  /** Issues the bot check's challenges. */
+  readonly challenges: BotChallenges;
   /** The port this instance listens on (known once listening). */
   readonly port: () => number;
 }
@@ -94,24 +98,31 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       // of another tab, a favicon): "not now", without taking a place.
       return reply.code(503).header('retry-after', '60').header('cache-control', 'no-store').send();
     }
-    const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now);
+    // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts).
+    const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now, holdOptions(request, config, room.botCheck.mode(now) === 'pow', now));
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const place = await store.placeInLine(entry.uuid, now);
+    const held = place?.entry ?? entry;
+    // A pending place gets the challenge that lets it in line.
+    const altcha = held.state === 'pending' ? await options.challenges.issue({ uuid: held.uuid, room: room.name }, await room.botCheck.difficulty()) : undefined;
     const language = request.server.languages.choose({ headers: request.headers, roomLocale: room.locale });
-    const facts = room.events.pageFacts(place?.entry ?? entry, place?.position ?? 0, now);
-    const pageConfig = pageConfigFor(
-      place?.entry ?? entry,
-      facts.position,
-      session,
-      config,
-      originOf(request, config.host),
-      options.port(),
-      room.routes,
-      language,
-      facts.event,
-    );
+    const facts = room.events.pageFacts(held, place?.position ?? 0, now);
+    const pageConfig = pageConfigFor(held, facts.position, session, config, originOf(request, config.host), options.port(), room.routes, language, facts.event, altcha);
     if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
     return sendWaitingPage(reply, options.page.render(pageConfig, language));
+  };
+}
+
+/**
+ * How a held request takes a new place: counted against its client address when PLACES_PER_ADDRESS
+ * is set (with TRUST_PROXY, the address the proxy in front says: `request.ip`), and pending its bot
+ * check for as long as a challenge lasts when the room's check is on.
+ */
+function holdOptions(request: FastifyRequest, config: ServerConfig, checked: boolean, now: number): HoldOptions {
+  const { placesPerAddress } = config.botCheck;
+  return {
+    ...(placesPerAddress > 0 && { address: addressKey(request.ip), placesPerAddress }),
+    ...(checked && { pendingUntil: now + CHALLENGE_LIFETIME_MS }),
   };
 }
 

@@ -8,6 +8,8 @@ import { requireAdminAccess, type AdminAccessOptions } from '../admin/access';
 import { adminConsoleRoutes, type AdminConsoleOptions } from './admin-console';
 import { ADMISSION_VIEW_SCHEMA } from '../admission/view';
 import { eventAdminRoutes } from './events';
+import { KDF } from '../bot-check/challenge';
+import { MAX_DIFFICULTY } from '../config';
 
 export interface AdminOptions extends AdminConsoleOptions {
   readonly access: AdminAccessOptions;
@@ -33,6 +35,7 @@ const STATS = {
   type: 'object',
   properties: {
     waiting: { type: 'integer', description: 'Places in line now.' },
+    pending: { type: 'integer', description: 'Places waiting for their bot check, out of the line.' },
     active: { type: 'integer', description: 'Sessions admitted now.' },
     released: { type: 'integer', description: 'Visitors released since the line began.' },
     arrived: { type: 'integer', description: 'Places taken since the line began.' },
@@ -73,6 +76,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
     const { policy, configured } = room.releases;
     return {
       waiting: stats.waiting,
+      pending: stats.pending,
       active: stats.active,
       released: stats.released,
       arrived: stats.arrived,
@@ -211,6 +215,81 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
       const room = roomOf(request);
       await room.releases.changeLimits({ activeLimit, perMinute: releasePerMinute });
       return statsOf(room);
+    },
+  );
+
+  const botCheckOf = async (room: Room) => {
+    const { configured } = room.botCheck;
+    const now = clock.now();
+    return {
+      botChallenge: room.botCheck.mode(now),
+      difficulty: await room.botCheck.difficulty(),
+      configured: { botChallenge: configured.mode, difficulty: configured.difficulty },
+      pending: (await room.store.stats(now)).pending,
+      placesPerAddress: options.config.botCheck.placesPerAddress,
+      kdf: KDF,
+    };
+  };
+  const BOT_CHECK = {
+    type: 'object',
+    properties: {
+      botChallenge: { type: 'string', enum: ['off', 'pow'], description: 'What a visitor held now is asked: nothing, or a proof of work.' },
+      difficulty: { type: 'integer', description: 'The most key derivations a solution takes, in force (the operator\'s, when set); the counter is drawn from its upper half.' },
+      configured: {
+        type: 'object',
+        description: "The room's configuration (BOT_CHALLENGE or its botChallenge, BOT_CHALLENGE_DIFFICULTY).",
+        properties: { botChallenge: { type: 'string' }, difficulty: { type: 'integer' } },
+      },
+      pending: { type: 'integer', description: 'Places waiting for their bot check now.' },
+      placesPerAddress: { type: 'integer', description: 'PLACES_PER_ADDRESS (0: no cap).' },
+      kdf: {
+        type: 'object',
+        description: 'What each try derives: ALTCHA algorithm, cost (scrypt N), memoryCost (r), parallelism (p), keyLength.',
+        properties: { algorithm: { type: 'string' }, cost: { type: 'integer' }, memoryCost: { type: 'integer' }, parallelism: { type: 'integer' }, keyLength: { type: 'integer' } },
+      },
+    },
+  } as const;
+
+  app.get(
+    '/bot-check',
+    { schema: roomCall("The room's bot check", { response: { 200: BOT_CHECK, ...errorResponses(401, 404) } }) },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return botCheckOf(roomOf(request));
+    },
+  );
+
+  app.post(
+    '/bot-check',
+    {
+      schema: roomCall("Change the bot check's difficulty", {
+        description:
+          'Kept in the store: every instance follows within a second, for the challenges it issues from then on (a challenge already issued keeps its own). null goes back to BOT_CHALLENGE_DIFFICULTY.',
+        body: failsWith(
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['difficulty'],
+            properties: {
+              difficulty: failsWith(
+                { type: ['integer', 'null'], minimum: 1, maximum: MAX_DIFFICULTY, description: 'The most key derivations a solution takes; null: the configured one.' },
+                'bad_difficulty',
+                `"difficulty" must be a whole number from 1 to ${MAX_DIFFICULTY}, or null for the configured one.`,
+              ),
+              room: ROOM,
+            },
+          },
+          'bad_request',
+          'Send {"difficulty": n}, optionally with "room".',
+        ),
+        response: { 200: BOT_CHECK, ...errorResponses(400, 401, 403, 404) },
+      }),
+    },
+    async (request) => {
+      const { difficulty } = request.body as { difficulty: number | null };
+      const room = roomOf(request);
+      await room.botCheck.changeDifficulty(difficulty);
+      return botCheckOf(room);
     },
   );
 

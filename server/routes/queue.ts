@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isUuid, ROUTES, UNKNOWN_UUID, UUID_PATTERN } from '@waiting-room/streams/contract';
+import { isUuid, PENDING_STATUS, ROUTES, UNKNOWN_UUID, UUID_PATTERN } from '@waiting-room/streams/contract';
+import type { BotChallenges } from '../bot-check/challenge';
 import type { Clock } from '../clock';
 import { HttpError } from '../errors';
 import { estimateMinutes } from '../estimate';
@@ -11,6 +12,8 @@ import { RecentReleasesCache } from '../store/recent-releases-cache';
 export interface QueueRouteOptions {
   readonly rooms: Rooms;
   readonly clock: Clock;
+  /** Checks the bot check's solutions. */
+  readonly challenges: BotChallenges;
   /** Told how long each queue_info answer took (the metrics). */
   readonly answered?: (ms: number) => void;
 }
@@ -20,6 +23,8 @@ const ROOM_QUERY = {
   properties: { room: failsWith({ type: 'string', description: 'The room; the first when absent.' }, 'bad_room', '"room" must be a room\'s name.') },
 } as const;
 const TAGS = ['waiting page'];
+/** Longest bot-check payload read: a solved challenge of this server's is about 1 KB. */
+const MAX_ALTCHA_LENGTH = 4096;
 
 /** queue_request's fields, JSON or form. `_token` is checked before these (419 comes first). */
 const QUEUE_REQUEST_BODY = failsWith(
@@ -33,6 +38,15 @@ const QUEUE_REQUEST_BODY = failsWith(
         { type: 'string', pattern: UUID_PATTERN.source, description: 'The place in line.' },
         'bad_uuid',
         "The uuid field must be 1 to 100 letters, digits, '-' or '_'.",
+      ),
+      altcha: failsWith(
+        {
+          type: 'string',
+          maxLength: MAX_ALTCHA_LENGTH,
+          description: "The bot check's solution, while the place is pending: the base64 of {challenge, solution}, as ALTCHA's widget sends it. Ignored once the place is in line.",
+        },
+        'bad_altcha',
+        `The altcha field must be the base64 of {challenge, solution}, at most ${MAX_ALTCHA_LENGTH} characters.`,
       ),
     },
   },
@@ -59,7 +73,7 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
         querystring: ROOM_QUERY,
         body: QUEUE_REQUEST_BODY,
         response: {
-          202: { type: 'object', properties: { uuid: { type: 'string' }, state: { type: 'string', enum: ['waiting', 'released'] } } },
+          202: { type: 'object', properties: { uuid: { type: 'string' }, state: { type: 'string', enum: ['pending', 'waiting', 'released'] } } },
           ...errorResponses(400, 403, 404, 419),
         },
       },
@@ -71,8 +85,9 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
       },
     },
     async (request, reply) => {
-      const fields = request.body as { uuid: string; user_id?: unknown };
-      const { store, releases } = roomOf(request);
+      const fields = request.body as { uuid: string; user_id?: unknown; altcha?: string };
+      const room = roomOf(request);
+      const { store, releases } = room;
       const session = requireSession(request);
       const uuid = fields.uuid;
       const entry = await store.get(uuid);
@@ -84,11 +99,32 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
       if (userId !== undefined && userId !== null && Number(userId || 0) !== entry.userId) {
         throw new HttpError(403, 'wrong_user', 'user_id is not the user this place was held for.');
       }
-      await store.touch(uuid, clock.now());
+      const now = clock.now();
+      await store.touch(uuid, now);
+      if (entry.state === 'pending') return reply.code(202).send({ uuid, state: await enterLine(room, uuid, fields.altcha, now) });
       if (entry.state === 'released') await releases.announce(entry);
       return reply.code(202).send({ uuid, state: entry.state });
     },
   );
+
+  /**
+   * The bot check's last step: a pending place whose solution is verified enters the line, at the
+   * back. A refused solution drops the place, so that the page learns it from its next queue_info
+   * (404) and a held GET joins again with a fresh challenge; a missing one leaves it pending.
+   */
+  async function enterLine(room: Room, uuid: string, altcha: string | undefined, now: number) {
+    if (altcha === undefined) {
+      throw new HttpError(403, 'altcha_required', 'This place waits for its bot check: send the solution as the altcha field.');
+    }
+    const verdict = await options.challenges.verify(altcha, { uuid, room: room.name });
+    if (!verdict.verified) {
+      await room.store.dropPending(uuid);
+      throw new HttpError(403, 'altcha_refused', `The bot check's solution is refused (${verdict.refusal}); load the page again for a new challenge.`);
+    }
+    const state = await room.store.enterLine(uuid, now);
+    if (!state) throw new HttpError(404, UNKNOWN_UUID, 'No place in line has this uuid.');
+    return state;
+  }
 
   /**
    * The visitor's position (0 once released) and the estimated wait in minutes. A waiting
@@ -123,6 +159,11 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
               },
             },
           },
+          [PENDING_STATUS]: {
+            type: 'object',
+            description: 'The place waits for its bot check: no position yet (neither released nor lost). Ask again.',
+            properties: { pending: { type: 'boolean', enum: [true] } },
+          },
           ...errorResponses(404),
         },
       },
@@ -139,8 +180,9 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
       const now = clock.now();
       const place = isUuid(uuid) ? await room.store.position(uuid, now) : undefined;
       if (!place) throw new HttpError(404, UNKNOWN_UUID, 'No place in line has this uuid.');
-      const { position, served } = place;
       reply.header('cache-control', 'no-store');
+      if (place.pending) return reply.code(PENDING_STATUS).send({ pending: true });
+      const { position, served } = place;
       // In an event's pre-queue there is no position yet; with its random queueing, no rank.
       await room.events.ready(now);
       const perMinute = room.releases.policy.perMinute;

@@ -10,3 +10,15 @@ export class StoreUnavailableError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * A new place would take its client address past PLACES_PER_ADDRESS (`HoldOptions`): nothing was
+ * changed. The server answers 429 and the visitor may come back once a place of theirs is gone.
+ */
+export class PlacesPerAddressError extends Error {
+  override readonly name = 'PlacesPerAddressError';
+
+  constructor(readonly limit: number) {
+    super(`This address already holds ${limit} place${limit === 1 ? '' : 's'} in line.`);
+  }
+}

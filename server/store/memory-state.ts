@@ -32,6 +32,8 @@ export interface MemoryStoreState {
   readonly paused: boolean;
   /** The operator's limits; absent in files written before they could be changed. */
   readonly limits?: LimitOverrides;
+  /** The bot check's difficulty the operator set; absent: the configured one. */
+  readonly challengeDifficulty?: number;
   /** The release loop's token bucket; `tokens` is null until its first refill. */
   readonly bucket: { readonly tokens: number | null; readonly at: number };
   /** The events and their draws; absent in files written before there were events. */
@@ -56,9 +58,11 @@ export function readMemoryStoreState(value: unknown): MemoryStoreState {
   const tickets = new Set<number>();
   entries.forEach((entry, i) => {
     if (byUuid.has(entry.uuid)) refuse(`entries[${i}].uuid ${entry.uuid} is given twice`);
+    byUuid.set(entry.uuid, entry);
+    // A pending place has no ticket yet.
+    if (entry.state === 'pending') return;
     if (tickets.has(entry.ticket)) refuse(`entries[${i}].ticket ${entry.ticket} is given twice`);
     if (entry.ticket >= nextTicket) refuse(`nextTicket ${nextTicket} is not above entries[${i}].ticket ${entry.ticket}`);
-    byUuid.set(entry.uuid, entry);
     tickets.add(entry.ticket);
   });
   const sessions = pairs(state.sessions, 'sessions', (uuid, path) => text(uuid, path));
@@ -77,6 +81,7 @@ export function readMemoryStoreState(value: unknown): MemoryStoreState {
     releaseTimes: list(state.releaseTimes, 'releaseTimes').map((time, i) => finite(time, `releaseTimes[${i}]`)),
     paused: flag(state.paused, 'paused'),
     limits: readLimits(state.limits),
+    ...(state.challengeDifficulty !== undefined && { challengeDifficulty: whole(state.challengeDifficulty, 'challengeDifficulty', 1) }),
     bucket: {
       tokens: bucket.tokens === null ? null : finite(bucket.tokens, 'bucket.tokens'),
       at: finite(bucket.at, 'bucket.at'),
@@ -130,22 +135,26 @@ function readLimits(value: unknown): LimitOverrides {
 function readEntry(value: unknown, path: string): Entry {
   const entry = record(value, path);
   const state = entry.state;
-  if (state !== 'waiting' && state !== 'released') refuse(`${path}.state must be "waiting" or "released"`);
+  if (state !== 'pending' && state !== 'waiting' && state !== 'released') {
+    refuse(`${path}.state must be "pending", "waiting" or "released"`);
+  }
   const replayed = flag(entry.replayed, `${path}.replayed`);
-  if (state === 'waiting' && (entry.releasedAt !== undefined || replayed)) {
+  if (state !== 'released' && (entry.releasedAt !== undefined || replayed)) {
     refuse(`${path} waits, yet has a releasedAt or a replay`);
   }
   return {
     uuid: text(entry.uuid, `${path}.uuid`),
     sessionId: text(entry.sessionId, `${path}.sessionId`),
     userId: whole(entry.userId, `${path}.userId`, 0),
-    ticket: whole(entry.ticket, `${path}.ticket`, 1),
+    ticket: state === 'pending' ? 0 : whole(entry.ticket, `${path}.ticket`, 1),
     request: readRequest(entry.request, `${path}.request`),
     state,
     heldAt: finite(entry.heldAt, `${path}.heldAt`),
     lastSeen: finite(entry.lastSeen, `${path}.lastSeen`),
     ...(state === 'released' && { releasedAt: finite(entry.releasedAt, `${path}.releasedAt`) }),
     replayed,
+    ...(state === 'pending' && { pendingUntil: finite(entry.pendingUntil, `${path}.pendingUntil`) }),
+    ...(state !== 'released' && entry.address !== undefined && { address: text(entry.address, `${path}.address`) }),
   };
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PlacesPerAddressError } from './errors';
 import { readMemoryStoreState, MEMORY_STATE_VERSION, type MemoryStoreState } from './memory-state';
 import { RankedLine } from './ranked-line';
 import type { EventState, StoredEvents } from './event-store';
@@ -6,7 +7,9 @@ import type { DropEvent } from '../events/event';
 import type {
   AdmissionLimits,
   Entry,
+  EntryState,
   HeldRequest,
+  HoldOptions,
   LimitChange,
   LimitOverrides,
   PlaceInLine,
@@ -57,6 +60,14 @@ export class MemoryStore implements QueueStore {
    * of last seen, and the sweep stops at the first place still within the abandon time.
    */
   private readonly silence = new Map<string, MutableEntry>();
+  /**
+   * The pending places, soonest dropped first: every place is pending for the same time from its
+   * hold, and a later hold that extends it moves it to the end, so the sweep stops at the first
+   * place still within its time.
+   */
+  private readonly pending = new Map<string, MutableEntry>();
+  /** Address key → places pending or waiting that count against it. */
+  private readonly addresses = new Map<string, number>();
   private served = 0;
   /** The `served` last told as a move, and when (see `Release.moved`). */
   private moveTold = { served: 0, at: Number.NEGATIVE_INFINITY };
@@ -67,6 +78,7 @@ export class MemoryStore implements QueueStore {
   private releaseTimes: number[] = [];
   private paused = false;
   private overrides: LimitOverrides = {};
+  private difficulty?: number;
   private bucket = { tokens: Number.NaN, at: 0 };
   private eventList: StoredEvents = { version: 0, events: [] };
   private readonly eventStates = new Map<string, KeptEventState>();
@@ -87,6 +99,10 @@ export class MemoryStore implements QueueStore {
     for (const entry of [...entries].sort((a, b) => a.ticket - b.ticket)) {
       store.entries.set(entry.uuid, entry);
       if (entry.state === 'waiting') store.line.push(entry.ticket, entry.uuid);
+      if (entry.address !== undefined && entry.state !== 'released') store.count(entry.address, 1);
+    }
+    for (const entry of entries.filter((one) => one.state === 'pending').sort((a, b) => a.pendingUntil! - b.pendingUntil!)) {
+      store.pending.set(entry.uuid, entry);
     }
     const waiting = entries.filter((entry) => entry.state === 'waiting');
     for (const entry of waiting.sort((a, b) => a.lastSeen - b.lastSeen || a.ticket - b.ticket)) {
@@ -104,6 +120,7 @@ export class MemoryStore implements QueueStore {
     store.releaseTimes = saved.releaseTimes.slice(0, RECENT_RELEASES);
     store.paused = saved.paused;
     store.overrides = { ...saved.limits };
+    store.difficulty = saved.challengeDifficulty;
     store.bucket = { tokens: saved.bucket.tokens ?? Number.NaN, at: saved.bucket.at };
     if (saved.events) {
       store.eventList = { version: saved.events.version, events: saved.events.list };
@@ -125,6 +142,7 @@ export class MemoryStore implements QueueStore {
       releaseTimes: [...this.releaseTimes],
       paused: this.paused,
       limits: { ...this.overrides },
+      ...(this.difficulty !== undefined && { challengeDifficulty: this.difficulty }),
       // NaN (not yet filled) has no JSON form.
       bucket: { tokens: Number.isNaN(this.bucket.tokens) ? null : this.bucket.tokens, at: this.bucket.at },
       events: { version: this.eventList.version, list: [...this.eventList.events], states: [...this.eventStates] },
@@ -139,30 +157,52 @@ export class MemoryStore implements QueueStore {
     return true;
   }
 
-  async hold(sessionId: string, userId: number, request: HeldRequest, now: number): Promise<Entry> {
+  async hold(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): Promise<Entry> {
     const current = this.entryFor(sessionId);
-    if (current?.state === 'waiting') {
+    if (current && current.state !== 'released') {
       Object.assign(current, { request, userId });
+      if (current.state === 'pending') {
+        if (options.pendingUntil === undefined) this.enter(current, now);
+        else if (options.pendingUntil > current.pendingUntil!) this.keepPending(current, options.pendingUntil);
+      }
       this.seen(current, now);
       return { ...current };
+    }
+    const { address, placesPerAddress = 0 } = options;
+    if (address !== undefined && placesPerAddress > 0 && (this.addresses.get(address) ?? 0) >= placesPerAddress) {
+      throw new PlacesPerAddressError(placesPerAddress);
     }
     if (current) this.forget(current.uuid);
     const entry: MutableEntry = {
       uuid: randomUUID(),
       sessionId,
       userId,
-      ticket: this.nextTicket++,
+      ticket: 0,
       request,
-      state: 'waiting',
+      state: 'pending',
       heldAt: now,
       lastSeen: now,
       replayed: false,
+      ...(address !== undefined && { address }),
     };
     this.entries.set(entry.uuid, entry);
     this.entryBySession.set(sessionId, entry.uuid);
-    this.line.push(entry.ticket, entry.uuid);
-    this.silence.set(entry.uuid, entry);
+    if (address !== undefined) this.count(address, 1);
+    if (options.pendingUntil === undefined) this.enter(entry, now);
+    else this.keepPending(entry, options.pendingUntil);
     return { ...entry };
+  }
+
+  async enterLine(uuid: string, now: number): Promise<EntryState | undefined> {
+    const entry = this.entries.get(uuid);
+    if (entry?.state === 'pending') this.enter(entry, now);
+    return entry?.state;
+  }
+
+  async dropPending(uuid: string): Promise<boolean> {
+    if (this.entries.get(uuid)?.state !== 'pending') return false;
+    this.forget(uuid);
+    return true;
   }
 
   async get(uuid: string): Promise<Entry | undefined> {
@@ -181,7 +221,8 @@ export class MemoryStore implements QueueStore {
     const entry = this.entries.get(uuid);
     if (!entry) return undefined;
     this.seen(entry, now);
-    return { position: this.positionOf(entry), ticket: entry.ticket, served: this.served };
+    const position = { position: this.positionOf(entry), ticket: entry.ticket, served: this.served };
+    return entry.state === 'pending' ? { ...position, pending: true } : position;
   }
 
   async recentReleases(): Promise<RecentReleases> {
@@ -214,6 +255,7 @@ export class MemoryStore implements QueueStore {
         this.forget(uuid);
         continue;
       }
+      this.uncount(entry);
       entry.state = 'released';
       entry.releasedAt = now;
       this.admitted.set(entry.sessionId, now + policy.sessionMs);
@@ -255,6 +297,12 @@ export class MemoryStore implements QueueStore {
       this.forget(uuid);
       dropped++;
     }
+    let expired = 0;
+    for (const [uuid, entry] of this.pending) {
+      if (expired >= ABANDON_BATCH || entry.pendingUntil! > now) break;
+      this.forget(uuid);
+      expired++;
+    }
     return dropped;
   }
 
@@ -289,6 +337,7 @@ export class MemoryStore implements QueueStore {
     this.expireAdmissions(now);
     return {
       waiting: this.line.size,
+      pending: this.pending.size,
       active: this.admitted.size,
       released: this.releasedTotal,
       paused: this.paused,
@@ -384,6 +433,15 @@ export class MemoryStore implements QueueStore {
     this.eventStates.delete(id);
   }
 
+  async challengeDifficulty(): Promise<number | undefined> {
+    return this.difficulty;
+  }
+
+  async setChallengeDifficulty(difficulty: number | null): Promise<number | undefined> {
+    this.difficulty = difficulty ?? undefined;
+    return this.difficulty;
+  }
+
   async close(): Promise<void> {}
 
   private entryFor(sessionId: string): MutableEntry | undefined {
@@ -392,7 +450,38 @@ export class MemoryStore implements QueueStore {
   }
 
   private positionOf(entry: MutableEntry): number {
-    return entry.state === 'released' ? 0 : (this.line.rank(entry.ticket) ?? 0);
+    return entry.state === 'waiting' ? (this.line.rank(entry.ticket) ?? 0) : 0;
+  }
+
+  /** A place enters the line at the back: the next ticket, and the silence order from `now`. */
+  private enter(entry: MutableEntry, now: number): void {
+    this.pending.delete(entry.uuid);
+    delete entry.pendingUntil;
+    entry.state = 'waiting';
+    entry.ticket = this.nextTicket++;
+    entry.lastSeen = now;
+    this.line.push(entry.ticket, entry.uuid);
+    this.silence.set(entry.uuid, entry);
+  }
+
+  /** A pending place kept until `until`: to the end of the pending order (every later time is later). */
+  private keepPending(entry: MutableEntry, until: number): void {
+    entry.pendingUntil = until;
+    this.pending.delete(entry.uuid);
+    this.pending.set(entry.uuid, entry);
+  }
+
+  private count(address: string, change: number): void {
+    const places = (this.addresses.get(address) ?? 0) + change;
+    if (places > 0) this.addresses.set(address, places);
+    else this.addresses.delete(address);
+  }
+
+  /** The place no longer counts against its address (it leaves the line, or its bot check). */
+  private uncount(entry: MutableEntry): void {
+    if (entry.address === undefined) return;
+    this.count(entry.address, -1);
+    delete entry.address;
   }
 
   /** The visitor showed they are still there: a waiting place moves to the end of the silence order. */
@@ -440,10 +529,12 @@ export class MemoryStore implements QueueStore {
     const entry = this.entries.get(uuid);
     if (!entry) return;
     this.entries.delete(uuid);
+    this.uncount(entry);
     if (entry.state === 'waiting') {
       this.line.remove(entry.ticket);
       this.silence.delete(uuid);
     }
+    this.pending.delete(uuid);
     if (this.entryBySession.get(entry.sessionId) === uuid) this.entryBySession.delete(entry.sessionId);
   }
 }

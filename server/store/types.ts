@@ -30,7 +30,12 @@ export interface HeldBody {
   readonly encoding?: 'base64';
 }
 
-export type EntryState = 'waiting' | 'released';
+/**
+ * `pending`: the place waits for its bot check (`enterLine`), out of the line: no ticket, no
+ * position, nobody behind it. `waiting`: in line. `released`: admitted, its held request kept for
+ * the replay while the admission lasts.
+ */
+export type EntryState = 'pending' | 'waiting' | 'released';
 
 /** One visitor's place in line. */
 export interface Entry {
@@ -41,6 +46,7 @@ export interface Entry {
   /**
    * Order of arrival: the line is kept in ticket order. Not a position: places ahead may have
    * gone since, from the head or the middle; the position is the rank among those still waiting.
+   * 0 while pending: a place gets its ticket when it enters the line.
    */
   readonly ticket: number;
   readonly request: HeldRequest;
@@ -51,6 +57,27 @@ export interface Entry {
   readonly releasedAt?: number;
   /** True once the held request was restored by a replay. */
   readonly replayed: boolean;
+  /** While pending: when the place is dropped unless it entered the line before (ms). */
+  readonly pendingUntil?: number;
+  /** While pending or waiting: the client address's key it counts against (`HoldOptions.address`). */
+  readonly address?: string;
+}
+
+/** How `hold` gives a new place. */
+export interface HoldOptions {
+  /**
+   * The client address's key (see `bot-check/address.ts`): the place counts against it while it is
+   * pending or waiting, up to `placesPerAddress`.
+   */
+  readonly address?: string;
+  /** Most places, pending or waiting, one address may hold at once; absent or 0: no cap. */
+  readonly placesPerAddress?: number;
+  /**
+   * The room's bot check is on: a new place is pending, out of the line, until `enterLine`, and
+   * dropped at this time (ms) otherwise. Absent: a new place enters the line at once, and a place
+   * of this session still pending (the check was turned off meanwhile) enters it now.
+   */
+  readonly pendingUntil?: number;
 }
 
 export interface AdmissionLimits {
@@ -79,7 +106,7 @@ export interface ReleasePolicy extends AdmissionLimits {
 /** What queue_info needs, read in one step. */
 export interface PlaceInLine {
   readonly entry: Entry;
-  /** 0 once released; otherwise 1 for the head of the line. */
+  /** 0 once released, and while pending (see `entry.state`); otherwise 1 for the head of the line. */
   readonly position: number;
   /** Times (ms) of the most recent releases, newest first, for the wait estimate. */
   readonly recentReleases: readonly number[];
@@ -90,10 +117,15 @@ export interface PlaceInLine {
  * times, which the route reads apart (`recentReleases`) and shares between visitors.
  */
 export interface Position {
-  /** 0 once released; otherwise the rank among those still waiting, 1 for the head of the line. */
+  /**
+   * 0 once released, and while pending; otherwise the rank among those still waiting, 1 for the
+   * head of the line.
+   */
   readonly position: number;
   /** The place's ticket: its order in the line (an event's pre-queue is told apart by it). */
   readonly ticket: number;
+  /** True while the place waits for its bot check: it has no position yet (see `pending` first). */
+  readonly pending?: true;
   /**
    * Places that have left the head of the line so far, line-wide, read in the same step. Those
    * who walked away from the middle are not counted: `served + position` is the visitor's place
@@ -141,11 +173,13 @@ export interface RecentReleases {
 export interface Stats {
   /** Places in line now: those who walked away count no more once dropped. */
   readonly waiting: number;
+  /** Places waiting for their bot check, out of the line. */
+  readonly pending: number;
   readonly active: number;
   readonly released: number;
   readonly paused: boolean;
   /**
-   * Places ever taken (tickets given). Every place taken waits, was released, or left otherwise
+   * Places ever taken (tickets given; not the pending). Every place taken waits, was released, or left otherwise
    * (walked away, or replaced at sign-in), so `arrived - released - waiting` counts those who left.
    */
   readonly arrived: number;
@@ -171,10 +205,23 @@ export interface QueueStore extends EventStore {
   admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean>;
 
   /**
-   * The session's place in line. A session that already waits keeps its uuid and ticket; its
-   * held request is replaced by this one. Otherwise it takes the next ticket.
+   * The session's place in line. A session that already waits (or is pending) keeps its uuid and
+   * ticket; its held request is replaced by this one. Otherwise it takes the next ticket, or with
+   * `options.pendingUntil` a pending place (see `HoldOptions`). A new place counts against
+   * `options.address`: past `options.placesPerAddress`, nothing changes and the call throws
+   * `PlacesPerAddressError`.
    */
-  hold(sessionId: string, userId: number, request: HeldRequest, now: number): Promise<Entry>;
+  hold(sessionId: string, userId: number, request: HeldRequest, now: number, options?: HoldOptions): Promise<Entry>;
+
+  /**
+   * A pending place enters the line, at the back (its bot check passed): it gets the next ticket
+   * now. A place already waiting or released is left as it is, so a solution counts once. Returns
+   * the place's state after the call; undefined when the uuid is unknown.
+   */
+  enterLine(uuid: string, now: number): Promise<EntryState | undefined>;
+
+  /** Drops a place still pending (its solution was refused); false when it is not pending. */
+  dropPending(uuid: string): Promise<boolean>;
 
   get(uuid: string): Promise<Entry | undefined>;
 
@@ -213,7 +260,9 @@ export interface QueueStore extends EventStore {
    * silent for longer than `abandonMs` at `now`, wherever they are in line, so that those behind
    * move up. Atomic, and safe to run from every instance at once: each place is dropped once.
    * Drops at most a bounded batch per call (1,000), the longest silent first, so that one call
-   * never holds the store for long; the next tick goes on. Returns how many it dropped.
+   * never holds the store for long; the next tick goes on. Returns how many it dropped. Also drops,
+   * in a batch of the same bound, the pending places whose `pendingUntil` has come (not counted:
+   * they never had a place in line).
    */
   dropAbandoned(now: number, abandonMs: number): Promise<number>;
 
@@ -245,6 +294,12 @@ export interface QueueStore extends EventStore {
 
   /** Changes the operator's limits, field by field, in one step; answers them as they now are. */
   setLimits(change: LimitChange): Promise<LimitOverrides>;
+
+  /** The bot check's difficulty the operator set for this line; undefined: the configured one. */
+  challengeDifficulty(): Promise<number | undefined>;
+
+  /** Sets the bot check's difficulty (null: back to the configured one); answers it as it now is. */
+  setChallengeDifficulty(difficulty: number | null): Promise<number | undefined>;
 
   close(): Promise<void>;
 }

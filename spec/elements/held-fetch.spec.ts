@@ -12,6 +12,7 @@ import { start, type Started } from '../../server/start';
 import { startTestOrigin, type TestOrigin } from '../server/support/origin';
 import { admin, testConfig } from '../server/support/server';
 import { eventually } from '../support/eventually';
+import { solveAltcha as solveAltchaInNode } from '../support/solve-altcha';
 
 jest.setTimeout(30_000);
 
@@ -241,5 +242,74 @@ describe('heldFetch() against the real gateway, realtime server and a site behin
     expect(error).toBeInstanceOf(WaitingRoomError);
     expect((error as WaitingRoomError).code).toBe('bad_config');
     expect((error as WaitingRoomError).message).toMatch(/^The waiting room's answer is malformed: .*queue\.uuid must be/);
+  });
+});
+
+describe('heldFetch() with the bot check on (BOT_CHALLENGE=pow)', () => {
+  let origin: TestOrigin;
+  let server: Started;
+  const url = (path: string) => server.url + path;
+
+  beforeAll(async () => {
+    origin = await startTestOrigin(answer);
+    server = await start(
+      testConfig({
+        UPSTREAM: origin.url,
+        PROTECT: '/checkout',
+        ACTIVE_LIMIT: '1',
+        RELEASE_PER_MINUTE: '0',
+        BOT_CHALLENGE: 'pow',
+        BOT_CHALLENGE_DIFFICULTY: '8',
+        PAGE_TIMINGS: JSON.stringify(TIMINGS),
+      }),
+    );
+    expect((await fetch(url('/checkout/fill'))).status).toBe(200);
+  });
+  afterAll(async () => {
+    await server.close();
+    await origin.close();
+  });
+
+  const createFetch = (extra: Partial<HeldFetchDeps>) => {
+    const { fetch, calls } = browser();
+    const heldFetch = createHeldFetch({ fetch, createRealtime: (key, options) => new Pusher(key, options), ...extra });
+    const progress: Progress[] = [];
+    heldFetch.progress$.subscribe((one) => progress.push(one));
+    return { heldFetch, calls, progress };
+  };
+
+  it('should solve the challenge of the held answer, send the solution with queue_request, take its place and get through once released', async () => {
+    const challenges: unknown[] = [];
+    const { heldFetch, progress } = createFetch({
+      // What index.ts gives in a browser is the page's solver in Web Workers; Node's scrypt here.
+      solveAltcha: async (challenge) => {
+        challenges.push(challenge);
+        return solveAltchaInNode(challenge);
+      },
+    });
+
+    const answered = heldFetch(url('/checkout/drop?item=1'));
+    await eventually('a position', async () => progress[progress.length - 1], (last) => last?.status?.kind == 'waiting');
+
+    expect(challenges).toHaveLength(1);
+    expect(progress[progress.length - 1]).toMatchObject({ status: { kind: 'waiting', position: 1 } });
+    await admin(server, 'POST', 'release', { count: 1 });
+    expect(await (await answered).json()).toMatchObject({ url: '/checkout/drop?item=1' });
+    expect(origin.at('/checkout/drop')).toHaveLength(1);
+  });
+
+  it('should report a held answer with a challenge and no solver, and take no place', async () => {
+    const errors: string[] = [];
+    const { heldFetch, calls, progress } = createFetch({ onSourceError: (source, error) => errors.push(`${source}: ${String(error)}`) });
+    const controller = new AbortController();
+
+    const answered = heldFetch(url('/checkout/nosolver'), { signal: controller.signal }).catch((reason: unknown) => reason);
+    await eventually('the failure reported', async () => errors, (reported) => reported.length > 0);
+
+    expect(errors).toEqual(['altcha$: Error: The bot check has no solver']);
+    expect(calls).not.toContain('POST /queue/request');
+    expect(progress[progress.length - 1]).toMatchObject({ status: { kind: 'loading' } });
+    controller.abort();
+    await answered;
   });
 });

@@ -53,7 +53,7 @@ describe('the package as published: packed, then installed into an empty project
 
   it('should hold the built ES modules with their types, the README and the CHANGELOG, and no test or TypeScript source', () => {
     const files = packed.files.map((file) => file.path).sort();
-    expect(packed).toMatchObject({ name: '@waiting-room/streams', version: '1.2.0' });
+    expect(packed).toMatchObject({ name: '@waiting-room/streams', version: '1.3.0' });
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts', 'dist/contract/index.js', 'dist/contract/index.d.ts']));
     const others = files.filter((file) => !['package.json', 'README.md', 'CHANGELOG.md'].includes(file));
     expect(others.filter((file) => !/^dist\/.+\.(js|d\.ts)$/.test(file))).toEqual([]);

@@ -76,14 +76,17 @@ describe('build: the production bundle', () => {
     expect(sizes.initialJs.files.map((file) => file.file).sort()).toEqual([...closure, viewFile()].sort());
   });
 
-  it('should load the start-up code as one file, and the view and each lazy module with import() as one more file that imports nothing', () => {
+  it('should load the start-up code as one file, and the view and each lazy module with import() as one more file that imports nothing, and workers only from those', () => {
     const initial = sizes.initialJs.files.map((file) => file.file);
     expect(initial).toEqual([expect.stringMatching(/^main-[A-Z0-9]+\.js$/), expect.stringMatching(/^view-[A-Z0-9]+\.js$/)]);
     const imported = [...read(mainFile()).matchAll(DYNAMIC_IMPORT)].map((match) => match[1]);
     expect(imported).toContain(viewFile());
     expect(imported.length).toBeGreaterThan(1);
-    expect(sizes.allJs.files.map((file) => file.file).sort()).toEqual([mainFile(), ...imported].sort());
-    for (const file of imported) expect([...read(file).matchAll(STATIC_IMPORT)]).toEqual([]);
+    const workers = imported.flatMap((file) => [...read(file).matchAll(/"\/assets\/([^"]+-worker-[A-Z0-9]+\.js)"/g)].map((match) => match[1]));
+    expect(workers).toEqual([expect.stringMatching(/^altcha-worker-[A-Z0-9]+\.js$/)]);
+    expect(read(mainFile())).not.toContain(workers[0]);
+    expect(sizes.allJs.files.map((file) => file.file).sort()).toEqual([mainFile(), ...imported, ...workers].sort());
+    for (const file of [...imported, ...workers]) expect([...read(file).matchAll(STATIC_IMPORT)]).toEqual([]);
   });
 
   it('should leave the view out of waiting.html, so that the start-up code has the link to itself', () => {
@@ -105,6 +108,7 @@ describe('build: the production bundle', () => {
     ['English, for a server that sends no language', 'Finding your place in line'],
     ['the language switch and the turn notifications', 'waiting-room-turn'],
     ['a scheduled event\'s view', 'wr-prequeue'],
+    ['the bot check’s solver', 'The bot check found no solution.'],
   ])('should keep %s out of the JavaScript loaded before the position shows, in a lazy file', (_, marker) => {
     const initial = sizes.initialJs.files.map((file) => file.file);
     const lazy = sizes.allJs.files.map((file) => file.file).filter((file) => !initial.includes(file));

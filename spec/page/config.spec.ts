@@ -32,8 +32,15 @@ describe('page config: a valid config', () => {
       timings: {},
       language: null,
       event: null,
+      altcha: null,
     });
     expect(warnings).toEqual([]);
+  });
+
+  it('should keep the bot check’s challenge as the server wrote it, for the solver to check the rest', () => {
+    const altcha = { parameters: { algorithm: 'SCRYPT', nonce: 'aa', salt: 'bb', cost: 1024, keyLength: 32, keyPrefix: 'cc', data: { place: 'u' } }, signature: 'dd' };
+    expect(configOf(validConfig({ altcha })).config.altcha).toEqual(altcha);
+    expect(configOf(validConfig({ altcha: null })).config.altcha).toBeNull();
   });
 
   it("should apply the spec's defaults: port 443, TLS forced, sample rate 0.5, release '1.0.0', GET, anonymous", () => {
@@ -187,6 +194,8 @@ describe('page config: malformed and hostile values are refused clearly', () => 
     ['an infinite timing', { timings: { connectionCheck: Infinity } }, 'timings.connectionCheck must be a positive finite number'],
     ['a timing in a string', { timings: { poll: '1000' } }, 'timings.poll must be a positive finite number'],
     ['timings that are not an object', { timings: [1] }, 'timings must be an object'],
+    ['a bot-check challenge that is not an object', { altcha: 'solve me' }, 'altcha must be an ALTCHA challenge'],
+    ['a bot-check challenge without parameters', { altcha: { signature: 'dd' } }, 'altcha must be an ALTCHA challenge'],
   ])('should refuse %s', (_, change, message) => {
     const raw = change === null ? null : Object.keys(change).length ? validConfig(change) : change;
     expect(problemsOf(raw)).toContainEqual(expect.stringContaining(message));

@@ -1,5 +1,5 @@
 import { lastValueFrom } from 'rxjs';
-import { isPlaceLost } from '@waiting-room/streams';
+import { isPlaceLost, isPlacePending } from '@waiting-room/streams';
 import { createQueueInfo } from '../../src/adapters/queue-info';
 import { createQueueRequest } from '../../src/adapters/queue-request';
 import { createFakeFetch, settle } from './fakes/fake-fetch';
@@ -95,6 +95,15 @@ describe('queue_info adapter', () => {
   });
 });
 
+describe('queue_info adapter: a place pending its bot check', () => {
+  it('should fail with the pending marker on a 202, neither a lost place nor an answer', async () => {
+    const { fetch } = createFakeFetch(() => ({ status: 202, body: { pending: true } }));
+    const error = await lastValueFrom(createQueueInfo(fetch, '/i/{uuid}', 'u')()).catch((caught: unknown) => caught);
+    expect(isPlacePending(error)).toBe(true);
+    expect(isPlaceLost(error)).toBe(false);
+  });
+});
+
 describe('queue_request adapter', () => {
   it('should POST {_token, user_id, uuid} as JSON with the session cookie, and not read the answer', async () => {
     const json = jest.fn();
@@ -118,6 +127,12 @@ describe('queue_request adapter', () => {
       },
     ]);
     expect(json).not.toHaveBeenCalled();
+  });
+
+  it('should send the bot check’s solution as altcha when given one', async () => {
+    const { fetch, calls } = createFakeFetch(() => ({ status: 202 }));
+    await lastValueFrom(createQueueRequest(fetch, '/queue/request', { _token: 't', user_id: 0, uuid: 'u' })('payload'));
+    expect(calls[0]?.init.body).toBe('{"_token":"t","user_id":0,"uuid":"u","altcha":"payload"}');
   });
 
   it('should error only when the call cannot be made', async () => {

@@ -37,10 +37,12 @@ interface Options {
   readonly windowExtras?: Record<string, unknown>;
   /** Answers other calls than queue_info and queue_request. */
   readonly other?: (url: string) => FakeAnswer | undefined;
+  /** Solves the bot check's challenge (by default never). */
+  readonly solveAltcha?: PageDeps['solveAltcha'];
 }
 
 /** The page as a browser would load it, with a fake realtime client, fetch and clock. */
-async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false, configProblem = async () => configProblemView, view = async () => mountView, windowExtras = {}, other = () => undefined }: Options = {}) {
+async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false, configProblem = async () => configProblemView, view = async () => mountView, windowExtras = {}, other = () => undefined, solveAltcha = jest.fn(() => new Promise<string>(() => undefined)) }: Options = {}) {
   document.documentElement.innerHTML = new DOMParser().parseFromString(TEMPLATE, 'text/html').documentElement.innerHTML;
   renderConfigElement(document, config);
   const url = new URL(href);
@@ -89,6 +91,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     loadEnglish,
     loadControls,
     loadEventView,
+    solveAltcha,
     afterFirstPaint: (run) => (holdPaint ? afterPaint.push(run) : run()),
   };
   let stop: () => void = () => undefined;
@@ -119,7 +122,7 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     afterPaint.splice(0).forEach((run) => run());
     await settle();
   });
-  return { stop, location, history, pushers, createPusher, calls, reports, levels, loadReporter, loadReplay, loadConfigProblem, loadLostPlace, loadView, loadEnglish, loadControls, consoleError, submit, advanceTo, inAct, root, paint };
+  return { stop, location, history, pushers, createPusher, calls, reports, levels, loadReporter, loadReplay, loadConfigProblem, loadLostPlace, loadView, loadEnglish, loadControls, solveAltcha, consoleError, submit, advanceTo, inAct, root, paint };
 }
 
 let page: Awaited<ReturnType<typeof load>> | undefined;
@@ -186,6 +189,68 @@ describe('page: start-up', () => {
     page = await load({ language: 'fr-FR' });
     expect(page.loadEnglish).toHaveBeenCalledTimes(1);
     expect(page.root().textContent).toContain('Finding your place in line…');
+  });
+});
+
+describe('page: the bot check (an extension)', () => {
+  const CHALLENGE = { parameters: { algorithm: 'SCRYPT', nonce: 'aa', salt: 'bb', cost: 1024, keyLength: 32, keyPrefix: 'cc', memoryCost: 8 }, signature: 'dd' };
+
+  it('should say it checks the browser, solve while it connects with no click, and send the solution with queue_request', async () => {
+    let solved: (payload: string) => void = () => undefined;
+    const solveAltcha = jest.fn(() => new Promise<string>((resolve) => (solved = resolve)));
+    page = await load({ config: validConfig({ altcha: CHALLENGE }), solveAltcha, queueInfo: () => ({ status: 202, body: { pending: true } }) });
+
+    expect(solveAltcha).toHaveBeenCalledWith(CHALLENGE);
+    expect(page.root().textContent).toContain('Checking your browser…');
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    await page.advanceTo(10_000);
+    // Pending answers are no failed polls: no notice, still checking, no queue_request yet.
+    expect(page.root().textContent).toContain('Checking your browser…');
+    expect(page.root().textContent).not.toContain('could not be refreshed');
+    expect(queueRequests()).toHaveLength(0);
+
+    await page.inAct(() => solved('the-payload'));
+
+    expect(queueRequests()).toHaveLength(1);
+    expect(JSON.parse(queueRequests()[0].init.body as string)).toEqual({ _token: 'csrf-token', user_id: 0, uuid: UUID, altcha: 'the-payload' });
+  });
+
+  it('should ask queue_info at once when the queue_request carrying the solution was answered, and show the position', async () => {
+    let placed = false;
+    page = await load({
+      config: validConfig({ user: { id: 42 }, altcha: CHALLENGE }),
+      solveAltcha: async () => 'the-payload',
+      queueInfo: () => (placed ? { body: { position: 3, estimated: 1 } } : { status: 202, body: { pending: true } }),
+    });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    const pendingCalls = queueInfos().length;
+    placed = true;
+
+    await page.inAct(() => page!.pushers[0].confirm(`private-App.User.42.${UUID}`));
+
+    // A signed-in visitor polls every 60 s: this call is the one the answered queue_request asked for.
+    expect(queueInfos()).toHaveLength(pendingCalls + 1);
+    expect(page.root().textContent).toContain('Your position3');
+  });
+
+  it('should report a solver that fails, and send no queue_request', async () => {
+    page = await load({ config: validConfig({ altcha: CHALLENGE }), solveAltcha: async () => Promise.reject(new Error('no WebAssembly')) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    expect(page.reports).toEqual(['Waiting room source altcha$ failed: no WebAssembly']);
+    expect(queueRequests()).toHaveLength(0);
+  });
+
+  it('should solve nothing and say nothing of a check without a challenge', async () => {
+    page = await load();
+    expect(page.solveAltcha).not.toHaveBeenCalled();
+    expect(page.root().textContent).toContain('Finding your place in line…');
+  });
+
+  it('should say it checks the browser in French', async () => {
+    page = await load({ config: validConfig({ altcha: CHALLENGE, language: languageOf('fr') }), language: 'en-US' });
+    expect(page.root().textContent).toContain('Vérification de votre navigateur…');
   });
 });
 

@@ -33,6 +33,7 @@ describe('admin API', () => {
 
     expect(await stats(server)).toEqual({
       waiting: 2,
+      pending: 0,
       active: 1,
       released: 0,
       arrived: 2,

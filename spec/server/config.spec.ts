@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { ConfigError, loadConfig } from '../../server/config';
+import { ConfigError, DEFAULT_DIFFICULTY, loadConfig } from '../../server/config';
 
 describe('loadConfig', () => {
   it('should give every documented default', () => {
@@ -36,7 +36,9 @@ describe('loadConfig', () => {
       pageTimings: undefined,
       logLevel: 'info',
       trustProxy: false,
+      botCheck: { difficulty: DEFAULT_DIFFICULTY, placesPerAddress: 0 },
     });
+    expect(config.rooms[0]?.botChallenge).toBe('off');
     expect(config.adminToken.length).toBeGreaterThanOrEqual(24);
     expect(config.pageHtmlPath).toMatch(/public\/assets\/waiting\.html$/);
   });
@@ -79,6 +81,9 @@ describe('loadConfig', () => {
       PUBLIC_SOURCE_MAPS: 'true',
       LOG_LEVEL: 'warn',
       TRUST_PROXY: 'true',
+      BOT_CHALLENGE: 'pow',
+      BOT_CHALLENGE_DIFFICULTY: '500',
+      PLACES_PER_ADDRESS: '4',
     });
 
     expect(config).toMatchObject({
@@ -111,7 +116,9 @@ describe('loadConfig', () => {
       publicSourceMaps: true,
       logLevel: 'warn',
       trustProxy: true,
+      botCheck: { difficulty: 500, placesPerAddress: 4 },
     });
+    expect(config.rooms[0]?.botChallenge).toBe('pow');
   });
 
   it('should read the adaptive admission settings, the feedback time defaulting to SESSION_SECONDS', () => {
@@ -169,6 +176,9 @@ describe('loadConfig', () => {
     [{ PROTECT: '/checkout,/a%2Fb' }, expect.stringMatching(/^PROTECT: "\/a%2Fb" is not a path the server routes \(.+\)\.$/)],
     [{ PROTECT: '/tickets?x=1' }, 'PROTECT: "/tickets?x=1" is not a path the server routes.'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET must be at least 32 characters long.'],
+    [{ BOT_CHALLENGE: 'captcha' }, 'BOT_CHALLENGE must be one of off, pow; got "captcha".'],
+    [{ BOT_CHALLENGE_DIFFICULTY: '0' }, 'BOT_CHALLENGE_DIFFICULTY must be a whole number from 1 to 100000; got "0".'],
+    [{ PLACES_PER_ADDRESS: '-1' }, 'PLACES_PER_ADDRESS must be a whole number from 0 to 1000000; got "-1".'],
     [
       { ADMIN_TOKEN: 'abc' },
       'ADMIN_TOKEN must be at least 24 characters long (got 3); e.g. openssl rand -base64 24.',

@@ -23,6 +23,7 @@ describe('rooms in the configuration', () => {
         activeLimit: 3,
         releasePerMinute: 6,
         admission: { mode: 'fixed', originLatencyTargetMs: 1000, feedbackMs: 300_000 },
+        botChallenge: 'off',
       },
     ]);
   });
@@ -38,6 +39,20 @@ describe('rooms in the configuration', () => {
       { mode: 'fixed', originLatencyTargetMs: 400, feedbackMs: 60_000 },
       { mode: 'adaptive', originLatencyTargetMs: 250, feedbackMs: 60_000 },
     ]);
+  });
+
+  it('should take each room’s bot check from its botChallenge, else from BOT_CHALLENGE', () => {
+    const rooms = JSON.stringify([
+      { name: 'drop', protect: ['/drop'], botChallenge: 'pow' },
+      { name: 'shop', protect: ['/shop'], botChallenge: 'off' },
+      { name: 'other', protect: ['/other'] },
+    ]);
+
+    expect(loadConfig({ ROOMS: rooms }).rooms.map((room) => room.botChallenge)).toEqual(['pow', 'off', 'off']);
+    expect(loadConfig({ ROOMS: rooms, BOT_CHALLENGE: 'pow' }).rooms.map((room) => room.botChallenge)).toEqual(['pow', 'off', 'pow']);
+    expect(load({ ROOMS: JSON.stringify([{ name: 'x', protect: ['/x'], botChallenge: 'captcha' }]) })).toThrow(
+      new ConfigError('ROOMS[0].botChallenge must be one of off, pow.'),
+    );
   });
 
   it('should read ROOMS, with ACTIVE_LIMIT and RELEASE_PER_MINUTE as the defaults of each room', () => {

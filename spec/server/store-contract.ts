@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { PlacesPerAddressError } from '../../server/store/errors';
 import { ABANDON_BATCH } from '../../server/store/memory';
 import type { HeldRequest, QueueStore, ReleasePolicy } from '../../server/store/types';
 
@@ -215,7 +216,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         const { released } = await store.release(2, t0 + 10, policy);
         expect(released.map((e) => e.uuid)).toEqual([a.uuid, b.uuid]);
         expect(await positions([a.uuid, b.uuid, c.uuid], t0 + 10)).toEqual([0, 0, 1]);
-        expect(await store.stats(t0 + 10)).toEqual({ waiting: 1, active: 2, released: 2, paused: false, arrived: 3 });
+        expect(await store.stats(t0 + 10)).toEqual({ waiting: 1, pending: 0, active: 2, released: 2, paused: false, arrived: 3 });
       });
 
       it('should admit the released sessions', async () => {
@@ -661,6 +662,161 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect(await store.get(a.uuid)).toMatchObject({ sessionId: 'same', userId: 7, state: 'released' });
         expect(await store.admit('same', t0 + 1, { ...policy, activeLimit: 0 })).toBe(true);
         expect(await store.takeHeld(a.uuid, 'same')).toEqual(get);
+      });
+    });
+
+    describe('pending places (the bot check)', () => {
+      const pendingFor = 300_000;
+      const pendingHold = (session: string, now = t0) => store.hold(session, 0, get, now, { pendingUntil: now + pendingFor });
+
+      it('should keep a pending place out of the line: no ticket, no position, not waiting, nobody delayed', async () => {
+        const before = await store.hold('before', 0, get, t0);
+        const bot = await pendingHold('bot');
+        const after = await store.hold('after', 0, get, t0 + 1);
+
+        expect(bot).toMatchObject({ state: 'pending', ticket: 0, pendingUntil: t0 + pendingFor });
+        expect(await store.position(bot.uuid, t0 + 2)).toEqual({ position: 0, ticket: 0, served: 0, pending: true });
+        expect(await positions([before.uuid, after.uuid])).toEqual([1, 2]);
+        expect(await store.stats(t0 + 2)).toMatchObject({ waiting: 2, pending: 1, arrived: 2 });
+        expect((await store.release(5, t0 + 3, policy)).released.map((entry) => entry.uuid)).toEqual([before.uuid, after.uuid]);
+        expect(await store.get(bot.uuid)).toMatchObject({ state: 'pending' });
+      });
+
+      it('should not hold newcomers back while only pending places are out of the line', async () => {
+        await pendingHold('bot');
+        expect(await store.admit('a', t0, policy)).toBe(true);
+      });
+
+      it('should let a pending place enter the line at the back, once: later calls leave it where it is', async () => {
+        const early = await pendingHold('early');
+        const other = await store.hold('other', 0, get, t0 + 1);
+
+        expect(await store.enterLine(early.uuid, t0 + 2)).toBe('waiting');
+        expect(await store.get(early.uuid)).toMatchObject({ state: 'waiting', ticket: other.ticket + 1 });
+        expect(await positions([other.uuid, early.uuid], t0 + 3)).toEqual([1, 2]);
+
+        expect(await store.enterLine(early.uuid, t0 + 4)).toBe('waiting');
+        expect(await positions([early.uuid], t0 + 4)).toEqual([2]);
+        expect(await store.stats(t0 + 4)).toMatchObject({ waiting: 2, pending: 0, arrived: 2 });
+        await store.release(2, t0 + 5, policy);
+        expect(await store.enterLine(early.uuid, t0 + 6)).toBe('released');
+        expect(await store.enterLine('nobody', t0 + 6)).toBeUndefined();
+      });
+
+      it('should keep a session’s pending place when it is held again, until the later time', async () => {
+        const first = await pendingHold('a');
+        const again = await store.hold('a', 0, post, t0 + 10_000, { pendingUntil: t0 + 10_000 + pendingFor });
+
+        expect(again).toMatchObject({ uuid: first.uuid, state: 'pending', request: post, pendingUntil: t0 + 10_000 + pendingFor });
+        await store.dropAbandoned(t0 + pendingFor, policy.abandonMs);
+        expect(await store.get(first.uuid)).toMatchObject({ state: 'pending' });
+      });
+
+      it('should let a pending place enter the line when the session is held again with the check off', async () => {
+        const waiting = await store.hold('w', 0, get, t0);
+        const pending = await pendingHold('p');
+
+        const again = await store.hold('p', 0, get, t0 + 5);
+
+        expect(again).toMatchObject({ uuid: pending.uuid, state: 'waiting' });
+        expect(await positions([waiting.uuid, pending.uuid], t0 + 5)).toEqual([1, 2]);
+      });
+
+      it('should drop a pending place when its time comes, in the sweep, without counting it as a walk-away', async () => {
+        const bot = await pendingHold('bot');
+        // Seen all along: a pending place goes at its time whatever it does.
+        await store.touch(bot.uuid, t0 + pendingFor - 1);
+
+        expect(await store.dropAbandoned(t0 + pendingFor - 1, policy.abandonMs)).toBe(0);
+        expect(await store.get(bot.uuid)).toBeDefined();
+        expect(await store.dropAbandoned(t0 + pendingFor, policy.abandonMs)).toBe(0);
+        expect(await store.get(bot.uuid)).toBeUndefined();
+        expect((await store.stats(t0 + pendingFor)).pending).toBe(0);
+        const next = await pendingHold('bot', t0 + pendingFor);
+        expect(next.uuid).not.toBe(bot.uuid);
+      });
+
+      it('should drop a place that is still pending, and only such a place', async () => {
+        const bot = await pendingHold('bot');
+        const waiting = await store.hold('w', 0, get, t0);
+
+        expect(await store.dropPending(waiting.uuid)).toBe(false);
+        expect(await store.dropPending(bot.uuid)).toBe(true);
+        expect(await store.get(bot.uuid)).toBeUndefined();
+        expect(await store.dropPending(bot.uuid)).toBe(false);
+        expect(await store.get(waiting.uuid)).toMatchObject({ state: 'waiting' });
+      });
+
+      it('should move a pending place with its session, still pending', async () => {
+        const bot = await pendingHold('old');
+        await store.moveSession('old', 'new', 7);
+        expect(await store.get(bot.uuid)).toMatchObject({ sessionId: 'new', userId: 7, state: 'pending' });
+        expect(await store.enterLine(bot.uuid, t0 + 1)).toBe('waiting');
+      });
+
+      it('should restore no held request of a pending place', async () => {
+        const bot = await pendingHold('bot');
+        expect(await store.takeHeld(bot.uuid, 'bot')).toBeUndefined();
+      });
+    });
+
+    describe('places per address', () => {
+      const cap = { address: '192.0.2.1', placesPerAddress: 2 };
+
+      it('should refuse a new place past the cap, changing nothing, and count places of other addresses apart', async () => {
+        await store.hold('a', 0, get, t0, cap);
+        await store.hold('b', 0, get, t0, { ...cap, pendingUntil: t0 + 1000 });
+
+        await expect(store.hold('c', 0, get, t0, cap)).rejects.toBeInstanceOf(PlacesPerAddressError);
+        await expect(store.hold('c', 0, get, t0, cap)).rejects.toThrow('This address already holds 2 places in line.');
+        expect(await store.stats(t0)).toMatchObject({ waiting: 1, pending: 1, arrived: 1 });
+        await store.hold('d', 0, get, t0, { ...cap, address: '2001:db8::/64' });
+        await store.hold('e', 0, get, t0, { address: '192.0.2.1' });
+        expect((await store.stats(t0)).waiting).toBe(3);
+      });
+
+      it('should keep counting a session held again, which takes no new place', async () => {
+        const a = await store.hold('a', 0, get, t0, cap);
+        await store.hold('b', 0, get, t0, cap);
+        expect((await store.hold('a', 0, post, t0 + 1, cap)).uuid).toBe(a.uuid);
+      });
+
+      it('should free a place of the address when one is released, walks away, is dropped pending or is replaced', async () => {
+        const one = { ...cap, placesPerAddress: 1 };
+        const a = await store.hold('a', 0, get, t0, one);
+        await store.release(1, t0, policy);
+        await store.hold('b', 0, get, t0, one);
+        await store.dropAbandoned(t0 + policy.abandonMs + 1, policy.abandonMs);
+        const c = await store.hold('c', 0, get, t0 + policy.abandonMs + 1, { ...one, pendingUntil: t0 + policy.abandonMs + 2 });
+        await store.dropAbandoned(t0 + policy.abandonMs + 2, policy.abandonMs);
+        expect(await store.get(c.uuid)).toBeUndefined();
+        const d = await store.hold('d', 0, get, t0 + policy.abandonMs + 3, { ...one, pendingUntil: t0 + policy.abandonMs + 100 });
+        await store.dropPending(d.uuid);
+        const e = await store.hold('e', 0, get, t0 + policy.abandonMs + 4, one);
+        // A signed-in session moved onto 'e' replaces what 'e' had.
+        await store.hold('g', 0, get, t0 + policy.abandonMs + 4, { ...one, address: '198.51.100.7' });
+        await store.moveSession('g', 'e', 7);
+        expect(await store.get(e.uuid)).toBeUndefined();
+        await store.hold('x', 0, get, t0 + policy.abandonMs + 5, one);
+        await expect(store.hold('y', 0, get, t0 + policy.abandonMs + 5, one)).rejects.toBeInstanceOf(PlacesPerAddressError);
+        expect(await store.get(a.uuid)).toMatchObject({ state: 'released' });
+      });
+
+      it('should count a place entered from pending once', async () => {
+        const a = await store.hold('a', 0, get, t0, { ...cap, pendingUntil: t0 + 1000 });
+        await store.enterLine(a.uuid, t0 + 1);
+        await store.hold('b', 0, get, t0 + 2, cap);
+        await expect(store.hold('c', 0, get, t0 + 3, cap)).rejects.toBeInstanceOf(PlacesPerAddressError);
+      });
+    });
+
+    describe('the bot check’s difficulty', () => {
+      it('should keep the operator’s difficulty until it is cleared', async () => {
+        expect(await store.challengeDifficulty()).toBeUndefined();
+        expect(await store.setChallengeDifficulty(400)).toBe(400);
+        expect(await store.challengeDifficulty()).toBe(400);
+        expect(await store.setChallengeDifficulty(null)).toBeUndefined();
+        expect(await store.challengeDifficulty()).toBeUndefined();
       });
     });
   });

@@ -104,6 +104,22 @@ describe('memory store state', () => {
     expect(await copy.get(uuids.replayed)).toMatchObject({ state: 'released', replayed: true, releasedAt: t0 + 10 });
   });
 
+  it('should keep pending places, the places each address holds and the operator’s difficulty', async () => {
+    const store = new MemoryStore();
+    const cap = { address: '192.0.2.1', placesPerAddress: 2 };
+    const pending = await store.hold('p', 0, get, t0, { ...cap, pendingUntil: t0 + 1000 });
+    await store.hold('w', 0, get, t0, cap);
+    await store.setChallengeDifficulty(321);
+
+    const copy = roundTrip(store);
+
+    expect(await copy.get(pending.uuid)).toEqual(pending);
+    expect(await copy.challengeDifficulty()).toBe(321);
+    await expect(copy.hold('x', 0, get, t0, cap)).rejects.toThrow('This address already holds 2 places');
+    expect(await copy.enterLine(pending.uuid, t0 + 1)).toBe('waiting');
+    expect(await copy.stats(t0 + 1)).toMatchObject({ waiting: 2, pending: 0 });
+  });
+
   it('should be plain JSON, with a version', async () => {
     const fresh = new MemoryStore().toState();
     expect(JSON.parse(JSON.stringify(fresh))).toEqual(fresh);

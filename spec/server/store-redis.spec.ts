@@ -173,7 +173,7 @@ describe('redis queue store shared by several instances', () => {
     const other = open(server.url, newRoom());
     const [a] = await holdInOrder(one, ['a']);
     expect(await other.get(a.uuid)).toBeUndefined();
-    expect(await other.stats(t0)).toEqual({ waiting: 0, active: 0, released: 0, paused: false, arrived: 0 });
+    expect(await other.stats(t0)).toEqual({ waiting: 0, pending: 0, active: 0, released: 0, paused: false, arrived: 0 });
     expect((await other.hold('b', 0, get, t0)).ticket).toBe(1);
   });
 });
@@ -405,7 +405,7 @@ describe('redis queue store when Redis fails', () => {
     await expect(store.hold('b', 0, get, t0)).rejects.toBeInstanceOf(StoreUnavailableError);
     await faulty.start();
     // A Redis without persistence comes back empty, and without the store's scripts.
-    expect(await eventually(() => store.stats(t0))).toEqual({ waiting: 0, active: 0, released: 0, paused: false, arrived: 0 });
+    expect(await eventually(() => store.stats(t0))).toEqual({ waiting: 0, pending: 0, active: 0, released: 0, paused: false, arrived: 0 });
     const b = await store.hold('b', 0, get, t0);
     expect((await store.placeInLine(b.uuid, t0))?.position).toBe(1);
   }, 20_000);

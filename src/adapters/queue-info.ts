@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
-import { placeLost } from '@waiting-room/streams';
-import { queueInfoOf, UNKNOWN_UUID, type QueueInfo } from '@waiting-room/streams/contract';
+import { placeLost, placePending } from '@waiting-room/streams';
+import { PENDING_STATUS, queueInfoOf, UNKNOWN_UUID, type QueueInfo } from '@waiting-room/streams/contract';
 import { fromFetch, type FetchLike } from './http';
 
 /**
@@ -10,8 +10,10 @@ import { fromFetch, type FetchLike } from './http';
  * A 404 whose JSON error code is `unknown_uuid` throws a lost place (`placeLost()`): the server
  * does not know this place (any longer). Any other 404 (a missing route, a proxy's page) is a
  * failed poll like a 5xx: taking it for a lost place would send every visitor round again.
+ * A 202 throws a pending place (`placePending()`): the place waits for its bot check.
  */
 export async function readQueueInfo(response: Response): Promise<QueueInfo> {
+  if (response.status == PENDING_STATUS) throw placePending('queue_info answered 202');
   if (!response.ok) {
     const body = response.status == 404 && ((await response.json().catch(() => null)) as { error?: { code?: unknown } } | null);
     if (body && body.error?.code == UNKNOWN_UUID) throw placeLost(`queue_info answered 404 ${UNKNOWN_UUID}`);

@@ -22,3 +22,6 @@ export const textsOf = (language: LanguageJson): Texts => ({
   t: translator(language.locale, language.messages),
   language,
 });
+
+/** The same texts, the loading block saying that the browser is being checked (while the bot check runs). */
+export const checkingTexts = (texts: Texts): Texts => ({ ...texts, t: (key, values) => texts.t(key == 'page.loading' ? 'page.checking' : key, values) });

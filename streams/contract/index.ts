@@ -9,6 +9,7 @@ export { CHANNELS, CONFIG_ELEMENT_ID, ROUTES, UNKNOWN_UUID } from './names.js';
 export {
   MAX_POSITION,
   METHODS,
+  type AltchaChallenge,
   type ErrorReportingSettings,
   type LanguageJson,
   type EventFacts,
@@ -19,7 +20,7 @@ export {
   type Routes,
 } from './page-config.js';
 export { parsePageConfig, type ConfigResult } from './parse-page-config.js';
-export { queueInfoOf, type LineMoved, type QueueInfo, type QueueOpened } from './queue-info.js';
+export { PENDING_STATUS, queueInfoOf, type LineMoved, type QueueInfo, type QueueOpened } from './queue-info.js';
 export {
   DIGEST_PATTERN,
   drawCommitment,

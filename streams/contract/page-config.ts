@@ -60,6 +60,11 @@ export interface PageConfigJson {
    * queue_info answers `opensIn` instead of a position, and the page listens on `CHANNELS.event(id)`.
    */
   readonly event?: EventFactsJson;
+  /**
+   * The bot check (since 1.3.0), present when the place waits for one: an ALTCHA v2 challenge to
+   * solve before the place enters the line. The payload of its solution goes with queue_request.
+   */
+  readonly altcha?: AltchaChallenge;
 }
 
 /** One language's texts, as a server hands them over (in the page config, or for a switch). */
@@ -103,6 +108,30 @@ export interface EventFacts {
   readonly commitment: string | null;
 }
 
+/**
+ * An ALTCHA v2 challenge, as altcha-lib's `createChallenge` makes it: `parameters` say what to
+ * derive (`algorithm`, `cost`, `memoryCost`, `parallelism`, `keyLength`, `nonce`, `salt`) and the key
+ * prefix the right counter derives (`keyPrefix`); `signature` is the server's over them. The solution
+ * is `{counter, derivedKey}`, and what queue_request sends as `altcha` is the base64 of the JSON
+ * `{challenge, solution}`, as ALTCHA's widget sends it.
+ */
+export interface AltchaChallenge {
+  readonly parameters: {
+    readonly algorithm: string;
+    readonly nonce: string;
+    readonly salt: string;
+    readonly cost: number;
+    readonly keyLength: number;
+    readonly keyPrefix: string;
+    readonly keySignature?: string;
+    readonly memoryCost?: number;
+    readonly parallelism?: number;
+    readonly expiresAt?: number;
+    readonly data?: Readonly<Record<string, string | number | boolean | null>>;
+  };
+  readonly signature: string;
+}
+
 export interface ErrorReportingSettings {
   /** Where reports go; null sends them to the console only. */
   readonly dsn: string | null;
@@ -139,4 +168,6 @@ export interface PageConfig {
   readonly language: LanguageJson | null;
   /** The scheduled event whose pre-queue the visitor entered, or null. */
   readonly event: EventFacts | null;
+  /** The bot check's challenge to solve before queue_request; null when the place waits for none. */
+  readonly altcha: AltchaChallenge | null;
 }

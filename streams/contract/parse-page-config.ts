@@ -1,5 +1,5 @@
 import { TIMINGS, ERROR_REPORTING, REALTIME } from './constants.js';
-import { MAX_POSITION, METHODS, type ErrorReportingSettings, type LanguageJson, type Method, type PageConfig } from './page-config.js';
+import { MAX_POSITION, METHODS, type AltchaChallenge, type ErrorReportingSettings, type LanguageJson, type Method, type PageConfig } from './page-config.js';
 import { toSameOriginPath } from './same-origin-path.js';
 import { isUuid } from './uuid.js';
 
@@ -135,6 +135,8 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
           commitment: asText(ev.commitment) || null,
         }
       : null,
+    // Only its shape: the solver checks the rest, and the server the solution.
+    altcha: check(root.altcha == null || (isObject(root.altcha) && isObject(root.altcha.parameters)), 'altcha', 'an ALTCHA challenge', (root.altcha || null) as AltchaChallenge | null),
   };
   check(!routes.queue_info || config.routes.queue_info.includes('{uuid}'), 'routes.queue_info', 'a path with "{uuid}" in it', 0);
   return problems.length ? { ok: false, problems, errorReporting, language: languageSound ? language : null } : { ok: true, config, warnings };

@@ -1,4 +1,11 @@
 /**
+ * The status of queue_info's answer for a place that waits for its bot check (an extension): the
+ * place is known but not in line yet, so there is no position, and the body is `{"pending": true}`.
+ * It is neither a release (position 0) nor a lost place (404 `unknown_uuid`): ask again later.
+ */
+export const PENDING_STATUS = 202;
+
+/**
  * One queue_info answer (spec section 3). `estimated` is in minutes; `position` 0 means released.
  * `ticket` and `served` are an extension beyond the spec, sent by servers that count positions
  * from tickets (`position = ticket - served`): with them, a `QueueMoved` push can move the visitor

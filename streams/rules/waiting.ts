@@ -18,8 +18,9 @@ const NOTHING_SHOWN: Shown = { last: null, failedPolls: 0, connection: null };
 function record(shown: Shown, input: ShownResult | ConnectionState): Shown {
   if (typeof input == 'string') return { ...shown, connection: input };
   if (input.ok) return { ...shown, last: { info: input.info, at: input.at }, failedPolls: 'pushed' in input ? shown.failedPolls : 0 };
-  // A lost place is no failed poll: the status stream ends there (rules/lost-place).
-  return input.lost ? shown : { ...shown, failedPolls: shown.failedPolls + 1 };
+  // A lost place is no failed poll: the status stream ends there (rules/lost-place). Nor is a place
+  // waiting for its bot check: the server answered, with no position yet.
+  return input.lost || input.pending ? shown : { ...shown, failedPolls: shown.failedPolls + 1 };
 }
 
 function sameStatus(a: LiveStatus, b: LiveStatus): boolean {
@@ -38,7 +39,7 @@ function sameStatus(a: LiveStatus, b: LiveStatus): boolean {
  * `waiting`. Both carry the latest connection state and `failedPolls`, the queue_info calls
  * failed in a row since the last success: a failure keeps the last position on screen and only
  * counts up, a success resets the count. A lost place (see rules/lost-place) is not counted: the
- * status stream ends on it. A move of the line (`Pushed`, see line-moved) shows its position and
+ * status stream ends on it; nor is a place that waits for its bot check, which changes nothing. A move of the line (`Pushed`, see line-moved) shows its position and
  * time as an answer does but leaves the count as it is. A new status is emitted whenever any
  * field changes, never twice the same.
  *

@@ -40,10 +40,12 @@ export function entryFrom(uuid: string, request: string, fields: Readonly<Record
     userId: Number(fields.u),
     ticket: Number(fields.t),
     request: decodeRequest(request),
-    state: fields.a === undefined ? 'waiting' : 'released',
+    state: fields.a !== undefined ? 'released' : fields.p !== undefined ? 'pending' : 'waiting',
     heldAt: Number(fields.h),
     lastSeen: Number(fields.l),
     ...(fields.a !== undefined && { releasedAt: Number(fields.a) }),
     replayed: fields.x !== undefined,
+    ...(fields.p !== undefined && { pendingUntil: Number(fields.p) }),
+    ...(fields.ip !== undefined && { address: fields.ip }),
   };
 }

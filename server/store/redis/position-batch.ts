@@ -1,12 +1,15 @@
 import type { Position } from '../types';
 
-/** Sends one batch: `uuid, now` pairs; resolves with `[served, then the position and ticket of each]` (position -1: unknown). */
+/** Sends one batch: `uuid, now` pairs; resolves with `[served, then the position and ticket of each]` (position -1: unknown, -2: pending its bot check). */
 export type SendPositions = (pairs: readonly string[]) => Promise<readonly number[]>;
 
 interface Waiting {
   readonly resolve: (position: Position | undefined) => void;
   readonly reject: (error: unknown) => void;
 }
+
+/** The position the script answers for a place that waits for its bot check. */
+const PENDING = -2;
 
 /** Most polls in one script call: a call stays short for Redis however busy the instance is. */
 export const MAX_BATCH = 256;
@@ -59,7 +62,10 @@ export class PositionBatch {
           const served = Number(reply[0]);
           waiting.forEach(({ resolve }, index) => {
             const position = Number(reply[1 + 2 * index]);
-            resolve(position < 0 ? undefined : { position, ticket: Number(reply[2 + 2 * index]), served });
+            const ticket = Number(reply[2 + 2 * index]);
+            // -2: the place waits for its bot check, with no position yet; -1: unknown.
+            if (position === PENDING) resolve({ position: 0, ticket, served, pending: true });
+            else resolve(position < 0 ? undefined : { position, ticket, served });
           });
         },
         (error: unknown) => {

@@ -10,7 +10,7 @@ import {
   connectRedis,
   readyWithin,
 } from '../../redis/connection';
-import { StoreUnavailableError } from '../errors';
+import { PlacesPerAddressError, StoreUnavailableError } from '../errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { Deadlines } from './deadline';
 import { PositionBatch } from './position-batch';
@@ -18,7 +18,9 @@ import { DEADLINE_PASSED, SCRIPT_KEYS, SCRIPTS, UPGRADE_LIST_LINE, scriptSource,
 import type {
   AdmissionLimits,
   Entry,
+  EntryState,
   HeldRequest,
+  HoldOptions,
   LimitChange,
   LimitOverrides,
   PlaceInLine,
@@ -105,9 +107,21 @@ export class RedisStore implements QueueStore {
     return admitted === 1;
   }
 
-  async hold(sessionId: string, userId: number, request: HeldRequest, now: number): Promise<Entry> {
-    const reply = await this.run('waitingRoomHold', [sessionId, userId, encodeRequest(request), now, randomUUID()]);
+  async hold(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): Promise<Entry> {
+    const { address = '', placesPerAddress = 0, pendingUntil } = options;
+    const pending = pendingUntil === undefined ? '' : pendingUntil;
+    const reply = await this.run('waitingRoomHold', [sessionId, userId, encodeRequest(request), now, randomUUID(), address, placesPerAddress, pending]);
+    if (reply === 0) throw new PlacesPerAddressError(placesPerAddress);
     return decodeEntry(reply as EntryReply);
+  }
+
+  async enterLine(uuid: string, now: number): Promise<EntryState | undefined> {
+    const reply = await this.run('waitingRoomEnterLine', [uuid, now]);
+    return typeof reply === 'string' ? (reply as EntryState) : undefined;
+  }
+
+  async dropPending(uuid: string): Promise<boolean> {
+    return (await this.run('waitingRoomDropPending', [uuid])) === 1;
   }
 
   async get(uuid: string): Promise<Entry | undefined> {
@@ -162,8 +176,8 @@ export class RedisStore implements QueueStore {
   }
 
   async stats(now: number): Promise<Stats> {
-    const [waiting, active, released, paused, arrived] = (await this.run('waitingRoomStats', [now])) as number[];
-    return { waiting, active, released, paused: paused === 1, arrived };
+    const [waiting, active, released, paused, arrived, pending] = (await this.run('waitingRoomStats', [now])) as number[];
+    return { waiting, pending, active, released, paused: paused === 1, arrived };
   }
 
   async setPaused(paused: boolean): Promise<void> {
@@ -238,6 +252,16 @@ export class RedisStore implements QueueStore {
 
   async forgetEvent(id: string): Promise<void> {
     await this.run('waitingRoomForgetEvent', [id]);
+  }
+
+  async challengeDifficulty(): Promise<number | undefined> {
+    const reply = (await this.run('waitingRoomChallengeDifficulty', [])) as string | null;
+    return reply === null ? undefined : Number(reply);
+  }
+
+  async setChallengeDifficulty(difficulty: number | null): Promise<number | undefined> {
+    const reply = (await this.run('waitingRoomSetChallengeDifficulty', [difficulty === null ? '' : difficulty])) as string | null;
+    return reply === null ? undefined : Number(reply);
   }
 
   /** Closes the client the store made; a client given to the store is left to its owner. */

@@ -7,7 +7,7 @@ import { MOVE_INTERVAL_MS } from '../types';
  * is one script, so Redis runs it as one atomic step: two instances can never release the
  * same visitor twice, skip one, or restore a held request twice.
  *
- * Every script gets the same seven keys; ARGV[1] is the key prefix of the per-visitor keys
+ * Every script gets the same nine keys; ARGV[1] is the key prefix of the per-visitor keys
  * (`<prefix>e:<uuid>` the entry hash, `<prefix>r:<uuid>` the held request), ARGV[2] the
  * call's deadline in Redis time (0: none), and the method's own arguments follow (`args`).
  * Times in the queue are the callers' `now` (ms), never Redis's clock, so the store follows
@@ -31,9 +31,14 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  * - sessions: hash of session id to the uuid of its place (waiting, or released and admitted);
  * - admitted: sorted set of session ids by the time (ms) their admission ends;
  * - released: sorted set of released uuids by release time, to forget them once admission ends;
- * - recent: list of the latest release times, newest first, for the wait estimate.
+ * - recent: list of the latest release times, newest first, for the wait estimate;
+ * - pending: sorted set of the uuids of places waiting for their bot check, by the time (ms) they
+ *   are dropped unless they entered the line before, for the sweep;
+ * - addresses: hash of a client address's key to the places (pending or waiting) it holds, for
+ *   PLACES_PER_ADDRESS.
+ * meta also keeps cd, the operator's bot-check difficulty (absent: the configured one).
  */
-export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', 'released', 'recent'] as const;
+export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', 'released', 'recent', 'pending', 'addresses'] as const;
 
 /** Longest held request kept inside the entry hash, in bytes (Redis's default listpack limit). */
 const INLINE_REQUEST_BYTES = 64;
@@ -42,14 +47,16 @@ const INLINE_REQUEST_BYTES = 64;
 const FORGET_BATCH = 500;
 
 /**
- * Shared by every script. Entry hash fields: s session id, u user id, t ticket, h held at,
- * l last seen, a released at (present once released), x replayed (present once replayed),
- * q the held request when it is short. A longer request lives apart in its own string key:
+ * Shared by every script. Entry hash fields: s session id, u user id, t ticket (0 while pending),
+ * h held at, l last seen, a released at (present once released), x replayed (present once
+ * replayed), p when a pending place is dropped (present while pending), ip the client address's
+ * key it counts against (while pending or waiting), q the held request when it is short. A longer request lives apart in its own string key:
  * one value over Redis's listpack limit (64 bytes by default) would turn the small hash's
  * compact encoding into a hashtable four times the size.
  */
 const PRELUDE = `
 local meta, waiting, seen, sessions, admitted, releasedAt, recent = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local pending, addresses = KEYS[8], KEYS[9]
 local prefix, deadline = ARGV[1], tonumber(ARGV[2])
 local args = {unpack(ARGV, 3)}
 
@@ -98,12 +105,32 @@ local function entry(uuid)
   return out
 end
 
+-- The place no longer counts against its address (it leaves the line, or its bot check).
+local function uncount(uuid)
+  local address = redis.call('HGET', entryKey(uuid), 'ip')
+  if not address then return end
+  if redis.call('HINCRBY', addresses, address, -1) <= 0 then redis.call('HDEL', addresses, address) end
+  redis.call('HDEL', entryKey(uuid), 'ip')
+end
+
+-- A place enters the line at the back: the next ticket, and the sweep's order from now.
+local function enter(uuid, now)
+  local ticket = redis.call('HINCRBY', meta, 't', 1)
+  redis.call('HSET', entryKey(uuid), 't', ticket, 'l', now)
+  redis.call('HDEL', entryKey(uuid), 'p')
+  redis.call('ZREM', pending, uuid)
+  redis.call('ZADD', waiting, ticket, uuid)
+  redis.call('ZADD', seen, now, uuid)
+end
+
 local function forget(uuid)
   local session = redis.call('HGET', entryKey(uuid), 's')
+  uncount(uuid)
   redis.call('DEL', entryKey(uuid), requestKey(uuid))
   redis.call('ZREM', waiting, uuid)
   redis.call('ZREM', seen, uuid)
   redis.call('ZREM', releasedAt, uuid)
+  redis.call('ZREM', pending, uuid)
   if session and redis.call('HGET', sessions, session) == uuid then
     redis.call('HDEL', sessions, session)
   end
@@ -118,10 +145,11 @@ local function served()
   return tonumber(redis.call('HGET', meta, 's') or '0')
 end
 
--- The visitor's rank among those still waiting, 1 for the head; 0 once released.
+-- The visitor's rank among those still waiting, 1 for the head; 0 once released or while pending.
 local function positionOf(uuid, released)
   if released then return 0 end
-  return redis.call('ZRANK', waiting, uuid) + 1
+  local rank = redis.call('ZRANK', waiting, uuid)
+  return rank and rank + 1 or 0
 end
 
 -- Releases from the head of the line; "served" counts every place that leaves it, the silent
@@ -152,6 +180,7 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed)
       if now - tonumber(fields[2]) > abandonMs then
         forget(uuid)
       else
+        uncount(uuid)
         redis.call('HSET', entryKey(uuid), 'a', int(now))
         redis.call('ZADD', admitted, int(now + sessionMs), fields[1])
         redis.call('ZADD', releasedAt, int(now), uuid)
@@ -190,29 +219,71 @@ return 1
 `;
 
 /**
- * args: sessionId, userId, request, now, newUuid. A session that waits keeps its
- * place and gets the new request; otherwise it takes the next ticket under `newUuid`.
+ * args: sessionId, userId, request, now, newUuid, address key ('' none), places per address (0 no
+ * cap), pending until ('' the place enters the line at once). A session that waits, or is
+ * pending, keeps its place and gets the new request (a pending one enters the line when no
+ * pending time is given, else keeps the later time); otherwise a new place under `newUuid`,
+ * pending or taking the next ticket, unless its address holds the most places already: then 0,
+ * and nothing changes.
  */
 const hold = `
 local session, userId, request, now, newUuid = args[1], args[2], args[3], args[4], args[5]
+local address, cap, pendingUntil = args[6], tonumber(args[7]), args[8]
 local current = redis.call('HGET', sessions, session)
 if current then
-  local state = redis.call('HMGET', entryKey(current), 't', 'a')
+  local state = redis.call('HMGET', entryKey(current), 't', 'a', 'p')
   if state[1] and not state[2] then
     redis.call('HSET', entryKey(current), 'u', userId, 'l', now)
-    redis.call('ZADD', seen, 'XX', now, current)
+    if not state[3] then
+      redis.call('ZADD', seen, 'XX', now, current)
+    elseif pendingUntil == '' then
+      enter(current, now)
+    elseif tonumber(pendingUntil) > tonumber(state[3]) then
+      redis.call('HSET', entryKey(current), 'p', pendingUntil)
+      redis.call('ZADD', pending, pendingUntil, current)
+    end
     keepRequest(current, request)
     return entry(current)
   end
-  forget(current)
 end
-local ticket = redis.call('HINCRBY', meta, 't', 1)
-redis.call('HSET', entryKey(newUuid), 's', session, 'u', userId, 't', ticket, 'h', now, 'l', now)
+if address ~= '' and cap > 0 and tonumber(redis.call('HGET', addresses, address) or '0') >= cap then return 0 end
+if current then forget(current) end
+redis.call('HSET', entryKey(newUuid), 's', session, 'u', userId, 't', 0, 'h', now, 'l', now)
 keepRequest(newUuid, request)
 redis.call('HSET', sessions, session, newUuid)
-redis.call('ZADD', waiting, ticket, newUuid)
-redis.call('ZADD', seen, now, newUuid)
+if address ~= '' then
+  redis.call('HSET', entryKey(newUuid), 'ip', address)
+  redis.call('HINCRBY', addresses, address, 1)
+end
+if pendingUntil == '' then
+  enter(newUuid, now)
+else
+  redis.call('HSET', entryKey(newUuid), 'p', pendingUntil)
+  redis.call('ZADD', pending, pendingUntil, newUuid)
+end
 return entry(newUuid)
+`;
+
+/**
+ * args: uuid, now. A pending place enters the line (the next ticket); any other is left as it is.
+ * Returns the place's state after it, or false when unknown.
+ */
+const enterLine = `
+local uuid, now = args[1], args[2]
+local state = redis.call('HMGET', entryKey(uuid), 't', 'a', 'p')
+if not state[1] then return false end
+if state[3] then
+  enter(uuid, now)
+  return 'waiting'
+end
+return state[2] and 'released' or 'waiting'
+`;
+
+/** args: uuid. Forgets the place when it is pending: returns 1, else 0. */
+const dropPending = `
+if redis.call('HEXISTS', entryKey(args[1]), 'p') == 0 then return 0 end
+forget(args[1])
+return 1
 `;
 
 /** args: uuid. Returns the entry or false. */
@@ -233,7 +304,7 @@ return {entry(uuid), positionOf(uuid, state[2]), redis.call('LRANGE', recent, 0,
 /**
  * args: uuid, now, uuid, now, … (queue_info's polls that arrived together, see `PositionBatch`).
  * Returns {served, then for each uuid its position and its ticket}: the position is its rank
- * among those waiting, 0 once released, -1 when unknown. Each visitor is marked as seen at its
+ * among those waiting, 0 once released, -2 while it waits for its bot check, -1 when unknown. Each visitor is marked as seen at its
  * `now`. A waiting visitor costs four steps: the rank (ZRANK, O(log n), which also says it waits:
  * only waiting places are in the line), its ticket (the line's score, ZSCORE, O(1)) and the
  * last-seen writes the sweep reads (HSET, and ZADD in O(log n)); the script's own cost is paid
@@ -251,11 +322,15 @@ for i = 1, #args, 2 do
     out[#out + 1] = rank + 1
     out[#out + 1] = tonumber(redis.call('ZSCORE', waiting, uuid))
   else
-    local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
+    local state = redis.call('HMGET', entryKey(uuid), 't', 'a', 'p')
     if state[2] then
       redis.call('HSET', entryKey(uuid), 'l', now)
       out[#out + 1] = 0
       out[#out + 1] = tonumber(state[1])
+    elseif state[3] then
+      redis.call('HSET', entryKey(uuid), 'l', now)
+      out[#out + 1] = -2
+      out[#out + 1] = tonumber(state[1]) or 0
     else
       out[#out + 1] = -1
       out[#out + 1] = 0
@@ -325,6 +400,8 @@ const dropAbandoned = `
 local now, abandonMs = tonumber(args[1]), tonumber(args[2])
 local silent = redis.call('ZRANGEBYSCORE', seen, '-inf', '(' .. int(now - abandonMs), 'LIMIT', 0, ${ABANDON_BATCH})
 for _, uuid in ipairs(silent) do forget(uuid) end
+local expired = redis.call('ZRANGEBYSCORE', pending, '-inf', int(now), 'LIMIT', 0, ${ABANDON_BATCH})
+for _, uuid in ipairs(expired) do forget(uuid) end
 return #silent
 `;
 
@@ -367,11 +444,22 @@ if ends then redis.call('ZADD', admitted, ends, to) end
 return 1
 `;
 
-/** args: now. Returns {waiting, active, released, paused, arrived}. */
+/** args: now. Returns {waiting, active, released, paused, arrived, pending}. */
 const stats = `
 expireAdmissions(tonumber(args[1]))
 local counters = redis.call('HMGET', meta, 'n', 'p', 't')
-return {redis.call('ZCARD', waiting), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0, tonumber(counters[3] or '0')}
+return {redis.call('ZCARD', waiting), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0, tonumber(counters[3] or '0'), redis.call('ZCARD', pending)}
+`;
+
+/** No args. Returns the operator's bot-check difficulty, or false when not set. */
+const challengeDifficulty = `
+return redis.call('HGET', meta, 'cd')
+`;
+
+/** args: the difficulty, or '' to clear it. Returns what \`challengeDifficulty\` returns, after the change. */
+const setChallengeDifficulty = `
+if args[1] == '' then redis.call('HDEL', meta, 'cd') else redis.call('HSET', meta, 'cd', args[1]) end
+return redis.call('HGET', meta, 'cd')
 `;
 
 /** No args. Returns {active limit, releases a minute}, each false when not set. */
@@ -421,6 +509,8 @@ return #uuids
 export const SCRIPTS = {
   waitingRoomAdmit: admit,
   waitingRoomHold: hold,
+  waitingRoomEnterLine: enterLine,
+  waitingRoomDropPending: dropPending,
   waitingRoomGet: get,
   waitingRoomPlaceInLine: placeInLine,
   waitingRoomPositions: positions,
@@ -436,6 +526,8 @@ export const SCRIPTS = {
   waitingRoomLimits: limits,
   waitingRoomSetLimits: setLimits,
   ...EVENT_SCRIPTS,
+  waitingRoomChallengeDifficulty: challengeDifficulty,
+  waitingRoomSetChallengeDifficulty: setChallengeDifficulty,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -336,12 +336,18 @@ export async function buildPage({ outdir = path.join(root, 'public/assets'), min
     console.log(`waiting page built into ${path.relative(root, outdir) || '.'}`);
     const when = (file) => (sizes.initialJs.files.some((initial) => initial.file == file.file) ? 'initial' : 'lazy');
     for (const file of sizes.allJs.files) console.log(`  ${file.file.padEnd(28)} ${kb(file.bytes).padStart(9)} ${kb(file.gzip).padStart(9)} gz  ${when(file)}`);
-    console.log(`initial JS (before the position shows): ${kb(sizes.initialJs.gzip)} gz (${sizes.initialJs.gzip} bytes; budget ${kb(INITIAL_JS_BUDGET)})${sizes.withinBudget ? '' : ' — OVER BUDGET'}`);
+    console.log(
+      `initial JS (before the position shows): ${kb(sizes.initialJs.gzip)} gz (${sizes.initialJs.gzip} bytes; budget ${kb(INITIAL_JS_BUDGET)})${sizes.withinBudget ? '' : ' — OVER BUDGET'}`,
+    );
     console.log(`all JS: ${kb(sizes.allJs.gzip)} gz; CSS: ${kb(sizes.css.gzip)} gz`);
     const { wire } = sizes;
-    console.log(`on the wire before the position shows (HTML as is, CSS and initial JS as Brotli): ${kb(wire.total)} (budget ${kb(wire.budget)})${wire.withinBudget ? '' : ' — OVER BUDGET'}`);
+    console.log(
+      `on the wire before the position shows (HTML as is, CSS and initial JS as Brotli): ${kb(wire.total)} (budget ${kb(wire.budget)})${wire.withinBudget ? '' : ' — OVER BUDGET'}`,
+    );
     const { elements } = sizes;
-    console.log(`<waiting-room-status> and heldFetch(): ${elements.files.map((file) => file.file).join(' → ')}: ${kb(elements.gzip)} gz (budget ${kb(ELEMENTS_JS_BUDGET)})${elements.withinBudget ? '' : ' — OVER BUDGET'}`);
+    console.log(
+      `<waiting-room-status> and heldFetch(): ${elements.files.map((file) => file.file).join(' → ')}: ${kb(elements.gzip)} gz (budget ${kb(ELEMENTS_JS_BUDGET)})${elements.withinBudget ? '' : ' — OVER BUDGET'}`,
+    );
   }
   return sizes;
 }
@@ -434,7 +440,11 @@ async function buildInto(building, minify) {
     .filter((file) => file !== mainJs)
     .map((file) => `<link rel="modulepreload" href="/assets/${relative(file)}">\n`)
     .join('');
-  let html = replaceOnce(template, '<link rel="stylesheet" href="waiting.css">', `<link rel="stylesheet" href="/assets/${relative(css)}">\n${preloads}`.trimEnd());
+  let html = replaceOnce(
+    template,
+    '<link rel="stylesheet" href="waiting.css">',
+    `<link rel="stylesheet" href="/assets/${relative(css)}">\n${preloads}`.trimEnd(),
+  );
   html = replaceOnce(html, '<script type="module" src="main.js"></script>', `<script type="module" src="/assets/${relative(mainJs)}"></script>`);
   await writeFile(path.join(building, 'waiting.html'), html);
   await compressAssets(building);
@@ -450,7 +460,14 @@ async function buildInto(building, minify) {
   sizes.withinBudget = sizes.initialJs.gzip <= INITIAL_JS_BUDGET;
   const htmlBytes = Buffer.byteLength(html);
   const wireBytes = htmlBytes + sizes.css.brotli + sizes.initialJs.brotli;
-  sizes.wire = { budget: WIRE_BUDGET, html: htmlBytes, css: sizes.css.brotli, initialJs: sizes.initialJs.brotli, total: wireBytes, withinBudget: wireBytes <= WIRE_BUDGET };
+  sizes.wire = {
+    budget: WIRE_BUDGET,
+    html: htmlBytes,
+    css: sizes.css.brotli,
+    initialJs: sizes.initialJs.brotli,
+    total: wireBytes,
+    withinBudget: wireBytes <= WIRE_BUDGET,
+  };
   await writeFile(path.join(building, 'size.json'), JSON.stringify(sizes, null, 2) + '\n');
   await compressAssets(building);
   return sizes;
@@ -526,7 +543,11 @@ async function buildVerify(building, minify, css) {
   const [js] = Object.entries(result.metafile.outputs).find(([, each]) => each.entryPoint === 'src/verify/main.ts');
   let html = await readFile(path.join(root, 'public/verify.html'), 'utf8');
   html = replaceOnce(html, '<link rel="stylesheet" href="waiting.css">', `<link rel="stylesheet" href="/assets/${css}">`);
-  html = replaceOnce(html, '<script type="module" src="verify.js"></script>', `<script type="module" src="/assets/${names.get(path.join(root, js))}"></script>`);
+  html = replaceOnce(
+    html,
+    '<script type="module" src="verify.js"></script>',
+    `<script type="module" src="/assets/${names.get(path.join(root, js))}"></script>`,
+  );
   await writeFile(path.join(building, 'verify.html'), html);
 }
 

@@ -247,7 +247,10 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
       direct: new Client(urls.direct, { pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 }),
       proxied: new Client(urls.proxied, { pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 }),
     };
-    closers.push(() => single.direct.close(), () => single.proxied.close());
+    closers.push(
+      () => single.direct.close(),
+      () => single.proxied.close(),
+    );
     const sliceSeconds = (2 * options.seconds) / SLICES;
 
     // Streaming first, while the gateway has seen only a few requests: its RSS is near its resting size.
@@ -284,7 +287,10 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
       direct: new Pool(urls.direct, { connections: options.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 }),
       proxied: new Pool(urls.proxied, { connections: options.connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 }),
     };
-    closers.push(() => pools.direct.close(), () => pools.proxied.close());
+    closers.push(
+      () => pools.direct.close(),
+      () => pools.proxied.close(),
+    );
     const loop = { pools, connections: options.connections, sliceSeconds, origin, gateway, errors };
     let cpuProfile: string | undefined;
     if (options.cpuProfileDir) await gateway.request('profileStart');
@@ -348,8 +354,7 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
         directStalled: directStalledDownload,
         ratio: round(proxiedDownload.mibPerSecond / directDownload.mibPerSecond, 3),
         longPeakOverShortPeak: (longDownload.gatewayRss?.max ?? Number.NaN) - (proxiedDownload.gatewayRss?.max ?? Number.NaN),
-        longBuffersOverShortBuffers:
-          (longDownload.gatewayRss?.maxArrayBuffers ?? Number.NaN) - (proxiedDownload.gatewayRss?.maxArrayBuffers ?? Number.NaN),
+        longBuffersOverShortBuffers: (longDownload.gatewayRss?.maxArrayBuffers ?? Number.NaN) - (proxiedDownload.gatewayRss?.maxArrayBuffers ?? Number.NaN),
       },
       upload: { bytes: UPLOAD_MIB * MIB, direct: uploadDirect, proxied: uploadProxied },
       errors: { total: errors.total, kinds: errors.snapshot() },
@@ -429,7 +434,10 @@ async function throughputPhase(options: PhaseOptions): Promise<ThroughputFigures
 /** The CPUs `pid` may run on (Linux's `taskset`), or undefined where it cannot be told. */
 function allowedCpus(pid: number): number[] | undefined {
   try {
-    const list = execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' }).split(':').pop() ?? '';
+    const list =
+      execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' })
+        .split(':')
+        .pop() ?? '';
     const cpus = list
       .trim()
       .split(',')
@@ -664,8 +672,14 @@ function memoryFigures(samples: readonly MemorySample[], expected: number, sourc
     max,
     end: last.rss,
     growth: max - first.rss,
-    maxFirstHalf: maxOf(samples.filter((item) => item.received <= expected / 2), 'rss'),
-    maxSecondHalf: maxOf(samples.filter((item) => item.received > expected / 2), 'rss'),
+    maxFirstHalf: maxOf(
+      samples.filter((item) => item.received <= expected / 2),
+      'rss',
+    ),
+    maxSecondHalf: maxOf(
+      samples.filter((item) => item.received > expected / 2),
+      'rss',
+    ),
     startArrayBuffers: first.arrayBuffers,
     maxArrayBuffers: maxOf(samples, 'arrayBuffers'),
     startHeapUsed: first.heapUsed,
@@ -682,9 +696,11 @@ async function upload(client: Client, mib: number, errors: Errors) {
   let status = 0;
   let counted = 0;
   try {
-    const body = Readable.from((function* () {
-      for (let sent = 0; sent < mib * MIB; sent += CHUNK_BYTES) yield chunk;
-    })());
+    const body = Readable.from(
+      (function* () {
+        for (let sent = 0; sent < mib * MIB; sent += CHUNK_BYTES) yield chunk;
+      })(),
+    );
     const answer = await client.request({
       path: '/echo',
       method: 'POST',

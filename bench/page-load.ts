@@ -178,7 +178,10 @@ const isScriptOrStyle = (resource: Recorded) => resource.type === 'Script' || re
 
 /** Waits for the position in `page` and returns its frame time (ms from the navigation's start). */
 async function positionShown(page: Page): Promise<number> {
-  const handle = await page.waitForFunction(() => (window as unknown as { __positionShownAt?: number }).__positionShownAt, undefined, { timeout: 60_000, polling: 50 });
+  const handle = await page.waitForFunction(() => (window as unknown as { __positionShownAt?: number }).__positionShownAt, undefined, {
+    timeout: 60_000,
+    polling: 50,
+  });
   return (await handle.jsonValue()) as number;
 }
 

@@ -142,9 +142,13 @@ function printLoopHolds([target, topArg]: string[]): void {
       continue;
     }
     const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile & { startTime: number };
-    for (const hold of samplesWithin(profile, windows).sort((a, b) => b.ms - a.ms).slice(0, Number(topArg ?? 10))) {
+    for (const hold of samplesWithin(profile, windows)
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, Number(topArg ?? 10))) {
       shown += 1;
-      console.log(`${hold.ms.toFixed(1)} ms held at ${((hold.from - profile.startTime) / 1e6).toFixed(3)} s in ${path.basename(file)} (${hold.samples} samples):`);
+      console.log(
+        `${hold.ms.toFixed(1)} ms held at ${((hold.from - profile.startTime) / 1e6).toFixed(3)} s in ${path.basename(file)} (${hold.samples} samples):`,
+      );
       for (const [name, ms] of [...hold.byFunction].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`  ${ms.toFixed(1).padStart(6)} ms  ${name}`);
     }
   }
@@ -155,7 +159,11 @@ function main(): void {
   const args = process.argv.slice(2);
   if (args[0] === '--loop-holds') return printLoopHolds(args.slice(1));
   const holdsArg = args.find((arg) => arg.startsWith('--holds'));
-  if (holdsArg) return printHolds(Number(holdsArg.split('=')[1] ?? 20), args.filter((arg) => arg !== holdsArg));
+  if (holdsArg)
+    return printHolds(
+      Number(holdsArg.split('=')[1] ?? 20),
+      args.filter((arg) => arg !== holdsArg),
+    );
   const [target, topArg] = args;
   if (!target) {
     console.error('usage: node --import tsx bench/profile-summary.ts <profile file or folder> [top]');
@@ -176,13 +184,18 @@ function main(): void {
 
 function profileFiles(target: string): string[] {
   return statSync(target).isDirectory()
-    ? readdirSync(target).filter((file) => file.endsWith('.cpuprofile')).map((file) => path.join(target, file))
+    ? readdirSync(target)
+        .filter((file) => file.endsWith('.cpuprofile'))
+        .map((file) => path.join(target, file))
     : [target];
 }
 
 function printHolds(thresholdMs: number, [target, topArg]: string[]): void {
   const files = profileFiles(target);
-  const found = holds(files.map((file) => ({ file, profile: JSON.parse(readFileSync(file, 'utf8')) as Profile })), thresholdMs);
+  const found = holds(
+    files.map((file) => ({ file, profile: JSON.parse(readFileSync(file, 'utf8')) as Profile })),
+    thresholdMs,
+  );
   console.log(`${found.length} span(s) busy for over ${thresholdMs} ms without a break, in ${files.length} profile(s)\n`);
   for (const hold of found.slice(0, Number(topArg ?? 10))) {
     console.log(

@@ -54,7 +54,8 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
   lines.push('');
   lines.push('| target | goal | memory store | Redis store | ÷ previous |');
   lines.push('| --- | --- | --- | --- | --- |');
-  const row = (name: string, goal: string, memory: string, inRedis: string, against: string) => lines.push(`| ${name} | ${goal} | ${memory} | ${inRedis} | ${against} |`);
+  const row = (name: string, goal: string, memory: string, inRedis: string, against: string) =>
+    lines.push(`| ${name} | ${goal} | ${memory} | ${inRedis} | ${against} |`);
   const cap = (store: Results, read: (c: Results) => string) => (store ? read(store) : none);
   row(
     'waiting visitors held at once',
@@ -91,7 +92,13 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     `${value('Redis.ownHoldMax', TARGETS.loopHoldMaxMs)} (${value('Redis.loopDelayMax')})`,
     both('loopDelayMax'),
   );
-  row('queue_info answered during a fan-out, p99', `≤ ${TARGETS.queueInfoDuringFanoutP99Ms} ms`, value('memory.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms), value('Redis.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms), both('duringFanoutP99'));
+  row(
+    'queue_info answered during a fan-out, p99',
+    `≤ ${TARGETS.queueInfoDuringFanoutP99Ms} ms`,
+    value('memory.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms),
+    value('Redis.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms),
+    both('duringFanoutP99'),
+  );
   row(
     'queue_info throughput ÷ a bare Node `http` server answering constant JSON',
     `≥ ${TARGETS.throughputRatio}`,
@@ -99,7 +106,13 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     value('Redis.throughputRatio', TARGETS.throughputRatio),
     both('throughputRatio'),
   );
-  row('queue_info throughput, Redis ÷ memory', `≥ ${TARGETS.redisThroughputVsMemory}`, '', value('redisVsMemoryThroughput', TARGETS.redisThroughputVsMemory), ratio('redisVsMemoryThroughput'));
+  row(
+    'queue_info throughput, Redis ÷ memory',
+    `≥ ${TARGETS.redisThroughputVsMemory}`,
+    '',
+    value('redisVsMemoryThroughput', TARGETS.redisThroughputVsMemory),
+    ratio('redisVsMemoryThroughput'),
+  );
   row('server CPU per queue_info', '', value('memory.cpuPerRequest'), value('Redis.cpuPerRequest'), both('cpuPerRequest'));
   row(
     'server memory per waiting visitor (RSS after GC, settled)',
@@ -109,8 +122,20 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     both('memorySettled'),
   );
   row('the same, right after the arrivals', '', value('memory.memoryAtOnce'), value('Redis.memoryAtOnce'), both('memoryAtOnce'));
-  row('wait estimate error, steady release rate', '≤ 1 min', value('estimateSteady', TARGETS.steadyEstimateErrorMinutes), '(same code)', ratio('estimateSteady'));
-  row('estimate back within 1 min of the truth after the rate halves', '≤ 2 min', value('estimateBack', TARGETS.minutesBackWithin1AfterChange), '(same code)', ratio('estimateBack'));
+  row(
+    'wait estimate error, steady release rate',
+    '≤ 1 min',
+    value('estimateSteady', TARGETS.steadyEstimateErrorMinutes),
+    '(same code)',
+    ratio('estimateSteady'),
+  );
+  row(
+    'estimate back within 1 min of the truth after the rate halves',
+    '≤ 2 min',
+    value('estimateBack', TARGETS.minutesBackWithin1AfterChange),
+    '(same code)',
+    ratio('estimateBack'),
+  );
   row("queue_info's store step at 100,000 waiting ÷ at 1,000, p99", 'O(log n), not O(n) (~100)', value('positionCost'), '', ratio('positionCost'));
   const ramp = (store: string) => (results.ramps ?? []).find((one: Results) => one?.settings?.store === store);
   const knee = (store: string) => {
@@ -118,7 +143,9 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     if (!found) return none;
     const text = found.knee.toLocaleString('en-US');
     const shown = store === 'redis' && found.knee < TARGETS.rampKnee ? `**${text} — missed**` : text;
-    return found ? `${shown} (${found.settings.serverProcesses} process${found.settings.serverProcesses > 1 ? 'es' : ''}; stopped by ${found.stoppedBy})` : none;
+    return found
+      ? `${shown} (${found.settings.serverProcesses} process${found.settings.serverProcesses > 1 ? 'es' : ''}; stopped by ${found.stoppedBy})`
+      : none;
   };
   row(
     "capacity ramp: visitors at the page's own pace until the first error or a release p99 over 1 s",
@@ -141,8 +168,12 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     lines.push('');
     lines.push('| start-up | spawned → first answer | CPU until then | idle RSS |');
     lines.push('| --- | --- | --- | --- |');
-    lines.push(`| \`${startup.compiled.command}\` (now) | ${Math.round(startup.compiled.readyMs)} ms | ${Math.round(startup.compiled.cpuMs)} ms | ${mib(startup.compiled.idleRss)} |`);
-    lines.push(`| \`${startup.tsx.command}\` (before) | ${Math.round(startup.tsx.readyMs)} ms | ${Math.round(startup.tsx.cpuMs)} ms | ${mib(startup.tsx.idleRss)} |`);
+    lines.push(
+      `| \`${startup.compiled.command}\` (now) | ${Math.round(startup.compiled.readyMs)} ms | ${Math.round(startup.compiled.cpuMs)} ms | ${mib(startup.compiled.idleRss)} |`,
+    );
+    lines.push(
+      `| \`${startup.tsx.command}\` (before) | ${Math.round(startup.tsx.readyMs)} ms | ${Math.round(startup.tsx.cpuMs)} ms | ${mib(startup.tsx.idleRss)} |`,
+    );
     lines.push(`| now ÷ before | ${startup.ratio.readyMs.toFixed(2)} | ${startup.ratio.cpuMs.toFixed(2)} | ${startup.ratio.idleRss.toFixed(2)} |`);
   } else {
     lines.push(`Start-up: ${none} (\`BENCH_ONLY=startup\`).`);

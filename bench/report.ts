@@ -60,7 +60,11 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push('');
     lines.push(
       `Parts measured in this run: ${results.parts.join(', ')}` +
-        (results.partSeconds ? ` (${Object.entries(results.partSeconds).map(([part, seconds]) => `${part} ${fixed(seconds)} s`).join(', ')})` : '') +
+        (results.partSeconds
+          ? ` (${Object.entries(results.partSeconds)
+              .map(([part, seconds]) => `${part} ${fixed(seconds)} s`)
+              .join(', ')})`
+          : '') +
         '.',
     );
   }
@@ -446,7 +450,8 @@ function gatewayOverhead(result: GatewayOverheadResult): string[] {
     `- The gateway's own account during the downloads (process.memoryUsage, every 25 ms): Buffers (arrayBuffers) ${buffers(streaming.proxied)} read straight through, ` +
       `${buffers(streaming.proxiedLong)} during the ${settings.longDownloadMib} MiB, ${buffers(streaming.proxiedStalled)} with the reader stalled; ` +
       `JS heap used ${heap(streaming.proxied)}, ${heap(streaming.proxiedLong)} and ${heap(streaming.proxiedStalled)}.`,
-    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` + (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
+    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` +
+      (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
   ];
 }
 

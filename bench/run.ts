@@ -253,7 +253,14 @@ async function main(): Promise<void> {
       parts: ['page', ...[...only].filter((part) => part !== 'page')],
       targets: [
         ...(pageLoad ? pageLoadChecks(pageLoad) : []),
-        ...checkTargets(capacity, estimate, gateway, admission, estimateVariants.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result, botCheck),
+        ...checkTargets(
+          capacity,
+          estimate,
+          gateway,
+          admission,
+          estimateVariants.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result,
+          botCheck,
+        ),
         ...checkRampTargets(ramps),
       ],
       targetsRedis: capacityRedis ? [...checkTargets(capacityRedis, undefined), ...checkRedisTargets(capacity, capacityRedis)] : undefined,

@@ -279,8 +279,7 @@ function gatewayChecks(gateway: GatewayOverheadResult): TargetCheck[] {
   const complete = streamed.every((download) => download.receivedBytes === download.expectedBytes);
   const flatBound = TARGETS.gatewayLongDownloadGrowthShare * (streaming.proxiedLong.expectedBytes - streaming.proxied.expectedBytes);
   const { inFlightAtStallEndBytes, inKernelAtStallEndBytes } = streaming.proxiedStalled;
-  const held =
-    inFlightAtStallEndBytes === undefined || inKernelAtStallEndBytes === undefined ? undefined : inFlightAtStallEndBytes - inKernelAtStallEndBytes;
+  const held = inFlightAtStallEndBytes === undefined || inKernelAtStallEndBytes === undefined ? undefined : inFlightAtStallEndBytes - inKernelAtStallEndBytes;
   // The gateway's RSS before the first proxied download: both peaks are read against it.
   const rest = streaming.proxied.gatewayRss?.start ?? Number.NaN;
   const signedMib = (bytes: number) => `${bytes >= 0 ? '+' : '−'}${mib(Math.abs(bytes))}`;

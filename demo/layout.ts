@@ -6,12 +6,7 @@
 
 /** Escapes text for HTML content and double-quoted attribute values. */
 export function escapeHtml(value: unknown): string {
-  return String(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return String(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Who is visiting, as the pages need it. */
@@ -129,9 +124,7 @@ export function checkoutPage(visitor: Visitor, received: Received): string {
 <p>The shop received a <strong>${escapeHtml(received.method)}</strong> request.</p>
 <div class="card"><h2>Query</h2>${table(received.query)}</div>
 <div class="card"><h2>Content type</h2><p>${
-      received.contentType === undefined
-        ? '<span class="muted">None.</span>'
-        : `<code>${escapeHtml(received.contentType)}</code>`
+      received.contentType === undefined ? '<span class="muted">None.</span>' : `<code>${escapeHtml(received.contentType)}</code>`
     }</p></div>
 ${safe ? '' : `<div class="card"><h2>Fields received</h2>${bodyView(received.body)}</div>`}
 <p><a href="/">Back to the shop</a></p>`,
@@ -160,9 +153,7 @@ function bodyView(body: unknown): string {
 
 function table(entries: ReadonlyArray<readonly [string, unknown]>): string {
   if (entries.length === 0) return '<p class="muted">None.</p>';
-  const rows = entries.map(
-    ([name, value]) => `<tr><th>${escapeHtml(name)}</th><td>${escapeHtml(display(value))}</td></tr>`,
-  );
+  const rows = entries.map(([name, value]) => `<tr><th>${escapeHtml(name)}</th><td>${escapeHtml(display(value))}</td></tr>`);
   return `<table>${rows.join('')}</table>`;
 }
 

@@ -66,9 +66,7 @@ export function buildDemoOrigin(options: DemoOriginOptions = {}): FastifyInstanc
   const app = Fastify({ logger: { level: options.logLevel ?? 'silent' } });
   app.register(fastifyCookie, { secret: options.secret ?? randomBytes(32).toString('base64url') });
   // node:querystring gives a null-prototype object, so a field named __proto__ stays a field.
-  app.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) =>
-    done(null, parseForm(body as string)),
-  );
+  app.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => done(null, parseForm(body as string)));
   // Every answer depends on the visitor's session: no shared cache may keep one for another.
   app.addHook('onRequest', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
@@ -116,9 +114,7 @@ async function shopRoutes(app: FastifyInstance, { waitingRoomScript }: { waiting
 
   app.get('/', async (request, reply) => html(reply, homePage(ensureSession(request, reply))));
 
-  app.get('/buy', async (request, reply) =>
-    html(reply, buyPage(ensureSession(request, reply), waitingRoomScript), scriptPolicy(waitingRoomScript)),
-  );
+  app.get('/buy', async (request, reply) => html(reply, buyPage(ensureSession(request, reply), waitingRoomScript), scriptPolicy(waitingRoomScript)));
 
   app.get('/buy.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(BUY_SCRIPT));
 
@@ -165,11 +161,7 @@ async function shopRoutes(app: FastifyInstance, { waitingRoomScript }: { waiting
   });
 
   app.post('/checkout/api', async (request, reply) => {
-    checkCsrf(
-      readSession(request),
-      [header(request, CSRF_HEADER)],
-      'The X-CSRF-Token header is missing or wrong: ask GET /api/session for the token.',
-    );
+    checkCsrf(readSession(request), [header(request, CSRF_HEADER)], 'The X-CSRF-Token header is missing or wrong: ask GET /api/session for the token.');
     if (mediaType(request) !== 'application/json') {
       throw new ShopError(415, 'unsupported_media_type', 'Send the order as JSON (application/json).');
     }
@@ -252,11 +244,7 @@ function decode(value: string): Session | undefined {
 }
 
 /** The session, when one of `given` is its token; a 419 otherwise. */
-function checkCsrf(
-  session: Session | undefined,
-  given: ReadonlyArray<string | undefined>,
-  message = 'This form has expired: go back and try again.',
-): Session {
+function checkCsrf(session: Session | undefined, given: ReadonlyArray<string | undefined>, message = 'This form has expired: go back and try again.'): Session {
   const expected = session ? digest(session.csrfToken) : undefined;
   // Digests have one length, so the comparison takes the same time whatever was sent.
   const matches = given.some((token) => expected && token !== undefined && timingSafeEqual(digest(token), expected));
@@ -315,11 +303,7 @@ function scriptPolicy(waitingRoomScript: string | undefined): string {
 }
 
 function html(reply: FastifyReply, page: string, policy = PAGE_POLICY): FastifyReply {
-  return reply
-    .header('content-security-policy', policy)
-    .header('x-content-type-options', 'nosniff')
-    .type('text/html; charset=utf-8')
-    .send(page);
+  return reply.header('content-security-policy', policy).header('x-content-type-options', 'nosniff').type('text/html; charset=utf-8').send(page);
 }
 
 // --- Errors: a short page for people, `{error: {code, message}}` for programs. ---

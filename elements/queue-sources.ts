@@ -69,7 +69,11 @@ export function queueSources(client: RealtimeClient, { config, origin }: HeldAns
   const { connection } = client;
   const channelName = userId ? CHANNELS.user(userId, queue.uuid) : CHANNELS.client(queue.uuid);
   const channel$ = new ReplaySubject<Channel>(1);
-  const onChannel = <T>(event: string) => channel$.pipe(take(1), switchMap((channel) => on<T>(channel, event)));
+  const onChannel = <T>(event: string) =>
+    channel$.pipe(
+      take(1),
+      switchMap((channel) => on<T>(channel, event)),
+    );
   const error$ = on<unknown>(connection, 'error');
   const refused = (detail: unknown) => throwError(() => new Error(`Subscription to ${channelName} refused: ${JSON.stringify(detail)}`));
   const infoUrl = origin + routes.queue_info.replace('{uuid}', encodeURIComponent(queue.uuid));

@@ -27,7 +27,13 @@ const DOWN = ['unavailable', 'failed', 'disconnected'];
 
 /** What to show of `progress`, in the language of `texts`: pure, so that each state is tested alone. */
 export function statusView({ held, status }: Progress, { t, count, time }: Texts): StatusView {
-  const say = (state: StatusState, message: string, notice: string | null = null): StatusView => ({ state, announcement: message, message, ...nothing, notice });
+  const say = (state: StatusState, message: string, notice: string | null = null): StatusView => ({
+    state,
+    announcement: message,
+    message,
+    ...nothing,
+    notice,
+  });
   if (held == 0) return { state: 'idle', announcement: '', message: '', ...nothing };
   switch (status?.kind) {
     case undefined:

@@ -216,9 +216,7 @@ export function loadConfig(env: Env): ServerConfig {
   const read = reader(env);
   const adminToken = read.string('ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < ADMIN_TOKEN_MIN_LENGTH) {
-    throw new ConfigError(
-      `ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long (got ${adminToken.length}); e.g. openssl rand -base64 24.`,
-    );
+    throw new ConfigError(`ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long (got ${adminToken.length}); e.g. openssl rand -base64 24.`);
   }
   const sessionSecret = read.string('SESSION_SECRET');
   if (sessionSecret !== undefined && sessionSecret.length < 32) {
@@ -526,9 +524,7 @@ function pusherConfig(read: Reader): PusherConfig {
     };
   }
   if (appId === undefined || key === undefined || secret === undefined) {
-    throw new ConfigError(
-      'An outside Pusher-protocol server needs PUSHER_APP_ID, PUSHER_KEY and PUSHER_SECRET together.',
-    );
+    throw new ConfigError('An outside Pusher-protocol server needs PUSHER_APP_ID, PUSHER_KEY and PUSHER_SECRET together.');
   }
   if (host === undefined && cluster === undefined) {
     throw new ConfigError('Set PUSHER_HOST (soketi, Reverb) or PUSHER_CLUSTER (Pusher Channels).');
@@ -574,8 +570,7 @@ function reader(env: Env) {
     string,
     number,
     optionalInt,
-    int: (name: string, fallback: number, min: number, max: number): number =>
-      optionalInt(name, min, max) ?? fallback,
+    int: (name: string, fallback: number, min: number, max: number): number => optionalInt(name, min, max) ?? fallback,
     choice: <T extends string>(name: string, choices: readonly T[], fallback: T): T => {
       const raw = string(name)?.toLowerCase();
       if (raw === undefined) return fallback;
@@ -608,7 +603,10 @@ function reader(env: Env) {
     prefixes: (name: string, fallback: readonly string[]): readonly string[] => {
       const raw = string(name);
       if (raw === undefined) return fallback;
-      const prefixes = raw.split(',').map((prefix) => prefix.trim()).filter(Boolean);
+      const prefixes = raw
+        .split(',')
+        .map((prefix) => prefix.trim())
+        .filter(Boolean);
       const bad = prefixes.find((prefix) => !prefix.startsWith('/') || prefix.startsWith('//'));
       if ((prefixes.length === 0 && fallback.length > 0) || bad !== undefined) {
         throw new ConfigError(`${name} must list paths starting with "/", comma-separated; got "${raw}".`);

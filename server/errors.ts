@@ -215,9 +215,7 @@ function notRouted(app: FastifyInstance, request: FastifyRequest): ErrorAnswer {
  * what happens before routing (`createFastify`).
  */
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
-    sendError(request, reply, errorAnswer(error, request.log)),
-  );
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendError(request, reply, errorAnswer(error, request.log)));
   app.setNotFoundHandler((request, reply) => sendError(request, reply, notRouted(app, request)));
 }
 

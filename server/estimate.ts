@@ -47,12 +47,7 @@ const CHANGE_TOLERANCE = 0.05;
  * blended with `perMinute`; with neither (`perMinute` 0 and no recent release) one release a
  * minute is assumed. Position 0 (released) gives 0; any other position gives at least 1.
  */
-export function estimateMinutes(
-  position: number,
-  recentReleases: readonly number[],
-  now: number,
-  perMinute: number,
-): number {
+export function estimateMinutes(position: number, recentReleases: readonly number[], now: number, perMinute: number): number {
   if (position <= 0) return 0;
   const since = now - ESTIMATE_WINDOW_MS;
   // Newest first; sorted anyway, as servers sharing a store may stamp releases a little out of order.

@@ -53,14 +53,19 @@ export function installOpenApi(app: FastifyInstance): void {
       info: {
         title: 'Waiting Room',
         description:
-          'The waiting room\'s own routes: the page\'s calls, channel authorization, the error sink, the Pusher HTTP events API and the admin API. ' +
+          "The waiting room's own routes: the page's calls, channel authorization, the error sink, the Pusher HTTP events API and the admin API. " +
           'Every other request goes to the origin (the gateway), and `/app/{key}` is the Pusher-protocol WebSocket. Every error is `{error: {code, message}}`.',
         version: '1.0.0',
       },
       components: {
         securitySchemes: {
           adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
-          adminSession: { type: 'apiKey', in: 'cookie', name: 'waiting_room_admin', description: 'The console\'s session; calls that change anything also send X-CSRF-Token.' },
+          adminSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'waiting_room_admin',
+            description: "The console's session; calls that change anything also send X-CSRF-Token.",
+          },
         },
       },
     },

@@ -49,9 +49,7 @@ export function loadWaitingPage(htmlPath: string, languages: Languages): Waiting
   }
   const parts = html.split(CONFIG_ELEMENT);
   if (parts.length !== 2) {
-    throw new PageTemplateError(
-      `${htmlPath} must contain exactly one ${CONFIG_ELEMENT}; rebuild it with \`node build.mjs\`.`,
-    );
+    throw new PageTemplateError(`${htmlPath} must contain exactly one ${CONFIG_ELEMENT}; rebuild it with \`node build.mjs\`.`);
   }
   for (const { english } of LOCALIZED) {
     if (!html.includes(english)) {

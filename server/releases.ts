@@ -211,5 +211,4 @@ export class Releases {
   }
 }
 
-const sameEventLimits = (a: EventLimits, b: EventLimits): boolean =>
-  a.activeLimit === b.activeLimit && a.perMinute === b.perMinute && a.random === b.random;
+const sameEventLimits = (a: EventLimits, b: EventLimits): boolean => a.activeLimit === b.activeLimit && a.perMinute === b.perMinute && a.random === b.random;

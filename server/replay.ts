@@ -76,4 +76,3 @@ function pathOf(uri: string): string | undefined {
   const result = normalizeTarget(uri);
   return result.ok ? result.path : undefined;
 }
-

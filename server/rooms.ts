@@ -41,7 +41,10 @@ export class Rooms {
   /** Every room's prefixes at once: most requests are under none, and are told so in one test. */
   private readonly anyProtects: (path: string) => boolean;
 
-  constructor(readonly all: readonly Room[], configs: readonly RoomConfig[]) {
+  constructor(
+    readonly all: readonly Room[],
+    configs: readonly RoomConfig[],
+  ) {
     if (all.length === 0) throw new Error('A server has at least one room.');
     this.anyProtects = protectionTest(configs.flatMap((config) => config.protect));
     this.prefixes = all.flatMap((room, i) =>

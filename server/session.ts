@@ -56,11 +56,7 @@ export function requireSession(request: FastifyRequest): Session {
  * one, so that on a shared browser the next person gets neither the place in line nor the
  * held request of the one who signed out.
  */
-export function startSession(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  user: { readonly userId: number; readonly name?: string },
-): Session {
+export function startSession(request: FastifyRequest, reply: FastifyReply, user: { readonly userId: number; readonly name?: string }): Session {
   return writeSession(request, reply, { id: randomUUID(), csrfToken: newCsrfToken(), ...user });
 }
 
@@ -128,9 +124,7 @@ function sessionFromCookie(request: FastifyRequest): Session | undefined {
 }
 
 function encode(session: Session): string {
-  return Buffer.from(JSON.stringify([session.id, session.userId, session.csrfToken, session.name ?? ''])).toString(
-    'base64url',
-  );
+  return Buffer.from(JSON.stringify([session.id, session.userId, session.csrfToken, session.name ?? ''])).toString('base64url');
 }
 
 function decode(value: string): Session | undefined {

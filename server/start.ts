@@ -86,8 +86,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   );
   const savedSecret = saved.find((one) => one !== undefined)?.sessionSecret;
   // A session secret made up at start dies with the process; the saved one keeps visitors' cookies valid.
-  const config =
-    savedSecret && requested.sessionSecretGenerated ? { ...requested, sessionSecret: savedSecret } : requested;
+  const config = savedSecret && requested.sessionSecretGenerated ? { ...requested, sessionSecret: savedSecret } : requested;
   const languages = createLanguages(config.languages);
   const page = loadWaitingPage(config.pageHtmlPath, languages);
   const clock = options.clock ?? systemClock;
@@ -99,7 +98,8 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     clock,
   );
   // One connection carries the decisions of every adaptive room of this process.
-  const admissionRedis = config.redisUrl && config.rooms.some((room) => room.admission.mode === 'adaptive') ? connectRedis(config.redisUrl, { autoPipelining: true }) : undefined;
+  const admissionRedis =
+    config.redisUrl && config.rooms.some((room) => room.admission.mode === 'adaptive') ? connectRedis(config.redisUrl, { autoPipelining: true }) : undefined;
   const rooms = new Rooms(
     config.rooms.map((room, i): Room => {
       const primary = i === 0;
@@ -129,8 +129,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     config.rooms,
   );
   metrics.track(rooms.all.map((room) => room.name));
-  const closeStores = () =>
-    Promise.allSettled([...rooms.all.map((room) => room.store.close()), admissionRedis && closeRedis(admissionRedis)]);
+  const closeStores = () => Promise.allSettled([...rooms.all.map((room) => room.store.close()), admissionRedis && closeRedis(admissionRedis)]);
   // No UPSTREAM: the demo shop, on a loopback port of its own, is the origin.
   // The shop is told where the waiting room's script is, as a site is by its operator.
   const demo = config.gateway.upstream
@@ -180,9 +179,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   port = address.port;
   const ownHost = reachableHost(address);
   const ownUrlHost = ownHost.includes(':') ? `[${ownHost}]` : ownHost;
-  const publisher =
-    options.publisher ??
-    (config.pusher.embedded ? fanoutPublisher(fanout) : pusherPublisher(pusherOptions(config.pusher)));
+  const publisher = options.publisher ?? (config.pusher.embedded ? fanoutPublisher(fanout) : pusherPublisher(pusherOptions(config.pusher)));
   // The operator's limits a previous run (or another instance) left in the store, and the events
   // (those the configuration declares put there the first time), before the first visitor.
   await Promise.all(

@@ -38,9 +38,7 @@ export function readStateFile(file: string): { readonly sessionSecret: string; r
     }
     return { sessionSecret: saved.sessionSecret, store: MemoryStore.fromState(saved.line) };
   } catch (error) {
-    throw new StateFileError(
-      `STATE_FILE ${file} cannot be loaded (${(error as Error).message}); move it away to start with an empty line.`,
-    );
+    throw new StateFileError(`STATE_FILE ${file} cannot be loaded (${(error as Error).message}); move it away to start with an empty line.`);
   }
 }
 

@@ -102,13 +102,7 @@ export function createQueue$(sources: QueueSources, options: QueueOptions): Obse
  * rule before the source starts: nothing a source emits on subscription is lost, and each source
  * is subscribed once.
  */
-function inLine(
-  sources: QueueSources,
-  options: QueueOptions,
-  request: HeldRequest,
-  timings: Timings,
-  scheduler: SchedulerLike,
-): Observable<QueueStatus> {
+function inLine(sources: QueueSources, options: QueueOptions, request: HeldRequest, timings: Timings, scheduler: SchedulerLike): Observable<QueueStatus> {
   const { onSourceError } = options;
   const guarded = <T>(name: SourceName, source$: Observable<T>) => source$.pipe(endOnError<T>(name, onSourceError));
   const state$ = guarded('state$', sources.state$).pipe(startWith<ConnectionState>('initialized'));

@@ -3,13 +3,7 @@ import type { Timings } from './contract/constants.js';
 import type { LineMoved, QueueInfo, QueueOpened } from './contract/queue-info.js';
 
 /** The realtime client's connection states (pusher-js names). */
-export type ConnectionState =
-  | 'initialized'
-  | 'connecting'
-  | 'connected'
-  | 'unavailable'
-  | 'failed'
-  | 'disconnected';
+export type ConnectionState = 'initialized' | 'connecting' | 'connected' | 'unavailable' | 'failed' | 'disconnected';
 
 /** The held request, as the page received it (spec section 3). */
 export interface QueuedRequest {
@@ -99,9 +93,7 @@ export type Replay =
     };
 
 /** The exact messages of the spec's error catalogue (section 8), typos included. */
-export type FailureMessage =
-  | 'Websoket KO - unavailable'
-  | 'Websocket KO - position 0 depuis 10sec';
+export type FailureMessage = 'Websoket KO - unavailable' | 'Websocket KO - position 0 depuis 10sec';
 
 /** Where the page is going when it leaves: back in history first, then the site root. */
 export type LeaveStep = 'back' | 'root';

@@ -24,10 +24,11 @@ server.listen(0, '127.0.0.1', () => {
     { url: `http://127.0.0.1:${port}`, port, pid: process.pid },
     {
       cpu: (): CpuSample => process.cpuUsage(),
-      close: () => new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
     },
   );
 });

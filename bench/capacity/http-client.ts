@@ -34,14 +34,7 @@ export async function request(
   }
 }
 
-function requestOnce(
-  agent: http.Agent,
-  base: URL,
-  method: string,
-  path: string,
-  headers: http.OutgoingHttpHeaders = {},
-  body?: string,
-): Promise<Answer> {
+function requestOnce(agent: http.Agent, base: URL, method: string, path: string, headers: http.OutgoingHttpHeaders = {}, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const created = performance.now();
     let sent = created;
@@ -99,8 +92,7 @@ export class Errors {
 }
 
 /** An error's code (ECONNRESET…) or message, to group errors by kind. */
-export const errorKind = (error: unknown): string =>
-  (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
+export const errorKind = (error: unknown): string => (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
 
 /** Runs `worker` on `concurrency` lanes until it returns false. */
 export async function lanes(concurrency: number, worker: () => Promise<boolean>): Promise<void> {

@@ -180,7 +180,13 @@ async function saturate(arg: SaturateArg) {
   if (visitors.length === 0) throw new Error('no waiting visitor to poll');
   const tallies = new Map<string, Tally>();
   for (const name of new Set(arg.order)) {
-    const tally: Tally = { agent: new http.Agent({ keepAlive: true, maxSockets: arg.connections, localAddress }), latencies: [], errors: new Errors(), seconds: 0, cpuSeconds: 0 };
+    const tally: Tally = {
+      agent: new http.Agent({ keepAlive: true, maxSockets: arg.connections, localAddress }),
+      latencies: [],
+      errors: new Errors(),
+      seconds: 0,
+      cpuSeconds: 0,
+    };
     tallies.set(name, tally);
     await slice(new URL(arg.urls[name]), arg.connections, arg.warmupSeconds, tally, false);
   }

@@ -58,7 +58,7 @@ export async function runRamp(options: RampOptions) {
   const pollerCount = 2;
   const perServer = (files?.soft ?? 20_000) - SERVER_RESERVE - pollerCount * POLL_SOCKETS;
   const maxVisitors = Math.min(options.maxVisitors, serverCount * perServer);
-  const bound = maxVisitors < options.maxVisitors ? `the open-file limit (${files?.soft}) of ${serverCount} server process(es)` : 'the ramp\'s maximum';
+  const bound = maxVisitors < options.maxVisitors ? `the open-file limit (${files?.soft}) of ${serverCount} server process(es)` : "the ramp's maximum";
   const adminToken = randomBytes(18).toString('base64url');
   const children: Child<unknown>[] = [];
   try {
@@ -130,7 +130,16 @@ export async function runRamp(options: RampOptions) {
     }
     const passed = steps.filter((step) => step.errors.total === 0 && step.releases.latencyMs.p99 <= options.releaseP99LimitMs);
     return {
-      settings: { ...options, log: undefined, pageDir: undefined, redisUrl: undefined, serverProcesses: serverCount, visitorProcesses: visitors.children.length, pollers: pollerCount, maxVisitors },
+      settings: {
+        ...options,
+        log: undefined,
+        pageDir: undefined,
+        redisUrl: undefined,
+        serverProcesses: serverCount,
+        visitorProcesses: visitors.children.length,
+        pollers: pollerCount,
+        maxVisitors,
+      },
       openFiles: files,
       steps,
       /** The most visitors waiting at a step with no error and the release p99 within its limit. */
@@ -193,7 +202,12 @@ async function rampStep({ options, servers, visitors, pollers, admin, waiting }:
   const releases = await releaseLatency(servers, visitors, window);
   const { batches, moves } = await moveLatency(servers, visitors, window);
   const records = await Promise.all(servers.map((server) => server.request<FanoutRecord[]>('fanouts')));
-  const fanout = fanoutFigures(records, batches, countedFrom, polls.flatMap((poll) => poll.timeline));
+  const fanout = fanoutFigures(
+    records,
+    batches,
+    countedFrom,
+    polls.flatMap((poll) => poll.timeline),
+  );
   const lives = await visitors.deliveries();
   const answered = polls.reduce((sum, poll) => sum + poll.answered, 0);
   const seconds = Math.max(...polls.map((poll) => poll.seconds));

@@ -132,7 +132,9 @@ async function fanoutFloor(options: CapacityOptions, children: Child<unknown>[])
   const probe = await Child.start<{ pid: number }>(path.join(here, 'bare-fanout.ts'), { name: 'bare fan-out' });
   children.push(probe);
   const floor = await probe.request<FanoutFloor>('measure', { sockets: options.visitors, rounds: 5 });
-  options.log(`  the platform's floor: ${floor.microsPerSocketWall} µs a socket written (CPU ${floor.microsPerSocketCpu} µs), ${floor.sockets} loopback sockets`);
+  options.log(
+    `  the platform's floor: ${floor.microsPerSocketWall} µs a socket written (CPU ${floor.microsPerSocketCpu} µs), ${floor.sockets} loopback sockets`,
+  );
   await probe.request('close').catch(() => undefined);
   await probe.stop();
   return floor;
@@ -512,7 +514,10 @@ export function checkLimits(options: Pick<CapacityOptions, 'visitors' | 'connect
   return { openFiles: files, localPorts: ports, socketsPerProcess };
 }
 
-export function serverEnv(options: Pick<CapacityOptions, 'activeLimit' | 'releasePerMinute' | 'sessionSeconds' | 'pageDir' | 'redisUrl'>, adminToken: string): NodeJS.ProcessEnv {
+export function serverEnv(
+  options: Pick<CapacityOptions, 'activeLimit' | 'releasePerMinute' | 'sessionSeconds' | 'pageDir' | 'redisUrl'>,
+  adminToken: string,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',

@@ -97,7 +97,16 @@ class FanoutLog {
     const epoch = (at: number) => Math.round((performance.timeOrigin + at) * 100) / 100;
     const moved = message.channel === CHANNELS.queue && message.event === CHANNELS.movedEvent;
     const key = moved ? servedOf(message.data) : message.channel;
-    this.records.push([moved ? 'moved' : 'release', key, epoch(publishedAt), epoch(firstWriteAt), epoch(lastWriteAt), sockets, Math.round(writingMs * 1000) / 1000, superseded]);
+    this.records.push([
+      moved ? 'moved' : 'release',
+      key,
+      epoch(publishedAt),
+      epoch(firstWriteAt),
+      epoch(lastWriteAt),
+      sockets,
+      Math.round(writingMs * 1000) / 1000,
+      superseded,
+    ]);
   }
 
   take(): FanoutRecord[] {

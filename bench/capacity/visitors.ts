@@ -129,7 +129,18 @@ async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promi
   const setCookie = [page.headers['set-cookie'] ?? []].flat();
   const cookie = setCookie.map((line) => SESSION_COOKIE.exec(line)?.[1]).find(Boolean);
   if (!cookie) throw new Error('the held page set no session cookie');
-  const visitor: Visitor = { index, server: target, cookie, uuid: config.queue.uuid, csrfToken: config.csrfToken, subscribed: false, subscriptions: 0, heard: [], highest: 0, released: false };
+  const visitor: Visitor = {
+    index,
+    server: target,
+    cookie,
+    uuid: config.queue.uuid,
+    csrfToken: config.csrfToken,
+    subscribed: false,
+    subscriptions: 0,
+    heard: [],
+    highest: 0,
+    released: false,
+  };
   await subscribe(visitor, config.realtime);
   const listening = await request(
     agent,

@@ -47,7 +47,7 @@ export function requireAdminAccess(app: FastifyInstance, options: AdminAccessOpt
     if (caller.kind === 'session' && !SAFE_METHODS.has(request.method)) {
       const sent = request.headers[CSRF_HEADER];
       if (typeof sent !== 'string' || !sameText(sent, caller.csrfToken)) {
-        throw new HttpError(403, 'csrf_mismatch', 'The console\'s CSRF token is missing or wrong: reload the console.');
+        throw new HttpError(403, 'csrf_mismatch', "The console's CSRF token is missing or wrong: reload the console.");
       }
     }
     callers.set(request, caller);

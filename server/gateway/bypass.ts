@@ -21,11 +21,7 @@ export function bypassToken(secret: string, expiresAt: number): string {
 }
 
 /** True when `header` carries a token signed with `secret` that has not expired at `now` (ms). */
-export function hasValidBypass(
-  header: string | string[] | undefined,
-  secret: string | undefined,
-  now: number,
-): boolean {
+export function hasValidBypass(header: string | string[] | undefined, secret: string | undefined, now: number): boolean {
   if (secret === undefined || typeof header !== 'string') return false;
   const match = FORMAT.exec(header.trim());
   if (!match) return false;

@@ -99,15 +99,33 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       return reply.code(503).header('retry-after', '60').header('cache-control', 'no-store').send();
     }
     // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts).
-    const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now, holdOptions(request, config, room.botCheck.mode(now) === 'pow', now));
+    const entry = await store.hold(
+      session.id,
+      session.userId,
+      heldRequestOf(request, bytes),
+      now,
+      holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
+    );
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const place = await store.placeInLine(entry.uuid, now);
     const held = place?.entry ?? entry;
     // A pending place gets the challenge that lets it in line.
-    const altcha = held.state === 'pending' ? await options.challenges.issue({ uuid: held.uuid, room: room.name }, await room.botCheck.difficulty()) : undefined;
+    const altcha =
+      held.state === 'pending' ? await options.challenges.issue({ uuid: held.uuid, room: room.name }, await room.botCheck.difficulty()) : undefined;
     const language = request.server.languages.choose({ headers: request.headers, roomLocale: room.locale });
     const facts = room.events.pageFacts(held, place?.position ?? 0, now);
-    const pageConfig = pageConfigFor(held, facts.position, session, config, originOf(request, config.host), options.port(), room.routes, language, facts.event, altcha);
+    const pageConfig = pageConfigFor(
+      held,
+      facts.position,
+      session,
+      config,
+      originOf(request, config.host),
+      options.port(),
+      room.routes,
+      language,
+      facts.event,
+      altcha,
+    );
     if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
     return sendWaitingPage(reply, options.page.render(pageConfig, language));
   };

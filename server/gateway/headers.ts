@@ -6,7 +6,17 @@ import { SESSION_COOKIE } from '../session';
  * Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, not the message, so a
  * proxy never passes them on. The names a `Connection` header lists are dropped too.
  */
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /** Forwarding headers a client could forge: only this gateway's own reach the origin. */
 const FORWARDING = ['forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'x-real-ip'];
@@ -71,11 +81,7 @@ export interface ForwardOptions {
  * how. With TRUST_PROXY the proxy in front of us is believed, and its chain is extended;
  * otherwise a client's own forwarding headers are dropped, since anyone can write them.
  */
-export function originRequestHeaders(
-  request: FastifyRequest,
-  headers: IncomingHttpHeaders,
-  options: ForwardOptions = {},
-): IncomingHttpHeaders {
+export function originRequestHeaders(request: FastifyRequest, headers: IncomingHttpHeaders, options: ForwardOptions = {}): IncomingHttpHeaders {
   const out = copyWithout(headers, dropped(headers.connection, NOT_FORWARDED));
   // Fastify gives `ips` only with TRUST_PROXY, nearest first; X-Forwarded-For lists the client first.
   const trusted = request.ips !== undefined;

@@ -42,12 +42,7 @@ export function readBody(stream: Readable, declaredLength: string | undefined, l
 }
 
 function tooLarge(limit: number): HttpError {
-  return new HttpError(
-    413,
-    'payload_too_large',
-    `The body of a protected request may be at most ${limit} bytes (HELD_BODY_LIMIT).`,
-    { connection: 'close' },
-  );
+  return new HttpError(413, 'payload_too_large', `The body of a protected request may be at most ${limit} bytes (HELD_BODY_LIMIT).`, { connection: 'close' });
 }
 
 /**

@@ -21,11 +21,7 @@ export function trackRequest(req: IncomingMessage, res: ServerResponse): void {
  * headers too large 431, too slow 408) in the error contract, then closes the connection. When
  * part of a response was already written, nothing more can be said on it: it is only closed.
  */
-export function answerClientError(
-  this: FastifyInstance,
-  error: Error & { code?: string; rawPacket?: unknown },
-  socket: Socket,
-): void {
+export function answerClientError(this: FastifyInstance, error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   // A connection reset has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const answer = clientErrorAnswer(error);

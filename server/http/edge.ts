@@ -64,9 +64,7 @@ export function installEdge(app: FastifyInstance): void {
       return done(error as HttpError);
     }
     if (closing) {
-      return done(
-        new HttpError(503, 'shutting_down', 'The server is shutting down; try again in a moment.', { 'retry-after': '2' }),
-      );
+      return done(new HttpError(503, 'shutting_down', 'The server is shutting down; try again in a moment.', { 'retry-after': '2' }));
     }
     done();
   });

@@ -18,8 +18,7 @@ const MOST_LANGUAGES = 16;
 /** What the matcher answers when nothing offered is close enough (no language tag is spelt so). */
 const NONE = '-';
 
-const preferred = (accept: string | undefined, types: string[]): string | undefined =>
-  new Negotiator({ headers: { accept } }).mediaType(types);
+const preferred = (accept: string | undefined, types: string[]): string | undefined => new Negotiator({ headers: { accept } }).mediaType(types);
 
 /**
  * True when a client asks for HTML rather than JSON: it weighs `text/html` (itself, or `text/*`)
@@ -58,11 +57,7 @@ export function isLanguageTag(tag: string): boolean {
  * ignored. Each range is matched alone, so that a close match for the first (`en-GB` → `en`)
  * wins over an exact one for the next.
  */
-export function preferredLanguage<Language extends string>(
-  acceptLanguage: string | undefined,
-  supported: readonly Language[],
-  fallback: Language,
-): Language {
+export function preferredLanguage<Language extends string>(acceptLanguage: string | undefined, supported: readonly Language[], fallback: Language): Language {
   if (!acceptLanguage) return fallback;
   const asked = new Negotiator({ headers: { 'accept-language': acceptLanguage } })
     .languages()

@@ -73,8 +73,8 @@ export class Metrics {
     lineGauge('waiting_room_visitors_waiting', 'Places in line now.', (_room, stats) => stats.waiting);
     lineGauge('waiting_room_sessions_active', 'Sessions admitted now.', (_room, stats) => stats.active);
     lineGauge('waiting_room_paused', '1 while the release loop is paused.', (_room, stats) => (stats.paused ? 1 : 0));
-    lineGauge('waiting_room_active_limit', 'Sessions admitted at once, at most (the operator\'s value when set).', (room) => room.limits.activeLimit);
-    lineGauge('waiting_room_release_rate', 'Most releases a minute by the release loop (the operator\'s value when set).', (room) => room.limits.perMinute);
+    lineGauge('waiting_room_active_limit', "Sessions admitted at once, at most (the operator's value when set).", (room) => room.limits.activeLimit);
+    lineGauge('waiting_room_release_rate', "Most releases a minute by the release loop (the operator's value when set).", (room) => room.limits.perMinute);
     this.releases = new Counter({ name: 'waiting_room_releases_total', help: 'Visitors this instance released.', labelNames: ['room'], registers });
     this.releaseEvent = new Histogram({
       name: 'waiting_room_release_event_seconds',
@@ -93,7 +93,7 @@ export class Metrics {
     this.pageErrors = new Counter({ name: 'waiting_room_page_errors_total', help: 'Error reports the local sink received from pages.', registers });
     this.originSeconds = new Histogram({
       name: 'waiting_room_origin_seconds',
-      help: 'From a forwarded request\'s arrival to the origin\'s answer headers (gateway).',
+      help: "From a forwarded request's arrival to the origin's answer headers (gateway).",
       buckets: LATENCY_BUCKETS,
       registers,
     });

@@ -172,12 +172,7 @@ export class Connection {
       case 'drop':
         return;
       case 'drop-and-tell':
-        this.send(
-          protocolError(
-            `Client event rejected due to rate limit: at most ${this.options.messagesPerSecond} messages a second.`,
-            CLOSE.rateLimited,
-          ),
-        );
+        this.send(protocolError(`Client event rejected due to rate limit: at most ${this.options.messagesPerSecond} messages a second.`, CLOSE.rateLimited));
         return;
       case 'flood':
         this.options.log.info({ socketId: this.id }, 'realtime client flooding far past its rate limit: closed');
@@ -229,14 +224,7 @@ export class Connection {
     const subscribed = this.subscriptions.includes(channel);
     if (!subscribed && this.subscriptions.length >= this.options.maxSubscriptions) {
       // soketi's `LimitReached`, with the status of "Over capacity": a slot frees on unsubscribe.
-      this.send(
-        subscriptionError(
-          channel,
-          'LimitReached',
-          `At most ${this.options.maxSubscriptions} channels per connection.`,
-          CLOSE.overCapacity,
-        ),
-      );
+      this.send(subscriptionError(channel, 'LimitReached', `At most ${this.options.maxSubscriptions} channels per connection.`, CLOSE.overCapacity));
       return;
     }
     if (kind === 'private' && !isValidChannelAuth(this.options.app, this.id, channel, data.auth)) {
@@ -261,11 +249,7 @@ export class Connection {
   /** User authentication: a bad signature is an unauthorized connection (4009). */
   private signin(data: Record<string, unknown>): void {
     const { auth, user_data: userData } = data;
-    if (
-      typeof userData !== 'string' ||
-      typeof auth !== 'string' ||
-      !sameText(auth, userAuth(this.options.app, this.id, userData))
-    ) {
+    if (typeof userData !== 'string' || typeof auth !== 'string' || !sameText(auth, userAuth(this.options.app, this.id, userData))) {
       this.refuse(CLOSE.unauthorized, 'Invalid signin signature.');
       return;
     }

@@ -14,17 +14,11 @@ export const SUBSCRIBE_WAIT_MS = 2000;
  * Waits (at most `SUBSCRIBE_WAIT_MS`) until the subscription is in place, so that an instance
  * hears the others' releases from its first client on; Redis away at start only delays that.
  */
-export async function createFanout(
-  config: Pick<ServerConfig, 'redisUrl' | 'pusher'>,
-  log: FanoutLog,
-): Promise<Fanout> {
+export async function createFanout(config: Pick<ServerConfig, 'redisUrl' | 'pusher'>, log: FanoutLog): Promise<Fanout> {
   if (config.redisUrl === undefined || !config.pusher.embedded) return new LocalFanout();
   const fanout = new RedisFanout(config.redisUrl, { log });
   if (!(await fanout.ready(SUBSCRIBE_WAIT_MS))) {
-    log.warn(
-      { channel: fanout.channel },
-      "realtime fanout not subscribed yet (Redis unreachable): other instances' events will arrive once it is",
-    );
+    log.warn({ channel: fanout.channel }, "realtime fanout not subscribed yet (Redis unreachable): other instances' events will arrive once it is");
   }
   return fanout;
 }

@@ -19,7 +19,11 @@ const MAX_BATCH = 10;
 /** A full batch of 10 KB events, with room for names and channels. */
 const BODY_LIMIT = 256 * 1024;
 /** Channel names: letters, digits and `_-=@,.;`, at most 200 characters (as `channelKind` reads them). */
-const CHANNEL_NAME = failsWith({ type: 'string', pattern: '^[A-Za-z0-9_\\-=@,.;]{1,200}$' }, 'bad_channel', 'Each channel name must be 1 to 200 letters, digits or _-=@,.;');
+const CHANNEL_NAME = failsWith(
+  { type: 'string', pattern: '^[A-Za-z0-9_\\-=@,.;]{1,200}$' },
+  'bad_channel',
+  'Each channel name must be 1 to 200 letters, digits or _-=@,.;',
+);
 
 /** One event: `{name, data, channels | channel, socket_id?}`. */
 const EVENT = failsWith(
@@ -29,7 +33,11 @@ const EVENT = failsWith(
     properties: {
       name: failsWith({ type: 'string', minLength: 1, maxLength: 200 }, 'bad_event', '"name" must be a string of 1 to 200 characters.'),
       data: { description: `The event's data: a string, or JSON written as one; at most ${MAX_DATA} bytes (413 past it).` },
-      channels: failsWith({ type: 'array', minItems: 1, maxItems: MAX_CHANNELS, items: CHANNEL_NAME }, 'bad_event', `"channels" must list 1 to ${MAX_CHANNELS} channels.`),
+      channels: failsWith(
+        { type: 'array', minItems: 1, maxItems: MAX_CHANNELS, items: CHANNEL_NAME },
+        'bad_event',
+        `"channels" must list 1 to ${MAX_CHANNELS} channels.`,
+      ),
       channel: CHANNEL_NAME,
       socket_id: failsWith({ type: 'string', pattern: '^\\d+\\.\\d+$' }, 'bad_socket_id', '"socket_id" must look like 1234.5678.'),
     },
@@ -91,7 +99,9 @@ export function eventsApiRoutes(app: FastifyInstance, options: EventsApiOptions)
           {
             type: 'object',
             required: ['batch'],
-            properties: { batch: failsWith({ type: 'array', minItems: 1, maxItems: MAX_BATCH, items: EVENT }, 'bad_event', `"batch" must list 1 to ${MAX_BATCH} events.`) },
+            properties: {
+              batch: failsWith({ type: 'array', minItems: 1, maxItems: MAX_BATCH, items: EVENT }, 'bad_event', `"batch" must list 1 to ${MAX_BATCH} events.`),
+            },
           },
           'bad_event',
           `Send {"batch": [1 to ${MAX_BATCH} events]}.`,
@@ -101,7 +111,10 @@ export function eventsApiRoutes(app: FastifyInstance, options: EventsApiOptions)
     },
     async (request, reply) => {
       const { batch } = request.body as { batch: EventBody[] };
-      await publishAll(options.fanout, batch.flatMap((event) => eventMessages(event)));
+      await publishAll(
+        options.fanout,
+        batch.flatMap((event) => eventMessages(event)),
+      );
       return reply.send({ batch: batch.map(() => ({})) });
     },
   );
@@ -120,11 +133,7 @@ function authenticate(request: FastifyRequest, app: AppCredentials, nowSeconds: 
   if (query.auth_version !== '1.0') throw new HttpError(401, 'bad_auth_version', 'auth_version must be 1.0.');
   const timestamp = Number(query.auth_timestamp);
   if (!Number.isFinite(timestamp) || Math.abs(nowSeconds - timestamp) > TIMESTAMP_WINDOW_SECONDS) {
-    throw new HttpError(
-      401,
-      'stale_timestamp',
-      `auth_timestamp must be within ${TIMESTAMP_WINDOW_SECONDS} s of the server's clock.`,
-    );
+    throw new HttpError(401, 'stale_timestamp', `auth_timestamp must be within ${TIMESTAMP_WINDOW_SECONDS} s of the server's clock.`);
   }
   const body = request.rawBody ?? '';
   if (body !== '' && !sameText(query.body_md5 ?? '', bodyMd5(body))) {

@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type Redis from 'ioredis';
-import {
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  DEFAULT_CONNECT_WAIT_MS,
-  DEFAULT_PREFIX,
-  closeRedis,
-  connectRedis,
-  readyWithin,
-} from '../redis/connection';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_WAIT_MS, DEFAULT_PREFIX, closeRedis, connectRedis, readyWithin } from '../redis/connection';
 import type { ChannelMessage, Fanout } from './fanout';
 import { FanoutUnavailableError } from './fanout-error';
 import { decodeEnvelope, encodeEnvelope } from './fanout-message';
@@ -88,10 +81,7 @@ export class RedisFanout implements Fanout {
       await readyWithin(this.publisher, this.connectWaitMs);
       await this.publisher.publish(this.channel, encodeEnvelope({ origin: this.origin, message }));
     } catch (error) {
-      throw new FanoutUnavailableError(
-        `The event reached this instance's clients only; Redis is unreachable: ${(error as Error).message}`,
-        { cause: error },
-      );
+      throw new FanoutUnavailableError(`The event reached this instance's clients only; Redis is unreachable: ${(error as Error).message}`, { cause: error });
     }
   }
 
@@ -157,10 +147,7 @@ export class RedisFanout implements Fanout {
   private lost(): void {
     if (!this.subscribed || this.closed) return;
     this.subscribed = false;
-    this.log.warn(
-      { channel: this.channel },
-      "realtime fanout lost Redis: other instances' events are missed until it is back",
-    );
+    this.log.warn({ channel: this.channel }, "realtime fanout lost Redis: other instances' events are missed until it is back");
   }
 
   private receive(channel: string, text: string): void {

@@ -90,9 +90,7 @@ export class RealtimeServer implements ChannelRegistry {
    */
   attach(server: Server, others?: UpgradeListener): void {
     this.others = others;
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
-      this.upgrade(request, socket, head),
-    );
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
   }
 
   /**

@@ -36,13 +36,7 @@ export function userAuth(app: AppCredentials, socketId: string, userData: string
 }
 
 /** True when `auth` is exactly what `channelAuth` would give. */
-export function isValidChannelAuth(
-  app: AppCredentials,
-  socketId: string,
-  channel: string,
-  auth: unknown,
-  channelData?: string,
-): boolean {
+export function isValidChannelAuth(app: AppCredentials, socketId: string, channel: string, auth: unknown, channelData?: string): boolean {
   return typeof auth === 'string' && sameText(auth, channelAuth(app, socketId, channel, channelData));
 }
 
@@ -55,12 +49,7 @@ export function bodyMd5(body: string): string {
  * The HTTP API's `auth_signature`: HMAC-SHA256 of the method, the path and the query
  * parameters other than the signature, lower-cased keys in order, values not URL-encoded.
  */
-export function requestSignature(
-  secret: string,
-  method: string,
-  path: string,
-  query: Readonly<Record<string, string>>,
-): string {
+export function requestSignature(secret: string, method: string, path: string, query: Readonly<Record<string, string>>): string {
   const params = Object.entries(query)
     .filter(([key]) => key !== 'auth_signature')
     .map(([key, value]) => [key.toLowerCase(), value] as const)

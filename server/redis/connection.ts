@@ -107,10 +107,7 @@ function untilReady(client: Redis, waitMs: number): Promise<void> {
     };
     const onReady = () => settle();
     const onClose = () => settle(new RedisUnreachableError('Redis is unreachable (connection refused or lost).'));
-    const timer = setTimeout(
-      () => settle(new RedisUnreachableError(`Redis did not accept a connection within ${waitMs} ms.`)),
-      waitMs,
-    );
+    const timer = setTimeout(() => settle(new RedisUnreachableError(`Redis did not accept a connection within ${waitMs} ms.`)), waitMs);
     client.on('ready', onReady);
     client.on('close', onClose);
   });

@@ -234,7 +234,10 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
     type: 'object',
     properties: {
       botChallenge: { type: 'string', enum: ['off', 'pow'], description: 'What a visitor held now is asked: nothing, or a proof of work.' },
-      difficulty: { type: 'integer', description: 'The most key derivations a solution takes, in force (the operator\'s, when set); the counter is drawn from its upper half.' },
+      difficulty: {
+        type: 'integer',
+        description: "The most key derivations a solution takes, in force (the operator's, when set); the counter is drawn from its upper half.",
+      },
       configured: {
         type: 'object',
         description: "The room's configuration (BOT_CHALLENGE or its botChallenge, BOT_CHALLENGE_DIFFICULTY).",
@@ -245,19 +248,21 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
       kdf: {
         type: 'object',
         description: 'What each try derives: ALTCHA algorithm, cost (scrypt N), memoryCost (r), parallelism (p), keyLength.',
-        properties: { algorithm: { type: 'string' }, cost: { type: 'integer' }, memoryCost: { type: 'integer' }, parallelism: { type: 'integer' }, keyLength: { type: 'integer' } },
+        properties: {
+          algorithm: { type: 'string' },
+          cost: { type: 'integer' },
+          memoryCost: { type: 'integer' },
+          parallelism: { type: 'integer' },
+          keyLength: { type: 'integer' },
+        },
       },
     },
   } as const;
 
-  app.get(
-    '/bot-check',
-    { schema: roomCall("The room's bot check", { response: { 200: BOT_CHECK, ...errorResponses(401, 404) } }) },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return botCheckOf(roomOf(request));
-    },
-  );
+  app.get('/bot-check', { schema: roomCall("The room's bot check", { response: { 200: BOT_CHECK, ...errorResponses(401, 404) } }) }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return botCheckOf(roomOf(request));
+  });
 
   app.post(
     '/bot-check',
@@ -272,7 +277,12 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
             required: ['difficulty'],
             properties: {
               difficulty: failsWith(
-                { type: ['integer', 'null'], minimum: 1, maximum: MAX_DIFFICULTY, description: 'The most key derivations a solution takes; null: the configured one.' },
+                {
+                  type: ['integer', 'null'],
+                  minimum: 1,
+                  maximum: MAX_DIFFICULTY,
+                  description: 'The most key derivations a solution takes; null: the configured one.',
+                },
                 'bad_difficulty',
                 `"difficulty" must be a whole number from 1 to ${MAX_DIFFICULTY}, or null for the configured one.`,
               ),

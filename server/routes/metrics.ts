@@ -11,7 +11,8 @@ export async function metricsRoutes(app: FastifyInstance, options: { readonly me
     {
       schema: {
         summary: 'Prometheus metrics',
-        description: 'The line\'s gauges (the same on every instance of a room: take max), this instance\'s counters and histograms (take sum), and Node\'s process metrics.',
+        description:
+          "The line's gauges (the same on every instance of a room: take max), this instance's counters and histograms (take sum), and Node's process metrics.",
         tags: ['admin'],
         security: ADMIN_SECURITY,
         response: { 200: { type: 'string', description: 'Prometheus text format 0.0.4' }, ...errorResponses(401) },

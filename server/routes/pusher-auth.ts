@@ -27,16 +27,13 @@ const USER_CHANNEL = /^private-App\.User\.\d+\.(.*)$/;
  * Channel authorization (pusher-js's default `/pusher/auth`): signs a subscription only to
  * the session's own private channel, the one named after its user and its place in line.
  */
-export async function pusherAuthRoutes(
-  app: FastifyInstance,
-  options: { readonly app: AppCredentials; readonly rooms: Rooms },
-): Promise<void> {
+export async function pusherAuthRoutes(app: FastifyInstance, options: { readonly app: AppCredentials; readonly rooms: Rooms }): Promise<void> {
   app.post(
     '/pusher/auth',
     {
       schema: {
         summary: 'Channel authorization for the waiting page',
-        description: 'pusher-js\'s default: form socket_id and channel_name, the CSRF token as X-CSRF-TOKEN. Signs only the session\'s own private channel.',
+        description: "pusher-js's default: form socket_id and channel_name, the CSRF token as X-CSRF-TOKEN. Signs only the session's own private channel.",
         tags: ['waiting page'],
         body: CHANNEL_AUTH_BODY,
         response: { 200: { type: 'object', properties: { auth: { type: 'string' } } }, ...errorResponses(400, 403, 419) },

@@ -43,7 +43,8 @@ const QUEUE_REQUEST_BODY = failsWith(
         {
           type: 'string',
           maxLength: MAX_ALTCHA_LENGTH,
-          description: "The bot check's solution, while the place is pending: the base64 of {challenge, solution}, as ALTCHA's widget sends it. Ignored once the place is in line.",
+          description:
+            "The bot check's solution, while the place is pending: the base64 of {challenge, solution}, as ALTCHA's widget sends it. Ignored once the place is in line.",
         },
         'bad_altcha',
         `The altcha field must be the base64 of {challenge, solution}, at most ${MAX_ALTCHA_LENGTH} characters.`,

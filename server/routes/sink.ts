@@ -36,9 +36,7 @@ export interface SinkOptions {
 export async function sinkRoutes(app: FastifyInstance, options: SinkOptions): Promise<void> {
   // The SDKs send envelopes as text/plain or application/x-sentry-envelope: take every body as bytes.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ENVELOPE_LIMIT }, (_request, body, done) =>
-    done(null, body),
-  );
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: ENVELOPE_LIMIT }, (_request, body, done) => done(null, body));
 
   // First, so that refusals (429 included) reach the page too: it may reach us by another host
   // name than the one in its DSN, and the SDK reads Retry-After to back off.
@@ -53,8 +51,7 @@ export async function sinkRoutes(app: FastifyInstance, options: SinkOptions): Pr
     max: options.limits.reportsPerMinute,
     timeWindow: RATE_WINDOW_MS,
     // The plugin throws what this returns; the app's error handler answers an HttpError as the contract body.
-    errorResponseBuilder: (_request, context) =>
-      new HttpError(429, 'rate_limited', `Too many error reports from this address; retry in ${context.after}.`),
+    errorResponseBuilder: (_request, context) => new HttpError(429, 'rate_limited', `Too many error reports from this address; retry in ${context.after}.`),
   });
 
   const receive = async (request: FastifyRequest) => {
@@ -78,7 +75,7 @@ export async function sinkRoutes(app: FastifyInstance, options: SinkOptions): Pr
 
   const schema = {
     summary: 'The local error sink: a Sentry envelope',
-    description: 'The Sentry SDK\'s envelope, as text/plain or application/x-sentry-envelope, optionally gzipped; 429 past ERROR_REPORTS_PER_MINUTE.',
+    description: "The Sentry SDK's envelope, as text/plain or application/x-sentry-envelope, optionally gzipped; 429 past ERROR_REPORTS_PER_MINUTE.",
     tags: ['waiting page'],
     params: { type: 'object', properties: { projectId: { type: 'string' } } },
     response: { 200: { type: 'object', properties: { received: { type: 'integer' } } }, ...errorResponses(400, 413, 429) },

@@ -306,11 +306,7 @@ describe('demo origin: a small shop on its own', () => {
     const app = new Browser(origin.url);
 
     const session = await app.get('/api/session');
-    const order = await app.post(
-      '/checkout/api?item=42&item=43',
-      { json: { quantity: 2, note: '<b>now</b>' } },
-      { 'x-csrf-token': session.json.csrfToken },
-    );
+    const order = await app.post('/checkout/api?item=42&item=43', { json: { quantity: 2, note: '<b>now</b>' } }, { 'x-csrf-token': session.json.csrfToken });
 
     expect(session.status).toBe(200);
     expect(session.headers.get('cache-control')).toBe('no-store');

@@ -52,7 +52,9 @@ describe('the operator console in a browser', () => {
     await expect(figure(console, 'waiting').innerText()).resolves.toBe('0');
     const cookies = await context.cookies();
     expect(cookies.find((cookie) => cookie.name === 'waiting_room_admin')).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
-    await expect(console.evaluate(() => document.cookie + JSON.stringify(localStorage) + JSON.stringify(sessionStorage))).resolves.not.toContain(E2E_ADMIN_TOKEN);
+    await expect(console.evaluate(() => document.cookie + JSON.stringify(localStorage) + JSON.stringify(sessionStorage))).resolves.not.toContain(
+      E2E_ADMIN_TOKEN,
+    );
 
     // A visitor joins the line: the console shows it without a reload.
     // A mark in this document: a reload would lose it.

@@ -51,7 +51,7 @@ describe('drop day: a pre-queue drawn at the opening', () => {
     await browser?.close();
   }, 30_000);
 
-  test('counts down to the opening, then shows each page its rank in the draw, which the verify page confirms, in each visitor\'s language and time zone', async () => {
+  test("counts down to the opening, then shows each page its rank in the draw, which the verify page confirms, in each visitor's language and time zone", async () => {
     // Two visitors in English in New York, one in Japanese in Tokyo.
     const where = [
       { locale: 'en-US', timezoneId: 'America/New_York' },
@@ -63,7 +63,8 @@ describe('drop day: a pre-queue drawn at the opening', () => {
       visitors.push(visitor);
       await visitor.page.goto(server.at(`/checkout?item=${i}`));
     }
-    const textsOf = (i: number) => (where[i].locale == 'ja-JP' ? { lang: 'ja', t: translator('ja', CATALOGUES.ja.messages) } : { lang: 'en', t: translator('en', CATALOGUES.en.messages) });
+    const textsOf = (i: number) =>
+      where[i].locale == 'ja-JP' ? { lang: 'ja', t: translator('ja', CATALOGUES.ja.messages) } : { lang: 'en', t: translator('en', CATALOGUES.en.messages) };
     const uuids: string[] = [];
     for (const [i, visitor] of visitors.entries()) {
       const { lang, t } = textsOf(i);

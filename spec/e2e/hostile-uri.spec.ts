@@ -64,10 +64,7 @@ describe('a waiting page given a hostile pending URI', () => {
     async (_kind, uri) => {
       visitor = await openVisitor(browser, server.url);
       const { page } = visitor;
-      await page.route(
-        (url) => url.href === server.at('/checkout?item=42'),
-        withPendingUri(uri),
-      );
+      await page.route((url) => url.href === server.at('/checkout?item=42'), withPendingUri(uri));
       const released = server.stats().then((stats) => stats.released);
       // In place of the blank tab, so that going back leads nowhere and the root fallback runs.
       await Promise.all([
@@ -79,7 +76,11 @@ describe('a waiting page given a hostile pending URI', () => {
       expect(JSON.parse(rendered ?? '{}')).toMatchObject({ queue: { uri } });
 
       // The server holds the visitor; even released (the event goes to their channel), the page stays on the site.
-      const [uuid] = await eventually('the visitor in line', () => server.release(1), (uuids) => uuids.length === 1);
+      const [uuid] = await eventually(
+        'the visitor in line',
+        () => server.release(1),
+        (uuids) => uuids.length === 1,
+      );
       expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
       await visitor.arrivesAt(server.at('/'), TIMINGS.rootFallback + LOADED_MACHINE_SLACK_MS);
       await page.locator('h1', { hasText: 'A small shop' }).waitFor();

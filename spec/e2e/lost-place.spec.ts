@@ -61,93 +61,100 @@ describe('visitors whose place in line is lost when a server on the memory store
     return visitor;
   };
 
-  test(
-    'a held GET is told, then joins the line again at a new place; a held POST is told and offered the way back, and stays',
-    async () => {
-      const { url, port } = server!;
-      let admin = adminApi(url, ADMIN_TOKEN);
-      await admin.fill(1);
+  test('a held GET is told, then joins the line again at a new place; a held POST is told and offered the way back, and stays', async () => {
+    const { url, port } = server!;
+    let admin = adminApi(url, ADMIN_TOKEN);
+    await admin.fill(1);
 
-      // A visitor held on a GET, first in line...
-      const get = await visit(url);
-      await get.page.goto(`${url}/checkout?item=42#pay`);
-      await get.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
-      await expect(get.position()).resolves.toBe(1);
-      const firstUuid = await uuidOf(get);
-      expect(firstUuid).toMatch(/^[0-9a-f-]{36}$/);
+    // A visitor held on a GET, first in line...
+    const get = await visit(url);
+    await get.page.goto(`${url}/checkout?item=42#pay`);
+    await get.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
+    await expect(get.position()).resolves.toBe(1);
+    const firstUuid = await uuidOf(get);
+    expect(firstUuid).toMatch(/^[0-9a-f-]{36}$/);
 
-      // ...and one held on a POST (the demo's order form), second.
-      const post = await visit(url);
-      await post.page.goto(`${url}/`);
-      await post.page.fill('#quantity', '2');
-      await post.page.click('button:has-text("Place the order")');
-      await post.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
-      await expect(post.position()).resolves.toBe(2);
-      expect(post.page.url()).toBe(`${url}/checkout?item=42`);
-      expect(await admin.stats()).toMatchObject({ waiting: 2, active: 1 });
-      const postCalls = watchCalls(post);
-      const getNavigations = get.navigations.length;
-      const postNavigations = post.navigations.length;
+    // ...and one held on a POST (the demo's order form), second.
+    const post = await visit(url);
+    await post.page.goto(`${url}/`);
+    await post.page.fill('#quantity', '2');
+    await post.page.click('button:has-text("Place the order")');
+    await post.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
+    await expect(post.position()).resolves.toBe(2);
+    expect(post.page.url()).toBe(`${url}/checkout?item=42`);
+    expect(await admin.stats()).toMatchObject({ waiting: 2, active: 1 });
+    const postCalls = watchCalls(post);
+    const getNavigations = get.navigations.length;
+    const postNavigations = post.navigations.length;
 
-      // The server dies with no chance to save its line, and starts again on the same port, full again.
-      await server!.kill();
-      server = await startServerProcess(ENV, port);
-      expect(server.url).toBe(url);
-      admin = adminApi(url, ADMIN_TOKEN);
-      await admin.fill(1);
-      expect(await admin.stats()).toMatchObject({ waiting: 0, active: 1 });
+    // The server dies with no chance to save its line, and starts again on the same port, full again.
+    await server!.kill();
+    server = await startServerProcess(ENV, port);
+    expect(server.url).toBe(url);
+    admin = adminApi(url, ADMIN_TOKEN);
+    await admin.fill(1);
+    expect(await admin.stats()).toMatchObject({ waiting: 0, active: 1 });
 
-      // The GET visitor is told why, and that the page takes it back in line...
-      const getLost = get.page.locator('.wr-lost');
-      await getLost.waitFor({ timeout: 30_000 });
-      await expect(getLost.locator('h1').textContent()).resolves.toBe('Your place in line was lost');
-      await expect(getLost.textContent()).resolves.toMatch(/The waiting room restarted or your place expired\.\s*Taking you back in line…/);
-      expect(await getLost.getByRole('button').count()).toBe(0);
+    // The GET visitor is told why, and that the page takes it back in line...
+    const getLost = get.page.locator('.wr-lost');
+    await getLost.waitFor({ timeout: 30_000 });
+    await expect(getLost.locator('h1').textContent()).resolves.toBe('Your place in line was lost');
+    await expect(getLost.textContent()).resolves.toMatch(/The waiting room restarted or your place expired\.\s*Taking you back in line…/);
+    expect(await getLost.getByRole('button').count()).toBe(0);
 
-      // ...then loads the held address again: the server holds it afresh, at a new place.
-      await eventually('the GET visitor to load the held address again', async () => get.navigations.length, (count) => count > getNavigations, 30_000);
-      await get.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
-      expect(get.page.url()).toBe(`${url}/checkout?item=42#pay`);
-      await expect(get.position()).resolves.toBe(1);
-      const secondUuid = await uuidOf(get);
-      expect(secondUuid).toMatch(/^[0-9a-f-]{36}$/);
-      expect(secondUuid).not.toBe(firstUuid);
-      expect(await admin.stats()).toMatchObject({ waiting: 1, active: 1 });
+    // ...then loads the held address again: the server holds it afresh, at a new place.
+    await eventually(
+      'the GET visitor to load the held address again',
+      async () => get.navigations.length,
+      (count) => count > getNavigations,
+      30_000,
+    );
+    await get.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
+    expect(get.page.url()).toBe(`${url}/checkout?item=42#pay`);
+    await expect(get.position()).resolves.toBe(1);
+    const secondUuid = await uuidOf(get);
+    expect(secondUuid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(secondUuid).not.toBe(firstUuid);
+    expect(await admin.stats()).toMatchObject({ waiting: 1, active: 1 });
 
-      // The POST visitor is told why, and offered the way back: to the form, or to the site root.
-      const postLost = post.page.locator('.wr-lost');
-      await postLost.waitFor({ timeout: 30_000 });
-      await expect(postLost.locator('h1').textContent()).resolves.toBe('Your place in line was lost');
-      await expect(postLost.textContent()).resolves.toContain('Your form was not sent. Go back to send it again.');
-      await expect(postLost.getByRole('link', { name: 'Go to the home page' }).getAttribute('href')).resolves.toBe('/');
-      const goBack = postLost.getByRole('button', { name: 'Go back' });
-      await expect(goBack.isVisible()).resolves.toBe(true);
+    // The POST visitor is told why, and offered the way back: to the form, or to the site root.
+    const postLost = post.page.locator('.wr-lost');
+    await postLost.waitFor({ timeout: 30_000 });
+    await expect(postLost.locator('h1').textContent()).resolves.toBe('Your place in line was lost');
+    await expect(postLost.textContent()).resolves.toContain('Your form was not sent. Go back to send it again.');
+    await expect(postLost.getByRole('link', { name: 'Go to the home page' }).getAttribute('href')).resolves.toBe('/');
+    const goBack = postLost.getByRole('button', { name: 'Go back' });
+    await expect(goBack.isVisible()).resolves.toBe(true);
 
-      // The page let go of everything at the loss: no more polls, its realtime connection closed.
-      await eventually('the POST page to close its realtime connection', async () => postCalls.sockets.every((socket) => socket.isClosed()), Boolean, 15_000);
-      const pollsAtLoss = postCalls.queueInfos.length;
-      // That it does not navigate by itself can only be seen over time: there is nothing to wait
-      // for. It lost its place when the GET visitor did (both poll every second), and that one has
-      // since been taken back; one more rejoin delay is waited out all the same.
-      await post.page.waitForTimeout(REJOIN_DELAY_MS);
-      expect(post.navigations).toHaveLength(postNavigations);
-      expect(post.page.url()).toBe(`${url}/checkout?item=42`);
-      expect(postCalls.queueInfos).toHaveLength(pollsAtLoss);
+    // The page let go of everything at the loss: no more polls, its realtime connection closed.
+    await eventually('the POST page to close its realtime connection', async () => postCalls.sockets.every((socket) => socket.isClosed()), Boolean, 15_000);
+    const pollsAtLoss = postCalls.queueInfos.length;
+    // That it does not navigate by itself can only be seen over time: there is nothing to wait
+    // for. It lost its place when the GET visitor did (both poll every second), and that one has
+    // since been taken back; one more rejoin delay is waited out all the same.
+    await post.page.waitForTimeout(REJOIN_DELAY_MS);
+    expect(post.navigations).toHaveLength(postNavigations);
+    expect(post.page.url()).toBe(`${url}/checkout?item=42`);
+    expect(postCalls.queueInfos).toHaveLength(pollsAtLoss);
 
-      // "Go back" leads to the form the visitor came from.
-      await goBack.click();
-      await post.arrivesAt(`${url}/`, 15_000);
-      await post.page.locator('#quantity').waitFor({ timeout: 15_000 });
+    // "Go back" leads to the form the visitor came from.
+    await goBack.click();
+    await post.arrivesAt(`${url}/`, 15_000);
+    await post.page.locator('#quantity').waitFor({ timeout: 15_000 });
 
-      // Each lost place was reported once, as a warning, to the restarted server's error sink.
-      const reports = await eventually('the two lost-place reports', () => admin.errors(), (list) => list.length >= 2, 20_000, 250);
-      expect(reports.map(({ message, level }) => ({ message, level }))).toEqual([
-        { message: LOST_REPORT, level: 'warning' },
-        { message: LOST_REPORT, level: 'warning' },
-      ]);
-      expect(get.offSite).toEqual([]);
-      expect(post.offSite).toEqual([]);
-    },
-    180_000,
-  );
+    // Each lost place was reported once, as a warning, to the restarted server's error sink.
+    const reports = await eventually(
+      'the two lost-place reports',
+      () => admin.errors(),
+      (list) => list.length >= 2,
+      20_000,
+      250,
+    );
+    expect(reports.map(({ message, level }) => ({ message, level }))).toEqual([
+      { message: LOST_REPORT, level: 'warning' },
+      { message: LOST_REPORT, level: 'warning' },
+    ]);
+    expect(get.offSite).toEqual([]);
+    expect(post.offSite).toEqual([]);
+  }, 180_000);
 });

@@ -23,41 +23,37 @@ describe('a visitor whose realtime server is down', () => {
     };
   });
 
-  test(
-    "reports 'Websoket KO - unavailable' to the error sink and goes back in history",
-    async () => {
-      const { server } = room;
-      await server.fill(ACTIVE_LIMIT);
-      // The realtime port is the page's only other origin: its connection attempts must be refused, not blocked.
-      const visitor = await room.visit({ alsoAllowed: [`http://127.0.0.1:${realtimePort}`] });
-      const { page } = visitor;
-      await page.goto(server.at('/?from=home'));
-      await page.click('a:has-text("Open the checkout")');
-      await page.waitForURL(server.at('/checkout?item=42'));
-      await page.locator('.wr-loading').waitFor();
-      expect(await server.stats()).toMatchObject({ waiting: 1 });
+  test("reports 'Websoket KO - unavailable' to the error sink and goes back in history", async () => {
+    const { server } = room;
+    await server.fill(ACTIVE_LIMIT);
+    // The realtime port is the page's only other origin: its connection attempts must be refused, not blocked.
+    const visitor = await room.visit({ alsoAllowed: [`http://127.0.0.1:${realtimePort}`] });
+    const { page } = visitor;
+    await page.goto(server.at('/?from=home'));
+    await page.click('a:has-text("Open the checkout")');
+    await page.waitForURL(server.at('/checkout?item=42'));
+    await page.locator('.wr-loading').waitFor();
+    expect(await server.stats()).toMatchObject({ waiting: 1 });
 
-      const reports = await eventually(
-        'the unavailable report in GET /admin/errors',
-        () => server.errors(),
-        (list) => list.length > 0,
-        REPORT_WITHIN_MS,
-        250,
-      );
-      expect(reports).toEqual([expect.objectContaining({ message: 'Websoket KO - unavailable', release: '1.0.0' })]);
-      // Never connected, so never polled: until it leaves, the visitor only sees the loading block.
-      const seen = await visitor.seen();
-      expect(seen.length).toBeGreaterThan(0);
-      expect(seen.every((block) => block.block === 'loading')).toBe(true);
+    const reports = await eventually(
+      'the unavailable report in GET /admin/errors',
+      () => server.errors(),
+      (list) => list.length > 0,
+      REPORT_WITHIN_MS,
+      250,
+    );
+    expect(reports).toEqual([expect.objectContaining({ message: 'Websoket KO - unavailable', release: '1.0.0' })]);
+    // Never connected, so never polled: until it leaves, the visitor only sees the loading block.
+    const seen = await visitor.seen();
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((block) => block.block === 'loading')).toBe(true);
 
-      // Leaving: back in history to the page the visitor came from (the page is gone, so no root step).
-      await visitor.arrivesAt(server.at('/?from=home'), 15_000);
-      expect(visitor.navigations.at(-1)).toBe(server.at('/?from=home'));
-      expect(visitor.offSite).toEqual([]);
-      // The page left on its own: the server still keeps the place, and received one report only.
-      expect(await server.stats()).toMatchObject({ waiting: 1, released: 0 });
-      expect((await server.errors()).map((report) => report.message)).toEqual(['Websoket KO - unavailable']);
-    },
-    90_000,
-  );
+    // Leaving: back in history to the page the visitor came from (the page is gone, so no root step).
+    await visitor.arrivesAt(server.at('/?from=home'), 15_000);
+    expect(visitor.navigations.at(-1)).toBe(server.at('/?from=home'));
+    expect(visitor.offSite).toEqual([]);
+    // The page left on its own: the server still keeps the place, and received one report only.
+    expect(await server.stats()).toMatchObject({ waiting: 1, released: 0 });
+    expect((await server.errors()).map((report) => report.message)).toEqual(['Websoket KO - unavailable']);
+  }, 90_000);
 });

@@ -75,28 +75,24 @@ describe('several visitors in line', () => {
     return seen.find((block) => block.block === 'waiting' && block.position === position)!.at;
   }
 
-  test(
-    'are shown positions 1, 2, 3 in arrival order; a release takes the first through and moves the others up',
-    async () => {
-      const [first, second, third] = await lineUp(3);
-      expect(await Promise.all([first.position(), second.position(), third.position()])).toEqual([1, 2, 3]);
-      expect(await server.stats()).toMatchObject({ waiting: 3, released: 0 });
+  test('are shown positions 1, 2, 3 in arrival order; a release takes the first through and moves the others up', async () => {
+    const [first, second, third] = await lineUp(3);
+    expect(await Promise.all([first.position(), second.position(), third.position()])).toEqual([1, 2, 3]);
+    expect(await server.stats()).toMatchObject({ waiting: 3, released: 0 });
 
-      const [released] = await server.release(1);
-      expect(released).toMatch(/^[0-9a-f-]{36}$/);
+    const [released] = await server.release(1);
+    expect(released).toMatch(/^[0-9a-f-]{36}$/);
 
-      // The first visitor is taken to the held GET (the same address: the page reloads it); the
-      // others move up (pushed at once; their next poll would say so too).
-      await first.page.locator('h1', { hasText: 'Checkout' }).waitFor({ timeout: 15_000 });
-      expect(first.page.url()).toBe(server.at('/checkout?item=1'));
-      await shownAt(second, 1, TIMINGS.anonymousPoll + SLACK_MS);
-      await shownAt(third, 2, TIMINGS.anonymousPoll + SLACK_MS);
-      expect(await Promise.all([second.position(), third.position()])).toEqual([1, 2]);
-      expect(await server.stats()).toMatchObject({ waiting: 2, released: 1 });
-      for (const visitor of visitors) expect(visitor.offSite).toEqual([]);
-    },
-    60_000,
-  );
+    // The first visitor is taken to the held GET (the same address: the page reloads it); the
+    // others move up (pushed at once; their next poll would say so too).
+    await first.page.locator('h1', { hasText: 'Checkout' }).waitFor({ timeout: 15_000 });
+    expect(first.page.url()).toBe(server.at('/checkout?item=1'));
+    await shownAt(second, 1, TIMINGS.anonymousPoll + SLACK_MS);
+    await shownAt(third, 2, TIMINGS.anonymousPoll + SLACK_MS);
+    expect(await Promise.all([second.position(), third.position()])).toEqual([1, 2]);
+    expect(await server.stats()).toMatchObject({ waiting: 2, released: 1 });
+    for (const visitor of visitors) expect(visitor.offSite).toEqual([]);
+  }, 60_000);
 
   /*
    * Only a push can do this: the release event goes to the released visitor, and the others would
@@ -104,31 +100,28 @@ describe('several visitors in line', () => {
    * 60 s by signed-in ones. The server publishes one QueueMoved on App.Queue after each release,
    * and each page moves itself up from its ticket.
    */
-  test(
-    'see their new position within a second of a release, signed in (60 s poll) or not',
-    async () => {
-      // The second visitor is signed in: its next poll is a minute away.
-      const [, second, third] = await lineUp(3, [2]);
-      // The site named the signed-in visitor: its page listens on a private channel of its own.
-      await eventually('the private channel authorization', async () => authorized, (channels) => channels.length === 1);
-      expect(authorized[0]).toMatch(/^private-App\.User\.[1-9]\d*\.[0-9a-f-]{36}$/);
-      // Release right after the anonymous visitor's poll answer: only a push could update it now.
-      await third.page.waitForResponse((response) => response.url().includes('/queue/info/'), { timeout: 15_000 });
-      const signedInPolls: string[] = [];
-      second.page.on('request', (request) => void (request.url().includes('/queue/info/') && signedInPolls.push(request.url())));
-      const releasedAt = Date.now();
-      await server.release(1);
-      const moved = await Promise.all([
-        shownAt(second, 1, TIMINGS.anonymousPoll + SLACK_MS),
-        shownAt(third, 2, TIMINGS.anonymousPoll + SLACK_MS),
-      ]);
-      const slowest = Math.max(...moved) - releasedAt;
-      console.info(`several visitors: the others moved up ${moved.map((at) => at - releasedAt).join(' ms and ')} ms after the release`);
-      expect(slowest).toBeLessThanOrEqual(1000);
-      // The signed-in page asked nothing: the push alone moved it.
-      expect(signedInPolls).toEqual([]);
-      expect(await Promise.all([second.position(), third.position()])).toEqual([1, 2]);
-    },
-    60_000,
-  );
+  test('see their new position within a second of a release, signed in (60 s poll) or not', async () => {
+    // The second visitor is signed in: its next poll is a minute away.
+    const [, second, third] = await lineUp(3, [2]);
+    // The site named the signed-in visitor: its page listens on a private channel of its own.
+    await eventually(
+      'the private channel authorization',
+      async () => authorized,
+      (channels) => channels.length === 1,
+    );
+    expect(authorized[0]).toMatch(/^private-App\.User\.[1-9]\d*\.[0-9a-f-]{36}$/);
+    // Release right after the anonymous visitor's poll answer: only a push could update it now.
+    await third.page.waitForResponse((response) => response.url().includes('/queue/info/'), { timeout: 15_000 });
+    const signedInPolls: string[] = [];
+    second.page.on('request', (request) => void (request.url().includes('/queue/info/') && signedInPolls.push(request.url())));
+    const releasedAt = Date.now();
+    await server.release(1);
+    const moved = await Promise.all([shownAt(second, 1, TIMINGS.anonymousPoll + SLACK_MS), shownAt(third, 2, TIMINGS.anonymousPoll + SLACK_MS)]);
+    const slowest = Math.max(...moved) - releasedAt;
+    console.info(`several visitors: the others moved up ${moved.map((at) => at - releasedAt).join(' ms and ')} ms after the release`);
+    expect(slowest).toBeLessThanOrEqual(1000);
+    // The signed-in page asked nothing: the push alone moved it.
+    expect(signedInPolls).toEqual([]);
+    expect(await Promise.all([second.position(), third.position()])).toEqual([1, 2]);
+  }, 60_000);
 });

@@ -39,7 +39,11 @@ describe('build: the bundle of <waiting-room-status> and heldFetch()', () => {
     expect(bundle).toBeDefined();
     expect(sizes.files.map((file) => file.file)).toEqual(['waiting-room.js', bundle]);
     // Beside them, the bot check's worker, which heldFetch() starts only for a held answer with a challenge.
-    expect(readdirSync(outdir).filter((file) => file.endsWith('.js')).sort()).toEqual([expect.stringMatching(/^altcha-worker-[A-Z0-9]+\.js$/), bundle, 'waiting-room.js'].sort());
+    expect(
+      readdirSync(outdir)
+        .filter((file) => file.endsWith('.js'))
+        .sort(),
+    ).toEqual([expect.stringMatching(/^altcha-worker-[A-Z0-9]+\.js$/), bundle, 'waiting-room.js'].sort());
     // One file: no chunk for the browser to fetch after it.
     expect(read(bundle as string)).not.toMatch(/\bimport\s*\(|\bfrom\s*"\.\//);
   });
@@ -80,7 +84,9 @@ describe('build: the bundle of <waiting-room-status> and heldFetch()', () => {
       }),
     );
     const inBundle = (message: Message) => (typeof message == 'string' ? [message] : Object.values(message)).some((text) => strings.has(text ?? ''));
-    const built = Object.entries(CATALOGUES.en.messages).filter(([, message]) => inBundle(message)).map(([key]) => key);
+    const built = Object.entries(CATALOGUES.en.messages)
+      .filter(([, message]) => inBundle(message))
+      .map(([key]) => key);
     expect(built.sort()).toEqual(Object.keys(ELEMENT_MESSAGES).sort());
     for (const locale of LOCALES.filter((each) => each != 'en')) {
       const messages: Messages = CATALOGUES[locale].messages;
@@ -98,6 +104,10 @@ describe('the second front end imports the package by its name, the contract, pu
     const code = readFileSync(path.join(dir, file), 'utf8');
     const imported = [...code.matchAll(/^(?:import|export)\b[^;]*?from '([^']+)'/gms)].map((match) => match[1]);
     // The catalogue's English only (texts.ts: the element's messages of it, built in).
-    expect(imported.filter((name) => !/^(\.\/[\w-]+|@waiting-room\/streams(\/contract)?|pusher-js|rxjs|\.\.\/locales\/en\.json|\.\.\/bot-check\/solve)$/.test(name ?? ''))).toEqual([]);
+    expect(
+      imported.filter(
+        (name) => !/^(\.\/[\w-]+|@waiting-room\/streams(\/contract)?|pusher-js|rxjs|\.\.\/locales\/en\.json|\.\.\/bot-check\/solve)$/.test(name ?? ''),
+      ),
+    ).toEqual([]);
   });
 });

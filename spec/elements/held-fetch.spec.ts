@@ -84,13 +84,19 @@ describe('heldFetch() against the real gateway, realtime server and a site behin
 
   /** Waits until `progress` shows the request waiting at a position, i.e. the wait is connected and polling. */
   const waitingIn = (progress: Progress[]) =>
-    eventually('a position', async () => progress[progress.length - 1], (last) => last?.status?.kind == 'waiting');
+    eventually(
+      'a position',
+      async () => progress[progress.length - 1],
+      (last) => last?.status?.kind == 'waiting',
+    );
   const release = async (body: Record<string, unknown> = { count: 1 }) => (await (await admin(server, 'POST', 'release', body)).json()).released as string[];
   const received = (path: string) => origin.at(path).length;
 
   beforeAll(async () => {
     origin = await startTestOrigin(answer);
-    server = await start(testConfig({ UPSTREAM: origin.url, PROTECT: '/checkout', ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PAGE_TIMINGS: JSON.stringify(TIMINGS) }));
+    server = await start(
+      testConfig({ UPSTREAM: origin.url, PROTECT: '/checkout', ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PAGE_TIMINGS: JSON.stringify(TIMINGS) }),
+    );
     // The room is full: every new browser is held.
     expect((await fetch(url('/checkout/fill'))).status).toBe(200);
   });
@@ -124,7 +130,10 @@ describe('heldFetch() against the real gateway, realtime server and a site behin
     await waitingIn(progress);
     const { language } = progress[progress.length - 1];
     expect(language).toMatchObject({ locale: 'de', dir: 'ltr' });
-    expect(language?.messages).toMatchObject({ 'element.heading': CATALOGUES.de.messages['element.heading'], 'page.estimated': CATALOGUES.de.messages['page.estimated'] });
+    expect(language?.messages).toMatchObject({
+      'element.heading': CATALOGUES.de.messages['element.heading'],
+      'page.estimated': CATALOGUES.de.messages['page.estimated'],
+    });
     await release();
     expect((await answered).status).toBe(200);
   });
@@ -142,7 +151,11 @@ describe('heldFetch() against the real gateway, realtime server and a site behin
     const posted = heldFetch(url('/checkout/post'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
     const streamed = heldFetch(url('/checkout/stream'), { method: 'PUT', body: stream, duplex: 'half' } as RequestInit);
     await waitingIn(progress);
-    await eventually('both held', async () => progress[progress.length - 1], (last) => last?.held == 2);
+    await eventually(
+      'both held',
+      async () => progress[progress.length - 1],
+      (last) => last?.held == 2,
+    );
     await release();
     expect(await (await posted).json()).toEqual({ method: 'POST', url: '/checkout/post', body: text });
     expect(await (await streamed).json()).toEqual({ method: 'PUT', url: '/checkout/stream', body: 'part one, part two' });
@@ -153,25 +166,43 @@ describe('heldFetch() against the real gateway, realtime server and a site behin
   it('should let several requests held at once share one wait and one connection, each reaching the site once', async () => {
     const { heldFetch, connections, progress } = await newHeldFetch();
     const answers = [1, 2, 3].map((n) => heldFetch(url(`/checkout/many?n=${n}`)));
-    await eventually('three held', async () => progress[progress.length - 1], (last) => last?.held == 3 && last.status?.kind == 'waiting');
+    await eventually(
+      'three held',
+      async () => progress[progress.length - 1],
+      (last) => last?.held == 3 && last.status?.kind == 'waiting',
+    );
     expect(connections).toHaveLength(1);
     await release();
     const bodies = await Promise.all(answers.map(async (answered) => (await answered).json()));
     expect(bodies.map((body) => body.url)).toEqual(['/checkout/many?n=1', '/checkout/many?n=2', '/checkout/many?n=3']);
-    expect(origin.at('/checkout/many').map((one) => one.url).sort()).toEqual(['/checkout/many?n=1', '/checkout/many?n=2', '/checkout/many?n=3']);
+    expect(
+      origin
+        .at('/checkout/many')
+        .map((one) => one.url)
+        .sort(),
+    ).toEqual(['/checkout/many?n=1', '/checkout/many?n=2', '/checkout/many?n=3']);
     expect(connections).toEqual([{ disconnected: true }]);
   });
 
   it('should let requests sent at once before the browser had a session all wait for the place of the session it kept', async () => {
     const { heldFetch, progress } = await newHeldFetch({}, true);
     const answers = [1, 2, 3].map((n) => heldFetch(url(`/checkout/race?n=${n}`)));
-    await eventually('three held', async () => progress[progress.length - 1], (last) => last?.held == 3 && last.status?.kind == 'waiting');
+    await eventually(
+      'three held',
+      async () => progress[progress.length - 1],
+      (last) => last?.held == 3 && last.status?.kind == 'waiting',
+    );
     // Each took a place (three sessions); the browser kept the last session's cookie, and the
     // line releases the oldest first: the requests pass once that last place is released.
     expect(await release({ count: 3 })).toHaveLength(3);
     const bodies = await Promise.all(answers.map(async (answered) => (await answered).json()));
     expect(bodies.map((body) => body.url)).toEqual(['/checkout/race?n=1', '/checkout/race?n=2', '/checkout/race?n=3']);
-    expect(origin.at('/checkout/race').map((one) => one.url).sort()).toEqual(['/checkout/race?n=1', '/checkout/race?n=2', '/checkout/race?n=3']);
+    expect(
+      origin
+        .at('/checkout/race')
+        .map((one) => one.url)
+        .sort(),
+    ).toEqual(['/checkout/race?n=1', '/checkout/race?n=2', '/checkout/race?n=3']);
   });
 
   it('should resolve when the release came before the wait listened (before queue_request)', async () => {
@@ -236,7 +267,7 @@ describe('heldFetch() against the real gateway, realtime server and a site behin
     expect(connections).toHaveLength(0);
   });
 
-  it("should reject a held answer whose config is malformed, naming what is wrong", async () => {
+  it('should reject a held answer whose config is malformed, naming what is wrong', async () => {
     const { heldFetch } = await newHeldFetch();
     const error = await heldFetch(url('/looks-held')).catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(WaitingRoomError);
@@ -289,7 +320,11 @@ describe('heldFetch() with the bot check on (BOT_CHALLENGE=pow)', () => {
     });
 
     const answered = heldFetch(url('/checkout/drop?item=1'));
-    await eventually('a position', async () => progress[progress.length - 1], (last) => last?.status?.kind == 'waiting');
+    await eventually(
+      'a position',
+      async () => progress[progress.length - 1],
+      (last) => last?.status?.kind == 'waiting',
+    );
 
     expect(challenges).toHaveLength(1);
     expect(progress[progress.length - 1]).toMatchObject({ status: { kind: 'waiting', position: 1 } });
@@ -304,7 +339,11 @@ describe('heldFetch() with the bot check on (BOT_CHALLENGE=pow)', () => {
     const controller = new AbortController();
 
     const answered = heldFetch(url('/checkout/nosolver'), { signal: controller.signal }).catch((reason: unknown) => reason);
-    await eventually('the failure reported', async () => errors, (reported) => reported.length > 0);
+    await eventually(
+      'the failure reported',
+      async () => errors,
+      (reported) => reported.length > 0,
+    );
 
     expect(errors).toEqual(['altcha$: Error: The bot check has no solver']);
     expect(calls).not.toContain('POST /queue/request');

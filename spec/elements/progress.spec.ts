@@ -7,12 +7,24 @@ const run = (events: ProgressEvent[]) => progressOf(events.reduce(nextProgress, 
 describe("heldFetch's progress, as <waiting-room-status> shows it", () => {
   it('should show nothing held before any request and after the last one settled', () => {
     expect(run([])).toEqual({ held: 0, status: null, language: null });
-    expect(run([{ kind: 'held', request: 1, uuid: 'a', language: null }, { kind: 'status', uuid: 'a', status: waiting(2) }, { kind: 'settled', request: 1 }])).toEqual({ held: 0, status: null, language: null });
+    expect(
+      run([
+        { kind: 'held', request: 1, uuid: 'a', language: null },
+        { kind: 'status', uuid: 'a', status: waiting(2) },
+        { kind: 'settled', request: 1 },
+      ]),
+    ).toEqual({ held: 0, status: null, language: null });
   });
 
   it('should show a held request without a status yet, then its place latest status', () => {
     expect(run([{ kind: 'held', request: 1, uuid: 'a', language: null }])).toEqual({ held: 1, status: null, language: null });
-    expect(run([{ kind: 'held', request: 1, uuid: 'a', language: null }, { kind: 'status', uuid: 'a', status: waiting(3) }, { kind: 'status', uuid: 'a', status: waiting(2) }])).toEqual({
+    expect(
+      run([
+        { kind: 'held', request: 1, uuid: 'a', language: null },
+        { kind: 'status', uuid: 'a', status: waiting(3) },
+        { kind: 'status', uuid: 'a', status: waiting(2) },
+      ]),
+    ).toEqual({
       held: 1,
       status: waiting(2),
       language: null,
@@ -33,7 +45,12 @@ describe("heldFetch's progress, as <waiting-room-status> shows it", () => {
 
   it('should keep the released status while the request is sent again, until it settles', () => {
     const released: QueueStatus = { kind: 'released', replay: { kind: 'navigate', target: '/checkout' } };
-    expect(run([{ kind: 'held', request: 1, uuid: 'a', language: null }, { kind: 'status', uuid: 'a', status: released }])).toEqual({ held: 1, status: released, language: null });
+    expect(
+      run([
+        { kind: 'held', request: 1, uuid: 'a', language: null },
+        { kind: 'status', uuid: 'a', status: released },
+      ]),
+    ).toEqual({ held: 1, status: released, language: null });
   });
 
   it('should start afresh when a request is held again in another place', () => {
@@ -46,7 +63,12 @@ describe("heldFetch's progress, as <waiting-room-status> shows it", () => {
   });
 
   it('should ignore the status of a place no held request names', () => {
-    expect(run([{ kind: 'status', uuid: 'a', status: waiting(4) }, { kind: 'held', request: 1, uuid: 'a', language: null }])).toEqual({ held: 1, status: null, language: null });
+    expect(
+      run([
+        { kind: 'status', uuid: 'a', status: waiting(4) },
+        { kind: 'held', request: 1, uuid: 'a', language: null },
+      ]),
+    ).toEqual({ held: 1, status: null, language: null });
   });
 });
 
@@ -65,7 +87,14 @@ describe("heldFetch's progress: the visitor's language", () => {
 
   it('should give none for a held answer without one, and none once nothing is held', () => {
     expect(run([{ kind: 'held', request: 1, uuid: 'a', language: null }]).language).toBeNull();
-    expect(run([{ kind: 'held', request: 1, uuid: 'a', language: german }, { kind: 'settled', request: 1 }])).toEqual({ held: 0, status: null, language: null });
-    expect(nextProgress(nextProgress(NO_PROGRESS, { kind: 'held', request: 1, uuid: 'a', language: german }), { kind: 'settled', request: 1 }).languages.size).toBe(0);
+    expect(
+      run([
+        { kind: 'held', request: 1, uuid: 'a', language: german },
+        { kind: 'settled', request: 1 },
+      ]),
+    ).toEqual({ held: 0, status: null, language: null });
+    expect(
+      nextProgress(nextProgress(NO_PROGRESS, { kind: 'held', request: 1, uuid: 'a', language: german }), { kind: 'settled', request: 1 }).languages.size,
+    ).toBe(0);
   });
 });

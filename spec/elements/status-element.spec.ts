@@ -7,7 +7,14 @@ import { STATUS_TAG, WaitingRoomStatus } from '../../elements/status-element';
 
 customElements.define(STATUS_TAG, WaitingRoomStatus);
 
-const waiting = (position: number): QueueStatus => ({ kind: 'waiting', position, estimated: 2, updatedAt: Date.UTC(2030, 0, 2, 10, 42, 5), connection: 'connected', failedPolls: 0 });
+const waiting = (position: number): QueueStatus => ({
+  kind: 'waiting',
+  position,
+  estimated: 2,
+  updatedAt: Date.UTC(2030, 0, 2, 10, 42, 5),
+  connection: 'connected',
+  failedPolls: 0,
+});
 
 /** A new element in the document, following `progress$`. */
 function mount(progress$: Subject<Progress>, lang?: string): WaitingRoomStatus {
@@ -59,7 +66,7 @@ describe('<waiting-room-status>', () => {
     expect(text(element, '.notice')).toBeNull();
   });
 
-  it("should speak the language the held answer brought, its numbers and plurals, on a box with its lang and dir", () => {
+  it('should speak the language the held answer brought, its numbers and plurals, on a box with its lang and dir', () => {
     const progress$ = new BehaviorSubject<Progress>({ held: 1, status: waiting(12345), language: languageOf('de') });
     const element = mount(progress$, 'en');
     expect(text(element, '.message')).toBe('Ihre Anfrage wartet in der Warteschlange');

@@ -11,7 +11,9 @@ describe("heldFetch's turn: the end of a wait, read from the stream core", () =>
     const scheduler = newScheduler();
     scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
       const release$ = hot('-----r--r', { r: {} });
-      const status$ = cold<QueueStatus>('w-w-----', { w: { kind: 'waiting', position: 3, estimated: 2, updatedAt: 0, connection: 'connected', failedPolls: 0 } });
+      const status$ = cold<QueueStatus>('w-w-----', {
+        w: { kind: 'waiting', position: 3, estimated: 2, updatedAt: 0, connection: 'connected', failedPolls: 0 },
+      });
       expectObservable(turnOf(createQueue$(sourcesWith({ release$ }), { anonymous: true, request: REQUEST, scheduler }))).toBe('-----(r|)', { r: 'released' });
       // Progress alone ends nothing.
       expectObservable(turnOf(status$)).toBe('--------');

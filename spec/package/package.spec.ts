@@ -17,8 +17,7 @@ interface Packed {
 }
 
 /** The module specifiers a built file imports, statically or not. */
-const importsOf = (code: string): string[] =>
-  [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((match) => match[1]);
+const importsOf = (code: string): string[] => [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((match) => match[1]);
 
 /** Every file under `dir`, as paths relative to it. */
 async function filesUnder(dir: string): Promise<string[]> {
@@ -54,7 +53,17 @@ describe('the package as published: packed, then installed into an empty project
   it('should hold the built ES modules with their types, the README and the CHANGELOG, and no test or TypeScript source', () => {
     const files = packed.files.map((file) => file.path).sort();
     expect(packed).toMatchObject({ name: '@waiting-room/streams', version: '1.3.0' });
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts', 'dist/contract/index.js', 'dist/contract/index.d.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'CHANGELOG.md',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/contract/index.js',
+        'dist/contract/index.d.ts',
+      ]),
+    );
     const others = files.filter((file) => !['package.json', 'README.md', 'CHANGELOG.md'].includes(file));
     expect(others.filter((file) => !/^dist\/.+\.(js|d\.ts)$/.test(file))).toEqual([]);
     expect(files.filter((file) => /spec|test|fixture/i.test(file))).toEqual([]);
@@ -89,7 +98,12 @@ describe('the package as published: packed, then installed into an empty project
         { kind: 'loading', connection: 'connected', failedPolls: 0 },
         { kind: 'waiting', position: 3, estimated: 2, updatedAt: 0, connection: 'connected', failedPolls: 0 },
       ],
-      checked: { ok: false, problems: ['realtime.port must be an integer from 1 to 65535'], errorReporting: { dsn: null, sampleRate: 0.5, release: '1.0.0' }, language: null },
+      checked: {
+        ok: false,
+        problems: ['realtime.port must be an integer from 1 to 65535'],
+        errorReporting: { dsn: null, sampleRate: 0.5, release: '1.0.0' },
+        language: null,
+      },
       channels: ['private-App.User.7.u-1', 'App.Client.u-1', 'RequestUnqueud'],
       uuids: [true, false],
       poll: 60_000,

@@ -40,7 +40,11 @@ const on = <T>(emitter: Emitter, event: string): Observable<T> =>
 // 'connected'; its events are listened to from then on.
 const channelName = userId ? CHANNELS.user(userId, queue.uuid) : CHANNELS.client(queue.uuid);
 const channel$ = new ReplaySubject<Channel>(1);
-const onChannel = <T>(event: string) => channel$.pipe(take(1), switchMap((channel) => on<T>(channel, event)));
+const onChannel = <T>(event: string) =>
+  channel$.pipe(
+    take(1),
+    switchMap((channel) => on<T>(channel, event)),
+  );
 const sources: QueueSources = {
   state$: defer(() =>
     on<{ current: ConnectionState }>(pusher.connection, 'state_change').pipe(
@@ -51,7 +55,10 @@ const sources: QueueSources = {
   error$: on(pusher.connection, 'error'),
   subscribed$: onChannel('pusher:subscription_succeeded'),
   release$: onChannel(CHANNELS.releaseEvent),
-  moved$: channel$.pipe(take(1), switchMap(() => on<LineMoved>(pusher.subscribe(CHANNELS.queue), CHANNELS.movedEvent))),
+  moved$: channel$.pipe(
+    take(1),
+    switchMap(() => on<LineMoved>(pusher.subscribe(CHANNELS.queue), CHANNELS.movedEvent)),
+  ),
   subscribe: () =>
     defer(() => {
       const channel = pusher.subscribe(channelName);

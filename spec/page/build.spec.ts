@@ -107,7 +107,7 @@ describe('build: the production bundle', () => {
     ['the lost-place view', 'wr-lost'],
     ['English, for a server that sends no language', 'Finding your place in line'],
     ['the language switch and the turn notifications', 'waiting-room-turn'],
-    ['a scheduled event\'s view', 'wr-prequeue'],
+    ["a scheduled event's view", 'wr-prequeue'],
     ['the bot check’s solver', 'The bot check found no solution.'],
   ])('should keep %s out of the JavaScript loaded before the position shows, in a lazy file', (_, marker) => {
     const initial = sizes.initialJs.files.map((file) => file.file);

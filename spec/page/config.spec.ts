@@ -38,7 +38,10 @@ describe('page config: a valid config', () => {
   });
 
   it('should keep the bot check’s challenge as the server wrote it, for the solver to check the rest', () => {
-    const altcha = { parameters: { algorithm: 'SCRYPT', nonce: 'aa', salt: 'bb', cost: 1024, keyLength: 32, keyPrefix: 'cc', data: { place: 'u' } }, signature: 'dd' };
+    const altcha = {
+      parameters: { algorithm: 'SCRYPT', nonce: 'aa', salt: 'bb', cost: 1024, keyLength: 32, keyPrefix: 'cc', data: { place: 'u' } },
+      signature: 'dd',
+    };
     expect(configOf(validConfig({ altcha })).config.altcha).toEqual(altcha);
     expect(configOf(validConfig({ altcha: null })).config.altcha).toBeNull();
   });
@@ -101,10 +104,13 @@ describe('page config: the language (since 1.1.0)', () => {
     expect(!result.ok && result.problems).toEqual([expect.stringMatching(/^language must be /)]);
   });
 
-  it.each(['https://evil.example/{locale}', '//evil.example/{locale}', 'javascript:alert(1)'])('should refuse choices whose path %s is not on the page\'s origin', (path) => {
-    const result = parsePageConfig(validConfig({ language: { ...languageOf('en'), choices: { path, languages: [] } } }), ORIGIN);
-    expect(!result.ok && result.problems).toEqual([expect.stringContaining('language.choices.path must be a same-origin path')]);
-  });
+  it.each(['https://evil.example/{locale}', '//evil.example/{locale}', 'javascript:alert(1)'])(
+    "should refuse choices whose path %s is not on the page's origin",
+    (path) => {
+      const result = parsePageConfig(validConfig({ language: { ...languageOf('en'), choices: { path, languages: [] } } }), ORIGIN);
+      expect(!result.ok && result.problems).toEqual([expect.stringContaining('language.choices.path must be a same-origin path')]);
+    },
+  );
 
   it('should hand back a sound language with the problems, to tell the visitor in it', () => {
     const result = parsePageConfig(validConfig({ csrfToken: '', language: languageOf('fr') }), ORIGIN);

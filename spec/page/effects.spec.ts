@@ -207,8 +207,7 @@ describe('effects: loading the replay code once', () => {
 });
 
 describe('effects: the replay form', () => {
-  const fieldsOf = (form: HTMLFormElement) =>
-    [...form.querySelectorAll('input')].map((input) => [input.type, input.name, input.value]);
+  const fieldsOf = (form: HTMLFormElement) => [...form.querySelectorAll('input')].map((input) => [input.type, input.name, input.value]);
 
   it('should carry _method, uuid and _token, all hidden, for a verb other than POST', () => {
     const form = createReplayForm(document, { kind: 'form', action: '/orders/7', method: 'DELETE', uuid: 'u-1' }, 'tok');

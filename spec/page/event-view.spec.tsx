@@ -47,7 +47,14 @@ describe("view: a scheduled event's pre-queue (beyond the specification)", () =>
     expect(block.querySelector('h1')?.textContent).toBe('You are in');
     expect(block.textContent).toContain('Spring drop');
     // In the visitor's time zone (the test's, the browser's own), named.
-    const when = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit', timeZoneName: 'short' }).format(OPENS_AT);
+    const when = new Intl.DateTimeFormat('en', {
+      year: 'numeric',
+      month: 'long',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    }).format(OPENS_AT);
     expect(block.textContent).toContain(`The sale opens on ${when}.`);
     expect(when).toMatch(/2030.*\b[A-Z]{2,5}\b|GMT/);
     expect(screen.getByRole('timer').textContent).toBe('Opens in 4 min 5 sec');
@@ -121,7 +128,8 @@ describe('event view helpers', () => {
   });
 
   it('should write the time left in every language of the catalogue, with its own unit names', () => {
-    const unit = (lang: string, name: string, amount: number) => new Intl.NumberFormat(lang, { style: 'unit', unit: name, unitDisplay: 'short' }).format(amount);
+    const unit = (lang: string, name: string, amount: number) =>
+      new Intl.NumberFormat(lang, { style: 'unit', unit: name, unitDisplay: 'short' }).format(amount);
     for (const lang of ['fr', 'de', 'ja', 'ru', 'he']) {
       const left = timeLeft(lang, 3_900_000);
       expect(left).toContain(unit(lang, 'hour', 1));

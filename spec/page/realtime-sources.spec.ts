@@ -97,7 +97,11 @@ describe('realtime adapter: channel subscription', () => {
 
   it('should error with a SubscriptionError on pusher:subscription_error', () => {
     const errors: unknown[] = [];
-    subscriptions.add(createRealtimeSources(pusher, CHANNEL).subscribe().subscribe({ error: (error) => errors.push(error) }));
+    subscriptions.add(
+      createRealtimeSources(pusher, CHANNEL)
+        .subscribe()
+        .subscribe({ error: (error) => errors.push(error) }),
+    );
     pusher.channels.get(CHANNEL)!.emit('pusher:subscription_error', { type: 'AuthError', error: 'Forbidden', status: 403 });
     expect(errors).toEqual([expect.any(SubscriptionError)]);
     expect((errors[0] as SubscriptionError).detail).toEqual({ type: 'AuthError', error: 'Forbidden', status: 403 });
@@ -106,7 +110,11 @@ describe('realtime adapter: channel subscription', () => {
 
   it('should error with a SubscriptionError on a connection error with code 4009', () => {
     const errors: unknown[] = [];
-    subscriptions.add(createRealtimeSources(pusher, CHANNEL).subscribe().subscribe({ error: (error) => errors.push(error) }));
+    subscriptions.add(
+      createRealtimeSources(pusher, CHANNEL)
+        .subscribe()
+        .subscribe({ error: (error) => errors.push(error) }),
+    );
     pusher.connection.emit('error', { type: 'PusherError', data: { code: 4001, message: 'other' } });
     expect(errors).toEqual([]);
     pusher.connection.emit('error', { type: 'PusherError', data: { code: 4009, message: 'Connection is unauthorized' } });

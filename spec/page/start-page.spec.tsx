@@ -42,7 +42,18 @@ interface Options {
 }
 
 /** The page as a browser would load it, with a fake realtime client, fetch and clock. */
-async function load({ config = validConfig(), href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size', language = 'en-US', queueInfo = () => ({ body: { position: 12, estimated: 4 } }), holdPaint = false, configProblem = async () => configProblemView, view = async () => mountView, windowExtras = {}, other = () => undefined, solveAltcha = jest.fn(() => new Promise<string>(() => undefined)) }: Options = {}) {
+async function load({
+  config = validConfig(),
+  href = 'http://localhost/checkout?item=42&position=12&uri=%2Fcheckout&method=GET#size',
+  language = 'en-US',
+  queueInfo = () => ({ body: { position: 12, estimated: 4 } }),
+  holdPaint = false,
+  configProblem = async () => configProblemView,
+  view = async () => mountView,
+  windowExtras = {},
+  other = () => undefined,
+  solveAltcha = jest.fn(() => new Promise<string>(() => undefined)),
+}: Options = {}) {
   document.documentElement.innerHTML = new DOMParser().parseFromString(TEMPLATE, 'text/html').documentElement.innerHTML;
   renderConfigElement(document, config);
   const url = new URL(href);
@@ -118,11 +129,35 @@ async function load({ config = validConfig(), href = 'http://localhost/checkout?
     });
   const root = () => document.getElementById('waiting-room')!;
   /** The first paint: runs what waited for it. */
-  const paint = () => act(async () => {
-    afterPaint.splice(0).forEach((run) => run());
-    await settle();
-  });
-  return { stop, location, history, pushers, createPusher, calls, reports, levels, loadReporter, loadReplay, loadConfigProblem, loadLostPlace, loadView, loadEnglish, loadControls, solveAltcha, consoleError, submit, advanceTo, inAct, root, paint };
+  const paint = () =>
+    act(async () => {
+      afterPaint.splice(0).forEach((run) => run());
+      await settle();
+    });
+  return {
+    stop,
+    location,
+    history,
+    pushers,
+    createPusher,
+    calls,
+    reports,
+    levels,
+    loadReporter,
+    loadReplay,
+    loadConfigProblem,
+    loadLostPlace,
+    loadView,
+    loadEnglish,
+    loadControls,
+    solveAltcha,
+    consoleError,
+    submit,
+    advanceTo,
+    inAct,
+    root,
+    paint,
+  };
 }
 
 let page: Awaited<ReturnType<typeof load>> | undefined;
@@ -193,7 +228,10 @@ describe('page: start-up', () => {
 });
 
 describe('page: the bot check (an extension)', () => {
-  const CHALLENGE = { parameters: { algorithm: 'SCRYPT', nonce: 'aa', salt: 'bb', cost: 1024, keyLength: 32, keyPrefix: 'cc', memoryCost: 8 }, signature: 'dd' };
+  const CHALLENGE = {
+    parameters: { algorithm: 'SCRYPT', nonce: 'aa', salt: 'bb', cost: 1024, keyLength: 32, keyPrefix: 'cc', memoryCost: 8 },
+    signature: 'dd',
+  };
 
   it('should say it checks the browser, solve while it connects with no click, and send the solution with queue_request', async () => {
     let solved: (payload: string) => void = () => undefined;
@@ -430,7 +468,11 @@ describe('page: release', () => {
     await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
     const forms = document.querySelectorAll('form');
     expect(forms).toHaveLength(1);
-    expect([...forms[0].querySelectorAll('input')].map((input) => `${input.name}=${input.value}`)).toEqual(['_method=PUT', `uuid=${UUID}`, '_token=csrf-token']);
+    expect([...forms[0].querySelectorAll('input')].map((input) => `${input.name}=${input.value}`)).toEqual([
+      '_method=PUT',
+      `uuid=${UUID}`,
+      '_token=csrf-token',
+    ]);
     expect(page.submit).toHaveBeenCalledTimes(1);
   });
 });
@@ -626,7 +668,10 @@ describe('page: the visitor picks another language (beyond the specification)', 
   });
 
   it('should keep the language shown and report when the other cannot be had', async () => {
-    page = await load({ config: validConfig({ language: languageOf('en') }), other: (url) => (url.startsWith('/queue/language/') ? { status: 404, body: { error: { code: 'unknown_locale' } } } : undefined) });
+    page = await load({
+      config: validConfig({ language: languageOf('en') }),
+      other: (url) => (url.startsWith('/queue/language/') ? { status: 404, body: { error: { code: 'unknown_locale' } } } : undefined),
+    });
     await page.inAct(() => page!.pushers[0].enter('connected'));
     const select = document.querySelector('select')!;
     await act(async () => {
@@ -670,7 +715,11 @@ describe('page: "tell me when it is my turn" (beyond the specification)', () => 
   it('should ask nothing until pressed, then tell at place 3 or less and at the release, before the replay', async () => {
     const notifications = fakeNotifications('granted');
     let position = 5;
-    page = await load({ windowExtras: notifications.windowExtras, config: validConfig({ language: languageOf('en') }), queueInfo: () => ({ body: { position, estimated: 2 } }) });
+    page = await load({
+      windowExtras: notifications.windowExtras,
+      config: validConfig({ language: languageOf('en') }),
+      queueInfo: () => ({ body: { position, estimated: 2 } }),
+    });
     await page.inAct(() => page!.pushers[0].enter('connected'));
     await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
     expect(notifications.requestPermission).not.toHaveBeenCalled();
@@ -724,7 +773,7 @@ describe('page: "tell me when it is my turn" (beyond the specification)', () => 
   });
 });
 
-describe('page: a scheduled event\'s pre-queue (beyond the specification)', () => {
+describe("page: a scheduled event's pre-queue (beyond the specification)", () => {
   const EVENT = { id: 'spring-drop-1a2b3c', name: 'Spring drop', opensAt: '2030-05-01T10:00:00.000Z', shuffle: true, commitment: 'ab'.repeat(32) };
   const EVENT_CHANNEL = 'App.Event.spring-drop-1a2b3c';
 

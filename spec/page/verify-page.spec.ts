@@ -61,7 +61,7 @@ describe('verify page', () => {
     expect(root.querySelector('.wr-command')?.textContent).toBe("npx waiting-room verify-draw 'https://shop.example/events/drop-1/verify#uuid=u-1'");
   });
 
-  it('should list the problems of a draw that does not check out, each in the visitor\'s language', () => {
+  it("should list the problems of a draw that does not check out, each in the visitor's language", () => {
     const root = document.createElement('main');
     const verdict = {
       ok: false,

@@ -81,7 +81,7 @@ describe('the operator console', () => {
       expect((await operator.call('GET', 'stats')).status).toBe(200);
     });
 
-    it('should refuse a change without the session\'s CSRF token, and take it with the token', async () => {
+    it("should refuse a change without the session's CSRF token, and take it with the token", async () => {
       const operator = new Operator(server.url);
       await operator.signIn();
 
@@ -109,7 +109,9 @@ describe('the operator console', () => {
     });
 
     it('should refuse a session signed in under another admin token', async () => {
-      const other = await start(testConfig({ ADMIN_TOKEN: 'another-admin-token-of-24-characters', UPSTREAM: server.origin.url }, { sessionSecret: 'x'.repeat(40) }));
+      const other = await start(
+        testConfig({ ADMIN_TOKEN: 'another-admin-token-of-24-characters', UPSTREAM: server.origin.url }, { sessionSecret: 'x'.repeat(40) }),
+      );
       const same = await start(testConfig({ UPSTREAM: server.origin.url }, { sessionSecret: 'x'.repeat(40) }));
       try {
         const operator = new Operator(other.url);
@@ -151,7 +153,11 @@ describe('the operator console', () => {
       const page = await visitor.hold();
       const form = (channel: string) => new URLSearchParams({ socket_id: '123.456', channel_name: channel }).toString();
 
-      const asVisitor = await visitor.post('/pusher/auth', { raw: form(ADMIN_CHANNEL), type: 'application/x-www-form-urlencoded' }, { 'x-csrf-token': page.csrfToken });
+      const asVisitor = await visitor.post(
+        '/pusher/auth',
+        { raw: form(ADMIN_CHANNEL), type: 'application/x-www-form-urlencoded' },
+        { 'x-csrf-token': page.csrfToken },
+      );
       const visitorAtAdmin = await fetch(`${server.url}/admin/pusher/auth`, {
         method: 'POST',
         headers: { cookie: visitor.cookieHeader(), 'x-csrf-token': page.csrfToken, 'content-type': 'application/x-www-form-urlencoded' },
@@ -162,7 +168,9 @@ describe('the operator console', () => {
       const badSocket = await operator.call('POST', 'pusher/auth', new URLSearchParams({ socket_id: 'x', channel_name: ADMIN_CHANNEL }).toString());
       const signed = await operator.call('POST', 'pusher/auth', form(ADMIN_CHANNEL));
 
-      expect([asVisitor.status, visitorAtAdmin.status, otherChannel.status, withoutCsrf.status, badSocket.status, signed.status]).toEqual([403, 401, 403, 403, 400, 200]);
+      expect([asVisitor.status, visitorAtAdmin.status, otherChannel.status, withoutCsrf.status, badSocket.status, signed.status]).toEqual([
+        403, 401, 403, 403, 400, 200,
+      ]);
       expect((await badSocket.json()).error).toEqual({ code: 'bad_socket_id', message: 'socket_id must look like 1234.5678.' });
       expect((await signed.json()).auth).toMatch(/^waiting-room-key:[0-9a-f]{64}$/);
     });
@@ -175,7 +183,9 @@ describe('the operator console', () => {
       sockets.push(victim, attacker);
       const stolenId = await victim.socketId();
       // What an operator's console got signed for its own socket…
-      const { auth } = (await (await operator.call('POST', 'pusher/auth', new URLSearchParams({ socket_id: stolenId, channel_name: ADMIN_CHANNEL }).toString())).json()) as { auth: string };
+      const { auth } = (await (
+        await operator.call('POST', 'pusher/auth', new URLSearchParams({ socket_id: stolenId, channel_name: ADMIN_CHANNEL }).toString())
+      ).json()) as { auth: string };
       // …is worth nothing on any other socket, and a socket cannot choose its id.
       attacker.send({ event: 'pusher:subscribe', data: { channel: ADMIN_CHANNEL, auth } });
       expect((await attacker.next('pusher:subscription_error')).data.type).toBe('AuthError');
@@ -230,7 +240,7 @@ describe('the operator console', () => {
   });
 
   describe('limits', () => {
-    it('should keep the operator\'s limits in the store: admission follows, and another instance on the same store within a tick', async () => {
+    it("should keep the operator's limits in the store: admission follows, and another instance on the same store within a tick", async () => {
       const store = new MemoryStore();
       const one = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }, { clock, store });
       const two = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' }, { clock, store });
@@ -258,7 +268,10 @@ describe('the operator console', () => {
       const unknown = await admin(server, 'POST', 'limits', { sessionSeconds: 5 });
 
       expect(zero.status).toBe(400);
-      expect((await zero.json()).error).toEqual({ code: 'bad_active_limit', message: '"activeLimit" must be a whole number from 1 to 1000000, or null for the configured value.' });
+      expect((await zero.json()).error).toEqual({
+        code: 'bad_active_limit',
+        message: '"activeLimit" must be a whole number from 1 to 1000000, or null for the configured value.',
+      });
       expect((await text.json()).error.code).toBe('bad_release_per_minute');
       expect((await unknown.json()).error).toEqual({ code: 'bad_request', message: 'The body has a field this route does not take: "sessionSeconds".' });
       expect(await stats(server)).toMatchObject({ activeLimit: 1, releasePerMinute: 0 });

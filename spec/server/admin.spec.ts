@@ -76,8 +76,8 @@ describe('admin API', () => {
 
   it('should refuse a bad count or body with a clear error', async () => {
     const answers = await Promise.all(
-      [{ count: 0 }, { count: -1 }, { count: 1.5 }, { count: 'many' }, { count: 1e9 }, { count: 1, silent: 'maybe' }, [1]].map(
-        (body) => admin(server, 'POST', 'release', body),
+      [{ count: 0 }, { count: -1 }, { count: 1.5 }, { count: 'many' }, { count: 1e9 }, { count: 1, silent: 'maybe' }, [1]].map((body) =>
+        admin(server, 'POST', 'release', body),
       ),
     );
     const malformed = await fetch(`${server.url}/admin/release`, {

@@ -159,7 +159,12 @@ describe('adaptive admission in the server', () => {
   });
 
   it("should show the operator console an adaptive room's rate, limit and last decision in its samples, and nothing more of a fixed one", async () => {
-    await start({ ROOMS: JSON.stringify([{ name: 'checkout', protect: ['/checkout'] }, { name: 'tickets', protect: ['/tickets'], admission: 'fixed' }]) });
+    await start({
+      ROOMS: JSON.stringify([
+        { name: 'checkout', protect: ['/checkout'] },
+        { name: 'tickets', protect: ['/tickets'], admission: 'fixed' },
+      ]),
+    });
     await admin(server, 'POST', 'admission/pin?room=checkout', { releasePerMinute: 120, activeLimit: 3 });
     await clock.advance(SAMPLE_MS);
 

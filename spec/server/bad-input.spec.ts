@@ -41,11 +41,7 @@ describe('bad input', () => {
     expectError(await ada.post('/queue/request', { raw: '', type: 'application/json' }), 400, 'malformed_json');
     expectError(await ada.post('/queue/request', { json: [page.queue.uuid] }), 400, 'bad_request');
     expectError(await ada.post('/queue/request', { json: 'text' }), 400, 'bad_request');
-    expectError(
-      await ada.post('/queue/request', { json: { _token: page.csrfToken, uuid: '../42' } }),
-      400,
-      'bad_uuid',
-    );
+    expectError(await ada.post('/queue/request', { json: { _token: page.csrfToken, uuid: '../42' } }), 400, 'bad_uuid');
   });
 
   it('should refuse a body too large, held or not, with 413', async () => {

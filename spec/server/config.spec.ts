@@ -144,7 +144,10 @@ describe('loadConfig', () => {
     const file = `${tmpdir()}/wr-events-${process.pid}.json`;
     writeFileSync(file, JSON.stringify([{ ...drop, id: 'from-file' }]));
     expect(loadConfig({ EVENTS_FILE: file }).events.map((event) => event.id)).toEqual(['from-file']);
-    const rooms = JSON.stringify([{ name: 'shop', protect: ['/shop'], events: [drop] }, { name: 'tickets', protect: ['/tickets'] }]);
+    const rooms = JSON.stringify([
+      { name: 'shop', protect: ['/shop'], events: [drop] },
+      { name: 'tickets', protect: ['/tickets'] },
+    ]);
     const config = loadConfig({ ROOMS: rooms });
     expect(config.events).toEqual([expect.objectContaining({ id: 'spring-drop', room: 'shop' })]);
     expect(config.rooms[0]).toMatchObject({ name: 'shop', protect: ['/shop'], activeLimit: 2, releasePerMinute: 6 });
@@ -179,20 +182,11 @@ describe('loadConfig', () => {
     [{ BOT_CHALLENGE: 'captcha' }, 'BOT_CHALLENGE must be one of off, pow; got "captcha".'],
     [{ BOT_CHALLENGE_DIFFICULTY: '0' }, 'BOT_CHALLENGE_DIFFICULTY must be a whole number from 1 to 100000; got "0".'],
     [{ PLACES_PER_ADDRESS: '-1' }, 'PLACES_PER_ADDRESS must be a whole number from 0 to 1000000; got "-1".'],
-    [
-      { ADMIN_TOKEN: 'abc' },
-      'ADMIN_TOKEN must be at least 24 characters long (got 3); e.g. openssl rand -base64 24.',
-    ],
-    [
-      { ADMIN_TOKEN: 'x'.repeat(23) },
-      'ADMIN_TOKEN must be at least 24 characters long (got 23); e.g. openssl rand -base64 24.',
-    ],
+    [{ ADMIN_TOKEN: 'abc' }, 'ADMIN_TOKEN must be at least 24 characters long (got 3); e.g. openssl rand -base64 24.'],
+    [{ ADMIN_TOKEN: 'x'.repeat(23) }, 'ADMIN_TOKEN must be at least 24 characters long (got 23); e.g. openssl rand -base64 24.'],
     [{ ADMISSION: 'auto' }, 'ADMISSION must be one of fixed, adaptive; got "auto".'],
     [{ ORIGIN_LATENCY_TARGET_MS: '0' }, 'ORIGIN_LATENCY_TARGET_MS must be a whole number from 1 to 600000; got "0".'],
-    [
-      { ADMISSION: 'adaptive', ORIGIN_LATENCY_TARGET_MS: '30000' },
-      'ORIGIN_LATENCY_TARGET_MS (30000) must be below UPSTREAM_TIMEOUT_MS (30000).',
-    ],
+    [{ ADMISSION: 'adaptive', ORIGIN_LATENCY_TARGET_MS: '30000' }, 'ORIGIN_LATENCY_TARGET_MS (30000) must be below UPSTREAM_TIMEOUT_MS (30000).'],
     [{ ADMISSION_FEEDBACK_SECONDS: '0' }, 'ADMISSION_FEEDBACK_SECONDS must be a whole number from 1 to 604800; got "0".'],
     [{ REALTIME_MAX_SUBSCRIPTIONS: '1' }, 'REALTIME_MAX_SUBSCRIPTIONS must be a whole number from 2 to 1000; got "1".'],
     [
@@ -202,10 +196,7 @@ describe('loadConfig', () => {
     [{ REQUEST_TIMEOUT_SECONDS: '0' }, 'REQUEST_TIMEOUT_SECONDS must be a whole number from 1 to 3600; got "0".'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must start with redis: or rediss:; got "localhost:6379".'],
     [{ PUSHER_KEY: 'key' }, 'An outside Pusher-protocol server needs PUSHER_APP_ID, PUSHER_KEY and PUSHER_SECRET together.'],
-    [
-      { PUSHER_APP_ID: '1', PUSHER_KEY: 'k', PUSHER_SECRET: 's' },
-      'Set PUSHER_HOST (soketi, Reverb) or PUSHER_CLUSTER (Pusher Channels).',
-    ],
+    [{ PUSHER_APP_ID: '1', PUSHER_KEY: 'k', PUSHER_SECRET: 's' }, 'Set PUSHER_HOST (soketi, Reverb) or PUSHER_CLUSTER (Pusher Channels).'],
     [
       { PUSHER_APP_ID: '1', PUSHER_KEY: 'k', PUSHER_SECRET: 's', PUSHER_HOST: 'h', PUSHER_USE_TLS: 'maybe' },
       'PUSHER_USE_TLS must be true or false; got "maybe".',

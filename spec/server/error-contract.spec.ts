@@ -17,7 +17,7 @@ const FORM = 'application/x-www-form-urlencoded';
 const ERRORS: Array<[string, (headers: Headers) => string, number, string]> = [
   ['a malformed target (GET /%)', (h) => rawRequest('GET', '/%', h), 400, 'bad_request_target'],
   ['a target with a fragment', (h) => rawRequest('GET', '/checkout#x', h), 400, 'bad_request_target'],
-  ['an unknown path under the waiting room\'s routes', (h) => rawRequest('GET', '/queue/nowhere', h), 404, 'not_found'],
+  ["an unknown path under the waiting room's routes", (h) => rawRequest('GET', '/queue/nowhere', h), 404, 'not_found'],
   [
     'a path parameter too long for the router (a path the waiting room does not route)',
     (h) => rawRequest('GET', `/queue/info/${'a'.repeat(150)}`, h),
@@ -31,26 +31,11 @@ const ERRORS: Array<[string, (headers: Headers) => string, number, string]> = [
     400,
     'bad_request',
   ],
+  ['headers too large', (h) => rawRequest('GET', '/', { ...h, cookie: `${h.cookie ? `${h.cookie}; ` : ''}c=${'x'.repeat(20_000)}` }), 431, 'headers_too_large'],
+  ['a malformed request line', (h) => rawRequest('GET', '/checkout', h).replace('HTTP/1.1', 'HTTX/1.1'), 400, 'bad_request'],
+  ['a body too large', (h) => rawRequest('POST', '/queue/request', { ...h, 'content-type': FORM }, `uuid=${'x'.repeat(70_000)}`), 413, 'payload_too_large'],
   [
-    'headers too large',
-    (h) => rawRequest('GET', '/', { ...h, cookie: `${h.cookie ? `${h.cookie}; ` : ''}c=${'x'.repeat(20_000)}` }),
-    431,
-    'headers_too_large',
-  ],
-  [
-    'a malformed request line',
-    (h) => rawRequest('GET', '/checkout', h).replace('HTTP/1.1', 'HTTX/1.1'),
-    400,
-    'bad_request',
-  ],
-  [
-    'a body too large',
-    (h) => rawRequest('POST', '/queue/request', { ...h, 'content-type': FORM }, `uuid=${'x'.repeat(70_000)}`),
-    413,
-    'payload_too_large',
-  ],
-  [
-    'a protected request\'s body too large to hold',
+    "a protected request's body too large to hold",
     (h) => rawRequest('POST', '/checkout', { ...h, 'content-type': FORM }, `note=${'x'.repeat(70_000)}`),
     413,
     'payload_too_large',
@@ -61,12 +46,7 @@ const ERRORS: Array<[string, (headers: Headers) => string, number, string]> = [
     415,
     'unsupported_media_type',
   ],
-  [
-    'a form sent once the session is gone',
-    (h) => rawRequest('POST', '/queue/request', { ...h, 'content-type': FORM }, 'uuid=x'),
-    419,
-    'session_expired',
-  ],
+  ['a form sent once the session is gone', (h) => rawRequest('POST', '/queue/request', { ...h, 'content-type': FORM }, 'uuid=x'), 419, 'session_expired'],
 ];
 
 describe('the error contract', () => {
@@ -184,7 +164,11 @@ const languages = createLanguages({ defaultLocale: 'en', overrides: {} });
 
 describe('the error page texts', () => {
   it('should have a title for every titled status and an explanation for every code, in the catalogue (the same keys in every locale)', () => {
-    const keys = (prefix: string) => Object.keys(ENGLISH).filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length)).sort();
+    const keys = (prefix: string) =>
+      Object.keys(ENGLISH)
+        .filter((key) => key.startsWith(prefix))
+        .map((key) => key.slice(prefix.length))
+        .sort();
     expect(keys('error.title.')).toEqual([...TITLED_STATUSES.map(String), 'other'].sort());
     expect(keys('error.explain.')).toEqual([...EXPLAINED_CODES, 'client', 'server'].sort());
   });

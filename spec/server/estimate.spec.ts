@@ -4,8 +4,7 @@ const MINUTE = 60_000;
 const SECOND = 1000;
 const now = 100 * MINUTE;
 /** `count` releases evenly spread over the `minutes` before now, newest first. */
-const releases = (count: number, minutes: number) =>
-  Array.from({ length: count }, (_, i) => now - ((i + 1) * minutes * MINUTE) / count);
+const releases = (count: number, minutes: number) => Array.from({ length: count }, (_, i) => now - ((i + 1) * minutes * MINUTE) / count);
 /** `count` releases `gap` ms apart, the newest at `newest`, newest first. */
 const every = (gap: number, count: number, newest: number) => Array.from({ length: count }, (_, i) => newest - i * gap);
 /** Releases on the given gaps (ms, newest first, cycled) back from `newest`, `count` of them. */
@@ -88,7 +87,14 @@ describe('estimateMinutes', () => {
     // 10 released at once 30 s ago in a line released 6 a minute: taken for a change, the last
     // minute would say 15 a minute (2 minutes).
     const withBurst = [...every(10 * SECOND, 40, now - 5 * SECOND), ...Array.from({ length: 10 }, () => now - 30 * SECOND)];
-    expect(estimateMinutes(30, withBurst.sort((a, b) => b - a), now, 6)).toBe(4);
+    expect(
+      estimateMinutes(
+        30,
+        withBurst.sort((a, b) => b - a),
+        now,
+        6,
+      ),
+    ).toBe(4);
   });
 
   it('should read a rate whose releases come in batches faster than the kept times cover', () => {

@@ -73,9 +73,7 @@ describe('HTTP events API', () => {
     const socket = await listener('App.Client.large');
     const data = 'x'.repeat(9 * 1024);
 
-    const response = await pusher.triggerBatch(
-      Array.from({ length: 10 }, (_, i) => ({ channel: 'App.Client.large', name: `large-${i}`, data })),
-    );
+    const response = await pusher.triggerBatch(Array.from({ length: 10 }, (_, i) => ({ channel: 'App.Client.large', name: `large-${i}`, data })));
     const last = await socket.next('large-9');
 
     expect(response.status).toBe(200);
@@ -84,8 +82,7 @@ describe('HTTP events API', () => {
 
   it('should refuse a wrong secret, key, app id, stale timestamp or body checksum', async () => {
     const body = JSON.stringify({ name: 'x', channels: ['App.Client.a'], data: '{}' });
-    const post = (url: string, sent = body) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent });
+    const post = (url: string, sent = body) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent });
     const wrongSecret = new Pusher({ ...APP, secret: 'wrong', host: '127.0.0.1', port: String(server.port), useTLS: false });
 
     const answers = await Promise.all([
@@ -95,9 +92,7 @@ describe('HTTP events API', () => {
       ),
       post(signedUrl(server, body, { auth_key: 'other-key' })).then((response) => response.status),
       post(signedUrl(server, body, {}, '/apps/other-app/events')).then((response) => response.status),
-      post(signedUrl(server, body, { auth_timestamp: String(Math.floor(Date.now() / 1000) - 601) })).then(
-        (response) => response.status,
-      ),
+      post(signedUrl(server, body, { auth_timestamp: String(Math.floor(Date.now() / 1000) - 601) })).then((response) => response.status),
       post(signedUrl(server, body), body.replace('"x"', '"y"')).then((response) => response.status),
       post(signedUrl(server, body)).then((response) => response.status),
     ]);

@@ -95,12 +95,7 @@ function reply(status: number, headers: IncomingHttpHeaders, body: Buffer): Repl
 }
 
 /** A request through undici with exactly these headers and body (bytes allowed). */
-async function send(
-  url: string,
-  method: string,
-  headers: Record<string, string> = {},
-  body?: Buffer | string,
-): Promise<Reply> {
+async function send(url: string, method: string, headers: Record<string, string> = {}, body?: Buffer | string): Promise<Reply> {
   const response = await request(url, { method: method as 'GET', headers, body });
   return reply(response.statusCode, response.headers, Buffer.from(await response.body.arrayBuffer()));
 }
@@ -561,7 +556,10 @@ describe('gateway: an origin that cannot be reached', () => {
   let server: StartedWithOrigin;
 
   beforeAll(async () => {
-    server = await startServer({ ...FULL, UPSTREAM: `http://127.0.0.1:${await closedPort()}`, UPSTREAM_CONNECT_TIMEOUT_MS: '1000' }, { clock: new ManualClock() });
+    server = await startServer(
+      { ...FULL, UPSTREAM: `http://127.0.0.1:${await closedPort()}`, UPSTREAM_CONNECT_TIMEOUT_MS: '1000' },
+      { clock: new ManualClock() },
+    );
   });
   afterAll(() => server.close());
 

@@ -152,11 +152,7 @@ describe('holding protected requests', () => {
     expect(signedIn.user.id).toBe(userIdFor('Ada'));
     expect(signedIn.csrfToken).not.toBe(anonymous.csrfToken);
     const privateChannel = `private-App.User.${signedIn.user.id}.${signedIn.queue.uuid}`;
-    const auth = await ada.post(
-      '/pusher/auth',
-      { form: { socket_id: '123.456', channel_name: privateChannel } },
-      { 'x-csrf-token': signedIn.csrfToken },
-    );
+    const auth = await ada.post('/pusher/auth', { form: { socket_id: '123.456', channel_name: privateChannel } }, { 'x-csrf-token': signedIn.csrfToken });
     expect(auth.status).toBe(200);
     expect((await ada.queueRequest(anonymous)).json?.error?.code).toBe('csrf_mismatch');
     expect(await stats(server)).toMatchObject({ waiting: 2 });
@@ -216,10 +212,7 @@ describe('holding protected requests', () => {
     await admin(server, 'POST', 'release', { count: 1 });
     const replayForm = (token: string) => ({ form: { uuid: held.queue.uuid, _token: token } });
     const plantedReplay = await planted.post('/checkout?item=1', replayForm(plantedToken));
-    const replays = await Promise.all([
-      ada.post('/checkout?item=1', replayForm(held.csrfToken)),
-      ada.post('/checkout?item=1', replayForm(held.csrfToken)),
-    ]);
+    const replays = await Promise.all([ada.post('/checkout?item=1', replayForm(held.csrfToken)), ada.post('/checkout?item=1', replayForm(held.csrfToken))]);
     const plantedAfter = await planted.post('/checkout?item=1', replayForm(plantedToken));
 
     expect(held.queue).toEqual({ ...anonymous.queue, method: 'POST' });

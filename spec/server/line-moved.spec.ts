@@ -84,8 +84,7 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     for (let i = 0; i < count; i++) pages.push(await new Visitor(server.url).hold());
     return pages;
   };
-  const ticketOf = async (page: PageConfigJson): Promise<number> =>
-    (await new Visitor(server.url).queueInfo(page.queue.uuid)).json.ticket as number;
+  const ticketOf = async (page: PageConfigJson): Promise<number> => (await new Visitor(server.url).queueInfo(page.queue.uuid)).json.ticket as number;
   const release = async (count: number, silent = false) => {
     const answer = await admin(server, 'POST', 'release', { count, silent });
     expect(answer.status).toBe(200);
@@ -149,12 +148,25 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     const heard = await listen(await connect(), [QUEUE, ...pages.map(clientChannel)]);
 
     await release(2);
-    await eventually('the first move', async () => moves(heard), (found) => found.length === 1);
+    await eventually(
+      'the first move',
+      async () => moves(heard),
+      (found) => found.length === 1,
+    );
     await release(1);
-    await eventually('the second move', async () => moves(heard), (found) => found.length === 2);
+    await eventually(
+      'the second move',
+      async () => moves(heard),
+      (found) => found.length === 2,
+    );
 
     // The released visitors' events first (in either order), then the move of their batch.
-    expect(heard.slice(0, 2).map((one) => one.channel).sort()).toEqual([clientChannel(pages[0]), clientChannel(pages[1])].sort());
+    expect(
+      heard
+        .slice(0, 2)
+        .map((one) => one.channel)
+        .sort(),
+    ).toEqual([clientChannel(pages[0]), clientChannel(pages[1])].sort());
     expect(heard.slice(0, 2).every((one) => one.event === 'RequestUnqueud')).toBe(true);
     expect(heard.slice(2)).toEqual([
       { channel: QUEUE, event: 'QueueMoved', data: { served: tickets[1] } },
@@ -181,7 +193,11 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     const heard = await listen(await connect(), [QUEUE]);
 
     expect(await release(2)).toEqual([staying[0].queue.uuid, staying[1].queue.uuid]);
-    await eventually('the move', async () => moves(heard), (found) => found.length === 1);
+    await eventually(
+      'the move',
+      async () => moves(heard),
+      (found) => found.length === 1,
+    );
 
     expect(moves(heard)).toEqual([{ channel: QUEUE, event: 'QueueMoved', data: { served: served + 2 } }]);
     // The pages still waiting, fed the answer they had and the move, show what queue_info answers now.
@@ -200,7 +216,11 @@ describe('line moved: queue_info carries ticket and served, and each release bat
 
     // The first admitted session ends after 60 s: the loop releases one.
     await clock!.advance(61_000);
-    await eventually('the move of the loop step', async () => moves(heard), (found) => found.length === 1);
+    await eventually(
+      'the move of the loop step',
+      async () => moves(heard),
+      (found) => found.length === 1,
+    );
 
     expect(heard).toEqual([
       { channel: clientChannel(pages[0]), event: 'RequestUnqueud', data: { uuid: pages[0].queue.uuid } },
@@ -220,7 +240,11 @@ describe('line moved: queue_info carries ticket and served, and each release bat
     // One more, heard after anything the calls above could have published on this connection.
     await holdAll(1);
     await release(1);
-    await eventually('the move of the last release', async () => moves(heard), (found) => found.length === 2);
+    await eventually(
+      'the move of the last release',
+      async () => moves(heard),
+      (found) => found.length === 2,
+    );
 
     expect(heard).toEqual([
       { channel: clientChannel(pages[1]), event: 'RequestUnqueud', data: { uuid: pages[1].queue.uuid } },
@@ -250,7 +274,11 @@ describe('line moved: queue_info carries ticket and served, and each release bat
 
       await release(1);
 
-      await eventually('the move on the outside server', async () => heard, (found) => found.length === 1);
+      await eventually(
+        'the move on the outside server',
+        async () => heard,
+        (found) => found.length === 1,
+      );
       expect(heard).toEqual([{ channel: QUEUE, event: 'QueueMoved', data: { served: ticket } }]);
     } finally {
       await outside.close();
@@ -285,7 +313,12 @@ describe('line moved across instances on one Redis', () => {
   it('should carry every instance’s QueueMoved to a page on either; whatever order they arrive in, the page ends where the line is', async () => {
     const pages: PageConfigJson[] = [];
     for (let i = 0; i < 7; i++) pages.push(await new Visitor(i % 2 ? second.url : first.url).hold());
-    const waitingLast = (await new Visitor(first.url).queueInfo(pages[6].queue.uuid)).json as { position: number; estimated: number; ticket: number; served: number };
+    const waitingLast = (await new Visitor(first.url).queueInfo(pages[6].queue.uuid)).json as {
+      position: number;
+      estimated: number;
+      ticket: number;
+      served: number;
+    };
     expect(waitingLast.position).toBe(7);
     const client = await connectPusher(first);
     clients.push(client);
@@ -300,10 +333,19 @@ describe('line moved across instances on one Redis', () => {
         return ((await answer.json()) as { released: string[] }).released;
       }),
     );
-    expect(released.flat().sort()).toEqual(pages.slice(0, 6).map((page) => page.queue.uuid).sort());
+    expect(released.flat().sort()).toEqual(
+      pages
+        .slice(0, 6)
+        .map((page) => page.queue.uuid)
+        .sort(),
+    );
     const firstTicket = waitingLast.ticket - 6;
     const servedOf = (found: typeof heard) => found.map((one) => (one.data as { served: number }).served);
-    await eventually('the last move', async () => heard, (found) => servedOf(found).includes(firstTicket + 5));
+    await eventually(
+      'the last move',
+      async () => heard,
+      (found) => servedOf(found).includes(firstTicket + 5),
+    );
 
     // Each move heard once at most, each one of the six; the last one among them.
     const served = servedOf(heard);
@@ -312,6 +354,11 @@ describe('line moved across instances on one Redis', () => {
     expect((await new Visitor(second.url).queueInfo(pages[6].queue.uuid)).json).toMatchObject({ position: 1 });
 
     // The page's core, fed the answer it had and the moves in the order heard, shows position 1.
-    expect(positionShown(waitingLast, served.map((n) => ({ served: n })))).toBe(1);
+    expect(
+      positionShown(
+        waitingLast,
+        served.map((n) => ({ served: n })),
+      ),
+    ).toBe(1);
   });
 });

@@ -36,7 +36,7 @@ describe('GET /metrics', () => {
     expect(server.origin.at('/metrics')).toEqual([]);
   });
 
-  it('should show the line per room, this instance\'s releases, walk-aways and their event times', async () => {
+  it("should show the line per room, this instance's releases, walk-aways and their event times", async () => {
     await new Visitor(server.url).get('/checkout');
     const ada = new Visitor(server.url);
     const page = await ada.hold();
@@ -62,7 +62,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'waiting_room_release_rate{room="default"}')).toBe(9);
   });
 
-  it('should count the origin\'s answers, its failures and the pages\' error reports', async () => {
+  it("should count the origin's answers, its failures and the pages' error reports", async () => {
     await new Visitor(server.url).get('/shop');
     await new Visitor(server.url).get('/shop');
     const scope = sentryScopeFor(server);
@@ -82,7 +82,7 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('should carry Node\'s process metrics', async () => {
+  it("should carry Node's process metrics", async () => {
     const text = await scrape();
     expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
@@ -98,7 +98,11 @@ describe('the Grafana dashboard in docs/', () => {
     const server = await startServer();
     try {
       const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
-      const exposed = new Set([...text.matchAll(/^# TYPE (\S+) (\w+)/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name])));
+      const exposed = new Set(
+        [...text.matchAll(/^# TYPE (\S+) (\w+)/gm)].flatMap(([, name, type]) =>
+          type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name],
+        ),
+      );
       const queried = dashboard.panels.flatMap((panel) => panel.targets.flatMap((target) => target.expr.match(/\b(waiting_room|process|nodejs)_\w+/g) ?? []));
       expect(queried.length).toBeGreaterThan(10);
       expect(queried.filter((name) => !exposed.has(name))).toEqual([]);

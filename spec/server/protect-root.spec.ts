@@ -22,11 +22,7 @@ describe('PROTECT=/', () => {
     const assetsDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-assets-'));
     writeFileSync(path.join(assetsDir, 'main-RYBGRLOA.js'), 'console.log(1);');
     store = new MemoryStore();
-    server = await startServer(
-      { PROTECT: '/', ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '0' },
-      { clock: new ManualClock(), store },
-      { assetsDir },
-    );
+    server = await startServer({ PROTECT: '/', ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '0' }, { clock: new ManualClock(), store }, { assetsDir });
     await new Visitor(server.url).get('/');
     await new Visitor(server.url).get('/');
     ada = new Visitor(server.url);
@@ -46,13 +42,11 @@ describe('PROTECT=/', () => {
     for (let call = 0; call < 3; call++) answers.push(await admin(server, 'GET', 'stats'));
 
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
-    expect(answers.map((answer) => answer.headers.get('content-type'))).toEqual(
-      Array(3).fill(expect.stringMatching(/^application\/json/)),
-    );
+    expect(answers.map((answer) => answer.headers.get('content-type'))).toEqual(Array(3).fill(expect.stringMatching(/^application\/json/)));
     expect(await answers[2].json()).toMatchObject({ waiting: 1, active: 2 });
   });
 
-  it("should serve the waiting page's script to a held visitor, and answer the site's favicon \"not now\" without touching the held request", async () => {
+  it('should serve the waiting page\'s script to a held visitor, and answer the site\'s favicon "not now" without touching the held request', async () => {
     const script = await ada.get('/assets/main-RYBGRLOA.js');
     // As a browser asks for it: an image, part of the waiting page, not a page to wait for.
     const favicon = await ada.get('/favicon.ico', { 'sec-fetch-dest': 'image', 'sec-fetch-mode': 'no-cors' });
@@ -117,10 +111,29 @@ describe('PROTECT=/', () => {
 
 describe('isWaitingRoomRoute', () => {
   it("should know the waiting room's own routes, by whole path segments", () => {
-    const own = ['/assets/main-RYBGRLOA.js', '/queue/request', '/queue/info/0b7c', '/pusher/auth', '/admin/stats',
-      '/api/1/envelope/', '/api/1/envelope', '/apps/1/events', '/app/key?protocol=7'];
-    const site = ['/', '/checkout', '/api/orders', '/api/1/envelope/more', '/application', '/administrator',
-      '/queued', '/pusher', '/favicon.ico', '/favicon.ico.php'];
+    const own = [
+      '/assets/main-RYBGRLOA.js',
+      '/queue/request',
+      '/queue/info/0b7c',
+      '/pusher/auth',
+      '/admin/stats',
+      '/api/1/envelope/',
+      '/api/1/envelope',
+      '/apps/1/events',
+      '/app/key?protocol=7',
+    ];
+    const site = [
+      '/',
+      '/checkout',
+      '/api/orders',
+      '/api/1/envelope/more',
+      '/application',
+      '/administrator',
+      '/queued',
+      '/pusher',
+      '/favicon.ico',
+      '/favicon.ico.php',
+    ];
 
     expect(own.filter((url) => !isWaitingRoomRoute(url))).toEqual([]);
     expect(site.filter((url) => isWaitingRoomRoute(url))).toEqual([]);

@@ -10,15 +10,17 @@ describe('POST /pusher/auth', () => {
   let server: Started;
 
   beforeAll(async () => {
-    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PUSHER_SECRET: SECRET }, {
-      clock: new ManualClock(),
-    });
+    server = await startServer(
+      { ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PUSHER_SECRET: SECRET },
+      {
+        clock: new ManualClock(),
+      },
+    );
     await new Visitor(server.url).get('/checkout');
   });
   afterAll(() => server.close());
 
-  const auth = (visitor: Visitor, token: string, fields: Record<string, string>) =>
-    visitor.post('/pusher/auth', { form: fields }, { 'x-csrf-token': token });
+  const auth = (visitor: Visitor, token: string, fields: Record<string, string>) => visitor.post('/pusher/auth', { form: fields }, { 'x-csrf-token': token });
 
   it("should sign the session's own private channel with HMAC-SHA256 of socket_id:channel_name", async () => {
     const ada = new Visitor(server.url);

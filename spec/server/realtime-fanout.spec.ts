@@ -77,10 +77,7 @@ describe('realtime fan-out to a crowd on one channel', () => {
     realtime.deliver({ channel: 'App.Client.last', event: 'RequestUnqueud', data: '{"uuid":"last"}' });
     await waitFor(() => allReceived(1) && received.length === 2, 'the move everywhere and the release', 20_000);
 
-    expect(received).toEqual([
-      wire('QueueMoved', 'App.Queue', '{"served":6}'),
-      wire('RequestUnqueud', 'App.Client.last', '{"uuid":"last"}'),
-    ]);
+    expect(received).toEqual([wire('QueueMoved', 'App.Queue', '{"served":6}'), wire('RequestUnqueud', 'App.Client.last', '{"uuid":"last"}')]);
   });
 
   it('should frame an event once for the whole crowd, not once a socket', async () => {
@@ -207,7 +204,11 @@ describe('realtime fan-out to a crowd on one channel', () => {
       });
 
       for (let served = 201; served <= 210; served++) realtime.deliver(moved(served));
-      await waitFor(() => crowd.every(({ received }) => received.length > 0 && servedOf(received.at(-1) as string) === 210), 'the latest move at every socket', 20_000);
+      await waitFor(
+        () => crowd.every(({ received }) => received.length > 0 && servedOf(received.at(-1) as string) === 210),
+        'the latest move at every socket',
+        20_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, 200));
 
       for (const { received } of crowd) {

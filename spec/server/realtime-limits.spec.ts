@@ -97,7 +97,6 @@ describe('realtime limits: subscriptions per connection', () => {
   });
 });
 
-
 describe('realtime limits: connections per process', () => {
   let server: Started;
   let realtime: RealtimeServer;

@@ -20,10 +20,7 @@ describe('realtime: pusher-js against the embedded server', () => {
   const clients: Pusher[] = [];
 
   beforeEach(async () => {
-    server = await startServer(
-      { ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PUSHER_SECRET: SECRET },
-      { clock: new ManualClock() },
-    );
+    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PUSHER_SECRET: SECRET }, { clock: new ManualClock() });
     await new Visitor(server.url).get('/checkout');
   });
   afterEach(async () => {
@@ -83,8 +80,7 @@ describe('realtime: pusher-js against the embedded server', () => {
       channelAuthorization: {
         endpoint: 'unused',
         transport: 'ajax',
-        customHandler: (_params: unknown, callback: ChannelAuthorizationCallback) =>
-          callback(null, { auth: `waiting-room-key:${'0'.repeat(64)}` }),
+        customHandler: (_params: unknown, callback: ChannelAuthorizationCallback) => callback(null, { auth: `waiting-room-key:${'0'.repeat(64)}` }),
       },
     });
 
@@ -130,7 +126,11 @@ describe('realtime: pusher-js against the embedded server', () => {
     // Events on one channel arrive in order: once a marker sent after the release is in,
     // a release event would have been too.
     await new PusherServer({
-      appId: 'waiting-room', key: 'waiting-room-key', secret: SECRET, host: '127.0.0.1', port: String(server.port),
+      appId: 'waiting-room',
+      key: 'waiting-room-key',
+      secret: SECRET,
+      host: '127.0.0.1',
+      port: String(server.port),
     }).trigger(clientChannel(page), 'marker', { after: 'release' });
     await waitFor(() => marker.length === 1, 'the marker');
 

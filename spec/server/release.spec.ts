@@ -21,8 +21,7 @@ describe('admission and release', () => {
     const visitors = [new Visitor(server.url), new Visitor(server.url), new Visitor(server.url)];
     const pages: PageConfigJson[] = [];
     for (const visitor of visitors) pages.push(await visitor.hold());
-    const positions = () =>
-      Promise.all(pages.map(async (page, i) => (await visitors[i].queueInfo(page.queue.uuid)).json.position));
+    const positions = () => Promise.all(pages.map(async (page, i) => (await visitors[i].queueInfo(page.queue.uuid)).json.position));
 
     await clock.advance(30_000);
     expect(await positions()).toEqual([1, 2, 3]);
@@ -45,7 +44,15 @@ describe('admission and release', () => {
 
     expect([first.page, second.page]).toEqual([undefined, undefined]);
     expect(third.page?.queue.position).toBe(1);
-    expect(await stats(server)).toMatchObject({ waiting: 1, active: 2, released: 0, releasePerMinute: 0, activeLimit: 2, paused: false, heldBodies: { count: 0, bytes: 0, refused: 0 } });
+    expect(await stats(server)).toMatchObject({
+      waiting: 1,
+      active: 2,
+      released: 0,
+      releasePerMinute: 0,
+      activeLimit: 2,
+      paused: false,
+      heldBodies: { count: 0, bytes: 0, refused: 0 },
+    });
   });
 
   it('should never release more than RELEASE_PER_MINUTE', async () => {
@@ -111,12 +118,12 @@ describe('admission and release', () => {
     const ada = new Visitor(server.url);
     const page = await ada.hold();
 
-    expect((await (await admin(server, 'POST', 'pause')).json())).toEqual({ paused: true });
+    expect(await (await admin(server, 'POST', 'pause')).json()).toEqual({ paused: true });
     await clock.advance(30_000);
     expect((await ada.queueInfo(page.queue.uuid)).json.position).toBe(1);
     expect(await stats(server)).toMatchObject({ paused: true, released: 0 });
 
-    expect((await (await admin(server, 'POST', 'resume')).json())).toEqual({ paused: false });
+    expect(await (await admin(server, 'POST', 'resume')).json()).toEqual({ paused: false });
     await clock.advance(1000);
     expect((await ada.queueInfo(page.queue.uuid)).json.position).toBe(0);
   });

@@ -160,7 +160,11 @@ describe('replay of held requests', () => {
     expect(replay.status).toBe(200);
     expect(replay.text).toContain('<th>quantity</th><td>1</td>');
     expect(again.status).toBe(409);
-    expect(sentToOrigin().map((one) => one.body.toString()).slice(2)).toEqual(['quantity=1']);
+    expect(
+      sentToOrigin()
+        .map((one) => one.body.toString())
+        .slice(2),
+    ).toEqual(['quantity=1']);
   });
 
   it("should replay a uuid of the session's own whatever the token, as a page opened before the visitor signed in at the site sends it", async () => {

@@ -47,10 +47,7 @@ describe('request targets against the running server, room full', () => {
     const headers: Record<string, string> = cookie === '' ? {} : { cookie };
     if (method === 'GET') return rawExchange(server.port, rawRequest('GET', target, headers));
     const body = new URLSearchParams(fields).toString();
-    return rawExchange(
-      server.port,
-      rawRequest('POST', target, { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body),
-    );
+    return rawExchange(server.port, rawRequest('POST', target, { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body));
   };
 
   /** Held (the waiting page) or a 4xx in the error contract; never the protected page. */

@@ -136,11 +136,15 @@ describe('the protection test', () => {
   it('should compare whole segments, and leave other paths alone', () => {
     const at = (path: string) => protects(ok(path).path);
 
-    expect(['/checkout', '/Checkout/', '/checkout/pay', '/shop/PAY/now', '/checkout;jsessionid=1'].map(at)).toEqual([
-      true, true, true, true, true,
-    ]);
+    expect(['/checkout', '/Checkout/', '/checkout/pay', '/shop/PAY/now', '/checkout;jsessionid=1'].map(at)).toEqual([true, true, true, true, true]);
     expect(['/', '/checkouts', '/check', '/shop', '/shop/payment', '/pay/shop', '/api/checkout'].map(at)).toEqual([
-      false, false, false, false, false, false, false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
     ]);
   });
 

@@ -72,7 +72,11 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
     const received = record((await subscribe(after, `App.Client.${adaPage.queue.uuid}`)).channel, 'RequestUnqueud');
 
     expect(await adminRelease(server, 2)).toEqual([bobPage.queue.uuid, adaPage.queue.uuid]);
-    await eventually('the release event after the restart', async () => received.length, (n) => n > 0);
+    await eventually(
+      'the release event after the restart',
+      async () => received.length,
+      (n) => n > 0,
+    );
     const replay = await ada.post(adaPage.queue.uri, { form: { uuid: adaPage.queue.uuid, _token: adaPage.csrfToken } });
     const again = await ada.post(adaPage.queue.uri, { form: { uuid: adaPage.queue.uuid, _token: adaPage.csrfToken } });
 
@@ -162,9 +166,9 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
     const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-state-')), 'line.json');
     writeFileSync(stateFile, '{"version": 1, "line": "not a line"');
 
-    await expect(
-      startServerProcess({ ACTIVE_LIMIT: '1', ADMIN_TOKEN: 'a-long-enough-admin-token-here', STATE_FILE: stateFile }),
-    ).rejects.toThrow(/STATE_FILE .* cannot be loaded/);
+    await expect(startServerProcess({ ACTIVE_LIMIT: '1', ADMIN_TOKEN: 'a-long-enough-admin-token-here', STATE_FILE: stateFile })).rejects.toThrow(
+      /STATE_FILE .* cannot be loaded/,
+    );
     expect(existsSync(stateFile)).toBe(true);
   });
 });

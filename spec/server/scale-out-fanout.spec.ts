@@ -76,7 +76,11 @@ describe('Redis fanout: one audience across instances', () => {
     const second = release('0b7c5d2e-0000-4000-8000-000000000002');
     await one.fanout.publish(second);
     for (const { delivered } of [one, two, three]) {
-      await eventually('both events', async () => delivered.length, (length) => length >= 2);
+      await eventually(
+        'both events',
+        async () => delivered.length,
+        (length) => length >= 2,
+      );
     }
 
     expect(one.delivered).toEqual([first, second]);
@@ -93,7 +97,11 @@ describe('Redis fanout: one audience across instances', () => {
     await red.fanout.publish(release('0b7c5d2e-0000-4000-8000-000000000003'));
     const toBlue = release('0b7c5d2e-0000-4000-8000-000000000004');
     await blue.fanout.publish(toBlue);
-    await eventually('the blue event on the other blue instance', async () => blueToo.delivered.length, (n) => n >= 1);
+    await eventually(
+      'the blue event on the other blue instance',
+      async () => blueToo.delivered.length,
+      (n) => n >= 1,
+    );
 
     expect(red.fanout.channel).toBe(`room${rooms - 1}:fanout`);
     expect(blueToo.delivered).toEqual([toBlue]);
@@ -117,7 +125,11 @@ describe('Redis fanout: one audience across instances', () => {
     await look.publish(`${room}fanout`, JSON.stringify({ o: 'someone', c: 'App.Client.x', e: 'RequestUnqueud', d: 42 }));
     const event = release('0b7c5d2e-0000-4000-8000-000000000005');
     await look.publish(`${room}fanout`, JSON.stringify({ o: 'someone', c: event.channel, e: event.event, d: event.data }));
-    await eventually('the valid event', async () => delivered.length, (n) => n >= 1);
+    await eventually(
+      'the valid event',
+      async () => delivered.length,
+      (n) => n >= 1,
+    );
 
     expect(delivered).toEqual([event]);
     expect(log.lines.filter((line) => line.includes('cannot read'))).toHaveLength(2);
@@ -145,7 +157,11 @@ describe('Redis fanout: one audience across instances', () => {
     expect(one.delivered).toEqual([during]);
     const after = release('0b7c5d2e-0000-4000-8000-000000000007');
     await one.fanout.publish(after);
-    await eventually('the event after the thaw', async () => two.delivered.at(-1)?.data, (last) => last === after.data);
+    await eventually(
+      'the event after the thaw',
+      async () => two.delivered.at(-1)?.data,
+      (last) => last === after.data,
+    );
     // The frozen Redis had the timed-out PUBLISH in its socket: it may arrive late, never twice.
     expect(two.delivered.filter((message) => message.data === during.data).length).toBeLessThanOrEqual(1);
     expect(two.delivered.filter((message) => message.data === after.data)).toEqual([after]);
@@ -163,21 +179,31 @@ describe('Redis fanout: one audience across instances', () => {
       const down = release('0b7c5d2e-0000-4000-8000-000000000008');
       await expect(two.fanout.publish(down)).rejects.toThrow(FanoutUnavailableError);
       expect(two.delivered).toEqual([down]);
-      await eventually('the subscription lost', () => one.fanout.ready(0), (subscribed) => !subscribed);
+      await eventually(
+        'the subscription lost',
+        () => one.fanout.ready(0),
+        (subscribed) => !subscribed,
+      );
     } finally {
       await redis.start();
     }
 
     expect(await one.fanout.ready(10_000)).toBe(true);
-    await eventually('both instances subscribed again', () => subscribers(`${room}fanout`), (count) => count === 2);
+    await eventually(
+      'both instances subscribed again',
+      () => subscribers(`${room}fanout`),
+      (count) => count === 2,
+    );
     const back = release('0b7c5d2e-0000-4000-8000-000000000009');
     await two.fanout.publish(back);
-    await eventually('the event after Redis came back', async () => one.delivered.length, (n) => n >= 1);
+    await eventually(
+      'the event after Redis came back',
+      async () => one.delivered.length,
+      (n) => n >= 1,
+    );
 
     expect(one.delivered).toEqual([back]);
-    expect(log.lines).toEqual(
-      expect.arrayContaining([expect.stringMatching(/lost Redis/), expect.stringMatching(/subscribed again/)]),
-    );
+    expect(log.lines).toEqual(expect.arrayContaining([expect.stringMatching(/lost Redis/), expect.stringMatching(/subscribed again/)]));
   });
 
   it('should notice a subscription that no longer answers, and subscribe again on a new connection', async () => {
@@ -193,14 +219,26 @@ describe('Redis fanout: one audience across instances', () => {
 
     redis.pause();
     try {
-      await eventually('the heartbeat failing', async () => log.lines, (lines) => lines.some((l) => /heard nothing/.test(l)));
+      await eventually(
+        'the heartbeat failing',
+        async () => log.lines,
+        (lines) => lines.some((l) => /heard nothing/.test(l)),
+      );
     } finally {
       redis.resume();
     }
-    await eventually('subscribed again', async () => log.lines, (lines) => lines.some((l) => /subscribed again/.test(l)));
+    await eventually(
+      'subscribed again',
+      async () => log.lines,
+      (lines) => lines.some((l) => /subscribed again/.test(l)),
+    );
     const event = release('0b7c5d2e-0000-4000-8000-00000000000c');
     await other.fanout.publish(event);
-    await eventually('the event on the new connection', async () => delivered.length, (n) => n >= 1);
+    await eventually(
+      'the event on the new connection',
+      async () => delivered.length,
+      (n) => n >= 1,
+    );
 
     expect(delivered).toEqual([event]);
   });
@@ -220,7 +258,11 @@ describe('Redis fanout: one audience across instances', () => {
     await other.fanout.ready(5000);
     const event = release('0b7c5d2e-0000-4000-8000-00000000000a');
     await other.fanout.publish(event);
-    await eventually('the event', async () => late.delivered.length, (n) => n >= 1);
+    await eventually(
+      'the event',
+      async () => late.delivered.length,
+      (n) => n >= 1,
+    );
     expect(late.delivered).toEqual([event]);
   });
 
@@ -289,8 +331,7 @@ describe('release events when the fanout fails but the queue does not', () => {
     lookAtFanout?.disconnect();
     await fanoutRedis?.close();
   });
-  const fanoutSubscribers = async (channel: string) =>
-    Number(((await lookAtFanout.pubsub('NUMSUB', channel)) as [string, number])[1]);
+  const fanoutSubscribers = async (channel: string) => Number(((await lookAtFanout.pubsub('NUMSUB', channel)) as [string, number])[1]);
   beforeEach(async () => {
     const prefix = `room${++rooms}:`;
     const env = { ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', SESSION_SECRET: 's'.repeat(32), PUSHER_SECRET: SECRET };
@@ -353,11 +394,19 @@ describe('release events when the fanout fails but the queue does not', () => {
     expect(received).toEqual([]);
 
     // The page, seeing position 0, subscribes again and says it listens: here through the other instance.
-    await eventually('both fanouts subscribed again', () => fanoutSubscribers(`room${rooms}:fanout`), (n) => n === 2);
+    await eventually(
+      'both fanouts subscribed again',
+      () => fanoutSubscribers(`room${rooms}:fanout`),
+      (n) => n === 2,
+    );
     const onSecond = new Visitor(second.url);
     onSecond.cookie = ada.cookie;
     expect((await onSecond.queueRequest(page)).status).toBe(202);
-    await eventually('the release event re-sent through the other instance', async () => received.length, (n) => n >= 1);
+    await eventually(
+      'the release event re-sent through the other instance',
+      async () => received.length,
+      (n) => n >= 1,
+    );
 
     expect(received).toEqual([{ uuid: page.queue.uuid }]);
   });

@@ -113,7 +113,11 @@ describe('scale-out: Redis unreachable for a while', () => {
     const answers = await settlesWithin(10, 'a call while Redis is frozen', callsNeedingTheQueue(visitor, page));
     const stats = await settlesWithin(10, 'admin stats', second.admin('GET', 'stats'));
     // The release loop keeps stepping, and logs each failed step.
-    await eventually('a failed release step logged', async () => failedSteps(second), (n) => n > before);
+    await eventually(
+      'a failed release step logged',
+      async () => failedSteps(second),
+      (n) => n > before,
+    );
     const running = [first.process.running(), second.process.running()];
     redis.resume();
 
@@ -121,10 +125,18 @@ describe('scale-out: Redis unreachable for a while', () => {
     expect(stats.status).toBe(503);
     expect(running).toEqual([true, true]);
     // Back by itself: same place, same line.
-    await eventually('queue_info answering again', () => sameBrowserOn(visitor, second).queueInfo(page.queue.uuid), (a) => a.status === 200);
+    await eventually(
+      'queue_info answering again',
+      () => sameBrowserOn(visitor, second).queueInfo(page.queue.uuid),
+      (a) => a.status === 200,
+    );
     expect((await visitor.queueInfo(page.queue.uuid)).json).toMatchObject({ position: 1 });
     await setPaused(second, false);
-    await eventually('the release event', async () => received.length, (n) => n > 0);
+    await eventually(
+      'the release event',
+      async () => received.length,
+      (n) => n > 0,
+    );
     expect(received).toEqual([{ uuid: page.queue.uuid }]);
     expect((await visitor.queueInfo(page.queue.uuid)).json).toMatchObject({ position: 0 });
   });
@@ -135,21 +147,33 @@ describe('scale-out: Redis unreachable for a while', () => {
     await redis.stop();
     const answers = await settlesWithin(10, 'a call while Redis is down', callsNeedingTheQueue(visitor, page));
     const before = failedSteps(second);
-    await eventually('a failed release step logged', async () => failedSteps(second), (n) => n > before);
+    await eventually(
+      'a failed release step logged',
+      async () => failedSteps(second),
+      (n) => n > before,
+    );
     const running = [first.process.running(), second.process.running()];
     await redis.start();
 
     answers.forEach(expectUnavailable);
     expect(running).toEqual([true, true]);
     // This Redis keeps nothing on disk, so the line restarted empty: the place was Redis's to keep.
-    await eventually('the line answering again', () => visitor.queueInfo(page.queue.uuid), (a) => a.status !== 503);
+    await eventually(
+      'the line answering again',
+      () => visitor.queueInfo(page.queue.uuid),
+      (a) => a.status !== 503,
+    );
     expect((await visitor.queueInfo(page.queue.uuid)).status).toBe(404);
     // Both instances are subscribed again: a release decided on the second reaches the first.
     const listening = async () => ((await look.pubsub('NUMSUB', 'wr:fanout')) as [string, number])[1];
     await eventually('both fanouts subscribed again', listening, (count) => Number(count) === 2);
     const next = await waitingVisitor('after');
     await setPaused(second, false);
-    await eventually('the release event after Redis came back', async () => next.received.length, (n) => n > 0);
+    await eventually(
+      'the release event after Redis came back',
+      async () => next.received.length,
+      (n) => n > 0,
+    );
     expect(next.received).toEqual([{ uuid: next.page.queue.uuid }]);
   });
 });

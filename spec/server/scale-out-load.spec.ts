@@ -111,12 +111,10 @@ describe('scale-out: many concurrent holds and releases on two instances', () =>
 
     // Go: both release loops, and admin releases on both instances at the same moment.
     await setPaused(second, false);
-    const adminBatches = Promise.all(
-      Array.from({ length: ADMIN_CALLS_PER_INSTANCE * 2 }, (_, i) => adminRelease(instances[i % 2], ADMIN_COUNT)),
-    );
+    const adminBatches = Promise.all(Array.from({ length: ADMIN_CALLS_PER_INSTANCE * 2 }, (_, i) => adminRelease(instances[i % 2], ADMIN_COUNT)));
     const lookers = instances.map((instance) => new Visitor(instance.url));
     const sweeps: Sweep[] = [];
-    for (let done = false; !done; ) {
+    for (let done = false; !done;) {
       // From the last ticket to the first, alternating instances: releases only ever move the
       // head forward, so a pass that sees someone released must see everyone before released.
       const positions = [];
@@ -131,7 +129,12 @@ describe('scale-out: many concurrent holds and releases on two instances', () =>
     }
     const batches = await adminBatches;
 
-    await eventually('every release event', async () => waiting.filter((w) => w.released.length === 0).length, (n) => n === 0, 20_000);
+    await eventually(
+      'every release event',
+      async () => waiting.filter((w) => w.released.length === 0).length,
+      (n) => n === 0,
+      20_000,
+    );
     const stats = (await (await second.admin('GET', 'stats')).json()) as Record<string, unknown>;
     expect(stats).toMatchObject({ waiting: 0, released: VISITORS + 1, paused: false });
 
@@ -150,7 +153,12 @@ describe('scale-out: many concurrent holds and releases on two instances', () =>
         await trigger.trigger(channels, 'sentinel', { from: instance.url });
       }
     }
-    await eventually('both markers on every channel', async () => waiting.filter((w) => w.sentinels.length < 2).length, (n) => n === 0, 20_000);
+    await eventually(
+      'both markers on every channel',
+      async () => waiting.filter((w) => w.sentinels.length < 2).length,
+      (n) => n === 0,
+      20_000,
+    );
 
     // Exactly once each.
     for (const w of waiting) expect(w.released).toEqual([{ uuid: w.page.queue.uuid }]);

@@ -62,7 +62,11 @@ describe('scale-out: a release decided on one instance reaches a visitor connect
     expect((await onSecond.queueInfo(page.queue.uuid)).json).toMatchObject({ position: 1 });
 
     await setPaused(second, false);
-    await eventually('the release event on the first instance', async () => received.length, (n) => n > 0);
+    await eventually(
+      'the release event on the first instance',
+      async () => received.length,
+      (n) => n > 0,
+    );
     const info = await onSecond.queueInfo(page.queue.uuid);
     const replay = await ada.get(page.queue.uri);
 
@@ -80,10 +84,7 @@ describe('scale-out: a release decided on one instance reaches a visitor connect
     const page = await bob.hold('/checkout?item=7');
     const onSecond = sameBrowserOn(bob, second);
     // Each instance signs with the shared PUSHER_SECRET, so either may authorize a socket on the first.
-    const throughFirst = await subscribe(
-      await connect(first, { channelAuthorization: authorizeThrough(first, bob, page.csrfToken) }),
-      userChannel(page),
-    );
+    const throughFirst = await subscribe(await connect(first, { channelAuthorization: authorizeThrough(first, bob, page.csrfToken) }), userChannel(page));
     const throughSecond = await subscribe(
       await connect(first, { channelAuthorization: authorizeThrough(second, onSecond, page.csrfToken) }),
       userChannel(page),
@@ -92,7 +93,11 @@ describe('scale-out: a release decided on one instance reaches a visitor connect
     expect((await onSecond.queueRequest(page)).status).toBe(202);
 
     await setPaused(second, false);
-    await eventually('the release on both private subscriptions', async () => received.flat().length, (n) => n >= 2);
+    await eventually(
+      'the release on both private subscriptions',
+      async () => received.flat().length,
+      (n) => n >= 2,
+    );
 
     expect(page.user.id).toBe(userIdFor('Bob'));
     expect([throughFirst.error, throughSecond.error]).toEqual([undefined, undefined]);
@@ -111,7 +116,11 @@ describe('scale-out: a release decided on one instance reaches a visitor connect
     expect((await onSecond.queueInfo(page.queue.uuid)).json).toMatchObject({ position: 0 });
     expect(received).toEqual([]);
     const asked = await onSecond.queueRequest(page);
-    await eventually('the release event sent again', async () => received.length, (n) => n > 0);
+    await eventually(
+      'the release event sent again',
+      async () => received.length,
+      (n) => n > 0,
+    );
 
     expect(asked.json).toEqual({ uuid: page.queue.uuid, state: 'released' });
     expect(received).toEqual([{ uuid: page.queue.uuid }]);

@@ -64,7 +64,11 @@ describe('scale-out: an instance restarted while visitors wait', () => {
     expect((await ada.queueRequest(page)).json).toEqual({ uuid: page.queue.uuid, state: 'waiting' });
 
     expect(await adminRelease(second, 2)).toEqual([bobPage.queue.uuid, page.queue.uuid]);
-    await eventually('the release event on the restarted instance', async () => received.length, (n) => n > 0);
+    await eventually(
+      'the release event on the restarted instance',
+      async () => received.length,
+      (n) => n > 0,
+    );
     const replay = await ada.post(page.queue.uri, { form: { uuid: page.queue.uuid, _token: page.csrfToken } });
     const again = await sameBrowserOn(ada, second).post(page.queue.uri, {
       form: { uuid: page.queue.uuid, _token: page.csrfToken },
@@ -79,8 +83,6 @@ describe('scale-out: an instance restarted while visitors wait', () => {
     expect(again.json).toEqual({ error: { code: 'already_replayed', message: 'This held request was already replayed.' } });
     // The origin got the held POST once, from whichever instance, and nothing else but GETs.
     const posts = origin.received.filter((one) => one.method !== 'GET');
-    expect(posts.map((one) => [one.method, one.url, one.body.toString()])).toEqual([
-      ['POST', '/checkout?item=42', 'quantity=3&note=gift+wrap'],
-    ]);
+    expect(posts.map((one) => [one.method, one.url, one.body.toString()])).toEqual([['POST', '/checkout?item=42', 'quantity=3&note=gift+wrap']]);
   });
 });

@@ -24,12 +24,8 @@ describe('parsing a Sentry envelope within bounds', () => {
     expect(Buffer.byteLength(header(64))).toBe(64);
 
     expect(parseEnvelope(envelope('{}', header(64), '{}'), limits)).toHaveLength(1);
-    expect(() => parseEnvelope(envelope('{}', header(65), '{}'), limits)).toThrow(
-      new EnvelopeError('The item header is longer than 64 bytes.'),
-    );
-    expect(() => parseEnvelope(envelope(`{"pad":"${'p'.repeat(64)}"}`), limits)).toThrow(
-      new EnvelopeError('The envelope header is longer than 64 bytes.'),
-    );
+    expect(() => parseEnvelope(envelope('{}', header(65), '{}'), limits)).toThrow(new EnvelopeError('The item header is longer than 64 bytes.'));
+    expect(() => parseEnvelope(envelope(`{"pad":"${'p'.repeat(64)}"}`), limits)).toThrow(new EnvelopeError('The envelope header is longer than 64 bytes.'));
   });
 
   it('should read the first maxEvents events only, without parsing the others', () => {

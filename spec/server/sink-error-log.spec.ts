@@ -47,7 +47,10 @@ describe('the error log, bounded by count and by bytes', () => {
     const log = new ErrorLog({ totalBytes: 4096, messageBytes: 1024 });
     for (let i = 0; i < 50; i++) log.add(report(`r${i} ${'x'.repeat(1000 + i)}`));
 
-    const messages = log.list().map((kept) => /^r(\d+) /.exec(kept.message)![1]).map(Number);
+    const messages = log
+      .list()
+      .map((kept) => /^r(\d+) /.exec(kept.message)![1])
+      .map(Number);
     expect(listingBytes(log)).toBeLessThanOrEqual(4096 + 1);
     expect(log.size()).toBeLessThanOrEqual(4096);
     // About 1.1 KB each once cut: three fit in 4 KiB, a fourth would not.

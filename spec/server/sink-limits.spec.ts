@@ -13,12 +13,7 @@ function envelopeOf(...events: object[]): string {
   return lines.join('\n');
 }
 
-function post(
-  server: Started,
-  body: string | Buffer<ArrayBuffer>,
-  headers: Record<string, string> = {},
-  path = '/api/1/envelope/',
-): Promise<Response> {
+function post(server: Started, body: string | Buffer<ArrayBuffer>, headers: Record<string, string> = {}, path = '/api/1/envelope/'): Promise<Response> {
   return fetch(server.url + path, {
     method: 'POST',
     headers: { 'content-type': 'application/x-sentry-envelope', ...headers },
@@ -169,10 +164,7 @@ describe('the local error sink, bounded in bytes and in rate', () => {
 
     expect(await first.json()).toEqual({ received: 10 });
     expect([second.status, third.status]).toEqual([200, 429]);
-    expect((await listing(server)).reports.map((report) => report.message)).toEqual([
-      ...events.slice(0, 10).map((event) => event.message),
-      'second envelope',
-    ]);
+    expect((await listing(server)).reports.map((report) => report.message)).toEqual([...events.slice(0, 10).map((event) => event.message), 'second envelope']);
   });
 
   it("should make the Sentry SDK back off: it obeys the 429's Retry-After", async () => {

@@ -51,8 +51,7 @@ describe('the local error-report sink', () => {
   });
 
   it('should refuse a malformed envelope with 400 and keep serving', async () => {
-    const post = (body: string) =>
-      fetch(`${server.url}/api/1/envelope/`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+    const post = (body: string) => fetch(`${server.url}/api/1/envelope/`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
 
     const notJson = await post('not an envelope');
     const badLength = await post('{}\n{"type":"event","length":999}\n{}');

@@ -330,7 +330,10 @@ describe("redis queue store's polls", () => {
     await store.position(line[0].uuid, t0);
     const before = await scriptCalls();
     // Redis busy for 200 ms: the first batch stays on its way while the others arrive, one turn apart.
-    const busy = admin.eval("local t = redis.call('TIME') local stop = t[1] * 1000000 + t[2] + 200000 repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= stop return 1", 0);
+    const busy = admin.eval(
+      "local t = redis.call('TIME') local stop = t[1] * 1000000 + t[2] + 200000 repeat t = redis.call('TIME') until t[1] * 1000000 + t[2] >= stop return 1",
+      0,
+    );
 
     const first = store.position(line[0].uuid, t0 + 1);
     const later: Promise<unknown>[] = [];
@@ -346,9 +349,12 @@ describe("redis queue store's polls", () => {
     expect(answers).toEqual(line.map((entry, index) => ({ position: index + 1, ticket: entry.ticket, served: 0 })));
   });
 
-  it('should send a busy turn\'s polls in batches of at most 256, and mark each visitor seen at its own time', async () => {
+  it("should send a busy turn's polls in batches of at most 256, and mark each visitor seen at its own time", async () => {
     const store = open(server.url, newRoom());
-    const line = await holdInOrder(store, Array.from({ length: 300 }, (_, index) => `s${index}`));
+    const line = await holdInOrder(
+      store,
+      Array.from({ length: 300 }, (_, index) => `s${index}`),
+    );
     await store.position(line[0].uuid, t0);
     const before = await scriptCalls();
 

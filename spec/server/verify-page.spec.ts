@@ -17,8 +17,8 @@ function languageIn(html: string): { locale: string; dir: string; messages: Reco
   return JSON.parse(found?.[1] ?? 'null') as { locale: string; dir: string; messages: Record<string, unknown> };
 }
 
-describe('the verify page in the visitor\'s language', () => {
-  it('should name its texts\' element as the page\'s script reads it', () => {
+describe("the verify page in the visitor's language", () => {
+  it("should name its texts' element as the page's script reads it", () => {
     expect(VERIFY_LANGUAGE_ID).toBe(LANGUAGE_ELEMENT_ID);
   });
 
@@ -34,7 +34,11 @@ describe('the verify page in the visitor\'s language', () => {
     }
     const written = languageIn(html);
     expect(written).toMatchObject({ locale, dir: CATALOGUES[locale].dir });
-    expect(Object.keys(written.messages).sort()).toEqual(Object.keys(messages).filter((key) => key.startsWith('verify.')).sort());
+    expect(Object.keys(written.messages).sort()).toEqual(
+      Object.keys(messages)
+        .filter((key) => key.startsWith('verify.'))
+        .sort(),
+    );
     expect(written.messages['verify.ok']).toBe(messages['verify.ok']);
   });
 

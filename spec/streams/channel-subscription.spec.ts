@@ -8,12 +8,12 @@ describe('channel subscription', () => {
       const state$ = hot('       -c-u-g-c--', STATES);
       const request = cold('     -');
       const unsub = '            ^---------!';
-      const requests = [
-        '                        -^-----!   ',
-        '                        -------^--!',
-      ];
+      const requests = ['                        -^-----!   ', '                        -------^--!'];
 
-      expectObservable(subscribeChannel(state$, () => request), unsub).toBe('');
+      expectObservable(
+        subscribeChannel(state$, () => request),
+        unsub,
+      ).toBe('');
       expectSubscriptions(request.subscriptions).toBe(requests);
     });
   });
@@ -23,13 +23,13 @@ describe('channel subscription', () => {
       const state$ = hot('       -c---c---', STATES);
       const request = cold('     -#', undefined, 'refused');
       const unsub = '            ^-------!';
-      const requests = [
-        '                        -^!      ',
-        '                        -----^!  ',
-      ];
+      const requests = ['                        -^!      ', '                        -----^!  '];
       const onSourceError = jest.fn();
 
-      expectObservable(subscribeChannel(state$, () => request, onSourceError), unsub).toBe('');
+      expectObservable(
+        subscribeChannel(state$, () => request, onSourceError),
+        unsub,
+      ).toBe('');
       expectSubscriptions(request.subscriptions).toBe(requests);
       flush();
       expect(onSourceError.mock.calls).toEqual([

@@ -1,22 +1,11 @@
 import { startWith, type Observable } from 'rxjs';
 import { createQueue$, type ConnectionState } from '@waiting-room/streams';
 import { connectionCheck } from '../../streams/rules/connection-check';
-import {
-  BACK,
-  GET_REQUEST,
-  loading,
-  NAVIGATE,
-  newScheduler,
-  ROOT,
-  sourcesWith,
-  STATES,
-  UNAVAILABLE_FAILED,
-} from './helpers';
+import { BACK, GET_REQUEST, loading, NAVIGATE, newScheduler, ROOT, sourcesWith, STATES, UNAVAILABLE_FAILED } from './helpers';
 
 const THIRTY_SECONDS = 30_000;
 const MESSAGE = { m: 'Websoket KO - unavailable' };
-const from = (current: ConnectionState, changes$: Observable<ConnectionState>) =>
-  changes$.pipe(startWith(current));
+const from = (current: ConnectionState, changes$: Observable<ConnectionState>) => changes$.pipe(startWith(current));
 
 describe('connection check', () => {
   it('should report the failure 30 s after unavailable when the connection is still not connected', () => {
@@ -26,10 +15,7 @@ describe('connection check', () => {
       const error$ = hot('                 --');
       const expected = '                   30001ms m';
 
-      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 1m !').toBe(
-        expected,
-        MESSAGE,
-      );
+      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 1m !').toBe(expected, MESSAGE);
     });
   });
 
@@ -40,10 +26,7 @@ describe('connection check', () => {
       const error$ = hot('                 -e');
       const expected = '                   30001ms m';
 
-      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 1m !').toBe(
-        expected,
-        MESSAGE,
-      );
+      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 1m !').toBe(expected, MESSAGE);
     });
   });
 
@@ -74,10 +57,7 @@ describe('connection check', () => {
       const error$ = hot('                 --');
       const expected = '                   30001ms m';
 
-      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 70s !').toBe(
-        expected,
-        MESSAGE,
-      );
+      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 70s !').toBe(expected, MESSAGE);
     });
   });
 
@@ -88,10 +68,7 @@ describe('connection check', () => {
       const error$ = hot('                 -- 9999ms e 4999ms e');
       const expected = '                   30001ms m';
 
-      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 70s !').toBe(
-        expected,
-        MESSAGE,
-      );
+      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 70s !').toBe(expected, MESSAGE);
     });
   });
 
@@ -102,10 +79,7 @@ describe('connection check', () => {
       const error$ = hot('                 --');
       const expected = '                   70001ms m';
 
-      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 2m !').toBe(
-        expected,
-        MESSAGE,
-      );
+      expectObservable(connectionCheck(from('connected', state$), error$, THIRTY_SECONDS, scheduler), '^ 2m !').toBe(expected, MESSAGE);
     });
   });
 

@@ -26,11 +26,7 @@ describe('createQueue$', () => {
       const release$ = hot('     -- 7s r');
       const subscribe = cold('   -');
       const queueRequest = cold('-(a|)');
-      const queueInfo = callsOf(
-        cold<QueueInfo>('-(a|)', { a: info(5) }),
-        cold<QueueInfo>('-(a|)', { a: info(4) }),
-        cold<QueueInfo>('-(a|)', { a: info(3) }),
-      );
+      const queueInfo = callsOf(cold<QueueInfo>('-(a|)', { a: info(5) }), cold<QueueInfo>('-(a|)', { a: info(4) }), cold<QueueInfo>('-(a|)', { a: info(3) }));
       const expected = '         igcwx 4999ms y 1997ms (n|)';
 
       const status$ = createQueue$(

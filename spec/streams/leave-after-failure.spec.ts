@@ -1,19 +1,7 @@
 import { createQueue$ } from '@waiting-room/streams';
 import type { QueueInfo } from '@waiting-room/streams/contract';
 import { leaveAfterFailure } from '../../streams/rules/leave-after-failure';
-import {
-  BACK,
-  GET_REQUEST,
-  info,
-  loading,
-  newScheduler,
-  POSITION_ZERO_FAILED,
-  ROOT,
-  sourcesWith,
-  STATES,
-  UNAVAILABLE_FAILED,
-  waitingAt,
-} from './helpers';
+import { BACK, GET_REQUEST, info, loading, newScheduler, POSITION_ZERO_FAILED, ROOT, sourcesWith, STATES, UNAVAILABLE_FAILED, waitingAt } from './helpers';
 
 describe('leave after failure', () => {
   it('should report the failure at once, go back 2 s later, then to the root 3 s after that, then complete', () => {

@@ -2,18 +2,7 @@ import { createQueue$ } from '@waiting-room/streams';
 import type { LineMoved, QueueInfo } from '@waiting-room/streams/contract';
 import { lineMoved, movedUp, type ShownResult } from '../../streams/rules/line-moved';
 import type { PollResult } from '../../streams/rules/queue-info';
-import {
-  answer,
-  FAILED_CALL,
-  GET_REQUEST,
-  loading,
-  NAVIGATE,
-  newScheduler,
-  POSITION_ZERO_FAILED,
-  sourcesWith,
-  STATES,
-  waitingAt,
-} from './helpers';
+import { answer, FAILED_CALL, GET_REQUEST, loading, NAVIGATE, newScheduler, POSITION_ZERO_FAILED, sourcesWith, STATES, waitingAt } from './helpers';
 
 /** An answer from a server that counts from tickets: `served = ticket - position`. */
 const ticketInfo = (position: number, ticket: number, estimated = position * 2): QueueInfo => ({

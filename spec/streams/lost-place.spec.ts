@@ -3,20 +3,7 @@ import type { QueueInfo } from '@waiting-room/streams/contract';
 import { callQueueInfo, type PollResult } from '../../streams/rules/queue-info';
 import { lostPlace } from '../../streams/rules/lost-place';
 import { rejoin } from '../../streams/rules/rejoin';
-import {
-  answer,
-  callsOf,
-  FAILED_CALL,
-  GET_REQUEST,
-  info,
-  loading,
-  NAVIGATE,
-  newScheduler,
-  PUT_REQUEST,
-  sourcesWith,
-  STATES,
-  waitingAt,
-} from './helpers';
+import { answer, callsOf, FAILED_CALL, GET_REQUEST, info, loading, NAVIGATE, newScheduler, PUT_REQUEST, sourcesWith, STATES, waitingAt } from './helpers';
 
 const LOST_CALL: PollResult = { ok: false, lost: true };
 const LOST_GET: QueueStatus = { kind: 'lost', rejoin: '/checkout?item=42#pay' };
@@ -108,10 +95,11 @@ describe('lost place: the status stream', () => {
       const expected = '         icwx 4999ms l 2999ms (r|)';
       const hotSubscription = '  ^ 5002ms !';
 
-      const status$ = createQueue$(
-        sourcesWith({ state$, error$, subscribed$, release$, moved$, queueInfo: callsOf(first, second, lost, after) }),
-        { anonymous: true, request: GET_REQUEST, scheduler },
-      );
+      const status$ = createQueue$(sourcesWith({ state$, error$, subscribed$, release$, moved$, queueInfo: callsOf(first, second, lost, after) }), {
+        anonymous: true,
+        request: GET_REQUEST,
+        scheduler,
+      });
 
       expectObservable(status$).toBe(expected, {
         i: loading('initialized'),

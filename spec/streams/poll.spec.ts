@@ -13,13 +13,12 @@ describe('poll', () => {
       const call = cold<QueueInfo>('-(a|)', { a: info(5) });
       const unsub = '         ^ 130s !';
       const expected = '      --a 59999ms b 59999ms c';
-      const calls = [
-        '                     -^!',
-        '                     60001ms ^!',
-        '                     120001ms ^!',
-      ];
+      const calls = ['                     -^!', '                     60001ms ^!', '                     120001ms ^!'];
 
-      expectObservable(poll(start$, () => call, MINUTE, scheduler), unsub).toBe(expected, {
+      expectObservable(
+        poll(start$, () => call, MINUTE, scheduler),
+        unsub,
+      ).toBe(expected, {
         a: answer(5, 2),
         b: answer(5, 60_002),
         c: answer(5, 120_002),
@@ -35,13 +34,12 @@ describe('poll', () => {
       const call = cold<QueueInfo>('20s (a|)', { a: info(5) });
       const unsub = '         ^ 100s !';
       const expected = '      30001ms a 59999ms b';
-      const calls = [
-        '                     -^ 9999ms !',
-        '                     10001ms ^ 19999ms !',
-        '                     70001ms ^ 19999ms !',
-      ];
+      const calls = ['                     -^ 9999ms !', '                     10001ms ^ 19999ms !', '                     70001ms ^ 19999ms !'];
 
-      expectObservable(poll(start$, () => call, MINUTE, scheduler), unsub).toBe(expected, {
+      expectObservable(
+        poll(start$, () => call, MINUTE, scheduler),
+        unsub,
+      ).toBe(expected, {
         a: answer(5, 30_001),
         b: answer(5, 90_001),
       });
@@ -56,12 +54,12 @@ describe('poll', () => {
       const call = cold<QueueInfo>('70s (a|)', { a: info(5) });
       const unsub = '         ^ 200s !';
       const expected = '      70001ms a 119999ms b';
-      const calls = [
-        '                     -^ 69999ms !',
-        '                     120001ms ^ 69999ms !',
-      ];
+      const calls = ['                     -^ 69999ms !', '                     120001ms ^ 69999ms !'];
 
-      expectObservable(poll(start$, () => call, MINUTE, scheduler), unsub).toBe(expected, {
+      expectObservable(
+        poll(start$, () => call, MINUTE, scheduler),
+        unsub,
+      ).toBe(expected, {
         a: answer(5, 70_001),
         b: answer(5, 190_001),
       });
@@ -94,11 +92,7 @@ describe('poll every 60 s once connected', () => {
       const call = cold<QueueInfo>('-(a|)', { a: info(5) });
       const unsub = '         ^ 100s !';
       const expected = '      icw 8999ms u 9000ms ry 59999ms z';
-      const calls = [
-        '                     -^!',
-        '                     18003ms ^!',
-        '                     78003ms ^!',
-      ];
+      const calls = ['                     -^!', '                     18003ms ^!', '                     78003ms ^!'];
 
       const status$ = createQueue$(sourcesWith({ state$, queueInfo: () => call }), {
         anonymous: false,

@@ -8,12 +8,12 @@ describe('queue request', () => {
       const subscribed$ = hot('  -s-s------');
       const call = cold('        ----(a|)');
       const unsub = '            ^---------!';
-      const calls = [
-        '                        -^---!     ',
-        '                        ---^---!   ',
-      ];
+      const calls = ['                        -^---!     ', '                        ---^---!   '];
 
-      expectObservable(sendQueueRequest(subscribed$, () => call), unsub).toBe('');
+      expectObservable(
+        sendQueueRequest(subscribed$, () => call),
+        unsub,
+      ).toBe('');
       expectSubscriptions(call.subscriptions).toBe(calls);
     });
   });
@@ -23,12 +23,12 @@ describe('queue request', () => {
       const subscribed$ = hot('  -s---s----');
       const call = cold('        -#', undefined, new Error('419'));
       const unsub = '            ^---------!';
-      const calls = [
-        '                        -^!        ',
-        '                        -----^!    ',
-      ];
+      const calls = ['                        -^!        ', '                        -----^!    '];
 
-      expectObservable(sendQueueRequest(subscribed$, () => call), unsub).toBe('');
+      expectObservable(
+        sendQueueRequest(subscribed$, () => call),
+        unsub,
+      ).toBe('');
       expectSubscriptions(call.subscriptions).toBe(calls);
     });
   });
@@ -38,7 +38,10 @@ describe('queue request', () => {
       const subscribed$ = hot('  ----------');
       const call = cold('        -(a|)');
 
-      expectObservable(sendQueueRequest(subscribed$, () => call), '^ 1m !').toBe('');
+      expectObservable(
+        sendQueueRequest(subscribed$, () => call),
+        '^ 1m !',
+      ).toBe('');
       expectSubscriptions(call.subscriptions).toBe([]);
     });
   });
@@ -51,15 +54,13 @@ describe('queue request', () => {
       const call = cold('        -#');
       const release$ = hot('     --- 9s -r ');
       const expected = '         ic- 9s -(n|)';
-      const calls = [
-        '                        --^!      ',
-        '                        --- 9s ^! ',
-      ];
+      const calls = ['                        --^!      ', '                        --- 9s ^! '];
 
-      const status$ = createQueue$(
-        sourcesWith({ state$, subscribed$, release$, queueRequest: () => call }),
-        { anonymous: false, request: GET_REQUEST, scheduler },
-      );
+      const status$ = createQueue$(sourcesWith({ state$, subscribed$, release$, queueRequest: () => call }), {
+        anonymous: false,
+        request: GET_REQUEST,
+        scheduler,
+      });
 
       expectObservable(status$).toBe(expected, {
         i: loading('initialized'),

@@ -1,17 +1,7 @@
 import { createQueue$, type QueueSources } from '@waiting-room/streams';
 import type { QueueInfo } from '@waiting-room/streams/contract';
 import { endOnError } from '../../streams/rules/source-errors';
-import {
-  GET_REQUEST,
-  info,
-  loading,
-  NAVIGATE,
-  newScheduler,
-  POSITION_ZERO_FAILED,
-  sourcesWith,
-  STATES,
-  waitingAt,
-} from './helpers';
+import { GET_REQUEST, info, loading, NAVIGATE, newScheduler, POSITION_ZERO_FAILED, sourcesWith, STATES, waitingAt } from './helpers';
 
 describe('source errors', () => {
   it('should end the source at its error and hand the error over, named', () => {
@@ -86,33 +76,32 @@ describe('source errors', () => {
     });
   });
 
-  it.each<keyof QueueSources>(['error$', 'subscribed$'])(
-    'should keep the status stream going and release once when %s errors',
-    (name) => {
-      const scheduler = newScheduler();
-      scheduler.run(({ hot, cold, expectObservable, flush }) => {
-        const state$ = hot('       -c', STATES);
-        const failing$ = hot('     ---#', undefined, 'adapter bug');
-        const release$ = hot('     -- 1m 1s r');
-        const queueInfo = cold<QueueInfo>('-(a|)', { a: info(5) });
-        const expected = '         icw 59999ms y 999ms (n|)';
-        const onSourceError = jest.fn();
+  it.each<keyof QueueSources>(['error$', 'subscribed$'])('should keep the status stream going and release once when %s errors', (name) => {
+    const scheduler = newScheduler();
+    scheduler.run(({ hot, cold, expectObservable, flush }) => {
+      const state$ = hot('       -c', STATES);
+      const failing$ = hot('     ---#', undefined, 'adapter bug');
+      const release$ = hot('     -- 1m 1s r');
+      const queueInfo = cold<QueueInfo>('-(a|)', { a: info(5) });
+      const expected = '         icw 59999ms y 999ms (n|)';
+      const onSourceError = jest.fn();
 
-        const status$ = createQueue$(
-          sourcesWith({ state$, release$, queueInfo: () => queueInfo, [name]: failing$ }),
-          { anonymous: true, request: GET_REQUEST, scheduler, onSourceError },
-        );
-
-        expectObservable(status$).toBe(expected, {
-          i: loading('initialized'),
-          c: loading('connected'),
-          w: waitingAt(5, 2),
-          y: waitingAt(5, 60_002),
-          n: NAVIGATE,
-        });
-        flush();
-        expect(onSourceError.mock.calls).toEqual([[name, 'adapter bug']]);
+      const status$ = createQueue$(sourcesWith({ state$, release$, queueInfo: () => queueInfo, [name]: failing$ }), {
+        anonymous: true,
+        request: GET_REQUEST,
+        scheduler,
+        onSourceError,
       });
-    },
-  );
+
+      expectObservable(status$).toBe(expected, {
+        i: loading('initialized'),
+        c: loading('connected'),
+        w: waitingAt(5, 2),
+        y: waitingAt(5, 60_002),
+        n: NAVIGATE,
+      });
+      flush();
+      expect(onSourceError.mock.calls).toEqual([[name, 'adapter bug']]);
+    });
+  });
 });

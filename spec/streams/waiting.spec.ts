@@ -2,18 +2,7 @@ import { startWith } from 'rxjs';
 import { createQueue$, type ConnectionState } from '@waiting-room/streams';
 import type { PollResult } from '../../streams/rules/queue-info';
 import { waiting } from '../../streams/rules/waiting';
-import {
-  answer,
-  callsOf,
-  FAILED_CALL,
-  GET_REQUEST,
-  info,
-  loading,
-  newScheduler,
-  sourcesWith,
-  STATES,
-  waitingAt,
-} from './helpers';
+import { answer, callsOf, FAILED_CALL, GET_REQUEST, info, loading, newScheduler, sourcesWith, STATES, waitingAt } from './helpers';
 
 describe('waiting', () => {
   it('should show loading until the first successful answer, then waiting with position, estimated and updatedAt', () => {

@@ -2,13 +2,7 @@
  * Polls `read` until `accept` holds for its value and returns that value; fails after
  * `timeoutMs` with `what` and the last value read, so a timeout says what was seen instead.
  */
-export async function eventually<T>(
-  what: string,
-  read: () => Promise<T>,
-  accept: (value: T) => boolean,
-  timeoutMs = 10_000,
-  intervalMs = 50,
-): Promise<T> {
+export async function eventually<T>(what: string, read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   let lastError: unknown;

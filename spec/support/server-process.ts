@@ -11,7 +11,8 @@ const SERVER_SCRIPT = path.join(ROOT, 'dist', 'server.js');
 /** `main.ts` says where it listens in this line. */
 const LISTENING = /Waiting Room in front of .*?: open (http:\/\/\S+?)\/ /;
 /** Variables of the configuration table that must not leak in from the test runner's shell. */
-const SERVER_VARIABLES = /^(PORT|HOST|PROTECT|ACTIVE_LIMIT|RELEASE_PER_MINUTE|SESSION_SECONDS|ABANDON_SECONDS|ADMIN_\w+|SESSION_SECRET|REDIS_URL|PUSHER_\w+|SENTRY_\w+|PAGE_TIMINGS|LOG_LEVEL|TRUST_PROXY|REALTIME_\w+|\w+_TIMEOUT_SECONDS|ERROR_\w+|STATE_FILE|PUBLIC_SOURCE_MAPS|UPSTREAM)$/;
+const SERVER_VARIABLES =
+  /^(PORT|HOST|PROTECT|ACTIVE_LIMIT|RELEASE_PER_MINUTE|SESSION_SECONDS|ABANDON_SECONDS|ADMIN_\w+|SESSION_SECRET|REDIS_URL|PUSHER_\w+|SENTRY_\w+|PAGE_TIMINGS|LOG_LEVEL|TRUST_PROXY|REALTIME_\w+|\w+_TIMEOUT_SECONDS|ERROR_\w+|STATE_FILE|PUBLIC_SOURCE_MAPS|UPSTREAM)$/;
 
 /** One `npm start` server running as its own process. */
 export interface ServerProcess {

@@ -22,9 +22,8 @@ export async function ensureWaitingPageBuilt(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   if (existsSync(WAITING_PAGE)) return;
-  execFileSync(
-    process.execPath,
-    ['--input-type=module', '-e', "const { buildPage } = await import('./build.mjs'); await buildPage({ log: false });"],
-    { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
+  execFileSync(process.execPath, ['--input-type=module', '-e', "const { buildPage } = await import('./build.mjs'); await buildPage({ log: false });"], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
 }

@@ -15,9 +15,7 @@ export interface WaitingRoomScenario {
  * must be worked out first), one Chromium, and the visitors the tests open — all closed after
  * the group, even when a test failed half-way.
  */
-export function useWaitingRoom(
-  env: Record<string, string> | (() => Promise<Record<string, string>>),
-): WaitingRoomScenario {
+export function useWaitingRoom(env: Record<string, string> | (() => Promise<Record<string, string>>)): WaitingRoomScenario {
   let server: WaitingRoomServer | undefined;
   let browser: Browser | undefined;
   const visitors: Visitor[] = [];

@@ -45,9 +45,7 @@ export interface WaitingRoomServer {
  * The waiting page must have been built (the e2e global setup does it).
  */
 export async function startWaitingRoom(env: Record<string, string> = {}): Promise<WaitingRoomServer> {
-  const started: Started = await start(
-    loadConfig({ ADMIN_TOKEN: E2E_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env, PORT: '0' }),
-  );
+  const started: Started = await start(loadConfig({ ADMIN_TOKEN: E2E_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env, PORT: '0' }));
   const adminCall = async (method: 'GET' | 'POST', route: string, body?: unknown): Promise<unknown> => {
     const response = await fetch(`${started.url}/admin/${route}`, {
       method,

@@ -8,9 +8,7 @@ export const AUTH_ENDPOINT = '/pusher/auth';
 export function createPusherOptions({ realtime, csrfToken }: PageConfig): Options {
   // The HTTP fallback transports use their own host settings; without these they would
   // leave a self-hosted server for Pusher's sockjs cluster.
-  const host = realtime.host
-    ? { wsHost: realtime.host, httpHost: realtime.host, httpPort: realtime.port, httpsPort: realtime.port }
-    : {};
+  const host = realtime.host ? { wsHost: realtime.host, httpHost: realtime.host, httpPort: realtime.port, httpsPort: realtime.port } : {};
   return {
     cluster: realtime.cluster,
     ...host,

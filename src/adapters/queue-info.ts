@@ -33,6 +33,5 @@ export async function readQueueInfo(response: Response): Promise<QueueInfo> {
  */
 export function createQueueInfo(fetch: FetchLike, route: string, uuid: string): () => Observable<QueueInfo> {
   const url = route.replace('{uuid}', encodeURIComponent(uuid));
-  return () =>
-    fromFetch(fetch, url, { method: 'GET', cache: 'no-store', credentials: 'same-origin', headers: { Accept: 'application/json' } }, readQueueInfo);
+  return () => fromFetch(fetch, url, { method: 'GET', cache: 'no-store', credentials: 'same-origin', headers: { Accept: 'application/json' } }, readQueueInfo);
 }

@@ -21,7 +21,10 @@ export interface PusherLike {
 
 /** A failed channel subscription: `pusher:subscription_error`, or a connection error 4009. */
 export class SubscriptionError extends Error {
-  constructor(readonly channel: string, readonly detail: unknown) {
+  constructor(
+    readonly channel: string,
+    readonly detail: unknown,
+  ) {
     super(`Subscription to ${channel} failed: ${JSON.stringify(detail)}`);
   }
 }
@@ -56,7 +59,11 @@ export function createRealtimeSources(pusher: PusherLike, channelName: string) {
   const { connection } = pusher;
   // Private: the channel, once `subscribe()` has created it.
   const channel$ = new ReplaySubject<ChannelLike>(1);
-  const onChannel = <T>(event: string) => channel$.pipe(take(1), switchMap((channel) => fromPusherEvent<T>(channel, event)));
+  const onChannel = <T>(event: string) =>
+    channel$.pipe(
+      take(1),
+      switchMap((channel) => fromPusherEvent<T>(channel, event)),
+    );
   const error$ = fromPusherEvent<unknown>(connection, 'error');
   const fail = (detail: unknown) => throwError(() => new SubscriptionError(channelName, detail));
 
@@ -70,7 +77,10 @@ export function createRealtimeSources(pusher: PusherLike, channelName: string) {
     error$,
     subscribed$: onChannel<unknown>('pusher:subscription_succeeded'),
     release$: onChannel<unknown>(CHANNELS.releaseEvent),
-    moved$: channel$.pipe(take(1), switchMap(() => fromPusherEvent<LineMoved>(pusher.subscribe(CHANNELS.queue), CHANNELS.movedEvent))),
+    moved$: channel$.pipe(
+      take(1),
+      switchMap(() => fromPusherEvent<LineMoved>(pusher.subscribe(CHANNELS.queue), CHANNELS.movedEvent)),
+    ),
     subscribe: (): Observable<unknown> =>
       defer(() => {
         const channel = pusher.subscribe(channelName);
@@ -80,7 +90,10 @@ export function createRealtimeSources(pusher: PusherLike, channelName: string) {
           : merge(
               fromPusherEvent(channel, 'pusher:subscription_succeeded'),
               fromPusherEvent(channel, 'pusher:subscription_error').pipe(switchMap(fail)),
-              error$.pipe(filter((error) => (error as { data?: { code?: unknown } } | null)?.data?.code === UNAUTHORIZED), switchMap(fail)),
+              error$.pipe(
+                filter((error) => (error as { data?: { code?: unknown } } | null)?.data?.code === UNAUTHORIZED),
+                switchMap(fail),
+              ),
             ).pipe(take(1));
       }),
   };

@@ -3,8 +3,7 @@ import type { ErrorReportingSettings } from '@waiting-room/streams/contract';
 import type { Report } from './error-reporter';
 
 /** The page reports errors only; release-health sessions would add one request per visitor. */
-const withoutSessions = <T extends { name: string }>(integrations: T[]): T[] =>
-  integrations.filter((integration) => integration.name != 'BrowserSession');
+const withoutSessions = <T extends { name: string }>(integrations: T[]): T[] => integrations.filter((integration) => integration.name != 'BrowserSession');
 
 /**
  * Starts @sentry/browser. This module is loaded lazily, after the first paint, so that the SDK

@@ -21,11 +21,5 @@ export function App({ texts }: { readonly texts: ConsoleTexts }) {
   }, []);
   if (state.kind === 'checking') return <p className="ac-muted">{texts.connecting}</p>;
   if (state.kind === 'signed-out') return <SignIn texts={texts} onSignedIn={(session) => setState({ kind: 'signed-in', session })} />;
-  return (
-    <Dashboard
-      texts={texts}
-      session={state.session}
-      onSignedOut={() => setState({ kind: 'signed-out' })}
-    />
-  );
+  return <Dashboard texts={texts} session={state.session} onSignedOut={() => setState({ kind: 'signed-out' })} />;
 }

@@ -95,7 +95,11 @@ export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
         </>
       )}
       <div className="ac-actions">
-        <button type="button" disabled={busy || !now} onClick={() => void act(async () => ((await consoleApi.pause(session, room, !now?.paused)).paused ? texts.paused : texts.running))}>
+        <button
+          type="button"
+          disabled={busy || !now}
+          onClick={() => void act(async () => ((await consoleApi.pause(session, room, !now?.paused)).paused ? texts.paused : texts.running))}
+        >
           {now?.paused ? texts.resume : texts.pause}
         </button>
         <form onSubmit={release} aria-labelledby={`${id}-release`}>
@@ -112,12 +116,28 @@ export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
             {texts.activeLimit}
             {now?.operatorSet.activeLimit && <small> ({texts.operatorSet})</small>}
           </label>
-          <input id={`${id}-active-limit`} name="activeLimit" type="number" min={1} max={1000000} step={1} placeholder={now ? String(now.activeLimit) : undefined} />
+          <input
+            id={`${id}-active-limit`}
+            name="activeLimit"
+            type="number"
+            min={1}
+            max={1000000}
+            step={1}
+            placeholder={now ? String(now.activeLimit) : undefined}
+          />
           <label htmlFor={`${id}-per-minute`}>
             {texts.perMinute}
             {now?.operatorSet.perMinute && <small> ({texts.operatorSet})</small>}
           </label>
-          <input id={`${id}-per-minute`} name="releasePerMinute" type="number" min={0} max={1000000} step={1} placeholder={now ? String(now.perMinute) : undefined} />
+          <input
+            id={`${id}-per-minute`}
+            name="releasePerMinute"
+            type="number"
+            min={0}
+            max={1000000}
+            step={1}
+            placeholder={now ? String(now.perMinute) : undefined}
+          />
           <button type="submit" disabled={busy}>
             {texts.save}
           </button>

@@ -48,8 +48,10 @@ export interface ConsoleTexts {
   readonly noData: string;
 }
 
-const number = (lang: string) => (n: number | undefined, digits = 0) =>
-  n === undefined ? '–' : n.toLocaleString(lang, { maximumFractionDigits: digits });
+const number =
+  (lang: string) =>
+  (n: number | undefined, digits = 0) =>
+    n === undefined ? '–' : n.toLocaleString(lang, { maximumFractionDigits: digits });
 
 export const ENGLISH: ConsoleTexts = {
   lang: 'en',

@@ -15,7 +15,10 @@ const paramName = (part: string): string => {
  * byte (no re-encoding), and so is the hash.
  */
 export function withoutHeldRequestParams(url: URL): string {
-  const kept = url.search.slice(1).split('&').filter((part) => part && !HELD_REQUEST_PARAMS.includes(paramName(part)));
+  const kept = url.search
+    .slice(1)
+    .split('&')
+    .filter((part) => part && !HELD_REQUEST_PARAMS.includes(paramName(part)));
   return url.pathname + (kept.length ? '?' + kept.join('&') : '') + url.hash;
 }
 

@@ -24,9 +24,7 @@ export function replay(status$: Observable<QueueStatus>, deps: ReplayDeps): Subs
       take(1),
       concatMap((status) =>
         defer(deps.loadReplay).pipe(
-          map((perform) => () =>
-            perform(status.kind == 'released' ? status.replay : { kind: 'navigate', target: status.target }, deps),
-          ),
+          map((perform) => () => perform(status.kind == 'released' ? status.replay : { kind: 'navigate', target: status.target }, deps)),
           catchError((error: unknown) => {
             deps.report(`Waiting room replay could not load: ${describeError(error)}`);
             return EMPTY;

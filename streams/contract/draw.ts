@@ -126,7 +126,9 @@ export async function verifyDraw(record: unknown, options: { readonly uuid?: str
   const rank = ticket === null || !order.includes(ticket) ? null : order.indexOf(ticket) + 1;
   if (!isDigest(draw.commitment)) problem('bad_commitment', 'the commitment is not 64 lowercase hex digits');
   if (options.commitment !== undefined && options.commitment !== draw.commitment) {
-    problem('commitment_changed', `the commitment published now is not the one seen before the opening (${options.commitment})`, { commitment: options.commitment });
+    problem('commitment_changed', `the commitment published now is not the one seen before the opening (${options.commitment})`, {
+      commitment: options.commitment,
+    });
   }
   if (draw.seed === undefined) problem('not_drawn', 'the draw is not done yet: there is no seed to check');
   else if (!isDigest(draw.seed)) problem('bad_seed', 'the seed is not 64 lowercase hex digits');
@@ -139,7 +141,8 @@ export async function verifyDraw(record: unknown, options: { readonly uuid?: str
   else if (isDigest(draw.seed) && (await drawOrder(draw.seed, order)).some((each, i) => each !== order[i])) {
     problem('order_not_drawn', 'the order is not the tickets sorted by HMAC-SHA256 of the seed');
   }
-  if (Array.isArray(draw.order) && entrants !== order.length) problem('entrants_mismatch', `${entrants} entrants are announced, the order has ${order.length}`, { entrants, order: order.length });
+  if (Array.isArray(draw.order) && entrants !== order.length)
+    problem('entrants_mismatch', `${entrants} entrants are announced, the order has ${order.length}`, { entrants, order: order.length });
   if (ticket !== null && rank === null) problem('ticket_missing', `your ticket ${ticket} is not in the draw`, { ticket });
   return { ok: problems.length == 0, problems, entrants, ticket, rank };
 }

@@ -56,7 +56,12 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
     check(Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max, path, `an integer from ${min} to ${max}`, value as number);
   const route = (value: unknown, path: string): string =>
     // URL normalisation escapes the `{uuid}` placeholder; keep it readable for replace().
-    check(toSameOriginPath(value, origin) != null, path, 'a same-origin path starting with a single "/"', toSameOriginPath(value, origin)?.replace(/%7B(uuid|locale)%7D/gi, '{$1}') ?? '');
+    check(
+      toSameOriginPath(value, origin) != null,
+      path,
+      'a same-origin path starting with a single "/"',
+      toSameOriginPath(value, origin)?.replace(/%7B(uuid|locale)%7D/gi, '{$1}') ?? '',
+    );
 
   const root = section(raw, 'the config');
   const q = section(root.queue, 'queue');
@@ -76,7 +81,11 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
     lg === undefined
       ? null
       : check(
-          isObject(lg) && isLocale(lg.locale) && /^(ltr|rtl)$/.test(String(lg.dir)) && isObject(lg.messages) && (choices === undefined || (isObject(choices) && Array.isArray(choices.languages))),
+          isObject(lg) &&
+            isLocale(lg.locale) &&
+            /^(ltr|rtl)$/.test(String(lg.dir)) &&
+            isObject(lg.messages) &&
+            (choices === undefined || (isObject(choices) && Array.isArray(choices.languages))),
           'language',
           '{locale, dir, messages}',
           lg as unknown as LanguageJson,
@@ -86,7 +95,15 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
 
   const errorReporting: ErrorReportingSettings = {
     dsn: check(er.dsn == null || isUrl(er.dsn), 'errorReporting.dsn', 'an http(s) URL', isUrl(er.dsn) ? er.dsn : null),
-    sampleRate: er.sampleRate === undefined ? ERROR_REPORTING.sampleRate : check(isNumber(er.sampleRate) && er.sampleRate >= 0 && er.sampleRate <= 1, 'errorReporting.sampleRate', 'a number from 0 to 1', Number(er.sampleRate)),
+    sampleRate:
+      er.sampleRate === undefined
+        ? ERROR_REPORTING.sampleRate
+        : check(
+            isNumber(er.sampleRate) && er.sampleRate >= 0 && er.sampleRate <= 1,
+            'errorReporting.sampleRate',
+            'a number from 0 to 1',
+            Number(er.sampleRate),
+          ),
     release: text(er.release, 'errorReporting.release', ERROR_REPORTING.release),
   };
 
@@ -101,7 +118,12 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
     timings[name] = check(isNumber(value) && value > 0, `timings.${name}`, 'a positive finite number of milliseconds', value);
   }
 
-  const host = check(rt.host == null || /^([\w.-]+|\[[\da-fA-F:.]+\])$/.test(asText(rt.host)), 'realtime.host', 'a host name without scheme, port or path', (rt.host as string | undefined) || null);
+  const host = check(
+    rt.host == null || /^([\w.-]+|\[[\da-fA-F:.]+\])$/.test(asText(rt.host)),
+    'realtime.host',
+    'a host name without scheme, port or path',
+    (rt.host as string | undefined) || null,
+  );
   const config: PageConfig = {
     queue: {
       uuid: check(isUuid(q.uuid), 'queue.uuid', "1 to 100 letters, digits, '-' or '_'", String(q.uuid)),
@@ -136,7 +158,12 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
         }
       : null,
     // Only its shape: the solver checks the rest, and the server the solution.
-    altcha: check(root.altcha == null || (isObject(root.altcha) && isObject(root.altcha.parameters)), 'altcha', 'an ALTCHA challenge', (root.altcha || null) as AltchaChallenge | null),
+    altcha: check(
+      root.altcha == null || (isObject(root.altcha) && isObject(root.altcha.parameters)),
+      'altcha',
+      'an ALTCHA challenge',
+      (root.altcha || null) as AltchaChallenge | null,
+    ),
   };
   check(!routes.queue_info || config.routes.queue_info.includes('{uuid}'), 'routes.queue_info', 'a path with "{uuid}" in it', 0);
   return problems.length ? { ok: false, problems, errorReporting, language: languageSound ? language : null } : { ok: true, config, warnings };

@@ -8,15 +8,6 @@ import { leave } from './leave.js';
  * Emits `failed` with the message at once, `leaving` step `back` `leaveDelay` ms later
  * (`TIMINGS.leaveDelay`), `leaving` step `root` `rootFallback` ms after that, then completes.
  */
-export function leaveAfterFailure(
-  message: FailureMessage,
-  leaveDelay: number,
-  rootFallback: number,
-  scheduler: SchedulerLike,
-): Observable<Failed | Leaving> {
-  return concat(
-    of<Failed>({ kind: 'failed', message }),
-    timer(leaveDelay, scheduler).pipe(ignoreElements()),
-    leave(rootFallback, scheduler),
-  );
+export function leaveAfterFailure(message: FailureMessage, leaveDelay: number, rootFallback: number, scheduler: SchedulerLike): Observable<Failed | Leaving> {
+  return concat(of<Failed>({ kind: 'failed', message }), timer(leaveDelay, scheduler).pipe(ignoreElements()), leave(rootFallback, scheduler));
 }

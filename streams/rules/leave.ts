@@ -7,8 +7,5 @@ import type { Leaving } from '../status.js';
  * (`TIMINGS.rootFallback`), then completes.
  */
 export function leave(rootFallback: number, scheduler: SchedulerLike): Observable<Leaving> {
-  return concat(
-    of<Leaving>({ kind: 'leaving', step: 'back' }),
-    timer(rootFallback, scheduler).pipe(map((): Leaving => ({ kind: 'leaving', step: 'root' }))),
-  );
+  return concat(of<Leaving>({ kind: 'leaving', step: 'back' }), timer(rootFallback, scheduler).pipe(map((): Leaving => ({ kind: 'leaving', step: 'root' }))));
 }

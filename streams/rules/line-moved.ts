@@ -37,9 +37,7 @@ const START: Line = { served: 0, answer: null, shown: null };
 export function movedUp(info: QueueInfo, served: number): QueueInfo {
   const { position, estimated, ticket } = info;
   const moved = ticket === undefined ? position : Math.min(position, Math.max(1, ticket - served));
-  return moved == position
-    ? info
-    : { ...info, position: moved, estimated: Math.min(estimated, Math.max(1, Math.ceil((estimated * moved) / position))) };
+  return moved == position ? info : { ...info, position: moved, estimated: Math.min(estimated, Math.max(1, Math.ceil((estimated * moved) / position))) };
 }
 
 /**
@@ -53,12 +51,14 @@ export function movedUp(info: QueueInfo, served: number): QueueInfo {
  * ticket, and a `served` that is not a non-negative whole number emit nothing; the first two are
  * remembered (the spec leaves loading on the first successful poll only).
  */
-export function lineMoved(
-  results$: Observable<PollResult>,
-  moved$: Observable<LineMoved>,
-  scheduler: SchedulerLike,
-): Observable<ShownResult> {
-  return merge(results$, moved$.pipe(map((move) => move?.served), filter(isTicketCount))).pipe(
+export function lineMoved(results$: Observable<PollResult>, moved$: Observable<LineMoved>, scheduler: SchedulerLike): Observable<ShownResult> {
+  return merge(
+    results$,
+    moved$.pipe(
+      map((move) => move?.served),
+      filter(isTicketCount),
+    ),
+  ).pipe(
     scan((line: Line, input: PollResult | number): Line => {
       if (typeof input != 'number') {
         if (!input.ok) return { ...line, shown: input };

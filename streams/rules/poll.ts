@@ -19,13 +19,6 @@ import { callQueueInfo, type PollResult } from './queue-info.js';
  * - Nothing but the next `start$` emission stops a schedule: queue_info is plain HTTP, so it
  *   keeps the position fresh while the realtime connection is down.
  */
-export function poll(
-  start$: Observable<unknown>,
-  queueInfo: () => Observable<QueueInfo>,
-  period: number,
-  scheduler: SchedulerLike,
-): Observable<PollResult> {
-  return start$.pipe(
-    switchMap(() => timer(0, period, scheduler).pipe(exhaustMap(() => callQueueInfo(queueInfo, scheduler)))),
-  );
+export function poll(start$: Observable<unknown>, queueInfo: () => Observable<QueueInfo>, period: number, scheduler: SchedulerLike): Observable<PollResult> {
+  return start$.pipe(switchMap(() => timer(0, period, scheduler).pipe(exhaustMap(() => callQueueInfo(queueInfo, scheduler)))));
 }

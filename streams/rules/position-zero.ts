@@ -15,11 +15,7 @@ export const POSITION_ZERO_MESSAGE: FailureMessage = 'Websocket KO - position 0 
  * stops answering after saying 0 has not taken the 0 back). Cancelling on release is the
  * caller's: the status stream ends at the release.
  */
-export function positionZero(
-  results$: Observable<PollResult>,
-  timeout: number,
-  scheduler: SchedulerLike,
-): Observable<FailureMessage> {
+export function positionZero(results$: Observable<PollResult>, timeout: number, scheduler: SchedulerLike): Observable<FailureMessage> {
   return results$.pipe(
     filter((result) => result.ok),
     map((result) => result.ok && result.info.position === 0),

@@ -8,8 +8,7 @@ import { isPlaceLost, isPlacePending } from '../place-lost.js';
  * place waits for its bot check (see place-lost.ts).
  */
 export type PollResult =
-  | { readonly ok: true; readonly info: QueueInfo; readonly at: number }
-  | { readonly ok: false; readonly lost?: true; readonly pending?: true };
+  { readonly ok: true; readonly info: QueueInfo; readonly at: number } | { readonly ok: false; readonly lost?: true; readonly pending?: true };
 
 const FAILED: PollResult = { ok: false };
 const LOST: PollResult = { ok: false, lost: true };
@@ -27,10 +26,7 @@ const PENDING: PollResult = { ok: false, pending: true };
  * The answer is read as the contract's `queueInfoOf` reads it: `ticket` and `served` are kept only
  * when both are non-negative whole numbers (the extension is lost, the answer is not).
  */
-export function callQueueInfo(
-  queueInfo: () => Observable<QueueInfo>,
-  scheduler: SchedulerLike,
-): Observable<PollResult> {
+export function callQueueInfo(queueInfo: () => Observable<QueueInfo>, scheduler: SchedulerLike): Observable<PollResult> {
   return defer(queueInfo).pipe(
     take(1),
     map((answer): PollResult => {

@@ -20,7 +20,12 @@ export function sendQueueRequest(
   altcha$?: Observable<string>,
 ): Observable<unknown> {
   const call = (
-    altcha$ ? altcha$.pipe(take(1), mergeMap((altcha) => defer(() => queueRequest(altcha)))) : defer(queueRequest).pipe(ignoreElements())
+    altcha$
+      ? altcha$.pipe(
+          take(1),
+          mergeMap((altcha) => defer(() => queueRequest(altcha))),
+        )
+      : defer(queueRequest).pipe(ignoreElements())
   ).pipe(catchError(() => EMPTY));
   return subscribed$.pipe(mergeMap(() => call));
 }

@@ -9,8 +9,5 @@ import type { Lost, Rejoining } from '../status.js';
  */
 export function rejoin(lost: Lost, rejoinDelay: number, scheduler: SchedulerLike): Observable<Lost | Rejoining> {
   const { rejoin: target } = lost;
-  return concat(
-    of(lost),
-    target == null ? [] : timer(rejoinDelay, scheduler).pipe(map((): Rejoining => ({ kind: 'rejoining', target }))),
-  );
+  return concat(of(lost), target == null ? [] : timer(rejoinDelay, scheduler).pipe(map((): Rejoining => ({ kind: 'rejoining', target }))));
 }

@@ -13,7 +13,5 @@ export type HeldRequest = QueuedRequest & { readonly uri: string };
  */
 export function replayOf(request: HeldRequest): Replay {
   const method = request.method.trim().toUpperCase() || 'GET';
-  return method === 'GET'
-    ? { kind: 'navigate', target: request.uri + request.hash }
-    : { kind: 'form', action: request.uri, method, uuid: request.uuid };
+  return method === 'GET' ? { kind: 'navigate', target: request.uri + request.hash } : { kind: 'form', action: request.uri, method, uuid: request.uuid };
 }

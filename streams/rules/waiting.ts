@@ -47,10 +47,7 @@ function sameStatus(a: LiveStatus, b: LiveStatus): boolean {
  * no position to show: the status stays `loading`, with `opensAt`, the answer's time plus
  * `opensIn` to the second, until an answer without it.
  */
-export function waiting(
-  results$: Observable<ShownResult>,
-  state$: Observable<ConnectionState>,
-): Observable<LiveStatus> {
+export function waiting(results$: Observable<ShownResult>, state$: Observable<ConnectionState>): Observable<LiveStatus> {
   return merge(results$, state$).pipe(
     // One scan over both inputs: what combineLatest would give, with less code for the page to load.
     scan(record, NOTHING_SHOWN),

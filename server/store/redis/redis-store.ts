@@ -2,14 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import type { DropEvent } from '../../events/event';
 import type { EventState, StoredEvents } from '../event-store';
 import type Redis from 'ioredis';
-import {
-  DEFAULT_COMMAND_TIMEOUT_MS,
-  DEFAULT_CONNECT_WAIT_MS,
-  DEFAULT_PREFIX,
-  closeRedis,
-  connectRedis,
-  readyWithin,
-} from '../../redis/connection';
+import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_WAIT_MS, DEFAULT_PREFIX, closeRedis, connectRedis, readyWithin } from '../../redis/connection';
 import { PlacesPerAddressError, StoreUnavailableError } from '../errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { Deadlines } from './deadline';
@@ -82,10 +75,7 @@ export class RedisStore implements QueueStore {
     const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.ownsClient = typeof redis === 'string';
     // The polls' batches are sent as they are made: each is a batch already.
-    const client =
-      typeof redis === 'string'
-        ? connectRedis(redis, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions'] })
-        : redis;
+    const client = typeof redis === 'string' ? connectRedis(redis, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions'] }) : redis;
     if (client.options.keyPrefix) {
       // The scripts name the per-visitor keys themselves, where the client's prefix never reaches.
       throw new Error('Give RedisStore a client without keyPrefix, and the prefix as its `prefix` option.');

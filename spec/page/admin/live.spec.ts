@@ -23,8 +23,8 @@ const sample = (t: number, fields: Partial<RoomSample> = {}, instance = 'a', loc
   local: { pageErrors: 0, originRequests: 0, originErrors: 0, originMs: 0, ...local },
 });
 
-describe('the console\'s live figures', () => {
-  it('should add a second instance\'s counts for the same moment once, and keep its line', () => {
+describe("the console's live figures", () => {
+  it("should add a second instance's counts for the same moment once, and keep its line", () => {
     let points = addSample([], sample(T0, {}, 'a', { pageErrors: 1, originRequests: 10, originMs: 50 }));
     points = addSample(points, sample(T0, { waiting: 9 }, 'b', { pageErrors: 2, originRequests: 30, originMs: 150 }));
     points = addSample(points, sample(T0, { waiting: 9 }, 'b', { pageErrors: 2 }));
@@ -58,7 +58,12 @@ describe('the console\'s live figures', () => {
   it('should chart waiting, active and releases a minute', () => {
     let points = addSample([], sample(T0, { released: 0 }));
     points = addSample(points, sample(T0 + 30_000, { released: 3, waiting: 7, active: 2 }));
-    expect(chartSeries(points, 'default')).toEqual([[T0 / 1000, T0 / 1000 + 30], [10, 7], [2, 2], [null, 6]]);
+    expect(chartSeries(points, 'default')).toEqual([
+      [T0 / 1000, T0 / 1000 + 30],
+      [10, 7],
+      [2, 2],
+      [null, 6],
+    ]);
   });
 
   it('should speak French to a French browser, English to any other', () => {

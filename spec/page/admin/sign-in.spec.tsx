@@ -3,7 +3,7 @@ import { SignIn } from '../../../src/admin/SignIn';
 import { createFakeFetch } from '../fakes/fake-fetch';
 import { ENGLISH, FRENCH } from '../../../src/admin/texts';
 
-describe('the console\'s sign-in form', () => {
+describe("the console's sign-in form", () => {
   const realFetch = global.fetch;
   afterEach(() => {
     global.fetch = realFetch;
@@ -31,7 +31,7 @@ describe('the console\'s sign-in form', () => {
     expect(window.localStorage.length + window.sessionStorage.length).toBe(0);
   });
 
-  it('should say a wrong token as an alert tied to the field, in the console\'s language', async () => {
+  it("should say a wrong token as an alert tied to the field, in the console's language", async () => {
     global.fetch = answer(401, { error: { code: 'unauthorized', message: 'The admin token is wrong.' } }) as typeof global.fetch;
     render(<SignIn texts={FRENCH} onSignedIn={jest.fn()} />);
     fireEvent.change(screen.getByLabelText("Jeton d'administration"), { target: { value: 'guess' } });

@@ -12,7 +12,10 @@ export class FakeEmitter {
   }
 
   unbind(event: string, callback: Handler): this {
-    this.handlers.set(event, (this.handlers.get(event) ?? []).filter((handler) => handler !== callback));
+    this.handlers.set(
+      event,
+      (this.handlers.get(event) ?? []).filter((handler) => handler !== callback),
+    );
     return this;
   }
 

@@ -79,7 +79,9 @@ function answerAsShop(request: IncomingMessage, response: ServerResponse, body: 
   }
   if (url.pathname === '/') {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end('<h1>A shop</h1><form method="post" action="/login"><input type="hidden" name="_token" value="origin-token"><input name="name"></form><a href="/checkout?item=42">Checkout</a>');
+    response.end(
+      '<h1>A shop</h1><form method="post" action="/login"><input type="hidden" name="_token" value="origin-token"><input name="name"></form><a href="/checkout?item=42">Checkout</a>',
+    );
     return;
   }
   if (url.pathname.toLowerCase().startsWith('/checkout')) {

@@ -54,12 +54,7 @@ export async function rawExchange(port: number, request: string): Promise<RawAns
 }
 
 /** A request with `target` sent as is, `Connection: close`, and a body when given. */
-export function rawRequest(
-  method: string,
-  target: string,
-  headers: Record<string, string> = {},
-  body?: string,
-): string {
+export function rawRequest(method: string, target: string, headers: Record<string, string> = {}, body?: string): string {
   const all: Record<string, string> = {
     host: 'waiting-room.test',
     connection: 'close',

@@ -5,10 +5,7 @@ import { SESSION_COOKIE } from '../../../server/session';
 const CONFIG = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/;
 
 /** What a browser would send: a form, JSON, or a raw body with its type. */
-export type Body =
-  | { form: Record<string, string> }
-  | { json: unknown }
-  | { raw: string; type: string };
+export type Body = { form: Record<string, string> } | { json: unknown } | { raw: string; type: string };
 
 export interface Answer {
   readonly status: number;

@@ -106,6 +106,7 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
       queueingMethod: 'fifo',
       activeLimit: null,
       releasePerMinute: null,
+      botChallenge: null,
     });
     now = PREQUEUE;
     await schedule.step();

@@ -5,6 +5,7 @@ import { TIMINGS, type Messages, type Timings } from '@waiting-room/streams/cont
 import { ENGLISH, LOCALES, type Locale } from '../locales';
 import { catalogueProblems } from '../locales/check';
 import type { LanguageSettings } from './languages';
+import { BOT_CHALLENGES, type BotChallengeMode } from './bot-check/mode';
 import { declaredEvents, type DeclaredEvent } from './events/declared';
 import { normalizeTarget } from './request-target';
 
@@ -87,9 +88,7 @@ export interface ServerConfig {
   readonly botCheck: BotCheckConfig;
 }
 
-/** What the bot check asks of a held visitor: nothing, or a proof of work (see docs/bot-check.md). */
-export const BOT_CHALLENGES = ['off', 'pow'] as const;
-export type BotChallengeMode = (typeof BOT_CHALLENGES)[number];
+export { BOT_CHALLENGES, type BotChallengeMode } from './bot-check/mode';
 
 export interface BotCheckConfig {
   /**

@@ -120,7 +120,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
         get limits() {
           return releases.policy;
         },
-        botCheck: new RoomBotCheck(store, { mode: room.botChallenge, difficulty: config.botCheck.difficulty }, clock),
+        botCheck: new RoomBotCheck(store, { mode: room.botChallenge, difficulty: config.botCheck.difficulty }, clock, events),
         primary,
         routes: roomRoutes(room.name, primary),
         locale: room.locale,

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock';
-import type { BotChallengeMode } from '../config';
+import type { DropEvent } from '../events/event';
+import type { BotChallengeMode } from './mode';
 import type { QueueStore } from '../store/types';
 
 /** How long an instance goes on with the difficulty it read from the store before reading it again. */
@@ -10,8 +11,8 @@ export interface BotCheck {
   /** The room's configuration: its `botChallenge` and BOT_CHALLENGE_DIFFICULTY. */
   readonly configured: { readonly mode: BotChallengeMode; readonly difficulty: number };
   /**
-   * What a visitor held at `now` is asked: the room's configured mode. This is the seam for
-   * whatever else decides it for a while (a scheduled event overriding the room's settings).
+   * What a visitor held at `now` is asked: the `botChallenge` of the event in force (from its
+   * pre-queue to its end) when it sets one, otherwise the room's configured mode.
    */
   mode(now: number): BotChallengeMode;
   /** The difficulty in force: the operator's (kept in the store, so every instance follows within a second) or the configured one. */
@@ -20,7 +21,12 @@ export interface BotCheck {
   changeDifficulty(difficulty: number | null): Promise<number>;
 }
 
-/** A room's bot check as its configuration and the store's operator setting make it. */
+/** The room's events, as far as the bot check asks: the one in force at a moment. */
+export interface EventsInForce {
+  inForce(now: number): { readonly event: Pick<DropEvent, 'botChallenge'> } | undefined;
+}
+
+/** A room's bot check as its configuration, its events and the store's operator setting make it. */
 export class RoomBotCheck implements BotCheck {
   private read?: { readonly at: number; readonly difficulty: number };
 
@@ -28,10 +34,12 @@ export class RoomBotCheck implements BotCheck {
     private readonly store: QueueStore,
     readonly configured: { readonly mode: BotChallengeMode; readonly difficulty: number },
     private readonly clock: Clock,
+    private readonly events?: EventsInForce,
   ) {}
 
-  mode(_now: number): BotChallengeMode {
-    return this.configured.mode;
+  mode(now: number): BotChallengeMode {
+    // An event kept before events had a bot check reads as one without (undefined): the room's.
+    return this.events?.inForce(now)?.event.botChallenge ?? this.configured.mode;
   }
 
   async difficulty(): Promise<number> {

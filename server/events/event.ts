@@ -5,6 +5,8 @@
  * so that operators recognise them; the limits keep the room's own names.
  */
 
+import { BOT_CHALLENGES, type BotChallengeMode } from '../bot-check/mode';
+
 /**
  * How the line is served while the event runs: `fifo` in order; `random`, each release drawing
  * uniformly among those waiting; `passthrough`, everyone through at once; `reject`, nobody new
@@ -30,6 +32,8 @@ export interface DropEvent {
   /** Replace the room's while the event runs; null keeps the room's. */
   readonly activeLimit: number | null;
   readonly releasePerMinute: number | null;
+  /** Replaces the room's bot check (`botChallenge`) from the pre-queue to the end; null keeps the room's. */
+  readonly botChallenge: BotChallengeMode | null;
 }
 
 /** The fields an operator gives (POST, PATCH, the configuration); `id` is the server's. */
@@ -63,6 +67,7 @@ export const EVENT_FIELDS = [
   'queueingMethod',
   'activeLimit',
   'releasePerMinute',
+  'botChallenge',
 ] as const;
 
 /** An ISO 8601 time as ms since the epoch, or NaN when it is not one (with a zone). */
@@ -115,6 +120,10 @@ export function readEventFields(raw: unknown, path = 'the event'): EventFields {
   if (!(QUEUEING_METHODS as readonly unknown[]).includes(method)) {
     throw new EventError('bad_queueing_method', `${path}: "queueingMethod" must be one of ${QUEUEING_METHODS.join(', ')}.`);
   }
+  const botChallenge = given.botChallenge ?? null;
+  if (botChallenge !== null && !(BOT_CHALLENGES as readonly unknown[]).includes(botChallenge)) {
+    throw new EventError('bad_bot_challenge', `${path}: "botChallenge" must be one of ${BOT_CHALLENGES.join(', ')}, or null for the room's.`);
+  }
   const shuffle = given.shuffleAtEventStart ?? false;
   if (typeof shuffle !== 'boolean') throw new EventError('bad_shuffle_at_event_start', `${path}: "shuffleAtEventStart" must be true or false.`);
   const event: EventFields = {
@@ -126,6 +135,7 @@ export function readEventFields(raw: unknown, path = 'the event'): EventFields {
     queueingMethod: method as QueueingMethod,
     activeLimit: limit('activeLimit', 1),
     releasePerMinute: limit('releasePerMinute', 0),
+    botChallenge: botChallenge as BotChallengeMode | null,
   };
   checkTimeline(event, path);
   return event;

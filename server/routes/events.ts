@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_ROUTES } from '@waiting-room/streams/contract';
+import { BOT_CHALLENGES } from '../bot-check/mode';
 import type { Clock } from '../clock';
 import { HttpError } from '../errors';
 import { EventError, MAX_LIMIT, QUEUEING_METHODS, readEventFields, type EventFields } from '../events/event';
@@ -50,6 +51,15 @@ const FIELDS = {
   ),
   activeLimit: LIMIT('activeLimit', 'bad_active_limit', 1, 'Sessions admitted at once while the event runs'),
   releasePerMinute: LIMIT('releasePerMinute', 'bad_release_per_minute', 0, 'Releases a minute while the event runs'),
+  botChallenge: failsWith(
+    {
+      type: ['string', 'null'],
+      enum: [...BOT_CHALLENGES, null],
+      description: "The bot check from the pre-queue to the end: pow (a proof of work before a place enters the line) or off; null or absent keeps the room's.",
+    },
+    'bad_bot_challenge',
+    `"botChallenge" must be one of ${BOT_CHALLENGES.join(', ')}, or null for the room's.`,
+  ),
 } as const;
 
 const ROOM = failsWith({ type: 'string', description: 'The room; may be left out when there is one.' }, 'bad_room', '"room" must be a room\'s name.');
@@ -68,6 +78,7 @@ const EVENT = {
     queueingMethod: { type: 'string', enum: [...QUEUEING_METHODS] },
     activeLimit: { type: 'integer', nullable: true },
     releasePerMinute: { type: 'integer', nullable: true },
+    botChallenge: { type: 'string', enum: [...BOT_CHALLENGES], nullable: true, description: "The event's bot check; null: the room's." },
     phase: { type: 'string', enum: ['scheduled', 'prequeue', 'open', 'ended'] },
     entrants: { type: 'integer', nullable: true, description: "The pre-queue's places still in line." },
     commitment: { type: 'string', nullable: true, description: "SHA-256 of the draw's seed, from the start of the pre-queue." },
@@ -116,7 +127,7 @@ export async function eventAdminRoutes(app: FastifyInstance, options: EventRoute
         body: failsWith(
           { type: 'object', additionalProperties: false, required: ['name', 'eventStartTime', 'eventEndTime'], properties: { ...FIELDS, room: ROOM } },
           'unknown_field',
-          'Send the event as JSON: name, eventStartTime, eventEndTime, and optionally prequeueStartTime, shuffleAtEventStart, queueingMethod, activeLimit, releasePerMinute and room.',
+          'Send the event as JSON: name, eventStartTime, eventEndTime, and optionally prequeueStartTime, shuffleAtEventStart, queueingMethod, activeLimit, releasePerMinute, botChallenge and room.',
         ),
         response: { 201: EVENT, ...errorResponses(400, 401, 403, 404) },
       },

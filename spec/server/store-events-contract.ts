@@ -21,6 +21,7 @@ export function describeEventStore(name: string, createStore: () => Promise<Queu
     queueingMethod: 'fifo',
     activeLimit: null,
     releasePerMinute: null,
+    botChallenge: 'pow',
   };
 
   describe(`${name} store: events and draws`, () => {

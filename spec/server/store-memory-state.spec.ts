@@ -154,6 +154,7 @@ describe('memory store state', () => {
       queueingMethod: 'fifo' as const,
       activeLimit: 5,
       releasePerMinute: null,
+      botChallenge: 'off' as const,
     };
     await store.saveEvents(0, [drop]);
     await store.startPrequeue('drop', '0f'.repeat(32));

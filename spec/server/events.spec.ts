@@ -6,6 +6,7 @@ import { verifyDraw, type PageConfigJson } from '@waiting-room/streams/contract'
 import { drawOrder, ticketOf } from '../../server/events/draw';
 import type { Started } from '../../server/start';
 import { eventually } from '../support/eventually';
+import { solveAltcha } from '../support/solve-altcha';
 import { ManualClock } from './support/manual-clock';
 import { connectPusher, record, subscribe } from './support/realtime';
 import { startServer, stats } from './support/server';
@@ -89,6 +90,7 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       ['a time that is not ISO 8601', { ...DROP, eventStartTime: 'at ten' }, 'bad_event_start_time'],
       ['a missing name', { eventStartTime: at(120), eventEndTime: at(3600) }, 'bad_name'],
       ['an unknown queueing method', { ...DROP, queueingMethod: 'lottery' }, 'bad_queueing_method'],
+      ['an unknown bot check', { ...DROP, botChallenge: 'captcha' }, 'bad_bot_challenge'],
       ['an end already past', { name: 'Past', eventStartTime: at(-7200), eventEndTime: at(-3600) }, 'event_over'],
     ])('should refuse %s with 400 and its code', async (_what, body, code) => {
       const refused = await call('POST', 'events', body);
@@ -122,6 +124,18 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
         releasePerMinute: 30,
         phase: 'prequeue',
       });
+    });
+
+    it("should keep an event's bot check, answer it, change it and clear it back to the room's", async () => {
+      const created = await createEvent({ ...DROP, botChallenge: 'pow' });
+      expect(created.botChallenge).toBe('pow');
+      expect((await call('GET', 'events')).json).toEqual([created]);
+      expect((await call('PATCH', `events/${created.id}`, { botChallenge: 'off' })).json).toMatchObject({ botChallenge: 'off' });
+      expect((await call('PATCH', `events/${created.id}`, { botChallenge: 'maybe' })).json).toEqual({
+        error: { code: 'bad_bot_challenge', message: expect.any(String) },
+      });
+      expect((await call('PATCH', `events/${created.id}`, { botChallenge: null })).json).toMatchObject({ botChallenge: null });
+      expect((await createEvent({ ...DROP, name: 'Later', prequeueStartTime: at(4000), eventStartTime: at(5000), eventEndTime: at(6000) })).botChallenge).toBeNull();
     });
 
     it('should document every events route in the OpenAPI document', async () => {
@@ -263,6 +277,89 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       expect(await info(entrant, entrantPage)).toMatchObject({ position: 2, opensIn: 60_000 });
       await clock.advance(60_000);
       expect(await info(entrant, entrantPage)).toEqual(expect.objectContaining({ position: 2, ticket: 2, served: 0 }));
+    });
+  });
+
+  describe('with a bot check of its own (botChallenge)', () => {
+    /** A program's hold: the 503 JSON with the page config (and its challenge when checked). */
+    const holdJson = async (visitor: Visitor): Promise<PageConfigJson> => {
+      const held = await visitor.get('/checkout', { accept: 'application/json' });
+      expect(held.status).toBe(503);
+      return held.json as PageConfigJson;
+    };
+    const solve = async (visitor: Visitor, page: PageConfigJson) =>
+      visitor.post('/queue/request', {
+        json: { _token: page.csrfToken, user_id: page.user.id, uuid: page.queue.uuid, altcha: await solveAltcha(page.altcha!) },
+      });
+
+    it('should give no place in the pre-queue nor the draw to a visitor who never solves, and draw one who solves before the opening', async () => {
+      // The room has no bot check; its event has one.
+      await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', BOT_CHALLENGE_DIFFICULTY: '8' });
+      const event = await createEvent({ ...DROP, botChallenge: 'pow' });
+      await new Visitor(server.url).get('/checkout');
+      const early = new Visitor(server.url);
+      const earlyPage = await holdJson(early);
+      expect(earlyPage.altcha).toBeUndefined();
+
+      await clock.advance(60_000);
+      const bots = [new Visitor(server.url), new Visitor(server.url)];
+      const botPages: PageConfigJson[] = [];
+      for (const bot of bots) botPages.push(await holdJson(bot));
+      const solvers = [new Visitor(server.url), new Visitor(server.url), new Visitor(server.url)];
+      const solverPages: PageConfigJson[] = [];
+      for (const solver of solvers) solverPages.push(await holdJson(solver));
+      const late = new Visitor(server.url);
+      const latePage = await holdJson(late);
+      for (const page of [...botPages, ...solverPages, latePage]) expect(page.altcha?.parameters).toMatchObject({ data: { place: page.queue.uuid } });
+      expect((await draw(event.id)).json.entrants).toBe(0);
+
+      for (const [i, solver] of solvers.entries()) {
+        expect((await solve(solver, solverPages[i])).json).toEqual({ uuid: solverPages[i].queue.uuid, state: 'waiting' });
+        await clock.advance(1000);
+      }
+      expect((await bots[0].queueInfo(botPages[0].queue.uuid)).status).toBe(202);
+      expect(await info(solvers[0], solverPages[0])).toMatchObject({ position: 4, opensIn: 57_000 });
+      expect((await draw(event.id)).json.entrants).toBe(3);
+      expect(await stats(server)).toMatchObject({ waiting: 4, pending: 3 });
+
+      await clock.advance(57_000);
+      const published = (await draw(event.id)).json;
+      const entrants = solverPages.map((page) => page.queue.uuid);
+      expect(published).toMatchObject({ entrants: 3, seed: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(published.order).toEqual(drawOrder(published.seed, entrants).map((each) => each.ticket));
+      for (const page of [...botPages, latePage]) expect(published.order).not.toContain(ticketOf(page.queue.uuid));
+      expect(await info(early, earlyPage)).toMatchObject({ position: 1 });
+      for (const [i, page] of solverPages.entries()) {
+        const verdict = await verifyDraw(published, { uuid: page.queue.uuid, commitment: page.event?.commitment });
+        expect(verdict.ok).toBe(true);
+        expect((await info(solvers[i], page)).position).toBe((verdict.rank as number) + 1);
+      }
+
+      // Solved after the opening: behind the drawn, in no draw; the bots still hold no place.
+      expect((await solve(late, latePage)).json).toMatchObject({ state: 'waiting' });
+      expect(await info(late, latePage)).toMatchObject({ position: 5 });
+      for (const [i, bot] of bots.entries()) expect((await bot.queueInfo(botPages[i].queue.uuid)).json).toEqual({ pending: true });
+      expect(await stats(server)).toMatchObject({ waiting: 5, pending: 2 });
+      expect((await draw(event.id)).json).toEqual(published);
+    });
+
+    it("should lift the room's bot check while an event with botChallenge off runs, and give it back after", async () => {
+      await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', BOT_CHALLENGE: 'pow', BOT_CHALLENGE_DIFFICULTY: '8' });
+      await createEvent({ name: 'Open door', eventStartTime: at(60), eventEndTime: at(600), botChallenge: 'off' });
+      await new Visitor(server.url).get('/checkout');
+      const before = await holdJson(new Visitor(server.url));
+      expect(before.altcha).toBeDefined();
+
+      await clock.advance(60_000);
+      const during = new Visitor(server.url);
+      const duringPage = await holdJson(during);
+      expect(duringPage.altcha).toBeUndefined();
+      expect(await info(during, duringPage)).toMatchObject({ position: 1 });
+      expect((await call('GET', 'bot-check')).json).toMatchObject({ botChallenge: 'off', configured: { botChallenge: 'pow' } });
+
+      await clock.advance(540_000);
+      expect((await holdJson(new Visitor(server.url))).altcha).toBeDefined();
+      expect((await call('GET', 'bot-check')).json).toMatchObject({ botChallenge: 'pow' });
     });
   });
 

@@ -1,9 +1,11 @@
 import type Pusher from 'pusher-js';
 import { verifyDraw, type PageConfigJson } from '@waiting-room/streams/contract';
+import { drawOrder, ticketOf } from '../../server/events/draw';
 import { RedisFanout } from '../../server/realtime/redis-fanout';
 import type { Started } from '../../server/start';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
+import { solveAltcha } from '../support/solve-altcha';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { ManualClock } from './support/manual-clock';
 import { connectPusher, record, subscribe } from './support/realtime';
@@ -39,10 +41,10 @@ describe('scheduled events on several instances sharing Redis', () => {
   afterAll(() => redis?.close());
 
   /** An instance of the room under `prefix`, on its own clock. */
-  const instance = async (prefix: string, now: number) => {
+  const instance = async (prefix: string, now: number, env: Record<string, string> = {}) => {
     const clock = new ManualClock(now);
     const fanout = new RedisFanout(redis.url, { prefix });
-    const server = await startServer(ENV, { clock, store: new RedisStore(redis.url, { prefix }), fanout });
+    const server = await startServer({ ...ENV, ...env }, { clock, store: new RedisStore(redis.url, { prefix }), fanout });
     await fanout.ready(5000);
     servers.push(server);
     return { server, clock };
@@ -124,5 +126,42 @@ describe('scheduled events on several instances sharing Redis', () => {
     // One who came after the freeze queues behind the draw.
     expect(late.event).toBeUndefined();
     expect((await new Visitor(after.url).queueInfo(late.queue.uuid)).json.position).toBe(6);
+  });
+
+  it("should follow an event's bot check on every instance, and draw only the places whose solution was verified", async () => {
+    const prefix = `drop${++prefixes}:`;
+    const [one, two] = await Promise.all([instance(prefix, T0, { BOT_CHALLENGE_DIFFICULTY: '8' }), instance(prefix, T0, { BOT_CHALLENGE_DIFFICULTY: '8' })]);
+    const created = (await (await admin(one.server, 'POST', 'events', { ...DROP, botChallenge: 'pow' })).json()) as { id: string; botChallenge: string };
+    expect(created.botChallenge).toBe('pow');
+    await new Visitor(one.server.url).get('/checkout');
+    await Promise.all([one, two].map(({ clock }) => clock.advance(60_000)));
+
+    const held = async (server: Started) => {
+      const visitor = new Visitor(server.url);
+      const answer = await visitor.get('/checkout', { accept: 'application/json' });
+      expect(answer.status).toBe(503);
+      const page = answer.json as PageConfigJson;
+      expect(page.altcha).toBeDefined();
+      return { visitor, page };
+    };
+    const bots = [await held(two.server), await held(one.server)];
+    const solvers = [await held(two.server), await held(one.server), await held(two.server)];
+    for (const { visitor, page } of solvers) {
+      const answer = await visitor.post('/queue/request', {
+        json: { _token: page.csrfToken, user_id: page.user.id, uuid: page.queue.uuid, altcha: await solveAltcha(page.altcha!) },
+      });
+      expect(answer.json).toEqual({ uuid: page.queue.uuid, state: 'waiting' });
+    }
+    expect(await draw(two.server, created.id)).toMatchObject({ entrants: 3 });
+
+    await Promise.all([one, two].map(({ clock }) => clock.advance(60_000)));
+    const published = await draw(one.server, created.id);
+    expect(published.order).toEqual(drawOrder(published.seed, solvers.map(({ page }) => page.queue.uuid)).map((each) => each.ticket));
+    expect(await draw(two.server, created.id)).toEqual(published);
+    for (const { visitor, page } of bots) {
+      expect(published.order).not.toContain(ticketOf(page.queue.uuid));
+      expect((await visitor.queueInfo(page.queue.uuid)).json).toEqual({ pending: true });
+    }
+    expect(await (await admin(two.server, 'GET', 'stats')).json()).toMatchObject({ waiting: 3, pending: 2 });
   });
 });

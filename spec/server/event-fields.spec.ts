@@ -30,6 +30,7 @@ describe("an event's fields", () => {
       queueingMethod: 'fifo',
       activeLimit: null,
       releasePerMinute: null,
+      botChallenge: null,
     });
   });
 
@@ -45,6 +46,7 @@ describe("an event's fields", () => {
     ['a fractional rate', { releasePerMinute: 1.5 }, 'bad_release_per_minute', /releasePerMinute/],
     ['an empty name', { name: ' ' }, 'bad_name', /name/],
     ['an unknown field', { new_users_per_minute: 60 }, 'unknown_field', /"new_users_per_minute"/],
+    ['an unknown bot check', { botChallenge: 'captcha' }, 'bad_bot_challenge', /"botChallenge" must be one of off, pow/],
   ])('should refuse %s', (_what, change, code, message) => {
     const refused = refusal({ ...fields, ...change });
     expect(refused.code).toBe(code);
@@ -89,6 +91,11 @@ describe('declared events', () => {
       ['spring-drop', 'shop'],
       ['ticket-drop', 'tickets'],
     ]);
+  });
+
+  it("should read a room's event with its own bot check", () => {
+    const declared = declaredEvents('EVENTS', [], [{ name: 'shop', events: [{ ...fields, botChallenge: 'pow' }] }]);
+    expect(declared).toEqual([expect.objectContaining({ id: 'spring-drop', room: 'shop', botChallenge: 'pow' })]);
   });
 
   it('should take the one room when there is one', () => {

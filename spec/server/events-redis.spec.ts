@@ -156,7 +156,12 @@ describe('scheduled events on several instances sharing Redis', () => {
 
     await Promise.all([one, two].map(({ clock }) => clock.advance(60_000)));
     const published = await draw(one.server, created.id);
-    expect(published.order).toEqual(drawOrder(published.seed, solvers.map(({ page }) => page.queue.uuid)).map((each) => each.ticket));
+    expect(published.order).toEqual(
+      drawOrder(
+        published.seed,
+        solvers.map(({ page }) => page.queue.uuid),
+      ).map((each) => each.ticket),
+    );
     expect(await draw(two.server, created.id)).toEqual(published);
     for (const { visitor, page } of bots) {
       expect(published.order).not.toContain(ticketOf(page.queue.uuid));

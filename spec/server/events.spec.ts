@@ -135,7 +135,9 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
         error: { code: 'bad_bot_challenge', message: expect.any(String) },
       });
       expect((await call('PATCH', `events/${created.id}`, { botChallenge: null })).json).toMatchObject({ botChallenge: null });
-      expect((await createEvent({ ...DROP, name: 'Later', prequeueStartTime: at(4000), eventStartTime: at(5000), eventEndTime: at(6000) })).botChallenge).toBeNull();
+      expect(
+        (await createEvent({ ...DROP, name: 'Later', prequeueStartTime: at(4000), eventStartTime: at(5000), eventEndTime: at(6000) })).botChallenge,
+      ).toBeNull();
     });
 
     it('should document every events route in the OpenAPI document', async () => {

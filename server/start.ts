@@ -27,6 +27,7 @@ import { consolePublisher } from './console/publish';
 import { createAdmission } from './admission/create';
 import { consoleStateOf } from './admission/view';
 import { closeRedis, connectRedis } from './redis/connection';
+import { onceAvailable } from './store/once-available';
 
 /** A running server. */
 export interface Started {
@@ -184,11 +185,11 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   // (those the configuration declares put there the first time), before the first visitor.
   await Promise.all(
     rooms.all.map(async (room) => {
-      await room.releases.followLimits().catch((error: unknown) => app.log.warn({ err: error }, 'limits not read'));
-      await room.events
-        .declare(config.events.filter((event) => event.room === room.name).map(({ room: _room, ...event }) => event))
-        .then(() => room.events.step())
-        .catch((error: unknown) => app.log.warn({ err: error, room: room.name }, 'events not read'));
+      await onceAvailable(() => room.releases.followLimits()).catch((error: unknown) => app.log.warn({ err: error }, 'limits not read'));
+      const declared = config.events.filter((event) => event.room === room.name).map(({ room: _room, ...event }) => event);
+      await onceAvailable(() => room.events.declare(declared).then(() => room.events.step())).catch((error: unknown) =>
+        app.log.warn({ err: error, room: room.name }, 'events not read'),
+      );
     }),
   );
   const loops = rooms.all.map((room) => {

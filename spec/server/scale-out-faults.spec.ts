@@ -177,3 +177,29 @@ describe('scale-out: Redis unreachable for a while', () => {
     expect(next.received).toEqual([{ uuid: next.page.queue.uuid }]);
   });
 });
+
+describe('scale-out: an instance starting before Redis accepts connections', () => {
+  let redis: RedisServer;
+  afterAll(async () => {
+    await stopAllServerProcesses();
+    await redis?.close();
+  });
+
+  it('should wait for Redis, then put the declared events there, with no warning', async () => {
+    redis = await startRedisServer();
+    // Nothing listens on Redis's port for the instance's first attempts, as while a container starts.
+    await redis.stop();
+    const starting = setTimeout(() => void redis.start(), 1500);
+    try {
+      const drop = { name: 'Spring drop', eventStartTime: '2030-05-01T10:00:00Z', eventEndTime: '2030-05-01T11:00:00Z' };
+      const instance = await startInstance({ REDIS_URL: redis.url, EVENTS: JSON.stringify([drop]) });
+      const events = (await (await instance.admin('GET', 'events')).json()) as { name: string }[];
+      expect({ events: events.map((event) => event.name), output: instance.process.output() }).toEqual({
+        events: ['Spring drop'],
+        output: expect.not.stringMatching(/"level":(40|50|60)/),
+      });
+    } finally {
+      clearTimeout(starting);
+    }
+  });
+});

@@ -20,9 +20,10 @@ import type { SignalSummary } from './signals';
  *   p99 over minutes stays within it.
  * - **Multiplicative decrease.** Above 70 % of the target the rate is cut by a tenth; above twice
  *   the target, or with more than 1 % of errors and timeouts, by half. At most one cut each half
- *   feedback time, and then only if things are not getting better: the visitors already admitted
- *   keep the origin busy a while whatever the room does, and cutting again while the last cut
- *   takes effect would cut twice for one cause.
+ *   feedback time, and then only if things are not getting better; within a feedback time of a
+ *   cut, only if they are markedly worse (twice as bad): the visitors already admitted keep the
+ *   origin busy for a visit whatever the room does, and cutting again while the last cut takes
+ *   effect would cut twice for one cause.
  * - **Episodes.** After a cut the threshold is the rate cut to, but never below half the rate the
  *   congestion began at: a run of cuts while the admitted load drains does not leave the room
  *   creeping back from nothing.
@@ -61,6 +62,13 @@ export const TUNING = {
   cutSpacing: 0.5,
   /** A cut is repeated only if the congestion is at least this share of what it was at the last cut. */
   notBetter: 0.9,
+  /**
+   * Within this many feedback times of a cut, another cut only if the congestion is at least
+   * `markedlyWorse` times what it was at it: the load admitted before the cut still grows the
+   * latency for a visit, and cutting again for that leaves the rate far under the origin's capacity.
+   */
+  awaitCut: 1,
+  markedlyWorse: 2,
   /** A congestion this many feedback times after the last one starts a new episode. */
   episodeGap: 2,
 };
@@ -208,6 +216,16 @@ export function decide(
       }
       if (state.severityAtCut !== null && severity < tuning.notBetter * state.severityAtCut) {
         return decision('hold', 'recovering', `${why.detail}, but better than at the last cut, ${since} s ago: it is taking effect`, marked);
+      }
+      // The visitors admitted before the cut load the origin for a visit yet: until the cut has
+      // shown in full, a congestion no worse than at the cut is still the same cause.
+      if (state.severityAtCut !== null && now - state.lastCutAt < tuning.awaitCut * settings.feedbackMs && severity < tuning.markedlyWorse * state.severityAtCut) {
+        return decision(
+          'hold',
+          'cut_recently',
+          `${why.detail}; the last cut, ${since} s ago, takes a feedback time to show in full, and things are not markedly worse than at it`,
+          marked,
+        );
       }
     }
     const cut = severe ? tuning.severeCut : tuning.mildCut;

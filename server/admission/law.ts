@@ -219,7 +219,11 @@ export function decide(
       }
       // The visitors admitted before the cut load the origin for a visit yet: until the cut has
       // shown in full, a congestion no worse than at the cut is still the same cause.
-      if (state.severityAtCut !== null && now - state.lastCutAt < tuning.awaitCut * settings.feedbackMs && severity < tuning.markedlyWorse * state.severityAtCut) {
+      if (
+        state.severityAtCut !== null &&
+        now - state.lastCutAt < tuning.awaitCut * settings.feedbackMs &&
+        severity < tuning.markedlyWorse * state.severityAtCut
+      ) {
         return decision(
           'hold',
           'cut_recently',

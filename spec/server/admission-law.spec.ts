@@ -115,7 +115,34 @@ describe('adaptive admission law', () => {
     const soon = at(cut, 300, t0 + 4000);
     expect(soon.decision).toMatchObject({ action: 'hold', reason: 'cut_recently', perMinute: 900 });
     expect(soon.decision.detail).toMatch(/the last cut, 4 s ago/);
-    expect(at(soon.state, 300, t0 + 5000).decision).toMatchObject({ action: 'decrease', perMinute: 810 });
+    // Even four times as bad: within half a feedback time, the cut has not begun to show.
+    expect(at(soon.state, 1200, t0 + 4000).decision).toMatchObject({ action: 'hold', reason: 'cut_recently' });
+  });
+
+  it("should await a cut's effect one feedback time before another cut, unless the congestion is markedly worse", () => {
+    // Severe: p99 at 2.3 times the target, the rate halved.
+    const cut = at(stateFrom(1000, settings), 460).state;
+    expect(cut).toMatchObject({ perMinute: 500, severityAtCut: 2.3 });
+    // The visitors admitted before the cut still load the origin: the p99 goes on rising a while.
+    let state = cut;
+    for (const [ms, p99] of [
+      [6000, 480],
+      [8000, 600],
+      [9998, 900],
+    ] as const) {
+      const next = at(state, p99, t0 + ms);
+      expect(next.decision).toMatchObject({ action: 'hold', reason: 'cut_recently', perMinute: 500 });
+      state = next.state;
+    }
+    expect(at(cut, 480, t0 + 6000).decision.detail).toMatch(/takes a feedback time to show in full, and things are not markedly worse/);
+    // Twice as bad as at the cut: something new, cut again at once.
+    expect(at(cut, 920, t0 + 6000).decision).toMatchObject({ action: 'decrease', reason: 'latency_severe', perMinute: 250 });
+    // A feedback time on and no better: the cut was not enough, cut again.
+    expect(at(state, 480, t0 + 10_000).decision).toMatchObject({ action: 'decrease', perMinute: 250 });
+    // The same for a mild cut: hold on a p99 that goes on rising, cut on one twice as bad.
+    const mild = at(stateFrom(1000, settings), 150).state;
+    expect(at(mild, 160, t0 + 6000).decision).toMatchObject({ action: 'hold', reason: 'cut_recently', perMinute: 900 });
+    expect(at(mild, 300, t0 + 6000).decision).toMatchObject({ action: 'decrease', perMinute: 810 });
   });
 
   it('should not cut again while the congestion is getting better: the last cut is taking effect', () => {
@@ -123,8 +150,8 @@ describe('adaptive admission law', () => {
     expect(cut).toMatchObject({ perMinute: 500, severityAtCut: 3 });
     const better = at(cut, 500, t0 + 6000);
     expect(better.decision).toMatchObject({ action: 'hold', reason: 'recovering', perMinute: 500 });
-    // Not better by a tenth: cut again.
-    expect(at(cut, 560, t0 + 6000).decision).toMatchObject({ action: 'decrease', perMinute: 250 });
+    // Not better by a tenth once a feedback time has passed: cut again.
+    expect(at(cut, 560, t0 + 10_000).decision).toMatchObject({ action: 'decrease', perMinute: 250 });
   });
 
   it('should grow by a tenth of the threshold each feedback time above it, after a congestion', () => {
@@ -160,11 +187,11 @@ describe('adaptive admission law', () => {
     let state = at(stateFrom(1000, settings), 401).state;
     expect(state).toMatchObject({ perMinute: 500, threshold: 500 });
     // A second severe cut in the same episode: the threshold stays at half the rate it began at.
-    state = at(state, 401, t0 + 5000).state;
+    state = at(state, 401, t0 + 10_000).state;
     expect(state).toMatchObject({ perMinute: 250, threshold: 500 });
     const steps: string[] = [];
     for (let step = 1; step <= 12; step++) {
-      const next = at(state, 100, t0 + 5000 + step * 2000);
+      const next = at(state, 100, t0 + 10_000 + step * 2000);
       steps.push(next.decision.reason);
       state = next.state;
     }

@@ -247,6 +247,8 @@ function capacity(result: CapacityResult, store: string): string[] {
       `(per run p99: ${paced.runs.map((run) => run.latencyMs.p99).join(', ')} ms); server CPU ${fixed(paced.median.serverCpu * 100)}% of a core, poller ${fixed(paced.median.generatorCpu * 100)}%, ` +
       `polls waiting in the poller for a socket p99 ${paced.median.queuedInGeneratorP99Ms} ms; ` +
       `server event-loop delay max ${fixed(Math.max(...paced.runs.map((run) => run.serverLoopDelayMs.max)), 1)} ms, of its own work ${fixed(paced.median.serverOwnHoldMaxMs, 1)} ms ` +
+      `(its main thread's CPU time; GC pauses in that hold ${fixed(paced.median.serverOwnHoldGcMs ?? Number.NaN, 1)} ms; ` +
+      `${paced.median.serverHoldsOver20Ms} holds over 20 ms, ${paced.median.serverHoldsWithGc ?? '–'} with a GC pause) ` +
       `(per run max: ${paced.runs.map((run) => fixed(run.serverLoopDelayMs.max, 1)).join(', ')} ms; p99: ${paced.runs.map((run) => fixed(run.serverLoopDelayMs.p99, 1)).join(', ')} ms)`,
     `- release to delivery (store decision → RequestUnqueud frame read at the visitor's socket; ${settings.releasePerMinute}/min, released by the release loop during the paced polling): ` +
       `${releases.median.delivered} delivered, ${releases.median.notDelivered} lost; median of ${releases.runs.length} runs: p50 ${releases.median.p50Ms} ms, p90 ${releases.median.p90Ms} ms, p99 ${releases.median.p99Ms} ms ` +

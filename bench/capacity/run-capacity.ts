@@ -50,7 +50,8 @@ export interface CapacityOptions {
 const round = (value: number) => Math.round(value * 100) / 100;
 
 type LoopDelay = { p50: number; p99: number; max: number };
-type LoopHolds = { count: number; longestMs: number; longestOwnMs: number };
+/** Holds over 20 ms (`LoopHolds` in server.ts): how late its 5 ms timer fired, and the main thread's own CPU time in the longest. */
+type LoopHolds = { count: number; longestMs: number; longestOwnMs: number; longestOwnGcMs: number; withGc: number };
 type GcPauses = { count: number; totalMs: number; maxMs: number; maxByKind: Record<string, number> };
 type Ready = { url: string; port: number; pid: number };
 
@@ -418,9 +419,16 @@ function capacityFigures(
         queuedInGeneratorP99Ms: medianOf((run) => run.queuedInGeneratorMs.p99),
         /** The longest the server's event loop was held, over every paced run, by the clock (waits for a core included). */
         serverLoopDelayMaxMs: maxOf((run) => run.serverLoopDelayMs.max),
-        /** The longest hold by the server's own work: the CPU time it used while its loop was held. */
+        /** The longest hold by the server's own work: the CPU time its main thread used while its loop was held. */
         serverOwnHoldMaxMs: maxOf((run) => run.serverHolds.longestOwnMs),
+        /** The GC pauses inside that longest hold. */
+        serverOwnHoldGcMs: pacedRuns.reduce(
+          (top, run) => (run.serverHolds.longestOwnMs > top.ownMs ? { ownMs: run.serverHolds.longestOwnMs, gcMs: run.serverHolds.longestOwnGcMs } : top),
+          { ownMs: -1, gcMs: 0 },
+        ).gcMs,
         serverHoldsOver20Ms: pacedRuns.reduce((sum, run) => sum + run.serverHolds.count, 0),
+        /** Of those, the holds with a GC pause inside. */
+        serverHoldsWithGc: pacedRuns.reduce((sum, run) => sum + (run.serverHolds.withGc ?? 0), 0),
         serverGcPauseMaxMs: maxOf((run) => run.serverGc.maxMs),
       },
     },

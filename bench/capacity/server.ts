@@ -11,7 +11,7 @@ import { CHANNELS } from '@waiting-room/streams/contract';
 import { createFanout } from '../../server/realtime/create-fanout';
 import { start } from '../../server/start';
 import { createStore } from '../../server/store/create';
-import { writeFileSync } from 'node:fs';
+import { openSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { ChannelMessage } from '../../server/realtime/fanout';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
   const gc = new GcPauses();
-  const holds = new LoopHolds();
+  const holds = new LoopHolds(gc);
   const profiler = cpuProfiler();
   serveRequests(
     { url: server.url, port: server.port, pid: process.pid },
@@ -50,13 +50,15 @@ async function main(): Promise<void> {
       },
       /** The garbage collector's pauses since the last call. */
       gcPauses: () => gc.take(),
-      /** The event loop's holds over 20 ms since the last call, by the clock and by the process's own CPU time. */
+      /** The event loop's holds over 20 ms since the last call, by the clock and by the main thread's own CPU time. */
       loopHolds: () => holds.stats(),
       /** What each fan-out since the last call took (`FanoutRecord`). */
       fanouts: () => fanouts.take(),
+      /** Starts the profiler, then forgets the loop's holds and delays so far: starting it holds the loop for about 100 ms. */
       profileStart: async () => {
-        holds.take();
         await profiler.profileStart();
+        holds.reset();
+        loopDelay.reset();
       },
       /** Writes the profile, and beside it the event loop's holds meanwhile (`<file>.holds.json`, for profile-summary.ts --loop-holds). */
       profileStop: async (file: string) => {
@@ -117,32 +119,44 @@ class FanoutLog {
 }
 
 /**
- * When the event loop was held: a timer due every 5 ms that fires more than `thresholdMs` after
- * the one before it says the loop did nothing else all that time. Each hold is kept as [from, to]
- * in µs of the monotonic clock V8's CPU profiles use, so that a profile's samples in that window
- * say what held it, with the CPU time the process used meanwhile: on a shared machine a process
- * may also wait that long for a core, its loop held by nothing of its own (the CPU time then falls
- * far short of the window).
+ * When the event loop was held: a timer due every `PERIOD_MS` that fires more than `thresholdMs`
+ * late (after the one before it, less its own period, as `monitorEventLoopDelay` counts a delay)
+ * says the loop did nothing else all that time. Each hold is kept as [from, to] in µs of the
+ * monotonic clock V8's CPU profiles use, so that a profile's samples in that window say what held
+ * it, with the main thread's own CPU time meanwhile (`mainThreadCpuMicros`): on a shared machine
+ * a process may also wait that long for a core, its loop held by nothing of its own (the CPU time
+ * then falls far short of the window); and with the GC pauses that fell inside it.
  */
 class LoopHolds {
   /** For the profile summary, since the last profile started. */
   private forProfile: [number, number][] = [];
   /** For the paced runs' figures, since the last `stats`. */
-  private forStats: { wallMs: number; ownMs: number }[] = [];
+  private forStats: { fromMs: number; toMs: number; lateMs: number; ownMs: number }[] = [];
   private last = microsNow();
-  private lastCpu = cpuMicros();
+  private lastCpu = mainThreadCpuMicros();
 
-  constructor(thresholdMs = 20) {
+  constructor(
+    private readonly gc: GcPauses,
+    thresholdMs = 20,
+  ) {
     setInterval(() => {
       const now = microsNow();
-      const cpu = cpuMicros();
-      if (now - this.last > thresholdMs * 1000) {
+      const cpu = mainThreadCpuMicros();
+      const lateMicros = now - this.last - PERIOD_MS * 1000;
+      if (lateMicros > thresholdMs * 1000) {
         this.forProfile.push([this.last, now]);
-        this.forStats.push({ wallMs: (now - this.last) / 1000, ownMs: Math.min(now - this.last, cpu - this.lastCpu) / 1000 });
+        const toMs = performance.now();
+        this.forStats.push({
+          fromMs: toMs - (now - this.last) / 1000,
+          toMs,
+          lateMs: lateMicros / 1000,
+          // At most the hold itself: the window also holds the timer's period, which may have been busy too.
+          ownMs: Math.min(lateMicros, cpu - this.lastCpu) / 1000,
+        });
       }
       this.last = now;
       this.lastCpu = cpu;
-    }, 5).unref();
+    }, PERIOD_MS).unref();
   }
 
   take(): [number, number][] {
@@ -151,23 +165,60 @@ class LoopHolds {
     return taken;
   }
 
-  /** The holds since the last call: how many, the longest by the clock, and the longest by the process's own CPU time. */
-  stats(): { count: number; longestMs: number; longestOwnMs: number } {
+  /** Forgets every hold so far, and the one under way: after something the figures must not count (the profiler's start). */
+  reset(): void {
+    this.forProfile = [];
+    this.forStats = [];
+    this.last = microsNow();
+    this.lastCpu = mainThreadCpuMicros();
+  }
+
+  /**
+   * The holds since the last call: how many, the longest by the clock and by the main thread's own
+   * CPU time, the GC pauses inside that longest own hold, and how many holds had a GC pause inside.
+   */
+  stats(): { count: number; longestMs: number; longestOwnMs: number; longestOwnGcMs: number; withGc: number } {
     const holds = this.forStats;
     this.forStats = [];
     const round = (value: number) => Math.round(value * 10) / 10;
+    const gcIn = holds.map((hold) => this.gc.within(hold.fromMs, hold.toMs));
+    const longestOwn = holds.reduce((top, hold, index) => (hold.ownMs > holds[top].ownMs ? index : top), 0);
     return {
       count: holds.length,
-      longestMs: round(holds.reduce((top, hold) => Math.max(top, hold.wallMs), 0)),
-      longestOwnMs: round(holds.reduce((top, hold) => Math.max(top, hold.ownMs), 0)),
+      longestMs: round(holds.reduce((top, hold) => Math.max(top, hold.lateMs), 0)),
+      longestOwnMs: round(holds[longestOwn]?.ownMs ?? 0),
+      longestOwnGcMs: round(gcIn[longestOwn] ?? 0),
+      withGc: gcIn.filter((ms) => ms > 0).length,
     };
   }
 }
 
-function cpuMicros(): number {
-  const { user, system } = process.cpuUsage();
-  return user + system;
-}
+/** The period of the timer that finds the holds (ms); a hold is how late it fires beyond it. */
+const PERIOD_MS = 5;
+
+/**
+ * The CPU time of the main thread alone (µs), where the event loop runs: `process.cpuUsage()`
+ * also counts V8's GC helper threads and libuv's pool, which run beside the loop without holding
+ * it. On Linux the thread's run time from `/proc/self/task/<pid>/schedstat` (its first field, ns),
+ * read through a descriptor kept open; elsewhere the process's CPU time.
+ */
+const mainThreadCpuMicros: () => number = (() => {
+  let fd: number;
+  try {
+    fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r');
+  } catch {
+    return () => {
+      const { user, system } = process.cpuUsage();
+      return user + system;
+    };
+  }
+  const buffer = Buffer.alloc(128);
+  return () => {
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    const text = buffer.toString('latin1', 0, length);
+    return Number(text.slice(0, text.indexOf(' '))) / 1000;
+  };
+})();
 
 function microsNow(): number {
   return Number(process.hrtime.bigint() / 1000n);
@@ -176,6 +227,8 @@ function microsNow(): number {
 /** The garbage collector's pauses (each holds the event loop), as `perf_hooks` reports them, by kind. */
 class GcPauses {
   private pauses: [kind: string, ms: number][] = [];
+  /** [start, end] of the recent pauses (performance.now() ms), to find those inside a hold. */
+  private recent: [number, number][] = [];
 
   constructor() {
     const kinds: Record<number, string> = {
@@ -188,8 +241,19 @@ class GcPauses {
       for (const entry of list.getEntries()) {
         const kind = ((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind;
         this.pauses.push([kinds[kind ?? -1] ?? 'other', entry.duration]);
+        this.recent.push([entry.startTime, entry.startTime + entry.duration]);
       }
+      // A paced run's holds are read within a minute of it.
+      const since = performance.now() - 120_000;
+      if (this.recent.length > 0 && this.recent[0][1] < since) this.recent = this.recent.filter(([, end]) => end >= since);
     }).observe({ entryTypes: ['gc'] });
+  }
+
+  /** The pause time (ms) between `fromMs` and `toMs`. */
+  within(fromMs: number, toMs: number): number {
+    let ms = 0;
+    for (const [start, end] of this.recent) ms += Math.max(0, Math.min(end, toMs) - Math.max(start, fromMs));
+    return ms;
   }
 
   /** Count, total and longest pause since the last call, and the longest of each kind. */

@@ -29,6 +29,7 @@ import path from 'node:path';
 import { installSessions } from './session';
 import { BotChallenges } from './bot-check/challenge';
 import type { ErrorLog } from './sink/error-log';
+import type { TurnBudget } from './http/turn-budget';
 
 export interface AppParts {
   readonly config: ServerConfig;
@@ -42,6 +43,8 @@ export interface AppParts {
   readonly sampler: Sampler;
   /** The port this instance listens on (known once listening). */
   readonly port: () => number;
+  /** Bounds the queue_info answers written in one turn of the event loop (the route's own when absent). */
+  readonly answerBudget?: TurnBudget;
 }
 
 /** Where log lines go instead of stdout (tests read the server's log through one). */
@@ -89,7 +92,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
 
   app.register(async (own) => {
     installBodyParsers(own);
-    own.register(queueRoutes, { rooms, clock, challenges, answered: (ms) => metrics.queueInfoAnswered(ms) });
+    own.register(queueRoutes, { rooms, clock, challenges, answered: (ms) => metrics.queueInfoAnswered(ms), budget: parts.answerBudget });
     own.register(languageRoutes);
     own.register(pusherAuthRoutes, { app: pusherApp, rooms });
     own.register(adminRoutes, {

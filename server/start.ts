@@ -28,6 +28,7 @@ import { createAdmission } from './admission/create';
 import { consoleStateOf } from './admission/view';
 import { closeRedis, connectRedis } from './redis/connection';
 import { onceAvailable } from './store/once-available';
+import type { TurnBudget } from './http/turn-budget';
 
 /** A running server. */
 export interface Started {
@@ -57,6 +58,8 @@ export interface StartOptions {
   readonly logStream?: LogStream;
   /** Hears what each realtime event's delivery to this instance's sockets took (the embedded server only). */
   readonly onDelivered?: DeliveryListener;
+  /** Bounds the queue_info answers written in one turn of the event loop; defaults to `TURN_BUDGET_MS` on the real clock. */
+  readonly answerBudget?: TurnBudget;
 }
 
 /** The release policy the configuration sets for `room` (the first room's by default). */
@@ -147,7 +150,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     publish: (sample) => publishSample?.(sample) ?? Promise.resolve(),
     admission: (room) => consoleStateOf(room.admission.view()),
   });
-  registerRoutes(app, { config, rooms, clock, page, fanout, errors, metrics, sampler, port: () => port }, upstream);
+  registerRoutes(app, { config, rooms, clock, page, fanout, errors, metrics, sampler, port: () => port, answerBudget: options.answerBudget }, upstream);
   const realtime = config.pusher.embedded
     ? new RealtimeServer({
         ...config.realtime,

@@ -8,6 +8,7 @@ import { errorResponses, failsWith } from '../openapi';
 import type { Room, Rooms } from '../rooms';
 import { checkCsrf, requireSession } from '../session';
 import { RecentReleasesCache } from '../store/recent-releases-cache';
+import { TurnBudget } from '../http/turn-budget';
 
 export interface QueueRouteOptions {
   readonly rooms: Rooms;
@@ -16,6 +17,8 @@ export interface QueueRouteOptions {
   readonly challenges: BotChallenges;
   /** Told how long each queue_info answer took (the metrics). */
   readonly answered?: (ms: number) => void;
+  /** Bounds the queue_info answers written in one turn of the event loop; one of the route's own by default. */
+  readonly budget?: TurnBudget;
 }
 
 const ROOM_QUERY = {
@@ -58,6 +61,20 @@ const QUEUE_REQUEST_BODY = failsWith(
 /** The waiting page's two named routes: queue_request and queue_info. */
 export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptions): Promise<void> {
   const { rooms, clock } = options;
+  const budget = options.budget ?? new TurnBudget(undefined, undefined, (error) => app.log.error({ err: error }, 'queue_info answer failed'));
+  /**
+   * Writes a queue_info answer within this turn's budget, or in a later turn: a burst of polls
+   * read in one turn (hundreds at once after a stall, or a Redis batch's positions) is answered
+   * a slice at a time, timers and sockets served in between. The write itself is in the budget:
+   * serialising, the reply's hooks and the socket's write are most of an answer's cost.
+   */
+  const answer = (reply: FastifyReply, body: unknown): FastifyReply => {
+    budget.run(() => {
+      reply.send(body);
+    });
+    // Fastify waits for the reply sent (now or later) when the handler returns it.
+    return reply;
+  };
   // Line-wide, so read once per move of the line for every poll of this instance, not per poll.
   const recentReleases = new Map(rooms.all.map((room) => [room.name, new RecentReleasesCache(room.store)]));
   /** The room a call names (`?room=`, which a page of any room but the first carries). */
@@ -182,18 +199,18 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
       const place = isUuid(uuid) ? await room.store.position(uuid, now) : undefined;
       if (!place) throw new HttpError(404, UNKNOWN_UUID, 'No place in line has this uuid.');
       reply.header('cache-control', 'no-store');
-      if (place.pending) return reply.code(PENDING_STATUS).send({ pending: true });
+      if (place.pending) return answer(reply.code(PENDING_STATUS), { pending: true });
       const { position, served } = place;
       // In an event's pre-queue there is no position yet; with its random queueing, no rank.
       await room.events.ready(now);
       const perMinute = room.releases.policy.perMinute;
       const event = room.events.answerFor(place, now, perMinute);
-      if (event) return event;
+      if (event) return answer(reply, event);
       const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
       const estimated = estimateMinutes(position, recent, now, perMinute);
       // `QueueMoved` tells the first room's line only: the others' pages move by their answers.
       const moves = position > 0 && room.primary;
-      return moves ? { position, estimated, ticket: served + position, served } : { position, estimated };
+      return answer(reply, moves ? { position, estimated, ticket: served + position, served } : { position, estimated });
     },
   );
 }

@@ -107,13 +107,20 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     both('throughputRatio'),
   );
   row(
-    'queue_info throughput, Redis ÷ memory',
+    'queue_info throughput, Redis ÷ memory (both servers side by side, alternating slices)',
     `≥ ${TARGETS.redisThroughputVsMemory}`,
     '',
     value('redisVsMemoryThroughput', TARGETS.redisThroughputVsMemory),
     ratio('redisVsMemoryThroughput'),
   );
   row('server CPU per queue_info', '', value('memory.cpuPerRequest'), value('Redis.cpuPerRequest'), both('cpuPerRequest'));
+  row(
+    'CPU per queue_info, side by side: our server (+ redis-server)',
+    '',
+    value('memory.sideBySideCpuPerRequest'),
+    `${value('Redis.sideBySideCpuPerRequest')} + ${value('Redis.storeCpuPerRequest')}`,
+    `${ratio('memory.sideBySideCpuPerRequest')} / ${ratio('Redis.sideBySideCpuPerRequest')}`,
+  );
   row(
     'server memory per waiting visitor (RSS after GC, settled)',
     `≤ ${(TARGETS.memoryPerVisitorBytes / 1024).toFixed(0)} KB`,
@@ -212,9 +219,16 @@ function readingNotes(results: Results): string[] {
         `longest GC pause ${ms(capacity.paced?.median?.serverGcPauseMaxMs)}.`,
     );
   }
+  const sideBySide = results.storeComparison?.median;
   const redis = results.capacityRedis?.saturation?.median;
   const memory = results.capacity?.saturation?.median;
-  if (redis && memory) {
+  if (sideBySide) {
+    notes.push(
+      `- **Redis store beside the memory store:** both servers held ${Number(results.storeComparison.settings.visitors).toLocaleString('en-US')} waiting visitors each and one closed-loop poller took turns on them; ` +
+        `a queue_info cost our server ${us(sideBySide.redis.serverCpuMicrosPerRequest)} on Redis and ${us(sideBySide.memory.serverCpuMicrosPerRequest)} on memory, ` +
+        `and redis-server ${us(sideBySide.redis.storeCpuMicrosPerRequest)} more (the poller ${us(sideBySide.redis.generatorCpuMicrosPerRequest)} / ${us(sideBySide.memory.generatorCpuMicrosPerRequest)}), on the same two cores.`,
+    );
+  } else if (redis && memory) {
     // As the bench reckons the server's: its share of a core over the busy seconds (the counted ones and a warm-up), per answer.
     const seconds = results.capacityRedis.settings.saturateSeconds;
     const perRequest = (share: number, perSecond: number) => (share * (seconds + 1) * 1e6) / (perSecond * seconds);

@@ -2,6 +2,7 @@ import type { AdmissionResult, RoomResult } from './admission/run-admission';
 import type { RampResult } from './capacity/ramp';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { KernelFloor } from './capacity/kernel-floor';
+import type { StoreComparisonResult } from './capacity/stores';
 import { formatFigure, formatRatio, type ComparedFigure } from './compare';
 import type { EstimateResult } from './estimate-accuracy';
 import type { DropResult } from './drop';
@@ -31,6 +32,7 @@ export interface BenchResults {
   readonly estimateVariants?: readonly { readonly label: string; readonly result: EstimateResult }[];
   readonly capacity?: CapacityResult;
   readonly capacityRedis?: CapacityResult;
+  readonly storeComparison?: StoreComparisonResult;
   readonly positionCost?: PositionCostResult;
   readonly soak?: SoakResult;
   readonly gateway?: GatewayOverheadResult;
@@ -85,6 +87,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.pageLoad) lines.push('', ...pageLoad(results.pageLoad));
   if (results.capacity) lines.push('', ...capacity(results.capacity, 'memory store'));
   if (results.capacityRedis) lines.push('', ...capacity(results.capacityRedis, 'Redis store'));
+  if (results.storeComparison) lines.push('', ...storeComparison(results.storeComparison));
   if (results.estimate) lines.push('', ...estimate(results.estimate, results.estimateVariants ?? []));
   if (results.positionCost) lines.push('', ...positionCost(results.positionCost));
   if (results.soak) lines.push('', ...soak(results.soak));
@@ -278,6 +281,24 @@ function capacity(result: CapacityResult, store: string): string[] {
       `ratio **${fixed(median.ratio, 2)}** (per run: ${saturation.runs.map((run) => fixed(run.ratio, 2)).join(', ')}); load generator CPU ${fixed(median.generatorCpuOurs * 100)}% / ${fixed(median.generatorCpuBare * 100)}%`,
     `- server CPU per answered queue_info: ours ${median.oursCpuMicrosPerRequest} µs, bare ${median.bareCpuMicrosPerRequest} µs` +
       (median.storeCpu === undefined ? '' : `; redis-server meanwhile used ${fixed(median.storeCpu * 100)}% of a core`),
+  ];
+}
+
+function storeComparison(result: StoreComparisonResult): string[] {
+  const { settings, median } = result;
+  const store = (figures: StoreComparisonResult['median']['memory']) =>
+    `${fixed(figures.perSecond)}/s (p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms), server CPU ${figures.serverCpuMicrosPerRequest} µs a request, poller ${figures.generatorCpuMicrosPerRequest} µs`;
+  return [
+    '## queue_info throughput, Redis store ÷ memory store',
+    '',
+    `Two of our servers side by side, one on each store (Redis: a redis-server of its own on the same machine), each holding ${settings.visitors} waiting visitors ` +
+      `(held by a GET with their own cookie, no WebSocket; lines paused). One closed-loop poller over ${settings.connections} keep-alive connections a server, ` +
+      `${result.runs.length} runs of ${settings.saturateSeconds} s per store in ${settings.slices} alternating slices (memory, Redis, Redis, memory, …; the next run Redis first) after a 1 s warm-up on each.`,
+    '',
+    `- held: ${result.held.memory} (memory), ${result.held.redis} (Redis); errors: ${result.errors}`,
+    `- Redis ÷ memory: **${fixed(median.ratio, 2)}** (per run: ${result.runs.map((run) => fixed(run.ratio, 2)).join(', ')})`,
+    `- memory store: ${store(median.memory)}`,
+    `- Redis store: ${store(median.redis)}; redis-server ${median.redis.storeCpuMicrosPerRequest} µs a request (${fixed(median.redis.storeCpu * 100)}% of a core over the run)`,
   ];
 }
 

@@ -14,7 +14,8 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,drop,startup,bot-check   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more)
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,drop,startup,bot-check   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more);
+ *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
  *   BENCH_BOT_SOLVES=15       bot check: solves of each kind in Chromium (the bot's native solves: 40)
@@ -26,7 +27,8 @@
  *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway (1 GiB once more for its memory, or ten times as much if more)
  *   BENCH_GATEWAY_ORIGIN_WORK_US=1000 CPU µs the working origin spends on each page (the judged throughput)
  *   BENCH_SOAK_VISITORS=10000 BENCH_SOAK_MINUTES=10 BENCH_SOAK_WARMUP_MINUTES=2 BENCH_SOAK_RELEASE_PER_MINUTE=120
- *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port)
+ *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port), and
+ *                             queue_info's throughput on a Redis-store server beside a memory-store one, in alternating slices
  *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run, and of the
  *                             gateway during its proxied throughput slices (folder printed)
  *   BENCH_ADMISSION_WARMUP_SECONDS=150 BENCH_ADMISSION_STEADY_SECONDS=40 BENCH_ADMISSION_HALVED_SECONDS=80
@@ -37,6 +39,7 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runRamp, type RampResult } from './capacity/ramp';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
+import { compareStores, type StoreComparisonResult } from './capacity/stores';
 import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureDrop, type DropResult } from './drop';
@@ -53,7 +56,7 @@ import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
 const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,drop,startup,bot-check';
-const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'position', 'gateway', 'admission', 'drop', 'startup', 'bot-check', 'ramp', 'soak'];
+const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'stores', 'position', 'gateway', 'admission', 'drop', 'startup', 'bot-check', 'ramp', 'soak'];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -109,25 +112,26 @@ async function main(): Promise<void> {
     if (only.has('estimate')) partDone('estimate');
     let capacity: CapacityResult | undefined;
     let capacityRedis: CapacityResult | undefined;
+    let storeComparison: StoreComparisonResult | undefined;
+    const options: CapacityOptions = {
+      visitors: Math.floor(numberFromEnv('BENCH_VISITORS', 10_000, 10)),
+      visitorProcesses: Math.floor(numberFromEnv('BENCH_VISITOR_PROCESSES', 4, 1)),
+      factor: numberFromEnv('BENCH_TIME_FACTOR', 2, 0.1),
+      pollSeconds: numberFromEnv('BENCH_POLL_SECONDS', 20, 1),
+      pacedRepetitions: Math.floor(numberFromEnv('BENCH_PACED_REPETITIONS', 3, 1)),
+      saturateSeconds: numberFromEnv('BENCH_SATURATE_SECONDS', 4, 1),
+      repetitions: Math.floor(numberFromEnv('BENCH_REPETITIONS', 5, 1)),
+      connections: Math.floor(numberFromEnv('BENCH_CONNECTIONS', 64, 1)),
+      pollSockets: 256,
+      releasePerMinute: Math.floor(numberFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60)),
+      // Room for ten seconds of releases, so the rate is the limit, not the active sessions.
+      activeLimit: Math.ceil(numberFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60) / 6),
+      sessionSeconds: 5,
+      pageDir,
+      cpuProfileDir: profileDir,
+      log,
+    };
     if (only.has('capacity')) {
-      const options: CapacityOptions = {
-        visitors: Math.floor(numberFromEnv('BENCH_VISITORS', 10_000, 10)),
-        visitorProcesses: Math.floor(numberFromEnv('BENCH_VISITOR_PROCESSES', 4, 1)),
-        factor: numberFromEnv('BENCH_TIME_FACTOR', 2, 0.1),
-        pollSeconds: numberFromEnv('BENCH_POLL_SECONDS', 20, 1),
-        pacedRepetitions: Math.floor(numberFromEnv('BENCH_PACED_REPETITIONS', 3, 1)),
-        saturateSeconds: numberFromEnv('BENCH_SATURATE_SECONDS', 4, 1),
-        repetitions: Math.floor(numberFromEnv('BENCH_REPETITIONS', 5, 1)),
-        connections: Math.floor(numberFromEnv('BENCH_CONNECTIONS', 64, 1)),
-        pollSockets: 256,
-        releasePerMinute: Math.floor(numberFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60)),
-        // Room for ten seconds of releases, so the rate is the limit, not the active sessions.
-        activeLimit: Math.ceil(numberFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60) / 6),
-        sessionSeconds: 5,
-        pageDir,
-        cpuProfileDir: profileDir,
-        log,
-      };
       log(`server capacity (memory store): ${options.visitors} visitors…`);
       capacity = await runCapacity({ ...options, cpuProfileDir: profileDir && subfolder(profileDir, 'memory') });
       partDone('capacity');
@@ -138,6 +142,13 @@ async function main(): Promise<void> {
         );
         partDone('capacityRedis');
       }
+    }
+    if (only.has('stores') || (only.has('capacity') && process.env.BENCH_REDIS === '1')) {
+      log(`queue_info throughput, Redis store beside the memory store: ${options.visitors} visitors held on each…`);
+      storeComparison = await withRedis((redisUrl, probes) =>
+        compareStores({ ...options, storeCpu: probes.storeCpu, redisUrl, cpuProfileDir: profileDir && subfolder(profileDir, 'stores') }),
+      );
+      partDone('stores');
     }
 
     let positionCost: PositionCostResult | undefined;
@@ -263,13 +274,17 @@ async function main(): Promise<void> {
         ),
         ...checkRampTargets(ramps),
       ],
-      targetsRedis: capacityRedis ? [...checkTargets(capacityRedis, undefined), ...checkRedisTargets(capacity, capacityRedis)] : undefined,
+      targetsRedis:
+        capacityRedis || storeComparison
+          ? [...(capacityRedis ? checkTargets(capacityRedis, undefined) : []), ...checkRedisTargets(capacity, capacityRedis, storeComparison)]
+          : undefined,
       pageWeight,
       pageLoad,
       estimate,
       estimateVariants,
       capacity,
       capacityRedis,
+      storeComparison,
       positionCost,
       soak,
       gateway,

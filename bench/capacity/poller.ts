@@ -165,6 +165,8 @@ interface SaturateArg {
 
 interface Tally {
   readonly agent: http.Agent;
+  /** The visitors this name's server holds (`PolledVisitor.target`), or every visitor when none names it (the bare server). */
+  readonly visitors: readonly PolledVisitor[];
   readonly latencies: number[];
   readonly errors: Errors;
   seconds: number;
@@ -173,15 +175,18 @@ interface Tally {
 
 /**
  * Closed loop: `connections` keep-alive connections each send the next waiting visitor's
- * queue_info as soon as the previous answer is in, one slice per name in `order`, each name
+ * queue_info (of those the name's server holds) as soon as the previous answer is in, one slice per name in `order`, each name
  * keeping its own connections from slice to slice. Returns the figures by name.
  */
 async function saturate(arg: SaturateArg) {
   if (visitors.length === 0) throw new Error('no waiting visitor to poll');
   const tallies = new Map<string, Tally>();
   for (const name of new Set(arg.order)) {
+    const origin = new URL(arg.urls[name]).origin;
+    const own = visitors.filter((visitor) => visitor.target !== undefined && new URL(visitor.target).origin === origin);
     const tally: Tally = {
       agent: new http.Agent({ keepAlive: true, maxSockets: arg.connections, localAddress }),
+      visitors: own.length > 0 ? own : visitors,
       latencies: [],
       errors: new Errors(),
       seconds: 0,
@@ -199,6 +204,7 @@ async function saturate(arg: SaturateArg) {
         url: arg.urls[name],
         connections: arg.connections,
         seconds: tally.seconds,
+        visitors: tally.visitors.length,
         answered: tally.latencies.length,
         perSecond: tally.latencies.length / tally.seconds,
         latencyMs: distribution(tally.latencies),
@@ -212,6 +218,7 @@ async function saturate(arg: SaturateArg) {
 
 /** One slice of the closed loop; answers that come after its end still count (they were sent in it). */
 async function slice(base: URL, connections: number, seconds: number, tally: Tally, counted: boolean): Promise<void> {
+  const { visitors } = tally;
   let next = Math.floor(Math.random() * visitors.length);
   const started = performance.now();
   const cpuBefore = process.cpuUsage();

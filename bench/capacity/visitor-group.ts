@@ -27,6 +27,8 @@ export interface HoldArg {
   readonly concurrency: number;
   /** Give up after this many failed visitors, in all. */
   readonly maxErrors: number;
+  /** false: held only, without a WebSocket or queue_request (see `visitors.ts`). */
+  readonly realtime?: boolean;
 }
 
 /** Every process's `QueueMoved` reads, put together. */
@@ -92,6 +94,7 @@ export class VisitorGroup {
           visitors: Math.max(share, this.held[index]),
           concurrency: Math.max(1, Math.ceil(arg.concurrency / count)),
           maxErrors: Math.max(1, Math.ceil(arg.maxErrors / count)),
+          realtime: arg.realtime,
         });
       }),
     );

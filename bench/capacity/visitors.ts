@@ -68,6 +68,11 @@ interface HoldArg {
   readonly concurrency: number;
   /** Give up after this many failed visitors. */
   readonly maxErrors: number;
+  /**
+   * false: each visitor is only held (the GET with its cookie, one queue_info), with no WebSocket
+   * and no queue_request: all queue_info needs to answer a position. Default true.
+   */
+  readonly realtime?: boolean;
 }
 
 /** Makes visitors until `visitors` have been held by this process (the released ones included), each subscribed, listening and polled once. */
@@ -89,7 +94,7 @@ async function hold(arg: HoldArg) {
     const index = nextIndex++;
     inFlight++;
     try {
-      const visitor = await arrive(agent, index, holdMs);
+      const visitor = await arrive(agent, index, holdMs, arg.realtime ?? true);
       if (visitor) visitors.push(visitor);
       else admitted++;
     } catch (error) {
@@ -113,8 +118,8 @@ async function hold(arg: HoldArg) {
   };
 }
 
-/** One visitor's arrival: held (returns the visitor, subscribed and listening) or admitted (undefined). */
-async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promise<Visitor | undefined> {
+/** One visitor's arrival: held (returns the visitor, subscribed and listening when `realtime`) or admitted (undefined). */
+async function arrive(agent: http.Agent, index: number, holdMs: number[], realtime: boolean): Promise<Visitor | undefined> {
   const target = targets[index % targets.length];
   const page = await request(agent, target, 'GET', `/checkout?item=${index}`, { accept: 'text/html' });
   if (page.status !== 200) throw new Error(`GET /checkout answered ${page.status}`);
@@ -141,19 +146,24 @@ async function arrive(agent: http.Agent, index: number, holdMs: number[]): Promi
     highest: 0,
     released: false,
   };
-  await subscribe(visitor, config.realtime);
-  const listening = await request(
-    agent,
-    target,
-    'POST',
-    '/queue/request',
-    { cookie, 'content-type': 'application/json', accept: 'application/json' },
-    JSON.stringify({ _token: visitor.csrfToken, user_id: 0, uuid: visitor.uuid }),
-  );
-  if (listening.status !== 202) throw new Error(`queue_request answered ${listening.status}: ${listening.body}`);
+  if (realtime) await listen(agent, visitor, config.realtime);
   const info = await queueInfo(agent, target, visitor);
   if (info.status !== 200) throw new Error(`queue_info answered ${info.status}: ${info.body}`);
   return visitor;
+}
+
+/** Subscribes as the page does, then queue_request: "I am listening". */
+async function listen(agent: http.Agent, visitor: Visitor, realtime: { key: string; host: string; port: number }): Promise<void> {
+  await subscribe(visitor, realtime);
+  const listening = await request(
+    agent,
+    visitor.server,
+    'POST',
+    '/queue/request',
+    { cookie: visitor.cookie, 'content-type': 'application/json', accept: 'application/json' },
+    JSON.stringify({ _token: visitor.csrfToken, user_id: 0, uuid: visitor.uuid }),
+  );
+  if (listening.status !== 202) throw new Error(`queue_request answered ${listening.status}: ${listening.body}`);
 }
 
 /** Connects to the realtime server as pusher-js does and subscribes to the visitor's channel and the line's. */

@@ -367,6 +367,38 @@ describe("redis queue store's polls", () => {
   });
 });
 
+describe("redis queue store's last-seen marks", () => {
+  /** How many times Redis has run `command` so far, from scripts included. */
+  async function commandCalls(command: string): Promise<number> {
+    const stats = await admin.info('commandstats');
+    return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+  }
+
+  it("should mark a polled visitor seen with one write, in the sweep's order only, and still tell its last-seen", async () => {
+    const store = open(server.url, newRoom());
+    const line = await holdInOrder(store, ['a', 'b', 'c', 'd']);
+    await store.position(line[0].uuid, t0);
+    const before = { hset: await commandCalls('hset'), zadd: await commandCalls('zadd') };
+
+    await Promise.all(line.map((entry, index) => store.position(entry.uuid, t0 + policy.abandonMs + index)));
+
+    // One write a poll: the sweep's sorted set, not the entry's hash too.
+    expect((await commandCalls('hset')) - before.hset).toBe(0);
+    expect((await commandCalls('zadd')) - before.zadd).toBe(line.length);
+    expect((await store.get(line[1].uuid))?.lastSeen).toBe(t0 + policy.abandonMs + 1);
+    // Seen by their polls alone, so neither the sweep nor a release drops them as silent.
+    const later = t0 + policy.abandonMs + 10;
+    expect(await store.dropAbandoned(later, policy.abandonMs)).toBe(0);
+    const release = await store.release(2, t0 + 2 * policy.abandonMs, policy);
+    expect(release.released.map((entry) => [entry.uuid, entry.lastSeen])).toEqual([
+      [line[0].uuid, t0 + policy.abandonMs],
+      [line[1].uuid, t0 + policy.abandonMs + 1],
+    ]);
+    expect((await store.get(line[0].uuid))?.lastSeen).toBe(t0 + policy.abandonMs);
+    expect(await store.position(line[2].uuid, t0 + 2 * policy.abandonMs)).toEqual({ position: 1, ticket: line[2].ticket, served: 2 });
+  });
+});
+
 describe('redis queue store when Redis fails', () => {
   let faulty: RedisServer;
   const fast: RedisStoreOptions = { commandTimeoutMs: 500, connectWaitMs: 500 };

@@ -27,7 +27,8 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go
  *   from the middle (visitors who walked away);
  * - seen: sorted set of the same uuids by the time (ms) they were last seen, for the sweep of
- *   those who walked away to find the longest silent first;
+ *   those who walked away to find the longest silent first; a waiting place's last-seen is its
+ *   score there, which queue_info's polls write alone (see `positions`);
  * - sessions: hash of session id to the uuid of its place (waiting, or released and admitted);
  * - admitted: sorted set of session ids by the time (ms) their admission ends;
  * - released: sorted set of released uuids by release time, to forget them once admission ends;
@@ -48,7 +49,8 @@ const FORGET_BATCH = 500;
 
 /**
  * Shared by every script. Entry hash fields: s session id, u user id, t ticket (0 while pending),
- * h held at, l last seen, a released at (present once released), x replayed (present once
+ * h held at, l last seen (while the place waits, its score in `seen` is the latest, and `entry`
+ * reads it), a released at (present once released), x replayed (present once
  * replayed), p when a pending place is dropped (present while pending), ip the client address's
  * key it counts against (while pending or waiting), q the held request when it is short. A longer request lives apart in its own string key:
  * one value over Redis's listpack limit (64 bytes by default) would turn the small hash's
@@ -88,17 +90,23 @@ local function requestOf(uuid)
   return redis.call('HGET', entryKey(uuid), 'q') or redis.call('GET', requestKey(uuid)) or ''
 end
 
+-- When a place was last seen: while it waits, its score in seen (the polls write only there).
+local function lastSeen(uuid)
+  return redis.call('ZSCORE', seen, uuid) or redis.call('HGET', entryKey(uuid), 'l')
+end
+
 -- The entry as {uuid, request, field, value, ...}, or false when unknown.
 local function entry(uuid)
   local fields = redis.call('HGETALL', entryKey(uuid))
   if #fields == 0 then return false end
   local out = {uuid, false}
+  local seenAt = redis.call('ZSCORE', seen, uuid)
   for i = 1, #fields, 2 do
     if fields[i] == 'q' then
       out[2] = fields[i + 1]
     else
       out[#out + 1] = fields[i]
-      out[#out + 1] = fields[i + 1]
+      out[#out + 1] = (fields[i] == 'l' and seenAt) or fields[i + 1]
     end
   end
   if not out[2] then out[2] = redis.call('GET', requestKey(uuid)) or '' end
@@ -174,15 +182,17 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed)
       left = left + 1
     end
     local uuid = head[1]
+    local last = lastSeen(uuid)
     redis.call('ZREM', seen, uuid)
-    local fields = redis.call('HMGET', entryKey(uuid), 's', 'l')
-    if fields[1] then
-      if now - tonumber(fields[2]) > abandonMs then
+    local session = redis.call('HGET', entryKey(uuid), 's')
+    if session then
+      if now - tonumber(last) > abandonMs then
         forget(uuid)
       else
         uncount(uuid)
-        redis.call('HSET', entryKey(uuid), 'a', int(now))
-        redis.call('ZADD', admitted, int(now + sessionMs), fields[1])
+        -- Out of seen from now on: the entry keeps when it was last seen.
+        redis.call('HSET', entryKey(uuid), 'a', int(now), 'l', last)
+        redis.call('ZADD', admitted, int(now + sessionMs), session)
         redis.call('ZADD', releasedAt, int(now), uuid)
         redis.call('LPUSH', recent, int(now))
         out[#out + 1] = entry(uuid)
@@ -305,11 +315,12 @@ return {entry(uuid), positionOf(uuid, state[2]), redis.call('LRANGE', recent, 0,
  * args: uuid, now, uuid, now, … (queue_info's polls that arrived together, see `PositionBatch`).
  * Returns {served, then for each uuid its position and its ticket}: the position is its rank
  * among those waiting, 0 once released, -2 while it waits for its bot check, -1 when unknown. Each visitor is marked as seen at its
- * `now`. A waiting visitor costs four steps: the rank (ZRANK, O(log n), which also says it waits:
+ * `now`. A waiting visitor costs three steps: the rank (ZRANK, O(log n), which also says it waits:
  * only waiting places are in the line), its ticket (the line's score, ZSCORE, O(1)) and the
- * last-seen writes the sweep reads (HSET, and ZADD in O(log n)); the script's own cost is paid
- * once for the whole batch. Run without a deadline (no TIME): a mark of seen
- * that arrives late is harmless.
+ * last-seen write the sweep reads (ZADD in O(log n)), in `seen` only: writing the entry's hash as
+ * well cost about as much again as that ZADD, a third of the script's time a poll. The script's
+ * own cost is paid once for the whole batch. Run without a deadline (no TIME): a mark of seen that
+ * arrives late is harmless.
  */
 const positions = `
 local out = {served()}
@@ -317,7 +328,6 @@ for i = 1, #args, 2 do
   local uuid, now = args[i], args[i + 1]
   local rank = redis.call('ZRANK', waiting, uuid)
   if rank then
-    redis.call('HSET', entryKey(uuid), 'l', now)
     redis.call('ZADD', seen, 'XX', now, uuid)
     out[#out + 1] = rank + 1
     out[#out + 1] = tonumber(redis.call('ZSCORE', waiting, uuid))

@@ -293,10 +293,17 @@ function storeComparison(result: StoreComparisonResult): string[] {
     '',
     `Two of our servers side by side, one on each store (Redis: a redis-server of its own on the same machine), each holding ${settings.visitors} waiting visitors ` +
       `(held by a GET with their own cookie, no WebSocket; lines paused). One closed-loop poller over ${settings.connections} keep-alive connections a server, ` +
-      `${result.runs.length} runs of ${settings.saturateSeconds} s per store in ${settings.slices} alternating slices (memory, Redis, Redis, memory, …; the next run Redis first) after a 1 s warm-up on each.`,
+      `${result.runs.length} runs of ${settings.saturateSeconds} s per store in ${settings.slices} alternating slices (memory, Redis, Redis, memory, …; the next run Redis first) after a 1 s warm-up on each, ` +
+      `over ${settings.rounds ?? 1} rounds, each with processes of its own (servers, visitors, poller; Redis emptied).`,
     '',
     `- held: ${result.held.memory} (memory), ${result.held.redis} (Redis); errors: ${result.errors}`,
     `- Redis ÷ memory: **${fixed(median.ratio, 2)}** (per run: ${result.runs.map((run) => fixed(run.ratio, 2)).join(', ')})`,
+    `- per run, CPU a request (server memory / server Redis + redis-server): ${result.runs
+      .map(
+        (run) =>
+          `${fixed(run.memory.serverCpuMicrosPerRequest, 1)} / ${fixed(run.redis.serverCpuMicrosPerRequest, 1)} + ${fixed(run.redis.storeCpuMicrosPerRequest ?? Number.NaN, 1)} µs`,
+      )
+      .join(', ')}`,
     `- memory store: ${store(median.memory)}`,
     `- Redis store: ${store(median.redis)}; redis-server ${median.redis.storeCpuMicrosPerRequest} µs a request (${fixed(median.redis.storeCpu * 100)}% of a core over the run)`,
   ];

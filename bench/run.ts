@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     if (only.has('stores') || (only.has('capacity') && process.env.BENCH_REDIS === '1')) {
       log(`queue_info throughput, Redis store beside the memory store: ${options.visitors} visitors held on each…`);
       storeComparison = await withRedis((redisUrl, probes) =>
-        compareStores({ ...options, storeCpu: probes.storeCpu, redisUrl, cpuProfileDir: profileDir && subfolder(profileDir, 'stores') }),
+        compareStores({ ...options, ...probes, redisUrl, cpuProfileDir: profileDir && subfolder(profileDir, 'stores') }),
       );
       partDone('stores');
     }
@@ -330,7 +330,7 @@ function subfolder(parent: string, name: string): string {
   return dir;
 }
 
-type StoreProbes = { storeMemory: () => Promise<number>; storeCpu: () => Promise<number> };
+type StoreProbes = { storeMemory: () => Promise<number>; storeCpu: () => Promise<number>; flushStore: () => Promise<void> };
 
 /** Runs `run` against a redis-server of its own on a free port, with probes of its memory and CPU time. */
 async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T>): Promise<T> {
@@ -344,8 +344,9 @@ async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T
     const info = await probe.info('cpu');
     return field(info, 'used_cpu_user') + field(info, 'used_cpu_sys');
   };
+  const flushStore = async () => void (await probe.flushall());
   try {
-    return await run(redis.url, { storeMemory, storeCpu });
+    return await run(redis.url, { storeMemory, storeCpu, flushStore });
   } finally {
     probe.disconnect();
     await redis.close();

@@ -263,7 +263,7 @@ export function checkRedisTargets(
       name: 'queue_info throughput, Redis store ÷ memory store (side by side, alternating slices)',
       target: `≥ ${TARGETS.redisThroughputVsMemory}`,
       measured:
-        `${fixed(ratio, 2)} (median of ${stores.runs.length} runs; per run: ${stores.runs.map((run) => fixed(run.ratio, 2)).join(', ')}; ` +
+        `${fixed(ratio, 2)} (median of ${stores.runs.length} runs over ${stores.settings.rounds} pairs of fresh processes; per run: ${stores.runs.map((run) => fixed(run.ratio, 2)).join(', ')}; ` +
         `memory ${Math.round(median.memory.perSecond)}/s, Redis ${Math.round(median.redis.perSecond)}/s; CPU a request: ` +
         `server ${median.memory.serverCpuMicrosPerRequest} µs (memory), ${median.redis.serverCpuMicrosPerRequest} µs (Redis) + redis-server ${median.redis.storeCpuMicrosPerRequest} µs)`,
       verdict: Number.isFinite(ratio) && ratio >= TARGETS.redisThroughputVsMemory && stores.errors === 0 ? 'PASS' : 'MISS',

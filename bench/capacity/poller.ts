@@ -169,6 +169,8 @@ interface Tally {
   readonly visitors: readonly PolledVisitor[];
   readonly latencies: number[];
   readonly errors: Errors;
+  /** Answers of the uncounted warm-up slice: a server's CPU time over the whole run is theirs too. */
+  warmupAnswered: number;
   seconds: number;
   cpuSeconds: number;
 }
@@ -189,6 +191,7 @@ async function saturate(arg: SaturateArg) {
       visitors: own.length > 0 ? own : visitors,
       latencies: [],
       errors: new Errors(),
+      warmupAnswered: 0,
       seconds: 0,
       cpuSeconds: 0,
     };
@@ -206,6 +209,7 @@ async function saturate(arg: SaturateArg) {
         seconds: tally.seconds,
         visitors: tally.visitors.length,
         answered: tally.latencies.length,
+        warmupAnswered: tally.warmupAnswered,
         perSecond: tally.latencies.length / tally.seconds,
         latencyMs: distribution(tally.latencies),
         errors: tally.errors.snapshot(),
@@ -228,7 +232,10 @@ async function slice(base: URL, connections: number, seconds: number, tally: Tal
     const visitor = visitors[next++ % visitors.length];
     try {
       const answer = await queueInfo(tally.agent, base, visitor);
-      if (!counted) return true;
+      if (!counted) {
+        if (answer.status === 200) tally.warmupAnswered++;
+        return true;
+      }
       if (answer.status === 200) tally.latencies.push(answer.ms);
       else tally.errors.add(`queue_info: status ${answer.status}`, answer.body);
     } catch (error) {

@@ -32,7 +32,11 @@ export type StoreComparisonOptions = Pick<
   | 'storeCpu'
   | 'cpuProfileDir'
   | 'log'
-> & { readonly redisUrl: string };
+> & {
+  readonly redisUrl: string;
+  /** Empties the Redis the Redis store uses, between rounds. */
+  readonly flushStore: () => Promise<void>;
+};
 
 type Ready = { url: string; port: number; pid: number };
 type StoreName = 'memory' | 'redis';
@@ -44,46 +48,69 @@ const SLICE_WARMUP_SECONDS = 1;
 const SLICES = 8;
 /** The poller's source address; the visitors' processes take the ones after it. */
 const POLLER_ADDRESS = 0;
+/**
+ * Rounds of fresh processes: two server processes differ by more than the stores do (the code V8
+ * optimised for each, where the kernel placed it), and that difference stays for the process's
+ * life, so the runs are spread over several pairs.
+ */
+const ROUNDS = 3;
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
-/** Runs the comparison and returns its figures: Redis ÷ memory per run and their median, and each store's CPU a request. */
+/**
+ * Runs the comparison and returns its figures: Redis ÷ memory per run and their median, and each
+ * store's CPU a request. `repetitions` runs in all, spread over `ROUNDS` rounds, each with servers,
+ * visitors and a poller of its own (and Redis emptied).
+ */
 export async function compareStores(options: StoreComparisonOptions) {
-  const children: Child<unknown>[] = [];
-  try {
-    const adminToken = randomBytes(18).toString('base64url');
-    const servers = {} as Record<StoreName, Child<Ready>>;
-    for (const store of STORES) {
-      servers[store] = await Child.start<Ready>(path.join(__dirname, 'server.ts'), {
-        name: `bench server (${store} store)`,
-        execArgv: ['--expose-gc'],
-        env: serverEnv({ ...options, redisUrl: store === 'redis' ? options.redisUrl : undefined }, adminToken),
+  const rounds = Math.min(ROUNDS, options.repetitions);
+  const runsPerRound = Math.ceil(options.repetitions / rounds);
+  const runs: (Run & { round: number })[] = [];
+  let held: Awaited<ReturnType<typeof holdOnEach>> | undefined;
+  let holdErrors = 0;
+  for (let round = 1; round <= rounds; round++) {
+    const children: Child<unknown>[] = [];
+    try {
+      if (round > 1) await options.flushStore();
+      const servers = await startServers(options, children);
+      held = await holdOnEach(options, servers, children);
+      holdErrors += held.errors;
+      const poller = await Child.start<{ pid: number }>(path.join(__dirname, 'poller.ts'), {
+        name: 'poller',
+        env: { ...process.env, BENCH_SOURCE_ADDRESS: sourceAddress(POLLER_ADDRESS) },
       });
-      children.push(servers[store]);
-      // Paused: nobody leaves the line while it is polled.
-      await adminClient(servers[store].ready.url, adminToken)('POST', '/admin/pause');
+      children.push(poller);
+      await poller.request('visitors', held.visitors);
+      for (let run = 0; run < runsPerRound; run++) {
+        const figures = await throughputRun(options, servers, poller, runs.length);
+        runs.push({ ...figures, round });
+        options.log(
+          `  stores round ${round} run ${run + 1}: memory ${figures.memory.perSecond.toFixed(0)}/s, Redis ${figures.redis.perSecond.toFixed(0)}/s, ` +
+            `Redis ÷ memory ${figures.ratio.toFixed(2)}; server CPU a request ${figures.memory.serverCpuMicrosPerRequest.toFixed(1)} µs / ` +
+            `${figures.redis.serverCpuMicrosPerRequest.toFixed(1)} µs, redis-server ${figures.redis.storeCpuMicrosPerRequest?.toFixed(1)} µs`,
+        );
+      }
+    } finally {
+      await closeAll(children);
     }
-    const held = await holdOnEach(options, servers, children);
-    const poller = await Child.start<{ pid: number }>(path.join(__dirname, 'poller.ts'), {
-      name: 'poller',
-      env: { ...process.env, BENCH_SOURCE_ADDRESS: sourceAddress(POLLER_ADDRESS) },
-    });
-    children.push(poller);
-    await poller.request('visitors', held.visitors);
-    const runs = [];
-    for (let run = 0; run < options.repetitions; run++) {
-      const figures = await throughputRun(options, servers, poller, run);
-      runs.push(figures);
-      options.log(
-        `  stores run ${run + 1}: memory ${figures.memory.perSecond.toFixed(0)}/s, Redis ${figures.redis.perSecond.toFixed(0)}/s, ` +
-          `Redis ÷ memory ${figures.ratio.toFixed(2)}; server CPU a request ${figures.memory.serverCpuMicrosPerRequest.toFixed(1)} µs / ` +
-          `${figures.redis.serverCpuMicrosPerRequest.toFixed(1)} µs, redis-server ${figures.redis.storeCpuMicrosPerRequest?.toFixed(1)} µs`,
-      );
-    }
-    return storeFigures(options, held, runs);
-  } finally {
-    await closeAll(children);
   }
+  return storeFigures(options, { heldBy: held?.heldBy ?? { memory: 0, redis: 0 }, errors: holdErrors }, runs, rounds);
+}
+
+/** A server on each store, paused: nobody leaves the line while it is polled. */
+async function startServers(options: StoreComparisonOptions, children: Child<unknown>[]): Promise<Record<StoreName, Child<Ready>>> {
+  const adminToken = randomBytes(18).toString('base64url');
+  const servers = {} as Record<StoreName, Child<Ready>>;
+  for (const store of STORES) {
+    servers[store] = await Child.start<Ready>(path.join(__dirname, 'server.ts'), {
+      name: `bench server (${store} store)`,
+      execArgv: ['--expose-gc'],
+      env: serverEnv({ ...options, redisUrl: store === 'redis' ? options.redisUrl : undefined }, adminToken),
+    });
+    children.push(servers[store]);
+    await adminClient(servers[store].ready.url, adminToken)('POST', '/admin/pause');
+  }
+  return servers;
 }
 
 export type StoreComparisonResult = Awaited<ReturnType<typeof compareStores>>;
@@ -144,12 +171,13 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
   const measured = async (store: StoreName): Promise<Measured> => {
     const figures = result[store];
     const serverSeconds = cpuShare(cpuBefore[store], await servers[store].request<CpuSample>('cpu'), 1);
-    const perAnswer = (seconds: number) => (seconds * 1e6) / figures.answered;
+    // The servers' and redis-server's CPU time spans the warm-up slices too: per answer of the whole run.
+    const perAnswer = (seconds: number) => (seconds * 1e6) / (figures.answered + figures.warmupAnswered);
     const storeSeconds = store === 'redis' && storeCpuBefore !== undefined && storeCpuAfter !== undefined ? storeCpuAfter - storeCpuBefore : undefined;
     return {
       ...figures,
       serverCpuMicrosPerRequest: perAnswer(serverSeconds),
-      generatorCpuMicrosPerRequest: perAnswer(figures.generatorCpu * figures.seconds),
+      generatorCpuMicrosPerRequest: (figures.generatorCpu * figures.seconds * 1e6) / figures.answered,
       ...(storeSeconds !== undefined && { storeCpuMicrosPerRequest: perAnswer(storeSeconds), storeCpu: storeSeconds / busySeconds }),
     };
   };
@@ -172,7 +200,12 @@ async function profiled<T>(options: StoreComparisonOptions, servers: Record<Stor
 
 type Run = Awaited<ReturnType<typeof throughputRun>>;
 
-function storeFigures(options: StoreComparisonOptions, held: Awaited<ReturnType<typeof holdOnEach>>, runs: readonly Run[]) {
+function storeFigures(
+  options: StoreComparisonOptions,
+  held: { heldBy: Record<StoreName, number>; errors: number },
+  runs: readonly (Run & { round: number })[],
+  rounds: number,
+) {
   const of = (pick: (run: Run) => number | undefined) => round(median(runs.map(pick).filter((value): value is number => value !== undefined)));
   const perStore = (store: StoreName) => ({
     perSecond: of((run) => run[store].perSecond),
@@ -188,10 +221,11 @@ function storeFigures(options: StoreComparisonOptions, held: Awaited<ReturnType<
       repetitions: options.repetitions,
       saturateSeconds: options.saturateSeconds,
       slices: SLICES,
+      rounds,
       connections: options.connections,
     },
     held: held.heldBy,
-    runs: runs.map(({ order, memory, redis, ratio }) => ({ order, memory, redis, ratio: round(ratio) })),
+    runs: runs.map(({ round: inRound, order, memory, redis, ratio }) => ({ round: inRound, order, memory, redis, ratio: round(ratio) })),
     median: {
       /** Redis ÷ memory, each run's from its own slices. */
       ratio: of((run) => run.ratio),

@@ -225,8 +225,8 @@ function readingNotes(results: Results): string[] {
   if (sideBySide) {
     notes.push(
       `- **Redis store beside the memory store:** both servers held ${Number(results.storeComparison.settings.visitors).toLocaleString('en-US')} waiting visitors each and one closed-loop poller took turns on them; ` +
-        `a queue_info cost our server ${us(sideBySide.redis.serverCpuMicrosPerRequest)} on Redis and ${us(sideBySide.memory.serverCpuMicrosPerRequest)} on memory, ` +
-        `and redis-server ${us(sideBySide.redis.storeCpuMicrosPerRequest)} more (the poller ${us(sideBySide.redis.generatorCpuMicrosPerRequest)} / ${us(sideBySide.memory.generatorCpuMicrosPerRequest)}), on the same two cores.`,
+        `a queue_info cost our server ${formatFigure(sideBySide.redis.serverCpuMicrosPerRequest, 'µs')} on Redis and ${formatFigure(sideBySide.memory.serverCpuMicrosPerRequest, 'µs')} on memory, ` +
+        `and redis-server ${formatFigure(sideBySide.redis.storeCpuMicrosPerRequest, 'µs')} more (the poller ${formatFigure(sideBySide.redis.generatorCpuMicrosPerRequest, 'µs')} / ${formatFigure(sideBySide.memory.generatorCpuMicrosPerRequest, 'µs')}), on the same two cores.`,
     );
   } else if (redis && memory) {
     // As the bench reckons the server's: its share of a core over the busy seconds (the counted ones and a warm-up), per answer.

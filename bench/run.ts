@@ -330,7 +330,12 @@ function subfolder(parent: string, name: string): string {
   return dir;
 }
 
-type StoreProbes = { storeMemory: () => Promise<number>; storeCpu: () => Promise<number>; flushStore: () => Promise<void> };
+type StoreProbes = {
+  storeMemory: () => Promise<number>;
+  storeCpu: () => Promise<number>;
+  flushStore: () => Promise<void>;
+  storeScriptCalls: () => Promise<number>;
+};
 
 /** Runs `run` against a redis-server of its own on a free port, with probes of its memory and CPU time. */
 async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T>): Promise<T> {
@@ -345,8 +350,13 @@ async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T
     return field(info, 'used_cpu_user') + field(info, 'used_cpu_sys');
   };
   const flushStore = async () => void (await probe.flushall());
+  const storeScriptCalls = async () => {
+    const stats = await probe.info('commandstats');
+    const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    return calls('evalsha') + calls('eval');
+  };
   try {
-    return await run(redis.url, { storeMemory, storeCpu, flushStore });
+    return await run(redis.url, { storeMemory, storeCpu, flushStore, storeScriptCalls });
   } finally {
     probe.disconnect();
     await redis.close();

@@ -36,6 +36,8 @@ export type StoreComparisonOptions = Pick<
   readonly redisUrl: string;
   /** Empties the Redis the Redis store uses, between rounds. */
   readonly flushStore: () => Promise<void>;
+  /** Script calls Redis has run so far (EVALSHA and EVAL, from `INFO commandstats`). */
+  readonly storeScriptCalls?: () => Promise<number>;
 };
 
 type Ready = { url: string; port: number; pid: number };
@@ -147,6 +149,8 @@ type Measured = SaturateResult & {
   storeCpuMicrosPerRequest?: number;
   /** redis-server's share of a core over the run. */
   storeCpu?: number;
+  /** queue_info answers a script call to Redis: the size of the store's batches of polls (`PositionBatch`). */
+  pollsPerScriptCall?: number;
 };
 
 /** One closed-loop run: the slices of both stores alternating (ABBA ABBA, then BAAB BAAB the next run). */
@@ -156,6 +160,7 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
   const sliceSeconds = (2 * options.saturateSeconds) / SLICES;
   const cpuBefore = { memory: await servers.memory.request<CpuSample>('cpu'), redis: await servers.redis.request<CpuSample>('cpu') };
   const storeCpuBefore = await options.storeCpu?.();
+  const callsBefore = await options.storeScriptCalls?.();
   const result = await profiled(options, servers, `stores-${run + 1}`, () =>
     poller.request<Record<StoreName, SaturateResult>>('saturate', {
       urls: { memory: servers.memory.ready.url, redis: servers.redis.ready.url },
@@ -166,6 +171,7 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
     }),
   );
   const storeCpuAfter = await options.storeCpu?.();
+  const callsAfter = await options.storeScriptCalls?.();
   // Each server is idle outside its own slices (its line paused): its CPU time over the run is that of its slices.
   const busySeconds = options.saturateSeconds + SLICE_WARMUP_SECONDS;
   const measured = async (store: StoreName): Promise<Measured> => {
@@ -179,6 +185,9 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
       serverCpuMicrosPerRequest: perAnswer(serverSeconds),
       generatorCpuMicrosPerRequest: (figures.generatorCpu * figures.seconds * 1e6) / figures.answered,
       ...(storeSeconds !== undefined && { storeCpuMicrosPerRequest: perAnswer(storeSeconds), storeCpu: storeSeconds / busySeconds }),
+      ...(store === 'redis' &&
+        callsBefore !== undefined &&
+        callsAfter !== undefined && { pollsPerScriptCall: (figures.answered + figures.warmupAnswered) / (callsAfter - callsBefore) }),
     };
   };
   const memory = await measured('memory');
@@ -234,6 +243,7 @@ function storeFigures(
         ...perStore('redis'),
         storeCpuMicrosPerRequest: of((run) => run.redis.storeCpuMicrosPerRequest),
         storeCpu: of((run) => run.redis.storeCpu),
+        pollsPerScriptCall: of((run) => run.redis.pollsPerScriptCall),
       },
     },
     errors,

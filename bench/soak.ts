@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { Child } from './capacity/ipc';
 import type { PollResult } from './capacity/poller';
-import type { CpuSample, MemorySample } from './capacity/protocol';
+import type { CpuSample, MemorySample, ServerReady } from './capacity/protocol';
 import { adminClient, checkLimits, closeAll, serverEnv, type CapacityOptions } from './capacity/run-capacity';
 import type { Deliveries, HoldResult } from './capacity/visitors';
 
@@ -25,8 +25,6 @@ export interface SoakOptions {
   readonly pageDir: string;
   readonly log: (line: string) => void;
 }
-
-type Ready = { url: string; port: number; pid: number };
 
 const here = path.join(__dirname, 'capacity');
 
@@ -54,7 +52,7 @@ export async function runSoak(options: SoakOptions) {
   const adminToken = randomBytes(18).toString('base64url');
   const children: Child<unknown>[] = [];
   try {
-    const server = await Child.start<Ready>(path.join(here, 'server.ts'), {
+    const server = await Child.start<ServerReady>(path.join(here, 'server.ts'), {
       name: 'soak server',
       execArgv: ['--expose-gc'],
       // Visitors who poll every 5 s are never silent long enough to be dropped: any drop is a lost place.

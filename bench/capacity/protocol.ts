@@ -6,6 +6,13 @@ export interface Ready<T = unknown> {
   readonly value: T;
 }
 
+/** What the benchmark's server (`server.ts`) says once it listens: where, and its process. */
+export interface ServerReady {
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+}
+
 /** A request to a child: a command name and its argument. */
 export interface Request {
   readonly type: 'request';

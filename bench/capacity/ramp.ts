@@ -17,7 +17,7 @@ import { distribution, preciseNow } from '../stats';
 import { Child } from './ipc';
 import { openFileLimit } from './limits';
 import type { PollResult } from './poller';
-import type { CpuSample, MemorySample } from './protocol';
+import type { CpuSample, MemorySample, ServerReady } from './protocol';
 import { adminClient, closeAll, cpuShare, fanoutFigures, moveLatency, releaseLatency, serverEnv, untilNoneActive } from './run-capacity';
 import type { FanoutRecord } from './server';
 import { sourceAddress, VisitorGroup } from './visitor-group';
@@ -37,8 +37,6 @@ export interface RampOptions {
   readonly pageDir: string;
   readonly log: (line: string) => void;
 }
-
-type Ready = { url: string; port: number; pid: number };
 
 /** Sockets one visitors' process holds at most, well inside its open-file limit. */
 const VISITORS_PER_PROCESS = 9_000;
@@ -75,9 +73,9 @@ export async function runRamp(options: RampOptions) {
       ),
       REALTIME_MAX_CONNECTIONS: String(perServer),
     };
-    const servers: Child<Ready>[] = [];
+    const servers: Child<ServerReady>[] = [];
     for (let index = 0; index < serverCount; index++) {
-      const server = await Child.start<Ready>(path.join(__dirname, 'server.ts'), { name: `ramp server ${index + 1}`, execArgv: ['--expose-gc'], env });
+      const server = await Child.start<ServerReady>(path.join(__dirname, 'server.ts'), { name: `ramp server ${index + 1}`, execArgv: ['--expose-gc'], env });
       children.push(server);
       servers.push(server);
     }
@@ -155,7 +153,7 @@ export type RampResult = Awaited<ReturnType<typeof runRamp>>;
 
 interface StepContext {
   readonly options: RampOptions;
-  readonly servers: readonly Child<Ready>[];
+  readonly servers: readonly Child<ServerReady>[];
   readonly visitors: VisitorGroup;
   readonly pollers: readonly Child<{ pid: number }>[];
   readonly admin: ReturnType<typeof adminClient>;

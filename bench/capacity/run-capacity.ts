@@ -11,7 +11,7 @@ import { distribution, median, preciseNow } from '../stats';
 import { Child } from './ipc';
 import { localPortRange, openFileLimit } from './limits';
 import type { PollResult, SaturateResult } from './poller';
-import type { CpuSample, MemorySample } from './protocol';
+import type { CpuSample, MemorySample, ServerReady } from './protocol';
 import type { FanoutFloor } from './bare-fanout';
 import type { FanoutRecord } from './server';
 import { sourceAddress, VisitorGroup, type Moves } from './visitor-group';
@@ -53,7 +53,6 @@ type LoopDelay = { p50: number; p99: number; max: number };
 /** Holds over 20 ms (`LoopHolds` in server.ts): how late its 5 ms timer fired, and the main thread's own CPU time in the longest. */
 type LoopHolds = { count: number; longestMs: number; longestOwnMs: number; longestOwnGcMs: number; withGc: number };
 type GcPauses = { count: number; totalMs: number; maxMs: number; maxByKind: Record<string, number> };
-type Ready = { url: string; port: number; pid: number };
 
 const here = __dirname;
 /** Paced polling first runs this long uncounted: code paths warm up and the polls spread out. */
@@ -68,8 +67,8 @@ const POLLER_ADDRESS = 0;
 /** The processes of one capacity run, and what the phases share. */
 interface Bench {
   readonly options: CapacityOptions;
-  readonly bare: Child<Ready>;
-  readonly server: Child<Ready>;
+  readonly bare: Child<ServerReady>;
+  readonly server: Child<ServerReady>;
   readonly visitors: VisitorGroup;
   readonly poller: Child<{ pid: number }>;
   readonly admin: ReturnType<typeof adminClient>;
@@ -102,9 +101,9 @@ export type CapacityResult = Awaited<ReturnType<typeof runCapacity>>;
 /** The bare server, ours (paused, so that nobody is released before being subscribed), the visitors and the poller. */
 async function startProcesses(options: CapacityOptions, children: Child<unknown>[]): Promise<Bench> {
   const adminToken = randomBytes(18).toString('base64url');
-  const bare = await Child.start<Ready>(path.join(here, 'bare-server.ts'), { name: 'bare server' });
+  const bare = await Child.start<ServerReady>(path.join(here, 'bare-server.ts'), { name: 'bare server' });
   children.push(bare);
-  const server = await Child.start<Ready>(path.join(here, 'server.ts'), {
+  const server = await Child.start<ServerReady>(path.join(here, 'server.ts'), {
     name: 'bench server',
     execArgv: ['--expose-gc'],
     env: serverEnv(options, adminToken),

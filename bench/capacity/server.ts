@@ -17,7 +17,7 @@ import { PerformanceObserver, constants, monitorEventLoopDelay, performance } fr
 import type { ChannelMessage } from '../../server/realtime/fanout';
 import type { Delivered } from '../../server/realtime/delivery';
 import { serveRequests } from './ipc';
-import type { CpuSample, MemorySample } from './protocol';
+import type { CpuSample, MemorySample, ServerReady } from './protocol';
 import { RecordingFanout, servedOf } from './recording-fanout';
 import { RecordingStore } from './recording-store';
 
@@ -35,47 +35,45 @@ async function main(): Promise<void> {
   const gc = new GcPauses();
   const holds = new LoopHolds(gc);
   const profiler = cpuProfiler();
-  serveRequests(
-    { url: server.url, port: server.port, pid: process.pid },
-    {
-      memory: () => memoryAfterGc(),
-      /** Memory once the process has settled: V8's memory reducer has given back what an idle heap does not need. */
-      settledMemory: (maxMs?: number) => settledMemory(maxMs),
-      cpu: (): CpuSample => process.cpuUsage(),
-      /** The event loop's delay since the last call (ms): how long the server was busy at a stretch. */
-      loopDelay: () => {
-        const figures = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
-        loopDelay.reset();
-        return figures;
-      },
-      /** The garbage collector's pauses since the last call. */
-      gcPauses: () => gc.take(),
-      /** The event loop's holds over 20 ms since the last call, by the clock and by the main thread's own CPU time. */
-      loopHolds: () => holds.stats(),
-      /** What each fan-out since the last call took (`FanoutRecord`). */
-      fanouts: () => fanouts.take(),
-      /** Starts the profiler, then forgets the loop's holds and delays so far: starting it holds the loop for about 100 ms. */
-      profileStart: async () => {
-        await profiler.profileStart();
-        holds.reset();
-        loopDelay.reset();
-      },
-      /** Writes the profile, and beside it the event loop's holds meanwhile (`<file>.holds.json`, for profile-summary.ts --loop-holds). */
-      profileStop: async (file: string) => {
-        const written = await profiler.profileStop(file);
-        writeFileSync(`${file}.holds.json`, JSON.stringify(holds.take()));
-        return written;
-      },
-      /** [uuid, decided at, handed to the sockets at] of every release so far. */
-      releases: () => [...store.releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
-      /** [served, decided at, QueueMoved handed to the sockets at] of every release batch so far. */
-      moves: () => [...store.batchDecidedAt].map(([served, at]) => [served, at, fanout.movedHandedAt.get(served)]),
-      close: async () => {
-        await server.close();
-        setImmediate(() => process.exit(0));
-      },
+  const ready: ServerReady = { url: server.url, port: server.port, pid: process.pid };
+  serveRequests(ready, {
+    memory: () => memoryAfterGc(),
+    /** Memory once the process has settled: V8's memory reducer has given back what an idle heap does not need. */
+    settledMemory: (maxMs?: number) => settledMemory(maxMs),
+    cpu: (): CpuSample => process.cpuUsage(),
+    /** The event loop's delay since the last call (ms): how long the server was busy at a stretch. */
+    loopDelay: () => {
+      const figures = { p50: loopDelay.percentile(50) / 1e6, p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };
+      loopDelay.reset();
+      return figures;
     },
-  );
+    /** The garbage collector's pauses since the last call. */
+    gcPauses: () => gc.take(),
+    /** The event loop's holds over 20 ms since the last call, by the clock and by the main thread's own CPU time. */
+    loopHolds: () => holds.stats(),
+    /** What each fan-out since the last call took (`FanoutRecord`). */
+    fanouts: () => fanouts.take(),
+    /** Starts the profiler, then forgets the loop's holds and delays so far: starting it holds the loop for about 100 ms. */
+    profileStart: async () => {
+      await profiler.profileStart();
+      holds.reset();
+      loopDelay.reset();
+    },
+    /** Writes the profile, and beside it the event loop's holds meanwhile (`<file>.holds.json`, for profile-summary.ts --loop-holds). */
+    profileStop: async (file: string) => {
+      const written = await profiler.profileStop(file);
+      writeFileSync(`${file}.holds.json`, JSON.stringify(holds.take()));
+      return written;
+    },
+    /** [uuid, decided at, handed to the sockets at] of every release so far. */
+    releases: () => [...store.releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
+    /** [served, decided at, QueueMoved handed to the sockets at] of every release batch so far. */
+    moves: () => [...store.batchDecidedAt].map(([served, at]) => [served, at, fanout.movedHandedAt.get(served)]),
+    close: async () => {
+      await server.close();
+      setImmediate(() => process.exit(0));
+    },
+  });
 }
 
 /** One event's delivery to this process's sockets: `QueueMoved` keyed by its `served`, a release by its channel. */

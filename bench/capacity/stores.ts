@@ -14,7 +14,7 @@ import path from 'node:path';
 import { median } from '../stats';
 import { Child } from './ipc';
 import type { SaturateResult } from './poller';
-import type { CpuSample } from './protocol';
+import type { CpuSample, ServerReady } from './protocol';
 import { adminClient, closeAll, cpuShare, serverEnv, type CapacityOptions } from './run-capacity';
 import { sourceAddress, VisitorGroup } from './visitor-group';
 
@@ -40,7 +40,6 @@ export type StoreComparisonOptions = Pick<
   readonly storeScriptCalls?: () => Promise<number>;
 };
 
-type Ready = { url: string; port: number; pid: number };
 type StoreName = 'memory' | 'redis';
 
 const STORES: readonly StoreName[] = ['memory', 'redis'];
@@ -100,11 +99,11 @@ export async function compareStores(options: StoreComparisonOptions) {
 }
 
 /** A server on each store, paused: nobody leaves the line while it is polled. */
-async function startServers(options: StoreComparisonOptions, children: Child<unknown>[]): Promise<Record<StoreName, Child<Ready>>> {
+async function startServers(options: StoreComparisonOptions, children: Child<unknown>[]): Promise<Record<StoreName, Child<ServerReady>>> {
   const adminToken = randomBytes(18).toString('base64url');
-  const servers = {} as Record<StoreName, Child<Ready>>;
+  const servers = {} as Record<StoreName, Child<ServerReady>>;
   for (const store of STORES) {
-    servers[store] = await Child.start<Ready>(path.join(__dirname, 'server.ts'), {
+    servers[store] = await Child.start<ServerReady>(path.join(__dirname, 'server.ts'), {
       name: `bench server (${store} store)`,
       execArgv: ['--expose-gc'],
       env: serverEnv({ ...options, redisUrl: store === 'redis' ? options.redisUrl : undefined }, adminToken),
@@ -118,7 +117,7 @@ async function startServers(options: StoreComparisonOptions, children: Child<unk
 export type StoreComparisonResult = Awaited<ReturnType<typeof compareStores>>;
 
 /** The same number of visitors held on each server, each by visitors' processes of its own (from addresses of their own). */
-async function holdOnEach(options: StoreComparisonOptions, servers: Record<StoreName, Child<Ready>>, children: Child<unknown>[]) {
+async function holdOnEach(options: StoreComparisonOptions, servers: Record<StoreName, Child<ServerReady>>, children: Child<unknown>[]) {
   const holdArg = { concurrency: 64, maxErrors: Math.max(10, Math.ceil(options.visitors / 100)), realtime: false };
   const processes = Math.max(1, Math.ceil(options.visitorProcesses / 2));
   options.log(`  holding ${options.visitors} visitors on each store (held only: a GET with their cookie, no WebSocket)…`);
@@ -154,7 +153,7 @@ type Measured = SaturateResult & {
 };
 
 /** One closed-loop run: the slices of both stores alternating (ABBA ABBA, then BAAB BAAB the next run). */
-async function throughputRun(options: StoreComparisonOptions, servers: Record<StoreName, Child<Ready>>, poller: Child<unknown>, run: number) {
+async function throughputRun(options: StoreComparisonOptions, servers: Record<StoreName, Child<ServerReady>>, poller: Child<unknown>, run: number) {
   const [first, second] = run % 2 === 0 ? STORES : [...STORES].reverse();
   const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
   const sliceSeconds = (2 * options.saturateSeconds) / SLICES;
@@ -196,7 +195,7 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
 }
 
 /** Runs `phase` under both servers' CPU profilers when asked (BENCH_CPU_PROF): `<name>-memory.cpuprofile` and `<name>-redis.cpuprofile`. */
-async function profiled<T>(options: StoreComparisonOptions, servers: Record<StoreName, Child<Ready>>, name: string, phase: () => Promise<T>): Promise<T> {
+async function profiled<T>(options: StoreComparisonOptions, servers: Record<StoreName, Child<ServerReady>>, name: string, phase: () => Promise<T>): Promise<T> {
   const dir = options.cpuProfileDir;
   if (!dir) return phase();
   for (const store of STORES) await servers[store].request('profileStart');

@@ -86,6 +86,30 @@ describe('error reporting: @sentry/browser stays off the critical path', () => {
     await settle();
     expect(console.error).toHaveBeenCalledWith('[waiting-room] error reporting unavailable', expect.any(Error));
   });
+
+  it('should load the SDK again at the next report when a load failed, and send what was queued meanwhile', async () => {
+    const { report, sent, load, startUp, fail, ready } = setUp();
+    report('Websoket KO - unavailable');
+    startUp();
+    fail(new Error('chunk failed'));
+    await settle();
+    expect(load).toHaveBeenCalledTimes(1);
+    report('Waiting room place lost: queue_info answered 404 unknown_uuid', 'warning');
+    expect(load).toHaveBeenCalledTimes(2);
+    report('later');
+    expect(load).toHaveBeenCalledTimes(2);
+    ready();
+    await settle();
+    expect(sent).toEqual(['Websoket KO - unavailable', 'Waiting room place lost: queue_info answered 404 unknown_uuid', 'later']);
+  });
+
+  it('should keep at most 20 reports while the SDK is not ready, the first ones', async () => {
+    const { report, sent, ready } = setUp();
+    for (let index = 0; index < 25; index++) report(`report ${index}`);
+    ready();
+    await settle();
+    expect(sent).toEqual(Array.from({ length: 20 }, (_, index) => `report ${index}`));
+  });
 });
 
 describe('error reporting: describing errors', () => {

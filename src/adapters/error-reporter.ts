@@ -14,11 +14,17 @@ export interface ErrorReporterDeps {
   readonly console: Pick<Console, 'error'>;
 }
 
+/** Reports kept while the SDK is not ready; past it, later ones go to the console only. */
+const MAX_QUEUED_REPORTS = 20;
+
 /**
  * Error reporting that keeps the SDK off the critical path: every report is logged to the
  * console at once; with a DSN the SDK is loaded once the page has started up, or at the first
  * report if that comes sooner (a page that fails before showing the position may leave 2 s
  * later), and reports made before it is ready are queued and sent, in order, as soon as it is.
+ *
+ * A load that fails (the server restarting as the page asked for the SDK) is tried again at the
+ * next report, its queue kept: the reports that matter most come right after such a moment.
  */
 export function createErrorReporter(settings: ErrorReportingSettings, deps: ErrorReporterDeps): Report {
   let send: Report | null = null;
@@ -32,7 +38,10 @@ export function createErrorReporter(settings: ErrorReportingSettings, deps: Erro
         send = ready;
         queued.splice(0).forEach((args) => ready(...args));
       },
-      (error) => deps.console.error('[waiting-room] error reporting unavailable', error),
+      (error) => {
+        loading = false;
+        deps.console.error('[waiting-room] error reporting unavailable', error);
+      },
     );
   };
   if (settings.dsn) deps.afterStartUp(load);
@@ -40,7 +49,7 @@ export function createErrorReporter(settings: ErrorReportingSettings, deps: Erro
     deps.console.error('[waiting-room]', message);
     if (!settings.dsn) return;
     if (send) return send(message, level);
-    queued.push([message, level]);
+    if (queued.length < MAX_QUEUED_REPORTS) queued.push([message, level]);
     load();
   };
 }

@@ -87,6 +87,10 @@ describe('visitors whose place in line is lost when a server on the memory store
     const getNavigations = get.navigations.length;
     const postNavigations = post.navigations.length;
 
+    // Each page loads its error reporting once started up; the kill waits for it, so that the
+    // reports looked for below do not hang on that load racing the kill (the SDK's global marks it).
+    for (const visitor of [get, post]) await visitor.page.waitForFunction(() => '__SENTRY__' in window, undefined, { timeout: 15_000 });
+
     // The server dies with no chance to save its line, and starts again on the same port, full again.
     await server!.kill();
     server = await startServerProcess(ENV, port);

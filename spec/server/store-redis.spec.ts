@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import Redis from 'ioredis';
 import { StoreUnavailableError } from '../../server/store/errors';
 import { DRAW_BATCH, RedisStore, type RedisStoreOptions } from '../../server/store/redis/redis-store';
 import { encodeRequest } from '../../server/store/redis/codec';
+import { BLOCK_MS } from '../../server/store/redis/line-copy';
+import { SEEN_FLUSH_MS } from '../../server/store/redis/seen-marks';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describeQueueStore } from './store-contract';
@@ -247,7 +250,7 @@ describe('redis queue store keys', () => {
     expect((await store.release(10, later, policy)).released).toHaveLength(4);
     expect(await store.get(silent.uuid)).toBeUndefined();
     expect((await store.releaseDue(later + policy.sessionMs, { ...policy, perMinute: 0 })).released).toEqual([]);
-    expect(await roomKeys(room)).toEqual(['meta', 'recent']);
+    expect(await roomKeys(room)).toEqual(['log', 'meta', 'recent']);
     expect(await store.stats(later + policy.sessionMs)).toMatchObject({ waiting: 0, active: 0, released: 4, paused: false });
   });
 
@@ -259,10 +262,10 @@ describe('redis queue store keys', () => {
     const later = t0 + policy.abandonMs + 1;
     await store.touch(stays.uuid, later);
     expect(await store.dropAbandoned(later, policy.abandonMs)).toBe(2);
-    expect(await roomKeys(room)).toEqual([`e:${stays.uuid}`, 'meta', 'seen', 'sessions', 'waiting'].sort());
+    expect(await roomKeys(room)).toEqual([`e:${stays.uuid}`, 'log', 'meta', 'seen', 'sessions', 'waiting'].sort());
     expect((await store.release(1, later, policy)).released).toHaveLength(1);
     expect(await store.releaseDue(later + policy.sessionMs, { ...policy, perMinute: 0 })).toEqual({ released: [], served: 1, moved: false });
-    expect(await roomKeys(room)).toEqual(['meta', 'recent']);
+    expect(await roomKeys(room)).toEqual(['log', 'meta', 'recent']);
   });
 
   it('should refuse a client that prefixes keys itself, since the scripts name keys of their own', () => {
@@ -290,16 +293,12 @@ describe('redis queue store keys', () => {
   });
 });
 
-describe("redis queue store's polls", () => {
-  /** Script calls Redis has run so far (EVALSHA, and EVAL the first time on a connection). */
-  async function scriptCalls(): Promise<number> {
-    const stats = await admin.info('commandstats');
-    const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    return calls('evalsha') + calls('eval');
-  }
+/** Polls sent to Redis, as when the store keeps no copy of the line (and before its copy is read). */
+const sentToRedis: RedisStoreOptions = { localLine: false };
 
+describe("redis queue store's polls sent to Redis", () => {
   it('should send the polls of one turn of the event loop to Redis as one script call, each with its own answer', async () => {
-    const store = open(server.url, newRoom());
+    const store = open(server.url, newRoom(), sentToRedis);
     const line = await holdInOrder(store, ['a', 'b', 'c', 'd']);
     await store.release(1, t0 + 1, policy);
     // Scripts loaded and the line looked at: what follows is the polls' own calls.
@@ -325,7 +324,7 @@ describe("redis queue store's polls", () => {
   });
 
   it('should hold the polls that arrive while a batch is on its way, and send them together once it is answered', async () => {
-    const store = open(server.url, newRoom());
+    const store = open(server.url, newRoom(), sentToRedis);
     const line = await holdInOrder(store, ['a', 'b', 'c', 'd', 'e', 'f']);
     await store.position(line[0].uuid, t0);
     const before = await scriptCalls();
@@ -350,7 +349,7 @@ describe("redis queue store's polls", () => {
   });
 
   it("should send a busy turn's polls in batches of at most 256, and mark each visitor seen at its own time", async () => {
-    const store = open(server.url, newRoom());
+    const store = open(server.url, newRoom(), sentToRedis);
     const line = await holdInOrder(
       store,
       Array.from({ length: 300 }, (_, index) => `s${index}`),
@@ -375,7 +374,7 @@ describe("redis queue store's last-seen marks", () => {
   }
 
   it("should mark a polled visitor seen with one write, in the sweep's order only, and still tell its last-seen", async () => {
-    const store = open(server.url, newRoom());
+    const store = open(server.url, newRoom(), sentToRedis);
     const line = await holdInOrder(store, ['a', 'b', 'c', 'd']);
     await store.position(line[0].uuid, t0);
     const before = { hset: await commandCalls('hset'), zadd: await commandCalls('zadd') };
@@ -396,6 +395,176 @@ describe("redis queue store's last-seen marks", () => {
     ]);
     expect((await store.get(line[0].uuid))?.lastSeen).toBe(t0 + policy.abandonMs);
     expect(await store.position(line[2].uuid, t0 + 2 * policy.abandonMs)).toEqual({ position: 1, ticket: line[2].ticket, served: 2 });
+  });
+});
+
+/** Script calls Redis has run so far (EVALSHA, and EVAL the first time on a connection). */
+async function scriptCalls(): Promise<number> {
+  const stats = await admin.info('commandstats');
+  const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+  return calls('evalsha') + calls('eval');
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Ranks Redis has looked up so far: each poll sent to Redis looks one up, one answered from a copy none. */
+async function rankCalls(): Promise<number> {
+  const stats = await admin.info('commandstats');
+  return Number(/cmdstat_zrank:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
+
+/** Until `store` answers a poll of `uuid` from its copy of the line, without Redis. */
+async function untilCopied(store: RedisStore, uuid: string, now = t0): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const before = await rankCalls();
+    await store.position(uuid, now);
+    if ((await rankCalls()) === before) return;
+    await pause(20);
+  }
+  throw new Error('The store never answered from its copy of the line.');
+}
+
+/**
+ * Until `store`'s answers for `uuids` are those Redis gives (`truth`): another instance's changes
+ * reach the copy within moments, through the log, well before the copy's own check after a second
+ * without change (BLOCK_MS) would find it wrong and read the line again.
+ */
+async function untilSame(store: RedisStore, truth: RedisStore, uuids: readonly string[], now = t0): Promise<void> {
+  let copied: unknown[] = [];
+  let expected: unknown[] = [];
+  for (let attempt = 0; attempt < BLOCK_MS / 25; attempt++) {
+    expected = await Promise.all(uuids.map((uuid) => truth.position(uuid, now)));
+    copied = await Promise.all(uuids.map((uuid) => store.position(uuid, now)));
+    if (JSON.stringify(copied) === JSON.stringify(expected)) return;
+    await pause(20);
+  }
+  expect(copied).toEqual(expected);
+}
+
+describe("redis queue store's copy of the line", () => {
+  it('should answer polls from its copy with no call to Redis, as Redis would, and mark them seen together, late', async () => {
+    const room = newRoom();
+    const [one, two, truth] = [open(server.url, room), open(server.url, room), open(server.url, room, sentToRedis)];
+    const line = await holdInOrder(one, ['a', 'b', 'c', 'd', 'e', 'f']);
+    await one.release(1, t0 + 1, policy);
+    const waiting = line.slice(1);
+    await untilCopied(two, waiting[0].uuid);
+    const expected = await Promise.all(waiting.map((entry) => truth.position(entry.uuid, t0 + 100)));
+    await pause(SEEN_FLUSH_MS * 2);
+    const before = await scriptCalls();
+
+    const answers = await Promise.all(waiting.map((entry, index) => two.position(entry.uuid, t0 + 100 + index)));
+
+    expect(await scriptCalls()).toBe(before);
+    expect(answers).toEqual(expected);
+    expect(answers.map((answer) => answer?.position)).toEqual([1, 2, 3, 4, 5]);
+    await pause(SEEN_FLUSH_MS * 2);
+    // One call for all the marks, each at its own poll's time.
+    expect(await scriptCalls()).toBe(before + 1);
+    expect(await admin.zscore(`${room}seen`, waiting[4].uuid)).toBe(String(t0 + 104));
+  });
+
+  it('should write the marks that wait before any other call, so that it reads every poll it answered', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    const line = await holdInOrder(store, ['a', 'b', 'c']);
+    await untilCopied(store, line[0].uuid);
+    const later = t0 + policy.abandonMs + 1;
+    await Promise.all(line.slice(1).map((entry) => store.position(entry.uuid, later)));
+    expect((await store.get(line[2].uuid))?.lastSeen).toBe(later);
+    // The silent head is dropped; the two who polled are not.
+    expect(await store.dropAbandoned(later + 1, policy.abandonMs)).toBe(1);
+    expect((await store.stats(later)).waiting).toBe(2);
+  });
+
+  it('should read its own writes at once: a release, an arrival and a place left are told by the next poll', async () => {
+    const room = newRoom();
+    const [store, truth] = [open(server.url, room), open(server.url, room, sentToRedis)];
+    const line = await holdInOrder(store, ['a', 'b', 'c', 'd']);
+    await untilCopied(store, line[0].uuid);
+
+    await store.release(1, t0 + 1, policy);
+    expect(await store.position(line[0].uuid, t0 + 1)).toEqual({ position: 0, ticket: line[0].ticket, served: 1 });
+    expect(await store.position(line[1].uuid, t0 + 1)).toEqual({ position: 1, ticket: line[1].ticket, served: 1 });
+    const late = await store.hold('e', 0, get, t0 + 2);
+    expect(await store.position(late.uuid, t0 + 2)).toEqual({ position: 4, ticket: late.ticket, served: 1 });
+    // b walks away from the middle: the sweep drops it, and c moves up.
+    const later = t0 + policy.abandonMs + 10;
+    await Promise.all([line[2], line[3], late].map((entry) => store.touch(entry.uuid, later)));
+    expect(await store.dropAbandoned(later, policy.abandonMs)).toBe(1);
+    expect(await store.position(line[1].uuid, later)).toBeUndefined();
+    expect(await store.position(line[2].uuid, later)).toEqual({ position: 1, ticket: line[2].ticket, served: 1 });
+    expect(await store.position(late.uuid, later)).toEqual(await truth.position(late.uuid, later));
+  });
+
+  it('should follow every change other instances make to the line: arrivals, releases at the head or drawn at random, walk-aways, places replaced', async () => {
+    type Step = { kind: 'hold'; who: number } | { kind: 'release'; count: number; random: boolean } | { kind: 'sweep' } | { kind: 'poll'; which: number };
+    const steps = fc.array<Step>(
+      fc.oneof(
+        fc.record({ kind: fc.constant('hold' as const), who: fc.nat(9) }),
+        fc.record({ kind: fc.constant('release' as const), count: fc.integer({ min: 1, max: 3 }), random: fc.boolean() }),
+        fc.record({ kind: fc.constant('sweep' as const) }),
+        fc.record({ kind: fc.constant('poll' as const), which: fc.nat() }),
+      ),
+      { minLength: 1, maxLength: 14 },
+    );
+    await fc.assert(
+      fc.asyncProperty(steps, async (plan) => {
+        const room = newRoom();
+        const [writer, reader, truth] = [open(server.url, room), open(server.url, room, sentToRedis), open(server.url, room, sentToRedis)];
+        const copy = open(server.url, room);
+        const uuids: string[] = [];
+        let now = t0;
+        for (const step of plan) {
+          now += 1000;
+          if (step.kind === 'hold') uuids.push((await writer.hold(`s${step.who}`, 0, get, now)).uuid);
+          else if (step.kind === 'release') await writer.release(step.count, now, { ...policy, random: step.random });
+          else if (step.kind === 'sweep') await writer.dropAbandoned(now + policy.abandonMs - 2500, policy.abandonMs);
+          else if (uuids.length > 0) await reader.position(uuids[step.which % uuids.length], now);
+          if (uuids.length === 0) continue;
+          await untilSame(copy, truth, uuids, now);
+          // Those still waiting are answered by the copy itself, not by Redis.
+          const expected = await Promise.all(uuids.map((uuid) => truth.position(uuid, now)));
+          const waiting = uuids.filter((_, index) => (expected[index]?.position ?? 0) > 0);
+          if (waiting.length === 0) continue;
+          await untilCopied(copy, waiting[0], now);
+          const before = await rankCalls();
+          const copied = await Promise.all(waiting.map((uuid) => copy.position(uuid, now)));
+          expect(await rankCalls()).toBe(before);
+          expect(copied).toEqual(waiting.map((uuid) => expected[uuids.indexOf(uuid)]));
+        }
+        await Promise.all([writer, reader, truth, copy].map((store) => store.close()));
+      }),
+      { numRuns: 25 },
+    );
+  }, 60_000);
+
+  it('should read the line again once a draw has reordered it', async () => {
+    const room = newRoom();
+    const [one, two, truth] = [open(server.url, room), open(server.url, room), open(server.url, room, sentToRedis)];
+    await holdInOrder(one, ['early']);
+    await one.startPrequeue('drop', null);
+    await holdInOrder(one, ['p', 'q', 'r', 's']);
+    await one.openEvent('drop');
+    const entrants = await one.entrantsOf('drop');
+    const everyone = [...(await holdInOrder(one, ['late'])).map((entry) => entry.uuid), ...entrants];
+    await untilCopied(two, entrants[0]);
+
+    await one.applyDraw('drop', [...entrants].reverse());
+
+    await untilSame(two, truth, everyone);
+    expect((await Promise.all(entrants.map((uuid) => two.position(uuid, t0)))).map((answer) => answer?.position)).toEqual([5, 4, 3, 2]);
+  });
+
+  it('should stop answering from a copy of a line Redis no longer holds', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    const [a] = await holdInOrder(store, ['a', 'b']);
+    await untilCopied(store, a.uuid);
+    await admin.del(...(await admin.keys(`${room}*`)));
+    // Checked against Redis after a second without a change: the room emptied, the copy is read again.
+    for (let attempt = 0; attempt < 100 && (await store.position(a.uuid, t0)) !== undefined; attempt++) await pause(50);
+    expect(await store.position(a.uuid, t0)).toBeUndefined();
   });
 });
 

@@ -92,6 +92,7 @@ for uuid, ticket in string.gmatch(args[2], '([^:,]+):(%d+)') do
     placed = placed + 1
   end
 end
+if placed > 0 then changed('!') end
 return placed
 `;
 

@@ -6,7 +6,9 @@ import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_WAIT_MS, DEFAULT_PREFIX, cl
 import { PlacesPerAddressError, StoreUnavailableError } from '../errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { Deadlines } from './deadline';
+import { BLOCK_MS, LineCopy, type LineSnapshot } from './line-copy';
 import { PositionBatch } from './position-batch';
+import { SeenMarks } from './seen-marks';
 import { DEADLINE_PASSED, SCRIPT_KEYS, SCRIPTS, UPGRADE_LIST_LINE, scriptSource, type ScriptName } from './scripts';
 import type {
   AdmissionLimits,
@@ -32,6 +34,12 @@ export interface RedisStoreOptions {
   readonly commandTimeoutMs?: number;
   /** Longest wait for a connection under way (at start) before the call fails, in ms. Default 1000. */
   readonly connectWaitMs?: number;
+  /**
+   * Answer queue_info's polls from this instance's own copy of the line (`LineCopy`, some 150 bytes
+   * a waiting place), kept up to date from Redis on a connection of its own, rather than with a
+   * script call each. Default true; false sends every poll to Redis (`PositionBatch`).
+   */
+  readonly localLine?: boolean;
 }
 
 /** Entrants a step of the draw places (`applyDraw`): some 30 ms of Redis each. */
@@ -65,6 +73,13 @@ export class RedisStore implements QueueStore {
   private closed = false;
   /** Marking a visitor seen late does no harm: these calls carry no deadline. */
   private readonly positions = new PositionBatch((pairs) => this.run('waitingRoomPositions', pairs, false) as Promise<number[]>);
+  private readonly localLine: boolean;
+  private readonly commandTimeoutMs: number;
+  /** This instance's copy of the line, made at the first poll when `localLine`. */
+  private lineCopy?: LineCopy;
+  private tail?: Redis;
+  /** The polls the copy answered, marked seen in Redis late and together. */
+  private readonly seenMarks = new SeenMarks((pairs) => this.run('waitingRoomMarkSeen', pairs, false));
 
   /**
    * `redis` is a URL (`redis://…`, `rediss://…`): the store makes its own client with
@@ -87,6 +102,8 @@ export class RedisStore implements QueueStore {
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.keys = SCRIPT_KEYS.map((key) => this.prefix + key);
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
+    this.localLine = options.localLine ?? true;
+    this.commandTimeoutMs = client.options.commandTimeout ?? commandTimeoutMs;
     this.deadlines = new Deadlines(client, client.options.commandTimeout ?? commandTimeoutMs);
     // A new connection may lead to another Redis, with another clock.
     client.on('ready', this.onReady);
@@ -126,9 +143,33 @@ export class RedisStore implements QueueStore {
     return { entry: decodeEntry(entry), position: Number(position), recentReleases: recent.map(Number) };
   }
 
-  /** queue_info's every poll: those of one turn of the event loop go to Redis together (`PositionBatch`). */
+  /**
+   * queue_info's every poll: answered from the instance's copy of the line when it can tell
+   * (`LineCopy`), the place marked seen late (`SeenMarks`); otherwise those of one turn of the
+   * event loop go to Redis together (`PositionBatch`).
+   */
   position(uuid: string, now: number): Promise<Position | undefined> {
-    return this.positions.position(uuid, now);
+    const copied = this.localLine && !this.closed ? this.copy().position(uuid) : undefined;
+    if (!copied) return this.positions.position(uuid, now);
+    this.seenMarks.mark(uuid, now);
+    return Promise.resolve(copied);
+  }
+
+  /** The copy of the line, started at the first poll: a store that answers none holds none. */
+  private copy(): LineCopy {
+    if (this.lineCopy) return this.lineCopy;
+    // Its reads block for up to BLOCK_MS: a connection of its own, with room for that in its timeout.
+    const tail = this.client.duplicate({ commandTimeout: BLOCK_MS + this.commandTimeoutMs, enableAutoPipelining: false });
+    tail.on('error', () => undefined);
+    this.tail = tail;
+    const key = (name: string) => this.prefix + name;
+    this.lineCopy = new LineCopy({
+      tail,
+      keys: { log: key('log'), meta: key('meta'), waiting: key('waiting') },
+      snapshot: () => this.run('waitingRoomLineSnapshot', []) as Promise<LineSnapshot>,
+    });
+    this.lineCopy.start();
+    return this.lineCopy;
   }
 
   async recentReleases(): Promise<RecentReleases> {
@@ -257,7 +298,10 @@ export class RedisStore implements QueueStore {
   /** Closes the client the store made; a client given to the store is left to its owner. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.seenMarks.flush();
     this.closed = true;
+    this.lineCopy?.close();
+    this.tail?.disconnect();
     this.client.off('ready', this.onReady);
     if (this.ownsClient) await closeRedis(this.client);
   }
@@ -269,6 +313,8 @@ export class RedisStore implements QueueStore {
    * the call is sent at once; otherwise it first waits for them, within the store's bounds.
    */
   private run(name: ScriptName, args: readonly (string | number)[], guarded = true): Promise<unknown> {
+    // The marks that wait go first, so that this call reads every poll answered before it.
+    if (name !== 'waitingRoomMarkSeen') this.seenMarks.flush();
     if (this.closed || this.client.status !== 'ready' || !this.upgradeDone || (guarded && !this.deadlines.known)) {
       return this.runWhenReady(name, args, guarded);
     }
@@ -286,9 +332,13 @@ export class RedisStore implements QueueStore {
     }
   }
 
-  private send(name: ScriptName, args: readonly (string | number)[], guarded: boolean): Promise<unknown> {
+  /** Sends the call, and answers the script's own answer; the line's version it also answers goes to the copy. */
+  private async send(name: ScriptName, args: readonly (string | number)[], guarded: boolean): Promise<unknown> {
     const deadline = guarded ? this.deadlines.next() : '0';
-    return this.client[name](...this.keys, this.prefix, deadline, ...args.map(String));
+    const [version, answer] = (await this.client[name](...this.keys, this.prefix, deadline, ...args.map(String))) as [number, unknown?];
+    this.lineCopy?.written(version);
+    // A script that answers nothing (Lua's nil) ends its reply early.
+    return answer ?? null;
   }
 
   /** Moves a line the previous version left (see `UPGRADE_LIST_LINE`), once; tried again after a failure. */

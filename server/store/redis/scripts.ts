@@ -36,10 +36,20 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  * - pending: sorted set of the uuids of places waiting for their bot check, by the time (ms) they
  *   are dropped unless they entered the line before, for the sweep;
  * - addresses: hash of a client address's key to the places (pending or waiting) it holds, for
- *   PLACES_PER_ADDRESS.
- * meta also keeps cd, the operator's bot-check difficulty (absent: the configured one).
+ *   PLACES_PER_ADDRESS;
+ * - log: stream of the line's changes, one entry for each call that changed it (v the line's
+ *   version after it, s served after it, c its changes, see \`changed\`), read by every instance's
+ *   copy of the line (see line-copy.ts); the last `LOG_LENGTH` or so are kept.
+ * meta also keeps cd, the operator's bot-check difficulty (absent: the configured one), and v the
+ * line's version: how many entries the log has had.
  */
-export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', 'released', 'recent', 'pending', 'addresses'] as const;
+export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', 'released', 'recent', 'pending', 'addresses', 'log'] as const;
+
+/**
+ * Entries the line's log keeps (about: trimmed by whole nodes). An instance's copy that falls
+ * further behind reads the whole line again; a few seconds of a busy line's changes are enough.
+ */
+export const LOG_LENGTH = 10_000;
 
 /** Longest held request kept inside the entry hash, in bytes (Redis's default listpack limit). */
 const INLINE_REQUEST_BYTES = 64;
@@ -58,7 +68,7 @@ const FORGET_BATCH = 500;
  */
 const PRELUDE = `
 local meta, waiting, seen, sessions, admitted, releasedAt, recent = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local pending, addresses = KEYS[8], KEYS[9]
+local pending, addresses, log = KEYS[8], KEYS[9], KEYS[10]
 local prefix, deadline = ARGV[1], tonumber(ARGV[2])
 local args = {unpack(ARGV, 3)}
 
@@ -71,6 +81,11 @@ if deadline > 0 then
 end
 
 local function entryKey(uuid) return prefix .. 'e:' .. uuid end
+
+-- This call's changes to the line, logged together once it is done (see publishChanges):
+-- '+ticket:uuid' a place entered at the back, '-uuid' a place left it, '!' places were reordered.
+local changes = {}
+local function changed(change) changes[#changes + 1] = change end
 local function requestKey(uuid) return prefix .. 'r:' .. uuid end
 
 -- Integers of up to 2^53 printed in full, never in exponent form.
@@ -129,13 +144,14 @@ local function enter(uuid, now)
   redis.call('ZREM', pending, uuid)
   redis.call('ZADD', waiting, ticket, uuid)
   redis.call('ZADD', seen, now, uuid)
+  changed('+' .. int(ticket) .. ':' .. uuid)
 end
 
 local function forget(uuid)
   local session = redis.call('HGET', entryKey(uuid), 's')
   uncount(uuid)
   redis.call('DEL', entryKey(uuid), requestKey(uuid))
-  redis.call('ZREM', waiting, uuid)
+  if redis.call('ZREM', waiting, uuid) == 1 then changed('-' .. uuid) end
   redis.call('ZREM', seen, uuid)
   redis.call('ZREM', releasedAt, uuid)
   redis.call('ZREM', pending, uuid)
@@ -182,6 +198,7 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed)
       left = left + 1
     end
     local uuid = head[1]
+    changed('-' .. uuid)
     local last = lastSeen(uuid)
     redis.call('ZREM', seen, uuid)
     local session = redis.call('HGET', entryKey(uuid), 's')
@@ -205,6 +222,14 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed)
     redis.call('LTRIM', recent, 0, ${RECENT_RELEASES - 1})
   end
   return {served(), out}
+end
+
+-- Logs this call's changes to the line as one entry, and returns the line's version after it.
+local function publishChanges()
+  if #changes == 0 then return tonumber(redis.call('HGET', meta, 'v') or '0') end
+  local version = redis.call('HINCRBY', meta, 'v', 1)
+  redis.call('XADD', log, 'MAXLEN', '~', ${LOG_LENGTH}, '*', 'v', version, 's', served(), 'c', table.concat(changes, ','))
+  return version
 end
 
 -- Whether this step tells the pages the line moved (Release.moved): served grew since the last
@@ -348,6 +373,30 @@ for i = 1, #args, 2 do
   end
 end
 return out
+`;
+
+/**
+ * No args. The whole line for an instance's copy of it (line-copy.ts), read in one step with the
+ * log's place: {version, served, the log's last entry id ('0-0' when empty), uuid, ticket, …}.
+ */
+const lineSnapshot = `
+local last = redis.call('XREVRANGE', log, '+', '-', 'COUNT', 1)
+local out = {tonumber(redis.call('HGET', meta, 'v') or '0'), served(), last[1] and last[1][1] or '0-0'}
+local line = redis.call('ZRANGE', waiting, 0, -1, 'WITHSCORES')
+for i = 1, #line do out[#out + 1] = line[i] end
+return out
+`;
+
+/**
+ * args: now, uuid, now, uuid, …: polls answered from an instance's copy of the line, marked seen
+ * late and together (see seen-marks.ts). XX: only places still waiting; GT: never back in time,
+ * whichever instance marked them since.
+ */
+const markSeen = `
+for i = 1, #args, 400 do
+  redis.call('ZADD', seen, 'XX', 'GT', unpack(args, i, math.min(i + 399, #args)))
+end
+return #args / 2
 `;
 
 /** No args. Returns {served, recent release times}, read together (see RecentReleases). */
@@ -524,6 +573,8 @@ export const SCRIPTS = {
   waitingRoomGet: get,
   waitingRoomPlaceInLine: placeInLine,
   waitingRoomPositions: positions,
+  waitingRoomLineSnapshot: lineSnapshot,
+  waitingRoomMarkSeen: markSeen,
   waitingRoomRecentReleases: recentReleases,
   waitingRoomTouch: touch,
   waitingRoomRelease: release,
@@ -542,7 +593,19 @@ export const SCRIPTS = {
 
 export type ScriptName = keyof typeof SCRIPTS;
 
-/** The full source of a script: the shared functions, then its body. */
+/**
+ * The full source of a script: the shared functions, then its body, run as a function so that
+ * whatever it changed in the line is logged once it returns, wherever it returns. Every script
+ * answers {the line's version after it, its own answer}; an error is answered as it is.
+ */
 export function scriptSource(name: ScriptName): string {
-  return PRELUDE + SCRIPTS[name];
+  return `${PRELUDE}
+local function body()
+${SCRIPTS[name]}
+end
+local answer = body()
+local version = publishChanges()
+if type(answer) == 'table' and answer.err then return answer end
+return {version, answer}
+`;
 }

@@ -89,8 +89,7 @@ export class LineCopy {
     while (!this.closed) {
       try {
         if (!this.loaded) await this.load();
-        const reply = (await this.options.tail.xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', this.options.keys.log, this.lastId)) as
-          [string, [string, string[]][]][] | null;
+        const reply = await this.options.tail.xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', this.options.keys.log, this.lastId);
         if (reply) this.apply(reply[0][1]);
         else await this.check();
       } catch {

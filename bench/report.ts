@@ -306,7 +306,7 @@ function storeComparison(result: StoreComparisonResult): string[] {
       .join(', ')}`,
     `- memory store: ${store(median.memory)}`,
     `- Redis store: ${store(median.redis)}; redis-server ${median.redis.storeCpuMicrosPerRequest} µs a request (${fixed(median.redis.storeCpu * 100)}% of a core over the run); ` +
-      `${fixed(median.redis.pollsPerScriptCall ?? Number.NaN, 1)} polls a script call to Redis (the store's batches)`,
+      `${fixed(median.redis.pollsPerScriptCall ?? Number.NaN, 1)} polls a script call to Redis (each instance's copy of the line answers; the calls are mostly the marks of seen, written together)`,
   ];
 }
 

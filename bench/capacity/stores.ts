@@ -148,7 +148,7 @@ type Measured = SaturateResult & {
   storeCpuMicrosPerRequest?: number;
   /** redis-server's share of a core over the run. */
   storeCpu?: number;
-  /** queue_info answers a script call to Redis: the size of the store's batches of polls (`PositionBatch`). */
+  /** queue_info answers a script call to Redis (with the instance's copy of the line, the calls are mostly the marks of seen). */
   pollsPerScriptCall?: number;
 };
 

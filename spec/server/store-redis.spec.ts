@@ -408,17 +408,17 @@ async function scriptCalls(): Promise<number> {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Ranks Redis has looked up so far: each poll sent to Redis looks one up, one answered from a copy none. */
-async function rankCalls(): Promise<number> {
-  const stats = await admin.info('commandstats');
+async function rankCalls(redis = admin): Promise<number> {
+  const stats = await redis.info('commandstats');
   return Number(/cmdstat_zrank:calls=(\d+)/.exec(stats)?.[1] ?? 0);
 }
 
 /** Until `store` answers a poll of `uuid` from its copy of the line, without Redis. */
-async function untilCopied(store: RedisStore, uuid: string, now = t0): Promise<void> {
+async function untilCopied(store: RedisStore, uuid: string, now = t0, redis = admin): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const before = await rankCalls();
+    const before = await rankCalls(redis);
     await store.position(uuid, now);
-    if ((await rankCalls()) === before) return;
+    if ((await rankCalls(redis)) === before) return;
     await pause(20);
   }
   throw new Error('The store never answered from its copy of the line.');
@@ -615,6 +615,32 @@ describe('redis queue store when Redis fails', () => {
     expect(await eventually(() => store.stats(t0))).toEqual({ waiting: 0, pending: 0, active: 0, released: 0, paused: false, arrived: 0 });
     const b = await store.hold('b', 0, get, t0);
     expect((await store.placeInLine(b.uuid, t0))?.position).toBe(1);
+  }, 20_000);
+
+  it('should refuse polls rather than answer them from its copy while Redis is down, and not answer from the old copy once it is back', async () => {
+    const store = open(faulty.url, newRoom(), fast);
+    const [a] = await holdInOrder(store, ['a', 'b']);
+    const look = new Redis(faulty.url);
+    try {
+      await untilCopied(store, a.uuid, t0, look);
+    } finally {
+      look.disconnect();
+    }
+    await faulty.stop();
+    let refused: unknown;
+    for (let attempt = 0; attempt < 40 && !refused; attempt++) {
+      refused = await store.position(a.uuid, t0).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (!refused) await pause(25);
+    }
+    expect(refused).toBeInstanceOf(StoreUnavailableError);
+    await faulty.start();
+    // A Redis without persistence comes back empty: the place is gone, and the copy says so too.
+    expect(await eventually(() => store.position(a.uuid, t0))).toBeUndefined();
+    const b = await store.hold('b', 0, get, t0);
+    expect(await eventually(() => store.position(b.uuid, t0))).toEqual({ position: 1, ticket: 1, served: 0 });
   }, 20_000);
 
   it('should load its scripts again when Redis has forgotten them', async () => {

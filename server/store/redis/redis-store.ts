@@ -53,7 +53,9 @@ type ReleaseReply = [number, EntryReply[], number];
 
 /**
  * The queue in Redis, shared by every instance that uses the same Redis and prefix. Each
- * method is one round trip: a Lua script (see `redis/scripts.ts`) that Redis runs atomically.
+ * method is one round trip: a Lua script (see `redis/scripts.ts`) that Redis runs atomically,
+ * but for queue_info's polls, which the instance's copy of the line answers when it can
+ * (`LineCopy`).
  *
  * When Redis is unreachable, too slow, or the store is closed, methods reject with
  * `StoreUnavailableError` within about `commandTimeoutMs`; once Redis answers again the same

@@ -58,11 +58,13 @@ export class LineCopy {
     this.running ??= this.follow();
   }
 
-  /** Tells the copy the line's version after a call of this instance (scripts answer it). */
+  /**
+   * Tells the copy the line's version after a call of this instance (scripts answer it). A version
+   * behind the copy's says nothing: the log, on its own connection, may bring other instances'
+   * later changes before this reply arrives.
+   */
   written(version: number): void {
-    // A version behind the copy's: Redis was emptied or replaced. Read the line again.
-    if (version < this.version) this.loaded = false;
-    if (version > this.known || !this.loaded) this.known = version;
+    if (version > this.known) this.known = version;
   }
 
   /** The place's position from the copy, or undefined when the copy cannot tell it: ask Redis. */
@@ -136,7 +138,8 @@ export class LineCopy {
     for (const [id, fields] of entries) {
       const entry = fieldsOf(fields);
       const version = Number(entry.v);
-      if (version <= this.version) continue;
+      // Entries after the last one read always follow it: any other version is a gap, or a Redis
+      // emptied or replaced, whose versions start again from 1.
       if (version !== this.version + 1 || !this.applyChanges(entry.c ?? '')) {
         this.loaded = false;
         return;

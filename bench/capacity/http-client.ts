@@ -11,11 +11,16 @@ export interface Answer {
   readonly queuedMs: number;
 }
 
+/** Times an idempotent request is sent again after meeting a kept-alive socket the server had closed. */
+const STALE_SOCKET_RETRIES = 8;
+
 /**
  * One request over `agent`'s keep-alive sockets, read whole. An idempotent request that met a
  * kept-alive socket the server had just closed (it closes idle ones after its keep-alive timeout,
- * and the page's own pace leaves sockets idle about that long) is sent once more on a fresh one,
- * as browsers do: that is the client's race, not a failure of the server.
+ * and the page's own pace leaves sockets idle about that long) is sent again, as browsers do: that
+ * is the client's race, not a failure of the server. After a stall several pooled sockets may have
+ * gone idle together, so it is sent again as long as it meets another such socket (the agent drops
+ * each one), up to `STALE_SOCKET_RETRIES`, not only once.
  */
 export async function request(
   agent: http.Agent,
@@ -25,12 +30,13 @@ export async function request(
   headers: http.OutgoingHttpHeaders = {},
   body?: string,
 ): Promise<Answer> {
-  try {
-    return await requestOnce(agent, base, method, path, headers, body);
-  } catch (error) {
-    const stale = (error as { reusedSocket?: boolean }).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET';
-    if (!stale || (method !== 'GET' && method !== 'HEAD')) throw error;
-    return requestOnce(agent, base, method, path, headers, body);
+  for (let retries = 0; ; retries++) {
+    try {
+      return await requestOnce(agent, base, method, path, headers, body);
+    } catch (error) {
+      const stale = (error as { reusedSocket?: boolean }).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET';
+      if (!stale || (method !== 'GET' && method !== 'HEAD') || retries >= STALE_SOCKET_RETRIES) throw error;
+    }
   }
 }
 
@@ -91,8 +97,10 @@ export class Errors {
   }
 }
 
-/** An error's code (ECONNRESET…) or message, to group errors by kind. */
-export const errorKind = (error: unknown): string => (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
+/** An error's code (ECONNRESET…) or message, to group errors by kind; a kept-alive socket's said so. */
+export const errorKind = (error: unknown): string =>
+  ((error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error)) +
+  ((error as { reusedSocket?: boolean })?.reusedSocket ? ' (on a kept-alive socket)' : '');
 
 /** Runs `worker` on `concurrency` lanes until it returns false. */
 export async function lanes(concurrency: number, worker: () => Promise<boolean>): Promise<void> {

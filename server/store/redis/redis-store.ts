@@ -35,7 +35,7 @@ export interface RedisStoreOptions {
   /** Longest wait for a connection under way (at start) before the call fails, in ms. Default 1000. */
   readonly connectWaitMs?: number;
   /**
-   * Answer queue_info's polls from this instance's own copy of the line (`LineCopy`, some 150 bytes
+   * Answer queue_info's polls from this instance's own copy of the line (`LineCopy`, about 120 bytes
    * a waiting place), kept up to date from Redis on a connection of its own, rather than with a
    * script call each. Default true; false sends every poll to Redis (`PositionBatch`).
    */

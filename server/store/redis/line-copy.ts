@@ -76,11 +76,6 @@ export class LineCopy {
     return position === undefined ? undefined : { position, ticket, served: this.served };
   }
 
-  /** Places in the copy (its memory is the line's size). */
-  get size(): number {
-    return this.line.size;
-  }
-
   /** Stops following the log; the tail connection is the caller's to close. */
   close(): void {
     this.closed = true;

@@ -40,7 +40,7 @@ const RETRY_MS = 200;
  */
 export class LineCopy {
   private line = new RankedLine();
-  private readonly tickets = new Map<string, number>();
+  private tickets = new Map<string, number>();
   private served = 0;
   /** The version of the line the copy holds: the last log entry applied. */
   private version = 0;
@@ -99,18 +99,19 @@ export class LineCopy {
   private async load(): Promise<void> {
     const snapshot = await this.options.snapshot();
     const line = new RankedLine();
-    this.tickets.clear();
+    const tickets = new Map<string, number>();
     // Mid-draw, two places may share a ticket for a moment: `push` refuses, and the load is tried again.
     for (let i = 3; i + 1 < snapshot.length; i += 2) {
       const uuid = String(snapshot[i]);
       const ticket = Number(snapshot[i + 1]);
       line.push(ticket, uuid);
-      this.tickets.set(uuid, ticket);
+      tickets.set(uuid, ticket);
     }
     const version = Number(snapshot[0]);
     // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
     this.known = version < this.version ? version : Math.max(this.known, version);
     this.line = line;
+    this.tickets = tickets;
     this.version = version;
     this.served = Number(snapshot[1]);
     this.lastId = String(snapshot[2]);

@@ -130,6 +130,8 @@ class LoopHolds {
   private forProfile: [number, number][] = [];
   /** For the paced runs' figures, since the last `stats`. */
   private forStats: { fromMs: number; toMs: number; lateMs: number; ownMs: number }[] = [];
+  /** When `stats` was last called (`performance.now()`). */
+  private since = performance.now();
   private last = microsNow();
   private lastCpu = mainThreadCpuMicros();
 
@@ -175,9 +177,11 @@ class LoopHolds {
    * The holds since the last call: how many, the longest by the clock and by the main thread's own
    * CPU time, the GC pauses inside that longest own hold, and how many holds had a GC pause inside.
    */
-  stats(): { count: number; longestMs: number; longestOwnMs: number; longestOwnGcMs: number; withGc: number } {
+  stats() {
     const holds = this.forStats;
+    const since = this.since;
     this.forStats = [];
+    this.since = performance.now();
     const round = (value: number) => Math.round(value * 10) / 10;
     const gcIn = holds.map((hold) => this.gc.within(hold.fromMs, hold.toMs));
     const longestOwn = holds.reduce((top, hold, index) => (hold.ownMs > holds[top].ownMs ? index : top), 0);
@@ -187,6 +191,13 @@ class LoopHolds {
       longestOwnMs: round(holds[longestOwn]?.ownMs ?? 0),
       longestOwnGcMs: round(gcIn[longestOwn] ?? 0),
       withGc: gcIn.filter((ms) => ms > 0).length,
+      // When each came (ms since the call before this one), the first few: whether they cluster.
+      first: holds.slice(0, 12).map((hold, index) => ({
+        atMs: Math.round(hold.fromMs - since),
+        lateMs: round(hold.lateMs),
+        ownMs: round(hold.ownMs),
+        gcMs: round(gcIn[index]),
+      })),
     };
   }
 }

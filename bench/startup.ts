@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureWaitingPageBuilt } from '../spec/support/waiting-page-built';
+import { NODE_FLAGS } from '../server/node-flags';
 import { median } from './stats';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -25,7 +26,7 @@ export interface StartupOptions {
 
 /** The two ways of starting the server. */
 const WAYS = {
-  compiled: ['--enable-source-maps', 'dist/server.js'],
+  compiled: [...NODE_FLAGS, 'dist/server.js'],
   tsx: ['--import', 'tsx', 'server/main.ts'],
 } as const;
 

@@ -21,6 +21,7 @@ import type { CpuSample, MemorySample, ServerReady } from './protocol';
 import { adminClient, closeAll, cpuShare, fanoutFigures, moveLatency, releaseLatency, serverEnv, untilNoneActive } from './run-capacity';
 import type { FanoutRecord } from './server';
 import { sourceAddress, VisitorGroup } from './visitor-group';
+import { NODE_FLAGS } from '../../server/node-flags';
 
 export interface RampOptions {
   readonly store: 'memory' | 'redis';
@@ -75,7 +76,11 @@ export async function runRamp(options: RampOptions) {
     };
     const servers: Child<ServerReady>[] = [];
     for (let index = 0; index < serverCount; index++) {
-      const server = await Child.start<ServerReady>(path.join(__dirname, 'server.ts'), { name: `ramp server ${index + 1}`, execArgv: ['--expose-gc'], env });
+      const server = await Child.start<ServerReady>(path.join(__dirname, 'server.ts'), {
+        name: `ramp server ${index + 1}`,
+        execArgv: ['--expose-gc', ...NODE_FLAGS],
+        env,
+      });
       children.push(server);
       servers.push(server);
     }

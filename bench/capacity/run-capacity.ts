@@ -16,6 +16,7 @@ import type { FanoutFloor } from './bare-fanout';
 import type { FanoutRecord } from './server';
 import { sourceAddress, VisitorGroup, type Moves } from './visitor-group';
 import type { Deliveries, MoveBatch } from './visitors';
+import { NODE_FLAGS } from '../../server/node-flags';
 
 export interface CapacityOptions {
   readonly visitors: number;
@@ -51,7 +52,15 @@ const round = (value: number) => Math.round(value * 100) / 100;
 
 type LoopDelay = { p50: number; p99: number; max: number };
 /** Holds over 20 ms (`LoopHolds` in server.ts): how late its 5 ms timer fired, and the main thread's own CPU time in the longest. */
-type LoopHolds = { count: number; longestMs: number; longestOwnMs: number; longestOwnGcMs: number; withGc: number };
+type LoopHolds = {
+  count: number;
+  longestMs: number;
+  longestOwnMs: number;
+  longestOwnGcMs: number;
+  withGc: number;
+  /** The first few, each with when it began (ms after the run's start). */
+  first: { atMs: number; lateMs: number; ownMs: number; gcMs: number }[];
+};
 type GcPauses = { count: number; totalMs: number; maxMs: number; maxByKind: Record<string, number> };
 
 const here = __dirname;
@@ -105,7 +114,7 @@ async function startProcesses(options: CapacityOptions, children: Child<unknown>
   children.push(bare);
   const server = await Child.start<ServerReady>(path.join(here, 'server.ts'), {
     name: 'bench server',
-    execArgv: ['--expose-gc'],
+    execArgv: ['--expose-gc', ...NODE_FLAGS],
     env: serverEnv(options, adminToken),
   });
   children.push(server);
@@ -200,7 +209,10 @@ async function pacedPhase(bench: Bench) {
         `${releases.delivered}/${releases.released} releases delivered, p50 ${releases.latencyMs.p50} ms, p99 ${releases.latencyMs.p99} ms; ` +
         `QueueMoved to ${moves.framesPerBatch.p50} sockets: last written by the server p99 ${fanout.lastWriteMs.p99} ms, ` +
         `read p50 ${moves.latencyMs.p50} ms, p99 ${moves.latencyMs.p99} ms, ${moves.missedByWaiting} missed; ` +
-        `server loop held at most ${figures.serverLoopDelayMs.max.toFixed(1)} ms (by its own work ${figures.serverHolds.longestOwnMs} ms), GC pause max ${figures.serverGc.maxMs.toFixed(1)} ms`,
+        `server loop held at most ${figures.serverLoopDelayMs.max.toFixed(1)} ms (by its own work ${figures.serverHolds.longestOwnMs} ms), GC pause max ${figures.serverGc.maxMs.toFixed(1)} ms` +
+        figures.serverHolds.first
+          .map((hold) => `\n    held ${hold.ownMs} ms (${hold.lateMs} by the clock, GC ${hold.gcMs}) at ${(hold.atMs / 1000).toFixed(2)} s`)
+          .join(''),
     );
   }
   return runs;
@@ -218,16 +230,18 @@ async function pacedRun(bench: Bench, run: number) {
   await server.request('fanouts');
   await visitors.deliveries();
   await visitors.moves([], 0);
-  const resumedAt = preciseNow();
-  await admin('POST', '/admin/resume');
-  const paced = await profiled(bench, `paced-${run + 1}`, () =>
-    poller.request<PollResult>('poll', {
+  let resumedAt = 0;
+  // The profile (when one is taken) starts before the resume: its start holds the loop, and the first releases' work is in it.
+  const paced = await profiled(bench, `paced-${run + 1}`, async () => {
+    resumedAt = preciseNow();
+    await admin('POST', '/admin/resume');
+    return poller.request<PollResult>('poll', {
       seconds: options.pollSeconds,
       warmupSeconds: PACED_WARMUP_SECONDS,
       factor: options.factor,
       sockets: options.pollSockets,
-    }),
-  );
+    });
+  });
   await admin('POST', '/admin/pause');
   const pausedAt = preciseNow();
   const serverCpu = cpuShare(cpuBefore, await server.request<CpuSample>('cpu'), (pausedAt - resumedAt) / 1000);

@@ -17,6 +17,7 @@ import type { SaturateResult } from './poller';
 import type { CpuSample, ServerReady } from './protocol';
 import { adminClient, closeAll, cpuShare, serverEnv, type CapacityOptions } from './run-capacity';
 import { sourceAddress, VisitorGroup } from './visitor-group';
+import { NODE_FLAGS } from '../../server/node-flags';
 
 export type StoreComparisonOptions = Pick<
   CapacityOptions,
@@ -105,7 +106,7 @@ async function startServers(options: StoreComparisonOptions, children: Child<unk
   for (const store of STORES) {
     servers[store] = await Child.start<ServerReady>(path.join(__dirname, 'server.ts'), {
       name: `bench server (${store} store)`,
-      execArgv: ['--expose-gc'],
+      execArgv: ['--expose-gc', ...NODE_FLAGS],
       env: serverEnv({ ...options, redisUrl: store === 'redis' ? options.redisUrl : undefined }, adminToken),
     });
     children.push(servers[store]);

@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ensureWaitingPageBuilt } from './waiting-page-built';
+import { NODE_FLAGS } from '../../server/node-flags';
 
 const ROOT = path.resolve(__dirname, '../..');
 const READY_TIMEOUT_MS = 30_000;
@@ -39,7 +40,7 @@ process.on('exit', () => {
 let serverBuilt: Promise<unknown> | undefined;
 
 /**
- * Starts the server as `npm start` does after its builds (`node --enable-source-maps dist/server.js`),
+ * Starts the server as `npm start` does after its builds (`node <package.json's config.nodeFlags> dist/server.js`),
  * with `env` as its whole server configuration (quiet logs unless `LOG_LEVEL` is given), and
  * waits until it says where it listens. `port` 0 (the default) is a free one; give the port of
  * a stopped process to start it again at the same address.
@@ -65,7 +66,7 @@ export async function stopAllServerProcesses(): Promise<void> {
 
 async function launch(env: Record<string, string>, port: number): Promise<ServerProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_VARIABLES.test(name)));
-  const child = spawn(process.execPath, ['--enable-source-maps', SERVER_SCRIPT], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, SERVER_SCRIPT], {
     cwd: ROOT,
     env: { ...inherited, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

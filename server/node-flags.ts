@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The flags Node runs the server with, from package.json's `config.nodeFlags`: `npm start` passes
+ * them, the container's command repeats them (a test holds the two equal), and the benchmarks and
+ * the end-to-end tests start the server with them, so that what they measure is what runs.
+ *
+ * `--min-semi-space-size=16` keeps V8's young generation at its full 16 MB. Left to itself V8
+ * shrinks it while the server is idle and grows it back only after a run of scavenges: the first
+ * second of a crowd after a quiet spell (the queue opening, a release after a pause) then ran a
+ * scavenge every few ms, and held the event loop past 20 ms a dozen times (docs/performance.md).
+ */
+export const NODE_FLAGS: readonly string[] = (
+  JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { config: { nodeFlags: string } }
+).config.nodeFlags
+  .split(' ')
+  .filter(Boolean);

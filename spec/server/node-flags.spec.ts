@@ -1,0 +1,41 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { NODE_FLAGS } from '../../server/node-flags';
+import { startServerProcess, stopAllServerProcesses } from '../support/server-process';
+
+const ROOT = path.resolve(__dirname, '../..');
+const ADMIN_TOKEN = 'a-long-enough-admin-token-for-metrics';
+
+jest.setTimeout(60_000);
+
+afterAll(() => stopAllServerProcesses());
+
+describe("the server's Node flags", () => {
+  it('should be the same in npm start and in the container', () => {
+    const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const dockerfile = readFileSync(path.join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
+    const command = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+
+    expect(scripts.start).toMatch(/&& node \$npm_package_config_nodeFlags dist\/server\.js$/);
+    expect(JSON.parse(command ?? 'null')).toEqual(['node', ...NODE_FLAGS, 'dist/server.js']);
+  });
+
+  it("should keep V8's young generation at 16 MB once the server is idle, where Node shrinks it to 1 MB", async () => {
+    const server = await startServerProcess({ ADMIN_TOKEN, ACTIVE_LIMIT: '1' });
+    const newSpace = async () => {
+      const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+      return Number(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)$/m.exec(metrics)?.[1]);
+    };
+    // Grown while the server started (two semi-spaces of 16 MB); V8's memory reducer shrinks it
+    // some 8 s after the heap goes idle.
+    const grown = await newSpace();
+    let now = grown;
+    for (const until = Date.now() + 30_000; now >= grown && Date.now() < until;) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      now = await newSpace();
+    }
+
+    expect(now).toBeLessThan(grown);
+    expect(now).toBeGreaterThanOrEqual(16 * 1024 * 1024);
+  });
+});

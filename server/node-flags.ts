@@ -9,7 +9,14 @@ import path from 'node:path';
  * `--min-semi-space-size=16` keeps V8's young generation at its full 16 MB. Left to itself V8
  * shrinks it while the server is idle and grows it back only after a run of scavenges: the first
  * second of a crowd after a quiet spell (the queue opening, a release after a pause) then ran a
- * scavenge every few ms, and held the event loop past 20 ms a dozen times (docs/performance.md).
+ * scavenge every few ms, and held the event loop past 20 ms a dozen times.
+ *
+ * `--no-allocation-site-pretenuring`: V8 otherwise starts allocating an object straight in the old
+ * generation once objects from the same place in the code were seen to live long, and rarely goes
+ * back. A spell of slow answers (requests waiting on Redis while the crowd arrives) taught it that
+ * of the request path's objects, and from then on every request's objects were born old and kept
+ * what they pointed to alive through each scavenge: three times the GC time for the process's
+ * whole life. docs/performance.md has both measured.
  */
 export const NODE_FLAGS: readonly string[] = (
   JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { config: { nodeFlags: string } }

@@ -266,16 +266,21 @@ class GcPauses {
   }
 
   /** Count, total and longest pause since the last call, and the longest of each kind. */
-  take(): { count: number; totalMs: number; maxMs: number; maxByKind: Record<string, number> } {
+  take(): { count: number; totalMs: number; maxMs: number; maxByKind: Record<string, number>; totalByKind: Record<string, number> } {
     const { pauses } = this;
     this.pauses = [];
     const maxByKind: Record<string, number> = {};
-    for (const [kind, ms] of pauses) maxByKind[kind] = Math.max(maxByKind[kind] ?? 0, Math.round(ms * 10) / 10);
+    const totalByKind: Record<string, number> = {};
+    for (const [kind, ms] of pauses) {
+      maxByKind[kind] = Math.max(maxByKind[kind] ?? 0, Math.round(ms * 10) / 10);
+      totalByKind[kind] = Math.round(((totalByKind[kind] ?? 0) + ms) * 10) / 10;
+    }
     return {
       count: pauses.length,
       totalMs: pauses.reduce((sum, [, ms]) => sum + ms, 0),
       maxMs: pauses.reduce((top, [, ms]) => Math.max(top, ms), 0),
       maxByKind,
+      totalByKind,
     };
   }
 }

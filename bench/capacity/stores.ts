@@ -89,7 +89,8 @@ export async function compareStores(options: StoreComparisonOptions) {
         options.log(
           `  stores round ${round} run ${run + 1}: memory ${figures.memory.perSecond.toFixed(0)}/s, Redis ${figures.redis.perSecond.toFixed(0)}/s, ` +
             `Redis ÷ memory ${figures.ratio.toFixed(2)}; server CPU a request ${figures.memory.serverCpuMicrosPerRequest.toFixed(1)} µs / ` +
-            `${figures.redis.serverCpuMicrosPerRequest.toFixed(1)} µs, redis-server ${figures.redis.storeCpuMicrosPerRequest?.toFixed(1)} µs`,
+            `${figures.redis.serverCpuMicrosPerRequest.toFixed(1)} µs, redis-server ${figures.redis.storeCpuMicrosPerRequest?.toFixed(1)} µs; ` +
+            `GC ${JSON.stringify(figures.memory.gc.totalByKind)} / ${JSON.stringify(figures.redis.gc.totalByKind)} ms`,
         );
       }
     } finally {
@@ -151,6 +152,8 @@ type Measured = SaturateResult & {
   storeCpu?: number;
   /** queue_info answers a script call to Redis (with the instance's copy of the line, the calls are mostly the marks of seen). */
   pollsPerScriptCall?: number;
+  /** The server's garbage-collection pauses over the run, in all and by kind (ms). */
+  gc: { totalMs: number; totalByKind: Record<string, number> };
 };
 
 /** One closed-loop run: the slices of both stores alternating (ABBA ABBA, then BAAB BAAB the next run). */
@@ -159,6 +162,7 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
   const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
   const sliceSeconds = (2 * options.saturateSeconds) / SLICES;
   const cpuBefore = { memory: await servers.memory.request<CpuSample>('cpu'), redis: await servers.redis.request<CpuSample>('cpu') };
+  await Promise.all(STORES.map((store) => servers[store].request('gcPauses')));
   const storeCpuBefore = await options.storeCpu?.();
   const callsBefore = await options.storeScriptCalls?.();
   const result = await profiled(options, servers, `stores-${run + 1}`, () =>
@@ -177,6 +181,7 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
   const measured = async (store: StoreName): Promise<Measured> => {
     const figures = result[store];
     const serverSeconds = cpuShare(cpuBefore[store], await servers[store].request<CpuSample>('cpu'), 1);
+    const { totalMs, totalByKind } = await servers[store].request<Measured['gc']>('gcPauses');
     // The servers' and redis-server's CPU time spans the warm-up slices too: per answer of the whole run.
     const perAnswer = (seconds: number) => (seconds * 1e6) / (figures.answered + figures.warmupAnswered);
     const storeSeconds = store === 'redis' && storeCpuBefore !== undefined && storeCpuAfter !== undefined ? storeCpuAfter - storeCpuBefore : undefined;
@@ -184,6 +189,7 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
       ...figures,
       serverCpuMicrosPerRequest: perAnswer(serverSeconds),
       generatorCpuMicrosPerRequest: (figures.generatorCpu * figures.seconds * 1e6) / figures.answered,
+      gc: { totalMs: Math.round(totalMs), totalByKind },
       ...(storeSeconds !== undefined && { storeCpuMicrosPerRequest: perAnswer(storeSeconds), storeCpu: storeSeconds / busySeconds }),
       ...(store === 'redis' &&
         callsBefore !== undefined &&

@@ -20,6 +20,15 @@ describe("the server's Node flags", () => {
     expect(JSON.parse(command ?? 'null')).toEqual(['node', ...NODE_FLAGS, 'dist/server.js']);
   });
 
+  it('should reach the server process started as npm start does', async () => {
+    const server = await startServerProcess({ ADMIN_TOKEN, ACTIVE_LIMIT: '1' });
+
+    const argv = readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+
+    expect(argv.slice(1, 1 + NODE_FLAGS.length)).toEqual(NODE_FLAGS);
+    expect(NODE_FLAGS).toEqual(expect.arrayContaining(['--min-semi-space-size=16', '--no-allocation-site-pretenuring']));
+  });
+
   it("should keep V8's young generation at 16 MB once the server is idle, where Node shrinks it to 1 MB", async () => {
     const server = await startServerProcess({ ADMIN_TOKEN, ACTIVE_LIMIT: '1' });
     const newSpace = async () => {

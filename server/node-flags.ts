@@ -13,10 +13,9 @@ import path from 'node:path';
  *
  * `--no-allocation-site-pretenuring`: V8 otherwise starts allocating an object straight in the old
  * generation once objects from the same place in the code were seen to live long, and rarely goes
- * back. A spell of slow answers (requests waiting on Redis while the crowd arrives) taught it that
- * of the request path's objects, and from then on every request's objects were born old and kept
- * what they pointed to alive through each scavenge: three times the GC time for the process's
- * whole life. docs/performance.md has both measured.
+ * back. Requests waiting on Redis taught it that of many places of the request path, and from
+ * then on their objects were born old and kept what they pointed to alive through each scavenge:
+ * three times the GC time, for as long as the process ran. docs/performance.md has both measured.
  */
 export const NODE_FLAGS: readonly string[] = (
   JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { config: { nodeFlags: string } }

@@ -18,10 +18,9 @@ import { Child } from './ipc';
 import { openFileLimit } from './limits';
 import type { PollResult } from './poller';
 import type { CpuSample, MemorySample, ServerReady } from './protocol';
-import { adminClient, closeAll, cpuShare, fanoutFigures, moveLatency, releaseLatency, serverEnv, untilNoneActive } from './run-capacity';
+import { adminClient, closeAll, cpuShare, fanoutFigures, moveLatency, releaseLatency, SERVER_EXEC_ARGV, serverEnv, untilNoneActive } from './run-capacity';
 import type { FanoutRecord } from './server';
 import { sourceAddress, VisitorGroup } from './visitor-group';
-import { NODE_FLAGS } from '../../server/node-flags';
 
 export interface RampOptions {
   readonly store: 'memory' | 'redis';
@@ -78,7 +77,7 @@ export async function runRamp(options: RampOptions) {
     for (let index = 0; index < serverCount; index++) {
       const server = await Child.start<ServerReady>(path.join(__dirname, 'server.ts'), {
         name: `ramp server ${index + 1}`,
-        execArgv: ['--expose-gc', ...NODE_FLAGS],
+        execArgv: SERVER_EXEC_ARGV,
         env,
       });
       children.push(server);

@@ -64,6 +64,9 @@ type LoopHolds = {
 type GcPauses = { count: number; totalMs: number; maxMs: number; maxByKind: Record<string, number> };
 
 const here = __dirname;
+
+/** The bench server's Node flags: production's, and `gc()` to read memory after a full collection. */
+export const SERVER_EXEC_ARGV = ['--expose-gc', ...NODE_FLAGS];
 /** Paced polling first runs this long uncounted: code paths warm up and the polls spread out. */
 const PACED_WARMUP_SECONDS = 3;
 /** The closed loop first runs this long uncounted on each server (new connections, warm code). */
@@ -114,7 +117,7 @@ async function startProcesses(options: CapacityOptions, children: Child<unknown>
   children.push(bare);
   const server = await Child.start<ServerReady>(path.join(here, 'server.ts'), {
     name: 'bench server',
-    execArgv: ['--expose-gc', ...NODE_FLAGS],
+    execArgv: SERVER_EXEC_ARGV,
     env: serverEnv(options, adminToken),
   });
   children.push(server);

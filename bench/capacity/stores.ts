@@ -15,9 +15,8 @@ import { median } from '../stats';
 import { Child } from './ipc';
 import type { SaturateResult } from './poller';
 import type { CpuSample, ServerReady } from './protocol';
-import { adminClient, closeAll, cpuShare, serverEnv, type CapacityOptions } from './run-capacity';
+import { adminClient, closeAll, cpuShare, SERVER_EXEC_ARGV, serverEnv, type CapacityOptions } from './run-capacity';
 import { sourceAddress, VisitorGroup } from './visitor-group';
-import { NODE_FLAGS } from '../../server/node-flags';
 
 export type StoreComparisonOptions = Pick<
   CapacityOptions,
@@ -107,7 +106,7 @@ async function startServers(options: StoreComparisonOptions, children: Child<unk
   for (const store of STORES) {
     servers[store] = await Child.start<ServerReady>(path.join(__dirname, 'server.ts'), {
       name: `bench server (${store} store)`,
-      execArgv: ['--expose-gc', ...NODE_FLAGS],
+      execArgv: SERVER_EXEC_ARGV,
       env: serverEnv({ ...options, redisUrl: store === 'redis' ? options.redisUrl : undefined }, adminToken),
     });
     children.push(servers[store]);

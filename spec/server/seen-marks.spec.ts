@@ -49,6 +49,30 @@ describe('marks of seen written late and together', () => {
     expect(writes).toHaveLength(2);
   });
 
+  it('should write due marks a call a turn, each of at most the call size, and every one at once when asked', () => {
+    const marks = new SeenMarks(write, SEEN_FLUSH_MS, 100, 2);
+    for (const [index, uuid] of ['a', 'b', 'c', 'd', 'e'].entries()) marks.mark(uuid, index);
+
+    jest.advanceTimersByTime(SEEN_FLUSH_MS);
+    expect(writes).toEqual([['0', 'a', '1', 'b']]);
+    jest.advanceTimersByTime(1);
+    expect(writes).toEqual([
+      ['0', 'a', '1', 'b'],
+      ['2', 'c', '3', 'd'],
+    ]);
+    marks.mark('f', 5);
+    // Before another call of the store: everything, in order, at once.
+    marks.flush();
+    expect(writes).toEqual([
+      ['0', 'a', '1', 'b'],
+      ['2', 'c', '3', 'd'],
+      ['4', 'e', '5', 'f'],
+    ]);
+    expect(marks.size).toBe(0);
+    jest.runAllTimers();
+    expect(writes).toHaveLength(3);
+  });
+
   it('should let a failed write go: the next polls mark their places again', async () => {
     let fail = true;
     const marks = new SeenMarks((pairs) => {

@@ -106,7 +106,7 @@ export class RedisStore implements QueueStore {
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
     this.localLine = options.localLine ?? true;
     this.commandTimeoutMs = client.options.commandTimeout ?? commandTimeoutMs;
-    this.deadlines = new Deadlines(client, client.options.commandTimeout ?? commandTimeoutMs);
+    this.deadlines = new Deadlines(client, this.commandTimeoutMs);
     // A new connection may lead to another Redis, with another clock.
     client.on('ready', this.onReady);
   }

@@ -8,6 +8,8 @@ import type { LanguageSettings } from './languages';
 import { BOT_CHALLENGES, type BotChallengeMode } from './bot-check/mode';
 import { declaredEvents, type DeclaredEvent } from './events/declared';
 import { normalizeTarget } from './request-target';
+import { ConfigError, readEnvironment, type Env, type ReadEnvironment } from './config-env';
+import { ADMISSION_MODES, type ConfigEnv, type LOG_LEVELS } from './config-schema';
 
 /** Where the realtime events go: the embedded Pusher-protocol server or an outside one. */
 export interface PusherConfig {
@@ -100,9 +102,6 @@ export interface BotCheckConfig {
   readonly placesPerAddress: number;
 }
 
-/** Most key derivations a solution may be asked to take: at the defaults, minutes in a browser. */
-export const MAX_DIFFICULTY = 100_000;
-
 /** One line of its own: the protected prefixes it holds, and its limits. */
 export interface RoomConfig {
   /** Lower-case letters, digits and dashes; in the room's store keys and its page's routes. */
@@ -119,7 +118,6 @@ export interface RoomConfig {
   readonly admission: AdmissionConfig;
 }
 
-export const ADMISSION_MODES = ['fixed', 'adaptive'] as const;
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];
 
 /** How a room's rate and limit are set: by the operator, or by what the gateway sees of the origin. */
@@ -186,10 +184,6 @@ export interface SinkLimits {
   readonly reportsPerMinute: number;
 }
 
-/** Shortest ADMIN_TOKEN accepted: a guessable token opens the admin API to anyone. */
-export const ADMIN_TOKEN_MIN_LENGTH = 24;
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Levels at which every request is logged; at the others a request that goes well writes nothing. */
@@ -197,10 +191,8 @@ export function logsEveryRequest(level: string): boolean {
   return level === 'debug' || level === 'trace';
 }
 
-/** A configuration value that cannot be used; `main.ts` prints it and exits. */
-export class ConfigError extends Error {}
-
-type Env = Readonly<Record<string, string | undefined>>;
+export { ConfigError } from './config-env';
+export { ADMIN_TOKEN_MIN_LENGTH, ADMISSION_MODES, DEFAULT_DIFFICULTY, LOG_LEVELS, MAX_DIFFICULTY } from './config-schema';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -208,88 +200,73 @@ const ROOT = path.resolve(__dirname, '..');
 const EMBEDDED_APP = { appId: 'waiting-room', key: 'waiting-room-key' };
 
 /**
- * Reads every variable of the configuration table, with its default.
- * Throws a `ConfigError` naming the variable when a value cannot be used.
+ * Reads every variable of the configuration schema (`config-schema.ts`), with its default.
+ * Throws a `ConfigError` naming the variable when a value cannot be used; `notice` hears once of
+ * each variable set by a former name.
  */
-export function loadConfig(env: Env): ServerConfig {
-  const read = reader(env);
-  const adminToken = read.string('ADMIN_TOKEN');
-  if (adminToken !== undefined && adminToken.length < ADMIN_TOKEN_MIN_LENGTH) {
-    throw new ConfigError(`ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters long (got ${adminToken.length}); e.g. openssl rand -base64 24.`);
-  }
-  const sessionSecret = read.string('SESSION_SECRET');
-  if (sessionSecret !== undefined && sessionSecret.length < 32) {
-    throw new ConfigError('SESSION_SECRET must be at least 32 characters long.');
-  }
-  if (read.string('STATE_FILE') !== undefined && read.string('REDIS_URL') !== undefined) {
+export function loadConfig(env: Env, notice: (message: string) => void = () => {}): ServerConfig {
+  const read = readEnvironment(env, notice);
+  const { values: v } = read;
+  if (v.STATE_FILE !== undefined && v.REDIS_URL !== undefined) {
     throw new ConfigError('STATE_FILE keeps the memory store across a restart; with REDIS_URL the line already lives in Redis: unset one.');
   }
   const assetsDir = path.join(ROOT, 'public', 'assets');
-  const activeLimit = read.int('ACTIVE_LIMIT', 2, 1, 1_000_000);
-  const releasePerMinute = read.int('RELEASE_PER_MINUTE', 6, 0, 1_000_000);
-  const sessionSeconds = read.int('SESSION_SECONDS', 300, 1, 7 * 24 * 3600);
-  const gateway = gatewayConfig(read);
-  const admission = admissionConfig(read, sessionSeconds, gateway.responseTimeoutMs);
-  const botChallenge = read.choice('BOT_CHALLENGE', BOT_CHALLENGES, 'off');
-  const rooms = roomsConfig(read, { activeLimit, releasePerMinute, admission, botChallenge }, gateway.responseTimeoutMs);
-  const events = eventsConfig(read, rooms);
+  const gateway = gatewayConfig(v);
+  const admission = admissionConfig(v, gateway.responseTimeoutMs);
+  const defaults = { activeLimit: v.ACTIVE_LIMIT, releasePerMinute: v.RELEASE_PER_MINUTE, admission, botChallenge: v.BOT_CHALLENGE };
+  const rooms = roomsConfig(read, defaults, gateway.responseTimeoutMs);
+  const events = eventsConfig(v, rooms);
   return {
-    port: read.int('PORT', 8080, 0, 65535),
-    host: read.string('HOST') ?? '127.0.0.1',
+    port: v.PORT,
+    host: v.HOST,
     protect: rooms.flatMap((room) => room.protect),
     rooms: rooms.map(({ events: _declared, ...room }) => room),
     events,
-    openingPollsPerSecond: read.int('OPENING_POLLS_PER_SECOND', 20_000, 1, 10_000_000),
-    activeLimit,
-    releasePerMinute,
-    sessionSeconds,
-    abandonSeconds: read.int('ABANDON_SECONDS', 180, 1, 7 * 24 * 3600),
-    adminToken: adminToken ?? randomBytes(18).toString('base64url'),
-    adminTokenGenerated: adminToken === undefined,
-    adminSessionSeconds: read.int('ADMIN_SESSION_SECONDS', 8 * 3600, 60, 7 * 24 * 3600),
-    sessionSecret: sessionSecret ?? randomBytes(32).toString('base64url'),
-    sessionSecretGenerated: sessionSecret === undefined,
-    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
-    pusher: pusherConfig(read),
-    pusherClient: {
-      host: read.string('PUSHER_CLIENT_HOST'),
-      port: read.optionalInt('PUSHER_CLIENT_PORT', 1, 65535),
-    },
+    openingPollsPerSecond: v.OPENING_POLLS_PER_SECOND,
+    activeLimit: v.ACTIVE_LIMIT,
+    releasePerMinute: v.RELEASE_PER_MINUTE,
+    sessionSeconds: v.SESSION_SECONDS,
+    abandonSeconds: v.ABANDON_SECONDS,
+    adminToken: v.ADMIN_TOKEN ?? randomBytes(18).toString('base64url'),
+    adminTokenGenerated: v.ADMIN_TOKEN === undefined,
+    adminSessionSeconds: v.ADMIN_SESSION_SECONDS,
+    sessionSecret: v.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
+    sessionSecretGenerated: v.SESSION_SECRET === undefined,
+    redisUrl: url('REDIS_URL', v.REDIS_URL, ['redis:', 'rediss:']),
+    pusher: pusherConfig(v),
+    pusherClient: { host: v.PUSHER_CLIENT_HOST, port: v.PUSHER_CLIENT_PORT },
     realtime: {
-      activityTimeoutSeconds: read.int('REALTIME_ACTIVITY_TIMEOUT', 120, 1, 3600),
-      pongTimeoutMs: Math.round(read.number('REALTIME_PONG_TIMEOUT', 30, 0.05, 600) * 1000),
-      maxConnections: read.int('REALTIME_MAX_CONNECTIONS', 15_000, 1, 10_000_000),
-      maxSubscriptions: read.int('REALTIME_MAX_SUBSCRIPTIONS', 4, 2, 1000),
-      messagesPerSecond: read.int('REALTIME_MESSAGES_PER_SECOND', 10, 1, 10_000),
-      maxBufferedBytes: read.int('REALTIME_MAX_BUFFERED_BYTES', 256 * 1024, 16 * 1024, 1024 ** 3),
+      activityTimeoutSeconds: v.REALTIME_ACTIVITY_TIMEOUT_SECONDS,
+      pongTimeoutMs: Math.round(v.REALTIME_PONG_TIMEOUT_SECONDS * 1000),
+      maxConnections: v.REALTIME_MAX_CONNECTIONS,
+      maxSubscriptions: v.REALTIME_MAX_SUBSCRIPTIONS,
+      messagesPerSecond: v.REALTIME_MESSAGES_PER_SECOND,
+      maxBufferedBytes: v.REALTIME_MAX_BUFFERED_BYTES,
     },
     http: {
-      requestTimeoutMs: read.int('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
-      headersTimeoutMs: read.int('HEADERS_TIMEOUT_SECONDS', 10, 1, 3600) * 1000,
-      keepAliveTimeoutMs: read.int('KEEP_ALIVE_TIMEOUT_SECONDS', 5, 1, 3600) * 1000,
+      requestTimeoutMs: v.REQUEST_TIMEOUT_SECONDS * 1000,
+      headersTimeoutMs: v.HEADERS_TIMEOUT_SECONDS * 1000,
+      keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
     },
     sink: {
-      messageBytes: read.int('ERROR_MESSAGE_BYTES', 1024, 64, 1024 * 1024),
-      totalBytes: read.int('ERROR_LOG_BYTES', 256 * 1024, 1024, 256 * 1024 * 1024),
-      reportsPerMinute: read.int('ERROR_REPORTS_PER_MINUTE', 10, 1, 100_000),
+      messageBytes: v.ERROR_MESSAGE_BYTES,
+      totalBytes: v.ERROR_LOG_BYTES,
+      reportsPerMinute: v.ERROR_REPORTS_PER_MINUTE,
     },
-    stateFile: read.string('STATE_FILE'),
-    publicSourceMaps: read.flag('PUBLIC_SOURCE_MAPS', false),
-    sentryDsn: read.url('SENTRY_DSN', ['http:', 'https:']),
-    sentrySampleRate: read.number('SENTRY_SAMPLE_RATE', 0.5, 0, 1),
-    pageTimings: read.timings('PAGE_TIMINGS'),
+    stateFile: v.STATE_FILE,
+    publicSourceMaps: v.PUBLIC_SOURCE_MAPS,
+    sentryDsn: url('SENTRY_DSN', v.SENTRY_DSN, ['http:', 'https:']),
+    sentrySampleRate: v.SENTRY_SAMPLE_RATE,
+    pageTimings: v.PAGE_TIMINGS === undefined ? undefined : parseTimings('PAGE_TIMINGS', v.PAGE_TIMINGS),
     releaseIntervalMs: 1000,
     assetsDir,
     pageHtmlPath: path.join(assetsDir, 'waiting.html'),
     bodyLimit: 64 * 1024,
-    logLevel: read.choice('LOG_LEVEL', LOG_LEVELS, 'info'),
-    trustProxy: read.flag('TRUST_PROXY', false),
+    logLevel: v.LOG_LEVEL,
+    trustProxy: v.TRUST_PROXY,
     gateway,
-    languages: languagesConfig(read),
-    botCheck: {
-      difficulty: read.int('BOT_CHALLENGE_DIFFICULTY', DEFAULT_DIFFICULTY, 1, MAX_DIFFICULTY),
-      placesPerAddress: read.int('PLACES_PER_ADDRESS', 0, 0, 1_000_000),
-    },
+    languages: languagesConfig(v),
+    botCheck: { difficulty: v.BOT_CHALLENGE_DIFFICULTY, placesPerAddress: v.PLACES_PER_ADDRESS },
   };
 }
 
@@ -298,16 +275,16 @@ export function loadConfig(env: Env): ServerConfig {
  * ADMISSION_FEEDBACK_SECONDS (SESSION_SECONDS by default): every room's, unless its ROOMS entry
  * says otherwise. A target the origin's timeout would cut first could never be seen.
  */
-function admissionConfig(read: Reader, sessionSeconds: number, responseTimeoutMs: number): AdmissionConfig {
-  const mode = read.choice('ADMISSION', ADMISSION_MODES, 'fixed');
-  const target = read.int('ORIGIN_LATENCY_TARGET_MS', 1000, 1, 600_000);
+function admissionConfig(v: ConfigEnv, responseTimeoutMs: number): AdmissionConfig {
+  const mode = v.ADMISSION;
+  const target = v.ORIGIN_LATENCY_TARGET_MS;
   if (mode === 'adaptive' && target >= responseTimeoutMs) {
     throw new ConfigError(`ORIGIN_LATENCY_TARGET_MS (${target}) must be below UPSTREAM_TIMEOUT_MS (${responseTimeoutMs}).`);
   }
   return {
     mode,
     originLatencyTargetMs: target,
-    feedbackMs: read.int('ADMISSION_FEEDBACK_SECONDS', sessionSeconds, 1, 7 * 24 * 3600) * 1000,
+    feedbackMs: (v.ADMISSION_FEEDBACK_SECONDS ?? v.SESSION_SECONDS) * 1000,
   };
 }
 
@@ -323,10 +300,9 @@ function localeOf(value: unknown, where: string): Locale {
  * some messages of that locale in the site's own words, checked like the catalogue (known keys,
  * the same placeholders and plural forms) so that a typo stops the start instead of showing.
  */
-function languagesConfig(read: Reader): LanguageSettings {
-  const given = read.string('DEFAULT_LOCALE');
-  const defaultLocale = given === undefined ? 'en' : localeOf(given, 'DEFAULT_LOCALE');
-  const dir = read.string('MESSAGES_DIR');
+function languagesConfig(v: ConfigEnv): LanguageSettings {
+  const defaultLocale = v.DEFAULT_LOCALE;
+  const dir = v.MESSAGES_DIR;
   const overrides: Partial<Record<Locale, Messages>> = {};
   if (dir === undefined) return { defaultLocale, overrides };
   let files: string[];
@@ -350,13 +326,6 @@ function languagesConfig(read: Reader): LanguageSettings {
   return { defaultLocale, overrides };
 }
 
-/**
- * The difficulty a solution is asked at by default: its median time in a browser on a slow phone
- * (Chromium with the CPU 4× slower) stays under 1.5 s with room to spare, on a busy 2-core machine
- * too (`npm run bench`, docs/bot-check.md): at 150 and 200 the slower reading of it missed.
- */
-export const DEFAULT_DIFFICULTY = 100;
-
 const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute', 'locale', 'admission', 'originLatencyTargetMs', 'events', 'botChallenge']);
 
@@ -370,15 +339,15 @@ type RoomWithEvents = RoomConfig & { readonly events?: unknown };
  * A prefix belongs to one room only.
  */
 function roomsConfig(
-  read: Reader,
+  { values: v, given: set }: ReadEnvironment,
   defaults: { activeLimit: number; releasePerMinute: number; admission: AdmissionConfig; botChallenge: BotChallengeMode },
   responseTimeoutMs: number,
 ): RoomWithEvents[] {
-  const given = jsonSetting(read, 'ROOMS', '[{"name": "tickets", "protect": ["/tickets"]}, …]');
+  const given = jsonSetting('ROOMS', v.ROOMS, v.ROOMS_FILE, '[{"name": "tickets", "protect": ["/tickets"]}, …]');
   if (given === undefined) {
-    return [{ name: 'default', protect: read.prefixes('PROTECT', ['/checkout']), ...defaults }];
+    return [{ name: 'default', protect: prefixes('PROTECT', v.PROTECT, true), ...defaults }];
   }
-  if (read.string('PROTECT') !== undefined) {
+  if (set.has('PROTECT')) {
     throw new ConfigError('With ROOMS or ROOMS_FILE, each room lists its own prefixes: unset PROTECT.');
   }
   const { source, value } = given;
@@ -399,7 +368,7 @@ function roomsConfig(
     if (!Array.isArray(room.protect) || room.protect.length === 0 || !room.protect.every((p) => typeof p === 'string')) {
       throw new ConfigError(`${at}.protect must be a non-empty array of path prefixes.`);
     }
-    const protect = reader({ PROTECT: room.protect.join(',') }).prefixes('PROTECT', []);
+    const protect = prefixes('PROTECT', room.protect.join(','), false);
     for (const prefix of protect) {
       const key = prefix.toLowerCase().replace(/\/+$/, '') || '/';
       const owner = owners.get(key);
@@ -443,8 +412,8 @@ function roomsConfig(
  * The declared events: EVENTS (JSON) or EVENTS_FILE (a JSON file), an array of events each naming
  * its `room` (which may be left out when there is one), and the `events` of each room of ROOMS.
  */
-function eventsConfig(read: Reader, rooms: readonly RoomWithEvents[]): DeclaredEvent[] {
-  const given = jsonSetting(read, 'EVENTS', '[{"name": "Spring drop", "eventStartTime": "…", …}, …]');
+function eventsConfig(v: ConfigEnv, rooms: readonly RoomWithEvents[]): DeclaredEvent[] {
+  const given = jsonSetting('EVENTS', v.EVENTS, v.EVENTS_FILE, '[{"name": "Spring drop", "eventStartTime": "…", …}, …]');
   try {
     return declaredEvents(
       given?.source ?? 'EVENTS',
@@ -460,9 +429,7 @@ function eventsConfig(read: Reader, rooms: readonly RoomWithEvents[]): DeclaredE
  * A setting given as JSON, inline in `name` or in the file `name_FILE` (not both): its parsed value
  * and where it came from, for messages; undefined when neither is set. `example` shows its shape.
  */
-function jsonSetting(read: Reader, name: string, example: string): { source: string; value: unknown } | undefined {
-  const inline = read.string(name);
-  const file = read.string(`${name}_FILE`);
+function jsonSetting(name: string, inline: string | undefined, file: string | undefined, example: string): { source: string; value: unknown } | undefined {
   if (inline !== undefined && file !== undefined) throw new ConfigError(`Set ${name} or ${name}_FILE, not both.`);
   if (inline === undefined && file === undefined) return undefined;
   const source = inline !== undefined ? name : `${name}_FILE (${file})`;
@@ -481,12 +448,8 @@ function jsonSetting(read: Reader, name: string, example: string): { source: str
   }
 }
 
-function gatewayConfig(read: Reader): GatewayConfig {
-  const bypassSecret = read.string('BYPASS_SECRET');
-  if (bypassSecret !== undefined && bypassSecret.length < 32) {
-    throw new ConfigError('BYPASS_SECRET must be at least 32 characters long; e.g. openssl rand -base64 32.');
-  }
-  const upstream = read.url('UPSTREAM', ['http:', 'https:']);
+function gatewayConfig(v: ConfigEnv): GatewayConfig {
+  const upstream = url('UPSTREAM', v.UPSTREAM, ['http:', 'https:']);
   if (upstream !== undefined) {
     const url = new URL(upstream);
     if (url.username || url.password || url.search || url.hash) {
@@ -495,21 +458,17 @@ function gatewayConfig(read: Reader): GatewayConfig {
   }
   return {
     upstream,
-    connectTimeoutMs: read.int('UPSTREAM_CONNECT_TIMEOUT_MS', 5000, 1, 600_000),
-    responseTimeoutMs: read.int('UPSTREAM_TIMEOUT_MS', 30_000, 1, 3_600_000),
-    connections: read.int('UPSTREAM_CONNECTIONS', 128, 1, 65_536),
-    bypass: read.prefixes('BYPASS', []),
-    bypassSecret,
-    heldBodyLimit: read.int('HELD_BODY_LIMIT', 64 * 1024, 1024, 16 * 1024 * 1024),
+    connectTimeoutMs: v.UPSTREAM_CONNECT_TIMEOUT_MS,
+    responseTimeoutMs: v.UPSTREAM_TIMEOUT_MS,
+    connections: v.UPSTREAM_CONNECTIONS,
+    bypass: v.BYPASS === undefined ? [] : prefixes('BYPASS', v.BYPASS, false),
+    bypassSecret: v.BYPASS_SECRET,
+    heldBodyLimit: v.HELD_BODY_LIMIT,
   };
 }
 
-function pusherConfig(read: Reader): PusherConfig {
-  const appId = read.string('PUSHER_APP_ID');
-  const key = read.string('PUSHER_KEY');
-  const secret = read.string('PUSHER_SECRET');
-  const host = read.string('PUSHER_HOST');
-  const cluster = read.string('PUSHER_CLUSTER');
+function pusherConfig(v: ConfigEnv): PusherConfig {
+  const { PUSHER_APP_ID: appId, PUSHER_KEY: key, PUSHER_SECRET: secret, PUSHER_HOST: host, PUSHER_CLUSTER: cluster } = v;
   const outside = appId !== undefined || key !== undefined || host !== undefined;
   if (!outside) {
     return {
@@ -535,96 +494,45 @@ function pusherConfig(read: Reader): PusherConfig {
     secret,
     secretGenerated: false,
     host,
-    port: read.optionalInt('PUSHER_PORT', 1, 65535),
-    useTLS: read.flag('PUSHER_USE_TLS', true),
+    port: v.PUSHER_PORT,
+    useTLS: v.PUSHER_USE_TLS,
     cluster: cluster ?? 'local',
   };
 }
 
-type Reader = ReturnType<typeof reader>;
+/** A URL of one of `protocols`, as given; undefined when unset. */
+function url(name: string, raw: string | undefined, protocols: readonly string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL; got "${raw}".`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.join(' or ')}; got "${raw}".`);
+  }
+  return raw;
+}
 
-function reader(env: Env) {
-  const string = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
-  const number = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = string(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value) || value < min || value > max) {
-      throw new ConfigError(`${name} must be a number from ${min} to ${max}; got "${raw}".`);
+/** Comma-separated path prefixes, each one the server routes; at least one when `required`. */
+function prefixes(name: string, raw: string, required: boolean): readonly string[] {
+  const list = raw
+    .split(',')
+    .map((prefix) => prefix.trim())
+    .filter(Boolean);
+  const bad = list.find((prefix) => !prefix.startsWith('/') || prefix.startsWith('//'));
+  if ((list.length === 0 && required) || bad !== undefined) {
+    throw new ConfigError(`${name} must list paths starting with "/", comma-separated; got "${raw}".`);
+  }
+  for (const prefix of list) {
+    // The prefix is compared with requests' normalized paths: it must be one itself.
+    const target = normalizeTarget(prefix);
+    if (!target.ok || target.query !== undefined) {
+      throw new ConfigError(`${name}: "${prefix}" is not a path the server routes${target.ok ? '' : ` (${target.reason})`}.`);
     }
-    return value;
-  };
-  const optionalInt = (name: string, min: number, max: number): number | undefined => {
-    const raw = string(name);
-    if (raw === undefined) return undefined;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      throw new ConfigError(`${name} must be a whole number from ${min} to ${max}; got "${raw}".`);
-    }
-    return Number(raw);
-  };
-  return {
-    string,
-    number,
-    optionalInt,
-    int: (name: string, fallback: number, min: number, max: number): number => optionalInt(name, min, max) ?? fallback,
-    choice: <T extends string>(name: string, choices: readonly T[], fallback: T): T => {
-      const raw = string(name)?.toLowerCase();
-      if (raw === undefined) return fallback;
-      if (!(choices as readonly string[]).includes(raw)) {
-        throw new ConfigError(`${name} must be one of ${choices.join(', ')}; got "${raw}".`);
-      }
-      return raw as T;
-    },
-    flag: (name: string, fallback: boolean): boolean => {
-      const raw = string(name)?.toLowerCase();
-      if (raw === undefined) return fallback;
-      if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-      if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-      throw new ConfigError(`${name} must be true or false; got "${raw}".`);
-    },
-    url: (name: string, protocols: readonly string[]): string | undefined => {
-      const raw = string(name);
-      if (raw === undefined) return undefined;
-      let url: URL;
-      try {
-        url = new URL(raw);
-      } catch {
-        throw new ConfigError(`${name} must be a URL; got "${raw}".`);
-      }
-      if (!protocols.includes(url.protocol)) {
-        throw new ConfigError(`${name} must start with ${protocols.join(' or ')}; got "${raw}".`);
-      }
-      return raw;
-    },
-    prefixes: (name: string, fallback: readonly string[]): readonly string[] => {
-      const raw = string(name);
-      if (raw === undefined) return fallback;
-      const prefixes = raw
-        .split(',')
-        .map((prefix) => prefix.trim())
-        .filter(Boolean);
-      const bad = prefixes.find((prefix) => !prefix.startsWith('/') || prefix.startsWith('//'));
-      if ((prefixes.length === 0 && fallback.length > 0) || bad !== undefined) {
-        throw new ConfigError(`${name} must list paths starting with "/", comma-separated; got "${raw}".`);
-      }
-      for (const prefix of prefixes) {
-        // The prefix is compared with requests' normalized paths: it must be one itself.
-        const target = normalizeTarget(prefix);
-        if (!target.ok || target.query !== undefined) {
-          throw new ConfigError(`${name}: "${prefix}" is not a path the server routes${target.ok ? '' : ` (${target.reason})`}.`);
-        }
-      }
-      return prefixes;
-    },
-    timings: (name: string): Partial<Timings> | undefined => {
-      const raw = string(name);
-      if (raw === undefined) return undefined;
-      return parseTimings(name, raw);
-    },
-  };
+  }
+  return list;
 }
 
 function parseTimings(name: string, raw: string): Partial<Timings> {

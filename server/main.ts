@@ -10,7 +10,8 @@ const SHUTDOWN_DEADLINE_MS = 9_000;
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.env);
+    // A variable set by a former name still works, and says so once, here.
+    config = loadConfig(process.env, (notice) => console.warn(notice));
   } catch (error) {
     if (error instanceof ConfigError) return fail(`Configuration error: ${error.message}`);
     throw error;

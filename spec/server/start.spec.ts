@@ -66,4 +66,20 @@ describe('server/main.ts', () => {
       stderr: expect.stringContaining('Configuration error: ACTIVE_LIMIT must be a whole number from 1 to 1000000; got "lots".'),
     });
   });
+
+  it('should say once at start that a former name still works, and still stop before listening on a bad value', async () => {
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, REALTIME_PONG_TIMEOUT: '5', SESSION_SECONDS: 'long', PORT: '0' },
+    });
+
+    const failed: { code: number; stdout: string; stderr: string } = await run.then(
+      () => Promise.reject(new Error('started')),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.split('REALTIME_PONG_TIMEOUT is now called REALTIME_PONG_TIMEOUT_SECONDS; the old name still works.')).toHaveLength(2);
+    expect(failed.stderr).toContain('Configuration error: SESSION_SECONDS must be a whole number from 1 to 604800; got "long".');
+    expect(failed.stdout).not.toContain('open http');
+  });
 });

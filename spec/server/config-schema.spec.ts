@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../server/config';
+import { CONFIG_DOC_PATH, configurationDoc } from '../../server/config-doc';
+import { VARIABLES } from '../../server/config-schema';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** Secrets fixed, so that two loads differ only where the environment does. */
+const SECRETS = { ADMIN_TOKEN: 'a-long-enough-admin-token-here', SESSION_SECRET: 's'.repeat(32), PUSHER_SECRET: 'p'.repeat(24) };
+
+describe('the configuration schema', () => {
+  it('should be what docs/configuration.md says (npm run docs:config writes it)', () => {
+    expect(readFileSync(path.join(ROOT, CONFIG_DOC_PATH), 'utf8')).toBe(configurationDoc());
+  });
+
+  it.each(VARIABLES.filter(([, schema]) => schema.default !== undefined))('should apply the documented default of %s', (name, schema) => {
+    // Set to its documented default, the variable changes nothing: the default applied is that one.
+    expect(loadConfig({ ...SECRETS, [name]: String(schema.default) })).toEqual(loadConfig(SECRETS));
+  });
+
+  it('should say for every variable what it holds and what unset means', () => {
+    for (const [name, schema] of VARIABLES) {
+      expect([name, schema.description.length > 0]).toEqual([name, true]);
+      expect([name, schema.default !== undefined || schema.unset !== undefined]).toEqual([name, true]);
+    }
+  });
+
+  it.each(VARIABLES.filter(([, schema]) => schema.type !== 'string' || schema.enum !== undefined || schema.minLength !== undefined))(
+    'should refuse a bad %s with a message naming it',
+    (name) => {
+      expect(() => loadConfig({ [name]: 'x' })).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: 'x' })).toThrow(new RegExp(`^${name} must be `));
+    },
+  );
+});
+
+describe('former names', () => {
+  const renamed = VARIABLES.flatMap(([name, schema]) => (schema.formerly ?? []).map((old) => [old, name] as const));
+
+  it('should include the realtime timeouts, now in seconds by name', () => {
+    expect(renamed).toEqual([
+      ['REALTIME_ACTIVITY_TIMEOUT', 'REALTIME_ACTIVITY_TIMEOUT_SECONDS'],
+      ['REALTIME_PONG_TIMEOUT', 'REALTIME_PONG_TIMEOUT_SECONDS'],
+    ]);
+  });
+
+  it.each(renamed)('should still read %s, saying once that it is now %s', (old, name) => {
+    const notice = jest.fn();
+
+    const config = loadConfig({ ...SECRETS, [old]: '7' }, notice);
+
+    expect(config).toEqual(loadConfig({ ...SECRETS, [name]: '7' }));
+    expect(config).not.toEqual(loadConfig(SECRETS));
+    expect(notice.mock.calls).toEqual([[`${old} is now called ${name}; the old name still works.`]]);
+  });
+
+  it('should take the current name when both are set, and say the former one is ignored', () => {
+    const notice = jest.fn();
+
+    const config = loadConfig({ REALTIME_ACTIVITY_TIMEOUT: '7', REALTIME_ACTIVITY_TIMEOUT_SECONDS: '9' }, notice);
+
+    expect(config.realtime.activityTimeoutSeconds).toBe(9);
+    expect(notice.mock.calls).toEqual([['REALTIME_ACTIVITY_TIMEOUT is ignored: it is now called REALTIME_ACTIVITY_TIMEOUT_SECONDS, which is set.']]);
+  });
+
+  it('should name a bad value by the name it was given under', () => {
+    expect(() => loadConfig({ REALTIME_PONG_TIMEOUT: 'soon' })).toThrow('REALTIME_PONG_TIMEOUT must be a number from 0.05 to 600; got "soon".');
+    expect(() => loadConfig({ REALTIME_PONG_TIMEOUT_SECONDS: 'soon' })).toThrow('REALTIME_PONG_TIMEOUT_SECONDS must be a number from 0.05 to 600; got "soon".');
+  });
+});
+
+describe('values as people write them', () => {
+  it('should take flags as yes/no, on/off, 1/0, in any case, and choices in any case', () => {
+    expect(loadConfig({ TRUST_PROXY: 'YES', PUBLIC_SOURCE_MAPS: 'on' })).toMatchObject({ trustProxy: true, publicSourceMaps: true });
+    expect(loadConfig({ TRUST_PROXY: '0', PUBLIC_SOURCE_MAPS: 'Off' })).toMatchObject({ trustProxy: false, publicSourceMaps: false });
+    expect(loadConfig({ LOG_LEVEL: 'WARN', DEFAULT_LOCALE: 'pt-br' })).toMatchObject({ logLevel: 'warn', languages: { defaultLocale: 'pt-BR' } });
+  });
+
+  it('should count a blank variable as unset, and trim the others', () => {
+    expect(loadConfig({ ...SECRETS, PORT: '  ', PROTECT: '' })).toEqual(loadConfig(SECRETS));
+    expect(loadConfig({ PORT: ' 9000 ' }).port).toBe(9000);
+  });
+
+  it('should say the length of a short secret, never the secret', () => {
+    expect(() => loadConfig({ BYPASS_SECRET: 'hunter2' })).toThrow('BYPASS_SECRET must be at least 32 characters long (got 7); e.g. openssl rand -base64 32.');
+  });
+});

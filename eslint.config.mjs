@@ -49,6 +49,20 @@ export default tseslint.config(
     },
   },
   {
+    // A route's input is typed from its JSON schema (server/http/type-provider.ts), which Fastify
+    // checks before the handler runs: a cast would restate the schema, and could drift from it.
+    files: ['server/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression > MemberExpression.expression[object.name='request'][property.name=/^(body|query|params|headers)$/]",
+          message: "Type the route's input from its schema (SchemaTypedApp), not with a cast.",
+        },
+      ],
+    },
+  },
+  {
     // Tests read untyped JSON (answers, messages, reports, malformed configs made on purpose)
     // and check it with expect(): the assertion is the type check, and a cast before each one
     // would only repeat it. `expect(object.method)` reads a mock; it never calls it unbound.

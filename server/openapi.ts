@@ -16,7 +16,7 @@ export interface SchemaError {
 }
 
 /** A schema annotated with the error its failures are answered with. */
-export function failsWith<T extends object>(schema: T, code: string, message: string): T & { 'x-error': SchemaError } {
+export function failsWith<const T extends object>(schema: T, code: string, message: string): T & { 'x-error': SchemaError } {
   return { ...schema, 'x-error': { code, message } };
 }
 

@@ -1,8 +1,10 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { HttpError } from '../errors';
 import { errorResponses, failsWith } from '../openapi';
 import type { ChannelMessage, Fanout } from './fanout';
 import { bodyMd5, requestSignature, sameText, type AppCredentials } from './signature';
+import type { SchemaTypedApp } from '../http/type-provider';
 
 export interface EventsApiOptions {
   readonly app: AppCredentials;
@@ -51,10 +53,11 @@ const SIGNED_QUERY = {
   type: 'object',
   properties: Object.fromEntries(['auth_key', 'auth_timestamp', 'auth_version', 'body_md5', 'auth_signature'].map((name) => [name, { type: 'string' }])),
 };
-const schema = (summary: string, body: object, ok: object) => ({
+const APP_PARAMS = { type: 'object', required: ['appId'], properties: { appId: { type: 'string' } } } as const;
+const schema = <const Body extends object>(summary: string, body: Body, ok: object) => ({
   summary,
   tags: ['pusher http api'],
-  params: { type: 'object', properties: { appId: { type: 'string' } } },
+  params: APP_PARAMS,
   querystring: SIGNED_QUERY,
   body,
   response: { 200: ok, ...errorResponses(400, 401, 404, 413) },
@@ -73,17 +76,17 @@ interface EventBody {
  * The HTTP events API: `POST /apps/{appId}/events` and `/batch_events`, signed as the
  * Pusher HTTP API is (what the `pusher` SDK and every Pusher server library send).
  */
-export function eventsApiRoutes(app: FastifyInstance, options: EventsApiOptions): void {
+export function eventsApiRoutes(app: SchemaTypedApp, options: EventsApiOptions): void {
   const nowSeconds = options.nowSeconds ?? (() => Date.now() / 1000);
 
   // The signature first: an unsigned call learns nothing about what its body lacks.
-  const preValidation = async (request: FastifyRequest) => authenticate(request, options.app, nowSeconds());
+  const preValidation = async (request: FastifyRequest<{ Params: FromSchema<typeof APP_PARAMS> }>) => authenticate(request, options.app, nowSeconds());
 
   app.post(
     '/apps/:appId/events',
     { bodyLimit: BODY_LIMIT, preValidation, schema: schema('Trigger an event (Pusher HTTP API)', EVENT, { type: 'object' }) },
     async (request, reply) => {
-      await publishAll(options.fanout, eventMessages(request.body as EventBody));
+      await publishAll(options.fanout, eventMessages(request.body));
       return reply.send({});
     },
   );
@@ -110,7 +113,7 @@ export function eventsApiRoutes(app: FastifyInstance, options: EventsApiOptions)
       ),
     },
     async (request, reply) => {
-      const { batch } = request.body as { batch: EventBody[] };
+      const { batch } = request.body;
       await publishAll(
         options.fanout,
         batch.flatMap((event) => eventMessages(event)),
@@ -125,8 +128,8 @@ async function publishAll(fanout: Fanout, messages: readonly ChannelMessage[]): 
 }
 
 /** Checks the app id, the key, the timestamp, the body's MD5 and the signature. */
-function authenticate(request: FastifyRequest, app: AppCredentials, nowSeconds: number): void {
-  const { appId } = request.params as { appId: string };
+function authenticate(request: FastifyRequest<{ Params: FromSchema<typeof APP_PARAMS> }>, app: AppCredentials, nowSeconds: number): void {
+  const { appId } = request.params;
   if (appId !== app.appId) throw new HttpError(404, 'unknown_app', 'Unknown app id.');
   const query = stringParams(request.query);
   if (query.auth_key !== app.key) throw new HttpError(401, 'unknown_key', 'Unknown auth_key.');

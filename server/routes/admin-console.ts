@@ -1,5 +1,4 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
 import { ADMIN_CHANNEL, SAMPLE_EVENT, SAMPLE_MS, type LiveSnapshot } from '../console/samples';
 import type { Sampler } from '../console/sampler';
 import { HttpError } from '../errors';
@@ -12,6 +11,7 @@ import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
 import { CHANNEL_AUTH_BODY } from './pusher-auth';
 import { builtPage } from './built-page';
 import { callerOf, endAdminSession, startAdminSession, type AdminAccessOptions } from '../admin/access';
+import type { SchemaTypedApp } from '../http/type-provider';
 
 export interface AdminConsoleOptions {
   readonly access: AdminAccessOptions;
@@ -58,7 +58,7 @@ const TAGS = ['admin console'];
  * hour and the realtime settings it needs (`/admin/live`), and the authorization of its private
  * channel, where the samples are pushed. See docs/admin-console.md.
  */
-export async function adminConsoleRoutes(app: FastifyInstance, options: AdminConsoleOptions): Promise<void> {
+export async function adminConsoleRoutes(app: SchemaTypedApp, options: AdminConsoleOptions): Promise<void> {
   const page = builtPage(options.pageFile, 'console_not_built', 'The console');
 
   app.get('/', { config: { adminOpen: true }, schema: { summary: 'The operator console (HTML)', tags: TAGS } }, async (_request, reply) => {
@@ -68,7 +68,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
       .send(await page());
   });
 
-  await app.register(async (signIn) => {
+  await app.register(async (signIn: SchemaTypedApp) => {
     await signIn.register(rateLimit, {
       global: true,
       max: SIGN_INS_PER_MINUTE,
@@ -97,7 +97,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
         },
       },
       async (request, reply) => {
-        const { token } = request.body as { token: string };
+        const { token } = request.body;
         if (!sameText(token, options.access.token)) throw new HttpError(401, 'unauthorized', 'The admin token is wrong.');
         const session = startAdminSession(request, reply, options.access);
         reply.header('cache-control', 'no-store');
@@ -165,7 +165,7 @@ export async function adminConsoleRoutes(app: FastifyInstance, options: AdminCon
       },
     },
     async (request) => {
-      const { socket_id: socketId, channel_name: channel } = request.body as { socket_id: string; channel_name: string };
+      const { socket_id: socketId, channel_name: channel } = request.body;
       if (channel !== ADMIN_CHANNEL) throw new HttpError(403, 'forbidden_channel', 'The console listens on its own channel only.');
       return { auth: channelAuth(options.pusherApp, socketId, channel) };
     },

@@ -1,4 +1,3 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
 import type { Room, Rooms } from '../rooms';
 import type { ErrorLog } from '../sink/error-log';
@@ -10,6 +9,7 @@ import { ADMISSION_VIEW_SCHEMA } from '../admission/view';
 import { eventAdminRoutes } from './events';
 import { KDF } from '../bot-check/challenge';
 import { MAX_DIFFICULTY } from '../config';
+import type { SchemaTypedApp } from '../http/type-provider';
 
 export interface AdminOptions extends AdminConsoleOptions {
   readonly access: AdminAccessOptions;
@@ -65,11 +65,12 @@ const LIMIT = (min: number, field: string) =>
  * room `?room=` names (or `"room"` in a JSON body), the first room when none is named;
  * `GET /admin/rooms` lists them all.
  */
-export async function adminRoutes(app: FastifyInstance, options: AdminOptions): Promise<void> {
+export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): Promise<void> {
   const { rooms, clock } = options;
-  const roomOf = (request: FastifyRequest): Room => {
-    const body = request.body as { room?: string } | undefined;
-    return rooms.named((request.query as { room?: string }).room ?? body?.room);
+  const roomOf = (request: { readonly query: { readonly room?: string }; readonly body?: unknown }): Room => {
+    // The schema has checked the body's "room" is a string where the route takes one.
+    const body = request.body;
+    return rooms.named(request.query.room ?? (typeof body === 'object' && body !== null && 'room' in body ? body.room : undefined));
   };
   const statsOf = async (room: Room) => {
     const stats = await room.store.stats(clock.now());
@@ -141,7 +142,8 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
     {
       // No body at all asks for the defaults (one visitor, with its events).
       preValidation: async (request) => {
-        request.body ??= {};
+        // Before validation, so not yet of the schema's type: Fastify fills in its defaults next.
+        request.body ??= {} as typeof request.body;
       },
       schema: roomCall('Release the next visitors now, whatever the limits', {
         body: failsWith(
@@ -172,7 +174,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
       }),
     },
     async (request) => {
-      const { count, silent } = request.body as { count: number; silent: boolean };
+      const { count, silent } = request.body;
       const released = await roomOf(request).releases.releaseNext(count, silent);
       return { released: released.map((entry) => entry.uuid), silent };
     },
@@ -211,7 +213,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
       }),
     },
     async (request) => {
-      const { activeLimit, releasePerMinute } = request.body as { activeLimit?: number | null; releasePerMinute?: number | null };
+      const { activeLimit, releasePerMinute } = request.body;
       const room = roomOf(request);
       await room.releases.changeLimits({ activeLimit, perMinute: releasePerMinute });
       return statsOf(room);
@@ -296,7 +298,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
       }),
     },
     async (request) => {
-      const { difficulty } = request.body as { difficulty: number | null };
+      const { difficulty } = request.body;
       const room = roomOf(request);
       await room.botCheck.changeDifficulty(difficulty);
       return botCheckOf(room);
@@ -344,7 +346,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminOptions): 
       }),
     },
     async (request) => {
-      const { releasePerMinute, activeLimit } = request.body as { releasePerMinute?: number; activeLimit?: number };
+      const { releasePerMinute, activeLimit } = request.body;
       return roomOf(request).admission.pin({ perMinute: releasePerMinute, activeLimit });
     },
   );

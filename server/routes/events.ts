@@ -1,4 +1,3 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_ROUTES } from '@waiting-room/streams/contract';
 import { BOT_CHALLENGES } from '../bot-check/mode';
 import type { Clock } from '../clock';
@@ -9,6 +8,7 @@ import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
 import { builtPage } from './built-page';
 import { verifyPageWriter } from '../verify-page';
 import type { Room, Rooms } from '../rooms';
+import type { SchemaTypedApp } from '../http/type-provider';
 
 export interface EventRouteOptions {
   readonly rooms: Rooms;
@@ -21,7 +21,7 @@ const TIME = (field: string, code: string, what: string) =>
     code,
     `"${field}" must be an ISO 8601 time with its zone, e.g. 2030-05-01T10:00:00Z.`,
   );
-const NULLABLE_TIME = (field: string, code: string, what: string) => ({ ...TIME(field, code, what), type: ['string', 'null'] });
+const NULLABLE_TIME = (field: string, code: string, what: string) => ({ ...TIME(field, code, what), type: ['string', 'null'] as const });
 const LIMIT = (field: string, code: string, min: number, what: string) =>
   failsWith(
     { type: ['integer', 'null'], minimum: min, maximum: MAX_LIMIT, description: `${what}; null or absent keeps the room's.` },
@@ -63,7 +63,7 @@ const FIELDS = {
 } as const;
 
 const ROOM = failsWith({ type: 'string', description: 'The room; may be left out when there is one.' }, 'bad_room', '"room" must be a room\'s name.');
-const ID_PARAMS = { type: 'object', properties: { id: { type: 'string', description: "The event's id." } } } as const;
+const ID_PARAMS = { type: 'object', required: ['id'], properties: { id: { type: 'string', description: "The event's id." } } } as const;
 
 const EVENT = {
   type: 'object',
@@ -94,7 +94,7 @@ const TAGS = ['events'];
  * fields (the opening before the pre-queue, the end before the opening, a shuffle without a
  * pre-queue, an overlap with another event of the room) have codes of their own.
  */
-export async function eventAdminRoutes(app: FastifyInstance, options: EventRouteOptions): Promise<void> {
+export async function eventAdminRoutes(app: SchemaTypedApp, options: EventRouteOptions): Promise<void> {
   const { rooms, clock } = options;
   const statusOf = async (room: Room, id: string) => {
     await room.events.step();
@@ -133,7 +133,7 @@ export async function eventAdminRoutes(app: FastifyInstance, options: EventRoute
       },
     },
     async (request, reply) => {
-      const { room: name, ...given } = request.body as Record<string, unknown> & { room?: string };
+      const { room: name, ...given } = request.body;
       const room = rooms.named(name);
       const fields: EventFields = checked(() => readEventFields(given));
       const event = await room.events.create(fields).catch(rethrowChecked);
@@ -153,7 +153,7 @@ export async function eventAdminRoutes(app: FastifyInstance, options: EventRoute
       },
     },
     async (request, reply) => {
-      const { room } = request.query as { room?: string };
+      const { room } = request.query;
       const chosen = room === undefined ? rooms.all : [rooms.named(room)];
       reply.header('cache-control', 'no-store');
       const now = clock.now();
@@ -176,9 +176,9 @@ export async function eventAdminRoutes(app: FastifyInstance, options: EventRoute
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const room = roomWith(id);
-      await room.events.update(id, request.body as Record<string, unknown>).catch(rethrowChecked);
+      await room.events.update(id, request.body).catch(rethrowChecked);
       return statusOf(room, id);
     },
   );
@@ -196,7 +196,7 @@ export async function eventAdminRoutes(app: FastifyInstance, options: EventRoute
       },
     },
     async (request, reply) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       await roomWith(id).events.remove(id);
       return reply.code(204).send();
     },
@@ -230,7 +230,7 @@ const VERIFY_HEADERS = {
  * site (CORS `*`): before the opening its commitment and the count of entrants, after it also the
  * seed and the order, which never change again and are cached as such.
  */
-export async function drawRoutes(app: FastifyInstance, options: DrawRouteOptions): Promise<void> {
+export async function drawRoutes(app: SchemaTypedApp, options: DrawRouteOptions): Promise<void> {
   const { rooms } = options;
   const page = builtPage(options.verifyPage, 'verify_page_not_built', 'The verify page');
   const inLanguage = verifyPageWriter();
@@ -270,8 +270,8 @@ export async function drawRoutes(app: FastifyInstance, options: DrawRouteOptions
         },
       },
     },
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const { id } = request.params as { id: string };
+    async (request, reply) => {
+      const { id } = request.params;
       const answer = await drawOf(id);
       reply.header('access-control-allow-origin', '*');
       if (answer.kind === 'unknown') throw new HttpError(404, 'unknown_event', 'There is no event with this id.');

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import { HttpError } from '../errors';
 import { LANGUAGE_ROUTE } from '../languages';
 import { errorResponses } from '../openapi';
+import type { SchemaTypedApp } from '../http/type-provider';
 
 /**
  * One language's visitor texts, for a page whose visitor picks another language: the same
@@ -9,7 +9,7 @@ import { errorResponses } from '../openapi';
  * swaps its texts; the choice is kept in the `wr_locale` cookie, which the page writes and the
  * server reads for every later page (`languages.ts`). The same for every visitor, so cacheable.
  */
-export async function languageRoutes(app: FastifyInstance): Promise<void> {
+export async function languageRoutes(app: SchemaTypedApp): Promise<void> {
   app.get(
     LANGUAGE_ROUTE.replace('{locale}', ':locale'),
     {
@@ -18,6 +18,7 @@ export async function languageRoutes(app: FastifyInstance): Promise<void> {
         tags: ['waiting page'],
         params: {
           type: 'object',
+          required: ['locale'],
           properties: { locale: { type: 'string', description: 'A locale the server speaks, e.g. ar, pt-BR, zh-Hant (404 for any other).' } },
         },
         response: {
@@ -40,7 +41,7 @@ export async function languageRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { locale } = request.params as { locale: string };
+      const { locale } = request.params;
       const found = app.languages.find(locale);
       if (found === undefined) throw new HttpError(404, 'unknown_locale', 'The waiting room does not speak this language.');
       reply.header('cache-control', 'public, max-age=300');

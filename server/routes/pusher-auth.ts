@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { CHANNELS, isUuid } from '@waiting-room/streams/contract';
 import { HttpError } from '../errors';
 import { errorResponses, failsWith } from '../openapi';
 import { channelAuth, type AppCredentials } from '../realtime/signature';
 import { checkCsrf, requireSession } from '../session';
 import type { Rooms } from '../rooms';
+import type { SchemaTypedApp } from '../http/type-provider';
 
 /** pusher-js's channel authorization request, form or JSON: the socket and the channel to sign. */
 export const CHANNEL_AUTH_BODY = failsWith(
@@ -27,7 +27,7 @@ const USER_CHANNEL = /^private-App\.User\.\d+\.(.*)$/;
  * Channel authorization (pusher-js's default `/pusher/auth`): signs a subscription only to
  * the session's own private channel, the one named after its user and its place in line.
  */
-export async function pusherAuthRoutes(app: FastifyInstance, options: { readonly app: AppCredentials; readonly rooms: Rooms }): Promise<void> {
+export async function pusherAuthRoutes(app: SchemaTypedApp, options: { readonly app: AppCredentials; readonly rooms: Rooms }): Promise<void> {
   app.post(
     '/pusher/auth',
     {
@@ -43,7 +43,7 @@ export async function pusherAuthRoutes(app: FastifyInstance, options: { readonly
     },
     async (request) => {
       const session = requireSession(request);
-      const { socket_id: socketId, channel_name: channel } = request.body as { socket_id: string; channel_name: string };
+      const { socket_id: socketId, channel_name: channel } = request.body;
       const uuid = USER_CHANNEL.exec(channel)?.[1];
       const entry = isUuid(uuid) ? (await options.rooms.locate(uuid))?.entry : undefined;
       const own =

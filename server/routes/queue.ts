@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isUuid, PENDING_STATUS, ROUTES, UNKNOWN_UUID, UUID_PATTERN } from '@waiting-room/streams/contract';
 import type { BotChallenges } from '../bot-check/challenge';
 import type { Clock } from '../clock';
@@ -9,6 +9,7 @@ import type { Room, Rooms } from '../rooms';
 import { checkCsrf, requireSession } from '../session';
 import { RecentReleasesCache } from '../store/recent-releases-cache';
 import { TurnBudget } from '../http/turn-budget';
+import type { SchemaTypedApp } from '../http/type-provider';
 
 export interface QueueRouteOptions {
   readonly rooms: Rooms;
@@ -59,7 +60,7 @@ const QUEUE_REQUEST_BODY = failsWith(
 );
 
 /** The waiting page's two named routes: queue_request and queue_info. */
-export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptions): Promise<void> {
+export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOptions): Promise<void> {
   const { rooms, clock } = options;
   const budget = options.budget ?? new TurnBudget(undefined, undefined, (error) => app.log.error({ err: error }, 'queue_info answer failed'));
   /**
@@ -78,7 +79,7 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
   // Line-wide, so read once per move of the line for every poll of this instance, not per poll.
   const recentReleases = new Map(rooms.all.map((room) => [room.name, new RecentReleasesCache(room.store)]));
   /** The room a call names (`?room=`, which a page of any room but the first carries). */
-  const roomOf = (request: FastifyRequest): Room => rooms.named((request.query as Record<string, unknown>).room);
+  const roomOf = (request: { readonly query: { readonly room?: string } }): Room => rooms.named(request.query.room);
 
   /** "I am listening": keeps the place alive, and sends the release event again if it was missed. */
   app.post(
@@ -103,7 +104,7 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
       },
     },
     async (request, reply) => {
-      const fields = request.body as { uuid: string; user_id?: unknown; altcha?: string };
+      const fields = request.body;
       const room = roomOf(request);
       const { store, releases } = room;
       const session = requireSession(request);
@@ -193,7 +194,7 @@ export async function queueRoutes(app: FastifyInstance, options: QueueRouteOptio
       }),
     },
     async (request, reply) => {
-      const { uuid } = request.params as { uuid: string };
+      const { uuid } = request.params;
       const room = roomOf(request);
       const now = clock.now();
       const place = isUuid(uuid) ? await room.store.position(uuid, now) : undefined;

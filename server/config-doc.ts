@@ -1,4 +1,4 @@
-import { VARIABLES, type VariableSchema } from './config-schema';
+import { SECTIONS, VARIABLES, type VariableSchema } from './config-schema';
 
 /** Where the documentation is written, from the repository's root. */
 export const CONFIG_DOC_PATH = 'docs/configuration.md';
@@ -18,17 +18,15 @@ other bodies stream to the origin whatever their size. An address may try to sig
 console (\`POST /admin/session\`) 10 times a minute; past it, 429.
 `;
 
-/** The reference of every variable, grouped by section in the schema's order. */
+/** The reference of every variable, section by section. */
 export function configurationDoc(): string {
-  const sections = new Map<string, string[]>();
-  for (const [name, schema] of VARIABLES) {
-    const rows = sections.get(schema.section) ?? [];
-    rows.push(`| \`${name}\` | ${schema.description} | ${accepted(schema)} | ${defaultOf(schema)} |`);
-    sections.set(schema.section, rows);
-  }
-  const tables = [...sections].map(([title, rows]) =>
-    [`## ${title}`, '', '| variable | meaning | accepts | default |', '| --- | --- | --- | --- |', ...rows, ''].join('\n'),
-  );
+  const tables = Object.entries(SECTIONS).map(([key, section]) => {
+    const rows = VARIABLES.filter(([, schema]) => schema.section === key).map(
+      ([name, schema]) => `| \`${name}\` | ${schema.description} | ${accepted(schema)} | ${defaultOf(schema)} |`,
+    );
+    const intro = 'intro' in section ? [section.intro, ''] : [];
+    return [`## ${section.title}`, '', ...intro, '| variable | meaning | accepts | default |', '| --- | --- | --- | --- |', ...rows, ''].join('\n');
+  });
   const renamed = VARIABLES.flatMap(([name, schema]) => (schema.formerly ?? []).map((old) => `| \`${old}\` | \`${name}\` |`));
   const former = [
     '## Former names',

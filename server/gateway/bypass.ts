@@ -7,9 +7,10 @@ import { BYPASS_HEADER } from './headers';
  * `expires` is a Unix time in seconds and `signature` the base64url HMAC-SHA256, keyed with
  * BYPASS_SECRET, of `v1.<expires>`. Anyone holding the secret can mint one (`bypassToken`, or
  * `openssl dgst -sha256 -hmac`); it stops working when it expires, so a leaked one does not
- * open the line for good. The header never reaches the origin.
+ * open the line for good. The header never reaches the origin. `expires` is written as the
+ * signature covers it, without leading zeros, so that one signature has one spelling only.
  */
-const FORMAT = /^v1\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/;
+const FORMAT = /^v1\.([1-9]\d{0,11})\.([A-Za-z0-9_-]{43})$/;
 
 /** Longest life a token may claim: a token for ever is a key left under the mat. */
 export const MAX_BYPASS_SECONDS = 366 * 24 * 3600;

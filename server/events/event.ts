@@ -55,6 +55,13 @@ export class EventError extends Error {
 /** Most minutes, ids and limits an event accepts, as the room's configuration does. */
 export const MAX_LIMIT = 1_000_000;
 export const EVENT_ID = /^[a-z0-9][a-z0-9-]{0,63}$/;
+/**
+ * Characters that steer how text is shown rather than being text: controls (a terminal's escape
+ * sequences, new lines), the line and paragraph separators, and the bidirectional overrides and
+ * isolates that reorder what follows. An event's name is shown in pages, the console and
+ * `verify-draw`'s terminal, so it may hold none of them.
+ */
+export const CONTROL_CHARACTERS = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 /** ISO 8601 with a date, a time and a zone (`Z` or `±hh:mm`): a time without a zone means nothing to a server. */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -96,8 +103,8 @@ export function readEventFields(raw: unknown, path = 'the event'): EventFields {
   const unknown = Object.keys(given).find((key) => !(EVENT_FIELDS as readonly string[]).includes(key));
   if (unknown !== undefined) throw new EventError('unknown_field', `${path} has a field events do not take: "${unknown}".`);
   const name = given.name;
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 100) {
-    throw new EventError('bad_name', `${path}: "name" must be text of 1 to 100 characters.`);
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 100 || CONTROL_CHARACTERS.test(name)) {
+    throw new EventError('bad_name', `${path}: "name" must be text of 1 to 100 characters, without control characters.`);
   }
   const time = (field: 'prequeueStartTime' | 'eventStartTime' | 'eventEndTime', optional = false): string | null => {
     const value = given[field];

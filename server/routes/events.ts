@@ -31,7 +31,7 @@ const LIMIT = (field: string, code: string, min: number, what: string) =>
 
 /** The fields an operator gives, as the admin API's schemas describe them (names as Cloudflare's). */
 const FIELDS = {
-  name: failsWith({ type: 'string', minLength: 1, maxLength: 100 }, 'bad_name', '"name" must be text of 1 to 100 characters.'),
+  name: failsWith({ type: 'string', minLength: 1, maxLength: 100 }, 'bad_name', '"name" must be text of 1 to 100 characters, without control characters.'),
   prequeueStartTime: NULLABLE_TIME(
     'prequeueStartTime',
     'bad_prequeue_start_time',

@@ -45,6 +45,9 @@ describe("an event's fields", () => {
     ['an active limit of 0', { activeLimit: 0 }, 'bad_active_limit', /activeLimit/],
     ['a fractional rate', { releasePerMinute: 1.5 }, 'bad_release_per_minute', /releasePerMinute/],
     ['an empty name', { name: ' ' }, 'bad_name', /name/],
+    ['a name with a control character', { name: 'Drop\u0000' }, 'bad_name', /without control characters/],
+    ['a name with a C1 control (CSI)', { name: 'Drop\u009b2J' }, 'bad_name', /without control characters/],
+    ['a name with a line separator', { name: 'Drop\u2028Sold out' }, 'bad_name', /without control characters/],
     ['an unknown field', { new_users_per_minute: 60 }, 'unknown_field', /"new_users_per_minute"/],
     ['an unknown bot check', { botChallenge: 'captcha' }, 'bad_bot_challenge', /"botChallenge" must be one of off, pow/],
   ])('should refuse %s', (_what, change, code, message) => {

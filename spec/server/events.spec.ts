@@ -89,6 +89,9 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       ['an unknown field', { ...DROP, new_users_per_minute: 200 }, 'unknown_field'],
       ['a time that is not ISO 8601', { ...DROP, eventStartTime: 'at ten' }, 'bad_event_start_time'],
       ['a missing name', { eventStartTime: at(120), eventEndTime: at(3600) }, 'bad_name'],
+      ['a name with a terminal escape', { ...DROP, name: 'Drop\u001b[2J\u001b[HThe draw checks out' }, 'bad_name'],
+      ['a name with a new line', { ...DROP, name: 'Drop\nThe draw checks out' }, 'bad_name'],
+      ['a name with a right-to-left override', { ...DROP, name: 'Drop \u202egnirps' }, 'bad_name'],
       ['an unknown queueing method', { ...DROP, queueingMethod: 'lottery' }, 'bad_queueing_method'],
       ['an unknown bot check', { ...DROP, botChallenge: 'captcha' }, 'bad_bot_challenge'],
       ['an end already past', { name: 'Past', eventStartTime: at(-7200), eventEndTime: at(-3600) }, 'event_over'],
@@ -112,6 +115,7 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       expect((await call('PATCH', `events/${later.id}`, { eventStartTime: at(3500) })).json).toMatchObject({ error: { code: 'event_overlap' } });
       expect((await call('PATCH', `events/${later.id}`, { eventEndTime: at(3000) })).json).toMatchObject({ error: { code: 'end_before_start' } });
       expect((await call('PATCH', `events/${later.id}`, { id: 'mine' })).json).toMatchObject({ error: { code: 'unknown_field' } });
+      expect((await call('PATCH', `events/${later.id}`, { name: 'Later\u0007' })).json).toMatchObject({ error: { code: 'bad_name' } });
     });
 
     it("should fix an event's start and shuffle once its pre-queue has begun, and leave the rest open to change", async () => {

@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { webcrypto } from 'node:crypto';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { DrawRecord } from '@waiting-room/streams/contract';
 import { CATALOGUES, type Locale } from '../../locales';
 import { LANGUAGE_ELEMENT_ID, readVerifyTexts, verifyTextsOf } from '../../src/verify/texts';
@@ -18,13 +23,76 @@ const FRENCH = textsIn('fr');
 const answer = (status: number, body: unknown) => async () => ({ ok: status == 200, status, json: async () => body }) as Response;
 
 describe('verify page', () => {
+  // jsdom has no Web Crypto; Node's is the one the browser's stands for.
+  beforeAll(() => {
+    if (globalThis.crypto?.subtle === undefined) Object.defineProperty(globalThis, 'crypto', { value: webcrypto, configurable: true });
+  });
   it('should read the event from the path, and the uuid and commitment from the fragment', () => {
-    expect(verifyRequestOf({ pathname: '/events/drop-1/verify', hash: '#uuid=u-1&commitment=abc' })).toEqual({
+    expect(verifyRequestOf({ pathname: '/events/drop-1/verify', hash: `#uuid=u-1&commitment=${RECORD.commitment}` })).toEqual({
       event: 'drop-1',
       uuid: 'u-1',
-      commitment: 'abc',
+      commitment: RECORD.commitment,
     });
     expect(verifyRequestOf({ pathname: '/events/drop-1/verify', hash: '' })).toEqual({ event: 'drop-1' });
+  });
+
+  it('should take from the fragment only a uuid and a commitment that are one, leaving out anything else a link carries', () => {
+    const hash = `#uuid=${encodeURIComponent("x';touch pwned;echo '")}&commitment=${encodeURIComponent('Your draw was rigged: call +1 555 0100')}`;
+    expect(verifyRequestOf({ pathname: '/events/drop-1/verify', hash })).toEqual({ event: 'drop-1' });
+    expect(verifyRequestOf({ pathname: '/events/drop-1/verify', hash: `#commitment=${'AB'.repeat(32)}` })).toEqual({ event: 'drop-1' });
+  });
+
+  it("should not write a link's own words in its failure message", async () => {
+    const request = verifyRequestOf({ pathname: '/events/drop-1/verify', hash: `#commitment=${encodeURIComponent('Your draw was rigged: call +1 555 0100')}` });
+    const root = document.createElement('main');
+    await checkDraw(request, answer(200, RECORD), (outcome) => renderOutcome(root, outcome, request, ENGLISH, 'https://shop.example'));
+    expect(root.querySelector('.wr-refuted')).not.toBeNull();
+    expect(root.textContent).not.toContain('rigged');
+  });
+
+  describe('the command it shows', () => {
+    /** What a shell makes of the command: its words after `verify-draw`, one a line, run with printf in a folder of its own. */
+    const wordsOf = (command: string): { words: string[]; files: string[] } => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'verify-command-'));
+      expect(command.startsWith('npx waiting-room verify-draw ')).toBe(true);
+      const printed = execFileSync('/bin/sh', ['-c', `printf '%s\\n' ${command.slice('npx waiting-room verify-draw '.length)}`], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
+      return { words: printed.split('\n').slice(0, -1), files: readdirSync(dir) };
+    };
+
+    it("should be the page's own address, uuid and commitment included, as one word whatever the link held", async () => {
+      const uuid = '00000000-0000-4000-8000-000000000004';
+      const hash = `#uuid=${uuid}&commitment=${RECORD.commitment}`;
+      const root = document.createElement('main');
+      const request = verifyRequestOf({ pathname: '/events/drop-1/verify', hash });
+      await checkDraw(request, answer(200, RECORD), (outcome) => renderOutcome(root, outcome, request, ENGLISH, 'https://shop.example'));
+      expect(wordsOf(root.querySelector('.wr-command')?.textContent ?? '')).toEqual({
+        words: [`https://shop.example/events/drop-1/verify${hash}`],
+        files: [],
+      });
+    });
+
+    it.each([
+      [
+        'a uuid that breaks out of the quotes',
+        '/events/drop-1/verify',
+        `#uuid=${encodeURIComponent("x';touch pwned;echo '")}`,
+        'https://shop.example/events/drop-1/verify',
+      ],
+      [
+        'an event id with quotes and brackets',
+        `/events/${encodeURIComponent("x' (touch pwned) '")}/verify`,
+        '',
+        "https://shop.example/events/x'%20(touch%20pwned)%20'/verify",
+      ],
+    ])('should run nothing of %s', async (_what, pathname, hash, address) => {
+      const root = document.createElement('main');
+      const request = verifyRequestOf({ pathname, hash });
+      renderOutcome(root, { kind: 'pending', record: { ...RECORD, seed: undefined, order: undefined } }, request, ENGLISH, 'https://shop.example');
+      expect(wordsOf(root.querySelector('.wr-command')?.textContent ?? '')).toEqual({ words: [address], files: [] });
+    });
   });
 
   it('should say when the draw cannot be read, and when it is not done yet, without checking anything', async () => {

@@ -1,4 +1,5 @@
-import { EVENT_ROUTES, verifyDraw, type DrawRecord, type DrawVerdict } from '@waiting-room/streams/contract';
+import { DIGEST_PATTERN, EVENT_ROUTES, isUuid, verifyDraw, type DrawRecord, type DrawVerdict } from '@waiting-room/streams/contract';
+import { shellQuoted } from './shell';
 import type { VerifyTexts } from './texts';
 
 /** What the page was opened with: the event (from its path) and, in the fragment, the visitor's uuid and the commitment their page was given. */
@@ -8,15 +9,31 @@ export interface VerifyRequest {
   readonly commitment?: string;
 }
 
-/** Reads the event from `/events/{id}/verify` and the rest from the fragment (which no server sees). */
+/**
+ * Reads the event from `/events/{id}/verify` and the rest from the fragment (which no server sees).
+ * Anyone can write a link, so a uuid or a commitment that is not one (`UUID_PATTERN`, 64 hex
+ * digits) counts as absent: the page never shows a link's own words, in a message or a command.
+ */
 export function verifyRequestOf(location: Pick<Location, 'pathname' | 'hash'>): VerifyRequest {
   const event = decodeURIComponent(/^\/events\/([^/]+)\/verify$/.exec(location.pathname)?.[1] ?? '');
   const fragment = new URLSearchParams(location.hash.slice(1));
+  const uuid = fragment.get('uuid');
+  const commitment = fragment.get('commitment');
   return {
     event,
-    ...(fragment.get('uuid') && { uuid: fragment.get('uuid') as string }),
-    ...(fragment.get('commitment') && { commitment: fragment.get('commitment') as string }),
+    ...(isUuid(uuid) && { uuid }),
+    ...(commitment !== null && DIGEST_PATTERN.test(commitment) && { commitment }),
   };
+}
+
+/** The command that runs the same check from a terminal, one quoted word for its address. */
+export function verifyCommandOf(request: VerifyRequest, origin: string): string {
+  const fragment = new URLSearchParams({
+    ...(request.uuid && { uuid: request.uuid }),
+    ...(request.commitment && { commitment: request.commitment }),
+  }).toString();
+  const address = `${origin}${EVENT_ROUTES.verify.replace('{id}', encodeURIComponent(request.event))}${fragment ? `#${fragment}` : ''}`;
+  return `npx waiting-room verify-draw ${shellQuoted(address)}`;
 }
 
 /** What the page shows, in order, as it learns it. */
@@ -79,13 +96,6 @@ export function renderOutcome(root: HTMLElement, outcome: VerifyOutcome, request
   if (record.seed) fact(t('verify.seed'), record.seed);
   if (outcome.kind == 'checked' && outcome.verdict.ticket) fact(t('verify.ticket'), outcome.verdict.ticket);
   section.append(facts, element('p', t('verify.proves'), 'wr-hint'), element('p', t('verify.cannot'), 'wr-hint'));
-  section.append(
-    element('p', t('verify.command'), 'wr-hint'),
-    element(
-      'code',
-      `npx waiting-room verify-draw '${origin}${EVENT_ROUTES.verify.replace('{id}', encodeURIComponent(request.event))}${request.uuid ? `#uuid=${request.uuid}` : ''}'`,
-      'wr-command',
-    ),
-  );
+  section.append(element('p', t('verify.command'), 'wr-hint'), element('code', verifyCommandOf(request, origin), 'wr-command'));
   root.replaceChildren(section);
 }

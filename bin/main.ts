@@ -1,13 +1,15 @@
+import { MAX_ANSWER_BYTES } from './bounded-read';
 import { verifyDrawAt } from './verify-draw';
 
-const USAGE = `Usage: waiting-room verify-draw <URL> [--uuid <uuid>] [--commitment <hex>]
+const USAGE = `Usage: waiting-room verify-draw <URL> [--uuid <uuid>] [--commitment <hex>] [--max-bytes <n>]
 
   URL   an event's draw (https://shop.example/events/<id>/draw), or the address of the page that
         verifies it, as the waiting page links to it (…/events/<id>/verify#uuid=…&commitment=…)
 
 Checks the draw as docs/drop-day.md states it: the seed against the commitment, the order against
 HMAC-SHA256 of the seed; with a uuid, says its rank. Exits 0 when the draw checks out, 1 when it
-does not, 2 when it cannot be read.`;
+does not, 2 when it cannot be read. It reads at most --max-bytes of the answer (${MAX_ANSWER_BYTES},
+64 MiB, by default: a draw of about a million entrants).`;
 
 /** The command line: its exit code. */
 export async function main(args: readonly string[], out: (line: string) => void = console.log): Promise<number> {
@@ -16,10 +18,11 @@ export async function main(args: readonly string[], out: (line: string) => void 
     out(USAGE);
     return command === undefined || command === '--help' || command === '-h' ? 0 : 2;
   }
-  const options: { url?: string; uuid?: string; commitment?: string } = {};
+  const options: { url?: string; uuid?: string; commitment?: string; maxBytes?: number } = {};
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     if (arg === '--uuid' || arg === '--commitment') options[arg === '--uuid' ? 'uuid' : 'commitment'] = rest[++i];
+    else if (arg === '--max-bytes' && /^[1-9]\d{0,15}$/.test(rest[i + 1] ?? '')) options.maxBytes = Number(rest[++i]);
     else if (options.url === undefined && !arg.startsWith('--')) options.url = arg;
     else {
       out(USAGE);

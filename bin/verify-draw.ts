@@ -1,4 +1,6 @@
 import { DIGEST_PATTERN, verifyDraw, type DrawRecord } from '@waiting-room/streams/contract';
+import { AnswerTooLarge, MAX_ANSWER_BYTES, readBounded } from './bounded-read';
+import { fieldText, printable } from './terminal-text';
 
 /** Where the draw is, and what to check it against: from the address given (draw or verify page) and the options. */
 export function drawRequestOf(address: string, options: { uuid?: string; commitment?: string } = {}): { url: string; uuid?: string; commitment?: string } {
@@ -11,12 +13,23 @@ export function drawRequestOf(address: string, options: { uuid?: string; commitm
   return { url: url.toString(), ...(uuid && { uuid }), ...(commitment && { commitment }) };
 }
 
+/** What `verifyDrawAt` checks the draw against, and how much of the answer it reads at most. */
+export interface VerifyDrawOptions {
+  readonly uuid?: string;
+  readonly commitment?: string;
+  /** Most bytes read of the answer (`MAX_ANSWER_BYTES` by default). */
+  readonly maxBytes?: number;
+}
+
 /**
  * `waiting-room verify-draw`: reads the draw at `address` and checks it with the contract's
  * `verifyDraw` (Web Crypto, as the verify page does in a browser), printing what it checked.
+ * The server is the one being audited, so nothing it answers is trusted: the answer is read up to
+ * `maxBytes`, and every line is printed without its control characters (`printable`).
  * Answers the exit code: 0 the draw checks out, 1 it does not, 2 it could not be read.
  */
-export async function verifyDrawAt(address: string, options: { uuid?: string; commitment?: string }, out: (line: string) => void): Promise<number> {
+export async function verifyDrawAt(address: string, options: VerifyDrawOptions, print: (line: string) => void): Promise<number> {
+  const out = (line: string) => print(printable(line));
   let request: ReturnType<typeof drawRequestOf>;
   try {
     request = drawRequestOf(address, options);
@@ -24,29 +37,32 @@ export async function verifyDrawAt(address: string, options: { uuid?: string; co
     out(`Not a URL: ${address}`);
     return 2;
   }
+  const limit = options.maxBytes ?? MAX_ANSWER_BYTES;
   let record: DrawRecord;
   try {
     const response = await fetch(request.url, { headers: { accept: 'application/json' } });
-    const body = (await response.json().catch(() => null)) as (DrawRecord & { error?: { message?: string } }) | null;
-    if (!response.ok || body === null) {
-      out(`The draw could not be read at ${request.url}: ${response.status}${body?.error?.message ? ` ${body.error.message}` : ''}`);
+    const body = parsed(await readBounded(response, limit)) as (DrawRecord & { error?: { message?: unknown } }) | null;
+    if (!response.ok || typeof body !== 'object' || body === null) {
+      const message = typeof body === 'object' && body?.error?.message !== undefined ? ` ${fieldText(body.error.message)}` : '';
+      out(`The draw could not be read at ${request.url}: ${response.status}${message}`);
       return 2;
     }
     record = body;
   } catch (error) {
-    out(`The draw could not be read at ${request.url}: ${(error as Error).message}`);
+    if (error instanceof AnswerTooLarge) {
+      out(`The draw could not be read at ${request.url}: its answer is larger than ${limit} bytes, and was not read further (--max-bytes allows more).`);
+    } else out(`The draw could not be read at ${request.url}: ${(error as Error).message}`);
     return 2;
   }
-  out(`Event:       ${record.name ? `${record.name} (${record.event})` : record.event}`);
-  out(`Entrants:    ${record.entrants}`);
-  out(
-    `Commitment:  ${record.commitment}${request.commitment ? (request.commitment === record.commitment ? ' (the one given)' : ` (given: ${request.commitment})`) : ''}`,
-  );
+  out(`Event:       ${record.name ? `${fieldText(record.name)} (${fieldText(record.event)})` : fieldText(record.event)}`);
+  out(`Entrants:    ${fieldText(record.entrants)}`);
+  const given = request.commitment ? (request.commitment === record.commitment ? ' (the one given)' : ` (given: ${fieldText(request.commitment)})`) : '';
+  out(`Commitment:  ${fieldText(record.commitment)}${given}`);
   if (record.seed === undefined) {
     out('The draw is not done yet: its seed is revealed at the opening. Keep the commitment to check it then.');
     return 1;
   }
-  out(`Seed:        ${record.seed}`);
+  out(`Seed:        ${fieldText(record.seed)}`);
   if (request.commitment !== undefined && !DIGEST_PATTERN.test(request.commitment)) out('(the commitment given is not 64 lowercase hex digits)');
   const verdict = await verifyDraw(record, request);
   out(`Order:       ${Array.isArray(record.order) ? record.order.length : 0} tickets, sorted by HMAC-SHA256 of the seed`);
@@ -56,6 +72,15 @@ export async function verifyDrawAt(address: string, options: { uuid?: string; co
     return 0;
   }
   out('The draw does NOT check out:');
-  for (const problem of verdict.problems) out(`  - ${problem.message}`);
+  for (const problem of verdict.problems) out(`  - ${fieldText(problem.message)}`);
   return 1;
+}
+
+/** JSON text as a value, or null when it is not JSON. */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

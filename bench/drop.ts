@@ -93,7 +93,7 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
     error: quiet,
     debug: quiet,
   } as unknown as FastifyBaseLogger;
-  const schedule = new EventSchedule({ room: 'default', store, clock, log: logger, openingPollsPerSecond: 20_000 });
+  const schedule = new EventSchedule({ room: 'default', store, clock, log: logger, openingPollsPerSecond: 20_000, maxEvents: 100 });
   const announced: number[] = [];
   schedule.useAnnouncer({ publishOpened: async (_id, opened) => void announced.push(opened.spread) });
   try {

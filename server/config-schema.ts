@@ -145,6 +145,15 @@ const PROPERTIES = {
     default: 20_000,
     description: "Queue_info calls a second a pre-queue's opening may add: its pages ask for their positions over `entrants ÷ this` seconds.",
   },
+  MAX_EVENTS_PER_ROOM: {
+    type: 'integer',
+    section: 'origin',
+    minimum: 1,
+    maximum: 10_000,
+    default: 100,
+    description:
+      'The most events a room keeps, ended ones included: one more answers `409 too_many_events`, and a configuration that declares more does not start.',
+  },
   BYPASS: {
     type: 'string',
     section: 'origin',

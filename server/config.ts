@@ -42,6 +42,8 @@ export interface ServerConfig {
   readonly events: readonly DeclaredEvent[];
   /** Queue_info polls a second the opening of a pre-queue may add, spread over as long as it takes. */
   readonly openingPollsPerSecond: number;
+  /** Most events a room keeps, ended ones included (MAX_EVENTS_PER_ROOM): past it, creating one is refused. */
+  readonly maxEventsPerRoom: number;
   readonly activeLimit: number;
   readonly releasePerMinute: number;
   readonly sessionSeconds: number;
@@ -215,7 +217,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
   const admission = admissionConfig(v, gateway.responseTimeoutMs);
   const defaults = { activeLimit: v.ACTIVE_LIMIT, releasePerMinute: v.RELEASE_PER_MINUTE, admission, botChallenge: v.BOT_CHALLENGE };
   const rooms = roomsConfig(read, defaults, gateway.responseTimeoutMs);
-  const events = eventsConfig(v, rooms);
+  const events = eventsConfig(v, rooms, v.MAX_EVENTS_PER_ROOM);
   return {
     port: v.PORT,
     host: v.HOST,
@@ -223,6 +225,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     rooms: rooms.map(({ events: _declared, ...room }) => room),
     events,
     openingPollsPerSecond: v.OPENING_POLLS_PER_SECOND,
+    maxEventsPerRoom: v.MAX_EVENTS_PER_ROOM,
     activeLimit: v.ACTIVE_LIMIT,
     releasePerMinute: v.RELEASE_PER_MINUTE,
     sessionSeconds: v.SESSION_SECONDS,
@@ -410,12 +413,14 @@ function roomsConfig(
 
 /**
  * The declared events: EVENTS (JSON) or EVENTS_FILE (a JSON file), an array of events each naming
- * its `room` (which may be left out when there is one), and the `events` of each room of ROOMS.
+ * its `room` (which may be left out when there is one), and the `events` of each room of ROOMS;
+ * at most `maxPerRoom` (MAX_EVENTS_PER_ROOM) in a room.
  */
-function eventsConfig(v: ConfigEnv, rooms: readonly RoomWithEvents[]): DeclaredEvent[] {
+function eventsConfig(v: ConfigEnv, rooms: readonly RoomWithEvents[], maxPerRoom: number): DeclaredEvent[] {
   const given = jsonSetting('EVENTS', v.EVENTS, v.EVENTS_FILE, '[{"name": "Spring drop", "eventStartTime": "…", …}, …]');
+  let declared: DeclaredEvent[];
   try {
-    return declaredEvents(
+    declared = declaredEvents(
       given?.source ?? 'EVENTS',
       given?.value ?? [],
       rooms.map((room) => ({ name: room.name, events: room.events })),
@@ -423,6 +428,9 @@ function eventsConfig(v: ConfigEnv, rooms: readonly RoomWithEvents[]): DeclaredE
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
+  const crowded = rooms.find((room) => declared.filter((event) => event.room === room.name).length > maxPerRoom);
+  if (crowded) throw new ConfigError(`Room "${crowded.name}" declares more events than MAX_EVENTS_PER_ROOM (${maxPerRoom}) allows.`);
+  return declared;
 }
 
 /**

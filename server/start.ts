@@ -112,7 +112,14 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
       // The configuration with the operator's limits and a running event's: in force, or the adaptive controller's ceilings.
       const admission = createAdmission(room, { primary, store, clock, log: app.log, redis: admissionRedis, operated: () => releases.operated });
       releases.admitWith(admission);
-      const events = new EventSchedule({ room: room.name, store, clock, log: app.log, openingPollsPerSecond: config.openingPollsPerSecond });
+      const events = new EventSchedule({
+        room: room.name,
+        store,
+        clock,
+        log: app.log,
+        openingPollsPerSecond: config.openingPollsPerSecond,
+        maxEvents: config.maxEventsPerRoom,
+      });
       releases.useEvents(events);
       return {
         name: room.name,

@@ -54,6 +54,8 @@ export interface ScheduleOptions {
   readonly log: FastifyBaseLogger;
   /** Polls a second the opening may add: the pre-queue's pages ask for their position within `entrants / this` s. */
   readonly openingPollsPerSecond: number;
+  /** Most events the room keeps, ended ones included (MAX_EVENTS_PER_ROOM). */
+  readonly maxEvents: number;
 }
 
 /** Changes to an event after its pre-queue (or opening) has begun that would break its promise. */
@@ -243,11 +245,11 @@ export class EventSchedule {
     return answer;
   }
 
-  /** Every event of the room with where it stands at `now`, for the admin API. */
-  async statuses(now: number): Promise<EventStatus[]> {
+  /** The room's `events` (all of them by default) with where each stands at `now`, for the admin API. */
+  async statuses(now: number, events: readonly DropEvent[] = this.stored.events): Promise<EventStatus[]> {
     const { store, room } = this.options;
     return Promise.all(
-      this.stored.events.map(async (event) => {
+      events.map(async (event) => {
         const state = await store.eventState(event.id);
         const begun = state.afterTicket !== undefined;
         return {
@@ -262,10 +264,15 @@ export class EventSchedule {
     );
   }
 
-  /** Creates an event (the admin API's POST): checked against the others of the room, kept in the store. */
+  /**
+   * Creates an event (the admin API's POST): checked against the others of the room, kept in the
+   * store. A room keeps at most `maxEvents` (409 `too_many_events`): every event is read on every
+   * tick and listed by the admin API, so their number is bounded.
+   */
   async create(fields: EventFields): Promise<DropEvent> {
     const event: DropEvent = { id: newEventId(fields.name), ...fields };
     await this.change((events) => {
+      this.checkRoomFor(events);
       this.checkNotOver(event);
       checkNoOverlap(event, events);
       return [...events, event];
@@ -318,6 +325,7 @@ export class EventSchedule {
       for (const event of declared) {
         if (next.some((each) => each.id === event.id)) continue;
         try {
+          this.checkRoomFor(next);
           checkNoOverlap(event, next);
           next.push(event);
         } catch (error) {
@@ -395,6 +403,16 @@ export class EventSchedule {
 
   private isEntrant(state: EventState, ticket: number): boolean {
     return state.afterTicket !== undefined && ticket > state.afterTicket && (state.openTicket === undefined || ticket <= state.openTicket);
+  }
+
+  private checkRoomFor(events: readonly DropEvent[]): void {
+    const { maxEvents, room } = this.options;
+    if (events.length < maxEvents) return;
+    throw new HttpError(
+      409,
+      'too_many_events',
+      `The room "${room}" has ${events.length} events, the most it keeps (MAX_EVENTS_PER_ROOM): delete one first, an ended one say.`,
+    );
   }
 
   private checkNotOver(event: DropEvent): void {

@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import { HttpError } from '../errors';
 import { EventError, MAX_LIMIT, QUEUEING_METHODS, readEventFields, type EventFields } from '../events/event';
 import type { DrawAnswer } from '../events/schedule';
+import { CURSOR_PATTERN, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, pageOf } from '../events/pages';
 import { ADMIN_SECURITY, errorResponses, failsWith } from '../openapi';
 import { builtPage } from './built-page';
 import { verifyPageWriter } from '../verify-page';
@@ -121,7 +122,8 @@ export async function eventAdminRoutes(app: SchemaTypedApp, options: EventRouteO
       schema: {
         summary: 'Schedule an event',
         description:
-          'Answers the event with its id. Refused (400) when the opening comes before the pre-queue, the end before the opening, it overlaps another event of the room, or a field is unknown.',
+          'Answers the event with its id. Refused (400) when the opening comes before the pre-queue, the end before the opening, it overlaps another event of the room, or a field is unknown; ' +
+          '409 too_many_events when the room already keeps MAX_EVENTS_PER_ROOM events (ended ones included).',
         tags: TAGS,
         security: ADMIN_SECURITY,
         body: failsWith(
@@ -129,7 +131,7 @@ export async function eventAdminRoutes(app: SchemaTypedApp, options: EventRouteO
           'unknown_field',
           'Send the event as JSON: name, eventStartTime, eventEndTime, and optionally prequeueStartTime, shuffleAtEventStart, queueingMethod, activeLimit, releasePerMinute, botChallenge and room.',
         ),
-        response: { 201: EVENT, ...errorResponses(400, 401, 403, 404) },
+        response: { 201: EVENT, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -145,19 +147,49 @@ export async function eventAdminRoutes(app: SchemaTypedApp, options: EventRouteO
     '/events',
     {
       schema: {
-        summary: 'Every scheduled event, with where it stands',
+        summary: 'The scheduled events, with where each stands, a page at a time',
+        description:
+          `In the rooms' order, each room's events by their opening. At most \`limit\` events (${DEFAULT_PAGE_SIZE} by default, at most ${MAX_PAGE_SIZE}); ` +
+          'when there are more, a `Link` header gives the next page (`rel="next"`, with its `after` cursor). Without `limit` nor `after`, a room of at most ' +
+          `${DEFAULT_PAGE_SIZE} events is listed whole, as before pages.`,
         tags: TAGS,
         security: ADMIN_SECURITY,
-        querystring: { type: 'object', properties: { room: ROOM } },
-        response: { 200: { type: 'array', items: EVENT }, ...errorResponses(401, 404) },
+        querystring: {
+          type: 'object',
+          properties: {
+            room: ROOM,
+            limit: failsWith(
+              { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Events in the page.' },
+              'bad_limit',
+              `"limit" must be a whole number from 1 to ${MAX_PAGE_SIZE}.`,
+            ),
+            after: failsWith(
+              { type: 'string', pattern: CURSOR_PATTERN.source, description: "The cursor the previous page's Link header gives." },
+              'bad_cursor',
+              '"after" must be the cursor a page of this list gave (its Link header).',
+            ),
+          },
+        },
+        response: { 200: { type: 'array', items: EVENT }, ...errorResponses(400, 401, 404) },
       },
     },
     async (request, reply) => {
-      const { room } = request.query;
+      const { room, limit, after } = request.query;
       const chosen = room === undefined ? rooms.all : [rooms.named(room)];
+      const { page, next } = checked(() =>
+        pageOf(
+          chosen.map((each) => ({ name: each.name, events: each.events.events })),
+          limit,
+          after,
+        ),
+      );
       reply.header('cache-control', 'no-store');
+      if (next !== undefined) {
+        const query = new URLSearchParams({ ...(room !== undefined && { room }), limit: String(limit), after: next });
+        reply.header('link', `<${request.url.split('?')[0]}?${query}>; rel="next"`);
+      }
       const now = clock.now();
-      return (await Promise.all(chosen.map((each) => each.events.statuses(now)))).flat();
+      return (await Promise.all(page.map(({ room: name, event }) => rooms.named(name).events.statuses(now, [event])))).flat();
     },
   );
 

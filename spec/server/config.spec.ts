@@ -154,6 +154,16 @@ describe('loadConfig', () => {
     expect(config.rooms[0]).not.toHaveProperty('events');
   });
 
+  it('should read MAX_EVENTS_PER_ROOM, 100 by default, and refuse a room that declares more', () => {
+    expect(loadConfig({}).maxEventsPerRoom).toBe(100);
+    expect(loadConfig({ MAX_EVENTS_PER_ROOM: '2' }).maxEventsPerRoom).toBe(2);
+    expect(() => loadConfig({ MAX_EVENTS_PER_ROOM: '0' })).toThrow('MAX_EVENTS_PER_ROOM must be a whole number from 1 to 10000; got "0".');
+    const hourly = (hours: number) => ({ name: `Hour ${hours}`, eventStartTime: `2030-05-01T0${hours}:00:00Z`, eventEndTime: `2030-05-01T0${hours}:30:00Z` });
+    const events = JSON.stringify([hourly(1), hourly(2), hourly(3)]);
+    expect(loadConfig({ EVENTS: events, MAX_EVENTS_PER_ROOM: '3' }).events).toHaveLength(3);
+    expect(() => loadConfig({ EVENTS: events, MAX_EVENTS_PER_ROOM: '2' })).toThrow('Room "default" declares more events than MAX_EVENTS_PER_ROOM (2) allows.');
+  });
+
   it.each([
     [{ EVENTS: '[', EVENTS_FILE: '/nowhere' }, /Set EVENTS or EVENTS_FILE, not both/],
     [{ EVENTS: '[' }, /^EVENTS must be JSON: /],

@@ -152,6 +152,71 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
     });
   });
 
+  describe("a room's events, bounded and listed a page at a time", () => {
+    /** An hour-long event opening `hours` hours in, in `room`. */
+    const hourly = (hours: number, room?: string) => ({ name: `Hour ${hours}`, eventStartTime: at(hours * 3600), eventEndTime: at(hours * 3600 + 1800), room });
+    /** One page of the list: the events' ids, and the next page's address (its Link header). */
+    const list = async (query: string) => {
+      const response = await fetch(`${server.url}/admin/events${query}`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+      const json = await response.json();
+      const next = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+      return { status: response.status, json, ids: Array.isArray(json) ? (json as Array<{ id: string }>).map((event) => event.id) : [], next };
+    };
+
+    it('should keep at most MAX_EVENTS_PER_ROOM events in a room, ended ones included, refusing one more with 409 until one is deleted', async () => {
+      await start({ MAX_EVENTS_PER_ROOM: '3' });
+      const kept = [await createEvent(hourly(1)), await createEvent(hourly(2)), await createEvent(hourly(3))];
+      await clock.advance(3600_000 + 1800_000);
+      const refused = await call('POST', 'events', hourly(4));
+      expect(refused).toEqual({ status: 409, json: { error: { code: 'too_many_events', message: expect.stringContaining('MAX_EVENTS_PER_ROOM') } } });
+      expect((await call('GET', 'events')).json).toHaveLength(3);
+      expect((await call('DELETE', `events/${kept[0].id}`)).status).toBe(204);
+      await createEvent(hourly(4));
+    });
+
+    it('should list the events in pages of `limit`, each room by opening, following the Link header to the end, deleted ones neither repeating nor skipping others', async () => {
+      await start({
+        ROOMS: JSON.stringify([
+          { name: 'shop', protect: ['/checkout'] },
+          { name: 'tickets', protect: ['/tickets'] },
+        ]),
+      });
+      const created: Record<string, string> = {};
+      for (const [hours, room] of [
+        [3, 'tickets'],
+        [2, 'shop'],
+        [1, 'tickets'],
+        [5, 'shop'],
+        [2, 'tickets'],
+      ] as const) {
+        created[`${room}-${hours}`] = (await createEvent(hourly(hours, room))).id;
+      }
+      const everything = ['shop-2', 'shop-5', 'tickets-1', 'tickets-2', 'tickets-3'].map((key) => created[key]);
+
+      const whole = await list('');
+      expect(whole).toMatchObject({ status: 200, ids: everything, next: undefined });
+      const first = await list('?limit=2');
+      expect(first.ids).toEqual(everything.slice(0, 2));
+      // Deleted between two pages: the next one goes on from where the first ended.
+      expect((await call('DELETE', `events/${created['tickets-1']}`)).status).toBe(204);
+      const second = await list(first.next?.replace('/admin/events', '') ?? 'no link');
+      expect(second.ids).toEqual([created['tickets-2'], created['tickets-3']]);
+      expect(second.next).toBeUndefined();
+      expect((await list('?room=tickets&limit=1')).ids).toEqual([created['tickets-2']]);
+      expect((await list('?room=tickets&limit=1')).next).toMatch(/^\/admin\/events\?room=tickets&limit=1&after=tickets\.\d+$/);
+    });
+
+    it.each([
+      ['?limit=0', 'bad_limit'],
+      [`?limit=501`, 'bad_limit'],
+      ['?after=garbage', 'bad_cursor'],
+      ['?after=nowhere.1', 'bad_cursor'],
+    ])('should refuse %s with 400 and its code', async (query, code) => {
+      await start();
+      expect(await list(query)).toMatchObject({ status: 400, json: { error: { code } } });
+    });
+  });
+
   describe('a shuffled pre-queue, drawn at the opening', () => {
     it('should hold everyone from its start, publish the commitment, draw at the opening as anyone can verify, and queue later arrivals behind', async () => {
       await start({ ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '60' });

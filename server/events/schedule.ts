@@ -302,8 +302,22 @@ export class EventSchedule {
     return updated as DropEvent;
   }
 
-  /** Deletes an event (DELETE), with its state; the line goes on under the room's own settings. */
-  async remove(id: string): Promise<void> {
+  /**
+   * Deletes an event (DELETE), with its state and its draw; the line goes on under the room's own
+   * settings. An event whose pre-queue still has entrants in line is deleted only when
+   * `confirmed` (409 `event_has_entrants` otherwise): they were promised an opening and, shuffled,
+   * a draw. Deleted, they keep their places in the room's line in their order of arrival.
+   */
+  async remove(id: string, confirmed = false): Promise<void> {
+    const entrants = await this.entrantCount(await this.options.store.eventState(id));
+    if (entrants > 0 && !confirmed) {
+      throw new HttpError(
+        409,
+        'event_has_entrants',
+        `The event has ${entrants} entrant${entrants === 1 ? '' : 's'} in line. Deleted, they keep their places in the room's line in their order of arrival, ` +
+          "under the room's own settings, and its draw is no longer published: send ?confirm=entrants to delete it all the same.",
+      );
+    }
     await this.change((events) => {
       this.find(events, id);
       return events.filter((event) => event.id !== id);

@@ -220,16 +220,29 @@ export async function eventAdminRoutes(app: SchemaTypedApp, options: EventRouteO
     {
       schema: {
         summary: 'Delete a scheduled event',
-        description: 'With its state and its draw; the room goes on under its own settings (a pre-queue under way keeps its order of arrival).',
+        description:
+          'With its state and its draw; the room goes on under its own settings. An event with entrants still in line (its pre-queue under way, say) ' +
+          'is deleted only with ?confirm=entrants (409 event_has_entrants otherwise): they keep their places in the line in their order of arrival.',
         tags: TAGS,
         security: ADMIN_SECURITY,
         params: ID_PARAMS,
-        response: { 204: { type: 'null' }, ...errorResponses(401, 403, 404) },
+        querystring: {
+          type: 'object',
+          properties: {
+            confirm: failsWith(
+              { type: 'string', enum: ['entrants'], description: 'Delete the event even though it has entrants in line.' },
+              'bad_confirm',
+              '"confirm" must be "entrants".',
+            ),
+          },
+        },
+        response: { 204: { type: 'null' }, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
-      await roomWith(id).events.remove(id);
+      const { confirm } = request.query;
+      await roomWith(id).events.remove(id, confirm === 'entrants');
       return reply.code(204).send();
     },
   );

@@ -130,6 +130,41 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
       });
     });
 
+    it("should delete an event whose pre-queue has entrants only with ?confirm=entrants, and keep them in the room's line in their order of arrival", async () => {
+      await server.close();
+      await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' });
+      const event = await createEvent(DROP);
+      await new Visitor(server.url).get('/checkout');
+      await clock.advance(60_000);
+      const empty = await createEvent({ ...DROP, name: 'Later', prequeueStartTime: at(4000), eventStartTime: at(5000), eventEndTime: at(6000) });
+      const visitors = [new Visitor(server.url), new Visitor(server.url), new Visitor(server.url)];
+      const pages: PageConfigJson[] = [];
+      for (const visitor of visitors) {
+        pages.push(await visitor.hold());
+        await clock.advance(1000);
+      }
+
+      const refused = await call('DELETE', `events/${event.id}`);
+      expect(refused).toEqual({ status: 409, json: { error: { code: 'event_has_entrants', message: expect.stringContaining('?confirm=entrants') } } });
+      expect(refused.json.error.message).toContain('3 entrants');
+      expect((await call('DELETE', `events/${event.id}?confirm=yes`)).json).toMatchObject({ error: { code: 'bad_confirm' } });
+      expect((await call('GET', 'events')).json).toEqual([expect.objectContaining({ id: event.id, entrants: 3 }), expect.objectContaining({ id: empty.id })]);
+      expect(await info(visitors[0], pages[0])).toMatchObject({ opensIn: 57_000 });
+      // An event without entrants needs no confirmation.
+      expect((await call('DELETE', `events/${empty.id}`)).status).toBe(204);
+
+      expect(await call('DELETE', `events/${event.id}?confirm=entrants`)).toEqual({ status: 204, json: undefined });
+      expect((await draw(event.id)).json).toMatchObject({ error: { code: 'unknown_event' } });
+      const answers = await Promise.all(visitors.map((visitor, i) => info(visitor, pages[i])));
+      expect(answers.map((answer) => [answer.position, answer.opensIn])).toEqual([
+        [1, undefined],
+        [2, undefined],
+        [3, undefined],
+      ]);
+      // The line moves again, in their order of arrival.
+      expect((await call('POST', 'release', { count: 2 })).json.released).toEqual([pages[0].queue.uuid, pages[1].queue.uuid]);
+    });
+
     it("should keep an event's bot check, answer it, change it and clear it back to the room's", async () => {
       const created = await createEvent({ ...DROP, botChallenge: 'pow' });
       expect(created.botChallenge).toBe('pow');

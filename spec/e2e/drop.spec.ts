@@ -112,4 +112,26 @@ describe('drop day: a pre-queue drawn at the opening', () => {
       await verifier.close();
     }
   }, 60_000);
+
+  test("shows nothing of a link's own words: a made-up uuid and commitment are left out of the check and of the command", async () => {
+    await eventually(
+      'the draw done',
+      async () => (await (await fetch(server.at('/events/e2e-drop/draw'))).json()) as { seed?: string },
+      (draw) => draw.seed !== undefined,
+      PREQUEUE_MS + 10_000,
+      200,
+    );
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const hostile = new URLSearchParams({ uuid: "x';touch pwned;echo '", commitment: 'Your draw was rigged: call +1 555 0100' });
+      await page.goto(`${server.at('/events/e2e-drop/verify')}#${hostile}`);
+      await page.locator('.wr-verified, .wr-refuted').waitFor({ timeout: 10_000 });
+      expect(await page.locator('.wr-verified').count()).toBe(1);
+      expect(await page.locator('body').textContent()).not.toMatch(/rigged|pwned/);
+      expect(await page.locator('.wr-command').textContent()).toBe(`npx waiting-room verify-draw '${server.at('/events/e2e-drop/verify')}'`);
+    } finally {
+      await context.close();
+    }
+  }, 40_000);
 });

@@ -1,4 +1,4 @@
-import { EVENT_ID, readEventFields, type DropEvent } from '../events/event';
+import { CONTROL_CHARACTERS, EVENT_ID, readEventFields, type DropEvent } from '../events/event';
 import type { EventState } from './event-store';
 import type { Entry, HeldRequest, LimitOverrides } from './types';
 
@@ -95,8 +95,11 @@ function readEvents(value: unknown): MemoryEventsState {
   const kept = list(events.list, 'events.list').map((raw, i) => {
     const { id, ...fields } = record(raw, `events.list[${i}]`);
     if (typeof id !== 'string' || !EVENT_ID.test(id)) refuse(`events.list[${i}].id is not an event id`);
+    // A name saved before names refused control characters is kept, each one shown as a space:
+    // refusing it would refuse the whole line the file keeps.
+    const name = typeof fields.name === 'string' ? fields.name.replace(new RegExp(CONTROL_CHARACTERS.source, 'gu'), ' ') : fields.name;
     try {
-      return { id, ...readEventFields(fields, `events.list[${i}]`) };
+      return { id, ...readEventFields({ ...fields, name }, `events.list[${i}]`) };
     } catch (error) {
       return refuse((error as Error).message.replace(/\.$/, ''));
     }

@@ -142,6 +142,18 @@ describe('memory store state', () => {
     expect(await copy.stats(saved + 2)).toEqual(await store.stats(saved + 2));
   });
 
+  it('should keep an event whose name was saved with control characters, each shown as a space', () => {
+    const store = new MemoryStore();
+    const state = JSON.parse(JSON.stringify(store.toState()));
+    state.events = {
+      version: 1,
+      list: [{ id: 'old', name: 'Old\u001b[2Jdrop', eventStartTime: '2030-01-01T00:00:00Z', eventEndTime: '2030-01-03T00:00:00Z' }],
+      states: [],
+    };
+    const copy = MemoryStore.fromState(state);
+    return expect(copy.events()).resolves.toMatchObject({ events: [{ id: 'old', name: 'Old [2Jdrop' }] });
+  });
+
   it("should carry the events and where each one's pre-queue and draw stand", async () => {
     const store = new MemoryStore();
     const drop = {

@@ -12,7 +12,7 @@
  *   import { buildServer } from './build-server.mjs'        the same from a test or a benchmark
  */
 import * as esbuild from 'esbuild';
-import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -32,6 +32,38 @@ function installedPackages() {
     }
   });
 }
+
+/** The module that reads the server's Lua scripts from disk (`server/redis/lua.ts`). */
+const LUA_READER = path.join(root, 'server', 'redis', 'lua.ts');
+
+/**
+ * Bundles the server's Lua scripts: in place of `readLua` reading them from disk, a module that
+ * holds the text of every `.lua` file under `server/`, each brought in by esbuild's `text` loader.
+ */
+const luaScripts = {
+  name: 'lua-scripts',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]server[\\/]redis[\\/]lua\.ts$/ }, (args) => {
+      if (args.path !== LUA_READER) return undefined;
+      const server = path.join(root, 'server');
+      const files = readdirSync(server, { recursive: true })
+        .filter((file) => file.endsWith('.lua'))
+        .map((file) => file.split(path.sep).join('/'))
+        .sort();
+      const imports = files.map((file, index) => `import lua${index} from ${JSON.stringify(path.join(server, file))};`);
+      const texts = files.map((file, index) => `${JSON.stringify(file)}: lua${index}`);
+      const contents = `${imports.join('\n')}
+const texts: Record<string, string> = { ${texts.join(', ')} };
+export function readLua(file: string): string {
+  const text = texts[file];
+  if (text === undefined) throw new Error(\`No Lua script \${file} was bundled.\`);
+  return text;
+}
+`;
+      return { contents, loader: 'ts', resolveDir: path.dirname(LUA_READER), watchFiles: files.map((file) => path.join(server, file)) };
+    });
+  },
+};
 
 /**
  * Builds every entry of `SERVER_OUTPUTS` (or only `entries`). Each file is written beside its
@@ -56,6 +88,8 @@ export async function buildServer({ entries = Object.keys(SERVER_OUTPUTS), log =
       // Their own subpaths (`pusher/…`) too.
       external: external.flatMap((name) => [name, `${name}/*`]),
       logLevel: 'warning',
+      loader: { '.lua': 'text' },
+      plugins: [luaScripts],
     });
     mkdirSync(path.dirname(outfile), { recursive: true });
     // The map first: the script names it, and must not be read before it is there.

@@ -1,33 +1,18 @@
 import type Redis from 'ioredis';
+import type { Result } from 'ioredis';
+import { readLua } from '../redis/lua';
 import type { AdmissionRecord, AdmissionStore } from './record';
 import { KEPT_STEPS } from './record';
 import type { SignalCounts } from './signals';
 
-/**
- * Adds field/value pairs to a step's counts, and lets the counts expire once no window reads
- * them. KEYS: the step's hash. ARGV: its time to live (ms), then field, value, field, value…
- */
-const REPORT = `
-for i = 2, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1
-`;
-
-/**
- * Writes the record only over the version read. KEYS: the record's hash (v: version, s: the
- * record as JSON). ARGV: the version read, the next record. Returns 1 when written.
- */
-const WRITE = `
-local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if version ~= tonumber(ARGV[1]) then return 0 end
-redis.call('HSET', KEYS[1], 'v', version + 1, 's', ARGV[2])
-return 1
-`;
-
-type Scripted = Redis & {
-  waitingRoomAdmissionReport(key: string, ...args: string[]): Promise<number>;
-  waitingRoomAdmissionWrite(key: string, version: string, record: string): Promise<number>;
-};
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** Adds to a step's counts (`lua/report.lua`). */
+    waitingRoomAdmissionReport(key: string, ttlMs: string, ...fieldsAndValues: string[]): Result<1, Context>;
+    /** Writes the record over the version read: 1 when written (`lua/write.lua`). */
+    waitingRoomAdmissionWrite(key: string, version: string, record: string): Result<0 | 1, Context>;
+  }
+}
 
 /**
  * A room's decision in Redis, shared by every instance on it: the record under `<prefix>adm`, each
@@ -36,7 +21,7 @@ type Scripted = Redis & {
  * The client is the caller's (`connectRedis`), shared by the rooms of a process.
  */
 export class RedisAdmissionStore implements AdmissionStore {
-  private readonly client: Scripted;
+  private readonly client: Redis;
   private readonly recordKey: string;
 
   constructor(
@@ -44,11 +29,11 @@ export class RedisAdmissionStore implements AdmissionStore {
     private readonly prefix: string,
     private readonly stepMs: number,
   ) {
-    if (!('waitingRoomAdmissionReport' in client)) {
-      client.defineCommand('waitingRoomAdmissionReport', { lua: REPORT, numberOfKeys: 1 });
-      client.defineCommand('waitingRoomAdmissionWrite', { lua: WRITE, numberOfKeys: 1 });
+    if (!Object.hasOwn(client, 'waitingRoomAdmissionReport')) {
+      client.defineCommand('waitingRoomAdmissionReport', { lua: readLua('admission/lua/report.lua'), numberOfKeys: 1 });
+      client.defineCommand('waitingRoomAdmissionWrite', { lua: readLua('admission/lua/write.lua'), numberOfKeys: 1 });
     }
-    this.client = client as Scripted;
+    this.client = client;
     this.recordKey = `${prefix}adm`;
   }
 

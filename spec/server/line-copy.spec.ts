@@ -52,7 +52,7 @@ describe("an instance's copy of the line", () => {
 
   beforeEach(async () => {
     tail = new Tail();
-    snapshots = [[5, 0, '5-0', 'a', '1', 'b', '2', 'c', '3']];
+    snapshots = [[5, 0, '5-0', ['a', '1', 'b', '2', 'c', '3']]];
     reads = 0;
     copy = new LineCopy({
       tail: tail as unknown as Redis,
@@ -95,7 +95,7 @@ describe("an instance's copy of the line", () => {
   });
 
   it('should read the line again at a missing version, at a reorder, and when Redis starts again from 1', async () => {
-    snapshots.push([9, 0, '9-0', 'b', '2', 'c', '3']);
+    snapshots.push([9, 0, '9-0', ['b', '2', 'c', '3']]);
     tail.deliver(entry(7, 0, '-a'));
     await settle();
     expect(reads).toBe(2);
@@ -106,7 +106,7 @@ describe("an instance's copy of the line", () => {
     await settle();
     expect(reads).toBe(3);
 
-    snapshots.push([1, 0, '1-0', 'e', '1']);
+    snapshots.push([1, 0, '1-0', ['e', '1']]);
     tail.deliver(entry(1, 0, '+1:e'));
     await settle();
     expect(reads).toBe(4);

@@ -23,7 +23,7 @@ export function decodeRequest(stored: string): HeldRequest {
 
 /**
  * Builds an entry from a script's reply `[uuid, request, field, value, …]` (the entry hash's
- * fields, see `scripts.ts`).
+ * fields, see `lua/prelude.lua`).
  */
 export function decodeEntry(reply: readonly string[]): Entry {
   const [uuid, request, ...pairs] = reply;

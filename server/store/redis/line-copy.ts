@@ -1,12 +1,10 @@
 import type Redis from 'ioredis';
 import { RankedLine } from '../ranked-line';
 import type { Position } from '../types';
+import type { CommandReply } from './commands';
 
-/**
- * The line as the snapshot script reads it: its version, served, the log's last entry id, then
- * uuid, ticket, … in ticket order.
- */
-export type LineSnapshot = readonly (string | number)[];
+/** The line as the snapshot script reads it: its version, served, the log's last entry id, and uuid, ticket, … in ticket order. */
+export type LineSnapshot = CommandReply<'waitingRoomLineSnapshot'>;
 
 export interface LineCopyOptions {
   /** Reads the whole line in one step (the `waitingRoomLineSnapshot` script). */
@@ -29,7 +27,7 @@ const RETRY_MS = 200;
  * frequent call, are answered here as the memory store answers them (a rank in a `RankedLine`),
  * instead of costing a script call in Redis and its round trip each. Redis stays the truth: every
  * call that changes the line logs its changes in one entry of a stream (`publishChanges` in
- * scripts.ts), which the copy reads on a connection of its own, blocking, and applies in order.
+ * lua/prelude.lua), which the copy reads on a connection of its own, blocking, and applies in order.
  *
  * The copy answers only when it can answer right: loaded, on a live connection, and with every
  * change this instance has itself made applied (`written`), so that an instance reads its own
@@ -97,24 +95,23 @@ export class LineCopy {
   }
 
   private async load(): Promise<void> {
-    const snapshot = await this.options.snapshot();
+    const [version, served, lastId, places] = await this.options.snapshot();
     const line = new RankedLine();
     const tickets = new Map<string, number>();
     // Mid-draw, two places may share a ticket for a moment: `push` refuses, and the load is tried again.
-    for (let i = 3; i + 1 < snapshot.length; i += 2) {
-      const uuid = String(snapshot[i]);
-      const ticket = Number(snapshot[i + 1]);
+    for (let i = 0; i + 1 < places.length; i += 2) {
+      const uuid = places[i];
+      const ticket = Number(places[i + 1]);
       line.push(ticket, uuid);
       tickets.set(uuid, ticket);
     }
-    const version = Number(snapshot[0]);
     // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
     this.known = version < this.version ? version : Math.max(this.known, version);
     this.line = line;
     this.tickets = tickets;
     this.version = version;
-    this.served = Number(snapshot[1]);
-    this.lastId = String(snapshot[2]);
+    this.served = served;
+    this.lastId = lastId;
     this.loaded = true;
   }
 

@@ -1,7 +1,7 @@
 import type { Position } from '../types';
 
 /** Sends one batch: `uuid, now` pairs; resolves with `[served, then the position and ticket of each]` (position -1: unknown, -2: pending its bot check). */
-export type SendPositions = (pairs: readonly string[]) => Promise<readonly number[]>;
+export type SendPositions = (pairs: string[]) => Promise<readonly number[]>;
 
 interface Waiting {
   readonly resolve: (position: Position | undefined) => void;

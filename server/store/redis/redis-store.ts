@@ -6,10 +6,21 @@ import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_WAIT_MS, DEFAULT_PREFIX, cl
 import { PlacesPerAddressError, StoreUnavailableError } from '../errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { Deadlines } from './deadline';
-import { BLOCK_MS, LineCopy, type LineSnapshot } from './line-copy';
+import { BLOCK_MS, LineCopy } from './line-copy';
 import { PositionBatch } from './position-batch';
 import { SeenMarks } from './seen-marks';
-import { DEADLINE_PASSED, SCRIPT_KEYS, SCRIPTS, UPGRADE_LIST_LINE, scriptSource, type ScriptName } from './scripts';
+import {
+  DEADLINE_PASSED,
+  SCRIPT_KEYS,
+  defineStoreCommands,
+  type Answer,
+  type CommandArgs,
+  type CommandName,
+  type CommandReply,
+  type EventStateReply,
+  type LimitsReply,
+  type ReleaseReply,
+} from './commands';
 import type {
   AdmissionLimits,
   Entry,
@@ -45,15 +56,10 @@ export interface RedisStoreOptions {
 /** Entrants a step of the draw places (`applyDraw`): some 30 ms of Redis each. */
 export const DRAW_BATCH = 5000;
 
-type ScriptCall = (...args: string[]) => Promise<unknown>;
-type ScriptedRedis = Redis & Record<ScriptName, ScriptCall>;
-type EntryReply = string[];
-/** A release script's reply: the line's served after it, the released entries in order, and 1 to tell the pages the line moved. */
-type ReleaseReply = [number, EntryReply[], number];
-
 /**
  * The queue in Redis, shared by every instance that uses the same Redis and prefix. Each
- * method is one round trip: a Lua script (see `redis/scripts.ts`) that Redis runs atomically,
+ * method is one round trip: one of the store's commands, a Lua script that Redis runs atomically
+ * (see `commands.ts`),
  * but for queue_info's polls, which the instance's copy of the line answers when it can
  * (`LineCopy`).
  *
@@ -62,7 +68,7 @@ type ReleaseReply = [number, EntryReply[], number];
  * store works again by itself (the client reconnects and reloads the scripts).
  */
 export class RedisStore implements QueueStore {
-  private readonly client: ScriptedRedis;
+  private readonly client: Redis;
   private readonly ownsClient: boolean;
   private readonly keys: readonly string[];
   private readonly prefix: string;
@@ -70,11 +76,11 @@ export class RedisStore implements QueueStore {
   private readonly deadlines: Deadlines;
   private readonly onReady = () => this.deadlines.reset();
   private upgrade?: Promise<unknown>;
-  /** Set once the line of a previous version has been looked for (`UPGRADE_LIST_LINE`). */
+  /** Set once the line of a previous version has been looked for (`upgrade-list-line.lua`). */
   private upgradeDone = false;
   private closed = false;
   /** Marking a visitor seen late does no harm: these calls carry no deadline. */
-  private readonly positions = new PositionBatch((pairs) => this.run('waitingRoomPositions', pairs, false) as Promise<number[]>);
+  private readonly positions = new PositionBatch((pairs) => this.run('waitingRoomPositions', pairs, false));
   private readonly localLine: boolean;
   private readonly commandTimeoutMs: number;
   /** This instance's copy of the line, made at the first poll when `localLine`. */
@@ -97,10 +103,8 @@ export class RedisStore implements QueueStore {
       // The scripts name the per-visitor keys themselves, where the client's prefix never reaches.
       throw new Error('Give RedisStore a client without keyPrefix, and the prefix as its `prefix` option.');
     }
-    for (const name of Object.keys(SCRIPTS) as ScriptName[]) {
-      client.defineCommand(name, { lua: scriptSource(name), numberOfKeys: SCRIPT_KEYS.length });
-    }
-    this.client = client as ScriptedRedis;
+    defineStoreCommands(client);
+    this.client = client;
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.keys = SCRIPT_KEYS.map((key) => this.prefix + key);
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
@@ -121,12 +125,11 @@ export class RedisStore implements QueueStore {
     const pending = pendingUntil === undefined ? '' : pendingUntil;
     const reply = await this.run('waitingRoomHold', [sessionId, userId, encodeRequest(request), now, randomUUID(), address, placesPerAddress, pending]);
     if (reply === 0) throw new PlacesPerAddressError(placesPerAddress);
-    return decodeEntry(reply as EntryReply);
+    return decodeEntry(reply);
   }
 
   async enterLine(uuid: string, now: number): Promise<EntryState | undefined> {
-    const reply = await this.run('waitingRoomEnterLine', [uuid, now]);
-    return typeof reply === 'string' ? (reply as EntryState) : undefined;
+    return (await this.run('waitingRoomEnterLine', [uuid, now])) ?? undefined;
   }
 
   async dropPending(uuid: string): Promise<boolean> {
@@ -135,14 +138,14 @@ export class RedisStore implements QueueStore {
 
   async get(uuid: string): Promise<Entry | undefined> {
     const reply = await this.run('waitingRoomGet', [uuid]);
-    return reply ? decodeEntry(reply as EntryReply) : undefined;
+    return reply ? decodeEntry(reply) : undefined;
   }
 
   async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {
     const reply = await this.run('waitingRoomPlaceInLine', [uuid, now]);
     if (!reply) return undefined;
-    const [entry, position, recent] = reply as [EntryReply, number, string[]];
-    return { entry: decodeEntry(entry), position: Number(position), recentReleases: recent.map(Number) };
+    const [entry, position, recent] = reply;
+    return { entry: decodeEntry(entry), position, recentReleases: recent.map(Number) };
   }
 
   /**
@@ -168,14 +171,14 @@ export class RedisStore implements QueueStore {
     this.lineCopy = new LineCopy({
       tail,
       keys: { log: key('log'), meta: key('meta'), waiting: key('waiting') },
-      snapshot: () => this.run('waitingRoomLineSnapshot', []) as Promise<LineSnapshot>,
+      snapshot: () => this.run('waitingRoomLineSnapshot', []),
     });
     this.lineCopy.start();
     return this.lineCopy;
   }
 
   async recentReleases(): Promise<RecentReleases> {
-    const [served, times] = (await this.run('waitingRoomRecentReleases', [])) as [number, string[]];
+    const [served, times] = await this.run('waitingRoomRecentReleases', []);
     return { served, times: times.map(Number) };
   }
 
@@ -186,22 +189,22 @@ export class RedisStore implements QueueStore {
   async release(count: number, now: number, policy: ReleasePolicy): Promise<Release> {
     const limited = count > 0 ? Math.min(count, Number.MAX_SAFE_INTEGER) : 0;
     const reply = await this.run('waitingRoomRelease', [limited, now, policy.sessionMs, policy.abandonMs, randomSeed(policy)]);
-    return decodeRelease(reply as ReleaseReply);
+    return decodeRelease(reply);
   }
 
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     const { activeLimit, sessionMs, perMinute, abandonMs } = policy;
     const reply = await this.run('waitingRoomReleaseDue', [now, activeLimit, sessionMs, perMinute, abandonMs, randomSeed(policy)]);
-    return decodeRelease(reply as ReleaseReply);
+    return decodeRelease(reply);
   }
 
   async dropAbandoned(now: number, abandonMs: number): Promise<number> {
-    return Number(await this.run('waitingRoomDropAbandoned', [now, abandonMs]));
+    return this.run('waitingRoomDropAbandoned', [now, abandonMs]);
   }
 
   async takeHeld(uuid: string, sessionId: string): Promise<HeldRequest | undefined> {
     const reply = await this.run('waitingRoomTakeHeld', [uuid, sessionId]);
-    return typeof reply === 'string' ? decodeRequest(reply) : undefined;
+    return reply === null ? undefined : decodeRequest(reply);
   }
 
   async moveSession(from: string, to: string, userId: number): Promise<void> {
@@ -209,7 +212,7 @@ export class RedisStore implements QueueStore {
   }
 
   async stats(now: number): Promise<Stats> {
-    const [waiting, active, released, paused, arrived, pending] = (await this.run('waitingRoomStats', [now])) as number[];
+    const [waiting, active, released, paused, arrived, pending] = await this.run('waitingRoomStats', [now]);
     return { waiting, pending, active, released, paused: paused === 1, arrived };
   }
 
@@ -218,16 +221,16 @@ export class RedisStore implements QueueStore {
   }
 
   async limits(): Promise<LimitOverrides> {
-    return decodeLimits((await this.run('waitingRoomLimits', [])) as LimitsReply);
+    return decodeLimits(await this.run('waitingRoomLimits', []));
   }
 
   async setLimits(change: LimitChange): Promise<LimitOverrides> {
     const arg = (value: number | null | undefined) => (value === null ? '-' : value === undefined ? '' : String(value));
-    return decodeLimits((await this.run('waitingRoomSetLimits', [arg(change.activeLimit), arg(change.perMinute)])) as LimitsReply);
+    return decodeLimits(await this.run('waitingRoomSetLimits', [arg(change.activeLimit), arg(change.perMinute)]));
   }
 
   async events(): Promise<StoredEvents> {
-    const [version, json] = (await this.run('waitingRoomEvents', [])) as [string | null, string | null];
+    const [version, json] = await this.run('waitingRoomEvents', []);
     return { version: Number(version ?? 0), events: json ? (JSON.parse(json) as DropEvent[]) : [] };
   }
 
@@ -236,23 +239,23 @@ export class RedisStore implements QueueStore {
   }
 
   async eventState(id: string): Promise<EventState> {
-    return decodeEventState((await this.run('waitingRoomEventState', [id])) as string[]);
+    return decodeEventState(await this.run('waitingRoomEventState', [id]));
   }
 
   async startPrequeue(id: string, seed: string | null): Promise<EventState> {
-    return decodeEventState((await this.run('waitingRoomStartPrequeue', [id, seed ?? ''])) as string[]);
+    return decodeEventState(await this.run('waitingRoomStartPrequeue', [id, seed ?? '']));
   }
 
   async openEvent(id: string): Promise<EventState> {
-    return decodeEventState((await this.run('waitingRoomOpenEvent', [id])) as string[]);
+    return decodeEventState(await this.run('waitingRoomOpenEvent', [id]));
   }
 
   async entrantsOf(id: string): Promise<string[]> {
-    const [kind, found] = (await this.run('waitingRoomEntrantsOf', [id])) as [number, string | string[]];
-    if (kind === 0) return found as string[];
-    if (found === '') return [];
-    const listed = (found as string).split(',');
-    return kind === 2 ? listed : listed.map((pair) => pair.slice(0, pair.lastIndexOf(':')));
+    const reply = await this.run('waitingRoomEntrantsOf', [id]);
+    if (reply[0] === 0) return reply[1];
+    if (reply[1] === '') return [];
+    const listed = reply[1].split(',');
+    return reply[0] === 2 ? listed : listed.map((pair) => pair.slice(0, pair.lastIndexOf(':')));
   }
 
   /**
@@ -262,10 +265,10 @@ export class RedisStore implements QueueStore {
    * is released, nor shown a position of the pre-queue, before that last step.
    */
   async applyDraw(id: string, uuids: readonly string[]): Promise<boolean> {
-    const [kind, frozen] = (await this.run('waitingRoomEntrantsOf', [id])) as [number, string | string[]];
+    const [kind, frozen] = await this.run('waitingRoomEntrantsOf', [id]);
     if (kind === 2) return false;
     if (kind !== 1) throw new Error(`The entrants of event ${id} are not frozen: open it first.`);
-    const tickets = frozen === '' ? [] : (frozen as string).split(',').map((pair) => Number(pair.slice(pair.lastIndexOf(':') + 1)));
+    const tickets = frozen === '' ? [] : frozen.split(',').map((pair) => Number(pair.slice(pair.lastIndexOf(':') + 1)));
     if (tickets.length !== uuids.length) throw new Error(`The draw of event ${id} has ${uuids.length} entrants; ${tickets.length} were frozen.`);
     tickets.sort((a, b) => a - b);
     for (let start = 0; start < uuids.length; start += DRAW_BATCH) {
@@ -280,7 +283,7 @@ export class RedisStore implements QueueStore {
   }
 
   async countAfter(ticket: number): Promise<number> {
-    return Number(await this.run('waitingRoomCountAfter', [ticket]));
+    return this.run('waitingRoomCountAfter', [ticket]);
   }
 
   async forgetEvent(id: string): Promise<void> {
@@ -288,12 +291,12 @@ export class RedisStore implements QueueStore {
   }
 
   async challengeDifficulty(): Promise<number | undefined> {
-    const reply = (await this.run('waitingRoomChallengeDifficulty', [])) as string | null;
+    const reply = await this.run('waitingRoomChallengeDifficulty', []);
     return reply === null ? undefined : Number(reply);
   }
 
   async setChallengeDifficulty(difficulty: number | null): Promise<number | undefined> {
-    const reply = (await this.run('waitingRoomSetChallengeDifficulty', [difficulty === null ? '' : difficulty])) as string | null;
+    const reply = await this.run('waitingRoomSetChallengeDifficulty', [difficulty === null ? '' : difficulty]);
     return reply === null ? undefined : Number(reply);
   }
 
@@ -309,12 +312,12 @@ export class RedisStore implements QueueStore {
   }
 
   /**
-   * Runs script `name` with `args` (after the keys, the prefix and the deadline), as one atomic
+   * Runs command `name` with `args` (after the keys, the prefix and the deadline), as one atomic
    * step. `guarded`: the call carries a deadline in Redis time, so that Redis refuses it once we
    * have given up on it (see deadline.ts). Once the client is ready and the deadline clock known,
    * the call is sent at once; otherwise it first waits for them, within the store's bounds.
    */
-  private run(name: ScriptName, args: readonly (string | number)[], guarded = true): Promise<unknown> {
+  private run<Name extends CommandName>(name: Name, args: CommandArgs<Name>, guarded = true): Promise<CommandReply<Name>> {
     // The marks that wait go first, so that this call reads every poll answered before it.
     if (name !== 'waitingRoomMarkSeen') this.seenMarks.flush();
     if (this.closed || this.client.status !== 'ready' || !this.upgradeDone || (guarded && !this.deadlines.known)) {
@@ -323,7 +326,7 @@ export class RedisStore implements QueueStore {
     return this.send(name, args, guarded).catch((error: unknown) => this.failed(error));
   }
 
-  private async runWhenReady(name: ScriptName, args: readonly (string | number)[], guarded: boolean): Promise<unknown> {
+  private async runWhenReady<Name extends CommandName>(name: Name, args: CommandArgs<Name>, guarded: boolean): Promise<CommandReply<Name>> {
     await this.connected();
     try {
       await this.upgraded();
@@ -334,19 +337,21 @@ export class RedisStore implements QueueStore {
     }
   }
 
-  /** Sends the call, and answers the script's own answer; the line's version it also answers goes to the copy. */
-  private async send(name: ScriptName, args: readonly (string | number)[], guarded: boolean): Promise<unknown> {
+  /** Sends the call, and answers the command's own answer; the line's version it also answers goes to the copy. */
+  private async send<Name extends CommandName>(name: Name, args: CommandArgs<Name>, guarded: boolean): Promise<CommandReply<Name>> {
     const deadline = guarded ? this.deadlines.next() : '0';
-    const [version, answer] = (await this.client[name](...this.keys, this.prefix, deadline, ...args.map(String))) as [number, unknown?];
+    // One command of the store's, by its name: each is typed in commands.ts.
+    const command = this.client[name] as (...call: unknown[]) => Promise<Answer<Name>>;
+    const [version, answer] = await command.call(this.client, ...this.keys, this.prefix, deadline, ...args);
     this.lineCopy?.written(version);
     // A script that answers nothing (Lua's nil) ends its reply early.
-    return answer ?? null;
+    return answer;
   }
 
-  /** Moves a line the previous version left (see `UPGRADE_LIST_LINE`), once; tried again after a failure. */
+  /** Moves a line the previous version left (see `upgrade-list-line.lua`), once; tried again after a failure. */
   private upgraded(): Promise<unknown> {
     const key = (name: string) => this.prefix + name;
-    this.upgrade ??= this.client.eval(UPGRADE_LIST_LINE, 3, key('line'), key('waiting'), key('seen'), this.prefix).then(
+    this.upgrade ??= this.client.waitingRoomUpgradeListLine(key('line'), key('waiting'), key('seen'), this.prefix).then(
       (moved) => {
         this.upgradeDone = true;
         return moved;
@@ -379,8 +384,6 @@ export class RedisStore implements QueueStore {
   }
 }
 
-type LimitsReply = [string | null, string | null];
-
 function decodeLimits([activeLimit, perMinute]: LimitsReply): LimitOverrides {
   return {
     ...(activeLimit !== null && { activeLimit: Number(activeLimit) }),
@@ -391,7 +394,7 @@ function decodeLimits([activeLimit, perMinute]: LimitsReply): LimitOverrides {
 /** The seed of a `random` release's draws, or '' to take the head. */
 const randomSeed = (policy: ReleasePolicy): string => (policy.random ? String(randomInt(1, 2 ** 31)) : '');
 
-function decodeEventState(fields: readonly string[]): EventState {
+function decodeEventState(fields: EventStateReply): EventState {
   const state: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) state[fields[i]] = fields[i + 1];
   return {
@@ -404,5 +407,5 @@ function decodeEventState(fields: readonly string[]): EventState {
 }
 
 function decodeRelease([served, entries, moved]: ReleaseReply): Release {
-  return { released: entries.map(decodeEntry), served: Number(served), moved: moved === 1 };
+  return { released: entries.map(decodeEntry), served, moved: moved === 1 };
 }

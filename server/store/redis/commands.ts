@@ -1,0 +1,286 @@
+import type Redis from 'ioredis';
+import type { Result } from 'ioredis';
+import { readLua } from '../../redis/lua';
+import { ABANDON_BATCH, RECENT_RELEASES } from '../memory';
+import { MOVE_INTERVAL_MS } from '../types';
+
+/**
+ * The Redis queue store's commands: Lua scripts (`lua/<name>.lua`) that Redis runs atomically,
+ * defined on the client with `defineCommand` and typed on ioredis's `RedisCommander`. Each store
+ * method that changes more than one key is one script, so that two instances can never release
+ * the same visitor twice, skip one, or restore a held request twice.
+ *
+ * Every command takes the same ten keys (`SCRIPT_KEYS`); ARGV[1] is the key prefix of the
+ * per-visitor keys (`<prefix>e:<uuid>` the entry hash, `<prefix>r:<uuid>` the held request),
+ * ARGV[2] the call's deadline in Redis time ('0': none), and the command's own arguments follow
+ * (`args` in Lua). Times in the queue are the callers' `now` (ms), never Redis's clock, so the
+ * store follows the clock it is given; Redis's clock only guards the deadline.
+ */
+
+/** The error a script answers when it reached Redis after its deadline. */
+export const DEADLINE_PASSED = 'WRDEADLINE';
+
+/**
+ * The keys every script receives, in this order (each after the store's prefix):
+ * - meta: hash of t last ticket given, s places served (gone from the head), n released in
+ *   all, p paused ('1'), bt and ba the release bucket's tokens and when it was last filled,
+ *   la and lr the operator's active limit and releases a minute (absent: the configured ones),
+ *   ms and mt the served last told to the pages as a move and when (see Release.moved), cd the
+ *   operator's bot-check difficulty (absent: the configured one), and v the line's version: how
+ *   many entries the log has had;
+ * - waiting: sorted set of the waiting uuids by ticket, the line: its head is the lowest score,
+ *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go
+ *   from the middle (visitors who walked away);
+ * - seen: sorted set of the same uuids by the time (ms) they were last seen, for the sweep of
+ *   those who walked away to find the longest silent first; a waiting place's last-seen is its
+ *   score there, which queue_info's polls write alone (see `position.lua`);
+ * - sessions: hash of session id to the uuid of its place (waiting, or released and admitted);
+ * - admitted: sorted set of session ids by the time (ms) their admission ends;
+ * - released: sorted set of released uuids by release time, to forget them once admission ends;
+ * - recent: list of the latest release times, newest first, for the wait estimate;
+ * - pending: sorted set of the uuids of places waiting for their bot check, by the time (ms) they
+ *   are dropped unless they entered the line before, for the sweep;
+ * - addresses: hash of a client address's key to the places (pending or waiting) it holds, for
+ *   PLACES_PER_ADDRESS;
+ * - log: stream of the line's changes, one entry for each call that changed it (v the line's
+ *   version after it, s served after it, c its changes, see `changed` in prelude.lua), read by
+ *   every instance's copy of the line (see line-copy.ts); the last `LOG_LENGTH` or so are kept.
+ */
+export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', 'released', 'recent', 'pending', 'addresses', 'log'] as const;
+
+/**
+ * Entries the line's log keeps (about: trimmed by whole nodes). An instance's copy that falls
+ * further behind reads the whole line again; a few seconds of a busy line's changes are enough.
+ */
+export const LOG_LENGTH = 10_000;
+
+/** Longest held request kept inside the entry hash, in bytes (Redis's default listpack limit). */
+const INLINE_REQUEST_BYTES = 64;
+
+/** Most released entries forgotten by one releaseDue, so one call never blocks Redis for long. */
+const FORGET_BATCH = 500;
+
+/** The constants the scripts read, defined in Lua before the prelude: the same values as the store's here. */
+const CONSTANTS = { DEADLINE_PASSED, INLINE_REQUEST_BYTES, RECENT_RELEASES, LOG_LENGTH, MOVE_INTERVAL_MS, FORGET_BATCH, ABANDON_BATCH };
+
+/** An entry as the scripts answer it: its uuid, its held request, then its hash's fields and values (see prelude.lua). */
+export type EntryReply = [uuid: string, request: string, ...fields: string[]];
+/** A release: the line's served after it, the released entries in order, and 1 when it tells the pages the line moved. */
+export type ReleaseReply = [served: number, released: EntryReply[], moved: 0 | 1];
+/** An event's state: its hash's fields and values (seed, after, open, drawn, announced). */
+export type EventStateReply = string[];
+/** The operator's active limit and releases a minute, each null when not set. */
+export type LimitsReply = [activeLimit: string | null, perMinute: string | null];
+
+/**
+ * An event's entrants: {2, the draw's uuids comma-separated} once drawn, {1, the frozen entrants
+ * as `uuid:ticket,…`} once open, else {0, the waiting uuids with a ticket above its pre-queue's}.
+ */
+export type EntrantsReply = [kind: 0, uuids: string[]] | [kind: 1 | 2, stored: string];
+
+/** A number, or '' for none, as the scripts take an optional argument. */
+type Optional<T> = T | '';
+
+/**
+ * Each command's own arguments (after the keys, the prefix and the deadline) and its own answer,
+ * by the name it is defined under; `file` is its script in `lua/`, and `events` says it runs after
+ * event-prelude.lua too. What each argument and answer means is said at the top of its script.
+ */
+interface Commands {
+  waitingRoomAdmit: { args: [sessionId: string, now: number, activeLimit: number, sessionMs: number]; reply: 0 | 1 };
+  waitingRoomHold: {
+    args: [
+      sessionId: string,
+      userId: number,
+      request: string,
+      now: number,
+      newUuid: string,
+      address: string,
+      placesPerAddress: number,
+      pendingUntil: Optional<number>,
+    ];
+    reply: EntryReply | 0;
+  };
+  waitingRoomEnterLine: { args: [uuid: string, now: number]; reply: 'waiting' | 'released' | null };
+  waitingRoomDropPending: { args: [uuid: string]; reply: 0 | 1 };
+  waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
+  waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[]] | null };
+  waitingRoomPositions: { args: string[]; reply: number[] };
+  waitingRoomLineSnapshot: { args: []; reply: [version: number, served: number, lastId: string, line: string[]] };
+  waitingRoomMarkSeen: { args: string[]; reply: number };
+  waitingRoomRecentReleases: { args: []; reply: [served: number, times: string[]] };
+  waitingRoomTouch: { args: [uuid: string, now: number]; reply: 0 | 1 };
+  waitingRoomRelease: { args: [count: number, now: number, sessionMs: number, abandonMs: number, seed: string]; reply: ReleaseReply };
+  waitingRoomReleaseDue: {
+    args: [now: number, activeLimit: number, sessionMs: number, perMinute: number, abandonMs: number, seed: string];
+    reply: ReleaseReply;
+  };
+  waitingRoomDropAbandoned: { args: [now: number, abandonMs: number]; reply: number };
+  waitingRoomTakeHeld: { args: [uuid: string, sessionId: string]; reply: string | null };
+  waitingRoomMoveSession: { args: [from: string, to: string, userId: number]; reply: 0 | 1 };
+  waitingRoomStats: {
+    args: [now: number];
+    reply: [waiting: number, active: number, released: number, paused: 0 | 1, arrived: number, pending: number];
+  };
+  waitingRoomSetPaused: { args: [paused: '1' | '0']; reply: void };
+  waitingRoomLimits: { args: []; reply: LimitsReply };
+  waitingRoomSetLimits: { args: [activeLimit: string, perMinute: string]; reply: LimitsReply };
+  waitingRoomChallengeDifficulty: { args: []; reply: string | null };
+  waitingRoomSetChallengeDifficulty: { args: [difficulty: Optional<number>]; reply: string | null };
+  waitingRoomEvents: { args: []; reply: [version: string | null, json: string | null] };
+  waitingRoomSaveEvents: { args: [version: number, json: string]; reply: 0 | 1 };
+  waitingRoomEventState: { args: [id: string]; reply: EventStateReply };
+  waitingRoomStartPrequeue: { args: [id: string, seed: string]; reply: EventStateReply };
+  waitingRoomOpenEvent: { args: [id: string]; reply: EventStateReply };
+  waitingRoomEntrantsOf: { args: [id: string]; reply: EntrantsReply };
+  waitingRoomPlaceDrawn: { args: [id: string, placed: string]; reply: number };
+  waitingRoomFinishDraw: { args: [id: string, order: string]; reply: 0 | 1 };
+  waitingRoomClaimAnnouncement: { args: [id: string]; reply: 0 | 1 };
+  waitingRoomCountAfter: { args: [ticket: number]; reply: number };
+  waitingRoomForgetEvent: { args: [id: string]; reply: void };
+}
+
+export type CommandName = keyof Commands;
+export type CommandArgs<Name extends CommandName> = Commands[Name]['args'];
+export type CommandReply<Name extends CommandName> = Commands[Name]['reply'];
+
+/** The keys (`SCRIPT_KEYS`, after the prefix), the prefix and the deadline, then the command's own arguments. */
+type Call<Name extends CommandName> = [
+  ...keys: [
+    meta: string,
+    waiting: string,
+    seen: string,
+    sessions: string,
+    admitted: string,
+    released: string,
+    recent: string,
+    pending: string,
+    addresses: string,
+    log: string,
+  ],
+  prefix: string,
+  deadline: string,
+  ...args: CommandArgs<Name>,
+];
+/** The line's version after the call, then the command's own answer (absent when the script answers nothing). */
+export type Answer<Name extends CommandName> = [version: number, answer: CommandReply<Name>];
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    waitingRoomAdmit(...call: Call<'waitingRoomAdmit'>): Result<Answer<'waitingRoomAdmit'>, Context>;
+    waitingRoomHold(...call: Call<'waitingRoomHold'>): Result<Answer<'waitingRoomHold'>, Context>;
+    waitingRoomEnterLine(...call: Call<'waitingRoomEnterLine'>): Result<Answer<'waitingRoomEnterLine'>, Context>;
+    waitingRoomDropPending(...call: Call<'waitingRoomDropPending'>): Result<Answer<'waitingRoomDropPending'>, Context>;
+    waitingRoomGet(...call: Call<'waitingRoomGet'>): Result<Answer<'waitingRoomGet'>, Context>;
+    waitingRoomPlaceInLine(...call: Call<'waitingRoomPlaceInLine'>): Result<Answer<'waitingRoomPlaceInLine'>, Context>;
+    waitingRoomPositions(...call: Call<'waitingRoomPositions'>): Result<Answer<'waitingRoomPositions'>, Context>;
+    waitingRoomLineSnapshot(...call: Call<'waitingRoomLineSnapshot'>): Result<Answer<'waitingRoomLineSnapshot'>, Context>;
+    waitingRoomMarkSeen(...call: Call<'waitingRoomMarkSeen'>): Result<Answer<'waitingRoomMarkSeen'>, Context>;
+    waitingRoomRecentReleases(...call: Call<'waitingRoomRecentReleases'>): Result<Answer<'waitingRoomRecentReleases'>, Context>;
+    waitingRoomTouch(...call: Call<'waitingRoomTouch'>): Result<Answer<'waitingRoomTouch'>, Context>;
+    waitingRoomRelease(...call: Call<'waitingRoomRelease'>): Result<Answer<'waitingRoomRelease'>, Context>;
+    waitingRoomReleaseDue(...call: Call<'waitingRoomReleaseDue'>): Result<Answer<'waitingRoomReleaseDue'>, Context>;
+    waitingRoomDropAbandoned(...call: Call<'waitingRoomDropAbandoned'>): Result<Answer<'waitingRoomDropAbandoned'>, Context>;
+    waitingRoomTakeHeld(...call: Call<'waitingRoomTakeHeld'>): Result<Answer<'waitingRoomTakeHeld'>, Context>;
+    waitingRoomMoveSession(...call: Call<'waitingRoomMoveSession'>): Result<Answer<'waitingRoomMoveSession'>, Context>;
+    waitingRoomStats(...call: Call<'waitingRoomStats'>): Result<Answer<'waitingRoomStats'>, Context>;
+    waitingRoomSetPaused(...call: Call<'waitingRoomSetPaused'>): Result<Answer<'waitingRoomSetPaused'>, Context>;
+    waitingRoomLimits(...call: Call<'waitingRoomLimits'>): Result<Answer<'waitingRoomLimits'>, Context>;
+    waitingRoomSetLimits(...call: Call<'waitingRoomSetLimits'>): Result<Answer<'waitingRoomSetLimits'>, Context>;
+    waitingRoomChallengeDifficulty(...call: Call<'waitingRoomChallengeDifficulty'>): Result<Answer<'waitingRoomChallengeDifficulty'>, Context>;
+    waitingRoomSetChallengeDifficulty(...call: Call<'waitingRoomSetChallengeDifficulty'>): Result<Answer<'waitingRoomSetChallengeDifficulty'>, Context>;
+    waitingRoomEvents(...call: Call<'waitingRoomEvents'>): Result<Answer<'waitingRoomEvents'>, Context>;
+    waitingRoomSaveEvents(...call: Call<'waitingRoomSaveEvents'>): Result<Answer<'waitingRoomSaveEvents'>, Context>;
+    waitingRoomEventState(...call: Call<'waitingRoomEventState'>): Result<Answer<'waitingRoomEventState'>, Context>;
+    waitingRoomStartPrequeue(...call: Call<'waitingRoomStartPrequeue'>): Result<Answer<'waitingRoomStartPrequeue'>, Context>;
+    waitingRoomOpenEvent(...call: Call<'waitingRoomOpenEvent'>): Result<Answer<'waitingRoomOpenEvent'>, Context>;
+    waitingRoomEntrantsOf(...call: Call<'waitingRoomEntrantsOf'>): Result<Answer<'waitingRoomEntrantsOf'>, Context>;
+    waitingRoomPlaceDrawn(...call: Call<'waitingRoomPlaceDrawn'>): Result<Answer<'waitingRoomPlaceDrawn'>, Context>;
+    waitingRoomFinishDraw(...call: Call<'waitingRoomFinishDraw'>): Result<Answer<'waitingRoomFinishDraw'>, Context>;
+    waitingRoomClaimAnnouncement(...call: Call<'waitingRoomClaimAnnouncement'>): Result<Answer<'waitingRoomClaimAnnouncement'>, Context>;
+    waitingRoomCountAfter(...call: Call<'waitingRoomCountAfter'>): Result<Answer<'waitingRoomCountAfter'>, Context>;
+    waitingRoomForgetEvent(...call: Call<'waitingRoomForgetEvent'>): Result<Answer<'waitingRoomForgetEvent'>, Context>;
+    waitingRoomUpgradeListLine(line: string, waiting: string, seen: string, prefix: string): Result<number, Context>;
+  }
+}
+
+/** Each command's script in `lua/`; true: an event's, run after event-prelude.lua too. */
+const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
+  waitingRoomAdmit: ['admit'],
+  waitingRoomHold: ['hold'],
+  waitingRoomEnterLine: ['enter-line'],
+  waitingRoomDropPending: ['drop-pending'],
+  waitingRoomGet: ['get'],
+  waitingRoomPlaceInLine: ['place-in-line'],
+  waitingRoomPositions: ['positions'],
+  waitingRoomLineSnapshot: ['line-snapshot'],
+  waitingRoomMarkSeen: ['mark-seen'],
+  waitingRoomRecentReleases: ['recent-releases'],
+  waitingRoomTouch: ['touch'],
+  waitingRoomRelease: ['release'],
+  waitingRoomReleaseDue: ['release-due'],
+  waitingRoomDropAbandoned: ['drop-abandoned'],
+  waitingRoomTakeHeld: ['take-held'],
+  waitingRoomMoveSession: ['move-session'],
+  waitingRoomStats: ['stats'],
+  waitingRoomSetPaused: ['set-paused'],
+  waitingRoomLimits: ['limits'],
+  waitingRoomSetLimits: ['set-limits'],
+  waitingRoomChallengeDifficulty: ['challenge-difficulty'],
+  waitingRoomSetChallengeDifficulty: ['set-challenge-difficulty'],
+  waitingRoomEvents: ['events', true],
+  waitingRoomSaveEvents: ['save-events', true],
+  waitingRoomEventState: ['event-state', true],
+  waitingRoomStartPrequeue: ['start-prequeue', true],
+  waitingRoomOpenEvent: ['open-event', true],
+  waitingRoomEntrantsOf: ['entrants-of', true],
+  waitingRoomPlaceDrawn: ['place-drawn', true],
+  waitingRoomFinishDraw: ['finish-draw', true],
+  waitingRoomClaimAnnouncement: ['claim-announcement', true],
+  waitingRoomCountAfter: ['count-after', true],
+  waitingRoomForgetEvent: ['forget-event', true],
+};
+
+export const COMMAND_NAMES = Object.keys(SCRIPTS) as CommandName[];
+
+const lua = (name: string) => readLua(`store/redis/lua/${name}.lua`);
+
+/**
+ * The full source of each command, read once: its constants, the shared functions, then its body,
+ * run as a function so that whatever it changed in the line is logged once it returns, wherever
+ * it returns (`publishChanges`). Every command answers {the line's version after it, its own
+ * answer}; an error is answered as it is.
+ */
+function commandSources(): Record<CommandName, string> {
+  const constants = Object.entries(CONSTANTS)
+    .map(([name, value]) => `local ${name} = ${JSON.stringify(value)}`)
+    .join('\n');
+  const prelude = lua('prelude');
+  const eventPrelude = lua('event-prelude');
+  const sources = {} as Record<CommandName, string>;
+  for (const name of COMMAND_NAMES) {
+    const [file, events] = SCRIPTS[name];
+    sources[name] = `${constants}
+${prelude}
+local function body()
+${events ? eventPrelude : ''}${lua(file)}
+end
+local answer = body()
+local version = publishChanges()
+if type(answer) == 'table' and answer.err then return answer end
+return {version, answer}
+`;
+  }
+  return sources;
+}
+
+/** Each command's full source, built at the first client's definition. */
+let sources: Record<CommandName, string> | undefined;
+
+/** Defines the store's commands on `client`, once (a client shared by the rooms of a process has them from the first). */
+export function defineStoreCommands(client: Redis): void {
+  if (Object.hasOwn(client, 'waitingRoomAdmit')) return;
+  sources ??= commandSources();
+  for (const name of COMMAND_NAMES) client.defineCommand(name, { lua: sources[name], numberOfKeys: SCRIPT_KEYS.length });
+  client.defineCommand('waitingRoomUpgradeListLine', { lua: lua('upgrade-list-line'), numberOfKeys: 3 });
+}

@@ -1,0 +1,2 @@
+-- args: uuid. Returns the entry or false.
+return entry(args[1])

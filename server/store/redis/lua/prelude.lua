@@ -1,0 +1,184 @@
+-- Shared by every script of the queue store, before its own body (see commands.ts for the keys,
+-- and for the constants in capitals, which the store defines above this).
+--
+-- Entry hash fields: s session id, u user id, t ticket (0 while pending), h held at, l last seen
+-- (while the place waits, its score in `seen` is the latest, and `entry` reads it), a released at
+-- (present once released), x replayed (present once replayed), p when a pending place is dropped
+-- (present while pending), ip the client address's key it counts against (while pending or
+-- waiting), q the held request when it is short. A longer request lives apart in its own string
+-- key: one value over Redis's listpack limit (64 bytes by default) would turn the small hash's
+-- compact encoding into a hashtable four times the size.
+local meta, waiting, seen, sessions, admitted, releasedAt, recent = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local pending, addresses, log = KEYS[8], KEYS[9], KEYS[10]
+local prefix, deadline = ARGV[1], tonumber(ARGV[2])
+local args = {unpack(ARGV, 3)}
+
+-- A call its sender has already given up on (see deadline.ts) must not take effect later.
+if deadline > 0 then
+  local time = redis.call('TIME')
+  if tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) > deadline then
+    return redis.error_reply(DEADLINE_PASSED .. ' the call reached Redis after its deadline and was not run')
+  end
+end
+
+local function entryKey(uuid) return prefix .. 'e:' .. uuid end
+
+-- This call's changes to the line, logged together once it is done (see publishChanges):
+-- '+ticket:uuid' a place entered at the back, '-uuid' a place left it, '!' places were reordered.
+local changes = {}
+local function changed(change) changes[#changes + 1] = change end
+local function requestKey(uuid) return prefix .. 'r:' .. uuid end
+
+-- Integers of up to 2^53 printed in full, never in exponent form.
+local function int(n) return string.format('%.0f', n) end
+
+local function keepRequest(uuid, request)
+  if #request <= INLINE_REQUEST_BYTES then
+    redis.call('HSET', entryKey(uuid), 'q', request)
+    redis.call('DEL', requestKey(uuid))
+  else
+    redis.call('SET', requestKey(uuid), request)
+    redis.call('HDEL', entryKey(uuid), 'q')
+  end
+end
+
+local function requestOf(uuid)
+  return redis.call('HGET', entryKey(uuid), 'q') or redis.call('GET', requestKey(uuid)) or ''
+end
+
+-- When a place was last seen: while it waits, its score in seen (the polls write only there).
+local function lastSeen(uuid)
+  return redis.call('ZSCORE', seen, uuid) or redis.call('HGET', entryKey(uuid), 'l')
+end
+
+-- The entry as {uuid, request, field, value, ...}, or false when unknown.
+local function entry(uuid)
+  local fields = redis.call('HGETALL', entryKey(uuid))
+  if #fields == 0 then return false end
+  local out = {uuid, false}
+  local seenAt = redis.call('ZSCORE', seen, uuid)
+  for i = 1, #fields, 2 do
+    if fields[i] == 'q' then
+      out[2] = fields[i + 1]
+    else
+      out[#out + 1] = fields[i]
+      out[#out + 1] = (fields[i] == 'l' and seenAt) or fields[i + 1]
+    end
+  end
+  if not out[2] then out[2] = redis.call('GET', requestKey(uuid)) or '' end
+  return out
+end
+
+-- The place no longer counts against its address (it leaves the line, or its bot check).
+local function uncount(uuid)
+  local address = redis.call('HGET', entryKey(uuid), 'ip')
+  if not address then return end
+  if redis.call('HINCRBY', addresses, address, -1) <= 0 then redis.call('HDEL', addresses, address) end
+  redis.call('HDEL', entryKey(uuid), 'ip')
+end
+
+-- A place enters the line at the back: the next ticket, and the sweep's order from now.
+local function enter(uuid, now)
+  local ticket = redis.call('HINCRBY', meta, 't', 1)
+  redis.call('HSET', entryKey(uuid), 't', ticket, 'l', now)
+  redis.call('HDEL', entryKey(uuid), 'p')
+  redis.call('ZREM', pending, uuid)
+  redis.call('ZADD', waiting, ticket, uuid)
+  redis.call('ZADD', seen, now, uuid)
+  changed('+' .. int(ticket) .. ':' .. uuid)
+end
+
+local function forget(uuid)
+  local session = redis.call('HGET', entryKey(uuid), 's')
+  uncount(uuid)
+  redis.call('DEL', entryKey(uuid), requestKey(uuid))
+  if redis.call('ZREM', waiting, uuid) == 1 then changed('-' .. uuid) end
+  redis.call('ZREM', seen, uuid)
+  redis.call('ZREM', releasedAt, uuid)
+  redis.call('ZREM', pending, uuid)
+  if session and redis.call('HGET', sessions, session) == uuid then
+    redis.call('HDEL', sessions, session)
+  end
+end
+
+-- An admission ends at its score: gone once now reaches it.
+local function expireAdmissions(now)
+  redis.call('ZREMRANGEBYSCORE', admitted, '-inf', int(now))
+end
+
+local function served()
+  return tonumber(redis.call('HGET', meta, 's') or '0')
+end
+
+-- The visitor's rank among those still waiting, 1 for the head; 0 once released or while pending.
+local function positionOf(uuid, released)
+  if released then return 0 end
+  local rank = redis.call('ZRANK', waiting, uuid)
+  return rank and rank + 1 or 0
+end
+
+-- Releases from the head of the line; "served" counts every place that leaves it, the silent
+-- ones dropped there included. With a seed (an event's random queueing), each release draws
+-- uniformly among those waiting instead, and served does not count them: they leave from
+-- anywhere. Returns {served after it, the released entries in order}.
+local function releaseNext(count, now, sessionMs, abandonMs, seed)
+  local out = {}
+  local left = 0
+  if seed then math.randomseed(seed) end
+  while #out < count do
+    local head
+    if seed then
+      local size = redis.call('ZCARD', waiting)
+      if size == 0 then break end
+      local rank = math.random(size) - 1
+      head = redis.call('ZRANGE', waiting, rank, rank)
+      redis.call('ZREM', waiting, head[1])
+    else
+      head = redis.call('ZPOPMIN', waiting)
+      if #head == 0 then break end
+      left = left + 1
+    end
+    local uuid = head[1]
+    changed('-' .. uuid)
+    local last = lastSeen(uuid)
+    redis.call('ZREM', seen, uuid)
+    local session = redis.call('HGET', entryKey(uuid), 's')
+    if session then
+      if now - tonumber(last) > abandonMs then
+        forget(uuid)
+      else
+        uncount(uuid)
+        -- Out of seen from now on: the entry keeps when it was last seen.
+        redis.call('HSET', entryKey(uuid), 'a', int(now), 'l', last)
+        redis.call('ZADD', admitted, int(now + sessionMs), session)
+        redis.call('ZADD', releasedAt, int(now), uuid)
+        redis.call('LPUSH', recent, int(now))
+        out[#out + 1] = entry(uuid)
+      end
+    end
+  end
+  if left > 0 then redis.call('HINCRBY', meta, 's', left) end
+  if #out > 0 then
+    redis.call('HINCRBY', meta, 'n', #out)
+    redis.call('LTRIM', recent, 0, RECENT_RELEASES - 1)
+  end
+  return {served(), out}
+end
+
+-- Logs this call's changes to the line as one entry, and returns the line's version after it.
+local function publishChanges()
+  if #changes == 0 then return tonumber(redis.call('HGET', meta, 'v') or '0') end
+  local version = redis.call('HINCRBY', meta, 'v', 1)
+  redis.call('XADD', log, 'MAXLEN', '~', LOG_LENGTH, '*', 'v', version, 's', served(), 'c', table.concat(changes, ','))
+  return version
+end
+
+-- Whether this step tells the pages the line moved (Release.moved): served grew since the last
+-- move told (meta ms), and that was interval ms ago or more (meta mt), whichever instance told it.
+local function tellMove(now, interval)
+  local s = served()
+  local told = redis.call('HMGET', meta, 'ms', 'mt')
+  if s <= tonumber(told[1] or '0') or (told[2] and now - tonumber(told[2]) < interval) then return 0 end
+  redis.call('HSET', meta, 'ms', int(s), 'mt', int(now))
+  return 1
+end

@@ -1,0 +1,4 @@
+-- args: now. Returns {waiting, active, released, paused, arrived, pending}.
+expireAdmissions(tonumber(args[1]))
+local counters = redis.call('HMGET', meta, 'n', 'p', 't')
+return {redis.call('ZCARD', waiting), redis.call('ZCARD', admitted), tonumber(counters[1] or '0'), counters[2] == '1' and 1 or 0, tonumber(counters[3] or '0'), redis.call('ZCARD', pending)}

@@ -293,6 +293,36 @@ describe('redis queue store keys', () => {
   });
 });
 
+describe("redis queue store's events kept by the version before", () => {
+  it('should read the entrants it kept comma-separated, frozen and drawn, and apply a draw of the frozen ones', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    await store.startPrequeue('drop', 'seed');
+    const [a, b, c] = await holdInOrder(store, ['a', 'b', 'c']);
+    await store.openEvent('drop');
+    await admin.set(`${room}ev:drop:frozen`, `${a.uuid}:${a.ticket},${b.uuid}:${b.ticket},${c.uuid}:${c.ticket}`);
+
+    expect(await store.entrantsOf('drop')).toEqual([a.uuid, b.uuid, c.uuid]);
+    expect(await store.applyDraw('drop', [c.uuid, a.uuid, b.uuid])).toBe(true);
+    expect([(await store.get(c.uuid))?.ticket, (await store.get(a.uuid))?.ticket, (await store.get(b.uuid))?.ticket]).toEqual([a.ticket, b.ticket, c.ticket]);
+
+    await admin.set(`${room}ev:drop:order`, `${b.uuid},${c.uuid},${a.uuid}`);
+    expect(await store.entrantsOf('drop')).toEqual([b.uuid, c.uuid, a.uuid]);
+  });
+
+  it('should read an opening that froze no entrant, kept as an empty value', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    await store.startPrequeue('drop', 'seed');
+    await store.openEvent('drop');
+    expect(await admin.get(`${room}ev:drop:frozen`)).toBe('[[],[]]');
+    await admin.set(`${room}ev:drop:frozen`, '');
+
+    expect(await store.entrantsOf('drop')).toEqual([]);
+    expect(await store.applyDraw('drop', [])).toBe(true);
+  });
+});
+
 /** Polls sent to Redis, as when the store keeps no copy of the line (and before its copy is read). */
 const sentToRedis: RedisStoreOptions = { localLine: false };
 

@@ -73,10 +73,13 @@ export type EventStateReply = string[];
 export type LimitsReply = [activeLimit: string | null, perMinute: string | null];
 
 /**
- * An event's entrants: {2, the draw's uuids comma-separated} once drawn, {1, the frozen entrants
- * as `uuid:ticket,…`} once open, else {0, the waiting uuids with a ticket above its pre-queue's}.
+ * An event's entrants: {2, the draw's uuids as JSON} once drawn, {1, the frozen entrants as JSON,
+ * [uuids, tickets] in ticket order} once open, else {0, the waiting uuids with a ticket above its
+ * pre-queue's}. The JSON is answered as Redis keeps it, read whole, and decoded here.
  */
-export type EntrantsReply = [kind: 0, uuids: string[]] | [kind: 1 | 2, stored: string];
+export type EntrantsReply = [kind: 0, uuids: string[]] | [kind: 1 | 2, json: string];
+/** The frozen entrants: their uuids and their tickets, in ticket order. */
+export type FrozenEntrants = [uuids: string[], tickets: number[]];
 
 /** A number, or '' for none, as the scripts take an optional argument. */
 type Optional<T> = T | '';
@@ -133,8 +136,8 @@ interface Commands {
   waitingRoomStartPrequeue: { args: [id: string, seed: string]; reply: EventStateReply };
   waitingRoomOpenEvent: { args: [id: string]; reply: EventStateReply };
   waitingRoomEntrantsOf: { args: [id: string]; reply: EntrantsReply };
-  waitingRoomPlaceDrawn: { args: [id: string, placed: string]; reply: number };
-  waitingRoomFinishDraw: { args: [id: string, order: string]; reply: 0 | 1 };
+  waitingRoomPlaceDrawn: { args: [id: string, drawnJson: string]; reply: number };
+  waitingRoomFinishDraw: { args: [id: string, orderJson: string]; reply: 0 | 1 };
   waitingRoomClaimAnnouncement: { args: [id: string]; reply: 0 | 1 };
   waitingRoomCountAfter: { args: [ticket: number]; reply: number };
   waitingRoomForgetEvent: { args: [id: string]; reply: void };

@@ -18,6 +18,7 @@ import {
   type CommandName,
   type CommandReply,
   type EventStateReply,
+  type FrozenEntrants,
   type LimitsReply,
   type ReleaseReply,
 } from './commands';
@@ -253,9 +254,7 @@ export class RedisStore implements QueueStore {
   async entrantsOf(id: string): Promise<string[]> {
     const reply = await this.run('waitingRoomEntrantsOf', [id]);
     if (reply[0] === 0) return reply[1];
-    if (reply[1] === '') return [];
-    const listed = reply[1].split(',');
-    return reply[0] === 2 ? listed : listed.map((pair) => pair.slice(0, pair.lastIndexOf(':')));
+    return reply[0] === 2 ? (JSON.parse(reply[1]) as string[]) : (JSON.parse(reply[1]) as FrozenEntrants)[0];
   }
 
   /**
@@ -268,14 +267,14 @@ export class RedisStore implements QueueStore {
     const [kind, frozen] = await this.run('waitingRoomEntrantsOf', [id]);
     if (kind === 2) return false;
     if (kind !== 1) throw new Error(`The entrants of event ${id} are not frozen: open it first.`);
-    const tickets = frozen === '' ? [] : frozen.split(',').map((pair) => Number(pair.slice(pair.lastIndexOf(':') + 1)));
+    const tickets = (JSON.parse(frozen) as FrozenEntrants)[1];
     if (tickets.length !== uuids.length) throw new Error(`The draw of event ${id} has ${uuids.length} entrants; ${tickets.length} were frozen.`);
     tickets.sort((a, b) => a - b);
     for (let start = 0; start < uuids.length; start += DRAW_BATCH) {
-      const batch = uuids.slice(start, start + DRAW_BATCH).map((uuid, i) => `${uuid}:${tickets[start + i]}`);
-      await this.run('waitingRoomPlaceDrawn', [id, batch.join(',')]);
+      const batch = uuids.slice(start, start + DRAW_BATCH);
+      await this.run('waitingRoomPlaceDrawn', [id, JSON.stringify([batch, tickets.slice(start, start + DRAW_BATCH)])]);
     }
-    return (await this.run('waitingRoomFinishDraw', [id, uuids.join(',')])) === 1;
+    return (await this.run('waitingRoomFinishDraw', [id, JSON.stringify(uuids)])) === 1;
   }
 
   async claimAnnouncement(id: string): Promise<boolean> {

@@ -293,6 +293,41 @@ describe('redis queue store keys', () => {
   });
 });
 
+describe("redis queue store's commands", () => {
+  it("should be defined on a client given to the store, each answering the line's version and its own typed answer", async () => {
+    const room = newRoom();
+    const client = new Redis(server.url);
+    try {
+      const store = new RedisStore(client, { prefix: room });
+      opened.push(store);
+      await holdInOrder(store, ['a', 'b']);
+      const [meta, waiting, seen, sessions, admitted, released, recent, pending, addresses, log] = [
+        'meta',
+        'waiting',
+        'seen',
+        'sessions',
+        'admitted',
+        'released',
+        'recent',
+        'pending',
+        'addresses',
+        'log',
+      ].map((key) => room + key);
+
+      const [version, stats] = await client.waitingRoomStats(meta, waiting, seen, sessions, admitted, released, recent, pending, addresses, log, room, '0', t0);
+      // @ts-expect-error: stats takes the time it is asked at.
+      void (() => client.waitingRoomStats(meta, waiting, seen, sessions, admitted, released, recent, pending, addresses, log, room, '0'));
+
+      // Two holds, each a change of the line.
+      expect(version).toBe(2);
+      // Waiting, active, released, paused, arrived, pending.
+      expect(stats).toEqual([2, 0, 0, 0, 2, 0]);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
 describe("redis queue store's events kept by the version before", () => {
   it('should read the entrants it kept comma-separated, frozen and drawn, and apply a draw of the frozen ones', async () => {
     const room = newRoom();

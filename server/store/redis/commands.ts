@@ -33,7 +33,7 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  *   from the middle (visitors who walked away);
  * - seen: sorted set of the same uuids by the time (ms) they were last seen, for the sweep of
  *   those who walked away to find the longest silent first; a waiting place's last-seen is its
- *   score there, which queue_info's polls write alone (see `position.lua`);
+ *   score there, which queue_info's polls write alone (see `positions.lua`, `mark-seen.lua`);
  * - sessions: hash of session id to the uuid of its place (waiting, or released and admitted);
  * - admitted: sorted set of session ids by the time (ms) their admission ends;
  * - released: sorted set of released uuids by release time, to forget them once admission ends;
@@ -86,8 +86,7 @@ type Optional<T> = T | '';
 
 /**
  * Each command's own arguments (after the keys, the prefix and the deadline) and its own answer,
- * by the name it is defined under; `file` is its script in `lua/`, and `events` says it runs after
- * event-prelude.lua too. What each argument and answer means is said at the top of its script.
+ * by the name it is defined under. What each means is said at the top of its script (`SCRIPTS`).
  */
 interface Commands {
   waitingRoomAdmit: { args: [sessionId: string, now: number, activeLimit: number, sessionMs: number]; reply: 0 | 1 };
@@ -244,7 +243,7 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomForgetEvent: ['forget-event', true],
 };
 
-export const COMMAND_NAMES = Object.keys(SCRIPTS) as CommandName[];
+const COMMAND_NAMES = Object.keys(SCRIPTS) as CommandName[];
 
 const lua = (name: string) => readLua(`store/redis/lua/${name}.lua`);
 

@@ -4,6 +4,8 @@
  * each, with its source map (run node with --enable-source-maps for stack traces in the sources).
  * The installed packages stay outside the bundle, loaded from node_modules as usual; a package
  * linked into node_modules from this repository (a workspace) is bundled, since it ships sources.
+ * So are the Redis scripts (every `.lua` file under `server/`), which the sources read from disk
+ * (`luaScripts`).
  *
  * The outputs sit one folder below the repository root, as `server/` does, so that the server
  * finds `public/` the same way from either.

@@ -81,7 +81,7 @@ export default tseslint.config(
     // Benchmark results read back from a file, this run's and an older run's: any part may be
     // missing or shaped by an older bench, so each read is guarded (`?.`) and its number checked
     // (`finite()`) where it is used, as the tests check untyped JSON with expect().
-    files: ['bench/compare.ts', 'bench/readme-figures.ts'],
+    files: ['bench/compare.ts', 'bench/performance-figures.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -38,5 +38,6 @@ module.exports = {
     project('demo', 'node'),
     project('elements', 'jsdom'),
     project('e2e', 'node', { globalSetup: '<rootDir>/spec/e2e/global-setup.ts' }),
+    project('docs', 'node'),
   ],
 };

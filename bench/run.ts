@@ -2,7 +2,9 @@
  * `npm run bench`: page weight, page load on a slow phone, server capacity, wait-estimate accuracy, the cost of a
  * position as the line grows and the gateway's overhead in front of an origin, each measured as a
  * ratio or a distribution inside one run, so that the figures hold on a noisy shared machine.
- * Writes bench/results/latest.json and latest.md, and prints the summary with PASS/MISS per target.
+ * Writes bench/results/latest.json and latest.md, and a copy of the results named by the run's
+ * time (`run-<time>.json`, which git ignores: the repository keeps only latest.json and
+ * baseline.json), and prints the summary with PASS/MISS per target.
  *
  * Environment:
  *   BENCH_VISITORS=10000      waiting visitors held at once
@@ -303,10 +305,13 @@ async function main(): Promise<void> {
     };
     mkdirSync(resultsDir, { recursive: true });
     const markdown = renderMarkdown(compared);
-    writeFileSync(path.join(resultsDir, 'latest.json'), JSON.stringify(compared, null, 2) + '\n');
+    const json = JSON.stringify(compared, null, 2) + '\n';
+    const dated = `run-${results.date.replace(/[:.]/g, '-')}.json`;
+    writeFileSync(path.join(resultsDir, 'latest.json'), json);
+    writeFileSync(path.join(resultsDir, dated), json);
     writeFileSync(path.join(resultsDir, 'latest.md'), markdown);
     console.log('\n' + markdown);
-    console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))} and latest.md`);
+    console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))}, latest.md and ${dated}`);
     if (profileDir) console.log(`server CPU profile: ${profileDir} (summarise with: node --import tsx bench/profile-summary.ts ${profileDir})`);
   } finally {
     rmSync(workDir, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  *
  * One process holds at most about 19,000 sockets (the open-file limit), so the memory store — one
  * process, the line in its memory — ends there at the latest. On Redis the deployment is the one
- * the README describes: one server process per core, sharing the line and the realtime events
+ * docs/operations.md describes: one server process per core, sharing the line and the realtime events
  * through Redis, the visitors spread over them as a load balancer would. The load generator runs
  * in several processes too (visitors, each from its own loopback address, and pollers).
  */

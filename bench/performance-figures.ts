@@ -1,16 +1,16 @@
 /**
- * Writes the README's server figures from bench/results/latest.json, between the markers
- * `<!-- bench figures -->` and `<!-- end of bench figures -->`, so that the numbers in the README
- * are those of one run and never typed by hand. Run it after the run the README should show:
+ * Writes the server figures of docs/performance.md from bench/results/latest.json, between the
+ * markers `<!-- bench figures -->` and `<!-- end of bench figures -->`, so that the numbers there
+ * are those of one run and never typed by hand. Run it after the run the page should show:
  *
- *   node --import tsx bench/readme-figures.ts [results file] [README file]
+ *   node --import tsx bench/performance-figures.ts [results file] [Markdown file]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { compareRuns, formatFigure, formatRatio, readBaseline, type ComparedFigure } from './compare';
 import { TARGETS } from './targets';
 
-export const START = '<!-- bench figures: written by `node --import tsx bench/readme-figures.ts` from bench/results/latest.json; do not edit by hand -->';
+export const START = '<!-- bench figures: written by `node --import tsx bench/performance-figures.ts` from bench/results/latest.json; do not edit by hand -->';
 export const END = '<!-- end of bench figures -->';
 
 /** Results as read back from the file: any part may be missing when the run left it out. */
@@ -256,21 +256,21 @@ function readingNotes(results: Results): string[] {
   return notes;
 }
 
-/** Replaces what lies between the markers of `readme` with `figures`. */
-export function withFigures(readme: string, figures: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start === -1 || end === -1 || end < start) throw new Error(`The README has no ${START} … ${END} block to write the figures into.`);
-  return `${readme.slice(0, start + START.length)}\n${figures}\n${readme.slice(end)}`;
+/** Replaces what lies between the markers of `markdown` with `figures`. */
+export function withFigures(markdown: string, figures: string): string {
+  const start = markdown.indexOf(START);
+  const end = markdown.indexOf(END);
+  if (start === -1 || end === -1 || end < start) throw new Error(`No ${START} … ${END} block to write the figures into.`);
+  return `${markdown.slice(0, start + START.length)}\n${figures}\n${markdown.slice(end)}`;
 }
 
 function main(): void {
   const root = path.resolve(__dirname, '..');
-  const [resultsFile = path.join(root, 'bench', 'results', 'latest.json'), readmeFile = path.join(root, 'README.md')] = process.argv.slice(2);
+  const [resultsFile = path.join(root, 'bench', 'results', 'latest.json'), markdownFile = path.join(root, 'docs', 'performance.md')] = process.argv.slice(2);
   const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
   const previous = results.comparison ? undefined : readBaseline(path.join(root, 'bench', 'results'))?.results;
-  writeFileSync(readmeFile, withFigures(readFileSync(readmeFile, 'utf8'), figuresMarkdown(results, previous)));
-  console.log(`${path.relative(process.cwd(), readmeFile)}: figures written from ${path.relative(process.cwd(), resultsFile)} (${results.date}).`);
+  writeFileSync(markdownFile, withFigures(readFileSync(markdownFile, 'utf8'), figuresMarkdown(results, previous)));
+  console.log(`${path.relative(process.cwd(), markdownFile)}: figures written from ${path.relative(process.cwd(), resultsFile)} (${results.date}).`);
 }
 
 if (require.main === module) main();

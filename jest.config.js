@@ -1,9 +1,9 @@
 /**
  * Dependencies published as ES modules only, which Jest 29's CommonJS runtime cannot require
  * (Node itself can): compiled to CommonJS for the tests. content-disposition comes with
- * @fastify/static.
+ * @fastify/static; github-slugger writes anchors as GitHub does, for the docs' link check.
  */
-const ESM_ONLY = ['content-disposition'];
+const ESM_ONLY = ['content-disposition', 'github-slugger'];
 
 /** One project per part, so each runs in the environment it ships to. */
 const ts = {

@@ -7,7 +7,8 @@ import path from 'node:path';
  * the end-to-end tests start the server with them, so that what they measure is what runs.
  *
  * `--min-semi-space-size=16` keeps V8's young generation at its full 16 MB. Left to itself V8
- * shrinks it while the server is idle and grows it back only after a run of scavenges: the first
+ * (Node 22's; Node 24's keeps it grown) shrinks it while the server is idle and grows it back
+ * only after a run of scavenges: the first
  * second of a crowd after a quiet spell (the queue opening, a release after a pause) then ran a
  * scavenge every few ms, and held the event loop past 20 ms a dozen times.
  *

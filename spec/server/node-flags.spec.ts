@@ -29,14 +29,16 @@ describe("the server's Node flags", () => {
     expect(NODE_FLAGS).toEqual(expect.arrayContaining(['--min-semi-space-size=16', '--no-allocation-site-pretenuring']));
   });
 
-  it("should keep V8's young generation at 16 MB once the server is idle, where Node shrinks it to 1 MB", async () => {
+  it("should keep V8's young generation at 16 MB or more once the server is idle, where Node 22 shrinks it to 1 MB", async () => {
     const server = await startServerProcess({ ADMIN_TOKEN, ACTIVE_LIMIT: '1' });
     const newSpace = async () => {
       const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
       return Number(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)$/m.exec(metrics)?.[1]);
     };
-    // Grown while the server started (two semi-spaces of 16 MB); V8's memory reducer shrinks it
-    // some 8 s after the heap goes idle.
+    // Grown while the server started. The memory reducer of Node 22's V8 shrinks it some 8 s
+    // after the heap goes idle (to 1 MB without the flag); Node 24's keeps an idle server's young
+    // generation as grown, with the flag or without (measured over 100 s), so only the floor holds.
+    const shrinks = Number(process.versions.node.split('.')[0]) < 24;
     const grown = await newSpace();
     let now = grown;
     for (const until = Date.now() + 30_000; now >= grown && Date.now() < until;) {
@@ -44,7 +46,7 @@ describe("the server's Node flags", () => {
       now = await newSpace();
     }
 
-    expect(now).toBeLessThan(grown);
+    if (shrinks) expect(now).toBeLessThan(grown);
     expect(now).toBeGreaterThanOrEqual(16 * 1024 * 1024);
   });
 });

@@ -9,7 +9,7 @@ import { E2E_ADMIN_TOKEN, startWaitingRoom, type WaitingRoomServer } from '../su
 /**
  * The operator console in Chromium against the real server: sign in, watch the line change
  * without a reload, pause and release from the page. `WRITE_SCREENSHOTS=1` also writes the
- * README's picture of it to docs/screenshots/admin-console.png.
+ * picture of it in docs/operations.md, docs/screenshots/admin-console.png.
  */
 const WRITE = process.env.WRITE_SCREENSHOTS === '1';
 const DOCS = path.resolve(__dirname, '../../docs/screenshots');

@@ -8,7 +8,7 @@ import { openVisitor, type Visitor } from '../support/visitor-page';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 
 /**
- * Screenshots of the waiting page for the README, taken from the real page on the real server.
+ * Screenshots of the waiting page for the README and docs/page.md, taken from the real page on the real server.
  * Every run takes and checks them; `WRITE_SCREENSHOTS=1` also writes them to docs/screenshots:
  *
  *   WRITE_SCREENSHOTS=1 npx jest --selectProjects e2e -t screenshots

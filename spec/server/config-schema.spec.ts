@@ -86,3 +86,22 @@ describe('values as people write them', () => {
     expect(() => loadConfig({ BYPASS_SECRET: 'hunter2' })).toThrow('BYPASS_SECRET must be at least 32 characters long (got 7); e.g. openssl rand -base64 32.');
   });
 });
+
+describe("the README's first variables", () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const rows = [...readme.matchAll(/^\| `([A-Z_]+)` \| [^|]+ \| ([^|]+) \|$/gm)].map(
+    ([, name, stated]) => [name as string, (stated as string).trim()] as const,
+  );
+  const schemas = new Map<string, { readonly default?: unknown }>(VARIABLES);
+
+  it('should name some', () => {
+    expect(rows.length).toBeGreaterThan(3);
+  });
+
+  it.each(rows)('should name %s as the schema declares it, with its default', (name, stated) => {
+    expect(schemas.has(name)).toBe(true);
+    const declared = schemas.get(name)?.default;
+    // A default the schema states as a value is the README's to the letter; the others are described.
+    if (declared !== undefined) expect(stated.replace(/`/g, '')).toBe(String(declared));
+  });
+});

@@ -105,14 +105,16 @@ export function renderErrorPage(status: number, code: string, language: ServedLa
 
 /**
  * The path of the page the visitor came from, when the Referer names this very host: a link
- * back to another site, or to a malformed address, is never offered.
+ * back to another site, or to a malformed address, is never offered. The path starts with a
+ * single slash: `//evil.example/x` (or `/\\evil.example`, which URL parsing reads the same) in
+ * a link would be a protocol-relative address of another site.
  */
 export function sameSiteReferrer(referer: string | undefined, host: string | undefined): string | undefined {
   if (!referer || !host) return undefined;
   try {
     const url = new URL(referer);
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.host !== host.toLowerCase()) return undefined;
-    return url.pathname + url.search;
+    return `/${url.pathname.replace(/^[/\\]+/, '')}${url.search}`;
   } catch {
     return undefined;
   }

@@ -102,6 +102,20 @@ describe('the error contract', () => {
     expect(server.origin.received.slice(before)).toEqual([]);
   });
 
+  it.each([
+    ['//evil.example/x', '/evil.example/x'],
+    ['/\\evil.example', '/evil.example'],
+    ['/%5Cevil.example', '/%5Cevil.example'],
+  ])('should link "Go back" to this site when the Referer\'s path is %s', async (path, back) => {
+    const host = 'waiting-room.test';
+    const answer = await send((h) => rawRequest('GET', '/queue/nowhere', h), { accept: NAVIGATION, referer: `http://${host}${path}` });
+
+    expect(answer.status).toBe(404);
+    const links = [...answer.body.matchAll(/<a href="([^"]*)">/g)].map((found) => found[1]);
+    expect(links).toEqual([back, '/']);
+    for (const link of links) expect(new URL(link, `http://${host}/here`).host).toBe(host);
+  });
+
   it('should tell which methods a path takes with 405', async () => {
     const answer = await send((h) => rawRequest('PROPFIND', '/checkout', h));
 
@@ -187,6 +201,10 @@ describe('the error page texts', () => {
     expect(sameSiteReferrer('javascript:alert(1)', 'shop.example')).toBeUndefined();
     expect(sameSiteReferrer('not a url', 'shop.example')).toBeUndefined();
     expect(sameSiteReferrer(undefined, 'shop.example')).toBeUndefined();
+    // A path of several leading slashes (or a backslash, read as one) would link to another host.
+    expect(sameSiteReferrer('https://shop.example//evil.example/x?y=1', 'shop.example')).toBe('/evil.example/x?y=1');
+    expect(sameSiteReferrer('https://shop.example/\\evil.example', 'shop.example')).toBe('/evil.example');
+    expect(sameSiteReferrer('https://shop.example/\\/\\evil.example', 'shop.example')).toBe('/evil.example');
     expect(renderErrorPage(409, 'already_replayed', languages.get('en'), '/checkout?a="b"')).toContain(
       '<a href="/checkout?a=&quot;b&quot;">Go back</a> <a href="/">',
     );

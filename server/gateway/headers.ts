@@ -18,14 +18,66 @@ const HOP_BY_HOP = [
   'upgrade',
 ];
 
-/** Forwarding headers a client could forge: only this gateway's own reach the origin. */
-const FORWARDING = ['forwarded', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port', 'x-real-ip'];
+/** The forwarding headers this gateway writes itself (`originRequestHeaders`): the client's never pass. */
+const REWRITTEN = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-forwarded-port'];
+
+/**
+ * Headers that would make the origin serve another path or method than the one the gate
+ * checked (IIS, Symfony, Zend read `X-Original-URL`; method-override middleware the others): a
+ * way around PROTECT, never passed on, whoever set them.
+ */
+export const ROUTING_OVERRIDES = ['x-original-url', 'x-rewrite-url', 'x-original-uri', 'x-http-method-override', 'x-http-method', 'x-method-override'];
+
+/**
+ * Headers that claim to say who asked (the client's address) or how they came (scheme, host,
+ * port, path prefix, the proxy they came through), which frameworks read when they trust the
+ * proxy in front, as the origin trusts this gateway. Anyone can write them, so they reach the
+ * origin only behind TRUST_PROXY, where the proxy in front sets (or clears) them. docs/security.md
+ * lists them.
+ */
+export const CLIENT_CLAIMS = [
+  'forwarded',
+  'x-forwarded',
+  'forwarded-for',
+  'x-forwarded-by',
+  'x-forwarded-prefix',
+  'x-forwarded-path',
+  'x-forwarded-uri',
+  'x-forwarded-scheme',
+  'x-forwarded-protocol',
+  'x-forwarded-ssl',
+  'x-url-scheme',
+  'front-end-https',
+  'x-forwarded-server',
+  'x-original-host',
+  'x-host',
+  'x-real-ip',
+  'x-client-ip',
+  'client-ip',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'cf-connecting-ipv6',
+  'fastly-client-ip',
+  'x-cluster-client-ip',
+  'x-original-forwarded-for',
+  'x-originating-ip',
+  'x-remote-ip',
+  'x-remote-addr',
+  'x-proxyuser-ip',
+  'wl-proxy-client-ip',
+  'proxy-client-ip',
+  'x-envoy-external-address',
+  'x-azure-clientip',
+  'x-azure-socketip',
+];
 
 /** The header a monitor shows its signed bypass in (`bypass.ts`); the origin never sees it. */
 export const BYPASS_HEADER = 'waiting-room-bypass';
 
-/** What the origin never gets from the visitor: hop-by-hop, forwarding (rewritten) and bypass headers. */
-const NOT_FORWARDED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...FORWARDING, BYPASS_HEADER]);
+/** What the origin never gets from the visitor behind TRUST_PROXY: hop-by-hop, rewritten, routing and bypass headers. */
+const NOT_FORWARDED_TRUSTED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...REWRITTEN, ...ROUTING_OVERRIDES, BYPASS_HEADER]);
+/** What the origin never gets from a visitor who reached this gateway directly: also the claims. */
+const NOT_FORWARDED: ReadonlySet<string> = new Set([...NOT_FORWARDED_TRUSTED, ...CLIENT_CLAIMS]);
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -77,14 +129,15 @@ export interface ForwardOptions {
 
 /**
  * The headers the origin gets for `request`: the visitor's, less the hop-by-hop ones, our
- * cookie and the bypass proof, with `X-Forwarded-For`/`-Proto`/`-Host` saying who asked and
- * how. With TRUST_PROXY the proxy in front of us is believed, and its chain is extended;
- * otherwise a client's own forwarding headers are dropped, since anyone can write them.
+ * cookie, the bypass proof and the routing overrides, with `X-Forwarded-For`/`-Proto`/`-Host`
+ * saying who asked and how. With TRUST_PROXY the proxy in front of us is believed: its chain is
+ * extended and its other forwarding headers pass; otherwise a client's own (`CLIENT_CLAIMS`) are
+ * dropped, since anyone can write them.
  */
 export function originRequestHeaders(request: FastifyRequest, headers: IncomingHttpHeaders, options: ForwardOptions = {}): IncomingHttpHeaders {
-  const out = copyWithout(headers, dropped(headers.connection, NOT_FORWARDED));
   // Fastify gives `ips` only with TRUST_PROXY, nearest first; X-Forwarded-For lists the client first.
   const trusted = request.ips !== undefined;
+  const out = copyWithout(headers, dropped(headers.connection, trusted ? NOT_FORWARDED_TRUSTED : NOT_FORWARDED));
   const chain = request.ips ? [...request.ips].reverse() : [request.ip];
   const forwardedHost = trusted ? firstValue(request.headers['x-forwarded-host']) : undefined;
   out['x-forwarded-for'] = chain.join(', ');

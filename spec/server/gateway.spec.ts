@@ -1,8 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { bypassToken } from '../../server/gateway/bypass';
+import { CLIENT_CLAIMS, ROUTING_OVERRIDES } from '../../server/gateway/headers';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { SESSION_COOKIE } from '../../server/session';
 import { ManualClock } from './support/manual-clock';
@@ -250,6 +253,21 @@ describe('gateway: streaming and headers of unprotected requests', () => {
     expect(headers).not.toHaveProperty('x-real-ip');
   });
 
+  it('should pass on no header that claims who asked or how they came, nor any that reroutes the request', async () => {
+    const sent = Object.fromEntries(
+      [...CLIENT_CLAIMS, ...ROUTING_OVERRIDES].map((name) => [name, name.endsWith('url') || name.endsWith('uri') ? '/checkout' : '6.6.6.6']),
+    );
+
+    await send(`${url}/shop/claims`, 'GET', { ...sent, 'x-site-header': 'kept' });
+
+    const headers = running.origin.at('/shop/claims')[0]?.headers ?? {};
+    expect(headers['x-site-header']).toBe('kept');
+    expect(Object.keys(headers).filter((name) => name in sent)).toEqual([]);
+    // docs/security.md lists them all.
+    const documented = readFileSync(path.join(__dirname, '../../docs/security.md'), 'utf8').toLowerCase();
+    expect(Object.keys(sent).filter((name) => !documented.includes(`\`${name}\``))).toEqual([]);
+  });
+
   it('should hide the waiting room session cookie from the origin and pass the origin its own', async () => {
     const ada = new Visitor(url);
     await ada.get('/checkout/admitted');
@@ -326,6 +344,17 @@ describe('gateway: forwarding headers with TRUST_PROXY', () => {
     await send(`${running.server.url}/shop/trusted`, 'GET', { 'x-forwarded-for': '6.6.6.6' });
 
     expect(running.origin.at('/shop/trusted')[0]?.headers['x-forwarded-for']).toBe('6.6.6.6, 127.0.0.1');
+  });
+
+  it("should pass the trusted proxy's other forwarding headers, never one that reroutes the request", async () => {
+    const claims = Object.fromEntries(CLIENT_CLAIMS.map((name) => [name, `set by the proxy: ${name}`]));
+    const overrides = Object.fromEntries(ROUTING_OVERRIDES.map((name) => [name, '/checkout']));
+
+    await send(`${running.server.url}/shop/proxied`, 'GET', { ...claims, ...overrides });
+
+    const headers = running.origin.at('/shop/proxied')[0]?.headers ?? {};
+    for (const name of CLIENT_CLAIMS) expect([name, headers[name]]).toEqual([name, claims[name]]);
+    expect(Object.keys(headers).filter((name) => name in overrides)).toEqual([]);
   });
 });
 

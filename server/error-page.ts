@@ -40,6 +40,7 @@ export const EXPLAINED_CODES = [
   'origin_timeout',
   'sale_closed',
   'too_many_places',
+  'cross_site_request',
 ] as const;
 export type ExplainedCode = (typeof EXPLAINED_CODES)[number];
 

@@ -44,6 +44,14 @@ export function ensureSession(request: FastifyRequest, reply: FastifyReply): Ses
   return readSession(request) ?? startSession(request, reply, { userId: 0 });
 }
 
+/**
+ * A session for this request alone, with no cookie: for a request that cannot show whose it is
+ * (`gateway/cross-site.ts`), which may be let through but must not replace the visitor's cookie.
+ */
+export function unsavedSession(): Session {
+  return { id: randomUUID(), userId: 0, csrfToken: newCsrfToken() };
+}
+
 /** The request's session, or a 419 when the visitor has none (expired or never visited). */
 export function requireSession(request: FastifyRequest): Session {
   const session = readSession(request);

@@ -20,3 +20,17 @@ export function isCrossSite(request: FastifyRequest): boolean {
     return true;
   }
 }
+
+/**
+ * True when the browser may have kept the visitor's session cookie (SameSite=Lax) from this
+ * request: a cross-site one other than a top-level GET navigation, the one kind it sends that
+ * cookie with. Such a request cannot show whose it is, so it must not start a session: the
+ * cookie would replace the visitor's own, their place and their held request with it.
+ */
+export function mayLackSession(request: FastifyRequest): boolean {
+  if (!isCrossSite(request)) return false;
+  const mode = request.headers['sec-fetch-mode'];
+  const destination = request.headers['sec-fetch-dest'];
+  const navigation = mode === 'navigate' && destination === 'document';
+  return !(navigation && (request.method === 'GET' || request.method === 'HEAD'));
+}

@@ -10,14 +10,14 @@ import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { pageConfigFor } from '../page-config';
 import type { WaitingPage } from '../page';
 import { replayFormUuid, takeReplay } from '../replay';
-import { ensureSession } from '../session';
+import { readSession, startSession, unsavedSession, type Session } from '../session';
 import type { Rooms } from '../rooms';
 import type { HeldRequest, HoldOptions } from '../store/types';
 import { watchOrigin } from '../admission/watch';
 import { addressKey } from '../bot-check/address';
 import { CHALLENGE_LIFETIME_MS, type BotChallenges } from '../bot-check/challenge';
 import { BYPASS_HEADER, hasValidBypass } from './bypass';
-import { isCrossSite } from './cross-site';
+import { isCrossSite, mayLackSession } from './cross-site';
 import { heldBody, readBody, type HeldBodyTally } from './held-body';
 import type { Origin } from './origin';
 
@@ -66,7 +66,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
         allow: [...HELD_METHODS].join(', '),
       });
     }
-    const session = ensureSession(request, reply);
+    const session = sessionFor(request, reply);
     const bytes = await bufferBody(request, config.gateway.heldBodyLimit).catch((error: unknown) => {
       if (error instanceof HttpError && error.status === 413) options.heldBodies.refused();
       throw error;
@@ -98,14 +98,17 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       // of another tab, a favicon): "not now", without taking a place.
       return reply.code(503).header('retry-after', '60').header('cache-control', 'no-store').send();
     }
-    // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts).
-    const entry = await store.hold(
-      session.id,
-      session.userId,
-      heldRequestOf(request, bytes),
-      now,
-      holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
-    );
+    if (session.unsaved) {
+      // Another site's request that cannot show whose it is: it takes no place, and its cookie
+      // would replace the visitor's (docs/security.md).
+      throw new HttpError(403, 'cross_site_request', 'A request sent by another site cannot take a place in line: open this site itself.');
+    }
+    // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts). Another
+    // site's request never replaces the one a place holds: the visitor sees their place again.
+    const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now, {
+      ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
+      ...(isCrossSite(request) && { keepRequest: true }),
+    });
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const place = await store.placeInLine(entry.uuid, now);
     const held = place?.entry ?? entry;
@@ -129,6 +132,16 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
     return sendWaitingPage(reply, options.page.render(pageConfig, language));
   };
+}
+
+/**
+ * The request's session; or a new one, its cookie set, unless the browser may have kept the
+ * visitor's cookie from this request (another site sent it): then one for this request only.
+ */
+function sessionFor(request: FastifyRequest, reply: FastifyReply): Session & { readonly unsaved?: true } {
+  const session = readSession(request);
+  if (session) return session;
+  return mayLackSession(request) ? { ...unsavedSession(), unsaved: true } : startSession(request, reply, { userId: 0 });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { readSession, signIn, startSession } from '../session';
+import { mayLackSession } from './cross-site';
 import type { QueueStore } from '../store/types';
 
 /**
@@ -18,7 +19,8 @@ const USER_ID = /^\d{1,15}$/;
  * Follows what the origin's answer says of its user. Signing in moves the visitor's place to a
  * new session id (`signIn`: the guard against session fixation); signing out starts a fresh
  * session, so that on a shared browser the next person gets neither the place nor the held
- * request of the one who left.
+ * request of the one who left. A request another site sent without the visitor's cookie changes
+ * nothing: the waiting room cannot tell whose it is.
  */
 export async function followOriginUser(
   request: FastifyRequest,
@@ -32,6 +34,8 @@ export async function followOriginUser(
   const userId = Number(value.trim());
   const session = readSession(request);
   if ((session?.userId ?? 0) === userId) return;
+  // Another site's request may come without the visitor's cookie: a new one would replace it.
+  if (!session && mayLackSession(request)) return;
   if (userId === 0) startSession(request, reply, { userId: 0 });
   else if (session) await signIn(request, reply, session, { userId }, store);
   else startSession(request, reply, { userId });

@@ -160,7 +160,7 @@ export class MemoryStore implements QueueStore {
   async hold(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): Promise<Entry> {
     const current = this.entryFor(sessionId);
     if (current && current.state !== 'released') {
-      Object.assign(current, { request, userId });
+      Object.assign(current, options.keepRequest ? { userId } : { request, userId });
       if (current.state === 'pending') {
         if (options.pendingUntil === undefined) this.enter(current, now);
         else if (options.pendingUntil > current.pendingUntil!) this.keepPending(current, options.pendingUntil);

@@ -78,6 +78,11 @@ export interface HoldOptions {
    * of this session still pending (the check was turned off meanwhile) enters it now.
    */
   readonly pendingUntil?: number;
+  /**
+   * A place this session already has keeps its held request, and `request` is held only by a new
+   * place: a request sent by another site must never replace the one the visitor waits for.
+   */
+  readonly keepRequest?: boolean;
 }
 
 export interface AdmissionLimits {
@@ -206,7 +211,7 @@ export interface QueueStore extends EventStore {
 
   /**
    * The session's place in line. A session that already waits (or is pending) keeps its uuid and
-   * ticket; its held request is replaced by this one. Otherwise it takes the next ticket, or with
+   * ticket; its held request is replaced by this one (unless `options.keepRequest`). Otherwise it takes the next ticket, or with
    * `options.pendingUntil` a pending place (see `HoldOptions`). A new place counts against
    * `options.address`: past `options.placesPerAddress`, nothing changes and the call throws
    * `PlacesPerAddressError`.

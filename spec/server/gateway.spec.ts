@@ -22,7 +22,7 @@ const BIG = randomBytes(3 * 1024 * 1024 + 17);
 
 /**
  * An origin that records every request and answers: `/status/<code>` with that status, its own
- * headers and two cookies; `/hop` adds hop-by-hop headers to its answer; `/cookie` sets `cart=after-hold`; `/big` sends BIG; `/hang` never
+ * headers and two cookies; `/hop` adds hop-by-hop headers to its answer; `/cookie` sets `cart=after-hold`; `/sign-in` names user 7 to the waiting room; `/big` sends BIG; `/hang` never
  * answers; `/busy` is a 503 with Retry-After; anything else 200 `origin: METHOD url`.
  */
 function startOrigin(): Promise<Origin> {
@@ -39,6 +39,9 @@ function startOrigin(): Promise<Origin> {
     } else if (path === '/hop') {
       res.writeHead(200, { connection: 'keep-alive, X-Hop', 'x-hop': 'for this hop only', 'keep-alive': 'timeout=77', 'x-kept': 'end to end' });
       res.end('hop');
+    } else if (path === '/sign-in') {
+      res.writeHead(200, { 'waiting-room-user': '7' });
+      res.end('signed in');
     } else if (path === '/cookie') {
       res.writeHead(200, { 'set-cookie': 'cart=after-hold; Path=/' });
       res.end('cookie set');
@@ -448,6 +451,151 @@ describe('gateway: a held request is replayed exactly once', () => {
   });
 });
 
+/** What a browser sends with a form another site's page submits to us: never our SameSite=Lax cookie. */
+const CROSS_SITE_FORM = {
+  'sec-fetch-site': 'cross-site',
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-dest': 'document',
+  origin: 'http://evil.example',
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+};
+/** What a browser sends when a link on another site is followed: our cookie goes with it. */
+const CROSS_SITE_LINK = {
+  'sec-fetch-site': 'cross-site',
+  'sec-fetch-mode': 'navigate',
+  'sec-fetch-dest': 'document',
+  'sec-fetch-user': '?1',
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+};
+
+describe('gateway: a request another site sent never takes over a visitor’s place', () => {
+  let running: Running;
+
+  beforeEach(async () => {
+    running = await startGateway(FULL, new ManualClock());
+    await fillRoom(running);
+  });
+  afterEach(() => running.close());
+
+  const setsSession = (answer: { headers: IncomingHttpHeaders | Headers }) => {
+    const raw = answer.headers instanceof Headers ? answer.headers.get('set-cookie') : answer.headers['set-cookie'];
+    return ([] as string[]).concat(raw ?? []).some((cookie) => cookie.startsWith(`${SESSION_COOKIE}=`));
+  };
+
+  /** Ada's POST held; what the origin gets when she is released and her page replays it. */
+  async function heldOrder(): Promise<{ ada: Visitor; page: PageConfigJson }> {
+    const ada = new Visitor(running.server.url);
+    const page = await ada.hold('/checkout/order', { form: { item: 'shoes' } });
+    return { ada, page };
+  }
+
+  async function releaseAndReplay(ada: Visitor, page: PageConfigJson): Promise<void> {
+    await release(running.server, page.queue.uuid);
+    const replay = await ada.post(page.queue.uri, replayForm(page));
+    expect(replay.status).toBe(200);
+    const orders = running.origin.at('/checkout/order');
+    expect(orders.map((one) => [one.method, one.body.toString()])).toEqual([['POST', 'item=shoes']]);
+  }
+
+  it('should answer a cross-site POST, sent without the session cookie, 403 with no cookie and no place', async () => {
+    const { ada, page } = await heldOrder();
+    const waiting = (await stats(running.server)).waiting;
+
+    const attack = await send(
+      `${running.server.url}/checkout/order`,
+      'POST',
+      { ...CROSS_SITE_FORM, 'content-type': 'application/x-www-form-urlencoded' },
+      'item=nothing',
+    );
+
+    expect(attack.status).toBe(403);
+    expect(attack.body.toString()).toContain('A page on another site sent this request');
+    expect(setsSession(attack)).toBe(false);
+    expect((await stats(running.server)).waiting).toBe(waiting);
+    await releaseAndReplay(ada, page);
+  });
+
+  it('should answer a cross-site fetch without the session cookie 403 in JSON, with no cookie', async () => {
+    const attack = await send(
+      `${running.server.url}/checkout/order`,
+      'POST',
+      {
+        'sec-fetch-site': 'cross-site',
+        'sec-fetch-mode': 'no-cors',
+        'sec-fetch-dest': 'empty',
+        origin: 'http://evil.example',
+        'content-type': 'text/plain',
+      },
+      'x',
+    );
+
+    expect([attack.status, attack.json]).toEqual([403, { error: { code: 'cross_site_request', message: expect.any(String) } }]);
+    expect(setsSession(attack)).toBe(false);
+  });
+
+  it('should show a visitor led here by a cross-site link their own place, keeping their held POST', async () => {
+    const { ada, page } = await heldOrder();
+
+    const followed = await ada.get('/checkout?attacker=1', CROSS_SITE_LINK);
+
+    expect(followed.status).toBe(200);
+    expect(setsSession({ headers: followed.headers })).toBe(false);
+    expect(followed.page?.queue).toMatchObject({ uuid: page.queue.uuid, uri: '/checkout/order', method: 'POST' });
+    await releaseAndReplay(ada, page);
+  });
+
+  it('should still give a place, and a session, to a new visitor who follows a link from another site', async () => {
+    const bea = new Visitor(running.server.url);
+
+    const followed = await bea.get('/checkout?from=newsletter', CROSS_SITE_LINK);
+
+    expect(followed.status).toBe(200);
+    expect(bea.cookie).toMatch(new RegExp(`^${SESSION_COOKIE}=.+`));
+    expect(followed.page?.queue).toMatchObject({ uri: '/checkout?from=newsletter', method: 'GET' });
+  });
+
+  it('should take no place for a cross-site frame, which comes without the session cookie', async () => {
+    const waiting = (await stats(running.server)).waiting;
+
+    const framed = await send(`${running.server.url}/checkout`, 'GET', { ...CROSS_SITE_LINK, 'sec-fetch-dest': 'iframe' });
+
+    expect(framed.status).toBe(403);
+    expect(setsSession(framed)).toBe(false);
+    expect((await stats(running.server)).waiting).toBe(waiting);
+  });
+});
+
+describe('gateway: a request another site sent while the room has room', () => {
+  let running: Running;
+
+  beforeEach(async () => {
+    running = await startGateway();
+  });
+  afterEach(() => running.close());
+
+  it('should let a cross-site POST without the session cookie through, setting no cookie', async () => {
+    const answer = await send(`${running.server.url}/checkout/pay`, 'POST', { ...CROSS_SITE_FORM, 'content-type': 'application/x-www-form-urlencoded' }, 'a=1');
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.toString()).toBe('origin: POST /checkout/pay');
+    expect(answer.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('should start no session when the origin names a user in its answer to a cross-site POST without the cookie', async () => {
+    const answer = await send(`${running.server.url}/sign-in`, 'POST', { ...CROSS_SITE_FORM, 'content-type': 'application/x-www-form-urlencoded' }, 'a=1');
+    const sameSite = await send(
+      `${running.server.url}/sign-in`,
+      'POST',
+      { 'sec-fetch-site': 'same-origin', 'content-type': 'application/x-www-form-urlencoded' },
+      'a=1',
+    );
+
+    expect(answer.status).toBe(200);
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect(String(sameSite.headers['set-cookie'])).toContain(`${SESSION_COOKIE}=`);
+  });
+});
+
 describe('gateway: replay of a request another site sent', () => {
   let running: Running;
 
@@ -457,9 +605,15 @@ describe('gateway: replay of a request another site sent', () => {
   });
   afterEach(() => running.close());
 
-  /** Holds a form POST sent with `headers`, releases and replays it; what the origin received. */
+  /**
+   * Holds a form POST sent with `headers` by a browser that sends the session cookie across sites
+   * anyway (one that ignores SameSite), from a session with no place yet (signed in at the site);
+   * releases and replays it; what the origin received.
+   */
   async function heldAndReplayed(headers: Record<string, string>): Promise<Received> {
     const ada = new Visitor(running.server.url);
+    expect((await ada.post('/sign-in')).status).toBe(200);
+    expect(ada.cookie).not.toBe('');
     ada.originCookies.set('sid', 'sid=origin-session');
     const held = await ada.post('/checkout/transfer', { form: { amount: '100' } }, headers);
     const page = held.page as PageConfigJson;

@@ -71,6 +71,15 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect((await store.stats(t0)).waiting).toBe(2);
       });
 
+      it('should keep the held request of a place the session has when asked to, and hold it in a new place', async () => {
+        const first = await store.hold('a', 0, post, t0);
+        const again = await store.hold('a', 0, get, t0 + 1000, { keepRequest: true });
+        const fresh = await store.hold('b', 0, get, t0, { keepRequest: true });
+        expect(again).toMatchObject({ uuid: first.uuid, ticket: first.ticket, request: post, lastSeen: t0 + 1000 });
+        expect((await store.get(first.uuid))?.request).toEqual(post);
+        expect(fresh).toMatchObject({ sessionId: 'b', request: get, state: 'waiting' });
+      });
+
       it('should give a new place once the released session’s admission has ended', async () => {
         const first = await store.hold('a', 0, get, t0);
         await store.release(1, t0, policy);

@@ -100,6 +100,7 @@ interface Commands {
       address: string,
       placesPerAddress: number,
       pendingUntil: Optional<number>,
+      keep: '1' | '',
     ];
     reply: EntryReply | 0;
   };

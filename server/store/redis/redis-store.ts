@@ -122,9 +122,10 @@ export class RedisStore implements QueueStore {
   }
 
   async hold(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): Promise<Entry> {
-    const { address = '', placesPerAddress = 0, pendingUntil } = options;
+    const { address = '', placesPerAddress = 0, pendingUntil, keepRequest } = options;
     const pending = pendingUntil === undefined ? '' : pendingUntil;
-    const reply = await this.run('waitingRoomHold', [sessionId, userId, encodeRequest(request), now, randomUUID(), address, placesPerAddress, pending]);
+    const keep = keepRequest ? '1' : '';
+    const reply = await this.run('waitingRoomHold', [sessionId, userId, encodeRequest(request), now, randomUUID(), address, placesPerAddress, pending, keep]);
     if (reply === 0) throw new PlacesPerAddressError(placesPerAddress);
     return decodeEntry(reply);
   }

@@ -1,10 +1,11 @@
 -- args: sessionId, userId, request, now, newUuid, address key ('' none), places per address (0 no
--- cap), pending until ('' the place enters the line at once). A session that waits, or is pending,
--- keeps its place and gets the new request (a pending one enters the line when no pending time is
--- given, else keeps the later time); otherwise a new place under `newUuid`, pending or taking the
+-- cap), pending until ('' the place enters the line at once), keep ('1': a place the session has
+-- keeps its request). A session that waits, or is pending, keeps its place and gets the new
+-- request unless kept (a pending one enters the line when no pending time is given, else keeps
+-- the later time); otherwise a new place under `newUuid`, pending or taking the
 -- next ticket, unless its address holds the most places already: then 0, and nothing changes.
 local session, userId, request, now, newUuid = args[1], args[2], args[3], args[4], args[5]
-local address, cap, pendingUntil = args[6], tonumber(args[7]), args[8]
+local address, cap, pendingUntil, keep = args[6], tonumber(args[7]), args[8], args[9]
 local current = redis.call('HGET', sessions, session)
 if current then
   local state = redis.call('HMGET', entryKey(current), 't', 'a', 'p')
@@ -18,7 +19,7 @@ if current then
       redis.call('HSET', entryKey(current), 'p', pendingUntil)
       redis.call('ZADD', pending, pendingUntil, current)
     end
-    keepRequest(current, request)
+    if keep ~= '1' then keepRequest(current, request) end
     return entry(current)
   end
 end

@@ -12,7 +12,9 @@ import type { Fanout } from './realtime/fanout';
 import { eventsApiRoutes } from './realtime/events-api';
 import { createGate } from './gateway/gate';
 import { HeldBodyTally } from './gateway/held-body';
-import { registerOrigin } from './gateway/origin';
+import { isOriginAnswer, registerOrigin } from './gateway/origin';
+import { installSecurityHeaders, pagePolicy } from './http/security-headers';
+import { ERROR_PAGE_STYLES } from './error-page';
 import type { Rooms } from './rooms';
 import { adminRoutes } from './routes/admin';
 import { drawRoutes } from './routes/events';
@@ -85,6 +87,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   installEdge(app);
   installSessions(app, config.sessionSecret);
   installErrorHandlers(app);
+  installSecurityHeaders(app, pagePolicy(ERROR_PAGE_STYLES), isOriginAnswer);
   // Before any route, so that the document describes them all.
   installOpenApi(app);
   const { metrics } = parts;

@@ -60,6 +60,9 @@ const STYLE = `
   nav { margin-top: 1.5rem; display: flex; gap: 1.5rem; flex-wrap: wrap; }
 `;
 
+/** The page's inline styles, which its policy names by hash (`http/security-headers.ts`). */
+export const ERROR_PAGE_STYLES: readonly string[] = [STYLE];
+
 function isTitled(status: number): status is TitledStatus {
   return (TITLED_STATUSES as readonly number[]).includes(status);
 }

@@ -3,6 +3,7 @@ import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
 import { ENGLISH, LOCALES } from '../locales';
 import { escapeHtml } from './html';
 import type { Languages, ServedLanguage } from './languages';
+import { inlineStyles } from './http/security-headers';
 
 /** The element the page reads its config from; the build leaves it empty (`{}`). */
 export const CONFIG_ELEMENT = `<script id="${CONFIG_ELEMENT_ID}" type="application/json">{}</script>`;
@@ -19,6 +20,8 @@ export class PageTemplateError extends Error {}
 /** The built waiting page, ready to be filled with one visitor's config, in their language. */
 export interface WaitingPage {
   render(config: unknown, language: ServedLanguage): string;
+  /** The contents of its inline `<style>` elements, which its policy names by hash. */
+  readonly styles?: readonly string[];
 }
 
 /**
@@ -64,6 +67,7 @@ export function loadWaitingPage(htmlPath: string, languages: Languages): Waiting
     }),
   );
   return {
+    styles: inlineStyles(html),
     render(config, language) {
       const [before, after] = pages.get(language.locale) as [string, string];
       return before + CONFIG_ELEMENT.replace('{}', () => scriptSafeJson(config)) + after;

@@ -20,6 +20,7 @@ import { BYPASS_HEADER, hasValidBypass } from './bypass';
 import { isCrossSite, mayLackSession } from './cross-site';
 import { heldBody, readBody, type HeldBodyTally } from './held-body';
 import type { Origin } from './origin';
+import { pagePolicy } from '../http/security-headers';
 
 export interface GateOptions {
   readonly config: ServerConfig;
@@ -48,6 +49,7 @@ const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 export function createGate(options: GateOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   const { config, rooms, clock, origin } = options;
   const bypasses = config.gateway.bypass.length > 0 ? protectionTest(config.gateway.bypass) : () => false;
+  const policy = pagePolicy(options.page.styles);
 
   return async (request, reply) => {
     const { path } = requestTarget(request);
@@ -130,7 +132,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       altcha,
     );
     if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
-    return sendWaitingPage(reply, options.page.render(pageConfig, language));
+    return sendWaitingPage(reply, options.page.render(pageConfig, language), policy);
   };
 }
 
@@ -215,9 +217,10 @@ function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, abandonSe
     .send(pageConfig);
 }
 
-function sendWaitingPage(reply: FastifyReply, html: string): FastifyReply {
+function sendWaitingPage(reply: FastifyReply, html: string, policy: string): FastifyReply {
   return reply
     .code(200)
+    .header('content-security-policy', policy)
     .header('cache-control', 'no-store')
     .header('vary', 'Cookie, Accept, Accept-Language, Sec-Fetch-Mode')
     .header('x-robots-tag', 'noindex')

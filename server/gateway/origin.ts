@@ -55,6 +55,13 @@ export function originErrorAnswer(error: Error & { code?: string; cause?: unknow
 }
 
 const forwardOptions = new WeakMap<FastifyRequest, ForwardOptions>();
+/** The answers that are the origin's, passed on as they came (no security headers of ours). */
+const originAnswers = new WeakSet<FastifyReply>();
+
+/** True when `reply` carries the origin's answer, not one the waiting room wrote. */
+export function isOriginAnswer(reply: FastifyReply): boolean {
+  return originAnswers.has(reply);
+}
 
 /**
  * Forwards every request that is not one of the waiting room's own routes to the origin with
@@ -73,6 +80,7 @@ export async function registerOrigin(
   const replyOptions: FastifyReplyFromHooks = {
     onResponse: (request, reply, raw) => {
       const answer = reply as FastifyReply;
+      originAnswers.add(answer);
       // What reply-from's undici client gives: the origin's headers and its body as a stream.
       const res = raw as unknown as { statusCode: number; headers: Record<string, string | string[] | undefined>; stream: Readable };
       meter.originAnswered(answer.elapsedTime, res.statusCode);

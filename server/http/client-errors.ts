@@ -3,6 +3,10 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { clientErrorAnswer, ERROR_VARY, errorRepresentation, type ErrorAnswer } from '../errors';
 import type { Languages } from '../languages';
+import { ERROR_PAGE_STYLES } from '../error-page';
+import { pagePolicy, securityHeaders } from './security-headers';
+
+const ERROR_PAGE_POLICY = pagePolicy(ERROR_PAGE_STYLES);
 
 /** The request each connection is receiving or answering, as Node handed it over. */
 const current = new WeakMap<Socket, { readonly req: IncomingMessage; readonly res: ServerResponse }>();
@@ -64,6 +68,7 @@ export function rawErrorResponse(answer: ErrorAnswer, headers: IncomingHttpHeade
     'cache-control': 'no-store',
     vary: ERROR_VARY.join(', '),
     connection: 'close',
+    ...securityHeaders(contentType, ERROR_PAGE_POLICY),
     ...answer.headers,
   };
   const lines = Object.entries(fields).map(([name, value]) => `${name}: ${value}`);

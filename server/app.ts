@@ -29,6 +29,7 @@ import type { Sampler } from './console/sampler';
 import { installOpenApi } from './openapi';
 import path from 'node:path';
 import { installSessions } from './session';
+import { AdminFailures } from './admin/failures';
 import { BotChallenges } from './bot-check/challenge';
 import type { ErrorLog } from './sink/error-log';
 import type { TurnBudget } from './http/turn-budget';
@@ -91,7 +92,13 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   // Before any route, so that the document describes them all.
   installOpenApi(app);
   const { metrics } = parts;
-  const access = { token: config.adminToken, secret: config.sessionSecret, sessionSeconds: config.adminSessionSeconds, now: () => clock.now() };
+  const access = {
+    token: config.adminToken,
+    secret: config.sessionSecret,
+    sessionSeconds: config.adminSessionSeconds,
+    now: () => clock.now(),
+    failures: new AdminFailures(() => clock.now()),
+  };
 
   app.register(async (own) => {
     installBodyParsers(own);

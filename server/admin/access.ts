@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors';
 import { sameText } from '../realtime/signature';
+import type { AdminFailures } from './failures';
 
 /** The console's session cookie: signed, HttpOnly, SameSite=Strict, sent to `/admin` only. */
 export const ADMIN_COOKIE = 'waiting_room_admin';
@@ -14,6 +15,8 @@ export interface AdminAccessOptions {
   readonly secret: string;
   readonly sessionSeconds: number;
   readonly now: () => number;
+  /** The wrong tokens each address sent lately, by Bearer header and at sign-in alike. */
+  readonly failures: AdminFailures;
 }
 
 /** Who is calling: a bearer-token client (curl, Prometheus) or a console session with its CSRF token. */
@@ -35,12 +38,16 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * in `X-CSRF-Token`: the cookie is SameSite=Strict already, the token is the second lock (a
  * sibling subdomain is "same site", and old browsers ignore SameSite). Bearer calls need none: a
  * browser never adds that header by itself. Routes marked `adminOpen` pass without access.
+ * Wrong Bearer tokens are counted and bounded as wrong sign-ins are (`AdminFailures`).
  */
 export function requireAdminAccess(app: FastifyInstance, options: AdminAccessOptions): void {
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.config.adminOpen) return;
     const caller = adminCaller(request, options);
     if (!caller) {
+      // A wrong token counts (and past the limit is slowed, then refused with 429); a request
+      // with neither token nor session guesses nothing.
+      if (bearerOf(request) !== undefined) await options.failures.failed(request.ip);
       reply.header('www-authenticate', 'Bearer realm="waiting-room admin"');
       throw new HttpError(401, 'unauthorized', 'Send the admin token as "Authorization: Bearer <token>", or sign in at /admin/.');
     }
@@ -61,9 +68,14 @@ export function callerOf(request: FastifyRequest): AdminCaller | undefined {
 
 /** The request's admin access, by bearer token or session cookie; undefined when it has neither. */
 export function adminCaller(request: FastifyRequest, options: AdminAccessOptions): AdminCaller | undefined {
-  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim();
+  const bearer = bearerOf(request);
   if (bearer !== undefined) return sameText(bearer, options.token) ? { kind: 'bearer' } : undefined;
   return sessionOf(request, options);
+}
+
+/** The token of an `Authorization: Bearer` header, if the request has one. */
+function bearerOf(request: FastifyRequest): string | undefined {
+  return /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim();
 }
 
 /**

@@ -1,4 +1,3 @@
-import rateLimit from '@fastify/rate-limit';
 import { ADMIN_CHANNEL, SAMPLE_EVENT, SAMPLE_MS, type LiveSnapshot } from '../console/samples';
 import type { Sampler } from '../console/sampler';
 import { HttpError } from '../errors';
@@ -26,9 +25,6 @@ export interface AdminConsoleOptions {
   /** The built console page (`build.mjs` writes it beside the waiting page). */
   readonly pageFile: string;
 }
-
-/** Sign-in attempts one client address may make a minute: the token is long, but guesses cost nothing else. */
-const SIGN_INS_PER_MINUTE = 10;
 
 /**
  * The console's page must never be framed (its buttons release visitors), and loads only its own
@@ -68,43 +64,38 @@ export async function adminConsoleRoutes(app: SchemaTypedApp, options: AdminCons
       .send(await page());
   });
 
-  await app.register(async (signIn: SchemaTypedApp) => {
-    await signIn.register(rateLimit, {
-      global: true,
-      max: SIGN_INS_PER_MINUTE,
-      timeWindow: 60_000,
-      errorResponseBuilder: (_request, context) =>
-        new HttpError(429, 'rate_limited', `Too many sign-in attempts from this address; retry in ${context.after}.`),
-    });
-    signIn.post(
-      '/session',
-      {
-        config: { adminOpen: true },
-        schema: {
-          summary: 'Sign the console in: the admin token for a session cookie',
-          tags: TAGS,
-          body: failsWith(
-            {
-              type: 'object',
-              required: ['token'],
-              additionalProperties: false,
-              properties: { token: failsWith({ type: 'string', maxLength: 1024 }, 'bad_token', '"token" must be the admin token.') },
-            },
-            'bad_request',
-            'Send {"token": "<admin token>"}.',
-          ),
-          response: { 200: SESSION, ...errorResponses(400, 401, 429) },
-        },
+  app.post(
+    '/session',
+    {
+      config: { adminOpen: true },
+      schema: {
+        summary: 'Sign the console in: the admin token for a session cookie',
+        tags: TAGS,
+        body: failsWith(
+          {
+            type: 'object',
+            required: ['token'],
+            additionalProperties: false,
+            properties: { token: failsWith({ type: 'string', maxLength: 1024 }, 'bad_token', '"token" must be the admin token.') },
+          },
+          'bad_request',
+          'Send {"token": "<admin token>"}.',
+        ),
+        response: { 200: SESSION, ...errorResponses(400, 401, 429) },
       },
-      async (request, reply) => {
-        const { token } = request.body;
-        if (!sameText(token, options.access.token)) throw new HttpError(401, 'unauthorized', 'The admin token is wrong.');
-        const session = startAdminSession(request, reply, options.access);
-        reply.header('cache-control', 'no-store');
-        return { csrfToken: session.csrfToken, expiresAt: session.expiresAt };
-      },
-    );
-  });
+    },
+    async (request, reply) => {
+      const { token } = request.body;
+      if (!sameText(token, options.access.token)) {
+        // Counted with wrong Bearer tokens; past the limit, slowed and refused with 429.
+        await options.access.failures.failed(request.ip);
+        throw new HttpError(401, 'unauthorized', 'The admin token is wrong.');
+      }
+      const session = startAdminSession(request, reply, options.access);
+      reply.header('cache-control', 'no-store');
+      return { csrfToken: session.csrfToken, expiresAt: session.expiresAt };
+    },
+  );
 
   app.get(
     '/session',

@@ -131,6 +131,35 @@ describe('the operator console', () => {
       expect(answers[10]).toBe(429);
     });
 
+    it('should bound wrong Bearer tokens on /admin/* and /metrics as it bounds sign-ins, counted together', async () => {
+      const bearer = (route: string, token: string) => fetch(`${server.url}${route}`, { headers: { authorization: `Bearer ${token}` } });
+      const answers = [];
+      for (let i = 0; i < 10; i++) answers.push((await bearer(i % 2 ? '/metrics' : '/admin/stats', `guess-${i}-${'x'.repeat(24)}`)).status);
+      expect(answers).toEqual(Array(10).fill(401));
+
+      const startedAt = Date.now();
+      const refused = await Promise.all([bearer('/admin/stats', `guess-a-${'x'.repeat(24)}`), bearer('/metrics', `guess-b-${'x'.repeat(24)}`)]);
+      const signIn = await new Operator(server.url).signIn(`guess-c-${'x'.repeat(24)}`);
+
+      expect([...refused, signIn].map((answer) => answer.status)).toEqual([429, 429, 429]);
+      expect(Number(refused[0]?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(((await refused[0]?.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+      // Slowed: each refusal waits a second before it is sent.
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(900);
+    });
+
+    it('should let the right token through from an address whose wrong tokens are refused', async () => {
+      const bearer = (route: string, token: string) => fetch(`${server.url}${route}`, { headers: { authorization: `Bearer ${token}` } });
+      const operator = new Operator(server.url);
+      for (let i = 0; i < 11; i++) await operator.signIn(`guess-${i}-${'x'.repeat(24)}`);
+      expect((await bearer('/admin/stats', `guess-${'y'.repeat(24)}`)).status).toBe(429);
+
+      expect((await bearer('/admin/stats', ADMIN_TOKEN)).status).toBe(200);
+      expect((await bearer('/metrics', ADMIN_TOKEN)).status).toBe(200);
+      expect((await operator.signIn()).status).toBe(200);
+      expect((await operator.call('GET', 'stats')).status).toBe(200);
+    });
+
     it('should serve its page to anyone, framed by nobody', async () => {
       const page = await fetch(`${server.url}/admin/`);
       // The server tests run on a stand-in waiting page: the console is built by the e2e suite.

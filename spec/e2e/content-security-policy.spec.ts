@@ -5,6 +5,9 @@ import { useWaitingRoom } from '../support/waiting-room-scenario';
 /** What Chromium says in the console when a policy blocks something. */
 const VIOLATION = /Content Security Policy|Refused to (load|execute|apply|connect|create|frame)/i;
 
+// Starting the server and Chromium may take longer than a hook's 5 s on a loaded machine.
+jest.setTimeout(30_000);
+
 describe('the waiting page under its Content-Security-Policy', () => {
   // The bot check's workers, the error reporting's lazy chunk and the realtime socket all run.
   const room = useWaitingRoom({ BOT_CHALLENGE: 'pow', ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', SENTRY_SAMPLE_RATE: '1' });

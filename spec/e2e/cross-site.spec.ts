@@ -24,6 +24,9 @@ async function startOtherSite(target: string): Promise<{ url: string; close(): P
   return { url: `http://localhost:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+// Starting the server and Chromium may take longer than a hook's 5 s on a loaded machine.
+jest.setTimeout(30_000);
+
 describe('a page on another site, while a visitor waits with a held POST', () => {
   const room = useWaitingRoom({ ACTIVE_LIMIT: String(ACTIVE_LIMIT), RELEASE_PER_MINUTE: '0' });
 

@@ -217,10 +217,16 @@ function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, abandonSe
     .send(pageConfig);
 }
 
+/**
+ * The waiting page. Its address (the held one, with its query) never leaves the site as a
+ * referrer, yet its replay form still says it comes from the site: `no-referrer` would send
+ * `Origin: null`, which Django's and Rails' CSRF checks refuse.
+ */
 function sendWaitingPage(reply: FastifyReply, html: string, policy: string): FastifyReply {
   return reply
     .code(200)
     .header('content-security-policy', policy)
+    .header('referrer-policy', 'same-origin')
     .header('cache-control', 'no-store')
     .header('vary', 'Cookie, Accept, Accept-Language, Sec-Fetch-Mode')
     .header('x-robots-tag', 'noindex')

@@ -67,8 +67,10 @@ describe('a page on another site, while a visitor waits with a held POST', () =>
       expect(await session()).toBe(before);
       await tab.close();
 
-      // At release the visitor's tab replays their own order, as they sent it.
+      // At release the visitor's tab replays their own order, as they sent it, from this site.
+      const replayed = page.waitForRequest((request) => request.method() === 'POST' && request.url() === server.at('/checkout?item=42'));
       await server.release(1);
+      expect((await replayed).headers().origin).toBe(new URL(server.url).origin);
       await page.locator('h1', { hasText: 'Checkout' }).waitFor({ timeout: 15_000 });
       await expect(page.locator('main').innerText()).resolves.toMatch(/received a POST request/);
       const fields = page.locator('.card', { hasText: 'Fields received' }).locator('tr');

@@ -59,7 +59,12 @@ export function installOpenApi(app: FastifyInstance): void {
       },
       components: {
         securitySchemes: {
-          adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' },
+          adminToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'ADMIN_TOKEN. Past 10 wrong tokens a minute from one address (sign-ins included), a wrong one is answered 429 after a second; the right one always passes.',
+          },
           adminSession: {
             type: 'apiKey',
             in: 'cookie',

@@ -5,6 +5,7 @@ import { prefersHtml } from './http/negotiate';
 import type { Languages } from './languages';
 import { isOwnPath } from './hold';
 import { validationAnswer } from './openapi';
+import { errorBody, type ErrorAnswer } from './http/error-answer';
 import { FanoutUnavailableError } from './realtime/fanout-error';
 import { PlacesPerAddressError, StoreUnavailableError } from './store/errors';
 
@@ -21,18 +22,7 @@ export class HttpError extends Error {
   }
 }
 
-/** The JSON error body every route answers with. */
-export function errorBody(code: string, message: string) {
-  return { error: { code, message } };
-}
-
-/** An error as it is answered: status, machine code and message, and the headers it needs. */
-export interface ErrorAnswer {
-  readonly status: number;
-  readonly code: string;
-  readonly message: string;
-  readonly headers?: Readonly<Record<string, string>>;
-}
+export { errorBody, type ErrorAnswer } from './http/error-answer';
 
 /** Fastify's own errors, named for clients. */
 const FASTIFY_ERRORS: Record<string, ErrorAnswer> = {

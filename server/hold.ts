@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import type { RequestOrigin } from './page-config';
 import { decodeSegment, normalizeTarget } from './request-target';
 
 /**
@@ -85,6 +84,13 @@ export function isOwnPath(path: string): boolean {
 }
 
 const HOSTNAME = /^([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])$/;
+
+/** Where the visitor reached us: the host name and `host[:port]` of the request, and whether it was TLS. */
+export interface RequestOrigin {
+  readonly hostname: string;
+  readonly host: string;
+  readonly secure: boolean;
+}
 
 /** The origin the visitor reached us by; an unusable Host header falls back to `fallbackHost`. */
 export function originOf(request: FastifyRequest, fallbackHost: string): RequestOrigin {

@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyError, FastifyInstance } from 'fastify';
-import type { ErrorAnswer } from './errors';
+import type { ErrorAnswer } from './http/error-answer';
 
 /**
  * Options for Fastify's Ajv: the route schemas validate input, and their failures are answered in

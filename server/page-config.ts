@@ -1,15 +1,11 @@
 import { ERROR_REPORTING, ROUTES, type AltchaChallenge, type EventFactsJson, type PageConfigJson, type Routes } from '@waiting-room/streams/contract';
 import type { ServerConfig } from './config';
+import type { RequestOrigin } from './hold';
 import type { ServedLanguage } from './languages';
 import type { Session } from './session';
 import type { Entry } from './store/types';
 
-/** Where the visitor reached us: the host name and `host[:port]` of the request, and whether it was TLS. */
-export interface RequestOrigin {
-  readonly hostname: string;
-  readonly host: string;
-  readonly secure: boolean;
-}
+export type { RequestOrigin } from './hold';
 
 /** The config of one visitor's waiting page (its realtime server: `realtimeFor`). */
 export function pageConfigFor(

@@ -19,13 +19,11 @@ import {
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
-import type { Options } from 'pusher-js';
-import { createQueue$, type QueueStatus, type SourceErrorHandler } from '@waiting-room/streams';
+import { createQueue$, pusherOptions, type PusherLike, type PusherOptions, type QueueStatus, type SourceErrorHandler } from '@waiting-room/streams';
 import { WaitingRoomError } from './errors';
 import { readHeldAnswer, type HeldAnswer } from './held-answer';
 import { NO_PROGRESS, NOTHING_HELD, nextProgress, progressOf, type Progress, type ProgressEvent } from './progress';
 import { queueSources, type Fetch, type SolveAltcha } from './queue-sources';
-import { realtimeOptions, type RealtimeClient } from './realtime';
 import { turnOf } from './turn';
 
 /** How many times one request may be held, turn after turn, before `heldFetch()` gives up. */
@@ -35,7 +33,7 @@ export interface HeldFetchDeps {
   /** Sends one request: `fetch`, or a test's with a cookie jar. Every call goes through it. */
   readonly fetch: Fetch;
   /** Opens a realtime connection (pusher-js's `new Pusher(key, options)`, which connects at once). */
-  readonly createRealtime: (key: string, options: Options) => RealtimeClient;
+  readonly createRealtime: (key: string, options: PusherOptions) => PusherLike;
   /** The stream core's timers run on it (default: asyncScheduler). */
   readonly scheduler?: SchedulerLike;
   /** Told when a realtime source fails (a refused private channel); the wait goes on. */
@@ -127,7 +125,8 @@ export function createHeldFetch(deps: HeldFetchDeps): HeldFetch {
     const existing = waits.get(uuid);
     if (existing) return existing;
     const wait: Observable<QueueStatus> = defer(() => {
-      const client = deps.createRealtime(config.realtime.key, realtimeOptions(held));
+      // The channel authorization on the gateway, which may not be the page's own origin.
+      const client = deps.createRealtime(config.realtime.key, pusherOptions(config, held.origin));
       return createQueue$(queueSources(client, held, deps.fetch, deps.solveAltcha), {
         anonymous: !config.userId,
         // The request is sent again here, whatever its verb, so the core's replay is unused; as a

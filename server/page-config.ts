@@ -1,4 +1,12 @@
-import { ERROR_REPORTING, ROUTES, type AltchaChallenge, type EventFactsJson, type PageConfigJson, type Routes } from '@waiting-room/streams/contract';
+import {
+  AUTH_ENDPOINT,
+  ERROR_REPORTING,
+  ROUTES,
+  type AltchaChallenge,
+  type EventFactsJson,
+  type PageConfigJson,
+  type Routes,
+} from '@waiting-room/streams/contract';
 import type { ServerConfig } from './config';
 import type { RequestOrigin } from './hold';
 import type { ServedLanguage } from './languages';
@@ -60,5 +68,6 @@ export function realtimeFor(config: ServerConfig, origin: RequestOrigin, listeni
         port: pusherClient.port ?? pusher.port ?? (pusher.useTLS ? 443 : 80),
         forceTLS: pusher.useTLS,
       };
-  return { key: pusher.key, cluster: pusher.cluster, ...where };
+  // The channel authorization is ours whichever realtime server the page connects to.
+  return { key: pusher.key, cluster: pusher.cluster, ...where, authEndpoint: AUTH_ENDPOINT };
 }

@@ -1,8 +1,6 @@
 import { NEVER, defer, finalize, from, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
-import type { QueueOptions, QueueSources, QueueStatus, SourceErrorHandler } from '@waiting-room/streams';
-import { CHANNELS, type AltchaChallenge, type PageConfig, type QueueOpened } from '@waiting-room/streams/contract';
-import { channelName } from './adapters/channel-name';
-import { createRealtimeSources, fromPusherEvent, type PusherLike } from './adapters/realtime-sources';
+import { realtimeSources, type PusherLike, type QueueOptions, type QueueSources, type QueueStatus, type SourceErrorHandler } from '@waiting-room/streams';
+import type { AltchaChallenge, PageConfig } from '@waiting-room/streams/contract';
 import { createQueueInfo } from './adapters/queue-info';
 import { createQueueRequest } from './adapters/queue-request';
 import type { FetchLike } from './adapters/http';
@@ -39,15 +37,13 @@ export function createPageQueue$(config: PageConfig, hash: string, deps: PageQue
     // Without a pending URI the core only leaves: no connection, no call.
     if (queue.uri === null) return deps.createQueue$(NO_SOURCES, options);
     const pusher = deps.createPusher(config);
-    const { event } = config;
     // Sought at once, while the page connects; the promise keeps the solution for every
     // queue_request. A failure is reported when the core asks for it (`onSourceError`), not before.
     const solution = config.altcha && deps.solveAltcha(config.altcha);
     solution?.catch(() => undefined);
     const sources: QueueSources = {
-      ...createRealtimeSources(pusher, channelName(userId, queue.uuid)),
-      // Beyond the spec: a pre-queue's opening, on its channel, joined only by a page in one.
-      ...(event && { opened$: defer(() => fromPusherEvent<QueueOpened>(pusher.subscribe(CHANNELS.event(event.id)), CHANNELS.openedEvent)) }),
+      // With a pre-queue's opening (beyond the spec), on its channel, joined only by a page in one.
+      ...realtimeSources(pusher, config),
       queueInfo: createQueueInfo(deps.fetch, routes.queue_info, queue.uuid),
       queueRequest: createQueueRequest(deps.fetch, routes.queue_request, { _token: csrfToken, user_id: userId, uuid: queue.uuid }),
       ...(solution && { altcha$: from(solution) }),

@@ -9,6 +9,8 @@ import {
   of,
   shareReplay,
   startWith,
+  switchMap,
+  take,
   takeWhile,
   type Observable,
   type SchedulerLike,
@@ -130,7 +132,14 @@ function inLine(sources: QueueSources, options: QueueOptions, request: HeldReque
               merge(
                 waiting(lineMoved(results$, guarded('moved$', sources.moved$ ?? EMPTY), scheduler), state$),
                 subscribeChannel(state$, sources.subscribe, onSourceError),
-                releaseOnce(guarded('release$', sources.release$), request),
+                // Listened to once the first status is out, so that even a release at once comes after `loading`.
+                releaseOnce(
+                  state$.pipe(
+                    take(1),
+                    switchMap(() => guarded('release$', sources.release$)),
+                  ),
+                  request,
+                ),
                 lostPlace(results$, request),
                 merge(
                   positionZero(results$, timings.positionZeroTimeout, scheduler),

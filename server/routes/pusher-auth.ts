@@ -1,4 +1,4 @@
-import { CHANNELS, isUuid } from '@waiting-room/streams/contract';
+import { AUTH_ENDPOINT, CHANNELS, isUuid } from '@waiting-room/streams/contract';
 import { HttpError } from '../errors';
 import { errorResponses, failsWith } from '../openapi';
 import { channelAuth, type AppCredentials } from '../realtime/signature';
@@ -24,12 +24,12 @@ export const CHANNEL_AUTH_BODY = failsWith(
 const USER_CHANNEL = /^private-App\.User\.\d+\.(.*)$/;
 
 /**
- * Channel authorization (pusher-js's default `/pusher/auth`): signs a subscription only to
+ * Channel authorization at `AUTH_ENDPOINT` (pusher-js's default `/pusher/auth`, which page configs carry as `realtime.authEndpoint`): signs a subscription only to
  * the session's own private channel, the one named after its user and its place in line.
  */
 export async function pusherAuthRoutes(app: SchemaTypedApp, options: { readonly app: AppCredentials; readonly rooms: Rooms }): Promise<void> {
   app.post(
-    '/pusher/auth',
+    AUTH_ENDPOINT,
     {
       schema: {
         summary: 'Channel authorization for the waiting page',

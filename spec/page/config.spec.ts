@@ -26,7 +26,7 @@ describe('page config: a valid config', () => {
       queue: { uuid: '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10', uri: '/checkout?item=42', method: 'GET', position: 12 },
       userId: 7,
       csrfToken: 'csrf-token',
-      realtime: { key: 'app-key', host: 'localhost', port: 8080, forceTLS: false, cluster: 'local' },
+      realtime: { key: 'app-key', host: 'localhost', port: 8080, forceTLS: false, cluster: 'local', authEndpoint: '/pusher/auth' },
       routes: { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' },
       errorReporting: { dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' },
       timings: {},
@@ -51,7 +51,7 @@ describe('page config: a valid config', () => {
     delete raw.queue.method;
     delete raw.queue.position;
     const { config } = configOf(raw);
-    expect(config.realtime).toEqual({ key: 'k', host: null, port: 443, forceTLS: true, cluster: 'mt1' });
+    expect(config.realtime).toEqual({ key: 'k', host: null, port: 443, forceTLS: true, cluster: 'mt1', authEndpoint: '/pusher/auth' });
     expect(config.errorReporting).toEqual({ dsn: null, sampleRate: 0.5, release: '1.0.0' });
     expect(config.queue.method).toBe('GET');
     expect(config.queue.position).toBeNull();
@@ -222,6 +222,52 @@ describe('page config: malformed and hostile values are refused clearly', () => 
   it('should still hand back the error reporting it could read, so the problem can be reported', () => {
     const result = parsePageConfig({ errorReporting: { dsn: 'https://k@sentry.example/3', sampleRate: 1 } }, ORIGIN);
     expect(result).toMatchObject({ ok: false, errorReporting: { dsn: 'https://k@sentry.example/3', sampleRate: 1, release: '1.0.0' } });
+  });
+});
+
+describe('page config: the channel authorization endpoint (since 1.4.0)', () => {
+  const withEndpoint = (authEndpoint: unknown) => validConfig({ realtime: { key: 'k', authEndpoint } });
+
+  it('should keep the endpoint the server wrote, a path on the page origin', () => {
+    expect(configOf(withEndpoint('/room/pusher/auth')).config.realtime.authEndpoint).toBe('/room/pusher/auth');
+    expect(configOf(withEndpoint(`${ORIGIN}/auth`)).config.realtime.authEndpoint).toBe('/auth');
+  });
+
+  it("should default to pusher-js's /pusher/auth for a config written before it", () => {
+    expect(configOf(validConfig({ realtime: { key: 'k' } })).config.realtime.authEndpoint).toBe('/pusher/auth');
+  });
+
+  it.each([
+    ['another origin', 'https://evil.example/auth'],
+    ['a scheme-relative address', '//evil.example/auth'],
+    ['a relative path', 'pusher/auth'],
+    ['a number', 7],
+  ])('should refuse %s', (_, endpoint) => {
+    expect(problemsOf(withEndpoint(endpoint))).toEqual(['realtime.authEndpoint must be a same-origin path starting with a single "/"']);
+  });
+});
+
+describe('page config: the origin argument', () => {
+  it("should take the page's whole address as well as its origin: only the origin counts", () => {
+    const result = parsePageConfig(validConfig(), `${ORIGIN}/checkout?item=42#pay`);
+    expect(result).toMatchObject({ ok: true, config: { routes: { queue_info: '/queue/info/{uuid}' }, queue: { uri: '/checkout?item=42' } } });
+    expect(parsePageConfig(validConfig(), `${ORIGIN}/`).ok).toBe(true);
+  });
+
+  it.each([
+    ['a path', '/checkout'],
+    ['a host without scheme', 'shop.example'],
+    ["a file page's null origin", 'null'],
+    ['another scheme', 'ftp://shop.example'],
+    ['nothing', ''],
+  ])('should say plainly that the origin argument is wrong, not blame the routes, for %s', (_, origin) => {
+    const result = parsePageConfig(validConfig(), origin);
+    expect(result).toEqual({
+      ok: false,
+      problems: [`the origin argument must be the page's http(s) origin or address, such as location.origin (got ${JSON.stringify(origin)})`],
+      errorReporting: { dsn: null, sampleRate: 0.5, release: '1.0.0' },
+      language: null,
+    });
   });
 });
 

@@ -33,7 +33,7 @@ describe('queue_info adapter', () => {
     ['a 404 without a body', { status: 404 }, 'queue_info answered 404'],
     ['a 500 saying unknown_uuid', { status: 500, body: { error: { code: 'unknown_uuid' } } }, 'queue_info answered 500'],
     ['a 503', { status: 503, body: { error: { code: 'store_unavailable' } } }, 'queue_info answered 503'],
-    ['a body that is not JSON', { text: '<html>' }, 'JSON'],
+    ['a body that is not JSON', { text: '<html>' }, 'malformed'],
     ['a missing estimate', { body: { position: 1 } }, 'malformed'],
     ['a negative position', { body: { position: -1, estimated: 1 } }, 'malformed'],
     ['a position in a string', { body: { position: '1', estimated: 1 } }, 'malformed'],

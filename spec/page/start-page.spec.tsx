@@ -5,7 +5,7 @@ import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { createQueue$ } from '@waiting-room/streams';
 import { startPage, type PageDeps } from '../../src/start-page';
 import type { PageConfig } from '@waiting-room/streams/contract';
-import { FakePusher } from './fakes/fake-pusher';
+import { FakePusher } from '../support/fake-pusher';
 import { createFakeFetch, settle, type FakeAnswer } from './fakes/fake-fetch';
 import { renderConfigElement, validConfig } from './fakes/config';
 import { performReplay } from '../../src/effects/perform-replay';

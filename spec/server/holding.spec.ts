@@ -58,7 +58,7 @@ describe('holding protected requests', () => {
       queue: { uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), uri: '/checkout?item=42', method: 'GET', position: 1 },
       user: { id: 0 },
       csrfToken: expect.any(String),
-      realtime: { key: 'waiting-room-key', host: '127.0.0.1', port: server.port, forceTLS: false, cluster: 'local' },
+      realtime: { key: 'waiting-room-key', host: '127.0.0.1', port: server.port, forceTLS: false, cluster: 'local', authEndpoint: '/pusher/auth' },
       routes: { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' },
       errorReporting: { dsn: `http://public@127.0.0.1:${server.port}/1`, sampleRate: 0.5, release: '1.0.0' },
       language: expect.objectContaining({ locale: 'en', dir: 'ltr', messages: expect.objectContaining({ 'page.heading': 'You are in line' }) }),

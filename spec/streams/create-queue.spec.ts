@@ -1,4 +1,4 @@
-import { BehaviorSubject } from 'rxjs';
+import { BehaviorSubject, of } from 'rxjs';
 import { createQueue$, type ConnectionState } from '@waiting-room/streams';
 import type { QueueInfo } from '@waiting-room/streams/contract';
 import {
@@ -76,6 +76,18 @@ describe('createQueue$', () => {
       expectObservable(status$, late).toBe(lateSees, values);
       expectSubscriptions(state$.subscriptions).toBe('^ 70000ms !');
       expectSubscriptions(queueInfo.subscriptions).toBe(['-^!', '60001ms ^!']);
+    });
+  });
+
+  it('should emit loading first even when the release comes at once, on subscription', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ expectObservable }) => {
+      // Synchronous, as `of` is: a marble's frame 0 would still come through the scheduler.
+      const release$ = of(1);
+
+      const status$ = createQueue$(sourcesWith({ release$ }), { anonymous: false, request: GET_REQUEST, scheduler });
+
+      expectObservable(status$).toBe('(in|)', { i: loading('initialized'), n: NAVIGATE });
     });
   });
 

@@ -1,9 +1,8 @@
 import Pusher from 'pusher-js';
+import { pusherOptions, type PusherLike } from '@waiting-room/streams';
 import type { PageConfig } from '@waiting-room/streams/contract';
-import { createPusherOptions } from './pusher-options';
-import type { PusherLike } from './realtime-sources';
 
 /** Opens the realtime connection for the page config (pusher-js connects at once). */
 export function createPusherClient(config: PageConfig): PusherLike {
-  return new Pusher(config.realtime.key, createPusherOptions(config));
+  return new Pusher(config.realtime.key, pusherOptions(config));
 }

@@ -5,7 +5,7 @@
  * a server, a page or any other client can take it alone.
  */
 export { ERROR_REPORTING, REALTIME, TIMINGS, type Timings } from './constants.js';
-export { CHANNELS, CONFIG_ELEMENT_ID, ROUTES, UNKNOWN_UUID } from './names.js';
+export { AUTH_ENDPOINT, CHANNELS, CONFIG_ELEMENT_ID, ROUTES, UNKNOWN_UUID } from './names.js';
 export {
   MAX_POSITION,
   METHODS,
@@ -33,6 +33,6 @@ export {
   type DrawRecord,
   type DrawVerdict,
 } from './draw.js';
-export { toSameOriginPath } from './same-origin-path.js';
+export { originOf, toSameOriginPath } from './same-origin-path.js';
 export { isUuid, UUID_PATTERN } from './uuid.js';
 export { LANGUAGE_COOKIE, translator, type Message, type MessageValues, type Messages, type PluralCategory, type Translate } from './messages.js';

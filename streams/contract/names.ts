@@ -10,6 +10,12 @@
  */
 export const ROUTES = { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' } as const;
 
+/**
+ * Where a page asks for a private channel's authorization (pusher-js's own default path, the
+ * specification's): what `parsePageConfig` gives a config without `realtime.authEndpoint`.
+ */
+export const AUTH_ENDPOINT = '/pusher/auth';
+
 /** Channel and event names (spec sections 3 and 6; `queue` and `movedEvent` are an extension). */
 export const CHANNELS = {
   /** Signed-in users; pusher-js requires the `private-` prefix for authorized channels. */

@@ -20,6 +20,7 @@ export type Routes = { readonly [K in keyof typeof ROUTES]: string };
  * A server writes every field below but `timings`. A page also accepts a config that leaves out
  * `queue.method` (GET), `queue.position`, `user` (anonymous), `realtime.host` (Pusher Channels'
  * own), `realtime.port` (443), `realtime.forceTLS` (true), `realtime.cluster` ('mt1'),
+ * `realtime.authEndpoint` ('/pusher/auth'),
  * `errorReporting` or any of its fields (`dsn`: the console only; `sampleRate` 0.5; `release`
  * '1.0.0'). A field added later is optional, so that a config written to this version stays valid.
  */
@@ -35,7 +36,7 @@ export interface PageConfigJson {
   };
   /** `id`: a positive integer for a signed-in user; 0 (or any falsy value) for an anonymous visitor. */
   readonly user: { readonly id: number };
-  /** Sent as `_token` with queue_request and the replay form, and as `X-CSRF-TOKEN` to `/pusher/auth`. */
+  /** Sent as `_token` with queue_request and the replay form, and as `X-CSRF-TOKEN` to `realtime.authEndpoint`. */
   readonly csrfToken: string;
   /** The Pusher-protocol server: host without scheme, port or path. */
   readonly realtime: {
@@ -44,6 +45,12 @@ export interface PageConfigJson {
     readonly port: number;
     readonly forceTLS: boolean;
     readonly cluster: string;
+    /**
+     * Where the page asks for its private channel's authorization (pusher-js's
+     * `channelAuthorization.endpoint`): a path on the page's origin. Optional (since 1.4.0):
+     * `AUTH_ENDPOINT`, '/pusher/auth', without it.
+     */
+    readonly authEndpoint?: string;
   };
   readonly routes: Routes;
   /** Sentry settings. */
@@ -159,6 +166,8 @@ export interface PageConfig {
     readonly port: number;
     readonly forceTLS: boolean;
     readonly cluster: string;
+    /** Where the page asks for its private channel's authorization: a path on its origin (since 1.4.0). */
+    readonly authEndpoint: string;
   };
   readonly routes: Routes;
   readonly errorReporting: ErrorReportingSettings;

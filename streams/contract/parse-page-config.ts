@@ -1,6 +1,7 @@
 import { TIMINGS, ERROR_REPORTING, REALTIME } from './constants.js';
 import { MAX_POSITION, METHODS, type AltchaChallenge, type ErrorReportingSettings, type LanguageJson, type Method, type PageConfig } from './page-config.js';
-import { toSameOriginPath } from './same-origin-path.js';
+import { AUTH_ENDPOINT } from './names.js';
+import { originOf, toSameOriginPath } from './same-origin-path.js';
 import { isUuid } from './uuid.js';
 
 /** Either a usable config, or every problem found (with whatever error reporting could be read). */
@@ -30,18 +31,30 @@ const isLocale = (value: unknown): boolean => {
 
 /**
  * Checks a page config (`PageConfigJson`, parsed from its JSON but otherwise untrusted) and applies
- * the defaults (port 443, TLS forced, cluster 'mt1', method GET, sample rate 0.5, release '1.0.0',
- * anonymous). Every problem is listed by its field's path, e.g. `realtime.port must be an integer
- * from 1 to 65535`. A pending URI that is not a same-origin path is no problem: it becomes null,
- * which makes the page leave, and is returned as a warning. `origin` is the page's own
- * (`location.origin`); the routes must be paths on it too.
+ * the defaults (port 443, TLS forced, cluster 'mt1', authorization at '/pusher/auth', method GET,
+ * sample rate 0.5, release '1.0.0', anonymous). Every problem is listed by its field's path, e.g.
+ * `realtime.port must be an integer from 1 to 65535`. A pending URI that is not a same-origin path
+ * is no problem: it becomes null, which makes the page leave, and is returned as a warning.
  *
- * A new field is optional (a config written before it stays valid): read its section with
- * `section(root.name, 'name', true)`, each value with `check`, `text` or `integer` (which note a
- * problem by path and go on), and add it to `PageConfigJson` and `PageConfig`. The helpers are
- * closures of one parse because the page ships this function: they cost it the fewest bytes.
+ * `origin` is the page's own address: `location.origin`, or any http(s) address on it such as
+ * `location.href` (only its origin counts). The routes and the authorization endpoint must be
+ * paths on that origin. Anything else is refused with the one problem that says so.
  */
-export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
+export function parsePageConfig(raw: unknown, address: string): ConfigResult {
+  // A new field is optional (a config written before it stays valid): read its section with
+  // `section(root.name, 'name', true)`, each value with `check`, `text` or `integer` (which note a
+  // problem by path and go on), and add it to `PageConfigJson` and `PageConfig`. The helpers are
+  // closures of one parse because the page ships this function: they cost it the fewest bytes.
+  const origin = originOf(address);
+  if (origin == null) {
+    const got = JSON.stringify(String(address)).slice(0, 200);
+    return {
+      ok: false,
+      problems: [`the origin argument must be the page's http(s) origin or address, such as location.origin (got ${got})`],
+      errorReporting: { dsn: null, sampleRate: ERROR_REPORTING.sampleRate, release: ERROR_REPORTING.release },
+      language: null,
+    };
+  }
   const problems: string[] = [];
   const warnings: string[] = [];
   const check = <T>(ok: boolean, path: string, rule: string, value: T): T => {
@@ -140,6 +153,7 @@ export function parsePageConfig(raw: unknown, origin: string): ConfigResult {
       port: rt.port === undefined ? REALTIME.port : integer(rt.port, 'realtime.port', 1, 65535),
       forceTLS: check(rt.forceTLS === undefined || typeof rt.forceTLS == 'boolean', 'realtime.forceTLS', 'true or false', rt.forceTLS !== false),
       cluster: text(rt.cluster, 'realtime.cluster', 'mt1'),
+      authEndpoint: rt.authEndpoint === undefined ? AUTH_ENDPOINT : route(rt.authEndpoint, 'realtime.authEndpoint'),
     },
     routes: {
       queue_request: route(routes.queue_request, 'routes.queue_request'),

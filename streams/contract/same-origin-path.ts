@@ -4,6 +4,16 @@
  */
 declare const URL: new (url: string, base: string) => { readonly origin: string; readonly pathname: string; readonly search: string; readonly hash: string };
 
+/** The origin of an absolute http(s) address (`https://shop.example/cart?x#y` → `https://shop.example`), or null. */
+export function originOf(address: unknown): string | null {
+  if (typeof address != 'string' || !/^https?:\/\/[^/?#\\]/i.test(address)) return null;
+  try {
+    return new URL(address, address).origin;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Returns `raw` as a path on `origin` (path, query and hash), or null when it is not one:
  * another origin, a scheme-relative `//host` or `/\host`, `javascript:`, `data:`, a relative

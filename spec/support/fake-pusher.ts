@@ -1,4 +1,4 @@
-import type { ChannelLike, PusherLike } from '../../../src/adapters/realtime-sources';
+import type { PusherChannelLike, PusherLike } from '@waiting-room/streams';
 
 type Handler = (...args: unknown[]) => void;
 
@@ -33,7 +33,7 @@ export class FakeEmitter {
   }
 }
 
-export class FakeChannel extends FakeEmitter implements ChannelLike {
+export class FakeChannel extends FakeEmitter implements PusherChannelLike {
   subscribed = false;
   constructor(readonly name: string) {
     super();

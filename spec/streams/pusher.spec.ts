@@ -1,17 +1,78 @@
 import { Subscription } from 'rxjs';
-import { createRealtimeSources, SubscriptionError } from '../../src/adapters/realtime-sources';
-import { channelName } from '../../src/adapters/channel-name';
-import { FakePusher } from './fakes/fake-pusher';
+import { pusherOptions, realtimeSources, SubscriptionError, type PusherLike } from '@waiting-room/streams';
+import { parsePageConfig, type PageConfig } from '@waiting-room/streams/contract';
+import { FakePusher } from '../support/fake-pusher';
 
 const CHANNEL = 'App.Client.abc';
 
+/** A checked config with `changes` in it (the visitor's uuid 'abc', anonymous). */
+const configWith = ({ realtime = {}, ...changes }: { realtime?: Record<string, unknown>; user?: { id: number }; event?: unknown } = {}): PageConfig => {
+  const result = parsePageConfig(
+    {
+      queue: { uuid: 'abc', uri: '/checkout', method: 'GET', position: 3 },
+      csrfToken: 'csrf-token',
+      realtime: { key: 'k', cluster: 'eu', ...realtime },
+      routes: { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' },
+      ...changes,
+    },
+    'http://localhost',
+  );
+  if (!result.ok) throw new Error(result.problems.join('; '));
+  return result.config;
+};
+const createRealtimeSources = (pusher: PusherLike, channel: string) =>
+  realtimeSources(pusher, configWith(channel == CHANNEL ? {} : { user: { id: Number(channel.split('.')[2]) } }));
+
+describe('realtime adapter: pusher-js options', () => {
+  it('should connect to the configured host and port, with the spec transports, timeouts and authorization', () => {
+    expect(pusherOptions(configWith({ realtime: { host: 'localhost', port: 8080, forceTLS: false, cluster: 'local' } }))).toEqual({
+      cluster: 'local',
+      wsHost: 'localhost',
+      httpHost: 'localhost',
+      httpPort: 8080,
+      httpsPort: 8080,
+      wsPort: 8080,
+      wssPort: 8080,
+      forceTLS: false,
+      enabledTransports: ['wss', 'xhr_streaming', 'ws', 'xhr_polling'],
+      activityTimeout: 120_000,
+      pongTimeout: 30_000,
+      unavailableTimeout: 10_000,
+      channelAuthorization: { endpoint: '/pusher/auth', transport: 'ajax', headers: { 'X-CSRF-TOKEN': 'csrf-token' } },
+    });
+  });
+
+  it("should default to TLS on port 443 and to the cluster's own host without a host", () => {
+    const options = pusherOptions(configWith());
+    expect(options).toMatchObject({ cluster: 'eu', forceTLS: true, wsPort: 443, wssPort: 443 });
+    expect(options).not.toHaveProperty('wsHost');
+    expect(options).not.toHaveProperty('httpHost');
+  });
+
+  it("should ask for the authorization at the config's endpoint, on the origin given", () => {
+    const config = configWith({ realtime: { authEndpoint: '/room/pusher/auth' } });
+    expect(pusherOptions(config).channelAuthorization.endpoint).toBe('/room/pusher/auth');
+    expect(pusherOptions(config, 'https://gateway.example').channelAuthorization.endpoint).toBe('https://gateway.example/room/pusher/auth');
+  });
+});
+
 describe('realtime adapter: channel names', () => {
   it('should use the private user channel for a signed-in user', () => {
-    expect(channelName(42, 'abc')).toBe('private-App.User.42.abc');
+    const pusher = new FakePusher();
+    realtimeSources(pusher, configWith({ user: { id: 42 } }))
+      .subscribe()
+      .subscribe()
+      .unsubscribe();
+    expect(pusher.subscribeCalls).toEqual(['private-App.User.42.abc']);
   });
 
   it('should use the public client channel for an anonymous visitor', () => {
-    expect(channelName(0, 'abc')).toBe('App.Client.abc');
+    const pusher = new FakePusher();
+    realtimeSources(pusher, configWith({ user: { id: 0 } }))
+      .subscribe()
+      .subscribe()
+      .unsubscribe();
+    expect(pusher.subscribeCalls).toEqual(['App.Client.abc']);
   });
 });
 
@@ -156,5 +217,19 @@ describe('realtime adapter: channel subscription', () => {
     channel.emit('RequestUnqueud', { uuid: 'abc' }, { user_id: undefined });
     channel.emit('SomethingElse', { uuid: 'abc' });
     expect(releases).toEqual([{ uuid: 'abc' }]);
+  });
+});
+
+describe('realtime adapter: a scheduled event', () => {
+  it("should listen for QueueOpened on the event's channel only in its pre-queue", () => {
+    const pusher = new FakePusher();
+    expect(realtimeSources(pusher, configWith()).opened$).toBeUndefined();
+    const event = { id: 'drop-1', name: 'Drop', opensAt: '2030-01-01T00:00:00Z', shuffle: false };
+    const opened: unknown[] = [];
+    const subscription = realtimeSources(pusher, configWith({ event })).opened$!.subscribe((data) => opened.push(data));
+    pusher.channels.get('App.Event.drop-1')!.emit('QueueOpened', { spread: 1000 }, {});
+    subscription.unsubscribe();
+    expect(opened).toEqual([{ spread: 1000 }]);
+    expect(pusher.channels.get('App.Event.drop-1')!.boundTotal()).toBe(0);
   });
 });

@@ -43,17 +43,17 @@ import { waiting } from './rules/waiting.js';
  *    `loading` each time the connection state or the failed-call count changes;
  * 2. after the first successful queue_info answer, `waiting` with position, estimated minutes
  *    and `updatedAt`, again on every answer, on every change of connection or `failedPolls`, and
- *    on every `moved$` event that moves the visitor up (see rules/line-moved: never to 0); beyond
+ *    on every `moved$` event that moves the visitor up (never to 0, never back up); beyond
  *    the spec, while the answers say the visitor is in a scheduled event's pre-queue (`opensIn`),
  *    `loading` with `opensAt` instead, and each `opened$` event brings one more queue_info call
- *    within its spread (rules/opening), which ends it;
+ *    within its spread, which ends it;
  * 3. then exactly one ending:
  *    - `released` with the replay to perform, then completes (first release event only);
  *    - or `failed` with the spec's exact message (position 0 for 10 s, or not connected 30 s
  *      after `unavailable`/`error`), `leaving` 'back' 2 s later, `leaving` 'root' 3 s after
  *      that, then completes;
  *    - or, beyond the spec, `lost` when a queue_info call says the place is unknown (see
- *      place-lost.ts; e.g. the server restarted and forgot its line): for a held GET, with
+ *      `placeLost`; e.g. the server restarted and forgot its line): for a held GET, with
  *      `rejoin` set to its target and `rejoining` 3 s later (`rejoinDelay`), then completes; for
  *      another verb, with `rejoin` null, and completes at once. A release event received first
  *      wins: the stream has ended at `released`, and a lost place after it cannot matter;

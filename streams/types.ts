@@ -45,7 +45,7 @@ export interface QueueSources {
   readonly moved$?: Observable<LineMoved>;
   /**
    * Each `QueueOpened` event on the channel of the scheduled event whose pre-queue the visitor is
-   * in (an extension; optional): one queue_info call follows, within its spread (rules/opening).
+   * in (an extension; optional): one queue_info call follows, within its spread (see the README's "A pre-queue opens").
    */
   readonly opened$?: Observable<QueueOpened>;
   /**

@@ -18,7 +18,7 @@ export const TIMINGS = {
   poll: 60_000,
   /**
    * Beyond the spec: delay between telling the visitor their place in line was lost and loading
-   * the held GET again, which joins the line afresh (see rules/rejoin).
+   * the held GET again, which joins the line afresh.
    */
   rejoinDelay: 3_000,
 } as const;

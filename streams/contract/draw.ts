@@ -1,5 +1,5 @@
 /**
- * The draw of a scheduled event, commit then reveal, as anyone can recompute it (docs/drop-day.md):
+ * The draw of a scheduled event, commit then reveal, as anyone can recompute it:
  * - `commitment` = SHA-256 of the seed's 32 bytes, published from the start of the pre-queue;
  * - each entrant's `ticket` = SHA-256 of their queue uuid as text;
  * - the order = the tickets sorted ascending by HMAC-SHA256(key = the seed's bytes, message = the

@@ -36,7 +36,7 @@ const isLocale = (value: unknown): boolean => {
  * `realtime.port must be an integer from 1 to 65535`. A pending URI that is not a same-origin path
  * is no problem: it becomes null, which makes the page leave, and is returned as a warning.
  *
- * `origin` is the page's own address: `location.origin`, or any http(s) address on it such as
+ * `address` is the page's own origin, `location.origin`, or any http(s) address on it such as
  * `location.href` (only its origin counts). The routes and the authorization endpoint must be
  * paths on that origin. Anything else is refused with the one problem that says so.
  */

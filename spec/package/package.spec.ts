@@ -1,20 +1,11 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { packAndInstall, type InstalledPackage, type Packed } from '../support/packed-package';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
-const STREAMS = path.join(ROOT, 'streams');
-
-/** What `npm pack --json` says of the tarball. */
-interface Packed {
-  readonly name: string;
-  readonly version: string;
-  readonly filename: string;
-  readonly files: ReadonlyArray<{ readonly path: string }>;
-}
 
 /** The module specifiers a built file imports, statically or not. */
 const importsOf = (code: string): string[] => [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)].map((match) => match[1]);
@@ -28,31 +19,23 @@ async function filesUnder(dir: string): Promise<string[]> {
 jest.setTimeout(180_000);
 
 describe('the package as published: packed, then installed into an empty project', () => {
-  let dir: string;
+  let pkg: InstalledPackage | undefined;
   let packed: Packed;
   let consumer: string;
   let installed: string;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'wr-package-'));
-    // `npm pack` builds dist first (the package's `prepack`).
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: STREAMS });
-    [packed] = JSON.parse(stdout) as Packed[];
-    consumer = path.join(dir, 'consumer');
-    await cp(path.join(__dirname, 'consumer'), consumer, { recursive: true });
-    // The rxjs the repository itself is tested with, from npm's cache when it is there.
-    const { rxjs } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')).dependencies;
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(dir, packed.filename), `rxjs@${rxjs}`], { cwd: consumer });
-    installed = path.join(consumer, 'node_modules/@waiting-room/streams');
+    pkg = await packAndInstall();
+    ({ packed, consumer, installed } = pkg);
   });
 
   afterAll(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await pkg?.remove();
   });
 
   it('should hold the built ES modules with their types, the README and the CHANGELOG, and no test or TypeScript source', () => {
     const files = packed.files.map((file) => file.path).sort();
-    expect(packed).toMatchObject({ name: '@waiting-room/streams', version: '1.3.0' });
+    expect(packed).toMatchObject({ name: '@waiting-room/streams', version: '1.4.0' });
     expect(files).toEqual(
       expect.arrayContaining([
         'package.json',
@@ -89,6 +72,29 @@ describe('the package as published: packed, then installed into an empty project
     expect({ dependencies: manifest.dependencies, peerDependencies: manifest.peerDependencies }).toEqual({ peerDependencies: { rxjs: '^7.8.0' } });
   });
 
+  it('should say where its sources, docs and issues are, and its declarations name no private file', async () => {
+    const manifest = JSON.parse(await readFile(path.join(installed, 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({
+      repository: { type: 'git', url: expect.stringMatching(/^git\+https:\/\/github\.com\/.+\.git$/), directory: 'streams' },
+      homepage: expect.stringMatching(/^https:\/\/github\.com\/.+\/streams#readme$/),
+      bugs: { url: expect.stringMatching(/^https:\/\/github\.com\/.+\/issues$/) },
+    });
+    const declarations = (await filesUnder(path.join(installed, 'dist'))).filter((file) => file.endsWith('.d.ts'));
+    // The rules' declarations are private, and no public declaration needs them: not shipped.
+    expect(declarations.filter((file) => file.startsWith('rules'))).toEqual([]);
+    const mentions: string[] = [];
+    for (const file of declarations) {
+      const text = await readFile(path.join(installed, 'dist', file), 'utf8');
+      // Comments only: the imports between the package's own files are its business.
+      const comments = text.match(/\/\*[\s\S]*?\*\/|\/\/.*$/gm) ?? [];
+      for (const comment of comments) {
+        for (const name of comment.match(/\brules\/[\w-]+|\b[\w-]+\.(?:ts|md)\b|\b(?:docs|server|src|spec)\/[\w./-]+/g) ?? [])
+          mentions.push(`${file}: ${name}`);
+      }
+    }
+    expect(mentions).toEqual([]);
+  });
+
   it('should import from Node as ES modules, by its two entry points only, and run a queue', async () => {
     const { stdout } = await run(process.execPath, ['consumer.mjs'], { cwd: consumer });
 
@@ -113,9 +119,12 @@ describe('the package as published: packed, then installed into an empty project
     });
   });
 
-  it('should type-check in a strict TypeScript project resolving modules as Node does (nodenext)', async () => {
+  it.each([
+    ['a strict TypeScript project resolving modules as Node does (nodenext)', 'tsconfig.json'],
+    ["a front end bundled by esbuild (the README's examples), at the strictest settings", 'tsconfig.front-end.json'],
+  ])('should type-check in %s', async (_, project) => {
     const tsc = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: consumer }).catch((error: { stdout: string }) => error);
+    const result = await run(process.execPath, [tsc, '-p', project], { cwd: consumer }).catch((error: { stdout: string }) => error);
 
     expect(result.stdout).toBe('');
   });

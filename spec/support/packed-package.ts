@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+
+/** What `npm pack --json` says of the tarball. */
+export interface Packed {
+  readonly name: string;
+  readonly version: string;
+  readonly filename: string;
+  readonly files: ReadonlyArray<{ readonly path: string }>;
+}
+
+/** The package as an outside project gets it: packed, then installed into a project of its own. */
+export interface InstalledPackage {
+  readonly packed: Packed;
+  /** The outside project: a copy of spec/package/consumer, with its node_modules. */
+  readonly consumer: string;
+  /** The package as installed there. */
+  readonly installed: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * Packs `streams/` (`prepack` builds dist afresh) and installs the tarball into a copy of
+ * spec/package/consumer, with the rxjs and pusher-js the repository itself is tested with (npm
+ * takes them from its cache when they are there).
+ */
+export async function packAndInstall(): Promise<InstalledPackage> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'wr-package-'));
+  try {
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: path.join(ROOT, 'streams') });
+    const [packed] = JSON.parse(stdout) as Packed[];
+    if (!packed) throw new Error(`npm pack said nothing of a tarball: ${stdout}`);
+    const consumer = path.join(dir, 'consumer');
+    await cp(path.join(ROOT, 'spec/package/consumer'), consumer, { recursive: true });
+    const { dependencies } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+    await run(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        path.join(dir, packed.filename),
+        `rxjs@${dependencies.rxjs}`,
+        `pusher-js@${dependencies['pusher-js']}`,
+      ],
+      { cwd: consumer },
+    );
+    return { packed, consumer, installed: path.join(consumer, 'node_modules/@waiting-room/streams'), remove: () => rm(dir, { recursive: true, force: true }) };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -22,14 +22,15 @@ export const CHROMIUM_ARGS: readonly string[] = [
 /**
  * Launches Debian's Chromium headless. `chromium.launch` always starts from a new temporary
  * profile (deleted when the browser closes), so no cookie, cache or service worker carries over
- * from an earlier run. Fails with an installation hint when the browser is missing.
+ * from an earlier run. Fails with an installation hint when the browser is missing. `extraArgs`
+ * go after `CHROMIUM_ARGS`.
  */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `${CHROMIUM} is missing: the end-to-end tests drive Debian's Chromium. ` +
         'Install it with `sudo apt-get install -y chromium` (or run `bash .ci/system-deps`).',
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS] });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }

@@ -38,7 +38,7 @@ describe('a vanilla front end built from the published package and its README', 
         write: false,
         logLevel: 'silent',
       });
-      return result.outputFiles[0]!.text;
+      return result.outputFiles[0].text;
     };
     bundles = { page: await bundle('waiting-page.ts'), app: await bundle('app.ts') };
     // A page the test fulfils has no network address of its own, which Chromium counts as a public
@@ -140,7 +140,7 @@ describe('a vanilla front end built from the published package and its README', 
     await page.waitForTimeout(1000);
     const posts = received('/checkout', 'POST');
     expect(posts).toHaveLength(1);
-    expect(Object.fromEntries(new URLSearchParams(posts[0]!.body.toString()))).toEqual({ quantity: '3', note: 'gift' });
+    expect(Object.fromEntries(new URLSearchParams(posts[0].body.toString()))).toEqual({ quantity: '3', note: 'gift' });
     expect(visitor!.offSite).toEqual([]);
     expect(await server.errors()).toEqual([]);
   }, 90_000);
@@ -172,7 +172,7 @@ describe('a vanilla front end built from the published package and its README', 
     await page.waitForTimeout(1000);
     const posts = received('/checkout/api', 'POST');
     expect(posts).toHaveLength(1);
-    expect(posts[0]!.body.toString()).toBe('quantity=2');
+    expect(posts[0].body.toString()).toBe('quantity=2');
     expect(visitor.offSite).toEqual([]);
     expect(await server.errors()).toEqual([]);
   }, 90_000);

@@ -20,8 +20,8 @@ const configWith = ({ realtime = {}, ...changes }: { realtime?: Record<string, u
   if (!result.ok) throw new Error(result.problems.join('; '));
   return result.config;
 };
-const createRealtimeSources = (pusher: PusherLike, channel: string) =>
-  realtimeSources(pusher, configWith(channel == CHANNEL ? {} : { user: { id: Number(channel.split('.')[2]) } }));
+/** The sources for an anonymous visitor, whose channel is `CHANNEL`. */
+const sourcesOf = (pusher: PusherLike) => realtimeSources(pusher, configWith());
 
 describe('realtime adapter: pusher-js options', () => {
   it('should connect to the configured host and port, with the spec transports, timeouts and authorization', () => {
@@ -87,7 +87,7 @@ describe('realtime adapter: connection', () => {
 
   it('should emit the current state at once, then each state_change', () => {
     const states: string[] = [];
-    subscriptions.add(createRealtimeSources(pusher, CHANNEL).state$.subscribe((state) => states.push(state)));
+    subscriptions.add(sourcesOf(pusher).state$.subscribe((state) => states.push(state)));
     pusher.enter('connected');
     pusher.enter('unavailable');
     expect(states).toEqual(['connecting', 'connected', 'unavailable']);
@@ -95,14 +95,14 @@ describe('realtime adapter: connection', () => {
 
   it('should emit each connection error', () => {
     const errors: unknown[] = [];
-    subscriptions.add(createRealtimeSources(pusher, CHANNEL).error$.subscribe((error) => errors.push(error)));
+    subscriptions.add(sourcesOf(pusher).error$.subscribe((error) => errors.push(error)));
     const error = { type: 'WebSocketError', error: {} };
     pusher.connection.emit('error', error);
     expect(errors).toEqual([error]);
   });
 
   it('should unbind every handler on teardown', () => {
-    const sources = createRealtimeSources(pusher, CHANNEL);
+    const sources = sourcesOf(pusher);
     const subscription = new Subscription();
     subscription.add(sources.state$.subscribe());
     subscription.add(sources.error$.subscribe());
@@ -127,7 +127,7 @@ describe('realtime adapter: channel subscription', () => {
   afterEach(() => subscriptions.unsubscribe());
 
   it('should not join the channel before subscribe() is called (the core calls it on connected)', () => {
-    const sources = createRealtimeSources(pusher, CHANNEL);
+    const sources = sourcesOf(pusher);
     subscriptions.add(sources.release$.subscribe());
     subscriptions.add(sources.subscribed$.subscribe());
     expect(pusher.subscribeCalls).toEqual([]);
@@ -136,7 +136,7 @@ describe('realtime adapter: channel subscription', () => {
   });
 
   it('should emit once subscribed, then complete; subscribed$ sees pusher:subscription_succeeded', () => {
-    const sources = createRealtimeSources(pusher, CHANNEL);
+    const sources = sourcesOf(pusher);
     const subscribed: unknown[] = [];
     subscriptions.add(sources.subscribed$.subscribe((data) => subscribed.push(data)));
     const events: string[] = [];
@@ -148,7 +148,7 @@ describe('realtime adapter: channel subscription', () => {
   });
 
   it('should emit at once when the channel is already subscribed (a reconnect pusher-js handled first)', () => {
-    const sources = createRealtimeSources(pusher, CHANNEL);
+    const sources = sourcesOf(pusher);
     subscriptions.add(sources.subscribe().subscribe());
     pusher.confirm(CHANNEL);
     const events: string[] = [];
@@ -159,7 +159,7 @@ describe('realtime adapter: channel subscription', () => {
   it('should error with a SubscriptionError on pusher:subscription_error', () => {
     const errors: unknown[] = [];
     subscriptions.add(
-      createRealtimeSources(pusher, CHANNEL)
+      sourcesOf(pusher)
         .subscribe()
         .subscribe({ error: (error) => errors.push(error) }),
     );
@@ -172,7 +172,7 @@ describe('realtime adapter: channel subscription', () => {
   it('should error with a SubscriptionError on a connection error with code 4009', () => {
     const errors: unknown[] = [];
     subscriptions.add(
-      createRealtimeSources(pusher, CHANNEL)
+      sourcesOf(pusher)
         .subscribe()
         .subscribe({ error: (error) => errors.push(error) }),
     );
@@ -183,7 +183,7 @@ describe('realtime adapter: channel subscription', () => {
   });
 
   it('should join App.Queue with the visitor channel, once, and emit the QueueMoved data only', () => {
-    const sources = createRealtimeSources(pusher, CHANNEL);
+    const sources = sourcesOf(pusher);
     const moves: unknown[] = [];
     subscriptions.add(sources.moved$.subscribe((data) => moves.push(data)));
     expect(pusher.subscribeCalls).toEqual([]);
@@ -199,7 +199,7 @@ describe('realtime adapter: channel subscription', () => {
   });
 
   it('should unbind QueueMoved on teardown', () => {
-    const sources = createRealtimeSources(pusher, CHANNEL);
+    const sources = sourcesOf(pusher);
     const subscription = sources.moved$.subscribe();
     subscriptions.add(sources.subscribe().subscribe());
     expect(pusher.channels.get('App.Queue')!.bound('QueueMoved')).toBe(1);
@@ -208,7 +208,7 @@ describe('realtime adapter: channel subscription', () => {
   });
 
   it('should emit the release event data only, once the channel exists', () => {
-    const sources = createRealtimeSources(pusher, CHANNEL);
+    const sources = sourcesOf(pusher);
     const releases: unknown[] = [];
     subscriptions.add(sources.release$.subscribe((data) => releases.push(data)));
     subscriptions.add(sources.subscribe().subscribe());

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   console.log(`Try: curl -H "Authorization: Bearer <admin token>" ${server.url}/admin/stats`);
   console.log(`Operator console: ${server.url}/admin/ (sign in with the admin token).`);
 
-  if (config.stateFile) console.log(`The line is kept in ${config.stateFile} across a restart (written at SIGTERM).`);
+  if (config.stateFile) console.log(`The line will be written to ${config.stateFile} at SIGTERM, and read at the next start.`);
 
   const stop = (signal: string) => {
     console.log(`${signal}: closing…`);
@@ -58,9 +58,12 @@ async function main(): Promise<void> {
     }, SHUTDOWN_DEADLINE_MS).unref();
     server
       .close()
-      .then(() => process.exit(0))
+      .then(() => {
+        if (config.stateFile) console.log(`The line was written to ${config.stateFile}.`);
+        process.exit(0);
+      })
       .catch((error: unknown) => {
-        console.error(error);
+        console.error(error instanceof StateFileError ? error.message : error);
         process.exit(1);
       });
   };

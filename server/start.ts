@@ -17,7 +17,7 @@ import { startReleaseLoop } from './release-loop';
 import { Releases } from './releases';
 import { RoomBotCheck } from './bot-check/room-check';
 import { ErrorLog } from './sink/error-log';
-import { forgetStateFile, readStateFile, writeStateFile } from './state-file';
+import { StateFileError, forgetStateFile, prepareStateFile, readStateFile, writeStateFile } from './state-file';
 import { createStore } from './store/create';
 import { MemoryStore } from './store/memory';
 import type { QueueStore, ReleasePolicy } from './store/types';
@@ -84,6 +84,8 @@ function stateFileOf(file: string, room: RoomConfig, primary: boolean): string {
  */
 export async function start(requested: ServerConfig, options: StartOptions = {}): Promise<Started> {
   const { stateFile } = requested;
+  // Found now rather than at SIGTERM, when the line would be lost.
+  if (stateFile !== undefined) requested.rooms.forEach((room, i) => prepareStateFile(stateFileOf(stateFile, room, i === 0)));
   // Each room's saved line; none for the first when the caller gives its store.
   const saved = requested.rooms.map((room, i) =>
     stateFile === undefined || (options.store && i === 0) ? undefined : readStateFile(stateFileOf(stateFile, room, i === 0)),
@@ -223,11 +225,18 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
         // At once: no new connection of either kind, while pages hear "reconnect" and requests finish.
         await Promise.all([realtime?.close(), closeHttp(app)]);
         await Promise.allSettled([closeStores(), fanout.close(), demo?.close()]);
-        // Last, once nothing can change the lines any more.
+        // Last, once nothing can change the lines any more; a file that fails leaves the others written.
+        const failures: string[] = [];
         rooms.all.forEach((room, i) => {
           const file = config.stateFile && stateFileOf(config.stateFile, config.rooms[i], room.primary);
-          if (file && room.store instanceof MemoryStore) writeStateFile(file, room.store, config.sessionSecret);
+          if (!file || !(room.store instanceof MemoryStore)) return;
+          try {
+            writeStateFile(file, room.store, config.sessionSecret);
+          } catch (error) {
+            failures.push((error as Error).message);
+          }
         });
+        if (failures.length > 0) throw new StateFileError(failures.join(' '));
       })();
       return closing;
     },

@@ -1,4 +1,5 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import { MemoryStore, type MemoryStoreState } from './store/memory';
 
 /**
@@ -21,6 +22,26 @@ export interface SavedState {
 
 /** The state file exists but cannot be used; the server refuses to start rather than lose it. */
 export class StateFileError extends Error {}
+
+/**
+ * Makes sure the state file can be written at SIGTERM, before any visitor joins a line that would
+ * otherwise be lost then: creates the folders it names that do not exist yet (as `mkdir -p`), then
+ * writes a probe beside it and renames it, as `writeStateFile` will. Throws `StateFileError`.
+ */
+export function prepareStateFile(file: string): void {
+  const probe = `${file}.${process.pid}.probe`;
+  try {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    writeStateBytes(probe, '');
+    renameSync(probe, `${probe}.renamed`);
+    rmSync(`${probe}.renamed`, { force: true });
+  } catch (error) {
+    removeQuietly(probe);
+    throw new StateFileError(
+      `STATE_FILE ${file} cannot be written (${(error as Error).message}): the line could not be kept at SIGTERM; choose a writable place.`,
+    );
+  }
+}
 
 /** What a previous run saved at `file`, or undefined when there is no file. */
 export function readStateFile(file: string): { readonly sessionSecret: string; readonly store: MemoryStore } | undefined {
@@ -50,17 +71,36 @@ export function readStateFile(file: string): { readonly sessionSecret: string; r
 export function writeStateFile(file: string, store: MemoryStore, sessionSecret: string): void {
   const saved: SavedState = { version: 1, savedAt: new Date().toISOString(), sessionSecret, line: store.toState() };
   const temporary = `${file}.${process.pid}.tmp`;
-  const fd = openSync(temporary, 'w', 0o600);
   try {
-    writeSync(fd, JSON.stringify(saved));
+    writeStateBytes(temporary, JSON.stringify(saved));
+    renameSync(temporary, file);
+  } catch (error) {
+    removeQuietly(temporary);
+    throw new StateFileError(`STATE_FILE ${file} could not be written (${(error as Error).message}): the line was NOT kept.`);
+  }
+}
+
+/** Writes `text` to `file`, readable by the server's user only, and flushed to disk. */
+function writeStateBytes(file: string, text: string): void {
+  const fd = openSync(file, 'w', 0o600);
+  try {
+    writeSync(fd, text);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
-  renameSync(temporary, file);
 }
 
 /** Removes the state file once its line is live in this process (see `SavedState`). */
 export function forgetStateFile(file: string): void {
   rmSync(file, { force: true });
+}
+
+/** Removes what a failed write may have left; a folder that is not there is nothing to remove. */
+function removeQuietly(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    // Nothing was left there.
+  }
 }

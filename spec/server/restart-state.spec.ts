@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -160,6 +160,54 @@ describe('a single instance restarted for a deploy (SIGTERM, then started again)
     expect(bodiesAt('/login')).toEqual(['POST /login name=Ada']);
     idle.destroy();
     mute.destroy();
+  });
+
+  it('should create the folders STATE_FILE names that do not exist yet, and keep the line in it', async () => {
+    const stateFile = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-state-')), 'not', 'yet', 'line.json');
+    const server = await singleInstance({ STATE_FILE: stateFile });
+    await new Visitor(server.url).get('/checkout');
+    const ada = new Visitor(server.url);
+    const page = await ada.hold('/checkout');
+    // Nothing left beside it by the check made at start.
+    expect(readdirSync(path.dirname(stateFile))).toEqual([]);
+
+    expect(await server.process.stop()).toBe(0);
+    expect(server.process.output()).toContain(`The line was written to ${stateFile}.`);
+    await restartInstance(server);
+
+    expect((await ada.queueInfo(page.queue.uuid)).json).toMatchObject({ position: 1 });
+  });
+
+  it('should refuse to start, naming STATE_FILE, when it cannot be written', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'waiting-room-state-'));
+    // A folder that cannot be made: its parent is a file.
+    writeFileSync(path.join(dir, 'plain-file'), '');
+    const underAFile = path.join(dir, 'plain-file', 'line.json');
+    const env = { ACTIVE_LIMIT: '1', ADMIN_TOKEN: 'a-long-enough-admin-token-here' };
+
+    await expect(startServerProcess({ ...env, STATE_FILE: underAFile })).rejects.toThrow(/STATE_FILE .*plain-file\/line\.json cannot be written/);
+    if (process.getuid?.() !== 0) {
+      // A folder the server's user may not write in (root writes anywhere).
+      const readOnly = path.join(dir, 'read-only');
+      mkdirSync(readOnly, { mode: 0o500 });
+      await expect(startServerProcess({ ...env, STATE_FILE: path.join(readOnly, 'line.json') })).rejects.toThrow(/STATE_FILE .* cannot be written/);
+      chmodSync(readOnly, 0o700);
+    }
+  });
+
+  it('should say the line was NOT kept, and exit 1, when writing it fails at SIGTERM', async () => {
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-state-')), 'state');
+    const stateFile = path.join(dir, 'line.json');
+    const server = await singleInstance({ STATE_FILE: stateFile });
+    await new Visitor(server.url).get('/checkout');
+    await new Visitor(server.url).hold('/checkout');
+    // The folder goes away under the running server (a volume unmounted, a cleanup job).
+    rmSync(dir, { recursive: true });
+    writeFileSync(dir, 'a file where the folder was');
+
+    expect(await server.process.stop()).toBe(1);
+    expect(server.process.output()).toMatch(/STATE_FILE .*line\.json could not be written .*the line was NOT kept/);
+    expect(server.process.output()).not.toContain('The line was written');
   });
 
   it('should refuse to start on a state file it cannot read, naming STATE_FILE, and leave the file alone', async () => {

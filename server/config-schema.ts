@@ -272,6 +272,56 @@ const PROPERTIES = {
     unset: 'memory',
     description: 'Keep the line in Redis, for several instances.',
   },
+  REDIS_SENTINELS: {
+    type: 'string',
+    section: 'store',
+    accepts: '`host:port,host:port,…` (IPv6 hosts in brackets)',
+    unset: 'no Sentinel',
+    description:
+      'Keep the line in Redis behind Sentinels, following the primary they name through a failover ([durability.md](durability.md)). Instead of REDIS_URL.',
+  },
+  REDIS_SENTINEL_NAME: {
+    type: 'string',
+    section: 'store',
+    accepts: 'a name',
+    unset: 'required with REDIS_SENTINELS',
+    description: 'The name the Sentinels monitor the primary by (`sentinel monitor <name> …`).',
+  },
+  REDIS_CLUSTER_NODES: {
+    type: 'string',
+    section: 'store',
+    accepts: '`host:port,host:port,…` (IPv6 hosts in brackets)',
+    unset: 'no Cluster',
+    description:
+      "Keep the line in a Redis Cluster (Redis 7 or later), given some of its nodes: each room's keys and channel share one hash slot. Instead of REDIS_URL.",
+  },
+  REDIS_USERNAME: {
+    type: 'string',
+    section: 'store',
+    accepts: 'an ACL user name',
+    unset: 'the default user',
+    description: "The Redis nodes' ACL user, with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, the URL carries it).",
+  },
+  REDIS_PASSWORD: {
+    type: 'string',
+    section: 'store',
+    accepts: 'text',
+    unset: 'no password',
+    description: "The Redis nodes' password or auth token, with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, the URL carries it).",
+  },
+  REDIS_SENTINEL_PASSWORD: {
+    type: 'string',
+    section: 'store',
+    accepts: 'text',
+    unset: 'no password',
+    description: "The Sentinels' own password, with REDIS_SENTINELS.",
+  },
+  REDIS_TLS: {
+    type: 'boolean',
+    section: 'store',
+    default: false,
+    description: 'TLS to every Redis node and Sentinel, with REDIS_SENTINELS or REDIS_CLUSTER_NODES (with REDIS_URL, use `rediss://`).',
+  },
   STATE_FILE: {
     type: 'string',
     section: 'store',

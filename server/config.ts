@@ -10,6 +10,7 @@ import { declaredEvents, type DeclaredEvent } from './events/declared';
 import { normalizeTarget } from './request-target';
 import { ConfigError, readEnvironment, type Env, type ReadEnvironment } from './config-env';
 import { ADMISSION_MODES, type ConfigEnv, type LOG_LEVELS } from './config-schema';
+import type { RedisNode, RedisTarget } from './redis/connection';
 
 /** Where the realtime events go: the embedded Pusher-protocol server or an outside one. */
 export interface PusherConfig {
@@ -56,6 +57,8 @@ export interface ServerConfig {
   readonly sessionSecret: string;
   readonly sessionSecretGenerated: boolean;
   readonly redisUrl?: string;
+  /** The line in the primary Sentinels name (REDIS_SENTINELS) or in a Redis Cluster (REDIS_CLUSTER_NODES); unset with REDIS_URL. */
+  readonly redisEngine?: Exclude<RedisTarget, string>;
   readonly pusher: PusherConfig;
   /** Realtime host and port handed to the page; unset means the server's own. */
   readonly pusherClient: { readonly host?: string; readonly port?: number };
@@ -196,6 +199,58 @@ export function logsEveryRequest(level: string): boolean {
 export { ConfigError } from './config-env';
 export { ADMIN_TOKEN_MIN_LENGTH, ADMISSION_MODES, DEFAULT_DIFFICULTY, LOG_LEVELS, MAX_DIFFICULTY } from './config-schema';
 
+/**
+ * Redis Sentinel (REDIS_SENTINELS, REDIS_SENTINEL_NAME) or Redis Cluster (REDIS_CLUSTER_NODES),
+ * with REDIS_USERNAME, REDIS_PASSWORD, REDIS_SENTINEL_PASSWORD and REDIS_TLS; at most one of them
+ * and REDIS_URL (whose URL carries its own credentials and `rediss:`).
+ */
+function redisEngineConfig(v: ConfigEnv): Exclude<RedisTarget, string> | undefined {
+  const sentinels = v.REDIS_SENTINELS;
+  const clusterNodes = v.REDIS_CLUSTER_NODES;
+  const given = [v.REDIS_URL !== undefined && 'REDIS_URL', sentinels !== undefined && 'REDIS_SENTINELS', clusterNodes !== undefined && 'REDIS_CLUSTER_NODES'];
+  const set = given.filter(Boolean);
+  if (set.length > 1) throw new ConfigError(`Set one of REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES; got ${set.join(' and ')}.`);
+  const auth = {
+    username: v.REDIS_USERNAME,
+    password: v.REDIS_PASSWORD,
+    sentinelPassword: v.REDIS_SENTINEL_PASSWORD,
+    tls: v.REDIS_TLS,
+  };
+  if (sentinels === undefined && clusterNodes === undefined) {
+    const stray = (['REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD', 'REDIS_TLS', 'REDIS_SENTINEL_NAME'] as const).find(
+      (name) => v[name] !== undefined && (name !== 'REDIS_TLS' || v.REDIS_TLS),
+    );
+    if (stray) throw new ConfigError(`${stray} goes with REDIS_SENTINELS or REDIS_CLUSTER_NODES; with REDIS_URL put credentials and rediss: in the URL.`);
+    return undefined;
+  }
+  if (clusterNodes !== undefined) {
+    if (auth.sentinelPassword !== undefined || v.REDIS_SENTINEL_NAME !== undefined) {
+      throw new ConfigError('REDIS_SENTINEL_NAME and REDIS_SENTINEL_PASSWORD go with REDIS_SENTINELS, not REDIS_CLUSTER_NODES.');
+    }
+    return { kind: 'cluster', nodes: redisNodes('REDIS_CLUSTER_NODES', clusterNodes), ...auth };
+  }
+  const name = v.REDIS_SENTINEL_NAME;
+  if (name === undefined)
+    throw new ConfigError('REDIS_SENTINELS needs REDIS_SENTINEL_NAME: the name the Sentinels monitor the primary by (sentinel monitor <name> …).');
+  return { kind: 'sentinel', sentinels: redisNodes('REDIS_SENTINELS', sentinels as string), name, ...auth };
+}
+
+/** `host:port,host:port,…` (an IPv6 host in brackets). */
+function redisNodes(name: string, raw: string): RedisNode[] {
+  const nodes = raw
+    .split(',')
+    .map((one) => one.trim())
+    .filter(Boolean)
+    .map((one) => {
+      const found = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(one);
+      const port = Number(found?.[2]);
+      if (!found || port < 1 || port > 65535) throw new ConfigError(`${name} must list host:port pairs, comma-separated; got "${one}".`);
+      return { host: found[1].replace(/^\[|\]$/g, ''), port };
+    });
+  if (nodes.length === 0) throw new ConfigError(`${name} must list host:port pairs, comma-separated; got "${raw}".`);
+  return nodes;
+}
+
 const ROOT = path.resolve(__dirname, '..');
 
 /** The default embedded app; an outside server needs all three of id, key and secret. */
@@ -209,8 +264,10 @@ const EMBEDDED_APP = { appId: 'waiting-room', key: 'waiting-room-key' };
 export function loadConfig(env: Env, notice: (message: string) => void = () => {}): ServerConfig {
   const read = readEnvironment(env, notice);
   const { values: v } = read;
-  if (v.STATE_FILE !== undefined && v.REDIS_URL !== undefined) {
-    throw new ConfigError('STATE_FILE keeps the memory store across a restart; with REDIS_URL the line already lives in Redis: unset one.');
+  const redisEngine = redisEngineConfig(v);
+  const redisSetting = redisEngine ? (redisEngine.kind === 'sentinel' ? 'REDIS_SENTINELS' : 'REDIS_CLUSTER_NODES') : 'REDIS_URL';
+  if (v.STATE_FILE !== undefined && (redisEngine || v.REDIS_URL !== undefined)) {
+    throw new ConfigError(`STATE_FILE keeps the memory store across a restart; with ${redisSetting} the line already lives in Redis: unset one.`);
   }
   const assetsDir = path.join(ROOT, 'public', 'assets');
   const gateway = gatewayConfig(v);
@@ -236,6 +293,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     sessionSecret: v.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
     sessionSecretGenerated: v.SESSION_SECRET === undefined,
     redisUrl: url('REDIS_URL', v.REDIS_URL, ['redis:', 'rediss:']),
+    redisEngine,
     pusher: pusherConfig(v),
     pusherClient: { host: v.PUSHER_CLIENT_HOST, port: v.PUSHER_CLIENT_PORT },
     realtime: {

@@ -19,9 +19,11 @@ async function main(): Promise<void> {
   if (config.sessionSecretGenerated) {
     console.warn('SESSION_SECRET is not set: using a random one, so sessions end when the server restarts.');
   }
-  if (config.redisUrl && (config.sessionSecretGenerated || config.pusher.secretGenerated)) {
+  const redis = config.redisUrl ? 'Redis' : config.redisEngine?.kind === 'sentinel' ? 'Redis (Sentinel)' : config.redisEngine && 'Redis Cluster';
+  const redisSetting = config.redisUrl ? 'REDIS_URL' : config.redisEngine?.kind === 'sentinel' ? 'REDIS_SENTINELS' : 'REDIS_CLUSTER_NODES';
+  if (redis && (config.sessionSecretGenerated || config.pusher.secretGenerated)) {
     console.warn(
-      'REDIS_URL is set: give every instance the same SESSION_SECRET and PUSHER_SECRET, or the sessions and private channels one instance signs are refused by the others.',
+      `${redisSetting} is set: give every instance the same SESSION_SECRET and PUSHER_SECRET, or the sessions and private channels one instance signs are refused by the others.`,
     );
   }
   let server;
@@ -35,12 +37,12 @@ async function main(): Promise<void> {
     throw error;
   }
   const realtime = config.pusher.embedded
-    ? `embedded realtime server on the same port${config.redisUrl ? ', events shared through Redis pub/sub' : ''}`
+    ? `embedded realtime server on the same port${redis ? ', events shared through Redis pub/sub' : ''}`
     : `realtime through ${config.pusher.host ?? `Pusher Channels (${config.pusher.cluster})`}`;
   const origin = config.gateway.upstream ?? 'the demo shop';
   const rooms = config.rooms.map((room) => `${room.name}: ${room.protect.join(', ')}`).join('; ');
   console.log(`Waiting Room in front of ${origin}: open ${server.url}/ (protected, ${rooms}).`);
-  console.log(`Queue in ${config.redisUrl ? 'Redis' : 'memory'}, ${realtime}.`);
+  console.log(`Queue in ${redis ?? 'memory'}, ${realtime}.`);
   if (config.adminTokenGenerated) {
     console.log(`Admin token (ADMIN_TOKEN was not set): ${server.adminToken}`);
   }

@@ -27,6 +27,7 @@ import { consolePublisher } from './console/publish';
 import { createAdmission } from './admission/create';
 import { consoleStateOf } from './admission/view';
 import { closeRedis, connectRedis } from './redis/connection';
+import { redisTargetOf } from './redis/target';
 import { onceAvailable } from './store/once-available';
 import type { TurnBudget } from './http/turn-budget';
 
@@ -104,8 +105,9 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     clock,
   );
   // One connection carries the decisions of every adaptive room of this process.
+  const redisTarget = redisTargetOf(config);
   const admissionRedis =
-    config.redisUrl && config.rooms.some((room) => room.admission.mode === 'adaptive') ? connectRedis(config.redisUrl, { autoPipelining: true }) : undefined;
+    redisTarget && config.rooms.some((room) => room.admission.mode === 'adaptive') ? connectRedis(redisTarget, { autoPipelining: true }) : undefined;
   const rooms = new Rooms(
     config.rooms.map((room, i): Room => {
       const primary = i === 0;

@@ -1,8 +1,8 @@
-import type Redis from 'ioredis';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock';
 import type { RoomConfig } from '../config';
-import { DEFAULT_PREFIX } from '../redis/connection';
+import { isCluster, type RedisClient } from '../redis/connection';
+import { roomPrefix } from '../redis/target';
 import type { QueueStore } from '../store/types';
 import { AdaptiveAdmission, FixedAdmission, type Admission, type OperatedPolicy } from './admission';
 import { MemoryAdmissionStore } from './memory-store';
@@ -20,7 +20,7 @@ export interface AdmissionParts {
   /** The configuration with the operator's limits (`Releases.operated`): in force, or the ceilings. */
   readonly operated: OperatedPolicy;
   /** With REDIS_URL: the client every adaptive room of this process shares its decision through. */
-  readonly redis?: Redis;
+  readonly redis?: RedisClient;
 }
 
 /**
@@ -29,7 +29,7 @@ export interface AdmissionParts {
  */
 export function createAdmission(room: RoomConfig, parts: AdmissionParts): Admission {
   if (room.admission.mode === 'fixed') return new FixedAdmission(parts.operated);
-  const prefix = parts.primary ? DEFAULT_PREFIX : `${DEFAULT_PREFIX}${room.name}:`;
+  const prefix = roomPrefix({ name: room.name, primary: parts.primary }, parts.redis !== undefined && isCluster(parts.redis));
   const { clock, store, operated } = parts;
   return new AdaptiveAdmission({
     operated,

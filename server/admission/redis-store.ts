@@ -1,5 +1,5 @@
-import type Redis from 'ioredis';
 import type { Result } from 'ioredis';
+import type { RedisClient } from '../redis/connection';
 import { readLua } from '../redis/lua';
 import type { AdmissionRecord, AdmissionStore } from './record';
 import { KEPT_STEPS } from './record';
@@ -21,11 +21,11 @@ declare module 'ioredis' {
  * The client is the caller's (`connectRedis`), shared by the rooms of a process.
  */
 export class RedisAdmissionStore implements AdmissionStore {
-  private readonly client: Redis;
+  private readonly client: RedisClient;
   private readonly recordKey: string;
 
   constructor(
-    client: Redis,
+    client: RedisClient,
     private readonly prefix: string,
     private readonly stepMs: number,
   ) {

@@ -1,4 +1,5 @@
 import type { ServerConfig } from '../config';
+import { redisTargetOf, roomPrefix } from '../redis/target';
 import { LocalFanout, type Fanout } from './fanout';
 import { RedisFanout, type FanoutLog } from './redis-fanout';
 
@@ -14,9 +15,12 @@ export const SUBSCRIBE_WAIT_MS = 2000;
  * Waits (at most `SUBSCRIBE_WAIT_MS`) until the subscription is in place, so that an instance
  * hears the others' releases from its first client on; Redis away at start only delays that.
  */
-export async function createFanout(config: Pick<ServerConfig, 'redisUrl' | 'pusher'>, log: FanoutLog): Promise<Fanout> {
-  if (config.redisUrl === undefined || !config.pusher.embedded) return new LocalFanout();
-  const fanout = new RedisFanout(config.redisUrl, { log });
+export async function createFanout(config: Pick<ServerConfig, 'redisUrl' | 'redisEngine' | 'pusher' | 'rooms'>, log: FanoutLog): Promise<Fanout> {
+  const target = redisTargetOf(config);
+  if (target === undefined || !config.pusher.embedded) return new LocalFanout();
+  // On a Cluster, the one channel is sharded under the first room's hash tag.
+  const cluster = typeof target === 'object' && target.kind === 'cluster';
+  const fanout = new RedisFanout(target, { log, prefix: roomPrefix({ name: config.rooms[0].name, primary: true }, cluster) });
   if (!(await fanout.ready(SUBSCRIBE_WAIT_MS))) {
     log.warn({ channel: fanout.channel }, "realtime fanout not subscribed yet (Redis unreachable): other instances' events will arrive once it is");
   }

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type Redis from 'ioredis';
-import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_WAIT_MS, DEFAULT_PREFIX, closeRedis, connectRedis, readyWithin } from '../redis/connection';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_CONNECT_WAIT_MS,
+  DEFAULT_PREFIX,
+  closeRedis,
+  connectRedis,
+  isCluster,
+  readyWithin,
+  type RedisClient,
+  type RedisTarget,
+} from '../redis/connection';
 import type { ChannelMessage, Fanout } from './fanout';
 import { FanoutUnavailableError } from './fanout-error';
 import { decodeEnvelope, encodeEnvelope } from './fanout-message';
@@ -10,7 +19,7 @@ import { decodeEnvelope, encodeEnvelope } from './fanout-message';
 export type FanoutLog = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 
 export interface RedisFanoutOptions {
-  /** Put before the pub/sub channel's name, as the store puts it before its keys. Default `wr:`. */
+  /** Put before the pub/sub channel's name, as the store puts it before its keys (on a Cluster, with a hash tag). Default `wr:`. */
   readonly prefix?: string;
   /** Longest wait for one Redis reply before a publish fails, in ms. Default 1000. */
   readonly commandTimeoutMs?: number;
@@ -36,6 +45,10 @@ const nobody = (): void => undefined;
  * the subscription is being restored (delivering only through the subscription would lose
  * those silently). Every instance, this one included, delivers each event exactly once.
  *
+ * On a Redis Cluster the channel is sharded (`SPUBLISH`/`SSUBSCRIBE`, Redis 7): its messages stay
+ * on the shard of its hash tag instead of being copied to every node, and ioredis moves the
+ * subscription to the shard's new primary after a failover.
+ *
  * When Redis is unreachable or too slow, `publish` rejects with `FanoutUnavailableError`
  * within about `commandTimeoutMs` (after the local delivery). A publish that timed out on a
  * frozen Redis may still reach the others once it thaws: a release event arriving late is
@@ -48,8 +61,9 @@ export class RedisFanout implements Fanout {
   readonly channel: string;
   /** This process's mark on what it publishes: a restarted process is a new origin. */
   private readonly origin = randomUUID();
-  private readonly publisher: Redis;
-  private readonly subscriber: Redis;
+  private readonly publisher: RedisClient;
+  private readonly subscriber: RedisClient;
+  private readonly sharded: boolean;
   private readonly connectWaitMs: number;
   private readonly log: FanoutLog;
   private deliver: (message: ChannelMessage) => void = nobody;
@@ -59,17 +73,18 @@ export class RedisFanout implements Fanout {
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
 
-  constructor(url: string, options: RedisFanoutOptions = {}) {
+  constructor(target: RedisTarget, options: RedisFanoutOptions = {}) {
     const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.channel = `${options.prefix ?? DEFAULT_PREFIX}fanout`;
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
     this.log = options.log ?? quiet;
-    this.publisher = connectRedis(url, { commandTimeoutMs });
+    this.publisher = connectRedis(target, { commandTimeoutMs });
     // Subscribing on every `ready` covers a first SUBSCRIBE that failed (Redis away at start) too.
-    this.subscriber = connectRedis(url, { commandTimeoutMs, subscriber: true });
+    this.subscriber = connectRedis(target, { commandTimeoutMs, subscriber: true });
+    this.sharded = isCluster(this.subscriber);
     this.subscriber.on('ready', () => this.subscribe());
     this.subscriber.on('close', () => this.lost());
-    this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
+    this.subscriber.on(this.sharded ? 'smessage' : 'message', (channel: string, text: string) => this.receive(channel, text));
     this.heartbeat = setInterval(() => this.checkSubscription(), options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
     this.heartbeat.unref();
   }
@@ -79,7 +94,8 @@ export class RedisFanout implements Fanout {
     if (this.closed) throw new FanoutUnavailableError('The realtime fanout is closed.');
     try {
       await readyWithin(this.publisher, this.connectWaitMs);
-      await this.publisher.publish(this.channel, encodeEnvelope({ origin: this.origin, message }));
+      const envelope = encodeEnvelope({ origin: this.origin, message });
+      await (this.sharded ? this.publisher.spublish(this.channel, envelope) : this.publisher.publish(this.channel, envelope));
     } catch (error) {
       throw new FanoutUnavailableError(`The event reached this instance's clients only; Redis is unreachable: ${(error as Error).message}`, { cause: error });
     }
@@ -117,7 +133,7 @@ export class RedisFanout implements Fanout {
   }
 
   private subscribe(): void {
-    this.subscriber.subscribe(this.channel).then(
+    (this.sharded ? this.subscriber.ssubscribe(this.channel) : this.subscriber.subscribe(this.channel)).then(
       () => {
         if (this.closed) return;
         if (this.everSubscribed) this.log.info({ channel: this.channel }, 'realtime fanout subscribed again');
@@ -136,7 +152,8 @@ export class RedisFanout implements Fanout {
 
   /** A PING left unanswered means the connection is gone, said so or not: start a new one. */
   private checkSubscription(): void {
-    if (!this.subscribed) return;
+    // A Cluster's PING goes to any node, not the shard's subscriber, which ioredis watches itself.
+    if (!this.subscribed || this.sharded) return;
     this.subscriber.ping().catch((error: unknown) => {
       if (this.closed || !this.subscribed) return;
       this.log.warn({ err: error, channel: this.channel }, 'realtime fanout heard nothing from Redis; reconnecting');

@@ -43,6 +43,41 @@ describe('loadConfig', () => {
     expect(config.pageHtmlPath).toMatch(/public\/assets\/waiting\.html$/);
   });
 
+  it('should read Redis Sentinel and Redis Cluster settings', () => {
+    const sentinel = loadConfig({
+      REDIS_SENTINELS: 'sentinel-1:26379, [::1]:26380',
+      REDIS_SENTINEL_NAME: 'waiting-room',
+      REDIS_USERNAME: 'gateway',
+      REDIS_PASSWORD: 'secret',
+      REDIS_SENTINEL_PASSWORD: 'watch',
+      REDIS_TLS: 'true',
+    });
+    const cluster = loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2:7001' });
+
+    expect(sentinel.redisUrl).toBeUndefined();
+    expect(sentinel.redisEngine).toEqual({
+      kind: 'sentinel',
+      sentinels: [
+        { host: 'sentinel-1', port: 26379 },
+        { host: '::1', port: 26380 },
+      ],
+      name: 'waiting-room',
+      username: 'gateway',
+      password: 'secret',
+      sentinelPassword: 'watch',
+      tls: true,
+    });
+    expect(cluster.redisEngine).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 7001 },
+      ],
+      tls: false,
+    });
+    expect(loadConfig({}).redisEngine).toBeUndefined();
+  });
+
   it('should read every variable', () => {
     const config = loadConfig({
       PORT: '9000',
@@ -205,6 +240,26 @@ describe('loadConfig', () => {
     ],
     [{ REQUEST_TIMEOUT_SECONDS: '0' }, 'REQUEST_TIMEOUT_SECONDS must be a whole number from 1 to 3600; got "0".'],
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must start with redis: or rediss:; got "localhost:6379".'],
+    [
+      { REDIS_URL: 'redis://a:6379', REDIS_CLUSTER_NODES: 'a:7000' },
+      'Set one of REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES; got REDIS_URL and REDIS_CLUSTER_NODES.',
+    ],
+    [{ REDIS_SENTINELS: 'a:26379' }, 'REDIS_SENTINELS needs REDIS_SENTINEL_NAME: the name the Sentinels monitor the primary by (sentinel monitor <name> …).'],
+    [{ REDIS_SENTINELS: 'a:26379,b', REDIS_SENTINEL_NAME: 'wr' }, 'REDIS_SENTINELS must list host:port pairs, comma-separated; got "b".'],
+    [{ REDIS_CLUSTER_NODES: 'a:70000' }, 'REDIS_CLUSTER_NODES must list host:port pairs, comma-separated; got "a:70000".'],
+    [
+      { REDIS_CLUSTER_NODES: 'a:7000', REDIS_SENTINEL_NAME: 'wr' },
+      'REDIS_SENTINEL_NAME and REDIS_SENTINEL_PASSWORD go with REDIS_SENTINELS, not REDIS_CLUSTER_NODES.',
+    ],
+    [
+      { REDIS_URL: 'redis://a:6379', REDIS_PASSWORD: 'p' },
+      'REDIS_PASSWORD goes with REDIS_SENTINELS or REDIS_CLUSTER_NODES; with REDIS_URL put credentials and rediss: in the URL.',
+    ],
+    [{ REDIS_CLUSTER_NODES: 'a:7000', REDIS_TLS: 'maybe' }, 'REDIS_TLS must be true or false; got "maybe".'],
+    [
+      { STATE_FILE: '/tmp/line.json', REDIS_CLUSTER_NODES: 'a:7000' },
+      'STATE_FILE keeps the memory store across a restart; with REDIS_CLUSTER_NODES the line already lives in Redis: unset one.',
+    ],
     [{ PUSHER_KEY: 'key' }, 'An outside Pusher-protocol server needs PUSHER_APP_ID, PUSHER_KEY and PUSHER_SECRET together.'],
     [{ PUSHER_APP_ID: '1', PUSHER_KEY: 'k', PUSHER_SECRET: 's' }, 'Set PUSHER_HOST (soketi, Reverb) or PUSHER_CLUSTER (Pusher Channels).'],
     [

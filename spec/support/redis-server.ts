@@ -74,7 +74,8 @@ export async function startRedisServer(): Promise<RedisServer> {
   };
 }
 
-function findRedisServer(): string {
+/** The redis-server binary; tells how to install it when it is missing. */
+export function findRedisServer(): string {
   const dirs = ['/usr/bin', ...(process.env.PATH ?? '').split(path.delimiter)];
   const found = dirs.map((dir) => path.join(dir, 'redis-server')).find((file) => existsSync(file));
   if (!found) {
@@ -83,7 +84,8 @@ function findRedisServer(): string {
   return found;
 }
 
-function freePort(): Promise<number> {
+/** A loopback port free at the time of asking. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -94,9 +96,14 @@ function freePort(): Promise<number> {
   });
 }
 
-async function launch(binary: string, port: number, dir: string): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  args.push('--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--protected-mode', 'no');
+/**
+ * Starts `binary` on `port` with `dir` as its folder, and waits until it answers as itself.
+ * `extra` adds settings (a replica's, a cluster node's); `config`, a config file, comes first
+ * (a Sentinel's: it writes what it learns there).
+ */
+export async function launch(binary: string, port: number, dir: string, extra: readonly string[] = [], config?: string): Promise<ChildProcess> {
+  const args = [...(config ? [config] : []), '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  args.push('--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--protected-mode', 'no', ...extra);
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));

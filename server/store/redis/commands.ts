@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../redis/connection';
 import type { Result } from 'ioredis';
 import { readLua } from '../../redis/lua';
 import { ABANDON_BATCH, RECENT_RELEASES } from '../memory';
@@ -281,7 +281,7 @@ return {version, answer}
 let sources: Record<CommandName, string> | undefined;
 
 /** Defines the store's commands on `client`, once (a client shared by the rooms of a process has them from the first). */
-export function defineStoreCommands(client: Redis): void {
+export function defineStoreCommands(client: RedisClient): void {
   if (Object.hasOwn(client, 'waitingRoomAdmit')) return;
   sources ??= commandSources();
   for (const name of COMMAND_NAMES) client.defineCommand(name, { lua: sources[name], numberOfKeys: SCRIPT_KEYS.length });

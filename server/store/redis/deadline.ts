@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type Redis from 'ioredis';
+import { isCluster, type RedisClient } from '../../redis/connection';
 
 /**
  * Deadlines in Redis's clock, so that a call the store has already reported as failed (it
@@ -16,8 +16,10 @@ export class Deadlines {
   private measuring?: Promise<void>;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly timeoutMs: number,
+    /** On a Redis Cluster, a key of the room's slot: the clock that counts is its primary's. */
+    private readonly slotKey?: string,
   ) {}
 
   /** Whether the offset is measured (or known to be unmeasurable): calls need not wait for `ready`. */
@@ -47,7 +49,7 @@ export class Deadlines {
 
   private async measure(): Promise<void> {
     try {
-      const [seconds, micros] = await this.client.time();
+      const [seconds, micros] = await this.time();
       const after = performance.now();
       this.offset = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - after;
     } catch (error) {
@@ -55,5 +57,11 @@ export class Deadlines {
       if ((error as Error).name === 'ReplyError') this.offset = null;
       else throw error;
     }
+  }
+
+  /** Redis's clock: TIME, sent on a Cluster to the primary of the room's slot (TIME alone goes to any node). */
+  private time(): Promise<readonly (string | number)[]> {
+    if (this.slotKey === undefined || !isCluster(this.client)) return this.client.time();
+    return this.client.eval("return redis.call('TIME')", 1, this.slotKey) as Promise<number[]>;
   }
 }

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../redis/connection';
 import { RankedLine } from '../ranked-line';
 import type { Position } from '../types';
 import type { CommandReply } from './commands';
@@ -10,7 +10,7 @@ export interface LineCopyOptions {
   /** Reads the whole line in one step (the `waitingRoomLineSnapshot` script). */
   readonly snapshot: () => Promise<LineSnapshot>;
   /** A connection of the copy's own: it blocks on the log. */
-  readonly tail: Redis;
+  readonly tail: RedisClient;
   /** The store's keys (with its prefix) the copy reads: the log, and to check itself when idle, the line and its version. */
   readonly keys: { readonly log: string; readonly meta: string; readonly waiting: string };
 }

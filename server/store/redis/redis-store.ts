@@ -1,8 +1,18 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { DropEvent } from '../../events/event';
 import type { EventState, StoredEvents } from '../event-store';
-import type Redis from 'ioredis';
-import { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_WAIT_MS, DEFAULT_PREFIX, closeRedis, connectRedis, readyWithin } from '../../redis/connection';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_CONNECT_WAIT_MS,
+  DEFAULT_PREFIX,
+  closeRedis,
+  commandTimeoutOf,
+  connectRedis,
+  duplicateRedis,
+  readyWithin,
+  type RedisClient,
+  type RedisTarget,
+} from '../../redis/connection';
 import { PlacesPerAddressError, StoreUnavailableError } from '../errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { Deadlines } from './deadline';
@@ -69,7 +79,7 @@ export const DRAW_BATCH = 5000;
  * store works again by itself (the client reconnects and reloads the scripts).
  */
 export class RedisStore implements QueueStore {
-  private readonly client: Redis;
+  private readonly client: RedisClient;
   private readonly ownsClient: boolean;
   private readonly keys: readonly string[];
   private readonly prefix: string;
@@ -86,20 +96,22 @@ export class RedisStore implements QueueStore {
   private readonly commandTimeoutMs: number;
   /** This instance's copy of the line, made at the first poll when `localLine`. */
   private lineCopy?: LineCopy;
-  private tail?: Redis;
+  private tail?: RedisClient;
   /** The polls the copy answered, marked seen in Redis late and together. */
   private readonly seenMarks = new SeenMarks((pairs) => this.run('waitingRoomMarkSeen', pairs, false));
 
   /**
-   * `redis` is a URL (`redis://…`, `rediss://…`): the store makes its own client with
-   * `connectRedis` (auto-pipelined) and closes it in `close()`. Or a client made by the caller,
+   * `redis` is a URL (`redis://…`, `rediss://…`) or another `RedisTarget`: the store makes its own
+   * client with `connectRedis` (auto-pipelined) and closes it in `close()`. On a Cluster the prefix
+   * must hold a hash tag (`roomPrefix`), so that every key of the line is in one slot. Or a client made by the caller,
    * which stays theirs to close; give it `redisClientOptions` so calls fail fast.
    */
-  constructor(redis: string | Redis, options: RedisStoreOptions = {}) {
+  constructor(redis: RedisTarget | RedisClient, options: RedisStoreOptions = {}) {
     const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-    this.ownsClient = typeof redis === 'string';
+    const given = typeof redis === 'object' && 'status' in redis ? redis : undefined;
+    this.ownsClient = given === undefined;
     // The polls' batches are sent as they are made: each is a batch already.
-    const client = typeof redis === 'string' ? connectRedis(redis, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions'] }) : redis;
+    const client = given ?? connectRedis(redis as RedisTarget, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions'] });
     if (client.options.keyPrefix) {
       // The scripts name the per-visitor keys themselves, where the client's prefix never reaches.
       throw new Error('Give RedisStore a client without keyPrefix, and the prefix as its `prefix` option.');
@@ -110,8 +122,8 @@ export class RedisStore implements QueueStore {
     this.keys = SCRIPT_KEYS.map((key) => this.prefix + key);
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
     this.localLine = options.localLine ?? true;
-    this.commandTimeoutMs = client.options.commandTimeout ?? commandTimeoutMs;
-    this.deadlines = new Deadlines(client, this.commandTimeoutMs);
+    this.commandTimeoutMs = commandTimeoutOf(client) ?? commandTimeoutMs;
+    this.deadlines = new Deadlines(client, this.commandTimeoutMs, this.keys[0]);
     // A new connection may lead to another Redis, with another clock.
     client.on('ready', this.onReady);
   }
@@ -166,8 +178,7 @@ export class RedisStore implements QueueStore {
   private copy(): LineCopy {
     if (this.lineCopy) return this.lineCopy;
     // Its reads block for up to BLOCK_MS: a connection of its own, with room for that in its timeout.
-    const tail = this.client.duplicate({ commandTimeout: BLOCK_MS + this.commandTimeoutMs, enableAutoPipelining: false });
-    tail.on('error', () => undefined);
+    const tail = duplicateRedis(this.client, { commandTimeout: BLOCK_MS + this.commandTimeoutMs, enableAutoPipelining: false });
     this.tail = tail;
     const key = (name: string) => this.prefix + name;
     this.lineCopy = new LineCopy({

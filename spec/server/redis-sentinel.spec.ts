@@ -31,12 +31,13 @@ describe('two gateways on Redis Sentinel, through a failover', () => {
       UPSTREAM: origin.url,
     };
     const [one, two]: Instance[] = await Promise.all([startInstance(env), startInstance(env)]);
-    expect(one.process.output()).toContain('Queue in Redis (Sentinel)');
     await new Visitor(one.url).get('/checkout');
     const ada = new Visitor(one.url);
     const adaPage = await ada.hold('/checkout?item=1');
     const bob = new Visitor(two.url);
     const bobPage = await bob.hold('/checkout?item=2');
+    // Said once it listens.
+    expect(one.process.output()).toContain('Queue in Redis (Sentinel)');
     const listening = await connectPusher(two);
     clients.push(listening);
     const received = record((await subscribe(listening, `App.Client.${adaPage.queue.uuid}`)).channel, 'RequestUnqueud');

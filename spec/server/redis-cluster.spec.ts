@@ -1,0 +1,131 @@
+import Redis from 'ioredis';
+import type Pusher from 'pusher-js';
+import type { RedisTarget } from '../../server/redis/connection';
+import { roomPrefix } from '../../server/redis/target';
+import { RedisStore } from '../../server/store/redis/redis-store';
+import { eventually } from '../support/eventually';
+import { startRedisCluster, type RedisCluster } from '../support/redis-topologies';
+import { adminRelease, sameBrowserOn, startInstance, type Instance } from '../support/scale-out';
+import { stopAllServerProcesses } from '../support/server-process';
+import { startTestOrigin, type TestOrigin } from './support/origin';
+import { connectPusher, record, subscribe } from './support/realtime';
+import { describeQueueStore } from './store-contract';
+import { describeEventStore } from './store-events-contract';
+import { Visitor } from './support/visitor';
+
+jest.setTimeout(120_000);
+
+/** The room the gateways run (the default one) and the prefix its keys take on a Cluster. */
+const PREFIX = 'wr:{default}:';
+
+/** One command to one node, on a connection of its own. */
+async function on(port: number, ...command: string[]): Promise<unknown> {
+  const client = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, lazyConnect: true });
+  client.on('error', () => undefined);
+  try {
+    return await client.call(command[0], ...command.slice(1));
+  } finally {
+    client.disconnect();
+  }
+}
+
+let cluster: RedisCluster;
+let origin: TestOrigin;
+const clients: Pusher[] = [];
+const stores: RedisStore[] = [];
+let rooms = 0;
+beforeAll(async () => {
+  [cluster, origin] = await Promise.all([startRedisCluster(), startTestOrigin()]);
+});
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+});
+afterAll(async () => {
+  for (const client of clients.splice(0)) client.disconnect();
+  await stopAllServerProcesses();
+  await Promise.all([cluster?.close(), origin?.close()]);
+});
+
+/** A store of a room of its own on the Cluster, with the prefix the server gives it there. */
+function clusterStore(): RedisStore {
+  const target: RedisTarget = { kind: 'cluster', nodes: cluster.nodes.map(({ port }) => ({ host: '127.0.0.1', port })), tls: false };
+  const store = new RedisStore(target, { prefix: roomPrefix({ name: `room${++rooms}`, primary: true }, true) });
+  stores.push(store);
+  return store;
+}
+
+// Every script, on a Cluster: each names keys of one slot only, or Redis would refuse it.
+describeQueueStore('redis cluster', async () => clusterStore());
+describeEventStore('redis cluster', async () => clusterStore());
+
+describe('two gateways on a Redis Cluster of three primaries and three replicas', () => {
+  it("should keep a room's keys and channel on one shard, and the line through a failover of that shard", async () => {
+    const env = {
+      REDIS_CLUSTER_NODES: cluster.nodes
+        .slice(0, 3)
+        .map(({ port }) => `127.0.0.1:${port}`)
+        .join(','),
+      ACTIVE_LIMIT: '1',
+      RELEASE_PER_MINUTE: '0',
+      UPSTREAM: origin.url,
+    };
+    const [one, two]: Instance[] = await Promise.all([startInstance(env), startInstance(env)]);
+    await new Visitor(one.url).get('/checkout');
+    const ada = new Visitor(one.url);
+    const adaPage = await ada.hold('/checkout?item=1', { form: { quantity: '2' } });
+    const bob = new Visitor(two.url);
+    const bobPage = await bob.hold('/checkout?item=2');
+    // Said once it listens.
+    expect(one.process.output()).toContain('Queue in Redis Cluster');
+    const listening = await connectPusher(two);
+    clients.push(listening);
+    const received = record((await subscribe(listening, `App.Client.${adaPage.queue.uuid}`)).channel, 'RequestUnqueud');
+
+    // Every key of the room, the per-visitor ones its scripts name included, is on the shard of its tag.
+    const shard = await cluster.primaryOf(PREFIX);
+    const pattern = 'wr:\\{default\\}:*';
+    expect(await on(shard.port, 'KEYS', pattern)).toContain(`${PREFIX}e:${adaPage.queue.uuid}`);
+    const holding = [];
+    for (const node of cluster.nodes) if (((await on(node.port, 'KEYS', pattern)) as string[]).length > 0) holding.push(node);
+    // The shard's primary and its replica only.
+    expect(holding).toHaveLength(2);
+    expect(holding).toContain(shard);
+    // Both gateways listen on the room's sharded channel, on that shard.
+    expect(await on(shard.port, 'PUBSUB', 'SHARDNUMSUB', `${PREFIX}fanout`)).toEqual([`${PREFIX}fanout`, 2]);
+
+    await cluster.inSync(shard);
+    await shard.kill();
+    await eventually(
+      'a replica promoted for the room’s slot',
+      () => cluster.primaryOf(PREFIX),
+      (primary) => primary !== shard,
+      30_000,
+    );
+
+    const cat = new Visitor(two.url);
+    const catPage = await eventually(
+      'a hold answered by the promoted replica',
+      () => cat.hold('/checkout?item=3').catch(() => undefined),
+      (page) => page !== undefined,
+      20_000,
+    );
+    expect((await sameBrowserOn(ada, two).queueInfo(adaPage.queue.uuid)).json).toMatchObject({ position: 1 });
+    expect((await bob.queueInfo(bobPage.queue.uuid)).json).toMatchObject({ position: 2 });
+    expect((await cat.queueInfo(catPage!.queue.uuid)).json).toMatchObject({ position: 3 });
+    await eventually(
+      'an admin release on the promoted replica',
+      () => adminRelease(one, 1).catch(() => []),
+      (released) => released.length === 1,
+      20_000,
+    );
+    await eventually(
+      'the release event through the other gateway',
+      async () => received.length,
+      (n) => n === 1,
+      20_000,
+    );
+    const replay = await ada.post(adaPage.queue.uri, { form: { uuid: adaPage.queue.uuid, _token: adaPage.csrfToken } });
+    expect(replay.status).toBe(200);
+    expect(origin.at('/checkout').filter((one) => one.method === 'POST')).toHaveLength(1);
+  });
+});

@@ -80,9 +80,10 @@ export function explanation(status: number, code: string, language: ServedLangua
  * The whole error page, every text escaped, in `language`. `back` is the same-site page the
  * visitor came from (see `sameSiteReferrer`); without one, only the way to the home page shows.
  * A plain link rather than `javascript:history.back()`: it works under a strict CSP and without
- * JavaScript.
+ * JavaScript. `retryInSeconds`: the page loads itself again after that long (a GET the store could not
+ * answer yet), so that a visitor who arrives while Redis is away gets in line once it is back.
  */
-export function renderErrorPage(status: number, code: string, language: ServedLanguage, back?: string): string {
+export function renderErrorPage(status: number, code: string, language: ServedLanguage, back?: string, retryInSeconds?: number): string {
   const { t } = language;
   const title = t(`error.title.${isTitled(status) ? status : 'other'}`);
   const statusText = t('error.status', { status: String(status) });
@@ -92,7 +93,7 @@ export function renderErrorPage(status: number, code: string, language: ServedLa
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${escapeHtml(title)} · ${escapeHtml(statusText)}</title>
+${retryInSeconds === undefined ? '' : `<meta http-equiv="refresh" content="${Math.max(1, Math.round(retryInSeconds))}">\n`}<title>${escapeHtml(title)} · ${escapeHtml(statusText)}</title>
 <style>${STYLE}</style>
 </head>
 <body>

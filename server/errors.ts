@@ -135,11 +135,14 @@ export function errorRepresentation(
   answer: ErrorAnswer,
   headers: IncomingHttpHeaders,
   languages: Languages,
+  method = 'GET',
 ): { readonly contentType: string; readonly body: string } {
   if (prefersHtml(headers.accept)) {
     const language = languages.choose({ headers });
     const back = sameSiteReferrer(headers.referer, headers.host);
-    return { contentType: 'text/html; charset=utf-8', body: renderErrorPage(answer.status, answer.code, language, back) };
+    // Only a GET is safe to send again by itself: a form's body would be lost in the reload.
+    const retry = answer.code === 'store_unavailable' && method === 'GET' ? Number(answer.headers?.['retry-after']) : undefined;
+    return { contentType: 'text/html; charset=utf-8', body: renderErrorPage(answer.status, answer.code, language, back, retry) };
   }
   return {
     contentType: 'application/json; charset=utf-8',
@@ -152,7 +155,7 @@ export const ERROR_VARY = ['Accept', 'Accept-Language', 'Cookie'];
 
 /** Sends `answer` as `errorRepresentation` says, never cached. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, answer: ErrorAnswer): FastifyReply {
-  const { contentType, body } = errorRepresentation(answer, request.headers, request.server.languages);
+  const { contentType, body } = errorRepresentation(answer, request.headers, request.server.languages, request.method);
   return reply
     .code(answer.status)
     .headers({ ...answer.headers })

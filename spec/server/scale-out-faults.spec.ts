@@ -112,6 +112,8 @@ describe('scale-out: Redis unreachable for a while', () => {
     redis.pause();
     const answers = await settlesWithin(10, 'a call while Redis is frozen', callsNeedingTheQueue(visitor, page));
     const stats = await settlesWithin(10, 'admin stats', second.admin('GET', 'stats'));
+    // A person arriving meanwhile: a page that says so and loads itself again, rather than a hang.
+    const arriving = await settlesWithin(10, 'a browser arriving', new Visitor(second.url).get('/checkout?item=arriving', { accept: 'text/html' }));
     // The release loop keeps stepping, and logs each failed step.
     await eventually(
       'a failed release step logged',
@@ -123,6 +125,10 @@ describe('scale-out: Redis unreachable for a while', () => {
 
     answers.forEach(expectUnavailable);
     expect(stats.status).toBe(503);
+    expect(arriving.status).toBe(503);
+    expect(arriving.headers.get('retry-after')).toBe('2');
+    expect(arriving.text).toContain('<meta http-equiv="refresh" content="2">');
+    expect(arriving.text).toContain('The waiting room is busy; try again in a moment.');
     expect(running).toEqual([true, true]);
     // Back by itself: same place, same line.
     await eventually(

@@ -45,6 +45,8 @@ export interface RedisCluster {
   primaryOf(key: string): Promise<RedisProcess>;
   /** Resolves once the replicas of the primary on `port` hold every write it has. */
   inSync(primary: RedisProcess): Promise<void>;
+  /** Starts a killed node again on its port, with its cluster file: it comes back as a replica. */
+  restart(node: RedisProcess): Promise<RedisProcess>;
   close(): Promise<void>;
 }
 
@@ -120,13 +122,20 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   process.on('exit', killOnExit);
   try {
     const nodes: RedisProcess[] = [];
+    const extraOf = (port: number) => ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '1000'];
     for (let i = 0; i < 6; i++) {
       const port = await freePort();
-      const extra = ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '1000'];
-      const child = await launch(binary, port, dir, extra);
+      const child = await launch(binary, port, dir, extraOf(port));
       children.push(child);
       nodes.push(processOf(child, port));
     }
+    const restart = async (node: RedisProcess) => {
+      const child = await launch(binary, node.port, dir, extraOf(node.port));
+      children.push(child);
+      const again = processOf(child, node.port);
+      nodes[nodes.indexOf(node)] = again;
+      return again;
+    };
     const addresses = nodes.map(({ port }) => `127.0.0.1:${port}`);
     await promisify(execFile)(path.join(path.dirname(binary), 'redis-cli'), ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'], {
       timeout: READY_TIMEOUT_MS,
@@ -144,7 +153,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       return node;
     };
     const inSync = (primary: RedisProcess) => until('the replicas to hold every write', () => replicasCaughtUp(primary.port));
-    return { nodes, primaryOf, inSync, close: () => closeAll(children, dir, killOnExit) };
+    return { nodes, primaryOf, inSync, restart, close: () => closeAll(children, dir, killOnExit) };
   } catch (error) {
     await closeAll(children, dir, killOnExit);
     throw error;

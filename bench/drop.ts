@@ -93,9 +93,9 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
     error: quiet,
     debug: quiet,
   } as unknown as FastifyBaseLogger;
-  const schedule = new EventSchedule({ room: 'default', store, clock, log: logger, openingPollsPerSecond: 20_000, maxEvents: 100 });
   const announced: number[] = [];
-  schedule.useAnnouncer({ publishOpened: async (_id, opened) => void announced.push(opened.spread) });
+  const announcer = { publishOpened: async (_id: string, opened: { spread: number }) => void announced.push(opened.spread) };
+  const schedule = new EventSchedule({ room: 'default', store, clock, log: logger, openingPollsPerSecond: 20_000, maxEvents: 100, announcer });
   try {
     const event = await schedule.create({
       name: 'Bench drop',

@@ -28,7 +28,7 @@ export type SolveAltcha = (challenge: AltchaChallenge) => Promise<string>;
 /**
  * The stream core's sources for one held answer, over one realtime client and `fetch`: the
  * waiting page's, event for event and call for call (the visitor's channel, public or private,
- * joined on each 'connected'; `RequestUnqueud` on it; `QueueMoved` on `App.Queue`; queue_info
+ * joined on each 'connected'; `RequestUnqueud` on it; `QueueMoved` on the line's channel; queue_info
  * and queue_request on the config's routes, on the gateway's origin, with the session cookie;
  * the realtime part is the package's own adapter, `realtimeSources`).
  * With a bot check (the config's `altcha`), the challenge is solved at once by `solveAltcha`, and

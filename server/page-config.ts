@@ -1,5 +1,6 @@
 import {
   AUTH_ENDPOINT,
+  CHANNELS,
   ERROR_REPORTING,
   ROUTES,
   type AltchaChallenge,
@@ -15,6 +16,15 @@ import type { Entry } from './store/types';
 
 export type { RequestOrigin } from './hold';
 
+/** What a page config says of the visitor's room: the routes its page calls, and the channel of its line's moves. */
+export interface RoomPage {
+  readonly routes: Routes;
+  readonly queueChannel: string;
+}
+
+/** The first room's: the contract's routes and line-wide channel, as a single line has always had. */
+const FIRST_ROOM: RoomPage = { routes: ROUTES, queueChannel: CHANNELS.queue };
+
 /** The config of one visitor's waiting page (its realtime server: `realtimeFor`). */
 export function pageConfigFor(
   entry: Entry,
@@ -23,8 +33,8 @@ export function pageConfigFor(
   config: ServerConfig,
   origin: RequestOrigin,
   listeningPort: number,
-  /** The room's routes (`rooms.ts`): the contract's own for the first room. */
-  routes: Routes = ROUTES,
+  /** The visitor's room (`room-factory.ts`). */
+  room: RoomPage = FIRST_ROOM,
   /** The visitor's language (`languages.ts`): its messages go in the config, so the page needs no other request for them. */
   language?: ServedLanguage,
   /** The scheduled event whose pre-queue the visitor entered (`events/schedule.ts`). */
@@ -36,8 +46,9 @@ export function pageConfigFor(
     queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
     user: { id: entry.userId },
     csrfToken: session.csrfToken,
-    realtime: realtimeFor(config, origin, listeningPort),
-    routes,
+    // The channel is written only when it is not the default, so that the first room's config stays as it was.
+    realtime: { ...realtimeFor(config, origin, listeningPort), ...(room.queueChannel !== CHANNELS.queue && { queueChannel: room.queueChannel }) },
+    routes: room.routes,
     errorReporting: {
       dsn: config.sentryDsn ?? `${origin.secure ? 'https' : 'http'}://public@${origin.host}/1`,
       sampleRate: config.sentrySampleRate,

@@ -9,11 +9,11 @@ export interface ReleasePublisher {
   /** Tells a released visitor's page that it may replay (the `RequestUnqueud` event). */
   publishRelease(entry: Pick<Entry, 'uuid' | 'userId'>): Promise<void>;
   /**
-   * Tells every waiting page that the line moved (`QueueMoved` on the public `App.Queue`, data
-   * `{"served": n}`): every ticket up to `served` has left the head. One event for the whole line,
-   * instead of one per visitor or a poll from each.
+   * Tells every page waiting in a line that it moved (`QueueMoved` on the line's public `channel`,
+   * `App.Queue` for the first room, data `{"served": n}`): every ticket up to `served` has left the
+   * head. One event for the whole line, instead of one per visitor or a poll from each.
    */
-  publishMoved(served: number): Promise<void>;
+  publishMoved(channel: string, served: number): Promise<void>;
   /**
    * Tells every page in event `id`'s pre-queue that it has opened (`QueueOpened` on the public
    * `App.Event.{id}`, data `{"spread": ms}`): one event for the whole pre-queue (`events/schedule.ts`).
@@ -44,8 +44,8 @@ export function fanoutPublisher(fanout: Fanout): ReleasePublisher {
     publishRelease(entry) {
       return fanout.publish({ channel: channelFor(entry), event: CHANNELS.releaseEvent, data: JSON.stringify({ uuid: entry.uuid }) });
     },
-    publishMoved(served) {
-      return fanout.publish({ channel: CHANNELS.queue, event: CHANNELS.movedEvent, data: JSON.stringify({ served }) });
+    publishMoved(channel, served) {
+      return fanout.publish({ channel, event: CHANNELS.movedEvent, data: JSON.stringify({ served }) });
     },
     publishOpened(id, opened) {
       return fanout.publish({ channel: CHANNELS.event(id), event: CHANNELS.openedEvent, data: JSON.stringify(opened) });
@@ -62,8 +62,8 @@ export function pusherPublisher(options: Pusher.Options): ReleasePublisher {
     async publishRelease(entry) {
       await pusher.trigger(channelFor(entry), CHANNELS.releaseEvent, { uuid: entry.uuid });
     },
-    async publishMoved(served) {
-      await pusher.trigger(CHANNELS.queue, CHANNELS.movedEvent, { served });
+    async publishMoved(channel, served) {
+      await pusher.trigger(channel, CHANNELS.movedEvent, { served });
     },
     async publishOpened(id, opened) {
       await pusher.trigger(CHANNELS.event(id), CHANNELS.openedEvent, opened);

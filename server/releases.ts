@@ -1,11 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Admission } from './admission/admission';
 import type { Clock } from './clock';
 import { HttpError } from './errors';
 import type { EventSchedule } from './events/schedule';
-import { policyInForce, type EventLimits } from './limits';
 import type { ReleasePublisher } from './publish';
-import type { Entry, LimitChange, LimitOverrides, QueueStore, Release, ReleasePolicy } from './store/types';
+import type { OperatorLimits, RoomPolicy } from './room-policy';
+import type { Entry, QueueStore, Release, ReleasePolicy } from './store/types';
 
 /** What `Releases` tells the metrics (`metrics/metrics.ts`). */
 export interface ReleaseMeter {
@@ -20,100 +19,39 @@ const NO_METER: ReleaseMeter = { released() {}, delivered() {}, walkedAway() {} 
 /** Most visitors one step lets through while a `passthrough` event runs (the limits do not count then). */
 const PASSTHROUGH_BATCH = 1000;
 
+/** What a room's `Releases` works with, all given at construction. */
+export interface ReleasesParts {
+  /** The room's name, for the metrics. */
+  readonly room: string;
+  readonly store: QueueStore;
+  readonly clock: Clock;
+  readonly log: FastifyBaseLogger;
+  /** The policy in force (`room-policy.ts`). */
+  readonly policy: Pick<RoomPolicy, 'current'>;
+  /** The operator's limits, read again at each step so that every instance follows a change. */
+  readonly operator: Pick<OperatorLimits, 'follow'>;
+  /** The room's events: nobody is let in while a pre-queue waits for its opening. */
+  readonly events: Pick<EventSchedule, 'releaseMode' | 'holdsLine'>;
+  readonly publisher: ReleasePublisher;
+  /** The room's own public line-wide channel: its moves go there, and reach its pages only. */
+  readonly queueChannel: string;
+  readonly meter?: ReleaseMeter;
+}
+
 /**
  * Releases visitors from the store and tells each page. Every release goes through here:
  * the release loop, the admin API, and the re-sent event of queue_request.
  */
 export class Releases {
-  private publisher?: ReleasePublisher;
-  private current: ReleasePolicy;
-  private overrides: LimitOverrides = {};
-  private admission?: Pick<Admission, 'policy'>;
-  private events?: Pick<EventSchedule, 'limits' | 'releaseMode' | 'holdsLine'>;
-  /** The operated policy while an event runs, kept while neither it nor the operator's changes. */
-  private duringEvent?: { readonly base: ReleasePolicy; readonly event: EventLimits; readonly policy: ReleasePolicy };
+  private readonly meter: ReleaseMeter;
 
-  constructor(
-    private readonly store: QueueStore,
-    private readonly clock: Clock,
-    /** The policy the configuration sets; the operator's limits, kept in the store, replace its fields. */
-    readonly configured: ReleasePolicy,
-    private readonly log: FastifyBaseLogger,
-    /**
-     * Whether this line's moves go out as `QueueMoved` on the one line-wide channel: true for the
-     * first room only (`rooms.ts`), since `served` counts one line and pages of every room hear it.
-     */
-    private readonly publishesMoves = true,
-    /** The room's name, for the metrics. */
-    private readonly room = 'default',
-    private readonly meter: ReleaseMeter = NO_METER,
-  ) {
-    this.current = configured;
+  constructor(private readonly parts: ReleasesParts) {
+    this.meter = parts.meter ?? NO_METER;
   }
 
-  /** The room's events, whose limits replace the room's while one runs. */
-  useEvents(events: Pick<EventSchedule, 'limits' | 'releaseMode' | 'holdsLine'>): void {
-    this.events = events;
-  }
-
-  /**
-   * The policy in force: the admission's (`admission/admission.ts`) once one is given, which starts
-   * from `operated`; `operated` itself until then.
-   */
+  /** The policy in force (`policy.ts`). */
   get policy(): ReleasePolicy {
-    return this.admission?.policy() ?? this.operated;
-  }
-
-  /**
-   * The operator's policy (`limits.ts`): the configured one with the operator's limits, as this
-   * instance last read them, and those of an event while it runs. In force with fixed admission,
-   * the ceilings of adaptive admission. The same object while nothing in it changes: adaptive
-   * admission starts again from a new one.
-   */
-  get operated(): ReleasePolicy {
-    const event = this.events?.limits(this.clock.now()) ?? {};
-    if (Object.keys(event).length === 0) return this.current;
-    const kept = this.duringEvent;
-    if (kept?.base === this.current && sameEventLimits(kept.event, event)) return kept.policy;
-    const policy = policyInForce(this.configured, this.overrides, event);
-    this.duringEvent = { base: this.current, event, policy };
-    return policy;
-  }
-
-  /** Sets what decides the policy in force from `operated` (made after this, since it reads it). */
-  admitWith(admission: Pick<Admission, 'policy'>): void {
-    this.admission = admission;
-  }
-
-  /** The operator's limits as this instance last read them (empty: the configured ones). */
-  get limitOverrides(): LimitOverrides {
-    return this.overrides;
-  }
-
-  /**
-   * Reads the operator's limits from the store. The release loop does it every tick, so every
-   * instance follows a change made on another within a tick; a restart finds them where the
-   * line is kept.
-   */
-  async followLimits(): Promise<void> {
-    this.apply(await this.store.limits());
-  }
-
-  /** Changes the operator's limits in the store (every instance follows) and here at once. */
-  async changeLimits(change: LimitChange): Promise<LimitOverrides> {
-    const overrides = await this.store.setLimits(change);
-    this.apply(overrides);
-    return overrides;
-  }
-
-  private apply(overrides: LimitOverrides): void {
-    this.overrides = overrides;
-    this.current = policyInForce(this.configured, overrides);
-  }
-
-  /** Sets how releases are announced; the embedded server's address is known only once listening. */
-  usePublisher(publisher: ReleasePublisher): void {
-    this.publisher = publisher;
+    return this.parts.policy.current;
   }
 
   /**
@@ -122,11 +60,12 @@ export class Releases {
    * everyone waiting, a batch a step, while a `passthrough` event runs.
    */
   async releaseDue(): Promise<Entry[]> {
-    await this.followLimits();
-    const mode = this.events?.releaseMode(this.clock.now()) ?? 'normal';
+    const { operator, events, store, clock } = this.parts;
+    await operator.follow();
+    const mode = events.releaseMode(clock.now());
     if (mode === 'none') return [];
     if (mode === 'all') return this.releaseNext(PASSTHROUGH_BATCH);
-    const release = await this.store.releaseDue(this.clock.now(), this.policy);
+    const release = await store.releaseDue(clock.now(), this.policy);
     await this.announceAll(release);
     return release.released;
   }
@@ -138,8 +77,8 @@ export class Releases {
    * left the head, so it does not change, and each page reads its new position on its next poll.
    */
   async dropAbandoned(): Promise<number> {
-    const dropped = await this.store.dropAbandoned(this.clock.now(), this.policy.abandonMs);
-    this.meter.walkedAway(this.room, dropped);
+    const dropped = await this.parts.store.dropAbandoned(this.parts.clock.now(), this.policy.abandonMs);
+    this.meter.walkedAway(this.parts.room, dropped);
     return dropped;
   }
 
@@ -148,12 +87,13 @@ export class Releases {
    * release events nor the move of the line (it stands for a lost event path).
    */
   async releaseNext(count: number, silent = false): Promise<Entry[]> {
-    if (this.events?.holdsLine(this.clock.now())) {
+    const { events, store, clock, room } = this.parts;
+    if (events.holdsLine(clock.now())) {
       throw new HttpError(409, 'event_prequeue', 'The event has not opened yet (or its draw is under way): nobody is let in before.');
     }
-    const release = await this.store.release(count, this.clock.now(), this.policy);
+    const release = await store.release(count, clock.now(), this.policy);
     if (!silent) await this.announceAll(release);
-    else this.meter.released(this.room, release.released.length);
+    else this.meter.released(room, release.released.length);
     return release.released;
   }
 
@@ -162,15 +102,11 @@ export class Releases {
    * still learns of the release from queue_info, and queue_request sends the event again.
    */
   async announce(entry: Pick<Entry, 'uuid' | 'userId'>): Promise<boolean> {
-    if (!this.publisher) {
-      this.log.warn({ uuid: entry.uuid }, 'release not announced: the server is not listening yet');
-      return false;
-    }
     try {
-      await this.publisher.publishRelease(entry);
+      await this.parts.publisher.publishRelease(entry);
       return true;
     } catch (error) {
-      this.log.warn({ err: error, uuid: entry.uuid }, 'release event could not be published');
+      this.parts.log.warn({ err: error, uuid: entry.uuid }, 'release event could not be published');
       return false;
     }
   }
@@ -178,7 +114,7 @@ export class Releases {
   /**
    * Publishes the release events, then, when the store says this step is the one to tell it
    * (`Release.moved`: at most once a second line-wide, however many instances release), one
-   * `QueueMoved` for the whole line with the store's `served` right after this release. The released
+   * `QueueMoved` for the whole line, on the room's own channel, with the store's `served` right after this release. The released
    * visitors come first: their replay is what waits on the event, while the others only see a
    * position sooner.
    *
@@ -190,25 +126,24 @@ export class Releases {
    * page accepts, as it accepts any smaller position.
    */
   private async announceAll({ released, served, moved }: Release): Promise<void> {
-    this.meter.released(this.room, released.length);
+    const { room, clock } = this.parts;
+    this.meter.released(room, released.length);
     await Promise.all(
       released.map(async (entry) => {
         if ((await this.announce(entry)) && entry.releasedAt !== undefined) {
-          this.meter.delivered(this.room, this.clock.now() - entry.releasedAt);
+          this.meter.delivered(room, clock.now() - entry.releasedAt);
         }
       }),
     );
-    if (moved && this.publishesMoves) await this.announceMove(served);
+    if (moved) await this.announceMove(served);
   }
 
   /** Publishes `QueueMoved`; a failure is logged, not thrown: the pages' polls still move them. */
   private async announceMove(served: number): Promise<void> {
     try {
-      await this.publisher?.publishMoved(served);
+      await this.parts.publisher.publishMoved(this.parts.queueChannel, served);
     } catch (error) {
-      this.log.warn({ err: error, served }, 'line move could not be published');
+      this.parts.log.warn({ err: error, served }, 'line move could not be published');
     }
   }
 }
-
-const sameEventLimits = (a: EventLimits, b: EventLimits): boolean => a.activeLimit === b.activeLimit && a.perMinute === b.perMinute && a.random === b.random;

@@ -1,35 +1,36 @@
 import type { Admission } from './admission/admission';
 import type { Locale } from '../locales';
-import type { RoomConfig } from './config';
 import { HttpError } from './errors';
 import { protectionTest } from './hold';
-import { ROUTES } from '@waiting-room/streams/contract';
 import type { EventSchedule } from './events/schedule';
 import type { BotCheck } from './bot-check/room-check';
 import type { Releases } from './releases';
-import type { AdmissionLimits, Entry, QueueStore } from './store/types';
+import type { OperatorLimits } from './room-policy';
+import type { AdmissionLimits, Entry, QueueStore, ReleasePolicy } from './store/types';
 
-/** One line at run time: its store, its releases and its limits. */
+/** One line at run time, with everything it needs (`room-factory.ts` builds each alike). */
 export interface Room {
   readonly name: string;
+  /** The prefixes whose requests wait in this line. */
+  readonly protect: readonly string[];
   readonly store: QueueStore;
   readonly releases: Releases;
-  /** The limits in force (`releases.policy`), for the gate. */
-  readonly limits: AdmissionLimits;
+  /** The policy in force (`policy.ts`), for the gate and the metrics: the same object while nothing changes. */
+  readonly limits: AdmissionLimits & Pick<ReleasePolicy, 'perMinute'>;
+  /** The policy the configuration sets, before the operator's limits, an event's and admission's. */
+  readonly configured: ReleasePolicy;
+  /** The operator's limits (`POST /admin/limits`), kept in the store. */
+  readonly operator: OperatorLimits;
   /** What sets its limits and release rate: the operator's, or the adaptive controller's below them. */
   readonly admission: Admission;
   /** Its scheduled events: the pre-queue, the draw, and what replaces its settings while one runs. */
   readonly events: EventSchedule;
   /** Whether, and how hard, a held visitor is checked for a bot before taking a place. */
   readonly botCheck: BotCheck;
-  /**
-   * True for the first room. Its page calls the contract's routes as they are, and it alone
-   * publishes `QueueMoved` on the one line-wide channel the page listens to: a page of another
-   * room moves up by its polls, never by a move of a line it is not in.
-   */
-  readonly primary: boolean;
-  /** The named routes its page calls: the contract's, with `?room=` for all but the first room. */
+  /** The named routes its page calls. */
   readonly routes: { readonly queue_request: string; readonly queue_info: string };
+  /** The public channel where its line's moves (`QueueMoved`) reach its pages, and no other room's. */
+  readonly queueChannel: string;
   /** The language its pages speak, when its operator set one (a visitor may still pick another). */
   readonly locale?: Locale;
 }
@@ -41,18 +42,14 @@ export class Rooms {
   /** Every room's prefixes at once: most requests are under none, and are told so in one test. */
   private readonly anyProtects: (path: string) => boolean;
 
-  constructor(
-    readonly all: readonly Room[],
-    configs: readonly RoomConfig[],
-  ) {
+  constructor(readonly all: readonly Room[]) {
     if (all.length === 0) throw new Error('A server has at least one room.');
-    this.anyProtects = protectionTest(configs.flatMap((config) => config.protect));
-    this.prefixes = all.flatMap((room, i) =>
-      (configs[i]?.protect ?? []).map((prefix) => ({ room, length: prefix.length, protects: protectionTest([prefix]) })),
-    );
+    this.anyProtects = protectionTest(all.flatMap((room) => room.protect));
+    this.prefixes = all.flatMap((room) => room.protect.map((prefix) => ({ room, length: prefix.length, protects: protectionTest([prefix]) })));
   }
 
-  get primary(): Room {
+  /** The room the admin API acts on when none is named. */
+  get first(): Room {
     return this.all[0];
   }
 
@@ -62,7 +59,7 @@ export class Rooms {
    */
   forPath(path: string): Room | undefined {
     if (!this.anyProtects(path)) return undefined;
-    if (this.all.length === 1) return this.primary;
+    if (this.all.length === 1) return this.first;
     let best: { readonly room: Room; readonly length: number } | undefined;
     for (const prefix of this.prefixes) {
       if ((!best || prefix.length > best.length) && prefix.protects(path)) best = prefix;
@@ -70,9 +67,9 @@ export class Rooms {
     return best?.room;
   }
 
-  /** The room called `name` (the primary one when none is named), or a 404 `unknown_room`. */
+  /** The room called `name` (the first when none is named), or a 404 `unknown_room`. */
   named(name: unknown): Room {
-    if (name === undefined || name === '') return this.primary;
+    if (name === undefined || name === '') return this.first;
     const room = this.all.find((candidate) => candidate.name === name);
     if (!room) throw new HttpError(404, 'unknown_room', 'There is no room of this name.');
     return room;
@@ -91,11 +88,4 @@ export class Rooms {
   async moveSession(from: string, to: string, userId: number): Promise<void> {
     for (const room of this.all) await room.store.moveSession(from, to, userId);
   }
-}
-
-/** The routes of a room's page: the first room's are the contract's own. */
-export function roomRoutes(name: string, primary: boolean): Room['routes'] {
-  if (primary) return ROUTES;
-  const query = `?room=${encodeURIComponent(name)}`;
-  return { queue_request: ROUTES.queue_request + query, queue_info: ROUTES.queue_info + query };
 }

@@ -2,8 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { CHANNELS } from '@waiting-room/streams/contract';
 import { createFastify, registerRoutes, type LogStream } from './app';
 import { systemClock, type Clock } from './clock';
-import type { RoomConfig, ServerConfig } from './config';
-import { Rooms, roomRoutes, type Room } from './rooms';
+import type { ServerConfig } from './config';
+import { Rooms } from './rooms';
+import { buildRoom, roomNames } from './room-factory';
 import { createLanguages } from './languages';
 import { loadWaitingPage } from './page';
 import { fanoutPublisher, pusherOptions, pusherPublisher, type ReleasePublisher } from './publish';
@@ -12,19 +13,14 @@ import type { Fanout } from './realtime/fanout';
 import { RealtimeServer, type DeliveryListener, type UpgradeListener } from './realtime/server';
 import { startDemoOrigin } from '../demo/origin';
 import { ELEMENTS_ENTRY } from './page';
-import { EventSchedule } from './events/schedule';
 import { startReleaseLoop } from './release-loop';
-import { Releases } from './releases';
-import { RoomBotCheck } from './bot-check/room-check';
 import { ErrorLog } from './sink/error-log';
 import { StateFileError, forgetStateFile, prepareStateFile, readStateFile, writeStateFile } from './state-file';
-import { createStore } from './store/create';
 import { MemoryStore } from './store/memory';
-import type { QueueStore, ReleasePolicy } from './store/types';
+import type { QueueStore } from './store/types';
 import { Metrics } from './metrics/metrics';
 import { Sampler } from './console/sampler';
 import { consolePublisher } from './console/publish';
-import { createAdmission } from './admission/create';
 import { consoleStateOf } from './admission/view';
 import { closeRedis, connectRedis } from './redis/connection';
 import { redisTargetOf } from './redis/target';
@@ -63,21 +59,6 @@ export interface StartOptions {
   readonly answerBudget?: TurnBudget;
 }
 
-/** The release policy the configuration sets for `room` (the first room's by default). */
-export function releasePolicy(config: ServerConfig, room: RoomConfig = config.rooms[0]): ReleasePolicy {
-  return {
-    activeLimit: room.activeLimit,
-    sessionMs: config.sessionSeconds * 1000,
-    perMinute: room.releasePerMinute,
-    abandonMs: config.abandonSeconds * 1000,
-  };
-}
-
-/** Where a room's line is kept across a restart with STATE_FILE: the first room's in the file itself. */
-function stateFileOf(file: string, room: RoomConfig, primary: boolean): string {
-  return primary ? file : `${file}.${room.name}`;
-}
-
 /**
  * Starts the whole server on `config.port` (0: a free port): demo site, waiting-room routes,
  * admin API, error sink, the embedded realtime server (unless an outside one is configured)
@@ -86,10 +67,10 @@ function stateFileOf(file: string, room: RoomConfig, primary: boolean): string {
 export async function start(requested: ServerConfig, options: StartOptions = {}): Promise<Started> {
   const { stateFile } = requested;
   // Found now rather than at SIGTERM, when the line would be lost.
-  if (stateFile !== undefined) requested.rooms.forEach((room, i) => prepareStateFile(stateFileOf(stateFile, room, i === 0)));
+  if (stateFile !== undefined) requested.rooms.forEach((room, i) => prepareStateFile(roomNames(room.name, i === 0).stateFile(stateFile)));
   // Each room's saved line; none for the first when the caller gives its store.
   const saved = requested.rooms.map((room, i) =>
-    stateFile === undefined || (options.store && i === 0) ? undefined : readStateFile(stateFileOf(stateFile, room, i === 0)),
+    stateFile === undefined || (options.store && i === 0) ? undefined : readStateFile(roomNames(room.name, i === 0).stateFile(stateFile)),
   );
   const savedSecret = saved.find((one) => one !== undefined)?.sessionSecret;
   // A session secret made up at start dies with the process; the saved one keeps visitors' cookies valid.
@@ -100,49 +81,16 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   const errors = new ErrorLog({ messageBytes: config.sink.messageBytes, totalBytes: config.sink.totalBytes });
   const app = createFastify(config, languages, options.logStream);
   const fanout = options.fanout ?? (await createFanout(config, app.log));
-  const metrics = new Metrics(
-    () => rooms.all.map((room) => ({ name: room.name, stats: (now: number) => room.store.stats(now), limits: room.releases.policy })),
-    clock,
-  );
+  // Both known before listening: the embedded server's events go into the fanout, an outside one's through its HTTP API.
+  const publisher = options.publisher ?? (config.pusher.embedded ? fanoutPublisher(fanout) : pusherPublisher(pusherOptions(config.pusher)));
+  const publishSample = consolePublisher(config.pusher, fanout, pusherOptions(config.pusher));
+  const metrics = new Metrics(() => rooms.all.map((room) => ({ name: room.name, stats: (now: number) => room.store.stats(now), limits: room.limits })), clock);
   // One connection carries the decisions of every adaptive room of this process.
   const redisTarget = redisTargetOf(config);
   const admissionRedis =
     redisTarget && config.rooms.some((room) => room.admission.mode === 'adaptive') ? connectRedis(redisTarget, { autoPipelining: true }) : undefined;
-  const rooms = new Rooms(
-    config.rooms.map((room, i): Room => {
-      const primary = i === 0;
-      const store = (primary ? options.store : undefined) ?? saved[i]?.store ?? createStore(config, { name: room.name, primary });
-      const releases = new Releases(store, clock, releasePolicy(config, room), app.log, primary, room.name, metrics);
-      // The configuration with the operator's limits and a running event's: in force, or the adaptive controller's ceilings.
-      const admission = createAdmission(room, { primary, store, clock, log: app.log, redis: admissionRedis, operated: () => releases.operated });
-      releases.admitWith(admission);
-      const events = new EventSchedule({
-        room: room.name,
-        store,
-        clock,
-        log: app.log,
-        openingPollsPerSecond: config.openingPollsPerSecond,
-        maxEvents: config.maxEventsPerRoom,
-      });
-      releases.useEvents(events);
-      return {
-        name: room.name,
-        store,
-        releases,
-        admission,
-        events,
-        // The policy in force: `releases` follows the operator's limits, a running event's and the admission.
-        get limits() {
-          return releases.policy;
-        },
-        botCheck: new RoomBotCheck(store, { mode: room.botChallenge, difficulty: config.botCheck.difficulty }, clock, events),
-        primary,
-        routes: roomRoutes(room.name, primary),
-        locale: room.locale,
-      };
-    }),
-    config.rooms,
-  );
+  const parts = { clock, log: app.log, publisher, meter: metrics, admissionRedis };
+  const rooms: Rooms = new Rooms(config.rooms.map((_room, i) => buildRoom(config, i, parts, (i === 0 ? options.store : undefined) ?? saved[i]?.store)));
   metrics.track(rooms.all.map((room) => room.name));
   const closeStores = () => Promise.allSettled([...rooms.all.map((room) => room.store.close()), admissionRedis && closeRedis(admissionRedis)]);
   // No UPSTREAM: the demo shop, on a loopback port of its own, is the origin.
@@ -152,13 +100,12 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     : await startDemoOrigin({ host: '127.0.0.1', port: 0, logLevel: config.logLevel, waitingRoomScript: `/assets/${ELEMENTS_ENTRY}` });
   const upstream = config.gateway.upstream ?? (demo as { url: string }).url;
   let port = config.port;
-  let publishSample: ReturnType<typeof consolePublisher> | undefined;
   const sampler = new Sampler({
     rooms: rooms.all,
     clock,
     log: app.log,
     counts: () => metrics.instanceCounts(),
-    publish: (sample) => publishSample?.(sample) ?? Promise.resolve(),
+    publish: publishSample,
     admission: (room) => consoleStateOf(room.admission.view()),
   });
   registerRoutes(app, { config, rooms, clock, page, fanout, errors, metrics, sampler, port: () => port, answerBudget: options.answerBudget }, upstream);
@@ -169,8 +116,9 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
         fanout,
         log: app.log,
         onDelivered: options.onDelivered,
-        // A page keeps the largest `served` it heard: a move still on its way is worth nothing once a newer one is out.
-        latestOf: (message) => (message.channel === CHANNELS.queue && message.event === CHANNELS.movedEvent ? 'QueueMoved' : undefined),
+        // A page keeps the largest `served` it heard: a move still on its way is worth nothing once a
+        // newer one of the same line is out. Only the server publishes (no client events), each line on its own channel.
+        latestOf: (message) => (message.event === CHANNELS.movedEvent ? message.channel : undefined),
       })
     : undefined;
 
@@ -188,30 +136,24 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     throw error;
   }
   config.rooms.forEach((room, i) => {
-    if (saved[i] && config.stateFile) forgetStateFile(stateFileOf(config.stateFile, room, i === 0));
+    if (saved[i] && config.stateFile) forgetStateFile(roomNames(room.name, i === 0).stateFile(config.stateFile));
   });
   const address = app.server.address() as AddressInfo;
   port = address.port;
   const ownHost = reachableHost(address);
   const ownUrlHost = ownHost.includes(':') ? `[${ownHost}]` : ownHost;
-  const publisher = options.publisher ?? (config.pusher.embedded ? fanoutPublisher(fanout) : pusherPublisher(pusherOptions(config.pusher)));
   // The operator's limits a previous run (or another instance) left in the store, and the events
   // (those the configuration declares put there the first time), before the first visitor.
   await Promise.all(
     rooms.all.map(async (room) => {
-      await onceAvailable(() => room.releases.followLimits()).catch((error: unknown) => app.log.warn({ err: error }, 'limits not read'));
+      await onceAvailable(() => room.operator.follow()).catch((error: unknown) => app.log.warn({ err: error }, 'limits not read'));
       const declared = config.events.filter((event) => event.room === room.name).map(({ room: _room, ...event }) => event);
       await onceAvailable(() => room.events.declare(declared).then(() => room.events.step())).catch((error: unknown) =>
         app.log.warn({ err: error, room: room.name }, 'events not read'),
       );
     }),
   );
-  const loops = rooms.all.map((room) => {
-    room.releases.usePublisher(publisher);
-    room.events.useAnnouncer(publisher);
-    return startReleaseLoop(room.releases, clock, config.releaseIntervalMs, app.log, room.events);
-  });
-  publishSample = consolePublisher(config.pusher, fanout, pusherOptions(config.pusher));
+  const loops = rooms.all.map((room) => startReleaseLoop(room.releases, clock, config.releaseIntervalMs, app.log, room.events));
   sampler.start();
   const controllers = rooms.all.map((room) => room.admission.start());
 
@@ -230,7 +172,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
         // Last, once nothing can change the lines any more; a file that fails leaves the others written.
         const failures: string[] = [];
         rooms.all.forEach((room, i) => {
-          const file = config.stateFile && stateFileOf(config.stateFile, config.rooms[i], room.primary);
+          const file = config.stateFile && roomNames(room.name, i === 0).stateFile(config.stateFile);
           if (!file || !(room.store instanceof MemoryStore)) return;
           try {
             writeStateFile(file, room.store, config.sessionSecret);

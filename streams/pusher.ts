@@ -107,13 +107,13 @@ export function pusherOptions(config: Pick<PageConfig, 'realtime' | 'csrfToken'>
  *   `SubscriptionError`. pusher-js ignores a repeat and joins again by itself after a reconnection;
  * - `subscribed$`, `release$`: `pusher:subscription_succeeded` and `RequestUnqueud` on that
  *   channel, once `subscribe()` has created it (the core calls it on `'connected'`);
- * - `moved$`: `QueueMoved` on the public `App.Queue`, joined with the visitor's channel; should
+ * - `moved$`: `QueueMoved` on the public line-wide channel the config names (`realtime.queueChannel`, `App.Queue` by default), joined with the visitor's channel; should
  *   that fail, only the pushes are lost, the polls go on;
  * - `opened$`, only in a scheduled event's pre-queue (the config's `event`): `QueueOpened` on
  *   `CHANNELS.event(id)`.
  * Disconnecting the client is the caller's, once the status stream completes.
  */
-export function realtimeSources(pusher: PusherLike, config: Pick<PageConfig, 'queue' | 'userId' | 'event'>): RealtimeSources {
+export function realtimeSources(pusher: PusherLike, config: Pick<PageConfig, 'queue' | 'userId' | 'event' | 'realtime'>): RealtimeSources {
   const { connection } = pusher;
   const { queue, userId, event } = config;
   const channelName = userId ? CHANNELS.user(userId, queue.uuid) : CHANNELS.client(queue.uuid);
@@ -139,7 +139,7 @@ export function realtimeSources(pusher: PusherLike, config: Pick<PageConfig, 'qu
     release$: onChannel<unknown>(CHANNELS.releaseEvent),
     moved$: channel$.pipe(
       take(1),
-      switchMap(() => fromPusherEvent<LineMoved>(pusher.subscribe(CHANNELS.queue), CHANNELS.movedEvent)),
+      switchMap(() => fromPusherEvent<LineMoved>(pusher.subscribe(config.realtime.queueChannel), CHANNELS.movedEvent)),
     ),
     subscribe: (): Observable<unknown> =>
       defer(() => {

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Clock } from '../clock';
 import { HttpError } from '../errors';
+import { within, type Admitted } from '../policy';
 import type { ReleasePolicy } from '../store/types';
 import { activeLimitFor, decide, initialState, stateFrom, type Decision, type LawSettings } from './law';
 import type { AdmissionRecord, AdmissionStore, Pin } from './record';
@@ -9,19 +10,17 @@ import { OriginSignals, addSignals, summarize } from './signals';
 import { viewOf, type AdmissionView } from './view';
 
 /**
- * A room's limits and release rate now: the one place the gate, the release loop, queue_info's
- * estimate, the metrics and the admin API read them from (through `Releases.policy`). It starts
- * from the operator's policy (the configuration with the limits set by `POST /admin/limits`):
- * `FixedAdmission` gives it as it is; `AdaptiveAdmission` takes its rate and limit as ceilings
- * and sets its own below them. Anything that must set them for a while (a pin, a scheduled event)
- * does it behind this interface.
+ * How a room admits: at the operator's policy (`FixedAdmission`), or at a rate and limit set below
+ * it from what the gateway sees of the origin (`AdaptiveAdmission`). Its decision is the last link
+ * of the chain that decides the policy in force (`policy.ts`); the operator's policy, the first
+ * three, are its ceilings.
  */
 export interface Admission {
   /**
-   * The policy in force, read on every protected request (its `activeLimit`) and by the release
-   * loop: the same object while nothing changes, nothing computed per call.
+   * Its decision, read with every reading of the policy in force: the same object while nothing
+   * changes; undefined when it admits at the operator's policy as it is (fixed admission).
    */
-  policy(): ReleasePolicy;
+  admitted(): Admitted | undefined;
   /**
    * Where the gateway counts the origin's answers to this room's admitted requests; undefined
    * when nothing reads them (fixed admission), so that the forwarding path does nothing more.
@@ -38,8 +37,8 @@ export interface Admission {
 
 /**
  * The operator's policy: RELEASE_PER_MINUTE and ACTIVE_LIMIT as configured, or as last set by
- * `POST /admin/limits` (`Releases.operated`), with the session and abandon times. A new object
- * when it changes.
+ * `POST /admin/limits` or a running event (`policy.ts` without admission), with the session and
+ * abandon times. A new object when it changes.
  */
 export type OperatedPolicy = () => ReleasePolicy;
 
@@ -47,8 +46,8 @@ export type OperatedPolicy = () => ReleasePolicy;
 export class FixedAdmission implements Admission {
   constructor(private readonly operated: OperatedPolicy) {}
 
-  policy(): ReleasePolicy {
-    return this.operated();
+  admitted(): undefined {
+    return undefined;
   }
 
   view(): AdmissionView {
@@ -130,6 +129,8 @@ export class AdaptiveAdmission implements Admission {
   readonly signals = new OriginSignals();
   private record: AdmissionRecord;
   private current!: ReleasePolicy;
+  /** The decision of `record`, as `policy.ts` reads it. */
+  private decision!: Admitted;
   /** The operator's policy `current` was made within: a new one (its limits changed) means making it again. */
   private within?: ReleasePolicy;
   private loopLagMs?: () => number;
@@ -140,6 +141,11 @@ export class AdaptiveAdmission implements Admission {
     this.adopt(this.record);
   }
 
+  admitted(): Admitted {
+    return this.decision;
+  }
+
+  /** Its decision within the operator's policy (`policy.ts`): the policy in force when it admits. */
   policy(): ReleasePolicy {
     if (this.options.operated() !== this.within) this.adopt(this.record);
     return this.current;
@@ -271,13 +277,16 @@ export class AdaptiveAdmission implements Admission {
   /** Takes a record's rate and limit into force, within the ceilings (the operator's, which may change). */
   private adopt(record: AdmissionRecord): void {
     const operated = this.options.operated();
-    const settings = this.settings();
     this.record = record;
-    const perMinute = Math.min(settings.ceilingPerMinute, record.pinned?.perMinute ?? record.controller.perMinute);
-    const activeLimit = Math.min(settings.ceilingActive, record.pinned?.activeLimit ?? activeLimitFor(perMinute, settings));
-    const unchanged = this.within === operated && this.current?.perMinute === perMinute && this.current.activeLimit === activeLimit;
+    const decision: Admitted = record.pinned
+      ? { perMinute: record.pinned.perMinute, activeLimit: record.pinned.activeLimit }
+      : { perMinute: record.controller.perMinute };
+    // The same objects while their values stay: the policy in force is worked out again only on a change.
+    if (decision.perMinute !== this.decision?.perMinute || decision.activeLimit !== this.decision.activeLimit) this.decision = decision;
+    const current = within(operated, decision);
+    const unchanged = this.within === operated && this.current?.perMinute === current.perMinute && this.current.activeLimit === current.activeLimit;
     this.within = operated;
-    if (!unchanged) this.current = { ...operated, perMinute, activeLimit };
+    if (!unchanged) this.current = current;
   }
 }
 

@@ -1,8 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock';
 import type { RoomConfig } from '../config';
-import { isCluster, type RedisClient } from '../redis/connection';
-import { roomPrefix } from '../redis/target';
+import type { RedisClient } from '../redis/connection';
 import type { QueueStore } from '../store/types';
 import { AdaptiveAdmission, FixedAdmission, type Admission, type OperatedPolicy } from './admission';
 import { MemoryAdmissionStore } from './memory-store';
@@ -12,12 +11,13 @@ import { RedisAdmissionStore } from './redis-store';
 export const ADMISSION_STEP_MS = 2000;
 
 export interface AdmissionParts {
-  readonly primary: boolean;
+  /** Where the room's keys are in Redis: its decision goes beside its line. */
+  readonly prefix: string;
   /** The room's line: growth needs visitors waiting. */
   readonly store: Pick<QueueStore, 'stats'>;
   readonly clock: Clock;
   readonly log: FastifyBaseLogger;
-  /** The configuration with the operator's limits (`Releases.operated`): in force, or the ceilings. */
+  /** The configuration with the operator's and an event's limits (`policy.ts` before admission): in force, or the ceilings. */
   readonly operated: OperatedPolicy;
   /** With REDIS_URL: the client every adaptive room of this process shares its decision through. */
   readonly redis?: RedisClient;
@@ -29,8 +29,7 @@ export interface AdmissionParts {
  */
 export function createAdmission(room: RoomConfig, parts: AdmissionParts): Admission {
   if (room.admission.mode === 'fixed') return new FixedAdmission(parts.operated);
-  const prefix = roomPrefix({ name: room.name, primary: parts.primary }, parts.redis !== undefined && isCluster(parts.redis));
-  const { clock, store, operated } = parts;
+  const { clock, store, operated, prefix } = parts;
   return new AdaptiveAdmission({
     operated,
     settings: {

@@ -76,7 +76,8 @@ export class Sampler {
 
   private async roomSample(room: Room, now: number): Promise<RoomSample> {
     const [stats, recent] = await Promise.all([room.store.stats(now), room.store.recentReleases()]);
-    const { policy, limitOverrides } = room.releases;
+    const { policy } = room.releases;
+    const limitOverrides = room.operator.overrides;
     const admission = this.options.admission?.(room);
     return {
       room: room.name,

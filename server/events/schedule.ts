@@ -5,7 +5,7 @@ import type { DrawRecord, EventFactsJson, QueueInfo, QueueOpened } from '@waitin
 import type { Clock } from '../clock';
 import { estimateMinutes } from '../estimate';
 import { HttpError } from '../errors';
-import type { EventLimits } from '../limits';
+import type { EventLimits } from '../policy';
 import type { EventState, StoredEvents } from '../store/event-store';
 import type { Entry, Position, QueueStore } from '../store/types';
 import { commitmentOf, drawOrder, newSeed, ticketOf } from './draw';
@@ -56,6 +56,8 @@ export interface ScheduleOptions {
   readonly openingPollsPerSecond: number;
   /** Most events the room keeps, ended ones included (MAX_EVENTS_PER_ROOM). */
   readonly maxEvents: number;
+  /** How openings are announced. */
+  readonly announcer: OpeningAnnouncer;
 }
 
 /** Changes to an event after its pre-queue (or opening) has begun that would break its promise. */
@@ -83,15 +85,9 @@ export class EventSchedule {
   /** The places in line, as last read while an event is in force: what a pre-queued position can at most be. */
   private counts = { waiting: 0 };
   private stepping?: Promise<void>;
-  private announcer?: OpeningAnnouncer;
   private readonly drawn = new Map<string, Promise<DrawAnswer>>();
 
   constructor(private readonly options: ScheduleOptions) {}
-
-  /** Sets how openings are announced; the embedded server's address is known only once listening. */
-  useAnnouncer(announcer: OpeningAnnouncer): void {
-    this.announcer = announcer;
-  }
 
   /** The room's events, as last read. */
   get events(): readonly DropEvent[] {
@@ -166,7 +162,7 @@ export class EventSchedule {
     return method === 'passthrough' ? 'all' : method === 'reject' ? 'none' : 'normal';
   }
 
-  /** What the event in force replaces in the room's policy at `now` (`limits.ts`). */
+  /** What the event in force replaces in the room's policy at `now` (`policy.ts`). */
   limits(now: number): EventLimits {
     const current = this.inForce(now);
     if (current?.phase !== 'open') return {};
@@ -392,11 +388,11 @@ export class EventSchedule {
 
   /** One `QueueOpened` for the whole pre-queue, by the instance that claims it; a failure leaves the pages to their polls. */
   private async announce(event: DropEvent, state: EventState): Promise<void> {
-    if (!this.announcer || !(await this.options.store.claimAnnouncement(event.id))) return;
+    if (!(await this.options.store.claimAnnouncement(event.id))) return;
     const entrants = await this.entrantCount(state);
     const spread = Math.ceil((entrants * 1000) / this.options.openingPollsPerSecond);
     try {
-      await this.announcer.publishOpened(event.id, { spread });
+      await this.options.announcer.publishOpened(event.id, { spread });
     } catch (error) {
       this.options.log.warn({ err: error, event: event.id }, 'the opening could not be announced: pages will see it at their next poll');
     }

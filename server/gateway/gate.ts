@@ -126,7 +126,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       config,
       originOf(request, config.host),
       options.port(),
-      room.routes,
+      room,
       language,
       facts.event,
       altcha,

@@ -74,7 +74,8 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
   };
   const statsOf = async (room: Room) => {
     const stats = await room.store.stats(clock.now());
-    const { policy, configured } = room.releases;
+    const { policy } = room.releases;
+    const { configured } = room;
     return {
       waiting: stats.waiting,
       pending: stats.pending,
@@ -215,7 +216,7 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
     async (request) => {
       const { activeLimit, releasePerMinute } = request.body;
       const room = roomOf(request);
-      await room.releases.changeLimits({ activeLimit, perMinute: releasePerMinute });
+      await room.operator.change({ activeLimit, perMinute: releasePerMinute });
       return statsOf(room);
     },
   );

@@ -209,9 +209,8 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
       if (event) return answer(reply, event);
       const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
       const estimated = estimateMinutes(position, recent, now, perMinute);
-      // `QueueMoved` tells the first room's line only: the others' pages move by their answers.
-      const moves = position > 0 && room.primary;
-      return answer(reply, moves ? { position, estimated, ticket: served + position, served } : { position, estimated });
+      // Each room's `QueueMoved` (on its own channel) moves its pages from this ticket.
+      return answer(reply, position > 0 ? { position, estimated, ticket: served + position, served } : { position, estimated });
     },
   );
 }

@@ -26,7 +26,7 @@ describe('page config: a valid config', () => {
       queue: { uuid: '0b7c5b2e-1f7d-4d8e-9a3c-2f1e6b7a9c10', uri: '/checkout?item=42', method: 'GET', position: 12 },
       userId: 7,
       csrfToken: 'csrf-token',
-      realtime: { key: 'app-key', host: 'localhost', port: 8080, forceTLS: false, cluster: 'local', authEndpoint: '/pusher/auth' },
+      realtime: { key: 'app-key', host: 'localhost', port: 8080, forceTLS: false, cluster: 'local', authEndpoint: '/pusher/auth', queueChannel: 'App.Queue' },
       routes: { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' },
       errorReporting: { dsn: 'http://public@localhost:8080/1', sampleRate: 0.5, release: '1.0.0' },
       timings: {},
@@ -51,11 +51,24 @@ describe('page config: a valid config', () => {
     delete raw.queue.method;
     delete raw.queue.position;
     const { config } = configOf(raw);
-    expect(config.realtime).toEqual({ key: 'k', host: null, port: 443, forceTLS: true, cluster: 'mt1', authEndpoint: '/pusher/auth' });
+    expect(config.realtime).toEqual({
+      key: 'k',
+      host: null,
+      port: 443,
+      forceTLS: true,
+      cluster: 'mt1',
+      authEndpoint: '/pusher/auth',
+      queueChannel: 'App.Queue',
+    });
     expect(config.errorReporting).toEqual({ dsn: null, sampleRate: 0.5, release: '1.0.0' });
     expect(config.queue.method).toBe('GET');
     expect(config.queue.position).toBeNull();
     expect(config.userId).toBe(0);
+  });
+
+  it("should take the line's channel the server names, for a room of its own", () => {
+    const realtime = { ...validConfig().realtime, queueChannel: 'App.Queue.tickets' };
+    expect(configOf(validConfig({ realtime })).config.realtime.queueChannel).toBe('App.Queue.tickets');
   });
 
   it.each([0, null, false, ''])('should treat the falsy user id %p as anonymous', (id) => {
@@ -180,6 +193,8 @@ describe('page config: malformed and hostile values are refused clearly', () => 
     ['a port out of range', { realtime: { key: 'k', port: 70000 } }, 'realtime.port must be an integer from 1 to 65535'],
     ['a host with a scheme', { realtime: { key: 'k', host: 'https://evil.example' } }, 'realtime.host must be'],
     ['forceTLS as a string', { realtime: { key: 'k', forceTLS: 'no' } }, 'realtime.forceTLS must be true or false'],
+    ['a private line channel', { realtime: { key: 'k', queueChannel: 'private-App.Queue' } }, 'realtime.queueChannel must be a public channel name'],
+    ['a line channel with a space', { realtime: { key: 'k', queueChannel: 'App Queue' } }, 'realtime.queueChannel must be a public channel name'],
     [
       'a queue_info route on another origin',
       { routes: { queue_request: '/q', queue_info: '//evil.example/{uuid}' } },

@@ -1,8 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { ConfigError, loadConfig } from '../../server/config';
+import { eventually } from '../support/eventually';
 import { ManualClock } from './support/manual-clock';
+import { connectPusher, subscribe } from './support/realtime';
 import { ADMIN_TOKEN, startServer, type StartedWithOrigin } from './support/server';
 import { Visitor } from './support/visitor';
 
@@ -130,11 +133,16 @@ describe('several rooms in front of one origin', () => {
     expect(atCheckout.routes).toEqual({ queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' });
     expect(atTickets.routes).toEqual({ queue_request: '/queue/request?room=tickets', queue_info: '/queue/info/{uuid}?room=tickets' });
     expect(atVip.routes.queue_info).toBe('/queue/info/{uuid}?room=vip');
-    // The first room's answer carries ticket and served for QueueMoved; the others' move by their polls.
+    // Each room's line moves on a channel of its own; the first room's is the one a single line has.
+    expect(atCheckout.realtime).not.toHaveProperty('queueChannel');
+    expect([atTickets.realtime.queueChannel, atVip.realtime.queueChannel]).toEqual(['App.Queue.tickets', 'App.Queue.vip']);
+    // Every room's answer carries ticket and served of its own line, for its QueueMoved.
     expect((await ada.get(`/queue/info/${atCheckout.queue.uuid}`)).json).toEqual({ position: 1, estimated: 1, ticket: 1, served: 0 });
     expect((await bob.get(atTickets.routes.queue_info.replace('{uuid}', atTickets.queue.uuid))).json).toEqual({
       position: 1,
       estimated: expect.any(Number),
+      ticket: 1,
+      served: 0,
     });
     // A place is its room's: asked of another room, it is unknown.
     expect((await bob.get(`/queue/info/${atTickets.queue.uuid}`)).status).toBe(404);
@@ -176,6 +184,43 @@ describe('several rooms in front of one origin', () => {
     expect(first.json).toMatchObject({ waiting: 1, releasePerMinute: 4 });
     expect([unknown.status, unknown.json.error.code]).toEqual([404, 'unknown_room']);
     expect((await new Visitor(server.url).get(`/queue/info/${ada.queue.uuid}`)).json.position).toBe(1);
+  });
+
+  it("should publish each room's moves on its own channel, where no other room's reach", async () => {
+    const ticketOf = async (page: PageConfigJson) =>
+      (await new Visitor(server.url).get(page.routes.queue_info.replace('{uuid}', page.queue.uuid))).json.ticket as number;
+    const tickets = await ticketOf(await new Visitor(server.url).hold('/tickets'));
+    const checkout = await ticketOf(await new Visitor(server.url).hold('/checkout'));
+    const client = await connectPusher(server);
+    try {
+      const heard: Array<{ channel: string; served: number }> = [];
+      for (const name of ['App.Queue', 'App.Queue.tickets', 'App.Queue.vip']) {
+        const { channel, error } = await subscribe(client, name);
+        expect(error).toBeUndefined();
+        channel.bind('QueueMoved', (data: { served: number }) => heard.push({ channel: name, served: data.served }));
+      }
+
+      await adminCall('POST', 'release', { count: 1, room: 'tickets' });
+      await eventually(
+        "the tickets' move",
+        async () => heard,
+        (found) => found.length === 1,
+      );
+      await adminCall('POST', 'release', { count: 1 });
+      await eventually(
+        "the checkout's move",
+        async () => heard,
+        (found) => found.length === 2,
+      );
+
+      // Each line counts its own: the released place's ticket has left its head.
+      expect(heard).toEqual([
+        { channel: 'App.Queue.tickets', served: tickets },
+        { channel: 'App.Queue', served: checkout },
+      ]);
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('should replay a held request of any room to the origin, once', async () => {

@@ -23,9 +23,13 @@ export const CHANNELS = {
   client: (uuid: string) => `App.Client.${uuid}`,
   /** On the visitor's channel, with `{"uuid": "…"}`: replay the held request now. */
   releaseEvent: 'RequestUnqueud',
-  /** The public line-wide channel: anyone may listen, it says nothing about any one visitor. */
+  /**
+   * The public line-wide channel: anyone may listen, it says nothing about any one visitor. A
+   * server with several lines names each other line's channel in its pages' config
+   * (`realtime.queueChannel`); this one is the default.
+   */
   queue: 'App.Queue',
-  /** Published on `queue` after each release, with `{"served": n}`. */
+  /** Published on the line-wide channel after each release, with `{"served": n}`. */
   movedEvent: 'QueueMoved',
   /**
    * The public channel of a scheduled event's pre-queue (an extension): every page that waits in

@@ -21,6 +21,7 @@ export type Routes = { readonly [K in keyof typeof ROUTES]: string };
  * `queue.method` (GET), `queue.position`, `user` (anonymous), `realtime.host` (Pusher Channels'
  * own), `realtime.port` (443), `realtime.forceTLS` (true), `realtime.cluster` ('mt1'),
  * `realtime.authEndpoint` ('/pusher/auth'),
+ * `realtime.queueChannel` (`CHANNELS.queue`),
  * `errorReporting` or any of its fields (`dsn`: the console only; `sampleRate` 0.5; `release`
  * '1.0.0'). A field added later is optional, so that a config written to this version stays valid.
  */
@@ -51,6 +52,11 @@ export interface PageConfigJson {
      * `AUTH_ENDPOINT`, '/pusher/auth', without it.
      */
     readonly authEndpoint?: string;
+    /**
+     * An extension (since 1.4.0): the public line-wide channel whose `QueueMoved` moves this page up,
+     * for a server with several lines. Absent: `CHANNELS.queue` (`App.Queue`).
+     */
+    readonly queueChannel?: string;
   };
   readonly routes: Routes;
   /** Sentry settings. */
@@ -168,6 +174,8 @@ export interface PageConfig {
     readonly cluster: string;
     /** Where the page asks for its private channel's authorization: a path on its origin (since 1.4.0). */
     readonly authEndpoint: string;
+    /** The public line-wide channel of the visitor's line (`QueueMoved`): `CHANNELS.queue` unless the config names another. */
+    readonly queueChannel: string;
   };
   readonly routes: Routes;
   readonly errorReporting: ErrorReportingSettings;

@@ -1,6 +1,6 @@
 import { TIMINGS, ERROR_REPORTING, REALTIME } from './constants.js';
 import { MAX_POSITION, METHODS, type AltchaChallenge, type ErrorReportingSettings, type LanguageJson, type Method, type PageConfig } from './page-config.js';
-import { AUTH_ENDPOINT } from './names.js';
+import { AUTH_ENDPOINT, CHANNELS } from './names.js';
 import { originOf, toSameOriginPath } from './same-origin-path.js';
 import { isUuid } from './uuid.js';
 
@@ -154,6 +154,16 @@ export function parsePageConfig(raw: unknown, address: string): ConfigResult {
       forceTLS: check(rt.forceTLS === undefined || typeof rt.forceTLS == 'boolean', 'realtime.forceTLS', 'true or false', rt.forceTLS !== false),
       cluster: text(rt.cluster, 'realtime.cluster', 'mt1'),
       authEndpoint: rt.authEndpoint === undefined ? AUTH_ENDPOINT : route(rt.authEndpoint, 'realtime.authEndpoint'),
+      // A public channel: one a page joins without asking the server for a signature.
+      queueChannel:
+        rt.queueChannel === undefined
+          ? CHANNELS.queue
+          : check(
+              /^(?!private-|presence-)[\w=@,.;-]{1,164}$/.test(asText(rt.queueChannel)),
+              'realtime.queueChannel',
+              "a public channel name (1 to 164 letters, digits or '_-=@,.;')",
+              asText(rt.queueChannel),
+            ),
     },
     routes: {
       queue_request: route(routes.queue_request, 'routes.queue_request'),

@@ -1,5 +1,8 @@
-import { policyInForce, type PolicyInputs } from '../../server/policy';
+import { policyInForce, type Admitted, type EventLimits, type PolicyInputs } from '../../server/policy';
+import { OperatorLimits, RoomPolicy } from '../../server/room-policy';
+import { MemoryStore } from '../../server/store/memory';
 import type { ReleasePolicy } from '../../server/store/types';
+import { ManualClock } from './support/manual-clock';
 
 /** ACTIVE_LIMIT 100, RELEASE_PER_MINUTE 60, a session of a minute, abandoned after two. */
 const configured: ReleasePolicy = { activeLimit: 100, perMinute: 60, sessionMs: 60_000, abandonMs: 120_000 };
@@ -41,5 +44,48 @@ describe('the policy in force: configured, then the operator, then an event, the
     ],
   ])('%s', (_case, inputs, inForce) => {
     expect(policyInForce({ configured, ...inputs })).toEqual(inForce);
+  });
+});
+
+describe('a room’s policy as the gate reads it on every request', () => {
+  const clock = new ManualClock();
+  const parts = () => {
+    const store = new MemoryStore();
+    let event: EventLimits = {};
+    let admitted: Admitted | undefined;
+    const operator = new OperatorLimits(store);
+    const policy = new RoomPolicy({ configured, operator, events: { limits: () => event }, clock, admitted: () => admitted });
+    return {
+      operator,
+      policy,
+      startEvent: (limits: EventLimits) => (event = { ...limits }),
+      admit: (decision: Admitted | undefined) => (admitted = decision),
+    };
+  };
+
+  it('should be the same object while no input changes, and a new one, worked out by the chain, when one does', async () => {
+    const { operator, policy, startEvent, admit } = parts();
+    const first = policy.current;
+    expect(first).toEqual(configured);
+    // The store answers a new object each time; the values are the same.
+    await operator.follow();
+    startEvent({});
+    expect(policy.current).toBe(first);
+
+    await operator.change({ perMinute: 30 });
+    const operated = policy.current;
+    expect(operated).toEqual({ ...configured, perMinute: 30 });
+    await operator.follow();
+    expect(policy.current).toBe(operated);
+
+    startEvent({ activeLimit: 500 });
+    const duringEvent = policy.current;
+    expect(duringEvent).toEqual({ ...configured, perMinute: 30, activeLimit: 500 });
+    // The events answer a new object each time too.
+    startEvent({ activeLimit: 500 });
+    expect(policy.current).toBe(duringEvent);
+
+    admit({ perMinute: 20 });
+    expect(policy.current).toEqual({ ...configured, perMinute: 20, activeLimit: 25 });
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { ConfigError, loadConfig } from '../../server/config';
+import { roomNames } from '../../server/room-factory';
 import { eventually } from '../support/eventually';
 import { ManualClock } from './support/manual-clock';
 import { connectPusher, subscribe } from './support/realtime';
@@ -98,6 +99,21 @@ describe('rooms in the configuration', () => {
   ])('should refuse %s', (_what, env, message) => {
     expect(load(env)).toThrow(ConfigError);
     expect(load(env)).toThrow(message);
+  });
+});
+
+describe("a room's names outside the process", () => {
+  it.each([
+    ['the first room: those a single line has always had', 'checkout', true, ['wr:', '/queue/request', '/queue/info/{uuid}', 'App.Queue', 'line.json']],
+    [
+      'any other room: carrying its name',
+      'tickets',
+      false,
+      ['wr:tickets:', '/queue/request?room=tickets', '/queue/info/{uuid}?room=tickets', 'App.Queue.tickets', 'line.json.tickets'],
+    ],
+  ])('should name %s', (_case, name, first, expected) => {
+    const names = roomNames(name, first);
+    expect([names.storePrefix, names.routes.queue_request, names.routes.queue_info, names.queueChannel, names.stateFile('line.json')]).toEqual(expected);
   });
 });
 

@@ -309,6 +309,21 @@ describe('page: the line moves (QueueMoved on App.Queue, an extension)', () => {
     expect(queueInfos()).toHaveLength(calls);
   });
 
+  it("should move up on its own line's channel when the config names one, and not on another line's", async () => {
+    const config = validConfig();
+    page = await load({
+      config: { ...config, realtime: { ...config.realtime, queueChannel: 'App.Queue.tickets' } },
+      queueInfo: () => ({ body: { position: 12, estimated: 4, ticket: 112, served: 100 } }),
+    });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.root().textContent).toContain('Your position12');
+    expect(page.pushers[0].channels.has(LINE_CHANNEL)).toBe(false);
+
+    await page.inAct(() => page!.pushers[0].channels.get('App.Queue.tickets')!.emit('QueueMoved', { served: 105 }, {}));
+
+    expect(page.root().textContent).toContain('Your position7');
+  });
+
   it('should ignore QueueMoved when queue_info sends no ticket', async () => {
     page = await load();
     await page.inAct(() => page!.pushers[0].enter('connected'));

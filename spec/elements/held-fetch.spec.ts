@@ -352,3 +352,62 @@ describe('heldFetch() with the bot check on (BOT_CHALLENGE=pow)', () => {
     await answered;
   });
 });
+
+describe('heldFetch() in a room other than the first', () => {
+  /** Ten minutes between polls: only the line's push can move the position within the test. */
+  const LONG_POLLS = { anonymousPoll: 600_000, poll: 600_000 };
+  const ROOMS = JSON.stringify([
+    { name: 'checkout', protect: ['/checkout'], activeLimit: 1 },
+    { name: 'tickets', protect: ['/tickets'], activeLimit: 1 },
+  ]);
+  let origin: TestOrigin;
+  let server: Started;
+  const url = (path: string) => server.url + path;
+
+  beforeAll(async () => {
+    origin = await startTestOrigin(answer);
+    server = await start(testConfig({ UPSTREAM: origin.url, ROOMS, RELEASE_PER_MINUTE: '0', PAGE_TIMINGS: JSON.stringify(LONG_POLLS) }));
+    // The tickets' room is full, and one place waits at the head of its line.
+    expect((await fetch(url('/tickets/fill'))).status).toBe(200);
+    expect((await fetch(url('/tickets/head'))).status).toBe(503);
+  });
+  afterAll(async () => {
+    await server.close();
+    await origin.close();
+  });
+
+  it("should move up as soon as its room releases, from the move on that room's channel", async () => {
+    const { fetch: fetchInBrowser, calls } = browser();
+    const heldFetch = createHeldFetch({ fetch: fetchInBrowser, createRealtime: (key, options) => new Pusher(key, options), solveAltcha: solveAltchaInNode });
+    const progress: Progress[] = [];
+    const subscription = heldFetch.progress$.subscribe((one) => progress.push(one));
+    const answered = heldFetch(url('/tickets/mine'));
+    const positionIs = (position: number, timeoutMs?: number) =>
+      eventually(
+        `position ${position}`,
+        async () => progress[progress.length - 1]?.status,
+        (status) => status?.kind == 'waiting' && status.position == position,
+        timeoutMs,
+      );
+    const polls = () => calls.filter((call) => call.startsWith('GET /queue/info/')).length;
+    // Its first queue_info calls answered (the ticket the moves count from); the next poll is ten minutes away.
+    await eventually(
+      'the first poll',
+      async () => polls(),
+      (count) => count >= 1,
+    );
+    await positionIs(2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const pollsBefore = polls();
+
+    const releasedAt = Date.now();
+    expect((await admin(server, 'POST', 'release', { count: 1, room: 'tickets' })).status).toBe(200);
+    await positionIs(1, 5000);
+    expect(Date.now() - releasedAt).toBeLessThan(5000);
+    expect(polls()).toBe(pollsBefore);
+
+    expect((await admin(server, 'POST', 'release', { count: 1, room: 'tickets' })).status).toBe(200);
+    expect((await answered).status).toBe(200);
+    subscription.unsubscribe();
+  });
+});

@@ -85,6 +85,8 @@ describe('two gateways on a Redis Cluster of three primaries and three replicas'
     const shard = await cluster.primaryOf(PREFIX);
     const pattern = 'wr:\\{default\\}:*';
     expect(await on(shard.port, 'KEYS', pattern)).toContain(`${PREFIX}e:${adaPage.queue.uuid}`);
+    // Replication is asynchronous: wait until the shard's replica has what its primary holds.
+    expect(await on(shard.port, 'WAIT', '1', '5000')).toBe(1);
     const holding = [];
     for (const node of cluster.nodes) if (((await on(node.port, 'KEYS', pattern)) as string[]).length > 0) holding.push(node);
     // The shard's primary and its replica only.

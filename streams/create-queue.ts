@@ -61,6 +61,10 @@ import { waiting } from './rules/waiting.js';
  *      later, then completes, without subscribing to any source.
  * At the ending every source, call, poll and timer is let go: nothing after it can matter.
  *
+ * With `options.queueInfoAtStart` (an extension), queue_info is also asked once at subscription,
+ * before any connection state: the first `waiting` needs no realtime connection; `connected` then
+ * starts the 60 s poll as the spec has it, a call in flight giving way to its fresh one.
+ *
  * With the bot check (`sources.altcha$`, an extension), each queue_request waits for the solution's
  * first value and carries it, and once one carrying it was answered, queue_info is asked at once
  * (the 60 s poll starts again from there): the place has just entered the line. Until then queue_info may say the place is pending (`placePending`), which
@@ -118,6 +122,7 @@ function inLine(sources: QueueSources, options: QueueOptions, request: HeldReque
               // queue_request's calls run inside the 60 s poll's start: one that carried the bot
               // check's solution and was answered starts it again, the place having entered the line.
               merge(
+                options.queueInfoAtStart ? of(null) : EMPTY,
                 state$.pipe(filter((state) => state === 'connected')),
                 opening(guarded('opened$', sources.opened$ ?? EMPTY), request.uuid, scheduler),
                 sendQueueRequest(subscribed$, sources.queueRequest, sources.altcha$ && guarded('altcha$', sources.altcha$)),

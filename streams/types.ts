@@ -78,6 +78,12 @@ export interface QueueOptions {
   readonly scheduler?: SchedulerLike;
   /** Where source errors go (the page reports them); without it they only end their source. */
   readonly onSourceError?: SourceErrorHandler;
+  /**
+   * Beyond the spec: queue_info is also asked at once, on subscription, without waiting for
+   * `connected` (whose poll still starts as the spec has it), so that the position can show while
+   * the realtime connection is still opening. Off unless set.
+   */
+  readonly queueInfoAtStart?: boolean;
 }
 
 /** What the page must do to replay the held request (spec section 4). */

@@ -130,6 +130,45 @@ describe('createQueue$', () => {
     });
   });
 
+  it('should ask queue_info at once with queueInfoAtStart, show its answer before the connection, and poll again at connected', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ hot, cold, expectObservable }) => {
+      const state$ = hot('       --g--c', STATES);
+      const queueInfo = callsOf(cold<QueueInfo>('-(a|)', { a: info(5) }), cold<QueueInfo>('-(a|)', { a: info(4) }));
+      const unsub = '            ^ 10s !';
+      const expected = '         iwg--cx';
+
+      const status$ = createQueue$(sourcesWith({ state$, queueInfo }), {
+        anonymous: false,
+        request: GET_REQUEST,
+        scheduler,
+        queueInfoAtStart: true,
+      });
+
+      expectObservable(status$, unsub).toBe(expected, {
+        i: loading('initialized'),
+        w: waitingAt(5, 1, 'initialized'),
+        g: waitingAt(5, 1, 'connecting'),
+        c: waitingAt(5, 1, 'connected'),
+        x: waitingAt(4, 6),
+      });
+    });
+  });
+
+  it('should ask queue_info first at connected without queueInfoAtStart, as the spec has it', () => {
+    const scheduler = newScheduler();
+    scheduler.run(({ hot, cold, expectObservable, expectSubscriptions }) => {
+      const state$ = hot('       -g---c', STATES);
+      const queueInfo = cold<QueueInfo>('-(a|)', { a: info(5) });
+      const unsub = '            ^ 10s !';
+
+      const status$ = createQueue$(sourcesWith({ state$, queueInfo: () => queueInfo }), { anonymous: false, request: GET_REQUEST, scheduler });
+
+      expectObservable(status$, unsub).toBe('ig---cw', { i: loading('initialized'), g: loading('connecting'), c: loading('connected'), w: waitingAt(5, 6) });
+      expectSubscriptions(queueInfo.subscriptions).toBe('-----^!');
+    });
+  });
+
   it('should hand a state given on subscription to every rule: display, channel subscription and poll', () => {
     const scheduler = newScheduler();
     scheduler.run(({ cold, expectObservable, expectSubscriptions }) => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
+import { CONFIG_ELEMENT_ID, type PageConfigJson } from '@waiting-room/streams/contract';
 import { ENGLISH, LOCALES } from '../locales';
 import { escapeHtml } from './html';
 import type { Languages, ServedLanguage } from './languages';
@@ -19,9 +19,25 @@ export class PageTemplateError extends Error {}
 
 /** The built waiting page, ready to be filled with one visitor's config, in their language. */
 export interface WaitingPage {
-  render(config: unknown, language: ServedLanguage): string;
+  /**
+   * The page with `config` in it, in `language`; with `queueInfoUrl`, the head preloads it (see
+   * queueInfoPreload).
+   */
+  render(config: unknown, language: ServedLanguage, queueInfoUrl?: string): string;
   /** The contents of its inline `<style>` elements, which its policy names by hash. */
   readonly styles?: readonly string[];
+}
+
+/**
+ * The queue_info address the page asks first, for its head to preload, or undefined when the page
+ * will not ask it at once: without a pending request (it only leaves), or while the place waits for
+ * its bot check (the answer would only say so). Fetched as the head is read, its answer is there
+ * when the page's first queue_info call goes out (the browser hands the preloaded answer to that
+ * call), instead of a round trip after the scripts have loaded.
+ */
+export function queueInfoPreload(config: PageConfigJson): string | undefined {
+  if (!config.queue.uri.trim() || config.altcha) return undefined;
+  return config.routes.queue_info.replace('{uuid}', encodeURIComponent(config.queue.uuid));
 }
 
 /**
@@ -54,6 +70,9 @@ export function loadWaitingPage(htmlPath: string, languages: Languages): Waiting
   if (parts.length !== 2) {
     throw new PageTemplateError(`${htmlPath} must contain exactly one ${CONFIG_ELEMENT}; rebuild it with \`node build.mjs\`.`);
   }
+  if (parts[0].split('</head>').length !== 2) {
+    throw new PageTemplateError(`${htmlPath} must contain exactly one </head> before its config; rebuild it with \`node build.mjs\`.`);
+  }
   for (const { english } of LOCALIZED) {
     if (!html.includes(english)) {
       throw new PageTemplateError(`${htmlPath} must contain ${english}, as locales/en.json says it; rebuild it with \`node build.mjs\`.`);
@@ -68,9 +87,13 @@ export function loadWaitingPage(htmlPath: string, languages: Languages): Waiting
   );
   return {
     styles: inlineStyles(html),
-    render(config, language) {
+    render(config, language, queueInfoUrl) {
       const [before, after] = pages.get(language.locale) as [string, string];
-      return before + CONFIG_ELEMENT.replace('{}', () => scriptSafeJson(config)) + after;
+      // `crossorigin`: a fetch() in cors mode with same-origin credentials, as the page's own call, which the browser requires to hand it the answer.
+      const head = queueInfoUrl
+        ? before.replace('</head>', () => `<link rel="preload" href="${escapeHtml(queueInfoUrl)}" as="fetch" crossorigin>\n</head>`)
+        : before;
+      return head + CONFIG_ELEMENT.replace('{}', () => scriptSafeJson(config)) + after;
     },
   };
 }

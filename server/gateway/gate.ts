@@ -8,7 +8,7 @@ import { requestTarget } from '../http/target';
 import { prefersJson } from '../http/negotiate';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { pageConfigFor } from '../page-config';
-import type { WaitingPage } from '../page';
+import { queueInfoPreload, type WaitingPage } from '../page';
 import { replayFormUuid, takeReplay } from '../replay';
 import { readSession, startSession, unsavedSession, type Session } from '../session';
 import type { Rooms } from '../rooms';
@@ -132,7 +132,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       altcha,
     );
     if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
-    return sendWaitingPage(reply, options.page.render(pageConfig, language), policy);
+    return sendWaitingPage(reply, options.page.render(pageConfig, language, queueInfoPreload(pageConfig)), policy);
   };
 }
 

@@ -66,6 +66,14 @@ describe('holding protected requests', () => {
     expect(await stats(server)).toMatchObject({ waiting: 1, active: 1 });
   });
 
+  it("should preload the held visitor's own queue_info address in the page's head, for the page's first call", async () => {
+    await new Visitor(server.url).get('/checkout');
+    const held = await new Visitor(server.url).get('/checkout?item=42');
+    const link = `<link rel="preload" href="/queue/info/${held.page!.queue.uuid}" as="fetch" crossorigin>`;
+    expect(held.text.indexOf(link)).toBeGreaterThan(0);
+    expect(held.text.indexOf(link)).toBeLessThan(held.text.indexOf('</head>'));
+  });
+
   it('should keep one place per session across a refresh and a second tab', async () => {
     await new Visitor(server.url).get('/checkout');
     const ada = new Visitor(server.url);

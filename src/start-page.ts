@@ -40,8 +40,8 @@ export interface PageDeps extends PageQueueDeps {
  * the config problem (and reports it) or subscribes the effects to the shared status stream —
  * which opens the realtime connection, and so starts the first queue_info call, at once — and
  * renders the stream once the view has loaded. What the position does not need (the reporting
- * SDK, the replay code) is fetched once the status has left loading and the page has painted
- * it. Returns the function that stops everything.
+ * SDK, the replay code, the controls) is fetched once the status has left loading, the view shows
+ * it and the page has painted it. Returns the function that stops everything.
  */
 export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const { window: win } = deps;
@@ -50,8 +50,12 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const hash = location.hash;
   cleanAddressBar(location, history);
   const result = readPageConfig(doc, location.origin);
-  let startedUp: () => void = () => undefined;
-  const startUp = new Promise<void>((resolve) => (startedUp = resolve));
+  // Started up once the view shows what the status has left loading for: the position (or a
+  // pre-queue's opening), painted. Not before the view: what waits for the start-up would share
+  // the link with it, on the way to the position.
+  let leftLoading: () => void = () => undefined;
+  let viewShown: () => void = () => undefined;
+  const startUp = Promise.all([new Promise<void>((resolve) => (leftLoading = resolve)), new Promise<void>((resolve) => (viewShown = resolve))]);
   const afterStartUp = (run: () => void) => void startUp.then(() => deps.afterFirstPaint(run));
   const report = createErrorReporter(result.ok ? result.config.errorReporting : result.errorReporting, {
     load: deps.loadReporter,
@@ -98,7 +102,7 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
         filter((status) => status.kind != 'loading' || !!status.opensAt),
         take(1),
       )
-      .subscribe(() => startedUp()),
+      .subscribe(() => leftLoading()),
   );
   // Loaded when a place is lost; a failure is reported once per load.
   const loadLostPlace = loadOnce(() =>
@@ -124,7 +128,11 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   // While the bot check runs, the loading block says so.
   const shown = config.altcha ? texts.then(checkingTexts) : texts;
   Promise.all([deps.loadView(), shown]).then(
-    ([mount, loaded]) => stopped || show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent),
+    ([mount, loaded]) => {
+      if (stopped) return;
+      show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent);
+      viewShown();
+    },
     (error) => report(`Waiting room view could not load: ${describeError(error)}`),
   );
   return () => {

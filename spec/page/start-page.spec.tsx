@@ -509,6 +509,23 @@ describe('page: start-up before the view (React, a file of its own)', () => {
     expect(queueInfos()).toHaveLength(1);
   });
 
+  it('should ask queue_info at once and show the position while the realtime connection still opens, then poll again at connected', async () => {
+    page = await load();
+    await page.advanceTo(1);
+    expect(page.pushers[0].connection.state).not.toBe('connected');
+    expect(queueInfos()).toHaveLength(1);
+    expect(page.root().textContent).toContain('Your position12');
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(queueInfos()).toHaveLength(2);
+  });
+
+  it('should not ask queue_info before the connection while the place waits for its bot check', async () => {
+    const altcha = { parameters: { algorithm: 'SCRYPT', nonce: 'aa', salt: 'bb', cost: 1024, keyLength: 32, keyPrefix: 'cc', memoryCost: 8 }, signature: 'dd' };
+    page = await load({ config: validConfig({ altcha }) });
+    await page.advanceTo(1);
+    expect(queueInfos()).toHaveLength(0);
+  });
+
   it('should report a view that cannot load, keep the loading block, and still replay on release', async () => {
     page = await load({ view: () => Promise.reject(new Error('Failed to fetch dynamically imported module')) });
     await page.inAct(() => page!.pushers[0].enter('connected'));
@@ -529,6 +546,26 @@ describe('page: what the position does not need, fetched once it shows', () => {
     expect(page.loadReporter).not.toHaveBeenCalled();
     await page.paint();
     expect(page.loadReporter).toHaveBeenCalledTimes(1);
+  });
+
+  it('should load the error-reporting SDK, the replay code and the controls only once the view shows the position, when the answer came first', async () => {
+    let arrive!: () => void;
+    page = await load({ holdPaint: true, view: () => new Promise<MountView>((resolve) => (arrive = () => resolve(mountView))) });
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.paint();
+    expect(page.root().textContent).toContain('Finding your place in line…');
+    expect(page.loadReporter).not.toHaveBeenCalled();
+    expect(page.loadReplay).not.toHaveBeenCalled();
+    await act(async () => {
+      arrive();
+      await settle();
+    });
+    expect(page.root().textContent).toContain('Your position12');
+    expect(page.loadReporter).not.toHaveBeenCalled();
+    await page.paint();
+    expect(page.loadReporter).toHaveBeenCalledTimes(1);
+    expect(page.loadReplay).toHaveBeenCalledTimes(1);
+    expect(page.loadControls).toHaveBeenCalledTimes(1);
   });
 
   it('should fetch the replay code once the position shows and the page has painted it, before any release', async () => {

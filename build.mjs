@@ -271,9 +271,9 @@ const WORKERS = {
 /**
  * The view: React and the components that render the status. Built apart like the lazy modules
  * (it is handed the status stream and its texts, and imports no rxjs), so that the start-up code
- * (`main`) stays small: it opens the realtime connection, which starts the first queue_info call,
- * and asks for the view, which arrives meanwhile. The position needs it, so it counts as
- * JavaScript loaded before the position shows.
+ * (`main`) stays small and runs first: it asks for the first queue_info and opens the realtime
+ * connection without waiting for React. The HTML preloads it beside the start-up code. The
+ * position needs it, so it counts as JavaScript loaded before the position shows.
  */
 const VIEW_MODULE = { view: 'src/view/mount.tsx' };
 
@@ -433,13 +433,10 @@ async function buildInto(building, minify) {
 
   const template = await readFile(path.join(root, 'public/index.html'), 'utf8');
   if (template.split('id="waiting-room-config"').length !== 2) throw new Error('public/index.html must hold exactly one #waiting-room-config element');
-  // The view is not preloaded: fetched beside the start-up code, it would share a slow link with
-  // it and delay the connection; asked for once that code runs, it arrives while the connection
-  // opens and the first queue_info call is under way (two round trips).
-  const preloads = startUp
-    .filter((file) => file !== mainJs)
-    .map((file) => `<link rel="modulepreload" href="/assets/${relative(file)}">\n`)
-    .join('');
+  // Everything the position needs is asked for as the head is read, the start-up code first:
+  // the first queue_info's answer is preloaded too (server/page.ts), so the position waits only
+  // for these files, not for a round trip after the start-up code has run to ask for the view.
+  const preloads = [...startUp, entryOf(VIEW_MODULE.view)].map((file) => `<link rel="modulepreload" href="/assets/${relative(file)}">\n`).join('');
   let html = replaceOnce(
     template,
     '<link rel="stylesheet" href="waiting.css">',

@@ -1,4 +1,4 @@
-import { filter, map, of, switchMap, take, timer } from 'rxjs';
+import { map, of, switchMap, timer } from 'rxjs';
 import type { ErrorReportingSettings, LanguageJson } from '@waiting-room/streams/contract';
 import { readPageConfig } from './config/read-page-config';
 import { createErrorReporter, describeError, type Report } from './adapters/error-reporter';
@@ -50,12 +50,11 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const hash = location.hash;
   cleanAddressBar(location, history);
   const result = readPageConfig(doc, location.origin);
-  // Started up once the view shows what the status has left loading for: the position (or a
-  // pre-queue's opening), painted. Not before the view: what waits for the start-up would share
-  // the link with it, on the way to the position.
-  let leftLoading: () => void = () => undefined;
-  let viewShown: () => void = () => undefined;
-  const startUp = Promise.all([new Promise<void>((resolve) => (leftLoading = resolve)), new Promise<void>((resolve) => (viewShown = resolve))]);
+  // Started up once the view has put the position (or a pre-queue's opening) in the document, and
+  // then painted: what waits for the start-up would otherwise share the link with the view, or
+  // the main thread with its first render, on the way to the position.
+  let positionShown: () => void = () => undefined;
+  const startUp = new Promise<void>((resolve) => (positionShown = resolve));
   const afterStartUp = (run: () => void) => void startUp.then(() => deps.afterFirstPaint(run));
   const report = createErrorReporter(result.ok ? result.config.errorReporting : result.errorReporting, {
     load: deps.loadReporter,
@@ -95,15 +94,6 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   if (config.queue.uri !== null) afterStartUp(() => void loadReplay().catch(() => undefined));
   // First, so that the connection opens before anything else is done.
   const effects = runEffects(queue$, { location, history, document: doc, csrfToken: config.csrfToken, report, loadReplay });
-  effects.add(
-    queue$
-      .pipe(
-        // A pre-queue shows what it has (loading, with the opening) until the draw.
-        filter((status) => status.kind != 'loading' || !!status.opensAt),
-        take(1),
-      )
-      .subscribe(() => leftLoading()),
-  );
   // Loaded when a place is lost; a failure is reported once per load.
   const loadLostPlace = loadOnce(() =>
     deps.loadLostPlace().catch((error: unknown) => {
@@ -128,11 +118,7 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   // While the bot check runs, the loading block says so.
   const shown = config.altcha ? texts.then(checkingTexts) : texts;
   Promise.all([deps.loadView(), shown]).then(
-    ([mount, loaded]) => {
-      if (stopped) return;
-      show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent);
-      viewShown();
-    },
+    ([mount, loaded]) => stopped || show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent, positionShown),
     (error) => report(`Waiting room view could not load: ${describeError(error)}`),
   );
   return () => {

@@ -26,6 +26,8 @@ interface Props {
   readonly loadControls?: () => Promise<Controls>;
   /** Beyond the spec: the scheduled event whose pre-queue the visitor entered, its view (a file of its own), and the visitor's uuid. */
   readonly event?: PageEvent | null;
+  /** Told once the page shows more than its loading block (the position, or a pre-queue), after the change is in the document. */
+  readonly onShown?: () => void;
 }
 
 /** What the view needs of a scheduled event (`WaitingRoom`'s `event`). */
@@ -36,7 +38,7 @@ export interface PageEvent {
 }
 
 /** The waiting page: renders the shared status stream. Replay, leave and report are the effects' job, not the view's. */
-export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls, event }: Props) {
+export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls, event, onShown }: Props) {
   // What observable-hooks' useObservableState does with an observable, without the rest of that
   // hook (state from a function), which the page does not use and would load before the position.
   // The view imports nothing from rxjs, which stays in the start-up code: the subscription ends
@@ -53,6 +55,10 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
   const estimated = view.phase == 'waiting' ? view.estimated : 0;
   // eslint-disable-next-line react-hooks/exhaustive-deps -- the estimate alone must not announce again
   const announcement = useMemo(() => (position ? `${t('page.announce', { position })} ${estimatedText(texts, estimated)}` : ''), [position, texts]);
+  const leftLoading = view.phase != 'loading';
+  useEffect(() => {
+    if (leftLoading) onShown?.();
+  }, [leftLoading, onShown]);
   const notice = 'notice' in view && view.notice;
   const [controls, setControls] = useState<Controls>();
   useEffect(() => {

@@ -25,6 +25,8 @@ export interface PageView {
     loadLostPlace: () => Promise<LostPlaceView>,
     loadControls: LoadControls,
     event?: PageEvent | null,
+    /** Told once the position (or a pre-queue) is in the document. */
+    onShown?: () => void,
   ): void;
   /** The config problem, with the view loaded for it. */
   showConfigProblem(view: ConfigProblemView, texts: Texts, problems: readonly string[]): void;
@@ -35,11 +37,11 @@ export interface PageView {
 export function mountView(root: HTMLElement): PageView {
   const reactRoot = createRoot(root);
   return {
-    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event) => {
+    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event, onShown) => {
       const controls = () => loadControls().then((make) => make({ h: createElement, useState }));
       reactRoot.render(
         <StrictMode>
-          <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} loadControls={controls} event={event} />
+          <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} loadControls={controls} event={event} onShown={onShown} />
         </StrictMode>,
       );
     },

@@ -47,7 +47,7 @@ import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measure
 import { measureDrop, type DropResult } from './drop';
 import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck, type BotCheckResult } from './bot-check';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
-import { measurePageLoad, pageLoadChecks, type PageLoadResult } from './page-load';
+import { checkPageBudget, measurePageLoad, pageLoadChecks, type PageLoadResult } from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
@@ -313,6 +313,8 @@ async function main(): Promise<void> {
     console.log('\n' + markdown);
     console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))}, latest.md and ${dated}`);
     if (profileDir) console.log(`server CPU profile: ${profileDir} (summarise with: node --import tsx bench/profile-summary.ts ${profileDir})`);
+    // The page's JavaScript budget, on what Chromium fetched before the position: past it, the bench fails.
+    if (pageLoad) checkPageBudget(pageLoad);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }

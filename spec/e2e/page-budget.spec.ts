@@ -1,0 +1,31 @@
+import path from 'node:path';
+import { checkPageBudget, measurePageLoad, type PageLoadResult } from '../../bench/page-load';
+
+/** The page as the global set-up built it (`node build.mjs`), where the server reads it. */
+const PAGE_DIR = path.resolve(__dirname, '../../public/assets');
+
+/**
+ * The build's JavaScript budget, checked on what Chromium fetches before the position shows (the
+ * bench's page-load part, one run here): on a slow phone the deferred files (error reporting, the
+ * replay code, the controls) must not be asked for before the position, and past the budget the
+ * check fails.
+ */
+describe('page: the JavaScript budget, on what Chromium fetches before the position', () => {
+  let result: PageLoadResult;
+  beforeAll(async () => {
+    result = await measurePageLoad({ pageDir: PAGE_DIR, runs: 1, log: () => undefined });
+  }, 120_000);
+
+  it('should fetch only the start-up code and the view before the position, within the budget', () => {
+    const [run] = result.runs;
+    expect(run.jsBeforePosition.files.map((file) => file.replace(/-[A-Z0-9]+\.js$/, '')).sort()).toEqual(['main', 'view']);
+    expect(run.jsBeforePosition.gzip).toBeLessThanOrEqual(result.settings.jsBudgetGzip);
+    expect(() => checkPageBudget(result)).not.toThrow();
+  });
+
+  it('should fail the check past the budget, naming the scripts', () => {
+    const measured = result.runs[0].jsBeforePosition.gzip;
+    const tighter = { ...result, settings: { ...result.settings, jsBudgetGzip: measured - 1 } };
+    expect(() => checkPageBudget(tighter)).toThrow(new RegExp(`fetched ${measured} bytes .* budget of ${measured - 1}: main-`));
+  });
+});

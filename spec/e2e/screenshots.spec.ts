@@ -126,6 +126,8 @@ describe('screenshots of the waiting page', () => {
         alsoAllowed: [`http://127.0.0.1:${realtimePort}`],
       });
       visitors.push(visitor);
+      // The first queue_info goes without the connection: left unanswered, the page stays loading.
+      await visitor.page.route('**/queue/info/**', () => undefined);
       await visitor.page.goto(server.at('/checkout?item=42'));
       await visitor.page.locator('.wr-loading').waitFor();
 

@@ -66,12 +66,18 @@ describe('a vanilla front end built from the published package and its README', 
   }, 30_000);
 
   /**
+   * The front end stands for a site's own page, which the waiting room's own pages' policy
+   * (`script-src 'self'`, kept on the answers this test rewrites) does not govern.
+   */
+  const OWN_PAGE = { bypassCSP: true };
+
+  /**
    * A visitor whose waiting page is the front end's: the gateway's answer to a held navigation
    * keeps its status, headers and config, and its page becomes the README's, as a site that serves
    * its own waiting page would answer. Everything else goes through untouched.
    */
   async function visitWithOwnPage(): Promise<Page> {
-    visitor = await openVisitor(browser, server.url);
+    visitor = await openVisitor(browser, server.url, OWN_PAGE);
     const { page } = visitor;
     await page.route(
       (url) => url.origin === new URL(server.url).origin,
@@ -146,7 +152,7 @@ describe('a vanilla front end built from the published package and its README', 
   }, 90_000);
 
   test("replays a single-page app's held fetch once, with the README's heldFetch", async () => {
-    visitor = await openVisitor(browser, server.url);
+    visitor = await openVisitor(browser, server.url, OWN_PAGE);
     const { page } = visitor;
     await page.goto(server.at('/app'));
     await page.addScriptTag({ content: bundles.app });

@@ -5,12 +5,13 @@ import { roomPrefix } from '../../server/redis/target';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
 import { startRedisCluster, type RedisCluster } from '../support/redis-topologies';
-import { adminRelease, sameBrowserOn, startInstance, type Instance } from '../support/scale-out';
+import { startInstance, type Instance } from '../support/scale-out';
 import { stopAllServerProcesses } from '../support/server-process';
 import { startTestOrigin, type TestOrigin } from './support/origin';
 import { connectPusher, record, subscribe } from './support/realtime';
 import { describeQueueStore } from './store-contract';
 import { describeEventStore } from './store-events-contract';
+import { expectLineKeptAfterFailover } from './support/failover';
 import { Visitor } from './support/visitor';
 
 jest.setTimeout(120_000);
@@ -104,28 +105,7 @@ describe('two gateways on a Redis Cluster of three primaries and three replicas'
       30_000,
     );
 
-    const cat = new Visitor(two.url);
-    const catPage = await eventually(
-      'a hold answered by the promoted replica',
-      () => cat.hold('/checkout?item=3').catch(() => undefined),
-      (page) => page !== undefined,
-      20_000,
-    );
-    expect((await sameBrowserOn(ada, two).queueInfo(adaPage.queue.uuid)).json).toMatchObject({ position: 1 });
-    expect((await bob.queueInfo(bobPage.queue.uuid)).json).toMatchObject({ position: 2 });
-    expect((await cat.queueInfo(catPage!.queue.uuid)).json).toMatchObject({ position: 3 });
-    await eventually(
-      'an admin release on the promoted replica',
-      () => adminRelease(one, 1).catch(() => []),
-      (released) => released.length === 1,
-      20_000,
-    );
-    await eventually(
-      'the release event through the other gateway',
-      async () => received.length,
-      (n) => n === 1,
-      20_000,
-    );
+    await expectLineKeptAfterFailover({ one, two, ada, adaPage, bob, bobPage, received });
     const replay = await ada.post(adaPage.queue.uri, { form: { uuid: adaPage.queue.uuid, _token: adaPage.csrfToken } });
     expect(replay.status).toBe(200);
     expect(origin.at('/checkout').filter((one) => one.method === 'POST')).toHaveLength(1);

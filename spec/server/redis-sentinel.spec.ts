@@ -1,10 +1,11 @@
 import type Pusher from 'pusher-js';
 import { eventually } from '../support/eventually';
 import { startSentinelSet, type SentinelSet } from '../support/redis-topologies';
-import { adminRelease, sameBrowserOn, startInstance, type Instance } from '../support/scale-out';
+import { startInstance, type Instance } from '../support/scale-out';
 import { stopAllServerProcesses } from '../support/server-process';
 import { startTestOrigin, type TestOrigin } from './support/origin';
 import { connectPusher, record, subscribe } from './support/realtime';
+import { expectLineKeptAfterFailover } from './support/failover';
 import { Visitor } from './support/visitor';
 
 jest.setTimeout(90_000);
@@ -51,30 +52,8 @@ describe('two gateways on Redis Sentinel, through a failover', () => {
       30_000,
     );
 
-    // The store follows: the places written before the failover are there, and new ones are taken.
-    const cat = new Visitor(two.url);
-    const catPage = await eventually(
-      'a hold answered on the promoted replica',
-      () => cat.hold('/checkout?item=3').catch(() => undefined),
-      (page) => page !== undefined,
-      20_000,
-    );
-    expect((await sameBrowserOn(ada, two).queueInfo(adaPage.queue.uuid)).json).toMatchObject({ position: 1 });
-    expect((await bob.queueInfo(bobPage.queue.uuid)).json).toMatchObject({ position: 2 });
-    expect((await cat.queueInfo(catPage!.queue.uuid)).json).toMatchObject({ position: 3 });
-    // The fan-out follows: a release on one gateway reaches a page connected to the other.
-    await eventually(
-      'an admin release on the promoted replica',
-      () => adminRelease(one, 1).catch(() => []),
-      (released) => released.length === 1,
-      20_000,
-    );
-    await eventually(
-      'the release event through the other gateway',
-      async () => received.length,
-      (n) => n === 1,
-      20_000,
-    );
+    // The store and the fan-out follow: the places are kept, new ones taken, releases heard on the other gateway.
+    await expectLineKeptAfterFailover({ one, two, ada, adaPage, bob, bobPage, received });
     expect((await ada.queueInfo(adaPage.queue.uuid)).json).toMatchObject({ position: 0 });
     expect((await bob.queueInfo(bobPage.queue.uuid)).json).toMatchObject({ position: 1 });
   });

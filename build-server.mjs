@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = path.dirname(fileURLToPath(import.meta.url));
 
 /** What `npm start` and the container run: entry → output, relative to the root. */
-export const SERVER_OUTPUTS = { 'server/main.ts': 'dist/server.js', 'demo/main.ts': 'dist/demo.js' };
+export const SERVER_OUTPUTS = { 'bin/server.ts': 'dist/server.js', 'demo/main.ts': 'dist/demo.js' };
 
 /** Production dependencies installed from the registry: loaded from node_modules, not bundled. */
 function installedPackages() {

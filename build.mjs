@@ -434,7 +434,7 @@ async function buildInto(building, minify) {
   const template = await readFile(path.join(root, 'public/index.html'), 'utf8');
   if (template.split('id="waiting-room-config"').length !== 2) throw new Error('public/index.html must hold exactly one #waiting-room-config element');
   // Everything the position needs is asked for as the head is read, the start-up code first:
-  // the first queue_info's answer is preloaded too (server/page.ts), so the position waits only
+  // the first queue_info's answer is preloaded too (server/http/page.ts), so the position waits only
   // for these files, not for a round trip after the start-up code has run to ask for the view.
   const preloads = [...startUp, entryOf(VIEW_MODULE.view)].map((file) => `<link rel="modulepreload" href="/assets/${relative(file)}">\n`).join('');
   let html = replaceOnce(

@@ -32,7 +32,7 @@ export default tseslint.config(
         {
           // A refused request target is control flow inside the parser (caught by
           // normalizeTarget), thrown for hostile input: no stack is captured for it.
-          allow: [{ from: 'file', name: 'Refusal', path: 'server/request-target.ts' }],
+          allow: [{ from: 'file', name: 'Refusal', path: 'server/domain/request-target.ts' }],
         },
       ],
       // ws hands every message as one Buffer (its default binaryType, 'nodebuffer', which no

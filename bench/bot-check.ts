@@ -5,12 +5,13 @@ import * as esbuild from 'esbuild';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey as nativeDeriveKey } from 'altcha-lib/algorithms/scrypt';
 import type { AltchaChallenge } from '@waiting-room/streams/contract';
-import { BotChallenges, KDF } from '../server/bot-check/challenge';
-import type { Clock } from '../server/clock';
-import { DEFAULT_DIFFICULTY, loadConfig } from '../server/config';
-import { start } from '../server/start';
+import { BotChallenges, KDF } from '../server/domain/bot-check/challenge';
+import type { Clock } from '../server/domain/clock';
+import { DEFAULT_DIFFICULTY, loadConfig } from '../server/process/config';
+import { demoShop } from '../demo/origin';
+import { start } from '../server/process/start';
 import { launchBrowser } from '../spec/support/browser';
-import { CPU_SLOWDOWN } from './page-load';
+import { CPU_SLOWDOWN } from './slow-phone';
 import { distribution, mean, median } from './stats';
 
 export interface BotCheckOptions {
@@ -80,20 +81,23 @@ export interface BotCheckResult {
  */
 export async function measureBotCheck(options: BotCheckOptions): Promise<BotCheckResult> {
   const { pageDir, difficulty, log } = options;
-  const server = await start({
-    ...loadConfig({
-      BOT_CHALLENGE: 'pow',
-      BOT_CHALLENGE_DIFFICULTY: String(difficulty),
-      PORT: '0',
-      HOST: '127.0.0.1',
-      ACTIVE_LIMIT: '1',
-      RELEASE_PER_MINUTE: '0',
-      LOG_LEVEL: 'silent',
-      ADMIN_TOKEN: randomBytes(24).toString('base64url'),
-    }),
-    assetsDir: pageDir,
-    pageHtmlPath: path.join(pageDir, 'waiting.html'),
-  });
+  const server = await start(
+    {
+      ...loadConfig({
+        BOT_CHALLENGE: 'pow',
+        BOT_CHALLENGE_DIFFICULTY: String(difficulty),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ACTIVE_LIMIT: '1',
+        RELEASE_PER_MINUTE: '0',
+        LOG_LEVEL: 'silent',
+        ADMIN_TOKEN: randomBytes(24).toString('base64url'),
+      }),
+      assetsDir: pageDir,
+      pageHtmlPath: path.join(pageDir, 'waiting.html'),
+    },
+    { defaultOrigin: demoShop },
+  );
   const benchModule = await buildMainThreadSolver(pageDir);
   const assets = readdirSync(pageDir);
   const asset = (pattern: RegExp) => `/assets/${assets.find((file) => pattern.test(file))}`;

@@ -8,9 +8,9 @@
  * the estimate is compared with the wait that actually followed.
  */
 import pino from 'pino';
-import { AdaptiveAdmission } from '../server/admission/admission';
-import { MemoryAdmissionStore } from '../server/admission/memory-store';
-import { estimateMinutes } from '../server/estimate';
+import { AdaptiveAdmission } from '../server/domain/admission/admission';
+import { MemoryAdmissionStore } from '../server/store/admission-memory';
+import { estimateMinutes } from '../server/domain/estimate';
 import { ModelOrigin } from '../spec/server/support/model-origin';
 import { MemoryStore } from '../server/store/memory';
 import type { ReleasePolicy } from '../server/store/types';

@@ -35,7 +35,7 @@ import { Errors, errorKind, lanes } from './capacity/http-client';
 import { Child, serveRequests } from './capacity/ipc';
 import type { CpuSample } from './capacity/protocol';
 import { distribution, median } from './stats';
-import { TARGETS } from './targets';
+import { TARGETS } from './goals';
 
 export interface GatewayOverheadOptions {
   /** Counted seconds per target (direct, proxied) in each of the latency and throughput phases. */
@@ -827,8 +827,8 @@ async function stream(response: http.ServerResponse, total: number, chunk: Buffe
  * store, embedded realtime, `/` unprotected, the default log level.
  */
 async function runGateway(): Promise<void> {
-  const { loadConfig } = await import('../server/config');
-  const { start } = await import('../server/start');
+  const { loadConfig } = await import('../server/process/config');
+  const { start } = await import('../server/process/start');
   const upstream = process.env.BENCH_GATEWAY_UPSTREAM;
   const pageDir = process.env.BENCH_PAGE_DIR;
   if (!upstream || !pageDir) throw new Error('BENCH_GATEWAY_UPSTREAM and BENCH_PAGE_DIR must be set.');

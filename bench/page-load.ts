@@ -24,16 +24,13 @@
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../server/config';
-import { start } from '../server/start';
+import { loadConfig } from '../server/process/config';
+import { demoShop } from '../demo/origin';
+import { start } from '../server/process/start';
 import { launchBrowser } from '../spec/support/browser';
 import { median } from './stats';
-import type { TargetCheck } from './targets';
-
-/** DevTools' "Fast 3G" preset (its NetworkManager.ts): 1.44 Mbit/s down, 675 Kbit/s up, 562.5 ms; in bytes a second. */
-export const FAST_3G = { latency: 562.5, downloadThroughput: ((1.6 * 1000 * 1000) / 8) * 0.9, uploadThroughput: ((750 * 1000) / 8) * 0.9 } as const;
-/** DevTools' "4× slowdown" (`Emulation.setCPUThrottlingRate`). */
-export const CPU_SLOWDOWN = 4;
+import type { TargetCheck } from './goals';
+import { CPU_SLOWDOWN, FAST_3G } from './slow-phone';
 
 /** What the page promises a visitor on a slow phone. */
 export const PAGE_LOAD_TARGETS = {
@@ -294,7 +291,7 @@ export async function measurePageLoad(options: PageLoadOptions): Promise<PageLoa
     assetsDir: options.pageDir,
     pageHtmlPath: path.join(options.pageDir, 'waiting.html'),
   };
-  const server = await start(config);
+  const server = await start(config, { defaultOrigin: demoShop });
   let browser: Browser | undefined;
   try {
     // One admitted session fills the room: every visitor after it is held.

@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { compareRuns, formatFigure, formatRatio, readBaseline, type ComparedFigure } from './compare';
-import { TARGETS } from './targets';
+import { TARGETS } from './goals';
 
 export const START = '<!-- bench figures: written by `node --import tsx bench/performance-figures.ts` from bench/results/latest.json; do not edit by hand -->';
 export const END = '<!-- end of bench figures -->';

@@ -13,8 +13,9 @@ import type { PositionCostResult } from './position-cost';
 import type { SoakResult } from './soak';
 import type { StartupResult } from './startup';
 import type { BotCheckResult } from './bot-check';
-import { CPU_SLOWDOWN } from './page-load';
-import { healthy, TARGETS, type TargetCheck } from './targets';
+import { CPU_SLOWDOWN } from './slow-phone';
+import { TARGETS, type TargetCheck } from './goals';
+import { healthy } from './targets';
 
 export interface BenchResults {
   readonly date: string;

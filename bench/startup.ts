@@ -1,6 +1,6 @@
 /**
  * Start-up: the server as production runs it (`node dist/server.js`, built by build-server.mjs)
- * beside the way it ran before (`node --import tsx server/main.ts`, transpiling the TypeScript at
+ * beside the way it ran before (`node --import tsx bin/server.ts`, transpiling the TypeScript at
  * every start; tsx's cache of transpiled files warm, as on any start after the first). Each is
  * started several times, alternating, with the demo shop as its origin (the default `npm start`):
  * the time from spawning the process to its first answer, the CPU time it took to get there, and
@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureWaitingPageBuilt } from '../spec/support/waiting-page-built';
-import { NODE_FLAGS } from '../server/node-flags';
+import { NODE_FLAGS } from '../server/process/node-flags';
 import { median } from './stats';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -27,7 +27,7 @@ export interface StartupOptions {
 /** The two ways of starting the server. */
 const WAYS = {
   compiled: [...NODE_FLAGS, 'dist/server.js'],
-  tsx: ['--import', 'tsx', 'server/main.ts'],
+  tsx: ['--import', 'tsx', 'bin/server.ts'],
 } as const;
 
 type Way = keyof typeof WAYS;

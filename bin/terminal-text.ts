@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTERS } from '../server/events/event';
+import { CONTROL_CHARACTERS } from '../server/domain/events/event';
 
 const EVERY_CONTROL = new RegExp(CONTROL_CHARACTERS.source, 'gu');
 

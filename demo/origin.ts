@@ -341,3 +341,6 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: ShopErro
   }
   return reply.send({ error: { code: error.code, message: error.message } });
 }
+
+/** The shop as the waiting room's default origin (`npm start` without UPSTREAM). */
+export const demoShop = { name: 'the demo shop', start: startDemoOrigin };

@@ -32,7 +32,7 @@ export function createPageQueue$(config: PageConfig, hash: string, deps: PageQue
     timings: config.timings,
     scheduler: deps.scheduler,
     onSourceError: deps.onSourceError,
-    // The first queue_info goes out at once, its answer preloaded by the page's head (server/page.ts):
+    // The first queue_info goes out at once, its answer preloaded by the page's head (server/http/page.ts):
     // the position shows without waiting for the realtime connection. Not while the place waits
     // for its bot check, which only the solution's queue_request ends.
     queueInfoAtStart: !config.altcha,

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { loadConfig } from '../../server/config';
-import { start } from '../../server/start';
+import { loadConfig } from '../../server/process/config';
+import { start } from '../../server/process/start';
 import { serveRequests } from '../capacity/ipc';
 import type { CpuSample } from '../capacity/protocol';
 

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Child } from '../capacity/ipc';
 import { preciseNow } from '../stats';
-import type { AdaptiveAdmissionView } from '../../server/admission/view';
+import type { AdaptiveAdmissionView } from '../../server/domain/admission/view';
 import type { OriginFigures, OriginSpec } from './origin';
 import type { VisitorFigures, VisitorsOptions } from './visitors';
 

@@ -16,7 +16,7 @@ import type { FanoutFloor } from './bare-fanout';
 import type { FanoutRecord } from './server';
 import { sourceAddress, VisitorGroup, type Moves } from './visitor-group';
 import type { Deliveries, MoveBatch } from './visitors';
-import { NODE_FLAGS } from '../../server/node-flags';
+import { NODE_FLAGS } from '../../server/process/node-flags';
 
 export interface CapacityOptions {
   readonly visitors: number;

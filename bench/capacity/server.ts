@@ -5,12 +5,12 @@
  * with --expose-gc), CPU time, the release times, what each fan-out took (its last socket
  * written), the event loop's delay and the garbage collector's pauses.
  */
-import { loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/process/config';
 import { cpuProfiler } from '../cpu-profiler';
 import { CHANNELS } from '@waiting-room/streams/contract';
 import { createFanout } from '../../server/realtime/create-fanout';
-import { start } from '../../server/start';
-import { createStore } from '../../server/store/create';
+import { start } from '../../server/process/start';
+import { createStore } from '../../server/process/stores';
 import { openSync, readSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';

@@ -1,9 +1,9 @@
 import { STATUS_CODES, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { clientErrorAnswer, ERROR_VARY, errorRepresentation, type ErrorAnswer } from '../errors';
-import type { Languages } from '../languages';
-import { ERROR_PAGE_STYLES } from '../error-page';
+import { clientErrorAnswer, ERROR_VARY, errorRepresentation, type ErrorAnswer } from './errors';
+import type { Languages } from './languages';
+import { ERROR_PAGE_STYLES } from './error-page';
 import { pagePolicy, securityHeaders } from './security-headers';
 
 const ERROR_PAGE_POLICY = pagePolicy(ERROR_PAGE_STYLES);

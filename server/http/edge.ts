@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { HttpTimeouts } from '../config';
-import { answerFrameworkError, HttpError } from '../errors';
+import type { HttpTimeouts } from '../process/config';
+import { answerFrameworkError, HttpError } from './errors';
 import { answerClientError, trackRequest } from './client-errors';
 import { refuseBadTarget, rewriteTarget } from './target';
 

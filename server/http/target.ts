@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from '../errors';
-import { normalizeTarget, type NormalizedTarget, type RefusedTarget, type TargetResult } from '../request-target';
+import { HttpError } from './errors';
+import { normalizeTarget, type NormalizedTarget, type RefusedTarget, type TargetResult } from '../domain/request-target';
 
 /** Each request's target, parsed once, before routing. */
 const parsed = new WeakMap<IncomingMessage, TargetResult>();

@@ -1,4 +1,4 @@
-import type { ServerConfig } from '../config';
+import type { ServerConfig } from '../process/config';
 import { redisTargetOf, roomPrefix } from '../redis/target';
 import { LocalFanout, type Fanout } from './fanout';
 import { RedisFanout, type FanoutLog } from './redis-fanout';

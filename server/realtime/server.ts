@@ -2,7 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocketServer, type ServerOptions, type WebSocket } from 'ws';
-import type { RealtimeLimits } from '../config';
+import type { RealtimeLimits } from '../process/config';
 import { Connection, type ChannelRegistry, type ConnectionOptions } from './connection';
 import type { ChannelMessage, Fanout } from './fanout';
 import { SlicedDelivery, type Delivered } from './delivery';

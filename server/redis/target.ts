@@ -1,8 +1,7 @@
-import type { ServerConfig } from '../config';
 import { DEFAULT_PREFIX, type RedisTarget } from './connection';
 
 /** The Redis the configuration names (REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES), or undefined for the memory store. */
-export function redisTargetOf(config: Pick<ServerConfig, 'redisUrl' | 'redisEngine'>): RedisTarget | undefined {
+export function redisTargetOf(config: { readonly redisUrl?: string; readonly redisEngine?: Exclude<RedisTarget, string> }): RedisTarget | undefined {
   return config.redisUrl ?? config.redisEngine;
 }
 

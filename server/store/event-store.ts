@@ -1,4 +1,4 @@
-import type { DropEvent } from '../events/event';
+import type { DropEvent } from '../domain/events/event';
 
 /** A room's events as kept, with the version the next `saveEvents` must name. */
 export interface StoredEvents {

@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTERS, EVENT_ID, readEventFields, type DropEvent } from '../events/event';
+import { CONTROL_CHARACTERS, EVENT_ID, readEventFields, type DropEvent } from '../domain/events/event';
 import type { EventState } from './event-store';
 import type { Entry, HeldRequest, LimitOverrides } from './types';
 

@@ -3,7 +3,7 @@ import { PlacesPerAddressError } from './errors';
 import { readMemoryStoreState, MEMORY_STATE_VERSION, type MemoryStoreState } from './memory-state';
 import { RankedLine } from './ranked-line';
 import type { EventState, StoredEvents } from './event-store';
-import type { DropEvent } from '../events/event';
+import type { DropEvent } from '../domain/events/event';
 import type {
   AdmissionLimits,
   Entry,

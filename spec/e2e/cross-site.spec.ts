@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useWaitingRoom } from '../support/waiting-room-scenario';
-import { SESSION_COOKIE } from '../../server/session';
+import { SESSION_COOKIE } from '../../server/http/session';
 
 const ACTIVE_LIMIT = 1;
 

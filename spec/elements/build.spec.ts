@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Message, Messages } from '@waiting-room/streams/contract';
 import { ELEMENT_MESSAGES } from '../../elements/texts';
 import { CATALOGUES, LOCALES } from '../../locales';
-import { ELEMENTS_ENTRY } from '../../server/page';
+import { ELEMENTS_ENTRY } from '../../server/http/page';
 
 const ROOT = path.join(__dirname, '../..');
 

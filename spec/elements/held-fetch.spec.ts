@@ -8,7 +8,7 @@ import { WaitingRoomError } from '../../elements/errors';
 import { CATALOGUES } from '../../locales';
 import type { Progress } from '../../elements/progress';
 import type { Fetch } from '../../elements/queue-sources';
-import { start, type Started } from '../../server/start';
+import { start, type Started } from '../../server/process/start';
 import { startTestOrigin, type TestOrigin } from '../server/support/origin';
 import { admin, testConfig } from '../server/support/server';
 import { eventually } from '../support/eventually';

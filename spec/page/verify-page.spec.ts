@@ -16,7 +16,7 @@ const RECORD: DrawRecord = {
   seed: 'ef'.repeat(32),
   order: ['01'.repeat(32), '02'.repeat(32), '03'.repeat(32)],
 };
-/** The verify page's texts as the server writes them in the page (server/verify-page.ts). */
+/** The verify page's texts as the server writes them in the page (server/http/verify-page.ts). */
 const textsIn = (locale: Locale) => verifyTextsOf({ locale, dir: CATALOGUES[locale].dir, messages: CATALOGUES[locale].messages });
 const ENGLISH = textsIn('en');
 const FRENCH = textsIn('fr');

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { startReleaseLoop } from '../../server/release-loop';
-import type { Releases } from '../../server/releases';
-import type { Started } from '../../server/start';
+import { startReleaseLoop } from '../../server/domain/release-loop';
+import type { Releases } from '../../server/domain/releases';
+import type { Started } from '../../server/process/start';
 import { ManualClock } from './support/manual-clock';
 import { admin, startServer, stats } from './support/server';
 import { Visitor } from './support/visitor';

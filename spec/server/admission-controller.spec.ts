@@ -1,8 +1,8 @@
 import pino from 'pino';
-import { AdaptiveAdmission, type AdaptiveOptions, type AdaptiveSettings } from '../../server/admission/admission';
+import { AdaptiveAdmission, type AdaptiveOptions, type AdaptiveSettings } from '../../server/domain/admission/admission';
 import type { ReleasePolicy } from '../../server/store/types';
-import { MemoryAdmissionStore } from '../../server/admission/memory-store';
-import type { AdmissionStore } from '../../server/admission/record';
+import { MemoryAdmissionStore } from '../../server/store/admission-memory';
+import type { AdmissionStore } from '../../server/domain/admission/record';
 import { ManualClock } from './support/manual-clock';
 import { ModelOrigin } from './support/model-origin';
 
@@ -155,13 +155,13 @@ describe('adaptive admission controller', () => {
     expect(controller.view()).toMatchObject({ releasePerMinute: 1000, activeLimit: 150, ceilings: { releasePerMinute: 1000, activeLimit: 150 } });
     await run(origin, controller, 2 * FEEDBACK);
     expect(controller.policy().perMinute).toBeLessThanOrEqual(1000);
-    await expect(controller.pin({ perMinute: 1001 })).rejects.toMatchObject({ status: 400, code: 'over_ceiling' });
+    await expect(controller.pin({ perMinute: 1001 })).rejects.toMatchObject({ kind: 'invalid', code: 'over_ceiling' });
   });
 
   it('should pin within the ceilings only, each value defaulting to the one in force', async () => {
     const controller = admission();
-    await expect(controller.pin({ perMinute: 9601 })).rejects.toMatchObject({ status: 400, code: 'over_ceiling' });
-    await expect(controller.pin({ activeLimit: 4001 })).rejects.toMatchObject({ status: 400, code: 'over_ceiling' });
+    await expect(controller.pin({ perMinute: 9601 })).rejects.toMatchObject({ kind: 'invalid', code: 'over_ceiling' });
+    await expect(controller.pin({ activeLimit: 4001 })).rejects.toMatchObject({ kind: 'invalid', code: 'over_ceiling' });
     expect(await controller.pin({ activeLimit: 10 })).toMatchObject({ releasePerMinute: 960, activeLimit: 10 });
   });
 

@@ -1,5 +1,5 @@
-import { activeLimitFor, decide, initialState, stateFrom, type ControllerState, type LawSettings } from '../../server/admission/law';
-import type { SignalSummary } from '../../server/admission/signals';
+import { activeLimitFor, decide, initialState, stateFrom, type ControllerState, type LawSettings } from '../../server/domain/admission/law';
+import type { SignalSummary } from '../../server/domain/admission/signals';
 
 /** The law alone: a state and a window of signals in, the next state and its reason out. */
 describe('adaptive admission law', () => {

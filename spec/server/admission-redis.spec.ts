@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import pino from 'pino';
-import { AdaptiveAdmission } from '../../server/admission/admission';
-import { RedisAdmissionStore } from '../../server/admission/redis-store';
+import { AdaptiveAdmission } from '../../server/domain/admission/admission';
+import { RedisAdmissionStore } from '../../server/store/redis/admission-store';
 import { connectRedis } from '../../server/redis/connection';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { ManualClock } from './support/manual-clock';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { SAMPLE_MS, type LiveSnapshot } from '../../server/console/samples';
+import { SAMPLE_MS, type LiveSnapshot } from '../../server/domain/console/samples';
 import { startTestOrigin, type TestOrigin } from './support/origin';
 import { ManualClock } from './support/manual-clock';
 import { admin, startServer, stats, type StartedWithOrigin } from './support/server';

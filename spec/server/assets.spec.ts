@@ -178,7 +178,7 @@ describe('assets: what is not served', () => {
   });
 
   it('should refuse a way out of the folder', async () => {
-    // An encoded slash is refused before routing, as ambiguous (server/request-target.ts).
+    // An encoded slash is refused before routing, as ambiguous (server/domain/request-target.ts).
     expect((await get(server(), '/assets/..%2f..%2fpackage.json')).status).toBe(400);
     // Dot segments are resolved before routing: this names /package.json, which is not an asset.
     const dots = await get(server(), '/assets/%2e%2e/package.json');

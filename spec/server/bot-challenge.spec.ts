@@ -1,8 +1,8 @@
 import * as scrypt from 'altcha-lib/algorithms/scrypt';
 import type { AltchaChallenge } from '@waiting-room/streams/contract';
-import { addressKey } from '../../server/bot-check/address';
-import { BotChallenges, CHALLENGE_LIFETIME_MS, KDF } from '../../server/bot-check/challenge';
-import { RoomBotCheck } from '../../server/bot-check/room-check';
+import { addressKey } from '../../server/domain/bot-check/address';
+import { BotChallenges, CHALLENGE_LIFETIME_MS, KDF } from '../../server/domain/bot-check/challenge';
+import { RoomBotCheck } from '../../server/domain/bot-check/room-check';
 import { MemoryStore } from '../../server/store/memory';
 import { altchaPayload, solveAltcha } from '../support/solve-altcha';
 import { ManualClock } from './support/manual-clock';

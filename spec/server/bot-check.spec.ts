@@ -1,7 +1,7 @@
 import type Pusher from 'pusher-js';
 import { CHANNELS, parsePageConfig, type PageConfigJson } from '@waiting-room/streams/contract';
-import { CHALLENGE_LIFETIME_MS } from '../../server/bot-check/challenge';
-import type { Started } from '../../server/start';
+import { CHALLENGE_LIFETIME_MS } from '../../server/domain/bot-check/challenge';
+import type { Started } from '../../server/process/start';
 import { eventually } from '../support/eventually';
 import { solveAltcha } from '../support/solve-altcha';
 import { ManualClock } from './support/manual-clock';

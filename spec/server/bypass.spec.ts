@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { bypassToken, hasValidBypass } from '../../server/gateway/bypass';
+import { bypassToken, hasValidBypass } from '../../server/http/gateway/bypass';
 
 const SECRET = 'a-bypass-secret-of-more-than-32-characters';
 const NOW = Date.UTC(2030, 0, 1);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../server/config';
-import { CONFIG_DOC_PATH, configurationDoc } from '../../server/config-doc';
-import { VARIABLES } from '../../server/config-schema';
+import { ConfigError, loadConfig } from '../../server/process/config';
+import { CONFIG_DOC_PATH, configurationDoc } from '../../server/process/config-doc';
+import { VARIABLES } from '../../server/process/config-schema';
 
 const ROOT = path.resolve(__dirname, '../..');
 

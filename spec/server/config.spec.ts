@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { ConfigError, DEFAULT_DIFFICULTY, loadConfig } from '../../server/config';
+import { ConfigError, DEFAULT_DIFFICULTY, loadConfig } from '../../server/process/config';
 
 describe('loadConfig', () => {
   it('should give every documented default', () => {

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { drawCommitment, drawOrder as webDrawOrder, drawTicket, verifyDraw } from '@waiting-room/streams/contract';
-import { commitmentOf, drawOrder, newSeed, ticketOf } from '../../server/events/draw';
+import { commitmentOf, drawOrder, newSeed, ticketOf } from '../../server/domain/events/draw';
 
 /**
  * The draw has two implementations — the server's (node:crypto) and the contract's (Web Crypto,

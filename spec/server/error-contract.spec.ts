@@ -1,5 +1,5 @@
-import { EXPLAINED_CODES, TITLED_STATUSES, explanation, renderErrorPage, sameSiteReferrer } from '../../server/error-page';
-import { createLanguages } from '../../server/languages';
+import { EXPLAINED_CODES, TITLED_STATUSES, explanation, renderErrorPage, sameSiteReferrer } from '../../server/http/error-page';
+import { createLanguages } from '../../server/http/languages';
 import { ENGLISH, LOCALES, type Locale } from '../../locales';
 import { ManualClock } from './support/manual-clock';
 import { parseResponse, rawExchange, rawRequest, openRaw, readUntilClosed, type RawAnswer } from './support/raw-http';

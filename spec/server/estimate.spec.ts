@@ -1,4 +1,4 @@
-import { estimateMinutes } from '../../server/estimate';
+import { estimateMinutes } from '../../server/domain/estimate';
 
 const MINUTE = 60_000;
 const SECOND = 1000;

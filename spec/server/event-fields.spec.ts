@@ -1,5 +1,5 @@
-import { declaredEvents } from '../../server/events/declared';
-import { checkNoOverlap, EventError, phaseOf, readEventFields, type DropEvent } from '../../server/events/event';
+import { declaredEvents } from '../../server/domain/events/declared';
+import { checkNoOverlap, EventError, phaseOf, readEventFields, type DropEvent } from '../../server/domain/events/event';
 
 const fields = {
   name: 'Spring drop',

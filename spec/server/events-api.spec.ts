@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import Pusher from 'pusher';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { RawSocket, rawListener } from './support/realtime';
 import { startServer } from './support/server';
 

@@ -1,8 +1,8 @@
 import type Pusher from 'pusher-js';
 import { verifyDraw, type PageConfigJson } from '@waiting-room/streams/contract';
-import { drawOrder, ticketOf } from '../../server/events/draw';
+import { drawOrder, ticketOf } from '../../server/domain/events/draw';
 import { RedisFanout } from '../../server/realtime/redis-fanout';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
 import { solveAltcha } from '../support/solve-altcha';

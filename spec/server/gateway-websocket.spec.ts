@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer } from 'ws';
-import { SESSION_COOKIE } from '../../server/session';
+import { SESSION_COOKIE } from '../../server/http/session';
 import { ManualClock } from './support/manual-clock';
 import { RawSocket } from './support/realtime';
 import { startServer, waitFor, type StartedWithOrigin } from './support/server';

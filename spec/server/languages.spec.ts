@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parsePageConfig } from '@waiting-room/streams/contract';
 import { CATALOGUES, ENGLISH, clientMessages } from '../../locales';
-import { ConfigError, loadConfig } from '../../server/config';
+import { ConfigError, loadConfig } from '../../server/process/config';
 import { ManualClock } from './support/manual-clock';
 import { startServer, type StartedWithOrigin } from './support/server';
 import { Visitor } from './support/visitor';

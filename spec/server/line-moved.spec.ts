@@ -3,7 +3,7 @@ import { NEVER, of, Subject, VirtualTimeScheduler } from 'rxjs';
 import { createQueue$, type ConnectionState, type QueueStatus } from '@waiting-room/streams';
 import type { LineMoved, PageConfigJson, QueueInfo } from '@waiting-room/streams/contract';
 import { RedisFanout } from '../../server/realtime/redis-fanout';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';

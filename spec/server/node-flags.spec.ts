@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { NODE_FLAGS } from '../../server/node-flags';
+import { NODE_FLAGS } from '../../server/process/node-flags';
 import { startServerProcess, stopAllServerProcesses } from '../support/server-process';
 
 const ROOT = path.resolve(__dirname, '../..');

@@ -1,5 +1,5 @@
 import type { PageConfigJson } from '@waiting-room/streams/contract';
-import { queueInfoPreload } from '../../server/page';
+import { queueInfoPreload } from '../../server/http/page';
 
 const config = {
   queue: { uuid: 'a b', uri: '/checkout', method: 'GET', position: 3 },

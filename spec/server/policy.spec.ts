@@ -1,5 +1,5 @@
-import { policyInForce, type Admitted, type EventLimits, type PolicyInputs } from '../../server/policy';
-import { OperatorLimits, RoomPolicy } from '../../server/room-policy';
+import { policyInForce, type Admitted, type EventLimits, type PolicyInputs } from '../../server/domain/policy';
+import { OperatorLimits, RoomPolicy } from '../../server/domain/room-policy';
 import { MemoryStore } from '../../server/store/memory';
 import type { ReleasePolicy } from '../../server/store/types';
 import { ManualClock } from './support/manual-clock';

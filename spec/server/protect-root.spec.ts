@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type Pusher from 'pusher-js';
-import { isWaitingRoomRoute } from '../../server/hold';
+import { isWaitingRoomRoute } from '../../server/domain/protection';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
 import { MemoryStore } from '../../server/store/memory';
 import { ManualClock } from './support/manual-clock';
@@ -139,7 +139,7 @@ describe('isWaitingRoomRoute', () => {
     expect(site.filter((url) => isWaitingRoomRoute(url))).toEqual([]);
   });
 
-  // The target is parsed once (server/request-target.ts) and the router routes that one
+  // The target is parsed once (server/domain/request-target.ts) and the router routes that one
   // spelling: an own route is judged on it, case included, and a refused target is none.
   it('should judge the one normalized path the router routes', () => {
     expect(isWaitingRoomRoute('/%61dmin/stats')).toBe(true);

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { ManualClock } from './support/manual-clock';
 import { startServer } from './support/server';
 import { Visitor } from './support/visitor';

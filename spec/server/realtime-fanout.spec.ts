@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { Connection } from '../../server/realtime/connection';
 import type { RealtimeServer } from '../../server/realtime/server';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { connectPusher, eventsApi, record, RawSocket, rawListener, startWithRealtime, subscribe } from './support/realtime';
 import { waitFor } from './support/server';
 

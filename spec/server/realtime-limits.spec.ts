@@ -1,6 +1,6 @@
 import type Pusher from 'pusher-js';
 import type { RealtimeServer } from '../../server/realtime/server';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { connectPusher, eventsApi, pusherClient, RawSocket, rawListener, startWithRealtime } from './support/realtime';
 import { waitFor } from './support/server';
 

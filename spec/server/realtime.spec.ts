@@ -4,7 +4,7 @@ import PusherServer from 'pusher';
 import type Pusher from 'pusher-js';
 import type { ChannelAuthorizationCallback } from 'pusher-js';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { ManualClock } from './support/manual-clock';
 import { authorizeThrough, connectPusher, RawSocket, record, subscribe } from './support/realtime';
 import { admin, startServer, waitFor } from './support/server';

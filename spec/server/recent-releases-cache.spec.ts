@@ -1,5 +1,5 @@
 import { MemoryStore } from '../../server/store/memory';
-import { RecentReleasesCache } from '../../server/store/recent-releases-cache';
+import { RecentReleasesCache } from '../../server/domain/recent-releases-cache';
 import type { RecentReleases } from '../../server/store/types';
 
 const policy = { activeLimit: 100, sessionMs: 300_000, perMinute: 60, abandonMs: 180_000 };

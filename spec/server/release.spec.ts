@@ -1,5 +1,5 @@
 import type { PageConfigJson } from '@waiting-room/streams/contract';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { ManualClock } from './support/manual-clock';
 import { admin, startServer, stats } from './support/server';
 import { Visitor } from './support/visitor';

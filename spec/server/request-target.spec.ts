@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { isProtected, protectionTest } from '../../server/hold';
-import { normalizeTarget, type NormalizedTarget } from '../../server/request-target';
+import { isProtected, protectionTest } from '../../server/domain/protection';
+import { normalizeTarget, type NormalizedTarget } from '../../server/domain/request-target';
 import { protectedSpelling, rawTarget, PROTECTED } from './support/targets';
 
 const ok = (raw: string): NormalizedTarget => {

@@ -1,12 +1,12 @@
 import Redis from 'ioredis';
 import PusherServer from 'pusher';
 import type Pusher from 'pusher-js';
-import { loadConfig } from '../../server/config';
+import { loadConfig } from '../../server/process/config';
 import { createFanout } from '../../server/realtime/create-fanout';
 import { LocalFanout, type ChannelMessage } from '../../server/realtime/fanout';
 import { FanoutUnavailableError } from '../../server/realtime/fanout-error';
 import { RedisFanout, type FanoutLog } from '../../server/realtime/redis-fanout';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';

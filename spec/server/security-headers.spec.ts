@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { ERROR_PAGE_STYLES } from '../../server/error-page';
+import { ERROR_PAGE_STYLES } from '../../server/http/error-page';
 import { styleHash } from '../../server/http/security-headers';
 import { ManualClock } from './support/manual-clock';
 import { rawExchange, rawRequest } from './support/raw-http';

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { ensureSession, installSessions, SESSION_COOKIE } from '../../server/session';
-import type { Started } from '../../server/start';
+import { ensureSession, installSessions, SESSION_COOKIE } from '../../server/http/session';
+import type { Started } from '../../server/process/start';
 import { startServer, type StartedWithOrigin } from './support/server';
 import { Visitor } from './support/visitor';
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { cutMarker, cutText, utf8Prefix } from '../../server/sink/cut';
+import { cutMarker, cutText, utf8Prefix } from '../../server/http/sink/cut';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 

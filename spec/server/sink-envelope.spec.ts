@@ -1,4 +1,4 @@
-import { EnvelopeError, parseEnvelope, reportedEvents, type EnvelopeLimits } from '../../server/sink/envelope';
+import { EnvelopeError, parseEnvelope, reportedEvents, type EnvelopeLimits } from '../../server/http/sink/envelope';
 
 const limits: EnvelopeLimits = { maxItems: 3, maxHeaderBytes: 64, maxEvents: 2 };
 const envelope = (...lines: string[]) => Buffer.from(lines.join('\n'));

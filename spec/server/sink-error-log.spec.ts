@@ -1,4 +1,4 @@
-import { ErrorLog, type ErrorReport } from '../../server/sink/error-log';
+import { ErrorLog, type ErrorReport } from '../../server/http/sink/error-log';
 
 const report = (message: string, extra: Partial<ErrorReport> = {}): ErrorReport => ({
   message,

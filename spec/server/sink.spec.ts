@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { sentryScopeFor } from './support/sentry';
 import { admin, startServer, waitFor } from './support/server';
 

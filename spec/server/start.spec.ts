@@ -4,8 +4,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { PageTemplateError } from '../../server/page';
-import { start } from '../../server/start';
+import { PageTemplateError } from '../../server/http/page';
+import { ConfigError } from '../../server/process/config';
+import { start } from '../../server/process/start';
 import { RawSocket } from './support/realtime';
 import { startServer, testConfig } from './support/server';
 
@@ -15,8 +16,12 @@ describe('start()', () => {
   it('should refuse to start without the built waiting page, saying how to build it', async () => {
     const missing = path.join(tmpdir(), 'no-such-dir', 'waiting.html');
 
-    await expect(start(testConfig({}, { pageHtmlPath: missing }))).rejects.toThrow(PageTemplateError);
-    await expect(start(testConfig({}, { pageHtmlPath: missing }))).rejects.toThrow(/node build\.mjs/);
+    await expect(start(testConfig({ UPSTREAM: 'http://127.0.0.1:9' }, { pageHtmlPath: missing }))).rejects.toThrow(PageTemplateError);
+    await expect(start(testConfig({ UPSTREAM: 'http://127.0.0.1:9' }, { pageHtmlPath: missing }))).rejects.toThrow(/node build\.mjs/);
+  });
+
+  it('should refuse to start without UPSTREAM or a default origin, naming UPSTREAM', async () => {
+    await expect(start(testConfig({}))).rejects.toThrow(new ConfigError('UPSTREAM is not set: name the site to put the waiting room in front of.'));
   });
 
   it('should refuse a waiting page without exactly one config element', async () => {
@@ -24,7 +29,7 @@ describe('start()', () => {
     const file = path.join(dir, 'waiting.html');
     writeFileSync(file, '<html><body>no config here</body></html>');
 
-    await expect(start(testConfig({}, { pageHtmlPath: file }))).rejects.toThrow(/exactly one <script id="waiting-room-config"/);
+    await expect(start(testConfig({ UPSTREAM: 'http://127.0.0.1:9' }, { pageHtmlPath: file }))).rejects.toThrow(/exactly one <script id="waiting-room-config"/);
   });
 
   it('should close everything: HTTP, realtime clients (told to reconnect) and the port', async () => {
@@ -54,9 +59,9 @@ describe('start()', () => {
   }, 15_000);
 });
 
-describe('server/main.ts', () => {
+describe('bin/server.ts', () => {
   it('should exit with a clear message on a bad setting', async () => {
-    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
       cwd: ROOT,
       env: { ...process.env, ACTIVE_LIMIT: 'lots', PORT: '0' },
     });
@@ -68,7 +73,7 @@ describe('server/main.ts', () => {
   });
 
   it('should say once at start that a former name still works, and still stop before listening on a bad value', async () => {
-    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
       cwd: ROOT,
       env: { ...process.env, REALTIME_PONG_TIMEOUT: '5', SESSION_SECONDS: 'long', PORT: '0' },
     });

@@ -1,4 +1,4 @@
-import type { DropEvent } from '../../server/events/event';
+import type { DropEvent } from '../../server/domain/events/event';
 import type { HeldRequest, QueueStore, ReleasePolicy } from '../../server/store/types';
 
 /**

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CATALOGUES, LOCALES } from '../../locales';
-import { createLanguages } from '../../server/languages';
-import { VERIFY_LANGUAGE_ID, verifyPageWriter } from '../../server/verify-page';
+import { createLanguages } from '../../server/http/languages';
+import { VERIFY_LANGUAGE_ID, verifyPageWriter } from '../../server/http/verify-page';
 import { LANGUAGE_ELEMENT_ID } from '../../src/verify/texts';
 import { startServer, type StartedWithOrigin } from './support/server';
 

@@ -1,4 +1,4 @@
-import type { Started } from '../../server/start';
+import type { Started } from '../../server/process/start';
 import { Visitor } from '../server/support/visitor';
 import { startServerProcess, type ServerProcess } from './server-process';
 

@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ensureWaitingPageBuilt } from './waiting-page-built';
-import { NODE_FLAGS } from '../../server/node-flags';
+import { NODE_FLAGS } from '../../server/process/node-flags';
 
 const ROOT = path.resolve(__dirname, '../..');
 const READY_TIMEOUT_MS = 30_000;

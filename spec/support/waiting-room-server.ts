@@ -1,5 +1,6 @@
-import { loadConfig } from '../../server/config';
-import { start, type Started } from '../../server/start';
+import { loadConfig } from '../../server/process/config';
+import { demoShop } from '../../demo/origin';
+import { start, type Started } from '../../server/process/start';
 
 /** The admin bearer token of every server the end-to-end tests start. */
 export const E2E_ADMIN_TOKEN = 'e2e-admin-token-of-24-characters';
@@ -45,7 +46,7 @@ export interface WaitingRoomServer {
  * The waiting page must have been built (the e2e global setup does it).
  */
 export async function startWaitingRoom(env: Record<string, string> = {}): Promise<WaitingRoomServer> {
-  const started: Started = await start(loadConfig({ ADMIN_TOKEN: E2E_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env, PORT: '0' }));
+  const started: Started = await start(loadConfig({ ADMIN_TOKEN: E2E_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env, PORT: '0' }), { defaultOrigin: demoShop });
   const adminCall = async (method: 'GET' | 'POST', route: string, body?: unknown): Promise<unknown> => {
     const response = await fetch(`${started.url}/admin/${route}`, {
       method,

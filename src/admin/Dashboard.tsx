@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { LiveSnapshot } from '../../server/console/samples';
+import type { LiveSnapshot } from '../../server/domain/console/samples';
 import { consoleApi, type ConsoleSession } from './api';
 import { addSample, instanceFigures, type Point } from './live';
 import { liveSamples$, type LiveStatus } from './realtime';

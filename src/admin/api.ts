@@ -1,4 +1,4 @@
-import type { LiveSnapshot } from '../../server/console/samples';
+import type { LiveSnapshot } from '../../server/domain/console/samples';
 
 /** A call the server refused: its status and the error contract's code and message. */
 export class ApiError extends Error {

@@ -1,4 +1,4 @@
-import type { InstanceSample, RoomSample, Sample } from '../../server/console/samples';
+import type { InstanceSample, RoomSample, Sample } from '../../server/domain/console/samples';
 
 /** One moment of the console's chart: every room's line, and the counts of every instance heard for it. */
 export interface Point {

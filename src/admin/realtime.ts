@@ -1,6 +1,6 @@
 import Pusher from 'pusher-js';
 import { Observable } from 'rxjs';
-import type { LiveSnapshot, Sample } from '../../server/console/samples';
+import type { LiveSnapshot, Sample } from '../../server/domain/console/samples';
 import type { ConsoleSession } from './api';
 
 export type LiveStatus = 'connecting' | 'live' | 'offline';

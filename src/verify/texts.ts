@@ -2,7 +2,7 @@ import { translator, type LanguageJson, type MessageValues } from '@waiting-room
 import type { MessageKey } from '../i18n/texts';
 
 /**
- * The element the server writes the visitor's language in (`server/verify-page.ts` names it
+ * The element the server writes the visitor's language in (`server/http/verify-page.ts` names it
  * alike): the catalogue's `verify.*` messages, in the language chosen as for every page.
  */
 export const LANGUAGE_ELEMENT_ID = 'verify-language';

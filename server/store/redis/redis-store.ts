@@ -1,5 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import type { DropEvent } from '../../events/event';
+import type { DropEvent } from '../../domain/events/event';
 import type { EventState, StoredEvents } from '../event-store';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,

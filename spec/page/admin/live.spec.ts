@@ -1,4 +1,4 @@
-import type { RoomSample, Sample } from '../../../server/console/samples';
+import type { RoomSample, Sample } from '../../../server/domain/console/samples';
 import { addSample, chartSeries, instanceFigures, roomFigures } from '../../../src/admin/live';
 import { consoleTexts, FRENCH, ENGLISH } from '../../../src/admin/texts';
 

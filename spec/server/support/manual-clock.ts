@@ -1,4 +1,4 @@
-import type { Clock } from '../../../server/clock';
+import type { Clock } from '../../../server/domain/clock';
 
 /**
  * A clock the test moves by hand. `advance` runs every periodic step that falls due, in time

@@ -1,4 +1,4 @@
-import type { OriginSignals } from '../../../server/admission/signals';
+import type { OriginSignals } from '../../../server/domain/admission/signals';
 
 /**
  * An origin as a fluid model, for the controller's tests on a manual clock: `capacity` requests

@@ -2,7 +2,7 @@ import PusherServer from 'pusher';
 import Pusher, { type Channel, type Options } from 'pusher-js';
 import WebSocket from 'ws';
 import { RealtimeServer } from '../../../server/realtime/server';
-import type { Started } from '../../../server/start';
+import type { Started } from '../../../server/process/start';
 import { startServer } from './server';
 import type { Visitor } from './visitor';
 

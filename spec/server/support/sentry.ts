@@ -1,5 +1,5 @@
 import { BrowserClient, Scope, defaultStackParser, makeFetchTransport } from '@sentry/browser';
-import type { Started } from '../../../server/start';
+import type { Started } from '../../../server/process/start';
 
 /**
  * The real Sentry browser SDK, as the page sets it up, reporting to the server's local sink:

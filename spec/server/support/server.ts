@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ENGLISH } from '../../../locales';
-import { loadConfig, type ServerConfig } from '../../../server/config';
-import { start, type StartOptions, type Started } from '../../../server/start';
+import { loadConfig, type ServerConfig } from '../../../server/process/config';
+import { start, type StartOptions, type Started } from '../../../server/process/start';
 import { startTestOrigin, type TestOrigin } from './origin';
 
 export const ADMIN_TOKEN = 'test-admin-token-of-24-chars';
@@ -11,7 +11,7 @@ export const ADMIN_TOKEN = 'test-admin-token-of-24-chars';
 /**
  * A stand-in for the built waiting page: the server tests prove the server, so they need only
  * what the server writes into `public/assets/waiting.html`: the config element, and the English
- * texts it writes in the visitor's language (`server/page.ts`).
+ * texts it writes in the visitor's language (`server/http/page.ts`).
  */
 export function standInPage(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'waiting-room-page-'));

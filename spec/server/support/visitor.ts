@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
-import { SESSION_COOKIE } from '../../../server/session';
+import { SESSION_COOKIE } from '../../../server/http/session';
 
 const CONFIG = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/;
 

@@ -1,0 +1,236 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../../domain/clock';
+import type { ServerConfig } from '../../process/config';
+import { HttpError } from '../errors';
+import { isOwnPath, protectionTest } from '../../domain/protection';
+import { originOf } from '../request-origin';
+import { requestTarget } from '../target';
+import { prefersJson } from '../negotiate';
+import type { PageConfigJson } from '@waiting-room/streams/contract';
+import { pageConfigFor } from '../page-config';
+import { queueInfoPreload, type WaitingPage } from '../page';
+import { replayFormUuid, takeReplay } from '../replay';
+import { readSession, startSession, unsavedSession, type Session } from '../session';
+import type { Rooms } from '../../domain/rooms';
+import type { HeldRequest, HoldOptions } from '../../store/types';
+import { watchOrigin } from '../admission-watch';
+import { addressKey } from '../../domain/bot-check/address';
+import { CHALLENGE_LIFETIME_MS, type BotChallenges } from '../../domain/bot-check/challenge';
+import { BYPASS_HEADER, hasValidBypass } from './bypass';
+import { isCrossSite, mayLackSession } from './cross-site';
+import { heldBody, readBody, type HeldBodyTally } from './held-body';
+import type { Origin } from './origin';
+import { pagePolicy } from '../security-headers';
+
+export interface GateOptions {
+  readonly config: ServerConfig;
+  readonly rooms: Rooms;
+  readonly clock: Clock;
+  readonly page: WaitingPage;
+  readonly origin: Origin;
+  /** Counts the bodies held and refused. */
+  readonly heldBodies: HeldBodyTally;
+  /** Issues the bot check's challenges. */
+  readonly challenges: BotChallenges;
+  /** The port this instance listens on (known once listening). */
+  readonly port: () => number;
+}
+
+/** Verbs the waiting room holds; others (OPTIONS…) pass untouched. */
+const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The gate in front of the origin, run before a request is forwarded: requests outside the
+ * protected prefixes, under a bypass prefix or with a valid signed bypass stream through at
+ * once. A protected one passes when its session is admitted (or can be); the page's replay form
+ * sends the held request to the origin, once; anything else takes or keeps the session's place
+ * and is answered with the waiting page, or for API clients a 503 with the page's config.
+ */
+export function createGate(options: GateOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  const { config, rooms, clock, origin } = options;
+  const bypasses = config.gateway.bypass.length > 0 ? protectionTest(config.gateway.bypass) : () => false;
+  const policy = pagePolicy(options.page.styles);
+
+  return async (request, reply) => {
+    const { path } = requestTarget(request);
+    // The waiting room's own paths are never the origin's, whatever the method or the rest:
+    // a 404, or a 405 naming the methods its route takes.
+    if (isOwnPath(path)) return reply.callNotFound();
+    const room = rooms.forPath(path);
+    if (room === undefined || bypasses(path)) return undefined;
+    const { store, admission } = room;
+    if (hasValidBypass(request.headers[BYPASS_HEADER], config.gateway.bypassSecret, clock.now())) return undefined;
+    if (!HELD_METHODS.has(request.method)) {
+      // A CORS preflight asks nothing of the origin but headers; any other verb could reach a
+      // handler that takes every method (Express's `all`) without waiting: none passes.
+      if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) return undefined;
+      throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed at a protected path.`, {
+        allow: [...HELD_METHODS].join(', '),
+      });
+    }
+    const session = sessionFor(request, reply);
+    const bytes = await bufferBody(request, config.gateway.heldBodyLimit).catch((error: unknown) => {
+      if (error instanceof HttpError && error.status === 413) options.heldBodies.refused();
+      throw error;
+    });
+    if (bytes !== undefined && request.method === 'POST') {
+      const form = replayFormUuid(request.headers['content-type'], bytes);
+      const held = form && (await takeReplay(request, session, form, store));
+      if (held) {
+        watchOrigin(request, admission.signals);
+        return origin.replay(request, reply, held);
+      }
+    }
+    const now = clock.now();
+    // A scheduled event may hold everyone (its pre-queue), let everyone through, or close the sale.
+    const scheduled = await room.events.admission(now);
+    const admitted = () => {
+      watchOrigin(request, admission.signals);
+      return undefined;
+    };
+    if (scheduled === 'pass') return admitted();
+    if (scheduled === 'closed') {
+      // Those already let in still pass; nobody new does.
+      if (await store.admit(session.id, now, { ...room.limits, activeLimit: 0 })) return admitted();
+      throw new HttpError(403, 'sale_closed', 'The sale is closed: nobody new is let in.');
+    }
+    if (scheduled === 'line' && (await store.admit(session.id, now, room.limits))) return admitted();
+    if (request.method === 'HEAD' || request.headers.upgrade !== undefined || isSubresource(request)) {
+      // None can be replayed, and none may replace the request the visitor waits for (an image
+      // of another tab, a favicon): "not now", without taking a place.
+      return reply.code(503).header('retry-after', '60').header('cache-control', 'no-store').send();
+    }
+    if (session.unsaved) {
+      // Another site's request that cannot show whose it is: it takes no place, and its cookie
+      // would replace the visitor's (docs/security.md).
+      throw new HttpError(403, 'cross_site_request', 'A request sent by another site cannot take a place in line: open this site itself.');
+    }
+    // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts). Another
+    // site's request never replaces the one a place holds: the visitor sees their place again.
+    const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now, {
+      ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
+      ...(isCrossSite(request) && { keepRequest: true }),
+    });
+    if (bytes !== undefined) options.heldBodies.held(bytes.length);
+    const place = await store.placeInLine(entry.uuid, now);
+    const held = place?.entry ?? entry;
+    // A pending place gets the challenge that lets it in line.
+    const altcha =
+      held.state === 'pending' ? await options.challenges.issue({ uuid: held.uuid, room: room.name }, await room.botCheck.difficulty()) : undefined;
+    const language = request.server.languages.choose({ headers: request.headers, roomLocale: room.locale });
+    const facts = room.events.pageFacts(held, place?.position ?? 0, now);
+    const pageConfig = pageConfigFor(
+      held,
+      facts.position,
+      session,
+      config,
+      originOf(request, config.host),
+      options.port(),
+      room,
+      language,
+      facts.event,
+      altcha,
+    );
+    if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
+    return sendWaitingPage(reply, options.page.render(pageConfig, language, queueInfoPreload(pageConfig)), policy);
+  };
+}
+
+/**
+ * The request's session; or a new one, its cookie set, unless the browser may have kept the
+ * visitor's cookie from this request (another site sent it): then one for this request only.
+ */
+function sessionFor(request: FastifyRequest, reply: FastifyReply): Session & { readonly unsaved?: true } {
+  const session = readSession(request);
+  if (session) return session;
+  return mayLackSession(request) ? { ...unsavedSession(), unsaved: true } : startSession(request, reply, { userId: 0 });
+}
+
+/**
+ * How a held request takes a new place: counted against its client address when PLACES_PER_ADDRESS
+ * is set (with TRUST_PROXY, the address the proxy in front says: `request.ip`), and pending its bot
+ * check for as long as a challenge lasts when the room's check is on.
+ */
+function holdOptions(request: FastifyRequest, config: ServerConfig, checked: boolean, now: number): HoldOptions {
+  const { placesPerAddress } = config.botCheck;
+  return {
+    ...(placesPerAddress > 0 && { address: addressKey(request.ip), placesPerAddress }),
+    ...(checked && { pendingUntil: now + CHALLENGE_LIFETIME_MS }),
+  };
+}
+
+/**
+ * A protected request's body, read whole (bounded) so that it can be held or replayed; the
+ * request goes on with the same bytes. Undefined when it has none.
+ */
+async function bufferBody(request: FastifyRequest, limit: number): Promise<Buffer | undefined> {
+  if (!(request.body instanceof Readable)) return undefined;
+  const bytes = await readBody(request.body, request.headers['content-length'], limit);
+  request.body = Readable.from([bytes]);
+  return bytes;
+}
+
+/** The request as it will be replayed: verb, normalized path with query, body bytes, and whence it came. */
+export function heldRequestOf(request: FastifyRequest, bytes: Buffer | undefined): HeldRequest {
+  const method = request.method.toUpperCase();
+  const uri = requestTarget(request).target;
+  const crossSite = method !== 'GET' && isCrossSite(request) ? { crossSite: true } : {};
+  if (method === 'GET' || bytes === undefined) return { method, uri, ...crossSite };
+  const contentType = request.headers['content-type'] ?? 'application/octet-stream';
+  return { method, uri, body: heldBody(contentType, bytes), ...crossSite };
+}
+
+/** Kinds of request a browser says it sends that a visitor may wait for: a page, a frame, a fetch. */
+const WAITABLE_DESTINATIONS = new Set(['document', 'iframe', 'frame', 'empty']);
+
+/** A browser's request for an image, a script, a style sheet…: part of a page, not a page. */
+function isSubresource(request: FastifyRequest): boolean {
+  const destination = request.headers['sec-fetch-dest'];
+  return typeof destination === 'string' && !WAITABLE_DESTINATIONS.has(destination.toLowerCase());
+}
+
+/**
+ * A request that is not a browser's navigation: it prefers JSON, or its browser says it is a
+ * `fetch` or the like (`Sec-Fetch-Mode` other than `navigate`). It cannot show a page.
+ */
+export function isApiClient(request: FastifyRequest): boolean {
+  const mode = request.headers['sec-fetch-mode'];
+  return prefersJson(request.headers.accept) || (typeof mode === 'string' && mode.toLowerCase() !== 'navigate');
+}
+
+/**
+ * "Held": a 503 whose body is the config the waiting page would have got, so any client can
+ * wait in line with the same calls (queue_info, queue_request, the release event), then send
+ * its request again. Retry-After grows with the place in line (a second per place, from 2 s),
+ * and stays well inside the time after which a silent visitor loses the place, since each
+ * retry also says "still here".
+ */
+function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, abandonSeconds: number): FastifyReply {
+  const ceiling = Math.max(1, Math.min(60, Math.floor(abandonSeconds / 3)));
+  const retryAfter = Math.min(ceiling, Math.max(2, pageConfig.queue.position));
+  return reply
+    .code(503)
+    .header('retry-after', String(retryAfter))
+    .header('cache-control', 'no-store')
+    .header('vary', 'Cookie, Accept, Accept-Language, Sec-Fetch-Mode')
+    .type('application/json; charset=utf-8')
+    .send(pageConfig);
+}
+
+/**
+ * The waiting page. Its address (the held one, with its query) never leaves the site as a
+ * referrer, yet its replay form still says it comes from the site: `no-referrer` would send
+ * `Origin: null`, which Django's and Rails' CSRF checks refuse.
+ */
+function sendWaitingPage(reply: FastifyReply, html: string, policy: string): FastifyReply {
+  return reply
+    .code(200)
+    .header('content-security-policy', policy)
+    .header('referrer-policy', 'same-origin')
+    .header('cache-control', 'no-store')
+    .header('vary', 'Cookie, Accept, Accept-Language, Sec-Fetch-Mode')
+    .header('x-robots-tag', 'noindex')
+    .type('text/html; charset=utf-8')
+    .send(html);
+}

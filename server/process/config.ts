@@ -46,8 +46,6 @@ export interface ServerConfig {
   readonly openingPollsPerSecond: number;
   /** Most events a room keeps, ended ones included (MAX_EVENTS_PER_ROOM): past it, creating one is refused. */
   readonly maxEventsPerRoom: number;
-  readonly activeLimit: number;
-  readonly releasePerMinute: number;
   readonly sessionSeconds: number;
   readonly abandonSeconds: number;
   readonly adminToken: string;
@@ -284,8 +282,6 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     events,
     openingPollsPerSecond: v.OPENING_POLLS_PER_SECOND,
     maxEventsPerRoom: v.MAX_EVENTS_PER_ROOM,
-    activeLimit: v.ACTIVE_LIMIT,
-    releasePerMinute: v.RELEASE_PER_MINUTE,
     sessionSeconds: v.SESSION_SECONDS,
     abandonSeconds: v.ABANDON_SECONDS,
     adminToken: v.ADMIN_TOKEN ?? randomBytes(18).toString('base64url'),

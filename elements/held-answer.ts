@@ -1,4 +1,4 @@
-import { parsePageConfig, type PageConfig } from '@waiting-room/streams/contract';
+import { HELD_HEADER, parsePageConfig, type PageConfig } from '@waiting-room/streams/contract';
 import { WaitingRoomError } from './errors';
 
 /** A request the gateway held: its page config, and the origin its routes are on. */
@@ -11,8 +11,9 @@ export interface HeldAnswer {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value == 'object' && value !== null;
 
 /**
- * Reads an answer as the gateway's "held" (docs/gateway.md): a 503 whose JSON body is a page config
- * with a `queue.uuid`. Any other answer, a 503 of the site's own included, is not one: null.
+ * Reads an answer as the gateway's "held" (docs/gateway.md): a JSON body that is a page config with a
+ * `queue.uuid`, answered 503, or with any status under `HELD_HEADER` (a room's QUEUEING_STATUS_CODE).
+ * Any other answer, a 503 of the site's own included, is not one: null.
  * `requestUrl` is where the request went, for an answer that does not say (`response.url` empty).
  * The answer itself is left unread (a clone is read), so that it can still be handed back as it is.
  *
@@ -20,7 +21,8 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
  * is malformed: waiting with it would fail later, and less clearly.
  */
 export async function readHeldAnswer(response: Response, requestUrl: string): Promise<HeldAnswer | null> {
-  if (response.status != 503 || !/\bjson\b/i.test(response.headers.get('content-type') ?? '')) return null;
+  const marked = response.headers.get(HELD_HEADER.name) == HELD_HEADER.value;
+  if ((response.status != 503 && !marked) || !/\bjson\b/i.test(response.headers.get('content-type') ?? '')) return null;
   const body: unknown = await response
     .clone()
     .json()

@@ -2,6 +2,11 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { LOCALES } from '../../locales';
 import { BOT_CHALLENGES } from '../domain/bot-check/mode';
 
+/** What a held API client may be answered with (QUEUEING_STATUS_CODE): 503 unless its client needs otherwise. */
+export const QUEUEING_STATUS_CODES = [503, 200, 202, 429] as const;
+export type QueueingStatusCode = (typeof QUEUEING_STATUS_CODES)[number];
+const QUEUEING_STATUS_CHOICES = ['503', '200', '202', '429'] as const;
+
 /**
  * Every environment variable of the server, declared once: its JSON schema (type, range,
  * default) and what the documentation says of it. `loadConfig` validates the environment against
@@ -241,6 +246,14 @@ const PROPERTIES = {
     description: "Adaptive: how long a change of rate takes to show in full in the origin's load, about a visit's length; the controller's steps are per this.",
   },
   SESSION_SECONDS: { ...seconds('admission', 1, WEEK_SECONDS), default: 300, description: 'How long an admitted session stays admitted.' },
+  QUEUEING_STATUS_CODE: {
+    type: 'string',
+    section: 'admission',
+    enum: QUEUEING_STATUS_CHOICES,
+    default: '503',
+    description:
+      "The status of a held API client's answer (its body the waiting page's config, with `Retry-After`): `503`, or `200`, `202` or `429` for clients that treat a 503 as a failure. A room may say otherwise (`queueingStatusCode` in `ROOMS`).",
+  },
   ABANDON_SECONDS: { ...seconds('admission', 1, WEEK_SECONDS), default: 180, description: 'A waiting visitor silent this long loses the place.' },
 
   ADMIN_TOKEN: {

@@ -9,7 +9,7 @@ import { BOT_CHALLENGES, type BotChallengeMode } from '../domain/bot-check/mode'
 import { declaredEvents, type DeclaredEvent } from '../domain/events/declared';
 import { normalizeTarget } from '../domain/request-target';
 import { ConfigError, readEnvironment, type Env, type ReadEnvironment } from './config-env';
-import { ADMISSION_MODES, type ConfigEnv, type LOG_LEVELS } from './config-schema';
+import { ADMISSION_MODES, QUEUEING_STATUS_CODES, type ConfigEnv, type LOG_LEVELS, type QueueingStatusCode } from './config-schema';
 import type { RedisNode, RedisTarget } from '../redis/connection';
 import { projectRoot } from './project-root';
 
@@ -120,6 +120,8 @@ export interface RoomConfig {
   /** Whether a held visitor must solve a proof of work before taking a place (BOT_CHALLENGE, or the room's `botChallenge`). */
   readonly botChallenge: BotChallengeMode;
   readonly admission: AdmissionConfig;
+  /** The status a held API client is answered with (QUEUEING_STATUS_CODE, or the room's `queueingStatusCode`). */
+  readonly queueingStatusCode: QueueingStatusCode;
 }
 
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];
@@ -271,7 +273,13 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
   const assetsDir = path.join(ROOT, 'public', 'assets');
   const gateway = gatewayConfig(v);
   const admission = admissionConfig(v, gateway.responseTimeoutMs);
-  const defaults = { activeLimit: v.ACTIVE_LIMIT, releasePerMinute: v.RELEASE_PER_MINUTE, admission, botChallenge: v.BOT_CHALLENGE };
+  const defaults = {
+    activeLimit: v.ACTIVE_LIMIT,
+    releasePerMinute: v.RELEASE_PER_MINUTE,
+    admission,
+    botChallenge: v.BOT_CHALLENGE,
+    queueingStatusCode: Number(v.QUEUEING_STATUS_CODE) as QueueingStatusCode,
+  };
   const rooms = roomsConfig(read, defaults, gateway.responseTimeoutMs);
   const events = eventsConfig(v, rooms, v.MAX_EVENTS_PER_ROOM);
   return {
@@ -385,7 +393,18 @@ function languagesConfig(v: ConfigEnv): LanguageSettings {
 }
 
 const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
-const ROOM_FIELDS = new Set(['name', 'protect', 'activeLimit', 'releasePerMinute', 'locale', 'admission', 'originLatencyTargetMs', 'events', 'botChallenge']);
+const ROOM_FIELDS = new Set([
+  'name',
+  'protect',
+  'activeLimit',
+  'releasePerMinute',
+  'locale',
+  'admission',
+  'originLatencyTargetMs',
+  'events',
+  'botChallenge',
+  'queueingStatusCode',
+]);
 
 /** A room as read from ROOMS, with the events it declares (taken out into `ServerConfig.events`). */
 type RoomWithEvents = RoomConfig & { readonly events?: unknown };
@@ -398,7 +417,13 @@ type RoomWithEvents = RoomConfig & { readonly events?: unknown };
  */
 function roomsConfig(
   { values: v, given: set }: ReadEnvironment,
-  defaults: { activeLimit: number; releasePerMinute: number; admission: AdmissionConfig; botChallenge: BotChallengeMode },
+  defaults: {
+    activeLimit: number;
+    releasePerMinute: number;
+    admission: AdmissionConfig;
+    botChallenge: BotChallengeMode;
+    queueingStatusCode: QueueingStatusCode;
+  },
   responseTimeoutMs: number,
 ): RoomWithEvents[] {
   const given = jsonSetting('ROOMS', v.ROOMS, v.ROOMS_FILE, '[{"name": "tickets", "protect": ["/tickets"]}, …]');
@@ -453,6 +478,10 @@ function roomsConfig(
     if (!(BOT_CHALLENGES as readonly unknown[]).includes(botChallenge)) {
       throw new ConfigError(`${at}.botChallenge must be one of ${BOT_CHALLENGES.join(', ')}.`);
     }
+    const queueingStatusCode = room.queueingStatusCode ?? defaults.queueingStatusCode;
+    if (!(QUEUEING_STATUS_CODES as readonly unknown[]).includes(queueingStatusCode)) {
+      throw new ConfigError(`${at}.queueingStatusCode must be one of ${QUEUEING_STATUS_CODES.join(', ')}.`);
+    }
     return {
       name: room.name,
       protect,
@@ -462,6 +491,7 @@ function roomsConfig(
       admission: { ...defaults.admission, mode: mode as AdmissionMode, originLatencyTargetMs: target },
       ...(room.events !== undefined && { events: room.events }),
       botChallenge: botChallenge as BotChallengeMode,
+      queueingStatusCode: queueingStatusCode as QueueingStatusCode,
     };
   });
 }

@@ -35,7 +35,7 @@ describe('the package as published: packed, then installed into an empty project
 
   it('should hold the built ES modules with their types, the README and the CHANGELOG, and no test or TypeScript source', () => {
     const files = packed.files.map((file) => file.path).sort();
-    expect(packed).toMatchObject({ name: '@waiting-room/streams', version: '1.4.0' });
+    expect(packed).toMatchObject({ name: '@waiting-room/streams', version: '1.5.0' });
     expect(files).toEqual(
       expect.arrayContaining([
         'package.json',

@@ -228,6 +228,11 @@ describe('loadConfig', () => {
     [{ ADMIN_TOKEN: 'abc' }, 'ADMIN_TOKEN must be at least 24 characters long (got 3); e.g. openssl rand -base64 24.'],
     [{ ADMIN_TOKEN: 'x'.repeat(23) }, 'ADMIN_TOKEN must be at least 24 characters long (got 23); e.g. openssl rand -base64 24.'],
     [{ ADMISSION: 'auto' }, 'ADMISSION must be one of fixed, adaptive; got "auto".'],
+    [{ QUEUEING_STATUS_CODE: '302' }, 'QUEUEING_STATUS_CODE must be one of 503, 200, 202, 429; got "302".'],
+    [
+      { ROOMS: JSON.stringify([{ name: 'shop', protect: ['/shop'], queueingStatusCode: 302 }]) },
+      'ROOMS[0].queueingStatusCode must be one of 503, 200, 202, 429.',
+    ],
     [{ ORIGIN_LATENCY_TARGET_MS: '0' }, 'ORIGIN_LATENCY_TARGET_MS must be a whole number from 1 to 600000; got "0".'],
     [{ ADMISSION: 'adaptive', ORIGIN_LATENCY_TARGET_MS: '30000' }, 'ORIGIN_LATENCY_TARGET_MS (30000) must be below UPSTREAM_TIMEOUT_MS (30000).'],
     [{ ADMISSION_FEEDBACK_SECONDS: '0' }, 'ADMISSION_FEEDBACK_SECONDS must be a whole number from 1 to 604800; got "0".'],

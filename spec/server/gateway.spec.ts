@@ -660,6 +660,7 @@ describe('gateway: API clients, browsers and subresources while the room is full
     const held = await send(`${running.server.url}/checkout/api?id=1`, 'GET', { accept: 'application/json' });
 
     expect(held.status).toBe(503);
+    expect(held.headers['waiting-room']).toBe('held');
     expect(held.headers['content-type']).toMatch(/^application\/json/);
     expect(held.headers['cache-control']).toBe('no-store');
     expect(String(held.headers['retry-after'])).toMatch(/^\d+$/);
@@ -732,6 +733,44 @@ describe('gateway: API clients, browsers and subresources while the room is full
     expect(replay.status).toBe(200);
     expect(running.origin.at('/checkout/pay').map((one) => [one.method, one.body.toString()])).toEqual([['POST', 'quantity=2']]);
     expect(running.origin.at('/checkout/logo.png')).toHaveLength(0);
+  });
+});
+
+describe('gateway: the status a held API client is answered with (QUEUEING_STATUS_CODE)', () => {
+  let running: Running | undefined;
+  afterEach(() => running?.close());
+
+  /** What an API client gets from `path` once the room of `path` is full. */
+  async function heldAnswer(env: Record<string, string>, path: string): Promise<Reply> {
+    running = await startGateway(env, new ManualClock());
+    await fillRoom(running, `${path}/occupied`);
+    return send(`${running.server.url}${path}/api`, 'GET', { accept: 'application/json' });
+  }
+
+  it.each([200, 202, 429])('should answer %i, with the same body, Retry-After and the held header, when configured', async (code) => {
+    const held = await heldAnswer({ ...FULL, QUEUEING_STATUS_CODE: String(code) }, '/checkout');
+
+    expect(held.status).toBe(code);
+    expect(held.headers['waiting-room']).toBe('held');
+    expect(Number(held.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(held.json).toMatchObject({ queue: { uri: '/checkout/api', method: 'GET', position: 1 } });
+    expect(running?.origin.at('/checkout/api')).toHaveLength(0);
+  });
+
+  it("should take a room's own queueingStatusCode over the default", async () => {
+    const rooms = [
+      { name: 'shop', protect: ['/checkout'], activeLimit: 1, releasePerMinute: 0, queueingStatusCode: 429 },
+      { name: 'tickets', protect: ['/tickets'], activeLimit: 1, releasePerMinute: 0 },
+    ];
+    const env = { ROOMS: JSON.stringify(rooms), QUEUEING_STATUS_CODE: '202' };
+    const shop = await heldAnswer(env, '/checkout');
+    expect(shop.status).toBe(429);
+    await running?.close();
+    running = undefined;
+
+    const tickets = await heldAnswer(env, '/tickets');
+    expect(tickets.status).toBe(202);
+    expect(tickets.headers['waiting-room']).toBe('held');
   });
 });
 

@@ -16,6 +16,13 @@ export const ROUTES = { queue_request: '/queue/request', queue_info: '/queue/inf
  */
 export const AUTH_ENDPOINT = '/pusher/auth';
 
+/**
+ * The header on every answer by which the gateway holds a request (`Waiting-Room: held`), whatever
+ * its status: 503 by default, or 200, 202 or 429 where a room's clients need it (QUEUEING_STATUS_CODE).
+ * A client tells a held answer from the site's own by it.
+ */
+export const HELD_HEADER = { name: 'waiting-room', value: 'held' } as const;
+
 /** Channel and event names (spec sections 3 and 6; `queue` and `movedEvent` are an extension). */
 export const CHANNELS = {
   /** Signed-in users; pusher-js requires the `private-` prefix for authorized channels. */

@@ -7,7 +7,7 @@ import { isOwnPath, protectionTest } from '../../domain/protection';
 import { originOf } from '../request-origin';
 import { requestTarget } from '../target';
 import { prefersJson } from '../negotiate';
-import type { PageConfigJson } from '@waiting-room/streams/contract';
+import { HELD_HEADER, type PageConfigJson } from '@waiting-room/streams/contract';
 import { pageConfigFor } from '../page-config';
 import { queueInfoPreload, type WaitingPage } from '../page';
 import { replayFormUuid, takeReplay } from '../replay';
@@ -132,7 +132,10 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       facts.event,
       altcha,
     );
-    if (isApiClient(request)) return sendHeldJson(reply, pageConfig, config.abandonSeconds);
+    if (isApiClient(request)) {
+      const status = config.rooms.find(({ name }) => name === room.name)?.queueingStatusCode ?? 503;
+      return sendHeldJson(reply, pageConfig, config.abandonSeconds, status);
+    }
     return sendWaitingPage(reply, options.page.render(pageConfig, language, queueInfoPreload(pageConfig)), policy);
   };
 }
@@ -200,17 +203,18 @@ export function isApiClient(request: FastifyRequest): boolean {
 }
 
 /**
- * "Held": a 503 whose body is the config the waiting page would have got, so any client can
+ * "Held": a 503 (or the room's QUEUEING_STATUS_CODE) whose body is the config the waiting page would have got, so any client can
  * wait in line with the same calls (queue_info, queue_request, the release event), then send
  * its request again. Retry-After grows with the place in line (a second per place, from 2 s),
  * and stays well inside the time after which a silent visitor loses the place, since each
  * retry also says "still here".
  */
-function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, abandonSeconds: number): FastifyReply {
+function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, abandonSeconds: number, status: number): FastifyReply {
   const ceiling = Math.max(1, Math.min(60, Math.floor(abandonSeconds / 3)));
   const retryAfter = Math.min(ceiling, Math.max(2, pageConfig.queue.position));
   return reply
-    .code(503)
+    .code(status)
+    .header(HELD_HEADER.name, HELD_HEADER.value)
     .header('retry-after', String(retryAfter))
     .header('cache-control', 'no-store')
     .header('vary', 'Cookie, Accept, Accept-Language, Sec-Fetch-Mode')
@@ -226,6 +230,7 @@ function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, abandonSe
 function sendWaitingPage(reply: FastifyReply, html: string, policy: string): FastifyReply {
   return reply
     .code(200)
+    .header(HELD_HEADER.name, HELD_HEADER.value)
     .header('content-security-policy', policy)
     .header('referrer-policy', 'same-origin')
     .header('cache-control', 'no-store')

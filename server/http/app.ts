@@ -128,8 +128,13 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
     }
   });
   app.register(async (gateway) =>
-    registerOrigin(gateway, { ...config.gateway, upstream }, rooms, metrics, (origin) =>
-      createGate({ config, rooms, clock, page: parts.page, origin, heldBodies, challenges, port: parts.port }),
+    registerOrigin(
+      gateway,
+      { ...config.gateway, upstream },
+      rooms,
+      metrics,
+      () => clock.now(),
+      (origin) => createGate({ config, rooms, clock, page: parts.page, origin, heldBodies, challenges, port: parts.port }),
     ),
   );
 }

@@ -27,11 +27,12 @@ export class Metrics {
   private readonly releases: Counter<'room'>;
   private readonly releaseEvent: Histogram<'room'>;
   private readonly walkAways: Counter<'room'>;
+  private readonly revocations: Counter<'room'>;
   private readonly queueInfo: Histogram;
   private readonly pageErrors: Counter;
   private readonly originSeconds: Histogram;
   private readonly originFailures: Counter<'kind'>;
-  private counts = { pageErrors: 0, originRequests: 0, originErrors: 0, originMs: 0 };
+  private counts = { pageErrors: 0, originRequests: 0, originErrors: 0, originMs: 0, revoked: 0 };
 
   constructor(rooms: () => readonly MeteredRoom[], clock: Clock) {
     const registers = [this.registry];
@@ -78,6 +79,12 @@ export class Metrics {
       labelNames: ['room'],
       registers,
     });
+    this.revocations = new Counter({
+      name: 'waiting_room_revoked_total',
+      help: 'Admitted sessions the origin ended with Waiting-Room-Command: revoke, through this instance.',
+      labelNames: ['room'],
+      registers,
+    });
     this.queueInfo = new Histogram({ name: 'waiting_room_queue_info_seconds', help: 'Time to answer queue_info.', buckets: LATENCY_BUCKETS, registers });
     this.pageErrors = new Counter({ name: 'waiting_room_page_errors_total', help: 'Error reports the local sink received from pages.', registers });
     this.originSeconds = new Histogram({
@@ -99,6 +106,7 @@ export class Metrics {
     for (const room of rooms) {
       this.releases.inc({ room }, 0);
       this.walkAways.inc({ room }, 0);
+      this.revocations.inc({ room }, 0);
     }
   }
 
@@ -113,6 +121,11 @@ export class Metrics {
 
   walkedAway(room: string, count: number): void {
     if (count > 0) this.walkAways.inc({ room }, count);
+  }
+
+  revoked(room: string): void {
+    this.revocations.inc({ room });
+    this.counts.revoked += 1;
   }
 
   queueInfoAnswered(ms: number): void {

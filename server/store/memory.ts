@@ -157,6 +157,11 @@ export class MemoryStore implements QueueStore {
     return true;
   }
 
+  async revoke(sessionId: string, now: number): Promise<boolean> {
+    this.expireAdmissions(now);
+    return this.admitted.delete(sessionId);
+  }
+
   async hold(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): Promise<Entry> {
     const current = this.entryFor(sessionId);
     if (current && current.state !== 'released') {

@@ -210,6 +210,13 @@ export interface QueueStore extends EventStore {
   admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean>;
 
   /**
+   * Ends the session's admission now (the origin's `revoke`: a finished checkout), freeing its
+   * slot for the next visitor; its next protected request is held, or admitted again if the room
+   * has room. A place still waiting is kept. True when the session was admitted.
+   */
+  revoke(sessionId: string, now: number): Promise<boolean>;
+
+  /**
    * The session's place in line. A session that already waits (or is pending) keeps its uuid and
    * ticket; its held request is replaced by this one (unless `options.keepRequest`). Otherwise it takes the next ticket, or with
    * `options.pendingUntil` a pending place (see `HoldOptions`). A new place counts against

@@ -22,7 +22,7 @@ const BIG = randomBytes(3 * 1024 * 1024 + 17);
 
 /**
  * An origin that records every request and answers: `/status/<code>` with that status, its own
- * headers and two cookies; `/hop` adds hop-by-hop headers to its answer; `/cookie` sets `cart=after-hold`; `/sign-in` names user 7 to the waiting room; `/big` sends BIG; `/hang` never
+ * headers and two cookies; `/hop` adds hop-by-hop headers to its answer; `/cookie` sets `cart=after-hold`; `/sign-in` names user 7 to the waiting room; `/checkout/done` and `/thanks` revoke the visitor's session; `/big` sends BIG; `/hang` never
  * answers; `/busy` is a 503 with Retry-After; anything else 200 `origin: METHOD url`.
  */
 function startOrigin(): Promise<Origin> {
@@ -42,6 +42,9 @@ function startOrigin(): Promise<Origin> {
     } else if (path === '/sign-in') {
       res.writeHead(200, { 'waiting-room-user': '7' });
       res.end('signed in');
+    } else if (path === '/checkout/done' || path === '/thanks') {
+      res.writeHead(200, { 'waiting-room-command': 'revoke', 'content-type': 'text/plain' });
+      res.end('order placed');
     } else if (path === '/cookie') {
       res.writeHead(200, { 'set-cookie': 'cart=after-hold; Path=/' });
       res.end('cookie set');
@@ -733,6 +736,54 @@ describe('gateway: API clients, browsers and subresources while the room is full
     expect(replay.status).toBe(200);
     expect(running.origin.at('/checkout/pay').map((one) => [one.method, one.body.toString()])).toEqual([['POST', 'quantity=2']]);
     expect(running.origin.at('/checkout/logo.png')).toHaveLength(0);
+  });
+});
+
+describe("gateway: the origin's command to end a session (Waiting-Room-Command: revoke)", () => {
+  let running: Running;
+  beforeEach(async () => {
+    running = await startGateway(FULL, new ManualClock());
+  });
+  afterEach(() => running.close());
+
+  const revokedCount = async () => {
+    const text = await (await fetch(`${running.server.url}/metrics`, { headers: { authorization: `Bearer ${running.server.adminToken}` } })).text();
+    return Number(/^waiting_room_revoked_total\{room="default"\} (\d+)$/m.exec(text)?.[1]);
+  };
+
+  it.each(['/checkout/done', '/thanks'])(
+    "should free an admitted visitor's slot at once when the origin answers %s with revoke, the header kept from the visitor",
+    async (path) => {
+      const buyer = new Visitor(running.server.url);
+      expect((await buyer.get('/checkout/cart')).status).toBe(200);
+      const next = new Visitor(running.server.url);
+      expect((await next.get('/checkout/cart')).page?.queue.position).toBe(1);
+      expect(await stats(running.server)).toMatchObject({ active: 1, waiting: 1 });
+      expect(await revokedCount()).toBe(0);
+
+      const done = await buyer.get(path);
+
+      expect(done.status).toBe(200);
+      expect(done.text).toBe('order placed');
+      expect(done.headers.get('waiting-room-command')).toBeNull();
+      expect(await stats(running.server)).toMatchObject({ active: 0, waiting: 1 });
+      expect(await revokedCount()).toBe(1);
+      // The buyer's next protected request waits behind the one who was waiting.
+      expect((await buyer.get('/checkout/cart')).page?.queue.position).toBe(2);
+    },
+  );
+
+  it('should change nothing for a visitor who waits, nor count it', async () => {
+    expect((await new Visitor(running.server.url).get('/checkout/cart')).status).toBe(200);
+    const waiting = new Visitor(running.server.url);
+    expect((await waiting.get('/checkout/cart')).page?.queue.position).toBe(1);
+
+    const thanks = await waiting.get('/thanks');
+
+    expect(thanks.headers.get('waiting-room-command')).toBeNull();
+    expect(await stats(running.server)).toMatchObject({ active: 1, waiting: 1 });
+    expect((await waiting.get('/checkout/cart')).page?.queue.position).toBe(1);
+    expect(await revokedCount()).toBe(0);
   });
 });
 

@@ -43,6 +43,32 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect(await store.admit('c', t0 + policy.sessionMs, policy)).toBe(true);
       });
 
+      it("should free a session's slot at once when it is revoked, and say whether it was admitted", async () => {
+        await store.admit('a', t0, policy);
+        await store.admit('b', t0, policy);
+        expect(await store.admit('c', t0 + 1, policy)).toBe(false);
+
+        expect(await store.revoke('a', t0 + 2)).toBe(true);
+        expect((await store.stats(t0 + 2)).active).toBe(1);
+        expect(await store.admit('c', t0 + 3, policy)).toBe(true);
+        expect(await store.revoke('a', t0 + 4)).toBe(false);
+        expect(await store.revoke('never-admitted', t0 + 4)).toBe(false);
+      });
+
+      it("should end a released visitor's admission on revoke and keep every waiting place", async () => {
+        const first = await store.hold('first', 0, get, t0);
+        const second = await store.hold('second', 0, get, t0);
+        const third = await store.hold('third', 0, get, t0);
+        await store.release(1, t0 + 1, policy);
+        expect((await store.stats(t0 + 1)).active).toBe(1);
+
+        expect(await store.revoke('first', t0 + 2)).toBe(true);
+        expect(await store.revoke('second', t0 + 2)).toBe(false);
+        expect((await store.stats(t0 + 2)).active).toBe(0);
+        expect(await positions([first.uuid, second.uuid, third.uuid], t0 + 2)).toEqual([0, 1, 2]);
+        expect(await store.admit('first', t0 + 3, policy)).toBe(false);
+      });
+
       it('should hold newcomers while somebody waits, even under the active limit', async () => {
         await store.hold('w', 0, get, t0);
         expect(await store.admit('a', t0, policy)).toBe(false);

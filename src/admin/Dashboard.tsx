@@ -79,6 +79,9 @@ export function Dashboard({ texts, session, onSignedOut }: DashboardProps) {
             <Figure label={texts.pageErrorsPerMinute} name="page-errors">
               {figure(texts, local.pageErrorsPerMinute, 1)}
             </Figure>
+            <Figure label={texts.revokedPerMinute} name="revoked">
+              {figure(texts, local.revokedPerMinute, 1)}
+            </Figure>
           </dl>
         </section>
       )}

@@ -17,6 +17,7 @@ const add = (a: InstanceSample, b: InstanceSample): InstanceSample => ({
   originRequests: a.originRequests + b.originRequests,
   originErrors: a.originErrors + b.originErrors,
   originMs: a.originMs + b.originMs,
+  revoked: (a.revoked ?? 0) + (b.revoked ?? 0),
 });
 
 /**
@@ -57,6 +58,8 @@ export interface InstanceFigures {
   readonly pageErrorsPerMinute: number;
   readonly originRequestsPerMinute: number;
   readonly originErrorsPerMinute: number;
+  /** Admitted sessions the origin ended (`Waiting-Room-Command: revoke`). */
+  readonly revokedPerMinute: number;
   /** Mean time to the origin's answer, ms; undefined when nothing was forwarded. */
   readonly originMeanMs?: number;
 }
@@ -85,12 +88,14 @@ export function roomFigures(points: readonly Point[], room: string): RoomFigures
 export function instanceFigures(points: readonly Point[], sampleMs: number): InstanceFigures {
   const latest = points.at(-1);
   const recent = latest ? points.filter((point) => point.t > latest.t - MINUTE) : [];
-  const sum = recent.reduce((total, point) => add(total, point.local), { pageErrors: 0, originRequests: 0, originErrors: 0, originMs: 0 });
+  const none: InstanceSample = { pageErrors: 0, originRequests: 0, originErrors: 0, originMs: 0, revoked: 0 };
+  const sum = recent.reduce((total, point) => add(total, point.local), none);
   const minutes = Math.max(1, recent.length) * (sampleMs / MINUTE);
   return {
     pageErrorsPerMinute: sum.pageErrors / minutes,
     originRequestsPerMinute: sum.originRequests / minutes,
     originErrorsPerMinute: sum.originErrors / minutes,
+    revokedPerMinute: (sum.revoked ?? 0) / minutes,
     ...(sum.originRequests > 0 ? { originMeanMs: sum.originMs / sum.originRequests } : {}),
   };
 }

@@ -26,6 +26,7 @@ export interface ConsoleTexts {
   readonly origin: (url: string) => string;
   readonly originLatency: string;
   readonly originErrorsPerMinute: string;
+  readonly revokedPerMinute: string;
   readonly paused: string;
   readonly running: string;
   readonly pause: string;
@@ -80,6 +81,7 @@ export const ENGLISH: ConsoleTexts = {
   origin: (url) => `Origin ${url}`,
   originLatency: 'Origin latency (mean)',
   originErrorsPerMinute: 'Origin errors a minute',
+  revokedPerMinute: 'Sessions ended by the origin a minute',
   paused: 'Paused',
   running: 'Releasing',
   pause: 'Pause releases',
@@ -129,6 +131,7 @@ export const FRENCH: ConsoleTexts = {
   origin: (url) => `Origine ${url}`,
   originLatency: "Latence de l'origine (moyenne)",
   originErrorsPerMinute: "Erreurs de l'origine par minute",
+  revokedPerMinute: "Sessions terminées par l'origine par minute",
   paused: 'En pause',
   running: 'Sorties en cours',
   pause: 'Mettre en pause',

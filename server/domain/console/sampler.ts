@@ -66,6 +66,7 @@ export class Sampler {
         originRequests: counts.originRequests - last.originRequests,
         originErrors: counts.originErrors - last.originErrors,
         originMs: Math.round(counts.originMs - last.originMs),
+        revoked: counts.revoked - last.revoked,
       },
     };
     this.samples.push(sample);

@@ -47,6 +47,8 @@ export interface InstanceSample {
   readonly originErrors: number;
   /** Sum of the origin's answer times over the interval, in ms. */
   readonly originMs: number;
+  /** Admitted sessions the origin revoked (absent from an instance of an earlier version). */
+  readonly revoked?: number;
 }
 
 /** One sample: every room's line, and what the instance that took it counted. */
@@ -82,4 +84,6 @@ export interface InstanceCounts {
   readonly originErrors: number;
   /** Sum of the origin's answer times, in ms. */
   readonly originMs: number;
+  /** Admitted sessions the origin revoked. */
+  readonly revoked: number;
 }

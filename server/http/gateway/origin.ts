@@ -9,6 +9,7 @@ import { requestTarget } from '../target';
 import type { HeldRequest, QueueStore } from '../../store/types';
 import { declareOriginWatch, originAnswered, originFailed } from '../admission-watch';
 import { followOriginUser, USER_HEADER } from './identity';
+import { COMMAND_HEADER, followOriginCommand, type Revoker } from './commands';
 import { bodyBytes } from './held-body';
 import { originRequestHeaders, visitorResponseHeaders, type ForwardOptions } from './headers';
 
@@ -23,6 +24,8 @@ export interface OriginMeter {
   /** The origin's answer headers came `ms` after the request arrived, with `status`. */
   originAnswered(ms: number, status: number): void;
   originFailed(kind: 'unreachable' | 'timeout'): void;
+  /** The origin revoked a session admitted in `room` (`Waiting-Room-Command: revoke`). */
+  revoked(room: string): void;
 }
 
 /** The methods the gateway forwards; any other gets Fastify's 404 as before. */
@@ -73,8 +76,9 @@ export function isOriginAnswer(reply: FastifyReply): boolean {
 export async function registerOrigin(
   app: FastifyInstance,
   config: GatewayConfig & { readonly upstream: string },
-  store: Pick<QueueStore, 'moveSession'>,
+  store: Pick<QueueStore, 'moveSession'> & Revoker,
   meter: OriginMeter,
+  now: () => number,
   gate: (origin: Origin) => (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
 ): Promise<void> {
   const replyOptions: FastifyReplyFromHooks = {
@@ -86,12 +90,24 @@ export async function registerOrigin(
       meter.originAnswered(answer.elapsedTime, res.statusCode);
       originAnswered(request as FastifyRequest, res.statusCode);
       const user = res.headers[USER_HEADER];
-      if (user === undefined) return void answer.send(res.stream);
-      // The origin has acted already (signed the visitor in): its answer goes through whatever
-      // happens here, and a store away for a moment only leaves the visitor's place where it was.
-      followOriginUser(request as FastifyRequest, answer, user, store)
-        .catch((error: unknown) => answer.request.log.warn({ err: error }, 'the origin named a user; the place could not follow'))
-        .finally(() => answer.send(res.stream));
+      const command = res.headers[COMMAND_HEADER];
+      if (user === undefined && command === undefined) return void answer.send(res.stream);
+      // The origin has acted already (signed the visitor in, finished a checkout): its answer goes
+      // through whatever happens here, and a store away for a moment only leaves the visitor's
+      // place where it was, or its admission to run out by itself.
+      const visitor = request as FastifyRequest;
+      Promise.allSettled([
+        user === undefined
+          ? undefined
+          : followOriginUser(visitor, answer, user, store).catch((error: unknown) =>
+              answer.request.log.warn({ err: error }, 'the origin named a user; the place could not follow'),
+            ),
+        command === undefined
+          ? undefined
+          : followOriginCommand(visitor, answer, command, store, now(), (room) => meter.revoked(room)).catch((error: unknown) =>
+              answer.request.log.warn({ err: error }, 'the origin revoked a session; its admission runs out by itself'),
+            ),
+      ]).finally(() => answer.send(res.stream));
     },
     rewriteRequestHeaders: (request, headers) =>
       originRequestHeaders(

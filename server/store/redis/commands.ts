@@ -90,6 +90,7 @@ type Optional<T> = T | '';
  */
 interface Commands {
   waitingRoomAdmit: { args: [sessionId: string, now: number, activeLimit: number, sessionMs: number]; reply: 0 | 1 };
+  waitingRoomRevoke: { args: [sessionId: string, now: number]; reply: 0 | 1 };
   waitingRoomHold: {
     args: [
       sessionId: string,
@@ -171,6 +172,7 @@ export type Answer<Name extends CommandName> = [version: number, answer: Command
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     waitingRoomAdmit(...call: Call<'waitingRoomAdmit'>): Result<Answer<'waitingRoomAdmit'>, Context>;
+    waitingRoomRevoke(...call: Call<'waitingRoomRevoke'>): Result<Answer<'waitingRoomRevoke'>, Context>;
     waitingRoomHold(...call: Call<'waitingRoomHold'>): Result<Answer<'waitingRoomHold'>, Context>;
     waitingRoomEnterLine(...call: Call<'waitingRoomEnterLine'>): Result<Answer<'waitingRoomEnterLine'>, Context>;
     waitingRoomDropPending(...call: Call<'waitingRoomDropPending'>): Result<Answer<'waitingRoomDropPending'>, Context>;
@@ -210,6 +212,7 @@ declare module 'ioredis' {
 /** Each command's script in `lua/`; true: an event's, run after event-prelude.lua too. */
 const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomAdmit: ['admit'],
+  waitingRoomRevoke: ['revoke'],
   waitingRoomHold: ['hold'],
   waitingRoomEnterLine: ['enter-line'],
   waitingRoomDropPending: ['drop-pending'],

@@ -133,6 +133,10 @@ export class RedisStore implements QueueStore {
     return admitted === 1;
   }
 
+  async revoke(sessionId: string, now: number): Promise<boolean> {
+    return (await this.run('waitingRoomRevoke', [sessionId, now])) === 1;
+  }
+
   async hold(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): Promise<Entry> {
     const { address = '', placesPerAddress = 0, pendingUntil, keepRequest } = options;
     const pending = pendingUntil === undefined ? '' : pendingUntil;

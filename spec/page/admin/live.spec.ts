@@ -25,14 +25,15 @@ const sample = (t: number, fields: Partial<RoomSample> = {}, instance = 'a', loc
 
 describe("the console's live figures", () => {
   it("should add a second instance's counts for the same moment once, and keep its line", () => {
-    let points = addSample([], sample(T0, {}, 'a', { pageErrors: 1, originRequests: 10, originMs: 50 }));
+    // Instance b is of an earlier version: its samples have no count of revoked sessions.
+    let points = addSample([], sample(T0, {}, 'a', { pageErrors: 1, originRequests: 10, originMs: 50, revoked: 1 }));
     points = addSample(points, sample(T0, { waiting: 9 }, 'b', { pageErrors: 2, originRequests: 30, originMs: 150 }));
     points = addSample(points, sample(T0, { waiting: 9 }, 'b', { pageErrors: 2 }));
 
     expect(points).toHaveLength(1);
-    expect(points[0].local).toEqual({ pageErrors: 3, originRequests: 40, originErrors: 0, originMs: 200 });
+    expect(points[0].local).toEqual({ pageErrors: 3, originRequests: 40, originErrors: 0, originMs: 200, revoked: 1 });
     expect(points[0].rooms.get('default')?.waiting).toBe(9);
-    expect(instanceFigures(points, 2000)).toMatchObject({ pageErrorsPerMinute: 90, originMeanMs: 5 });
+    expect(instanceFigures(points, 2000)).toMatchObject({ pageErrorsPerMinute: 90, revokedPerMinute: 30, originMeanMs: 5 });
   });
 
   it('should keep samples in time order, an hour of them', () => {

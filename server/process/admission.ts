@@ -43,7 +43,7 @@ export function createAdmission(room: RoomConfig, parts: AdmissionParts): Admiss
     log: parts.log,
     room: async () => {
       const stats = await store.stats(clock.now());
-      return { waiting: stats.waiting, paused: stats.paused };
+      return { waiting: stats.waiting, paused: stats.paused, active: stats.active };
     },
   });
 }

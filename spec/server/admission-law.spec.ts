@@ -1,4 +1,13 @@
-import { activeLimitFor, decide, initialState, stateFrom, type ControllerState, type LawSettings } from '../../server/domain/admission/law';
+import {
+  START_SESSIONS,
+  activeLimitFor,
+  activeLimitOf,
+  decide,
+  initialState,
+  stateFrom,
+  type ControllerState,
+  type LawSettings,
+} from '../../server/domain/admission/law';
 import type { SignalSummary } from '../../server/domain/admission/signals';
 
 /** The law alone: a state and a window of signals in, the next state and its reason out. */
@@ -30,15 +39,31 @@ describe('adaptive admission law', () => {
   const at = (state: ControllerState, p99Ms: number, now = t0, room = waiting, more: Partial<SignalSummary> = {}) =>
     decide(state, signals(p99Ms, more), { now, ...room }, settings);
 
-  it('should start at a tenth of the ceiling, in slow start', () => {
+  it('should start from ten sessions at once and the rate that keeps them, whatever the ceilings', () => {
     expect(initialState(settings)).toEqual({
-      perMinute: 600,
+      // Ten a feedback time of 10 s: 60 a minute, under a tenth of the ceiling (600).
+      perMinute: 60,
       threshold: null,
       episodeStart: null,
       lastCongestionAt: null,
       lastCutAt: null,
       severityAtCut: null,
+      loadCap: null,
+      loadKnee: null,
+      perSession: null,
+      activeCap: START_SESSIONS,
     });
+    // Ceilings far too high change nothing; a low one is still kept to a tenth.
+    for (const [ceilingPerMinute, ceilingActive, perMinute, activeLimit] of [
+      [6000, 2000, 60, 10],
+      [6_000_000, 1_000_000, 60, 10],
+      [200, 2000, 20, 5],
+      [6000, 4, 24, 4],
+    ]) {
+      const ceilings = { ...settings, ceilingPerMinute, ceilingActive };
+      const state = initialState(ceilings);
+      expect({ perMinute: state.perMinute, activeLimit: activeLimitOf(state, ceilings) }).toEqual({ perMinute, activeLimit });
+    }
   });
 
   it('should double the rate each feedback time while the p99 is under 55 % of the target and visitors wait', () => {
@@ -49,12 +74,12 @@ describe('adaptive admission law', () => {
       state = next.state;
     }
     // Five steps of 2 s make one feedback time of 10 s.
-    expect(state.perMinute).toBeCloseTo(1200, 6);
+    expect(state.perMinute).toBeCloseTo(120, 6);
   });
 
   it('should hold while nobody waits or the room is paused: a rate not in use says nothing', () => {
     const state = initialState(settings);
-    expect(at(state, 50, t0, { waiting: 0, paused: false }).decision).toMatchObject({ action: 'hold', reason: 'not_in_use', perMinute: 600 });
+    expect(at(state, 50, t0, { waiting: 0, paused: false }).decision).toMatchObject({ action: 'hold', reason: 'not_in_use', perMinute: 60 });
     expect(at(state, 50, t0, { waiting: 9, paused: true }).decision).toMatchObject({ action: 'hold', reason: 'not_in_use' });
   });
 
@@ -224,5 +249,149 @@ describe('adaptive admission law', () => {
     expect(activeLimitFor(60_000, settings)).toBe(2000);
     expect(activeLimitFor(1, settings)).toBe(1);
     expect(at(stateFrom(600, settings), 130).decision.activeLimit).toBe(150);
+  });
+
+  describe('weighed by the load the admitted visitors bring', () => {
+    /** A window of 6 s in which `active` sessions brought `perSession` requests a second each, all answered. */
+    const weighed = (state: ControllerState, p99Ms: number, active: number, perSession: number, now = t0) => {
+      const requests = Math.round(active * perSession * 6);
+      return decide(state, signals(p99Ms, { sent: requests, requests }), { now, waiting: 500, paused: false, active }, settings);
+    };
+
+    it('should let the admitted bring a quarter more than the origin answered within the band, one window at a time', () => {
+      // The opening: ten sessions, each a request a second, answered in 50 ms.
+      let state = initialState(settings);
+      const limits: number[] = [];
+      let active = START_SESSIONS;
+      for (let window = 1; window <= 4; window++) {
+        const next = weighed(state, 50, active, 1, t0 + window * settings.stepMs);
+        expect(next.decision).toMatchObject({ action: 'increase', reason: 'starting' });
+        state = next.state;
+        limits.push(next.decision.activeLimit);
+        // The sessions admitted fill the new limit before the next window.
+        active = next.decision.activeLimit;
+      }
+      // 10 req/s answered: 12.5 allowed, 13 sessions; then 13 → 17 → 22 → 28.
+      expect(limits).toEqual([13, 17, 22, 28]);
+      expect(state.loadCap).toBeCloseTo(27.5, 6);
+      // The rate lets the limit fill within two steps (28 in 4 s: 420 a minute).
+      expect(state.perMinute).toBe(420);
+    });
+
+    it('should grow only with what the origin answered: no new answers, no more sessions', () => {
+      const first = weighed(initialState(settings), 50, 10, 1).state;
+      // The sessions let in have not come yet: the same load answered, the same limit.
+      const again = weighed(first, 50, 10, 1, t0 + settings.stepMs);
+      expect(again.decision.activeLimit).toBe(13);
+      expect(again.state.loadCap).toBeCloseTo(12.5, 6);
+    });
+
+    it('should admit fewer sessions when each brings more requests', () => {
+      // The same 40 req/s answered, by 40 visitors at 1 a second, or by 20 at 2 a second.
+      const opening: ControllerState = { ...initialState(settings), perMinute: 6000 };
+      const calm = weighed(opening, 50, 40, 1);
+      const frantic = weighed(opening, 50, 20, 2);
+      expect(calm.state.loadCap).toBeCloseTo(50, 6);
+      expect(frantic.state.loadCap).toBeCloseTo(50, 6);
+      expect(calm.decision.activeLimit).toBe(50);
+      expect(frantic.decision.activeLimit).toBe(25);
+    });
+
+    it('should grow by a quarter a feedback time, not a window, past the load the origin held or was cut at', () => {
+      const opening: ControllerState = { ...initialState(settings), perMinute: 6000, loadKnee: 20 };
+      // Below the knee, a quarter more, up to the knee; past it, a quarter a feedback time (five steps).
+      for (const [answered, loadCap] of [
+        [10, 12.5],
+        [18, 20],
+        [40, 42],
+      ]) {
+        expect(weighed(opening, 50, answered, 1).state.loadCap).toBeCloseTo(loadCap, 6);
+      }
+      // The knee is the load answered when the p99 left the band it grows in.
+      expect(weighed(opening, 120, 30, 1).state.loadKnee).toBe(30);
+      expect(weighed(opening, 150, 35, 1).state.loadKnee).toBe(35);
+    });
+
+    it.each([
+      ['over 70 % of the target', 141, 'latency_high', 0.9],
+      ['over twice the target', 401, 'latency_severe', 0.5],
+    ])('should cut from the rate that keeps the sessions admitted when the p99 is %s, then let the rate rule', (_what, p99Ms, reason, cut) => {
+      // In slow start, 200 sessions at a request a second each, the rate far above what keeps them.
+      const grown: ControllerState = { ...initialState(settings), perMinute: 3000, loadCap: 250, perSession: 1, activeCap: 250 };
+      const next = weighed(grown, p99Ms, 200, 1);
+      expect(next.decision).toMatchObject({ action: 'decrease', reason });
+      // Cut from the rate that keeps 250 sessions of 12 s (1250 a minute), not from the rate the
+      // limit left unused; the threshold at least half of it.
+      expect(next.state.perMinute).toBeCloseTo(1250 * cut, 6);
+      expect(next.state.threshold).toBeCloseTo(Math.max(1250 * cut, 625), 6);
+      expect(next.state.loadCap).toBeCloseTo(200 * cut, 6);
+      // The rate that keeps the origin busy found, the active limit follows it again.
+      expect(next.state.activeCap).toBeNull();
+      expect(next.decision.activeLimit).toBe(activeLimitFor(1250 * cut, settings));
+    });
+
+    it('should hold what the admitted may bring between 55 and 70 % of the target', () => {
+      const state: ControllerState = { ...initialState(settings), perMinute: 1000, loadCap: 100, perSession: 1, activeCap: 100 };
+      const next = weighed(state, 120, 100, 1);
+      expect(next.decision).toMatchObject({ action: 'hold', reason: 'latency_near_target', activeLimit: 100 });
+      expect(next.state.loadCap).toBe(100);
+    });
+
+    it('should not end the opening on its slowest answers alone: too few answers, or the p90 within the band, hold', () => {
+      const opening = initialState(settings);
+      const room = { now: t0, waiting: 500, paused: false, active: 10 };
+      // A server just started: two slow first answers of 40, the p99 past twice the target.
+      const cold = decide(opening, signals(420, { sent: 40, requests: 40, p90Ms: 60 }), room, settings);
+      // A late event loop: a few slow answers of 300, the p90 at 60 ms.
+      const stalled = decide(opening, signals(300, { sent: 300, requests: 300, p90Ms: 60 }), room, settings);
+      // Even with the p90 slow, too few answers to read a p99 from.
+      const few = decide(opening, signals(300, { sent: 60, requests: 60, p90Ms: 250 }), room, settings);
+      for (const next of [cold, stalled, few]) {
+        expect(next.decision).toMatchObject({ action: 'hold', reason: 'few_samples', activeLimit: 10 });
+        expect(next.state.threshold).toBeNull();
+        expect(next.state.activeCap).toBe(10);
+      }
+      expect(stalled.decision.detail).toBe(
+        'p99 300 ms from 300 answers, p90 60 ms: in the opening, latency alone cuts from 100 answers with the p90 over 55 % of the 200 ms target',
+      );
+      // Errors and timeouts cut the opening as ever, however few the answers.
+      expect(decide(opening, signals(60, { sent: 40, requests: 36, errors: 4, p90Ms: 60 }), room, settings).decision).toMatchObject({
+        action: 'decrease',
+        reason: 'errors',
+      });
+    });
+
+    it('should end the opening on a slow p99 and p90 from 100 answers, and grow back with the answers to the rate cut to', () => {
+      // In the opening, 200 sessions at a request a second each; the origin slows them all.
+      const grown: ControllerState = { ...initialState(settings), perMinute: 3000, loadCap: 250, perSession: 1, activeCap: 250 };
+      const cut = weighed(grown, 141, 200, 1);
+      expect(cut.decision).toMatchObject({ action: 'decrease', reason: 'latency_high' });
+      // The rate that keeps 250 sessions of 12 s (1250 a minute) × 0.9; the load answered × 0.9.
+      expect(cut.state.regrow).toEqual({ load: 180, perMinute: 1125 });
+      expect(cut.state.threshold).toBe(1125);
+
+      // The load admitted before the cut arrives yet: cut again, by half, at 562.5 a minute.
+      const later = t0 + 2 * settings.feedbackMs;
+      const halved: ControllerState = { ...cut.state, perMinute: 562.5, threshold: 625, lastCongestionAt: later - settings.feedbackMs };
+      // Calm again, the origin answering 100 requests a second: the rate that brings a quarter
+      // more, 1125 × 125 / 180, not the slow start's few percent.
+      const back = weighed(halved, 50, 100, 1, later);
+      expect(back.decision).toMatchObject({ action: 'increase', reason: 'starting' });
+      expect(back.decision.detail).toMatch(/growing with the answers back to the 180 requests a second allowed at the opening's cut$/);
+      expect(back.state.perMinute).toBeCloseTo(781.25, 6);
+      expect(back.state.regrow).toEqual({ load: 180, perMinute: 1125 });
+      // Never past the rate cut to, however far the answers grow towards the load.
+      expect(weighed(halved, 50, 170, 1, later).state.perMinute).toBeCloseTo(1125, 6);
+      // Once the origin answers that load again, the law as ever (slow start up to 625).
+      const done = weighed({ ...halved, perMinute: 600 }, 50, 190, 1, later);
+      expect(done.state.regrow).toBeNull();
+      expect(done.state.perMinute).toBe(625);
+    });
+
+    it('should leave the active limit to the rate when the room does not count its sessions', () => {
+      const next = decide(initialState(settings), signals(50), { now: t0, waiting: 50, paused: false }, settings);
+      expect(next.state.activeCap).toBeNull();
+      expect(next.decision.activeLimit).toBe(activeLimitFor(next.state.perMinute, settings));
+    });
   });
 });

@@ -44,9 +44,18 @@ describe('adaptive admission in the server', () => {
         response.end('checkout');
       }, ms);
   const view = async (room?: string) => (await admin(server, 'GET', `admission${room ? `?room=${room}` : ''}`)).json();
-  /** `count` visitors let in at once (nobody waits yet), each asking for the checkout. */
-  const shoppers = (count: number) =>
-    Promise.all(Array.from({ length: count }, async (_, i) => (await new Visitor(server.url).get(`/checkout?item=${i}`)).status));
+  /** `count` visitors let in at once (nobody waits yet), each asking for the checkout `each` times in turn. */
+  const shoppers = async (count: number, each = 1) =>
+    (
+      await Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          const visitor = new Visitor(server.url);
+          const statuses: number[] = [];
+          for (let n = 0; n < each; n++) statuses.push((await visitor.get(`/checkout?item=${i}`)).status);
+          return statuses;
+        }),
+      )
+    ).flat();
 
   beforeEach(() => {
     answer = after(0);
@@ -58,37 +67,40 @@ describe('adaptive admission in the server', () => {
 
   it('should cut the rate when the origin answers admitted requests slower than the target allows', async () => {
     await start();
-    expect(await view()).toMatchObject({ mode: 'adaptive', releasePerMinute: 60, activeLimit: 75, ceilings: { releasePerMinute: 600, activeLimit: 100 } });
+    // Ten sessions at first, whatever the ceilings, and ten let in a feedback time of 10 s.
+    expect(await view()).toMatchObject({ mode: 'adaptive', releasePerMinute: 60, activeLimit: 10, ceilings: { releasePerMinute: 600, activeLimit: 100 } });
     answer = after(250);
 
-    expect(await shoppers(25)).toEqual(Array(25).fill(200));
+    // In the opening, latency alone cuts from 100 answers, most of them slow: ten visitors, ten times each.
+    expect(await shoppers(10, 10)).toEqual(Array(100).fill(200));
     await clock.advance(2000);
 
     const seen = await view();
-    expect(seen.signals).toMatchObject({ requests: 25, errors: 0, timeouts: 0, unreachable: 0 });
+    expect(seen.signals).toMatchObject({ requests: 100, errors: 0, timeouts: 0, unreachable: 0 });
     expect(seen.signals.p99Ms).toBeGreaterThanOrEqual(250);
     // Over 75 % of the target: a tenth off (half off over twice the target, should the machine be slow).
     expect(seen.decision).toMatchObject({ action: 'decrease', reason: expect.stringMatching(/^latency_(high|severe)$/) });
     const cut = seen.decision.reason === 'latency_high' ? 0.9 : 0.5;
     expect(seen.decision.detail).toMatch(new RegExp(`^p99 \\d+ ms, over .*200 ms target: rate × ${cut}$`));
-    expect(await stats(server)).toMatchObject({ releasePerMinute: 60 * cut, activeLimit: Math.ceil(60 * cut * 1.25) });
-    expect(origin.at('/checkout')).toHaveLength(25);
+    // From then on the active limit follows the rate: what it fills in a session, and a quarter.
+    expect(await stats(server)).toMatchObject({ releasePerMinute: Math.round(10 * cut), activeLimit: Math.ceil(10 * cut * 1.25) });
+    expect(origin.at('/checkout')).toHaveLength(100);
   });
 
   it.each([
-    ['5xx answers', () => after(0, 503), { errors: 25, timeouts: 0 }],
-    ['timeouts', () => after(1000), { errors: 0, timeouts: 25 }],
+    ['5xx answers', () => after(0, 503), { errors: 30, timeouts: 0 }],
+    ['timeouts', () => after(1000), { errors: 0, timeouts: 30 }],
   ])('should halve the rate on %s', async (_what, slow, counted) => {
     await start();
     answer = slow();
 
-    const statuses = await shoppers(25);
+    const statuses = await shoppers(10, 3);
     await clock.advance(2000);
 
     expect(new Set(statuses)).toEqual(new Set([counted.timeouts ? 504 : 503]));
     expect(await view()).toMatchObject({
       signals: counted,
-      decision: { action: 'decrease', reason: 'errors', releasePerMinute: 30 },
+      decision: { action: 'decrease', reason: 'errors', releasePerMinute: 5 },
     });
   });
 
@@ -115,7 +127,7 @@ describe('adaptive admission in the server', () => {
 
   it('should hold while nobody waits, however fast the origin', async () => {
     await start();
-    await shoppers(25);
+    await shoppers(10, 3);
     await clock.advance(2000);
 
     expect(await view()).toMatchObject({ releasePerMinute: 60, decision: { action: 'hold', reason: 'not_in_use' } });
@@ -123,18 +135,18 @@ describe('adaptive admission in the server', () => {
 
   it("should take the operator's limits (POST /admin/limits) as its ceilings", async () => {
     await start();
-    const changed = await admin(server, 'POST', 'limits', { releasePerMinute: 30, activeLimit: 10 });
+    const changed = await admin(server, 'POST', 'limits', { releasePerMinute: 6, activeLimit: 5 });
     expect(changed.status).toBe(200);
 
     expect(await view()).toMatchObject({
-      releasePerMinute: 30,
-      activeLimit: 10,
-      ceilings: { releasePerMinute: 30, activeLimit: 10 },
+      releasePerMinute: 6,
+      activeLimit: 5,
+      ceilings: { releasePerMinute: 6, activeLimit: 5 },
       controller: { releasePerMinute: 60 },
     });
-    expect(await stats(server)).toMatchObject({ releasePerMinute: 30, activeLimit: 10, configured: { releasePerMinute: 600, activeLimit: 100 } });
-    // The gate admits ten at once, no more.
-    expect(await shoppers(10)).toEqual(Array(10).fill(200));
+    expect(await stats(server)).toMatchObject({ releasePerMinute: 6, activeLimit: 5, configured: { releasePerMinute: 600, activeLimit: 100 } });
+    // The gate admits five at once, no more.
+    expect(await shoppers(5)).toEqual(Array(5).fill(200));
     expect((await new Visitor(server.url).get('/checkout')).page?.queue.position).toBe(1);
   });
 
@@ -208,10 +220,10 @@ describe('adaptive admission in the server', () => {
     ]);
     await start({ ROOMS: rooms });
     answer = after(250);
-    await shoppers(25);
+    await shoppers(10, 10);
     await clock.advance(2000);
 
-    expect(await view('checkout')).toMatchObject({ decision: { action: 'decrease' }, signals: { requests: 25 } });
+    expect(await view('checkout')).toMatchObject({ decision: { action: 'decrease' }, signals: { requests: 100 } });
     expect(await view('tickets')).toEqual({ mode: 'fixed', releasePerMinute: 600, activeLimit: 100 });
     expect(await view('drop')).toMatchObject({ releasePerMinute: 60, signals: { requests: 0 }, decision: { reason: 'not_in_use' } });
     expect((await admin(server, 'GET', 'admission?room=nowhere')).status).toBe(404);

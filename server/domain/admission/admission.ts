@@ -4,7 +4,7 @@ import type { Clock } from '../clock';
 import { DomainError } from '../errors';
 import { within, type Admitted } from '../policy';
 import type { ReleasePolicy } from '../../store/types';
-import { activeLimitFor, decide, initialState, stateFrom, type Decision, type LawSettings } from './law';
+import { activeLimitFor, activeLimitOf, decide, initialState, stateFrom, type ControllerState, type Decision, type LawSettings } from './law';
 import type { AdmissionRecord, AdmissionStore, Pin } from './record';
 import { OriginSignals, addSignals, summarize } from './signals';
 import { viewOf, type AdmissionView } from './view';
@@ -83,7 +83,7 @@ export interface AdaptiveOptions {
   readonly clock: Clock;
   readonly log: Logger;
   /** The room's line now: the rate grows only while visitors wait and the room is not paused. */
-  readonly room: () => Promise<{ readonly waiting: number; readonly paused: boolean }>;
+  readonly room: () => Promise<{ readonly waiting: number; readonly paused: boolean; readonly active?: number }>;
   /**
    * This process's event-loop delay since the last call, p99 in ms; by default measured (a
    * timer every 10 ms). A model run on a manual clock gives its own.
@@ -280,13 +280,25 @@ export class AdaptiveAdmission implements Admission {
     this.record = record;
     const decision: Admitted = record.pinned
       ? { perMinute: record.pinned.perMinute, activeLimit: record.pinned.activeLimit }
-      : { perMinute: record.controller.perMinute };
+      : this.controllerDecision(record.controller, operated);
     // The same objects while their values stay: the policy in force is worked out again only on a change.
     if (decision.perMinute !== this.decision?.perMinute || decision.activeLimit !== this.decision.activeLimit) this.decision = decision;
     const current = within(operated, decision);
     const unchanged = this.within === operated && this.current?.perMinute === current.perMinute && this.current.activeLimit === current.activeLimit;
     this.within = operated;
     if (!unchanged) this.current = current;
+  }
+  /**
+   * The controller's decision: its rate, and while the load its admitted bring is weighed (the
+   * opening), the active limit that load allows; otherwise the limit its rate fills.
+   */
+  private controllerDecision(controller: ControllerState, operated: ReleasePolicy): Admitted {
+    if (controller.activeCap == null) return { perMinute: controller.perMinute };
+    const perMinute = Math.min(operated.perMinute, controller.perMinute);
+    return {
+      perMinute: controller.perMinute,
+      activeLimit: activeLimitOf({ ...controller, perMinute }, { sessionMs: operated.sessionMs, ceilingActive: operated.activeLimit }),
+    };
   }
 }
 

@@ -5,13 +5,17 @@
  *
  *   node --import tsx bench/performance-figures.ts [results file] [Markdown file]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { OPENING_FILE, openingMarkdown } from './admission/opening';
 import { compareRuns, formatFigure, formatRatio, readBaseline, type ComparedFigure } from './compare';
 import { TARGETS } from './goals';
 
 export const START = '<!-- bench figures: written by `node --import tsx bench/performance-figures.ts` from bench/results/latest.json; do not edit by hand -->';
 export const END = '<!-- end of bench figures -->';
+/** The opening bursts' block: written from `bench/results/opening.json`, which a run with the `opening` part writes. */
+export const OPENING_START = `<!-- opening bursts: written by \`node --import tsx bench/performance-figures.ts\` from bench/results/${OPENING_FILE}; do not edit by hand -->`;
+export const OPENING_END = '<!-- end of opening bursts -->';
 
 /** Results as read back from the file: any part may be missing when the run left it out. */
 type Results = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -256,12 +260,18 @@ function readingNotes(results: Results): string[] {
   return notes;
 }
 
-/** Replaces what lies between the markers of `markdown` with `figures`. */
-export function withFigures(markdown: string, figures: string): string {
-  const start = markdown.indexOf(START);
-  const end = markdown.indexOf(END);
-  if (start === -1 || end === -1 || end < start) throw new Error(`No ${START} … ${END} block to write the figures into.`);
-  return `${markdown.slice(0, start + START.length)}\n${figures}\n${markdown.slice(end)}`;
+/** Replaces what lies between the markers of `markdown` (the server figures', by default) with `figures`. */
+export function withFigures(markdown: string, figures: string, [from, to] = [START, END]): string {
+  const start = markdown.indexOf(from);
+  const end = markdown.indexOf(to);
+  if (start === -1 || end === -1 || end < start) throw new Error(`No ${from} … ${to} block to write the figures into.`);
+  return `${markdown.slice(0, start + from.length)}\n${figures}\n${markdown.slice(end)}`;
+}
+
+/** The opening bursts' block, from the file a run with the `opening` part wrote. */
+export function openingFigures(saved: Results): string {
+  const date = typeof saved.date === 'string' ? saved.date.replace('T', ' ').slice(0, 16) + ' UTC' : 'an unknown date';
+  return `From the run of ${date} (\`BENCH_ONLY=opening npm run bench\`).\n\n${openingMarkdown(saved.opening)}`;
 }
 
 function main(): void {
@@ -269,7 +279,10 @@ function main(): void {
   const [resultsFile = path.join(root, 'bench', 'results', 'latest.json'), markdownFile = path.join(root, 'docs', 'performance.md')] = process.argv.slice(2);
   const results = JSON.parse(readFileSync(resultsFile, 'utf8'));
   const previous = results.comparison ? undefined : readBaseline(path.join(root, 'bench', 'results'))?.results;
-  writeFileSync(markdownFile, withFigures(readFileSync(markdownFile, 'utf8'), figuresMarkdown(results, previous)));
+  let markdown = withFigures(readFileSync(markdownFile, 'utf8'), figuresMarkdown(results, previous));
+  const openingFile = path.join(root, 'bench', 'results', OPENING_FILE);
+  if (existsSync(openingFile)) markdown = withFigures(markdown, openingFigures(JSON.parse(readFileSync(openingFile, 'utf8'))), [OPENING_START, OPENING_END]);
+  writeFileSync(markdownFile, markdown);
   console.log(`${path.relative(process.cwd(), markdownFile)}: figures written from ${path.relative(process.cwd(), resultsFile)} (${results.date}).`);
 }
 

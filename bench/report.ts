@@ -1,4 +1,5 @@
 import type { AdmissionResult, RoomResult } from './admission/run-admission';
+import { openingMarkdown, type OpeningResult } from './admission/opening';
 import type { RampResult } from './capacity/ramp';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { KernelFloor } from './capacity/kernel-floor';
@@ -38,6 +39,7 @@ export interface BenchResults {
   readonly soak?: SoakResult;
   readonly gateway?: GatewayOverheadResult;
   readonly admission?: AdmissionResult;
+  readonly opening?: OpeningResult;
   readonly drop?: DropResult;
   readonly ramps?: readonly RampResult[];
   readonly startup?: StartupResult;
@@ -94,6 +96,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.soak) lines.push('', ...soak(results.soak));
   if (results.gateway) lines.push('', ...gatewayOverhead(results.gateway));
   if (results.admission) lines.push('', ...admission(results.admission));
+  if (results.opening) lines.push('', '## Opening bursts (adaptive admission, virtual clock)', '', openingMarkdown(results.opening));
   if (results.drop) lines.push('', ...drop(results.drop));
   for (const ramp of results.ramps ?? []) lines.push('', ...rampReport(ramp));
   if (results.startup) lines.push('', ...startupReport(results.startup));

@@ -16,7 +16,7 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,drop,startup,bot-check   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more);
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more);
  *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
@@ -43,6 +43,7 @@ import { runRamp, type RampResult } from './capacity/ramp';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
 import { compareStores, type StoreComparisonResult } from './capacity/stores';
 import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
+import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from './admission/opening';
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureDrop, type DropResult } from './drop';
 import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck, type BotCheckResult } from './bot-check';
@@ -57,8 +58,23 @@ import { compareRuns, readBaseline } from './compare';
 import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,drop,startup,bot-check';
-const KNOWN_PARTS = ['page', 'pageload', 'estimate', 'capacity', 'stores', 'position', 'gateway', 'admission', 'drop', 'startup', 'bot-check', 'ramp', 'soak'];
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check';
+const KNOWN_PARTS = [
+  'page',
+  'pageload',
+  'estimate',
+  'capacity',
+  'stores',
+  'position',
+  'gateway',
+  'admission',
+  'opening',
+  'drop',
+  'startup',
+  'bot-check',
+  'ramp',
+  'soak',
+];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -193,6 +209,13 @@ async function main(): Promise<void> {
     }
     if (only.has('admission')) partDone('admission');
 
+    let opening: OpeningResult | undefined;
+    if (only.has('opening')) {
+      log('opening bursts: adaptive admission on a virtual clock, crowds in the first seconds…');
+      opening = await measureOpening();
+      partDone('opening');
+    }
+
     let gateway: GatewayOverheadResult | undefined;
     if (only.has('gateway')) {
       const gatewayOptions = {
@@ -275,6 +298,7 @@ async function main(): Promise<void> {
           botCheck,
         ),
         ...checkRampTargets(ramps),
+        ...(opening ? openingChecks(opening) : []),
       ],
       targetsRedis:
         capacityRedis || storeComparison
@@ -291,6 +315,7 @@ async function main(): Promise<void> {
       soak,
       gateway,
       admission,
+      opening,
       drop,
       ramps: ramps.length > 0 ? ramps : undefined,
       startup,
@@ -310,6 +335,8 @@ async function main(): Promise<void> {
     writeFileSync(path.join(resultsDir, 'latest.json'), json);
     writeFileSync(path.join(resultsDir, dated), json);
     writeFileSync(path.join(resultsDir, 'latest.md'), markdown);
+    // The opening's figures are kept apart too: docs/performance.md shows them whatever the last run measured.
+    if (opening) writeFileSync(path.join(resultsDir, OPENING_FILE), `${JSON.stringify({ date: results.date, opening }, null, 2)}\n`);
     console.log('\n' + markdown);
     console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))}, latest.md and ${dated}`);
     if (profileDir) console.log(`server CPU profile: ${profileDir} (summarise with: node --import tsx bench/profile-summary.ts ${profileDir})`);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { END, figuresMarkdown, START, withFigures } from '../../bench/performance-figures';
+import { END, OPENING_END, OPENING_START, figuresMarkdown, openingFigures, START, withFigures } from '../../bench/performance-figures';
 
 const ROOT = path.resolve(__dirname, '../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -21,6 +21,14 @@ describe("docs/performance.md's server figures", () => {
 
     expect(latest.previousRun.date).toBe(baseline.date);
     expect(read('docs/performance.md')).toContain(`the run of ${baseline.date.replace('T', ' ').slice(0, 16)} UTC (\`bench/results/baseline.json\`)`);
+  });
+
+  it('should show the opening bursts as bench/performance-figures.ts writes them from bench/results/opening.json', () => {
+    const page = read('docs/performance.md');
+    const saved = JSON.parse(read('bench/results/opening.json'));
+
+    expect(page).toContain(OPENING_START);
+    expect(page).toBe(withFigures(page, openingFigures(saved), [OPENING_START, OPENING_END]));
   });
 
   it('should refuse to write into a page without its markers', () => {

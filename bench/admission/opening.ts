@@ -1,0 +1,522 @@
+/**
+ * Opening bursts: a crowd arrives in the first seconds at a room with `ADMISSION=adaptive` and
+ * ceilings far above what its origin can take, and every visitor let in goes on browsing. A
+ * simulation on a virtual clock, so that a scenario of minutes runs in a moment and gives the
+ * same figures on any machine: the server's own parts do the deciding — the real
+ * `AdaptiveAdmission` (the law, its signals, the memory admission store) and the real line
+ * (`MemoryStore`: direct admissions under the active limit, holds, `releaseDue` on the release
+ * loop's beat) — while the origin and the visitors are modelled as the real-time benchmark's
+ * (`origin.ts`, `visitors.ts`) are: workers each held for a service time ± 20 % behind a
+ * first-come queue, so that the latency grows with the backlog; visitors who, let in or released,
+ * make their requests a think time apart, and wait in line again when their admission runs out.
+ */
+import pino from 'pino';
+import { AdaptiveAdmission } from '../../server/admission/admission';
+import { MemoryAdmissionStore } from '../../server/admission/memory-store';
+import type { Clock } from '../../server/clock';
+import { MemoryStore } from '../../server/store/memory';
+import type { ReleasePolicy } from '../../server/store/types';
+import { mulberry32, percentile } from '../stats';
+import { TARGETS, type TargetCheck } from '../targets';
+
+export interface OpeningScenario {
+  readonly name: string;
+  /** Visitors arriving, evenly spread over the first `arrivalSeconds`. */
+  readonly crowd: number;
+  readonly arrivalSeconds: number;
+  readonly workers: number;
+  readonly serviceMs: number;
+  /** Requests a visit makes once let in, each a think time (uniform in [min, max] ms) after the last answer. */
+  readonly perVisit: number;
+  readonly thinkMs: readonly [number, number];
+  readonly sessionSeconds: number;
+  readonly feedbackSeconds: number;
+  /** ORIGIN_LATENCY_TARGET_MS. */
+  readonly targetMs: number;
+  /** RELEASE_PER_MINUTE and ACTIVE_LIMIT as this multiple of what fills the origin: far too high. */
+  readonly ceilingFactor: number;
+  readonly runSeconds: number;
+  /** Arrivals are turned away while this many wait (a steady crowd, as the real-time benchmark's); none: all come. */
+  readonly lineCap?: number;
+  /**
+   * The origin's first answers this much slower (ms each), as a server just started answers its
+   * first requests (code paths compiled, connections opened).
+   */
+  readonly coldStartMs?: readonly number[];
+  /**
+   * The gateway's event loop stalled for `ms` about every `everyMs` (at random): every answer that
+   * comes meanwhile is measured up to `ms` late, as on a busy machine (the real-time benchmark's
+   * shared cores), though not late enough for the room to leave its latencies out.
+   */
+  readonly stalls?: { readonly everyMs: number; readonly ms: number };
+  /** Figures of the window [from, to) s besides the whole run's, e.g. the real-time benchmark's steady window. */
+  readonly window?: readonly [number, number];
+}
+
+/** The server's own defaults and the real-time benchmark's, where a scenario does not say. */
+const COMMON = { arrivalSeconds: 10, serviceMs: 100, ceilingFactor: 20, reactionMs: [0, 1000], upstreamTimeoutMs: 5000 } as const;
+const RELEASE_LOOP_MS = 1000;
+const STEP_MS = 2000;
+
+/**
+ * The admission benchmark's room (`run-admission.ts`) on the virtual clock, started cold: a crowd
+ * at 3× the origin's capacity while fewer than 200 wait, ceilings 4× too high, the origin's first
+ * two answers slow, as a server just started gives them, and now and then a few answers slow, as
+ * a busy machine's late event loop makes them. Judged as that benchmark judges it, on its steady
+ * window (150–190 s): a few slow answers in the opening must not leave the room far under the
+ * origin's capacity minutes later.
+ */
+export const STARTED_COLD: OpeningScenario = {
+  name: "the admission benchmark's room, started cold",
+  crowd: 60 * 190,
+  arrivalSeconds: 190,
+  lineCap: 200,
+  coldStartMs: [300, 200],
+  stalls: { everyMs: 10_000, ms: 200 },
+  window: [150, 190],
+  workers: 16,
+  serviceMs: 100,
+  perVisit: 8,
+  thinkMs: [500, 1500],
+  sessionSeconds: 20,
+  feedbackSeconds: 12,
+  targetMs: 400,
+  ceilingFactor: 4,
+  runSeconds: 190,
+};
+
+/**
+ * Crowds of several sizes, origins of several capacities, visitors browsing at several paces.
+ * The compressed ones are the real-time benchmark's visit (eight requests about a second apart,
+ * sessions of 20 s, a feedback time of 12 s); the others browse at a person's pace, with the
+ * server's default target.
+ */
+export const OPENING_SCENARIOS: readonly OpeningScenario[] = [
+  {
+    name: 'small crowd, small origin, quick visits',
+    crowd: 1000,
+    workers: 4,
+    perVisit: 8,
+    thinkMs: [500, 1500],
+    sessionSeconds: 20,
+    feedbackSeconds: 12,
+    targetMs: 400,
+    runSeconds: 180,
+    ...COMMON,
+  },
+  {
+    name: 'crowd of 5,000, quick visits',
+    crowd: 5000,
+    workers: 16,
+    perVisit: 8,
+    thinkMs: [500, 1500],
+    sessionSeconds: 20,
+    feedbackSeconds: 12,
+    targetMs: 400,
+    runSeconds: 180,
+    ...COMMON,
+  },
+  {
+    name: 'crowd of 20,000, large origin, quick visits',
+    crowd: 20_000,
+    workers: 64,
+    perVisit: 8,
+    thinkMs: [500, 1500],
+    sessionSeconds: 20,
+    feedbackSeconds: 12,
+    targetMs: 400,
+    runSeconds: 180,
+    ...COMMON,
+  },
+  {
+    name: 'crowd of 5,000, frantic visits',
+    crowd: 5000,
+    workers: 16,
+    perVisit: 20,
+    thinkMs: [100, 500],
+    sessionSeconds: 20,
+    feedbackSeconds: 12,
+    targetMs: 400,
+    runSeconds: 180,
+    ...COMMON,
+  },
+  {
+    name: "crowd of 10,000, visits at a person's pace",
+    crowd: 10_000,
+    workers: 16,
+    perVisit: 10,
+    thinkMs: [3000, 9000],
+    sessionSeconds: 120,
+    feedbackSeconds: 120,
+    targetMs: 1000,
+    runSeconds: 600,
+    ...COMMON,
+  },
+  {
+    name: "crowd of 50,000, slow origin, a person's pace",
+    crowd: 50_000,
+    workers: 8,
+    perVisit: 10,
+    thinkMs: [3000, 9000],
+    sessionSeconds: 120,
+    feedbackSeconds: 120,
+    targetMs: 1000,
+    runSeconds: 600,
+    ...COMMON,
+    serviceMs: 300,
+  },
+];
+
+export interface OpeningFigures {
+  readonly name: string;
+  readonly crowd: number;
+  readonly capacityPerSecond: number;
+  readonly targetMs: number;
+  /** The origin's p99 over every answer of the run, and in its first 10 s and 60 s. */
+  readonly p99Ms: number;
+  readonly p99FirstTenSecondsMs: number;
+  readonly p99FirstMinuteMs: number;
+  /** Busy workers ÷ workers while visitors waited (from the first arrival until the line emptied). */
+  readonly utilisation: number;
+  readonly busySeconds: number;
+  readonly answers: number;
+  readonly timeouts: number;
+  /** When the line emptied (s), or null if visitors still waited at the end. */
+  readonly lineEmptiedAtSeconds: number | null;
+  readonly met: boolean;
+  /** Over the scenario's `window`: answers a second ÷ the origin's capacity, and their p99. */
+  readonly window?: { readonly goodput: number; readonly p99Ms: number };
+}
+
+interface Visitor {
+  readonly session: string;
+  /** Requests of the visit answered so far. */
+  done: number;
+  waiting: boolean;
+}
+
+interface OriginRequest {
+  readonly visitor: Visitor;
+  readonly sentAt: number;
+  answered: boolean;
+}
+
+/** A binary heap of timed events, by time then by order of scheduling. */
+class Agenda {
+  private readonly heap: { at: number; seq: number; run: () => Promise<void> | void }[] = [];
+  private seq = 0;
+
+  at(at: number, run: () => Promise<void> | void): void {
+    const heap = this.heap;
+    heap.push({ at, seq: this.seq++, run });
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(i, parent)) break;
+      [heap[i], heap[parent]] = [heap[parent], heap[i]];
+      i = parent;
+    }
+  }
+
+  next(): { at: number; run: () => Promise<void> | void } | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      heap[0] = last;
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let smallest = i;
+        if (left < heap.length && this.before(left, smallest)) smallest = left;
+        if (right < heap.length && this.before(right, smallest)) smallest = right;
+        if (smallest === i) break;
+        [heap[i], heap[smallest]] = [heap[smallest], heap[i]];
+        i = smallest;
+      }
+    }
+    return top;
+  }
+
+  private before(a: number, b: number): boolean {
+    const x = this.heap[a];
+    const y = this.heap[b];
+    return x.at < y.at || (x.at === y.at && x.seq < y.seq);
+  }
+}
+
+/** One scenario, to its end; `trace` gets the rate, the limit and the origin's load every step. */
+export async function simulateOpening(
+  scenario: OpeningScenario,
+  seed = 1,
+  trace?: (line: string) => void,
+): Promise<OpeningFigures & { readonly timeline: readonly string[] }> {
+  const random = mulberry32(seed);
+  // Stalls on a stream of their own, so that the scenarios without them draw as before.
+  const stalling = mulberry32(seed + 1);
+  let stallAt = scenario.stalls ? -Math.log(1 - stalling()) * scenario.stalls.everyMs : Number.POSITIVE_INFINITY;
+  /** How late an answer at `at` is measured: the rest of the stall under way, if any. */
+  const stalledFor = (at: number): number => {
+    const stalls = scenario.stalls;
+    if (!stalls) return 0;
+    while (stallAt + stalls.ms <= at) stallAt += -Math.log(1 - stalling()) * stalls.everyMs;
+    return at >= stallAt ? stallAt + stalls.ms - at : 0;
+  };
+  const uniform = ([min, max]: readonly [number, number]) => min + (max - min) * random();
+  const capacityPerSecond = (scenario.workers * 1000) / scenario.serviceMs;
+  // What fills the origin: its capacity in visits, each admission lasting a session.
+  const visitsPerMinute = (capacityPerSecond / scenario.perVisit) * 60;
+  const ceilingPerMinute = Math.round(scenario.ceilingFactor * visitsPerMinute);
+  const operatedPolicy: ReleasePolicy = {
+    perMinute: ceilingPerMinute,
+    activeLimit: Math.ceil((ceilingPerMinute * scenario.sessionSeconds) / 60),
+    sessionMs: scenario.sessionSeconds * 1000,
+    abandonMs: 3_600_000,
+  };
+  let now = 0;
+  const clock: Clock = { now: () => now, every: () => () => {} };
+  const line = new MemoryStore();
+  const admission = new AdaptiveAdmission({
+    operated: () => operatedPolicy,
+    settings: { targetMs: scenario.targetMs, feedbackMs: scenario.feedbackSeconds * 1000, stepMs: STEP_MS, sessionMs: operatedPolicy.sessionMs },
+    store: new MemoryAdmissionStore(),
+    clock,
+    log: pino({ level: 'silent' }),
+    room: async () => {
+      const stats = await line.stats(now);
+      return { waiting: stats.waiting, paused: stats.paused, active: stats.active };
+    },
+    loopLagMs: () => 0,
+  });
+  const agenda = new Agenda();
+  const end = scenario.runSeconds * 1000;
+  const visitorsBySession = new Map<string, Visitor>();
+  const latencies: number[] = [];
+  const answerTimes: number[] = [];
+  let timeouts = 0;
+  let busyMs = 0;
+  let busyWhileWaiting = 0;
+  let lineEmptiedAt: number | null = null;
+  let everWaited = false;
+  const timeline: string[] = [];
+
+  // The origin: `workers` servers behind a first-come queue.
+  const queue: OriginRequest[] = [];
+  let head = 0;
+  let busy = 0;
+  let served = 0;
+  const serve = () => {
+    while (busy < scenario.workers && head < queue.length) {
+      const request = queue[head++];
+      // The gateway gave up on it (504): the origin drops it unserved, as the benchmark's does.
+      if (request.answered) continue;
+      busy++;
+      const duration = scenario.serviceMs * (0.8 + 0.4 * random()) + (scenario.coldStartMs?.[served++] ?? 0);
+      agenda.at(now + duration, () => {
+        busy--;
+        busyMs += duration;
+        if (lineEmptiedAt === null) busyWhileWaiting += duration;
+        if (!request.answered) {
+          request.answered = true;
+          const ms = now - request.sentAt + stalledFor(now);
+          admission.signals.answered(ms, 200);
+          latencies.push(ms);
+          answerTimes.push(now);
+          think(request.visitor);
+        }
+        serve();
+      });
+    }
+    if (head > 4096 && head * 2 > queue.length) {
+      queue.splice(0, head);
+      head = 0;
+    }
+  };
+  const forward = (visitor: Visitor) => {
+    const request: OriginRequest = { visitor, sentAt: now, answered: false };
+    admission.signals.forwarded();
+    queue.push(request);
+    agenda.at(now + COMMON.upstreamTimeoutMs, () => {
+      if (request.answered) return;
+      request.answered = true;
+      timeouts++;
+      admission.signals.failed(true);
+      think(visitor);
+    });
+    serve();
+  };
+  // After an answer (or a 504), the next request of the visit a think time later.
+  const think = (visitor: Visitor) => {
+    visitor.done++;
+    if (visitor.done < scenario.perVisit) agenda.at(now + uniform(scenario.thinkMs), () => request(visitor));
+  };
+  // A request at a protected path: admitted (the session's admission, or a free place under the
+  // active limit while nobody waits) or held in line.
+  const request = async (visitor: Visitor) => {
+    if (await line.admit(visitor.session, now, admission.policy())) return forward(visitor);
+    visitor.waiting = true;
+    waitingNow++;
+    everWaited = true;
+    await line.hold(visitor.session, 0, { method: 'GET', uri: `/shop/${visitor.session}` }, now);
+  };
+
+  let waitingNow = 0;
+  for (let i = 0; i < scenario.crowd; i++) {
+    const visitor: Visitor = { session: `s${i}`, done: 0, waiting: false };
+    agenda.at((i / scenario.crowd) * scenario.arrivalSeconds * 1000, () => {
+      if (scenario.lineCap !== undefined && waitingNow >= scenario.lineCap) return;
+      visitorsBySession.set(visitor.session, visitor);
+      return request(visitor);
+    });
+  }
+  const releaseLoop = async () => {
+    const { released } = await line.releaseDue(now, admission.policy());
+    for (const entry of released) {
+      const visitor = visitorsBySession.get(entry.sessionId);
+      if (!visitor) continue;
+      visitor.waiting = false;
+      waitingNow--;
+      // The release event, then the replay of the held request after a reaction time.
+      agenda.at(now + uniform(COMMON.reactionMs), () => forward(visitor));
+    }
+    const stats = await line.stats(now);
+    if (everWaited && stats.waiting === 0 && lineEmptiedAt === null) lineEmptiedAt = now;
+    if (now + RELEASE_LOOP_MS < end) agenda.at(now + RELEASE_LOOP_MS, releaseLoop);
+  };
+  agenda.at(RELEASE_LOOP_MS, releaseLoop);
+  const admissionStep = async () => {
+    await admission.step();
+    const view = admission.view();
+    const stats = await line.stats(now);
+    const recent = answerTimes.length;
+    const point = `${(now / 1000).toFixed(0)} s: ${'signals' in view && view.signals ? `p50 ${view.signals.p50Ms}, p90 ${view.signals.p90Ms} of ${view.signals.requests}; ` : ''}${view.releasePerMinute}/min, limit ${view.activeLimit}, active ${stats.active}, waiting ${stats.waiting}, queue ${queue.length - head}, answers ${recent}${'decision' in view && view.decision ? `, ${view.decision.reason}: ${view.decision.detail}` : ''}`;
+    timeline.push(point);
+    trace?.(point);
+    if (now + STEP_MS < end) agenda.at(now + STEP_MS, admissionStep);
+  };
+  agenda.at(STEP_MS, admissionStep);
+
+  for (let event = agenda.next(); event && event.at <= end; event = agenda.next()) {
+    now = event.at;
+    await event.run();
+  }
+
+  const waitedUntil = lineEmptiedAt ?? end;
+  const p99Within = (to: number) => {
+    const window = latencies.filter((_, i) => answerTimes[i] < to).sort((a, b) => a - b);
+    return Math.round(percentile(window, 99));
+  };
+  const windowFigures = ([from, to]: readonly [number, number]) => {
+    const inside = latencies.filter((_, i) => answerTimes[i] >= from * 1000 && answerTimes[i] < to * 1000).sort((a, b) => a - b);
+    return { goodput: Math.round((inside.length / (to - from) / capacityPerSecond) * 100) / 100, p99Ms: Math.round(percentile(inside, 99)) };
+  };
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const p99Ms = Math.round(percentile(sorted, 99));
+  const utilisation = Math.round((busyWhileWaiting / (scenario.workers * waitedUntil)) * 1000) / 1000;
+  const figures = {
+    name: scenario.name,
+    crowd: scenario.crowd,
+    capacityPerSecond,
+    targetMs: scenario.targetMs,
+    p99Ms,
+    p99FirstTenSecondsMs: p99Within(10_000),
+    p99FirstMinuteMs: p99Within(60_000),
+    utilisation,
+    busySeconds: Math.round(busyMs / 100) / 10,
+    answers: latencies.length,
+    timeouts,
+    lineEmptiedAtSeconds: lineEmptiedAt === null ? null : lineEmptiedAt / 1000,
+    window: scenario.window && windowFigures(scenario.window),
+  };
+  return { ...figures, met: judged(scenario, figures), timeline };
+}
+
+/** Where a run that measured the opening keeps its figures, beside `latest.json` (`bench/results/`). */
+export const OPENING_FILE = 'opening.json';
+
+/** A burst's goal: the origin within its target from the first second, and at least half busy while visitors wait. */
+export const OPENING_GOAL = { utilisation: 0.5 } as const;
+
+function judged(scenario: OpeningScenario, figures: Omit<OpeningFigures, 'met'>): boolean {
+  if (scenario.window) return figures.window !== undefined && figures.window.goodput >= TARGETS.adaptiveGoodput && figures.window.p99Ms <= scenario.targetMs;
+  return (
+    figures.p99Ms <= scenario.targetMs &&
+    figures.p99FirstTenSecondsMs <= scenario.targetMs &&
+    figures.timeouts === 0 &&
+    figures.utilisation >= OPENING_GOAL.utilisation
+  );
+}
+
+export interface OpeningResult {
+  readonly bursts: readonly OpeningFigures[];
+  readonly startedCold: OpeningFigures;
+  readonly seed: number;
+}
+
+/** Every burst, then the admission benchmark's room started cold. */
+export async function measureOpening(seed = 1): Promise<OpeningResult> {
+  const run = async (scenario: OpeningScenario): Promise<OpeningFigures> => {
+    const { timeline: _timeline, ...figures } = await simulateOpening(scenario, seed);
+    return figures;
+  };
+  const bursts: OpeningFigures[] = [];
+  for (const scenario of OPENING_SCENARIOS) bursts.push(await run(scenario));
+  return { bursts, startedCold: await run(STARTED_COLD), seed };
+}
+
+/** The bench's checks: every burst meets the goal, and the room started cold its steady goodput. */
+export function openingChecks(result: OpeningResult): TargetCheck[] {
+  return [
+    ...result.bursts.map((burst) => ({
+      name: `opening burst, ${burst.name}: the origin's p99 over the run and in its first 10 s, its utilisation while visitors waited`,
+      target: `p99 ≤ ${burst.targetMs} ms, no 504, utilisation ≥ ${OPENING_GOAL.utilisation}`,
+      measured: `p99 ${burst.p99Ms} ms (first 10 s ${burst.p99FirstTenSecondsMs} ms), ${burst.timeouts} 504s, utilisation ${burst.utilisation.toFixed(2)}`,
+      verdict: burst.met ? ('PASS' as const) : ('MISS' as const),
+    })),
+    {
+      name: `opening: ${result.startedCold.name}, goodput in its steady window`,
+      target: `≥ ${TARGETS.adaptiveGoodput}, p99 ≤ ${result.startedCold.targetMs} ms`,
+      measured: `${result.startedCold.window?.goodput.toFixed(2)}, p99 ${result.startedCold.window?.p99Ms} ms`,
+      verdict: result.startedCold.met ? 'PASS' : 'MISS',
+    },
+  ];
+}
+
+/** The figures as `docs/performance.md` shows them (`bench/performance-figures.ts`). */
+export function openingMarkdown(result: OpeningResult): string {
+  const rows = result.bursts.map((r) => {
+    const emptied = r.lineEmptiedAtSeconds === null ? 'no' : `at ${r.lineEmptiedAtSeconds} s`;
+    return `| ${r.name} | ${r.crowd.toLocaleString('en-US')} | ${r.capacityPerSecond.toFixed(0)} | ${r.targetMs} | ${r.p99Ms} (${(r.p99Ms / r.targetMs).toFixed(2)}×) | ${r.p99FirstTenSecondsMs} | ${r.p99FirstMinuteMs} | ${r.utilisation.toFixed(2)} | ${r.timeouts} | ${emptied} | ${r.met ? 'met' : '**missed**'} |`;
+  });
+  const cold = result.startedCold;
+  return [
+    '| burst | crowd | origin (req/s) | target (ms) | p99 over the run (ms, ÷ target) | p99, first 10 s (ms) | p99, first minute (ms) | utilisation while visitors waited | 504s | line emptied | goal |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    ...rows,
+    '',
+    `Beside them, ${cold.name} (its steady window, ${STARTED_COLD.window?.[0]}–${STARTED_COLD.window?.[1]} s): goodput ${cold.window?.goodput.toFixed(2)}, ` +
+      `the origin's p99 ${cold.window?.p99Ms} ms (${cold.met ? 'met' : '**missed**'}: ≥ ${TARGETS.adaptiveGoodput}, p99 ≤ ${cold.targetMs} ms). Seed ${result.seed}.`,
+  ].join('\n');
+}
+
+/**
+ * `node --import tsx bench/admission/opening.ts` runs every scenario and prints the table (the
+ * bench's `opening` part runs the same and keeps the figures). `TRACE=1` and a part of a
+ * scenario's name print that scenario's decisions, step by step.
+ */
+if (require.main === module) {
+  const only = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
+  void (async () => {
+    if (only) {
+      for (const scenario of [...OPENING_SCENARIOS, STARTED_COLD].filter((one) => one.name.includes(only))) {
+        const { timeline: _timeline, ...figures } = await simulateOpening(scenario, 1, process.env.TRACE ? (line) => console.log(line) : undefined);
+        console.log(figures);
+      }
+      return;
+    }
+    const result = await measureOpening();
+    console.log(openingMarkdown(result));
+    if ([...result.bursts, result.startedCold].some((figures) => !figures.met)) process.exitCode = 1;
+  })();
+}

@@ -11,13 +11,13 @@
  * make their requests a think time apart, and wait in line again when their admission runs out.
  */
 import pino from 'pino';
-import { AdaptiveAdmission } from '../../server/admission/admission';
-import { MemoryAdmissionStore } from '../../server/admission/memory-store';
-import type { Clock } from '../../server/clock';
+import { AdaptiveAdmission } from '../../server/domain/admission/admission';
+import { MemoryAdmissionStore } from '../../server/store/admission-memory';
+import type { Clock } from '../../server/domain/clock';
 import { MemoryStore } from '../../server/store/memory';
 import type { ReleasePolicy } from '../../server/store/types';
 import { mulberry32, percentile } from '../stats';
-import { TARGETS, type TargetCheck } from '../targets';
+import { TARGETS, type TargetCheck } from '../goals';
 
 export interface OpeningScenario {
   readonly name: string;

@@ -96,7 +96,7 @@ export async function registerOrigin(
       // through whatever happens here, and a store away for a moment only leaves the visitor's
       // place where it was, or its admission to run out by itself.
       const visitor = request as FastifyRequest;
-      Promise.allSettled([
+      void Promise.allSettled([
         user === undefined
           ? undefined
           : followOriginUser(visitor, answer, user, store).catch((error: unknown) =>

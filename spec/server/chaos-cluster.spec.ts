@@ -108,7 +108,9 @@ describe('chaos: two gateways on a Redis Cluster, its primary killed at random m
 
     for (let round = 0; round < ROUNDS; round++) {
       await sleep(1000 + Math.random() * 3000);
-      const primary = await cluster.primaryOf(PREFIX);
+      // A replica never synced (restarted, or demoted by a failover it did not expect) cannot be
+      // elected: a kill then would test the harness, not the gateways.
+      const primary = await cluster.readyForFailover(PREFIX);
       faults.push(Date.now());
       await primary.kill();
       await eventually(
@@ -117,7 +119,9 @@ describe('chaos: two gateways on a Redis Cluster, its primary killed at random m
         (now) => now.port !== primary.port,
         30_000,
         200,
-      );
+      ).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${await cluster.describe()}`);
+      });
       // Releases flowing again: a replay accepted after the fault.
       await eventually(
         'a replay accepted after the fault',
@@ -125,7 +129,10 @@ describe('chaos: two gateways on a Redis Cluster, its primary killed at random m
         Boolean,
         30_000,
         100,
-      );
+      ).catch(async (error: Error) => {
+        const logs = gateways.map((gateway) => `--- gateway ${gateway.port}:\n${gateway.process.output().slice(-8000)}`).join('\n');
+        throw new Error(`${error.message}\n${logs}\n${await cluster.describe()}`);
+      });
       await cluster.restart(primary);
       await cluster.inSync(await cluster.primaryOf(PREFIX));
     }

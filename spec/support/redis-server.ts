@@ -96,6 +96,15 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The last characters of a process's log kept for failure messages. */
+const OUTPUT_KEPT = 64_000;
+const outputs = new WeakMap<ChildProcess, () => string>();
+
+/** What a process `launch` started printed (its log), the last `OUTPUT_KEPT` characters. */
+export function outputOf(child: ChildProcess): string {
+  return outputs.get(child)?.() ?? '';
+}
+
 /**
  * Starts `binary` on `port` with `dir` as its folder, and waits until it answers as itself.
  * `extra` adds settings (a replica's, a cluster node's); `config`, a config file, comes first
@@ -106,8 +115,10 @@ export async function launch(binary: string, port: number, dir: string, extra: r
   args.push('--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--protected-mode', 'no', ...extra);
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout?.on('data', (chunk) => (output += chunk));
-  child.stderr?.on('data', (chunk) => (output += chunk));
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_KEPT));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  outputs.set(child, () => output);
   const deadline = Date.now() + READY_TIMEOUT_MS;
   // Ask for the process id, so that another server that took the port is not mistaken for ours.
   while ((await serverPid(port)) !== child.pid) {

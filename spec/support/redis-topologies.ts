@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
-import { findRedisServer, freePort, launch } from './redis-server';
+import { findRedisServer, freePort, launch, outputOf } from './redis-server';
 
 /**
  * Real Redis topologies for the tests, on loopback ports: a primary with a replica watched by
@@ -22,6 +22,8 @@ export interface RedisProcess {
   pause(): void;
   /** SIGCONT. */
   resume(): void;
+  /** What it logged (the last part), for failure messages. */
+  output(): string;
 }
 
 export interface SentinelSet {
@@ -47,10 +49,25 @@ export interface RedisCluster {
   inSync(primary: RedisProcess): Promise<void>;
   /** Starts a killed node again on its port, with its cluster file: it comes back as a replica. */
   restart(node: RedisProcess): Promise<RedisProcess>;
+  /**
+   * The primary serving `key`'s slot, once a failover of it can take place: every live node says
+   * the cluster is ok and flags no live node as failing, and a replica of it is online, its link
+   * up, no sync under way, and current. A replica that has not finished a sync since it started
+   * or was demoted cannot be elected ("Disconnected from master for longer than allowed").
+   */
+  readyForFailover(key: string): Promise<RedisProcess>;
+  /** Every live node's CLUSTER NODES and replication state, and every node's log: why a failover did not come. */
+  describe(): Promise<string>;
   close(): Promise<void>;
 }
 
 const READY_TIMEOUT_MS = 30_000;
+/**
+ * A cluster node silent this long is failing; its replica is promoted some time after. At 1000
+ * a node starved of CPU for a second on a loaded machine was failed over by mistake, leaving a
+ * shard whose replica was still syncing when the next fault came.
+ */
+export const CLUSTER_NODE_TIMEOUT_MS = 2000;
 
 /** A failover the Sentinels notice within a second of the primary going, and carry out at once. */
 export async function startSentinelSet(name = 'wr-test'): Promise<SentinelSet> {
@@ -122,18 +139,32 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   process.on('exit', killOnExit);
   try {
     const nodes: RedisProcess[] = [];
-    const extraOf = (port: number) => ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '1000'];
+    /** Every node started, killed ones too: their logs say what they saw last. */
+    const started: RedisProcess[] = [];
+    const extraOf = (port: number) => [
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      `nodes-${port}.conf`,
+      '--cluster-node-timeout',
+      String(CLUSTER_NODE_TIMEOUT_MS),
+      // Failovers, elections and syncs are logged at notice: the story of a failover that did not come.
+      '--loglevel',
+      'notice',
+    ];
     for (let i = 0; i < 6; i++) {
       const port = await freePort();
       const child = await launch(binary, port, dir, extraOf(port));
       children.push(child);
       nodes.push(processOf(child, port));
+      started.push(nodes[i]);
     }
     const restart = async (node: RedisProcess) => {
       const child = await launch(binary, node.port, dir, extraOf(node.port));
       children.push(child);
       const again = processOf(child, node.port);
       nodes[nodes.indexOf(node)] = again;
+      started.push(again);
       return again;
     };
     const addresses = nodes.map(({ port }) => `127.0.0.1:${port}`);
@@ -152,8 +183,18 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       if (!node) throw new Error(`No primary serves slot ${slot}`);
       return node;
     };
-    const inSync = (primary: RedisProcess) => until('the replicas to hold every write', () => replicasCaughtUp(primary.port));
-    return { nodes, primaryOf, inSync, restart, close: () => closeAll(children, dir, killOnExit) };
+    const describe = () => describeCluster(nodes.filter(alive), started);
+    const inSync = (primary: RedisProcess) => until('the replicas to hold every write', () => replicasCaughtUp(primary.port), describe);
+    const readyForFailover = async (key: string) => {
+      let primary: RedisProcess | undefined;
+      await until(
+        `a replica of ${key}'s primary ready to take over`,
+        async () => failoverPossible((primary = await primaryOf(key)), nodes.filter(alive)),
+        describe,
+      );
+      return primary!;
+    };
+    return { nodes, primaryOf, inSync, restart, readyForFailover, describe, close: () => closeAll(children, dir, killOnExit) };
   } catch (error) {
     await closeAll(children, dir, killOnExit);
     throw error;
@@ -176,6 +217,7 @@ function processOf(child: ChildProcess, port: number): RedisProcess {
       }),
     pause: () => child.kill('SIGSTOP'),
     resume: () => child.kill('SIGCONT'),
+    output: () => outputOf(child),
   };
   return node;
 }
@@ -223,10 +265,82 @@ async function replicasCaughtUp(port: number): Promise<boolean> {
   return replicas.length > 0 && replicas.every(([, state, at]) => state === 'online' && at === offset);
 }
 
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+/** Polls `check` until it holds; after `READY_TIMEOUT_MS` fails, with what `describe` tells of the topology. */
+async function until(what: string, check: () => Promise<boolean>, describe?: () => Promise<string>): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`Waited ${READY_TIMEOUT_MS} ms for ${what}.`);
+    if (Date.now() > deadline) {
+      throw new Error(`Waited ${READY_TIMEOUT_MS} ms for ${what}.${describe ? `\n${await describe()}` : ''}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The fields of INFO's `section` on `port`, by name ({} when it does not answer). */
+async function infoFields(port: number, section: string): Promise<Record<string, string>> {
+  const fields: Record<string, string> = {};
+  for (const line of (await info(port, section)).split('\r\n')) {
+    const [, name, value] = /^(\w+):(.*)$/.exec(line) ?? [];
+    if (name) fields[name] = value;
+  }
+  return fields;
+}
+
+/** One line of CLUSTER NODES: id, port, flags and whose replica it is. */
+interface NodeLine {
+  readonly id: string;
+  readonly port: number;
+  readonly flags: readonly string[];
+  readonly primaryId: string;
+}
+
+async function clusterNodes(port: number): Promise<NodeLine[]> {
+  const text = String(await command(port, 'CLUSTER', 'NODES'));
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [id, address, flags, primaryId] = line.split(' ');
+      return { id, port: Number(/:(\d+)@/.exec(address)?.[1]), flags: flags.split(','), primaryId };
+    });
+}
+
+/** Whether a failover of `primary` can be carried out now (see `RedisCluster.readyForFailover`). */
+async function failoverPossible(primary: RedisProcess, live: readonly RedisProcess[]): Promise<boolean> {
+  for (const node of live) {
+    if (!String(await command(node.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return false;
+    const seen = await clusterNodes(node.port);
+    const livePorts = new Set(live.map(({ port }) => port));
+    if (seen.some((line) => livePorts.has(line.port) && line.flags.some((flag) => flag === 'fail' || flag === 'fail?'))) return false;
+  }
+  const self = (await clusterNodes(primary.port)).find((line) => line.flags.includes('myself'));
+  if (!self?.flags.includes('master')) return false;
+  const replicas = (await clusterNodes(primary.port)).filter((line) => line.primaryId === self.id && !line.flags.includes('fail'));
+  for (const replica of replicas) {
+    const fields = await infoFields(replica.port, 'replication');
+    if (fields.master_link_status === 'up' && fields.master_sync_in_progress === '0' && (await replicaCurrent(primary.port, replica.port))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the primary on `port` sees its replica on `replicaPort` online and acknowledging within
+ * the last second (replicas acknowledge once a second, so under writes an offset is rarely equal).
+ */
+async function replicaCurrent(port: number, replicaPort: number): Promise<boolean> {
+  const line = new RegExp(`slave\\d+:ip=[^,]+,port=${replicaPort},state=(\\w+),offset=\\d+,lag=(\\d+)`).exec(await info(port, 'replication'));
+  return line?.[1] === 'online' && Number(line[2]) <= 1;
+}
+
+/** Each live node's view of the cluster and its replication state, then each node's log. */
+async function describeCluster(live: readonly RedisProcess[], started: readonly RedisProcess[]): Promise<string> {
+  const views = await Promise.all(
+    live.map(async (node) => {
+      const nodesText = await command(node.port, 'CLUSTER', 'NODES').catch((error: unknown) => `(no answer: ${String(error)})`);
+      const replication = await info(node.port, 'replication');
+      return `--- CLUSTER NODES on ${node.port} (pid ${node.pid}):\n${String(nodesText).trim()}\n--- INFO replication on ${node.port}:\n${replication.trim()}`;
+    }),
+  );
+  const logs = started.map((node) => `--- log of ${node.port} (pid ${node.pid}${alive(node) ? '' : ', killed'}):\n${node.output().trim()}`);
+  return [...views, ...logs].join('\n');
 }

@@ -1,186 +1,165 @@
 import { eventually } from '../support/eventually';
-import { startRedisCluster, type RedisCluster } from '../support/redis-topologies';
-import { startInstance, type Instance } from '../support/scale-out';
+import { startRedisServer, type RedisServer } from '../support/redis-server';
+import { startRedisCluster, startSentinelSet, type RedisCluster, type SentinelSet } from '../support/redis-topologies';
+import { restartInstance, startInstance, type Instance } from '../support/scale-out';
 import { stopAllServerProcesses } from '../support/server-process';
+import { LIMITS, RECOVERY_GOAL_MS, Workload, type Figures } from './support/chaos';
 import { startTestOrigin, type TestOrigin } from './support/origin';
-import { Visitor, type Answer } from './support/visitor';
 
 /**
- * Faults at random moments under a recorded workload, then a checker over the whole history.
- * Two gateways on a Redis Cluster; visitors arrive on either, hold a POST, poll queue_info and
- * replay when released, while the primary of the room's shard is killed (`kill -9`) and brought
- * back as a replica, CHAOS_ROUNDS times (1 in the test command, more with `npm run chaos`).
+ * Faults at random moments under a recorded workload (see support/chaos.ts), then a checker over
+ * the whole history, on each Redis engine: a Cluster (its primary killed, its primary frozen past
+ * the failover timeout and thawed, a gateway killed during a release), Sentinel (its primary
+ * killed) and one Redis with AOF (killed and restarted). CHAOS_ROUNDS rounds of each: 1 in the
+ * test command, 5 with `npm run chaos`.
  */
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 1);
-/** A request unanswered after this long hangs: the gateways answer within their command timeouts. */
-const HANG_MS = 10_000;
-/** Goal from a fault to releases flowing again. */
-const RECOVERY_GOAL_MS = 10_000;
 const PREFIX = 'wr:{default}:';
 
-jest.setTimeout(60_000 + ROUNDS * 40_000);
-
-/** One request of the history. */
-interface Step {
-  readonly visitor: number;
-  readonly kind: 'hold' | 'poll' | 'replay' | 'replay-again';
-  readonly start: number;
-  readonly end: number;
-  readonly status: number;
-  readonly position?: number;
-}
+jest.setTimeout(60_000 + ROUNDS * 100_000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const randomMoment = () => sleep(1000 + Math.random() * 3000);
 
-/** `work`'s answer, or status 0 when it hangs past `HANG_MS` (or the connection failed: -1). */
-async function timed(work: () => Promise<Answer>): Promise<{ answer?: Answer; status: number; start: number; end: number }> {
-  const start = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const hang = new Promise<'hang'>((resolve) => (timer = setTimeout(() => resolve('hang'), HANG_MS)));
-  try {
-    const answer = await Promise.race([work(), hang]);
-    if (answer === 'hang') return { status: 0, start, end: Date.now() };
-    return { answer, status: answer.status, start, end: Date.now() };
-  } catch {
-    return { status: -1, start, end: Date.now() };
-  } finally {
-    clearTimeout(timer);
-  }
+let origin: TestOrigin;
+beforeAll(async () => {
+  origin = await startTestOrigin();
+});
+afterAll(async () => {
+  await stopAllServerProcesses();
+  await origin?.close();
+});
+
+/** Two gateways on `env`, with the room's limits. */
+async function startGateways(env: Record<string, string>): Promise<Instance[]> {
+  const full = { ...env, ...LIMITS, UPSTREAM: origin.url };
+  return Promise.all([startInstance(full), startInstance(full)]);
 }
 
-describe('chaos: two gateways on a Redis Cluster, its primary killed at random moments', () => {
+/** The invariants every run keeps; the figures are printed for the docs. */
+function expectInvariants(engine: string, figures: Figures): void {
+  console.log(`chaos figures (${engine}): ${JSON.stringify(figures)}`);
+  expect(figures.doubles).toBe(0);
+  expect(figures.acceptedTwice).toBe(0);
+  expect(figures.grown).toBe(0);
+  expect(figures.hung).toBe(0);
+  expect(figures.unheard).toBe(0);
+  expect(figures.beyondLimits).toBe(0);
+  expect(figures.replays).toBeGreaterThan(0);
+  for (const ms of figures.recovery) expect(ms).toBeLessThanOrEqual(RECOVERY_GOAL_MS);
+}
+
+describe('chaos on a Redis Cluster: primary killed, primary frozen and thawed, gateway killed during a release', () => {
   let cluster: RedisCluster;
-  let origin: TestOrigin;
   beforeAll(async () => {
-    [cluster, origin] = await Promise.all([startRedisCluster(), startTestOrigin()]);
+    cluster = await startRedisCluster();
   });
   afterAll(async () => {
     await stopAllServerProcesses();
-    await Promise.all([cluster?.close(), origin?.close()]);
+    await cluster?.close();
   });
 
-  it('should replay no held request twice, never grow a position, never hang, and release again within the goal', async () => {
-    const env = {
-      REDIS_CLUSTER_NODES: cluster.nodes.map(({ port }) => `127.0.0.1:${port}`).join(','),
-      ACTIVE_LIMIT: '3',
-      RELEASE_PER_MINUTE: '300',
-      SESSION_SECONDS: '2',
-      UPSTREAM: origin.url,
-    };
-    const gateways: Instance[] = await Promise.all([startInstance(env), startInstance(env)]);
-    const history: Step[] = [];
-    const faults: number[] = [];
-    let running = true;
-
-    /** One visitor: holds a POST, polls until released, replays, and tries the replay once more. */
-    const visit = async (id: number) => {
-      const gateway = gateways[id % 2];
-      const visitor = new Visitor(gateway.url);
-      const held = await timed(() => visitor.send('POST', `/checkout?item=${id}`, { form: { item: String(id) } }));
-      history.push({ visitor: id, kind: 'hold', start: held.start, end: held.end, status: held.status });
-      const page = held.answer?.page;
-      if (!page) return;
-      while (running) {
-        await sleep(300);
-        const poll = await timed(() => visitor.queueInfo(page.queue.uuid));
-        const position = (poll.answer?.json as { position?: number } | undefined)?.position;
-        history.push({ visitor: id, kind: 'poll', start: poll.start, end: poll.end, status: poll.status, position });
-        if (poll.status === 404) return;
-        if (position !== 0) continue;
-        for (const kind of ['replay', 'replay-again'] as const) {
-          let replay;
-          do {
-            replay = await timed(() => visitor.post(page.queue.uri, { form: { uuid: page.queue.uuid, _token: page.csrfToken } }));
-            history.push({ visitor: id, kind, start: replay.start, end: replay.end, status: replay.status });
-          } while (running && replay.status === 503 && (await sleep(300).then(() => true)));
-        }
-        return;
-      }
-    };
-
-    const visitors: Promise<void>[] = [];
-    const arrivals = (async () => {
-      for (let id = 0; running; id++) {
-        visitors.push(visit(id));
-        await sleep(150);
-      }
-    })();
-
-    for (let round = 0; round < ROUNDS; round++) {
-      await sleep(1000 + Math.random() * 3000);
-      // A replica never synced (restarted, or demoted by a failover it did not expect) cannot be
-      // elected: a kill then would test the harness, not the gateways.
-      const primary = await cluster.readyForFailover(PREFIX);
-      faults.push(Date.now());
-      await primary.kill();
-      await eventually(
+  it('should replay no held request twice, keep the limits, tell every release, never hang, and release again within the goal', async () => {
+    const gateways = await startGateways({ REDIS_CLUSTER_NODES: cluster.nodes.map(({ port }) => `127.0.0.1:${port}`).join(',') });
+    const workload = new Workload('cluster', gateways, origin);
+    const promoted = (from: number) =>
+      eventually(
         'a replica promoted',
         () => cluster.primaryOf(PREFIX),
-        (now) => now.port !== primary.port,
+        (now) => now.port !== from,
         30_000,
         200,
       ).catch(async (error: Error) => {
         throw new Error(`${error.message}\n${await cluster.describe()}`);
       });
-      // Releases flowing again: a replay accepted after the fault.
-      await eventually(
-        'a replay accepted after the fault',
-        async () => history.some((step) => step.kind === 'replay' && step.status === 200 && step.start > faults[round]),
-        Boolean,
-        30_000,
-        100,
-      ).catch(async (error: Error) => {
-        const logs = gateways.map((gateway) => `--- gateway ${gateway.port}:\n${gateway.process.output().slice(-8000)}`).join('\n');
-        throw new Error(`${error.message}\n${logs}\n${await cluster.describe()}`);
-      });
-      await cluster.restart(primary);
-      await cluster.inSync(await cluster.primaryOf(PREFIX));
-    }
-    await sleep(2000);
-    running = false;
-    await arrivals;
-    await Promise.all(visitors);
 
-    // 1. No held request reaches the origin twice, and no replay is accepted twice.
-    const posts = origin.at('/checkout').filter((one) => one.method === 'POST');
-    const perItem = new Map<string, number>();
-    for (const one of posts) perItem.set(one.url, (perItem.get(one.url) ?? 0) + 1);
-    const doubles = [...perItem.values()].filter((count) => count > 1).length;
-    const acceptedTwice = history.filter((step) => step.kind === 'replay-again' && step.status === 200).length;
-    // 3. A place's position never grows while it waits.
-    const grown: number[] = [];
-    const byVisitor = new Map<number, number>();
-    for (const step of history.filter((one) => one.kind === 'poll' && one.position !== undefined)) {
-      const before = byVisitor.get(step.visitor);
-      if (before !== undefined && step.position! > before) grown.push(step.visitor);
-      byVisitor.set(step.visitor, step.position!);
-    }
-    // 4. Places lost (the promoted replica did not have them), counted.
-    const lost = new Set(history.filter((step) => step.kind === 'poll' && step.status === 404).map((step) => step.visitor)).size;
-    // 5. Nothing hangs.
-    const hung = history.filter((step) => step.status === 0).length;
-    const recovery = faults.map(
-      (at) => Math.min(...history.filter((step) => step.kind === 'replay' && step.status === 200 && step.start > at).map((step) => step.end)) - at,
-    );
-    const figures = {
-      rounds: ROUNDS,
-      visitors: visitors.length,
-      requests: history.length,
-      replays: posts.length,
-      doubles,
-      acceptedTwice,
-      grown: grown.length,
-      lost,
-      hung,
-      recovery,
-    };
-    console.log(`chaos figures: ${JSON.stringify(figures)}`);
+    for (let round = 0; round < ROUNDS; round++) {
+      // A replica never synced (restarted, or demoted by a failover it did not expect) cannot be
+      // elected: a fault then would test the harness, not the gateways.
+      await randomMoment();
+      const killed = await cluster.readyForFailover(PREFIX);
+      workload.fault('kill-primary');
+      await killed.kill();
+      await promoted(killed.port);
+      await workload.releasesFlowing(() => cluster.describe());
+      await cluster.restart(killed);
 
-    expect(doubles).toBe(0);
-    expect(acceptedTwice).toBe(0);
-    expect(grown).toEqual([]);
-    expect(hung).toBe(0);
-    expect(posts.length).toBeGreaterThan(0);
-    for (const ms of recovery) expect(ms).toBeLessThanOrEqual(RECOVERY_GOAL_MS);
+      // Frozen past the node timeout: its replica takes over; thawed, it finds itself demoted.
+      await randomMoment();
+      const frozen = await cluster.readyForFailover(PREFIX);
+      workload.fault('stop-primary');
+      frozen.pause();
+      await promoted(frozen.port);
+      await sleep(500);
+      frozen.resume();
+      await workload.releasesFlowing(() => cluster.describe());
+
+      // A gateway killed while an admin release it was sent is under way (and its loop's steps).
+      await randomMoment();
+      const index = round % 2;
+      const release = workload.releaseOn(gateways[index], 3);
+      await sleep(Math.random() * 20);
+      workload.fault('kill-gateway');
+      await gateways[index].process.kill();
+      await release;
+      await workload.releasesFlowing(() => cluster.describe());
+      gateways[index] = await restartInstance(gateways[index]);
+    }
+    await workload.stop();
+    expectInvariants('cluster', workload.check());
+  });
+});
+
+describe('chaos on Sentinel: primary killed', () => {
+  let set: SentinelSet;
+  beforeAll(async () => {
+    set = await startSentinelSet();
+  });
+  afterAll(async () => {
+    await stopAllServerProcesses();
+    await set?.close();
+  });
+
+  it('should keep every invariant through each failover', async () => {
+    const gateways = await startGateways({
+      REDIS_SENTINELS: set.sentinels.map(({ host, port }) => `${host}:${port}`).join(','),
+      REDIS_SENTINEL_NAME: set.name,
+    });
+    const workload = new Workload('sentinel', gateways, origin);
+    for (let round = 0; round < ROUNDS; round++) {
+      await randomMoment();
+      const primary = await set.readyForFailover();
+      workload.fault('kill-sentinel-primary');
+      await primary.kill();
+      await workload.releasesFlowing(async () => `Sentinels name ${await set.primaryPort()}`);
+      await set.restart(primary);
+    }
+    await workload.stop();
+    expectInvariants('sentinel', workload.check());
+  });
+});
+
+describe('chaos on one Redis with AOF (appendfsync everysec): killed and restarted', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedisServer(['--appendonly', 'yes', '--appendfsync', 'everysec']);
+  });
+  afterAll(async () => {
+    await stopAllServerProcesses();
+    await redis?.close();
+  });
+
+  it('should keep every invariant and count the places a restart loses', async () => {
+    const gateways = await startGateways({ REDIS_URL: redis.url });
+    const workload = new Workload('aof', gateways, origin);
+    for (let round = 0; round < ROUNDS; round++) {
+      await randomMoment();
+      workload.fault('restart-aof');
+      await redis.stop();
+      await redis.start();
+      await workload.releasesFlowing(async () => `Redis on ${redis.port}`);
+    }
+    await workload.stop();
+    expectInvariants('aof', workload.check());
   });
 });

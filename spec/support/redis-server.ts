@@ -8,9 +8,9 @@ import path from 'node:path';
 export interface RedisServer {
   readonly url: string;
   readonly port: number;
-  /** Stops the server (its data is lost: nothing is persisted). */
+  /** Stops the server with SIGKILL (its data is lost unless `extra` turned persistence on). */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty, and waits until it answers. */
+  /** Starts it again on the same port (empty, unless persisted) and waits until it answers. */
   start(): Promise<void>;
   /** Freezes the process (SIGSTOP): connections stay open, nothing is answered, data is kept. */
   pause(): void;
@@ -22,8 +22,11 @@ export interface RedisServer {
 
 const READY_TIMEOUT_MS = 10_000;
 
-/** Starts a redis-server on a free port and waits until it answers. */
-export async function startRedisServer(): Promise<RedisServer> {
+/**
+ * Starts a redis-server on a free port and waits until it answers. `extra` adds settings (e.g.
+ * `--appendonly yes`: then `stop` and `start` are a crash and a restart that reads the file).
+ */
+export async function startRedisServer(extra: readonly string[] = []): Promise<RedisServer> {
   const binary = findRedisServer();
   const dir = mkdtempSync(path.join(tmpdir(), 'waiting-room-redis-'));
   let port = 0;
@@ -32,7 +35,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   process.on('exit', killOnExit);
 
   const start = async () => {
-    child = await launch(binary, port, dir);
+    child = await launch(binary, port, dir, extra);
   };
   const stop = async () => {
     const running = child;

@@ -37,6 +37,13 @@ export interface SentinelSet {
   primaryPort(): Promise<number>;
   /** Resolves once the replica holds every write the primary has (asynchronous replication). */
   inSync(): Promise<void>;
+  /**
+   * The primary the Sentinels name, once a failover of it can take place: every Sentinel sees
+   * it ok with one replica and the other Sentinels, and that replica's link is up and current.
+   */
+  readyForFailover(): Promise<RedisProcess>;
+  /** Starts a killed node again on its port, as a replica of the current primary. */
+  restart(node: RedisProcess): Promise<RedisProcess>;
   close(): Promise<void>;
 }
 
@@ -123,7 +130,48 @@ export async function startSentinelSet(name = 'wr-test'): Promise<SentinelSet> {
         'the replica to hold every write',
         async () => (await offset(primary.port, 'master_repl_offset')) === (await offset(replica.port, 'slave_repl_offset')),
       );
-    return { name, sentinels, primary, replica, primaryPort, inSync, close: () => closeAll(children, dir, killOnExit) };
+    const nodes = [primary, replica];
+    const restart = async (node: RedisProcess) => {
+      const child = await launch(binary, node.port, dir, ['--replicaof', '127.0.0.1', String(await primaryPort())]);
+      children.push(child);
+      const again = processOf(child, node.port);
+      nodes[nodes.indexOf(node)] = again;
+      return again;
+    };
+    const describe = async () =>
+      [
+        ...(await Promise.all(sentinels.map(async ({ port }) => `--- Sentinel ${port}:\n${(await info(port, 'sentinel')).trim()}`))),
+        ...(await Promise.all(nodes.map(async (node) => `--- INFO replication on ${node.port}:\n${(await info(node.port, 'replication')).trim()}`))),
+      ].join('\n');
+    const readyForFailover = async () => {
+      let current: RedisProcess | undefined;
+      await until(
+        'the Sentinels and a replica ready for a failover',
+        async () => {
+          const port = await primaryPort();
+          current = nodes.find((node) => node.port === port);
+          const other = nodes.find((node) => node.port !== port);
+          if (!current || !other || !alive(other)) return false;
+          const seen = await Promise.all(sentinels.map(({ port: sentinel }) => info(sentinel, 'sentinel')));
+          if (!seen.every((text) => new RegExp(`name=${name},status=ok,address=[^,]+:${port},slaves=1,sentinels=3`).test(text))) return false;
+          const fields = await infoFields(other.port, 'replication');
+          return fields.master_link_status === 'up' && fields.master_sync_in_progress === '0' && (await replicaCurrent(port, other.port));
+        },
+        describe,
+      );
+      return current!;
+    };
+    return {
+      name,
+      sentinels,
+      primary,
+      replica,
+      primaryPort,
+      inSync,
+      readyForFailover,
+      restart,
+      close: () => closeAll(children, dir, killOnExit),
+    };
   } catch (error) {
     await closeAll(children, dir, killOnExit);
     throw error;
@@ -177,13 +225,18 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     });
     const primaryOf = async (key: string) => {
       const slot = Number(await command(nodes[0].port, 'CLUSTER', 'KEYSLOT', key));
-      const ranges = (await command(nodes.find((node) => alive(node))?.port ?? nodes[0].port, 'CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+      const asked = nodes.find((node) => alive(node) && !frozen.has(node))?.port ?? nodes[0].port;
+      const ranges = (await command(asked, 'CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
       const range = ranges.find(([from, to]) => slot >= from && slot <= to);
       const node = nodes.find(({ port }) => port === Number(range?.[2][1]));
       if (!node) throw new Error(`No primary serves slot ${slot}`);
       return node;
     };
-    const describe = () => describeCluster(nodes.filter(alive), started);
+    const describe = () =>
+      describeCluster(
+        nodes.filter((node) => alive(node) && !frozen.has(node)),
+        started,
+      );
     const inSync = (primary: RedisProcess) => until('the replicas to hold every write', () => replicasCaughtUp(primary.port), describe);
     const readyForFailover = async (key: string) => {
       let primary: RedisProcess | undefined;
@@ -202,6 +255,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
 }
 
 const killed = new WeakSet<RedisProcess>();
+const frozen = new WeakSet<RedisProcess>();
 const alive = (node: RedisProcess) => !killed.has(node);
 
 function processOf(child: ChildProcess, port: number): RedisProcess {
@@ -215,8 +269,14 @@ function processOf(child: ChildProcess, port: number): RedisProcess {
         child.once('exit', () => resolve());
         child.kill('SIGKILL');
       }),
-    pause: () => child.kill('SIGSTOP'),
-    resume: () => child.kill('SIGCONT'),
+    pause: () => {
+      frozen.add(node);
+      child.kill('SIGSTOP');
+    },
+    resume: () => {
+      frozen.delete(node);
+      child.kill('SIGCONT');
+    },
     output: () => outputOf(child),
   };
   return node;

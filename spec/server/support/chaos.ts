@@ -55,7 +55,7 @@ export interface Figures {
   readonly doubles: number;
   /** Second replays answered 200. */
   readonly acceptedTwice: number;
-  /** Visitors whose position grew from one poll to the next, outside a fault's window. */
+  /** Visitors whose position grew from one poll to the next. */
   readonly grown: number;
   /** Places lost (queue_info answering 404 for a place it had), by the fault before. */
   readonly lost: Record<string, number>;
@@ -152,8 +152,6 @@ export class Workload {
     const perItem = new Map<string, number>();
     for (const one of posts) perItem.set(one.url, (perItem.get(one.url) ?? 0) + 1);
     const faultBefore = (at: number) => [...faults].reverse().find((fault) => fault.at <= at);
-    // A failover may lose the last writes: positions may then move (documented), within its window.
-    const nearFault = (at: number) => faults.some((fault) => at >= fault.at && at <= fault.at + RECOVERY_GOAL_MS);
 
     const grown = new Set<number>();
     const lostBy = new Map<number, Fault | undefined>();
@@ -162,7 +160,7 @@ export class Workload {
       if (step.status === 404 && !lostBy.has(step.visitor)) lostBy.set(step.visitor, faultBefore(step.start));
       if (step.position === undefined) continue;
       const before = last.get(step.visitor);
-      if (before !== undefined && step.position > before && !nearFault(step.start)) grown.add(step.visitor);
+      if (before !== undefined && step.position > before) grown.add(step.visitor);
       last.set(step.visitor, step.position);
     }
     const lost: Record<string, number> = {};

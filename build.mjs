@@ -277,6 +277,32 @@ const WORKERS = {
  */
 const VIEW_MODULE = { view: 'src/view/mount.tsx' };
 
+/**
+ * Written into the page's HTML as a classic inline script (the server's policy allows it by its
+ * hash): it builds the Intl formatters of the page's language while the scripts are on their way,
+ * so that loading the locale data is not left between their arrival and the position.
+ */
+const WARM_INTL = 'src/warm-intl.ts';
+
+/** `source` bundled as one script to inline in a page: no imports, nothing that ends its `<script>` element. */
+async function inlineScript(source, minify) {
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [source],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    minify,
+    write: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  const code = result.outputFiles[0].text.trim();
+  if (/<\/script|<!--/i.test(code)) throw new Error(`${source} bundles text that would end its inline <script> element`);
+  return code;
+}
+
 /** The extensions under which an `import()` specifier without one may name a lazy module. */
 const RESOLVED_EXTENSIONS = ['', '.ts', '.tsx'];
 
@@ -442,7 +468,11 @@ async function buildInto(building, minify) {
     '<link rel="stylesheet" href="waiting.css">',
     `<link rel="stylesheet" href="/assets/${relative(css)}">\n${preloads}`.trimEnd(),
   );
-  html = replaceOnce(html, '<script type="module" src="main.js"></script>', `<script type="module" src="/assets/${relative(mainJs)}"></script>`);
+  html = replaceOnce(
+    html,
+    '<script type="module" src="main.js"></script>',
+    `<script>${await inlineScript(WARM_INTL, minify)}</script>\n<script type="module" src="/assets/${relative(mainJs)}"></script>`,
+  );
   await writeFile(path.join(building, 'waiting.html'), html);
   await compressAssets(building);
 

@@ -3,7 +3,7 @@ import { CONFIG_ELEMENT_ID, type PageConfigJson } from '@waiting-room/streams/co
 import { ENGLISH, LOCALES } from '../../locales';
 import { escapeHtml } from './html';
 import type { Languages, ServedLanguage } from './languages';
-import { inlineStyles } from './security-headers';
+import { inlineScripts, inlineStyles } from './security-headers';
 
 /** The element the page reads its config from; the build leaves it empty (`{}`). */
 export const CONFIG_ELEMENT = `<script id="${CONFIG_ELEMENT_ID}" type="application/json">{}</script>`;
@@ -26,6 +26,8 @@ export interface WaitingPage {
   render(config: unknown, language: ServedLanguage, queueInfoUrl?: string): string;
   /** The contents of its inline `<style>` elements, which its policy names by hash. */
   readonly styles?: readonly string[];
+  /** The contents of its inline `<script>` elements that run, which its policy names by hash. */
+  readonly scripts?: readonly string[];
 }
 
 /**
@@ -87,6 +89,7 @@ export function loadWaitingPage(htmlPath: string, languages: Languages): Waiting
   );
   return {
     styles: inlineStyles(html),
+    scripts: inlineScripts(html),
     render(config, language, queueInfoUrl) {
       const [before, after] = pages.get(language.locale) as [string, string];
       // `crossorigin`: a fetch() in cors mode with same-origin credentials, as the page's own call, which the browser requires to hand it the answer.

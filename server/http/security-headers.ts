@@ -1,26 +1,27 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-/** `'sha256-…'`: a CSP source that lets the inline `<style>` element holding exactly `css` apply. */
+/** `'sha256-…'`: a CSP source that lets the inline `<style>` (or `<script>`) element holding exactly `css` apply (or run). */
 export function styleHash(css: string): string {
   return `'sha256-${createHash('sha256').update(css, 'utf8').digest('base64')}'`;
 }
 
 /**
  * The policy of every page the waiting room writes (the waiting page, the error pages, the verify
- * page): scripts from this origin only, so that nothing injected runs (the page's config is a
- * JSON `<script>` element, which is never run); styles from this origin, and inline only the
- * `styles` named by their hash; never framed (a framed waiting page would take a place); no
+ * page): scripts from this origin, and inline only the `scripts` named by their hash, so that
+ * nothing injected runs (the page's config is a JSON `<script>` element, which is never run);
+ * styles from this origin, and inline only the `styles` named by their hash; never framed (a framed waiting page would take a place); no
  * plugins, no `<base>`. Connections stay open to any http(s) and ws(s) host: the realtime server
  * (PUSHER_CLIENT_HOST, Pusher Channels) and Sentry (SENTRY_DSN) may live elsewhere. There is no
  * `form-action`: the origin's answer to a replayed form may redirect to another site (a payment
  * provider), which Chromium checks against it.
  */
-export function pagePolicy(styles: readonly string[] = []): string {
+export function pagePolicy(styles: readonly string[] = [], scripts: readonly string[] = []): string {
+  const hashes = (inline: readonly string[]) => inline.map((text) => ` ${styleHash(text)}`).join('');
   return [
     "default-src 'self'",
-    "script-src 'self'",
-    `style-src 'self'${styles.map((css) => ` ${styleHash(css)}`).join('')}`,
+    `script-src 'self'${hashes(scripts)}`,
+    `style-src 'self'${hashes(styles)}`,
     "img-src 'self' data:",
     "connect-src 'self' http: https: ws: wss:",
     "worker-src 'self'",
@@ -33,6 +34,11 @@ export function pagePolicy(styles: readonly string[] = []): string {
 /** The contents of the inline `<style>` elements of `html`. */
 export function inlineStyles(html: string): string[] {
   return [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((found) => found[1] ?? '');
+}
+
+/** The contents of the inline `<script>` elements of `html` that run: those without attributes (a JSON `<script>` has a type). */
+export function inlineScripts(html: string): string[] {
+  return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((found) => found[1] ?? '');
 }
 
 /** On everything the waiting room answers itself: never read as another type than it says. */

@@ -50,7 +50,7 @@ const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 export function createGate(options: GateOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   const { config, rooms, clock, origin } = options;
   const bypasses = config.gateway.bypass.length > 0 ? protectionTest(config.gateway.bypass) : () => false;
-  const policy = pagePolicy(options.page.styles);
+  const policy = pagePolicy(options.page.styles, options.page.scripts);
 
   return async (request, reply) => {
     const { path } = requestTarget(request);

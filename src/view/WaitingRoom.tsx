@@ -6,7 +6,6 @@ import type { Texts } from '../i18n/texts';
 import { estimatedText } from './estimated-text';
 import { LOADING_VIEW, toWaitingView, type WaitingView } from './waiting-view-model';
 import { useDocumentTitle } from './use-document-title';
-import { prepareFormats } from './format';
 import { Announcer } from './Announcer';
 import { LoadingBlock } from './LoadingBlock';
 import { LazyBlock } from './LazyBlock';
@@ -47,7 +46,6 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
   useSubscription(queue$, (status) => setView(toWaitingView(status)));
   const [texts, setTexts] = useState(initial);
   const { t } = texts;
-  useEffect(() => prepareFormats(texts.lang), [texts.lang]);
   const position = view.phase == 'waiting' ? view.position : 0;
   useDocumentTitle(position ? t('page.tabTitle', { position }) : t('page.title'));
   // Announced once per change of the position (or of the language), never for a poll that

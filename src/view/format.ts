@@ -1,6 +1,7 @@
 /**
  * Intl formatters take milliseconds to build (more on a slow phone), so each is built once per
- * language, and `prepareFormats` builds them ahead, while the page waits for its first answer.
+ * language; the first of a page also loads the language's locale data, which the page's inline
+ * script (src/warm-intl.ts) loads with `prepareFormats` while the page's scripts are on their way.
  */
 const counts = new Map<string, Intl.NumberFormat>();
 const times = new Map<string, Intl.DateTimeFormat>();
@@ -15,7 +16,7 @@ export const formatCount = (lang: string, value: number): string => countFormat(
 /** A time of day in the visitor's language. */
 export const formatTime = (lang: string, epochMs: number): string => timeFormat(lang).format(epochMs);
 
-/** Builds the formatters of `lang` now, so that the first position shows without waiting for them. */
+/** Builds the formatters of `lang` now, so that the first position shows without waiting for them (or their locale data). */
 export function prepareFormats(lang: string): void {
   countFormat(lang);
   timeFormat(lang);

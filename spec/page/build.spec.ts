@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import vm from 'node:vm';
 import zlib from 'node:zlib';
 import { ENGLISH } from '../../locales';
 
@@ -135,6 +136,40 @@ describe('build: the production bundle', () => {
     const map = JSON.parse(read(`${main}.map`));
     expect(map.sources).toContain(path.relative(outdir, path.join(ROOT, 'src/start-page.ts')));
     expect(JSON.parse(read(`${viewFile()}.map`)).sources).toContain(path.relative(outdir, path.join(ROOT, 'src/view/WaitingRoom.tsx')));
+  });
+
+  it("should head the view, and only the view, with V8's compile hint, its source map a line lower", () => {
+    const HINT = '//# allFunctionsCalledOnLoad\n';
+    expect(read(viewFile()).startsWith(HINT)).toBe(true);
+    expect(JSON.parse(read(`${viewFile()}.map`)).mappings).toMatch(/^;[^;]/);
+    for (const { file } of sizes.allJs.files.filter((each) => each.file !== viewFile())) expect(read(file)).not.toContain(HINT);
+  });
+
+  it('should write into waiting.html, before the start-up code, one inline script that builds the Intl formatters of <html lang> in a task of its own', () => {
+    const html = read('waiting.html');
+    const inline = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((found) => found[1]);
+    expect(inline).toHaveLength(1);
+    expect(html.indexOf('<script>')).toBeLessThan(html.indexOf('<script type="module"'));
+    const built: string[] = [];
+    const tasks: (() => void)[] = [];
+    const intl = (name: string) =>
+      class {
+        constructor(locale: string) {
+          built.push(`${name} ${locale}`);
+          if (locale === 'nope!') throw new RangeError('Incorrect locale information provided');
+        }
+        select = () => 'other';
+      };
+    const fakeIntl = { NumberFormat: intl('NumberFormat'), DateTimeFormat: intl('DateTimeFormat'), PluralRules: intl('PluralRules') };
+    const run = (lang: string) => {
+      vm.runInNewContext(inline[0], { document: { documentElement: { lang } }, setTimeout: (task: () => void) => tasks.push(task), Intl: fakeIntl });
+      expect(built).toEqual([]);
+      tasks.splice(0).forEach((task) => task());
+    };
+    run('fr');
+    expect(built.sort()).toEqual(['DateTimeFormat fr', 'NumberFormat fr', 'PluralRules fr']);
+    built.length = 0;
+    expect(() => run('nope!')).not.toThrow();
   });
 
   it('should bundle pusher-js from its TypeScript sources, never its CommonJS entry or prebuilt file', () => {

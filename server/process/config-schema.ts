@@ -329,6 +329,15 @@ const PROPERTIES = {
     unset: 'no password',
     description: "The Sentinels' own password, with REDIS_SENTINELS.",
   },
+  REDIS_REPLAY_REPLICAS: {
+    type: 'integer',
+    section: 'store',
+    minimum: 0,
+    maximum: 5,
+    default: 0,
+    description:
+      "Replicas that must acknowledge a replay's mark (`WAIT`) before the held request goes to the origin. `1` closes the window in which a failover could replay a request twice, at the cost of a replica's round trip per replay and a 503 (tried again) while none answers ([durability.md](durability.md)).",
+  },
   REDIS_TLS: {
     type: 'boolean',
     section: 'store',

@@ -58,6 +58,8 @@ export interface ServerConfig {
   readonly redisUrl?: string;
   /** The line in the primary Sentinels name (REDIS_SENTINELS) or in a Redis Cluster (REDIS_CLUSTER_NODES); unset with REDIS_URL. */
   readonly redisEngine?: Exclude<RedisTarget, string>;
+  /** Replicas that must acknowledge a replay's mark before it is sent (REDIS_REPLAY_REPLICAS). */
+  readonly redisReplayReplicas: number;
   readonly pusher: PusherConfig;
   /** Realtime host and port handed to the page; unset means the server's own. */
   readonly pusherClient: { readonly host?: string; readonly port?: number };
@@ -298,6 +300,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     sessionSecret: v.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
     sessionSecretGenerated: v.SESSION_SECRET === undefined,
     redisUrl: url('REDIS_URL', v.REDIS_URL, ['redis:', 'rediss:']),
+    redisReplayReplicas: v.REDIS_REPLAY_REPLICAS,
     redisEngine,
     pusher: pusherConfig(v),
     pusherClient: { host: v.PUSHER_CLIENT_HOST, port: v.PUSHER_CLIENT_PORT },

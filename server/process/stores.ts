@@ -9,8 +9,8 @@ import type { QueueStore } from '../store/types';
  * REDIS_CLUSTER_NODES is set, else memory. Each room has its own; in Redis under its own key
  * prefix (`room-factory.ts`), the default one when none is given.
  */
-export function createStore(config: Pick<ServerConfig, 'redisUrl' | 'redisEngine'>, prefix?: string): QueueStore {
+export function createStore(config: Pick<ServerConfig, 'redisUrl' | 'redisEngine' | 'redisReplayReplicas'>, prefix?: string): QueueStore {
   const target = redisTargetOf(config);
   if (!target) return new MemoryStore();
-  return new RedisStore(target, prefix === undefined ? {} : { prefix });
+  return new RedisStore(target, { ...(prefix !== undefined && { prefix }), replayReplicas: config.redisReplayReplicas });
 }

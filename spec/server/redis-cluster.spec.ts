@@ -59,6 +59,44 @@ function clusterStore(): RedisStore {
 describeQueueStore('redis cluster', async () => clusterStore());
 describeEventStore('redis cluster', async () => clusterStore());
 
+describe('REDIS_REPLAY_REPLICAS on a Cluster', () => {
+  it("should wait for a replica of the line's own shard before a replay goes out", async () => {
+    const prefix = roomPrefix({ name: 'acknowledged', primary: true }, true);
+    const target: RedisTarget = { kind: 'cluster', nodes: cluster.nodes.map(({ port }) => ({ host: '127.0.0.1', port })), tls: false };
+    const store = new RedisStore(target, { prefix, replayReplicas: 1, localLine: false });
+    stores.push(store);
+    const held = { method: 'GET', uri: '/checkout' };
+    const policy = { activeLimit: 10, sessionMs: 300_000, perMinute: 0, abandonMs: 300_000 };
+    // The shard's replica in sync first (a new cluster's replicas start theirs after a few seconds).
+    await cluster.readyForFailover(prefix);
+    const [a, b] = [await store.hold('a', 0, held, Date.now()), await store.hold('b', 0, held, Date.now())];
+    await store.release(2, Date.now(), policy);
+    expect(await store.takeHeld(a.uuid, 'a')).toEqual(held);
+
+    // The shard's own replica frozen: the other shards' replicas, healthy, must not count.
+    const primary = await cluster.readyForFailover(prefix);
+    const [, , replicas] = (await on(primary.port, 'ROLE')) as [string, number, [string, string, string][]];
+    const replica = cluster.nodes.find((node) => replicas.some(([, port]) => Number(port) === node.port));
+    expect(replica).toBeDefined();
+    replica!.pause();
+    try {
+      await expect(store.takeHeld(b.uuid, 'b')).rejects.toThrow(/No replica acknowledged/);
+    } finally {
+      replica!.resume();
+    }
+    expect(
+      await eventually(
+        'the replica back',
+        () => store.takeHeld(b.uuid, 'b'),
+        () => true,
+        20_000,
+        200,
+      ),
+    ).toEqual(held);
+    expect(await store.takeHeld(b.uuid, 'b')).toBeUndefined();
+  });
+});
+
 describe('two gateways on a Redis Cluster of three primaries and three replicas', () => {
   it("should keep a room's keys and channel on one shard, and the line through a failover of that shard", async () => {
     const env = {

@@ -121,6 +121,7 @@ interface Commands {
   };
   waitingRoomDropAbandoned: { args: [now: number, abandonMs: number]; reply: number };
   waitingRoomTakeHeld: { args: [uuid: string, sessionId: string]; reply: string | null };
+  waitingRoomUntakeHeld: { args: [uuid: string]; reply: 1 };
   waitingRoomMoveSession: { args: [from: string, to: string, userId: number]; reply: 0 | 1 };
   waitingRoomStats: {
     args: [now: number];
@@ -187,6 +188,7 @@ declare module 'ioredis' {
     waitingRoomReleaseDue(...call: Call<'waitingRoomReleaseDue'>): Result<Answer<'waitingRoomReleaseDue'>, Context>;
     waitingRoomDropAbandoned(...call: Call<'waitingRoomDropAbandoned'>): Result<Answer<'waitingRoomDropAbandoned'>, Context>;
     waitingRoomTakeHeld(...call: Call<'waitingRoomTakeHeld'>): Result<Answer<'waitingRoomTakeHeld'>, Context>;
+    waitingRoomUntakeHeld(...call: Call<'waitingRoomUntakeHeld'>): Result<Answer<'waitingRoomUntakeHeld'>, Context>;
     waitingRoomMoveSession(...call: Call<'waitingRoomMoveSession'>): Result<Answer<'waitingRoomMoveSession'>, Context>;
     waitingRoomStats(...call: Call<'waitingRoomStats'>): Result<Answer<'waitingRoomStats'>, Context>;
     waitingRoomSetPaused(...call: Call<'waitingRoomSetPaused'>): Result<Answer<'waitingRoomSetPaused'>, Context>;
@@ -227,6 +229,7 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomReleaseDue: ['release-due'],
   waitingRoomDropAbandoned: ['drop-abandoned'],
   waitingRoomTakeHeld: ['take-held'],
+  waitingRoomUntakeHeld: ['untake-held'],
   waitingRoomMoveSession: ['move-session'],
   waitingRoomStats: ['stats'],
   waitingRoomSetPaused: ['set-paused'],

@@ -62,7 +62,16 @@ export interface RedisStoreOptions {
    * script call each. Default true; false sends every poll to Redis (`PositionBatch`).
    */
   readonly localLine?: boolean;
+  /**
+   * Replicas that must hold a replay's mark (`WAIT`) before the request goes to the origin
+   * (REDIS_REPLAY_REPLICAS). Default 0: the mark is written on the primary alone, and a failover
+   * before it reached a replica may let the request be replayed once more (docs/durability.md).
+   */
+  readonly replayReplicas?: number;
 }
+
+/** Longest wait for the replicas to acknowledge a replay's mark, in ms (below the command timeout). */
+export const REPLAY_ACK_MS = 250;
 
 /** Entrants a step of the draw places (`applyDraw`): some 30 ms of Redis each. */
 export const DRAW_BATCH = 5000;
@@ -93,6 +102,7 @@ export class RedisStore implements QueueStore {
   /** Marking a visitor seen late does no harm: these calls carry no deadline. */
   private readonly positions = new PositionBatch((pairs) => this.run('waitingRoomPositions', pairs, false));
   private readonly localLine: boolean;
+  private readonly replayReplicas: number;
   private readonly commandTimeoutMs: number;
   /** This instance's copy of the line, made at the first poll when `localLine`. */
   private lineCopy?: LineCopy;
@@ -122,6 +132,7 @@ export class RedisStore implements QueueStore {
     this.keys = SCRIPT_KEYS.map((key) => this.prefix + key);
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
     this.localLine = options.localLine ?? true;
+    this.replayReplicas = options.replayReplicas ?? 0;
     this.commandTimeoutMs = commandTimeoutOf(client) ?? commandTimeoutMs;
     this.deadlines = new Deadlines(client, this.commandTimeoutMs, this.keys[0]);
     // A new connection may lead to another Redis, with another clock.
@@ -222,6 +233,28 @@ export class RedisStore implements QueueStore {
   async takeHeld(uuid: string, sessionId: string): Promise<HeldRequest | undefined> {
     const reply = await this.run('waitingRoomTakeHeld', [uuid, sessionId]);
     return reply === null ? undefined : decodeRequest(reply);
+  }
+
+  /**
+   * The mark and the `WAIT` for its replicas, in one pipeline: `WAIT` counts the writes of its own
+   * connection, and on a Cluster the pipeline goes to the line's slot, the mark's primary.
+   * Unacknowledged, the mark is taken back and the call fails as unavailable: the visitor's next
+   * try replays the request, on this primary or on the replica promoted meanwhile, once.
+   */
+  private async takeAcknowledged(call: readonly (string | number)[], uuid: string): Promise<Answer<'waitingRoomTakeHeld'>> {
+    const pipeline = this.client.pipeline();
+    // The store's command by its name, its arguments built as every call's are (`send`).
+    (pipeline.waitingRoomTakeHeld as (...args: unknown[]) => unknown).call(pipeline, ...call);
+    const results = await pipeline.wait(this.replayReplicas, Math.min(REPLAY_ACK_MS, this.commandTimeoutMs / 2)).exec();
+    const [[markError, marked] = [], [waitError, acknowledged] = []] = results ?? [];
+    if (markError) throw markError;
+    const answer = marked as Answer<'waitingRoomTakeHeld'>;
+    if (answer[1] === null || (!waitError && Number(acknowledged) >= this.replayReplicas)) return answer;
+    await this.run('waitingRoomUntakeHeld', [uuid]).catch(() => undefined);
+    throw new StoreUnavailableError(
+      `No replica acknowledged the replay of ${uuid} within ${REPLAY_ACK_MS} ms (REDIS_REPLAY_REPLICAS=${this.replayReplicas}): not sent, so that a failover cannot send it twice.`,
+      waitError ? { cause: waitError } : undefined,
+    );
   }
 
   async moveSession(from: string, to: string, userId: number): Promise<void> {
@@ -357,7 +390,11 @@ export class RedisStore implements QueueStore {
     const deadline = guarded ? this.deadlines.next() : '0';
     // One command of the store's, by its name: each is typed in commands.ts.
     const command = this.client[name] as (...call: unknown[]) => Promise<Answer<Name>>;
-    const [version, answer] = await command.call(this.client, ...this.keys, this.prefix, deadline, ...args);
+    const call = [...this.keys, this.prefix, deadline, ...args];
+    const [version, answer] =
+      name === 'waitingRoomTakeHeld' && this.replayReplicas > 0
+        ? ((await this.takeAcknowledged(call, String(args[0]))) as Answer<Name>)
+        : await command.call(this.client, ...call);
     this.lineCopy?.written(version);
     // A script that answers nothing (Lua's nil) ends its reply early.
     return answer;

@@ -28,6 +28,7 @@ describe('rooms in the configuration', () => {
         releasePerMinute: 6,
         admission: { mode: 'fixed', originLatencyTargetMs: 1000, feedbackMs: 300_000 },
         botChallenge: 'off',
+        queueingStatusCode: 503,
       },
     ]);
   });

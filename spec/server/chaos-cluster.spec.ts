@@ -44,6 +44,7 @@ function expectInvariants(engine: string, figures: Figures): void {
   expect(figures.grown).toBe(0);
   expect(figures.hung).toBe(0);
   expect(figures.unheard).toBe(0);
+  expect(figures.pushed).toBeGreaterThan(0);
   expect(figures.beyondLimits).toBe(0);
   expect(figures.replays).toBeGreaterThan(0);
   for (const ms of figures.recovery) expect(ms).toBeLessThanOrEqual(RECOVERY_GOAL_MS);

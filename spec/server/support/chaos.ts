@@ -1,3 +1,5 @@
+import Pusher from 'pusher-js';
+import { CHANNELS } from '@waiting-room/streams/contract';
 import { eventually } from '../../support/eventually';
 import { adminRelease, type Instance } from '../../support/scale-out';
 import type { TestOrigin } from './origin';
@@ -5,8 +7,9 @@ import { Visitor, type Answer } from './visitor';
 
 /**
  * The chaos suite's workload and checker. Visitors arrive every 150 ms on either of two gateways;
- * each holds a POST, polls queue_info every 300 ms, replays once released and tries the replay a
- * second time. Releases come from the gateways' loops and from the admin API. Every request is
+ * each holds a POST, listens on its channel with pusher-js and sends queue_request once
+ * subscribed, as the page does, polls queue_info every 300 ms, replays once released (told by
+ * the RequestUnqueud event or a poll at 0) and tries the replay a second time. Releases come from the gateways' loops and from the admin API. Every request is
  * recorded with its start, end, status and position; faults are recorded with their moment, and
  * `check` reads the whole history.
  */
@@ -33,7 +36,7 @@ export type FaultKind = 'kill-primary' | 'stop-primary' | 'kill-gateway' | 'rest
 /** One request of the history. */
 interface Step {
   readonly visitor: number;
-  readonly kind: 'hold' | 'poll' | 'replay' | 'replay-again';
+  readonly kind: 'hold' | 'queue_request' | 'poll' | 'pushed' | 'replay' | 'replay-again';
   readonly start: number;
   readonly end: number;
   readonly status: number;
@@ -66,8 +69,10 @@ export interface Figures {
   readonly admittedAtOnce: { readonly calm: number; readonly nearFault: number };
   /** By how many the loop's admissions went beyond ACTIVE_LIMIT and the slack of the faults near. */
   readonly beyondLimits: number;
-  /** Visitors the admin API released who never heard it (no poll at 0, no replay). */
+  /** Visitors the admin API released who never heard it (no push, no poll at 0, no replay). */
   readonly unheard: number;
+  /** Visitors told of their release by push (RequestUnqueud on their channel). */
+  readonly pushed: number;
   readonly adminReleases: number;
 }
 
@@ -188,11 +193,13 @@ export class Workload {
       beyondLimits = Math.max(beyondLimits, within - allowed);
     }
 
-    // Every visitor the admin API released hears it: a poll at 0 or a replay, after the release.
+    // Every visitor the admin API released hears it: a push, a poll at 0 or a replay, after the release.
     const unheard = this.adminReleased.filter(({ uuid }) => {
       const visitor = this.uuids.get(uuid);
       if (visitor === undefined || lostBy.has(visitor)) return false;
-      return !history.some((step) => step.visitor === visitor && (step.position === 0 || (step.kind === 'replay' && step.status === 200)));
+      return !history.some(
+        (step) => step.visitor === visitor && (step.kind === 'pushed' || step.position === 0 || (step.kind === 'replay' && step.status === 200)),
+      );
     }).length;
 
     return {
@@ -209,6 +216,7 @@ export class Workload {
       admittedAtOnce,
       beyondLimits,
       unheard,
+      pushed: new Set(history.filter((step) => step.kind === 'pushed').map((step) => step.visitor)).size,
       adminReleases: this.adminReleased.length,
     };
   }
@@ -235,7 +243,8 @@ export class Workload {
   }
 
   /**
-   * One visitor: holds a POST, polls until released, replays, and tries the replay once more.
+   * One visitor: holds a POST, listens on its channel and sends queue_request, polls until
+   * released (or told by push), replays, and tries the replay once more.
    * A gateway that does not answer (killed) is left for the other, as a load balancer does.
    */
   private async visit(id: number): Promise<void> {
@@ -256,17 +265,56 @@ export class Workload {
     const page = held.answer?.page;
     if (!page) return;
     this.uuids.set(page.queue.uuid, id);
+    const pusher = new Pusher(page.realtime.key, {
+      cluster: 'local',
+      wsHost: '127.0.0.1',
+      wsPort: Number(new URL(this.gateways[on].url).port),
+      forceTLS: false,
+      enabledTransports: ['ws'],
+    });
+    const told = { pushed: false };
+    const channel = pusher.subscribe(CHANNELS.client(page.queue.uuid));
+    channel.bind(CHANNELS.releaseEvent, () => {
+      told.pushed = true;
+      this.history.push({ visitor: id, kind: 'pushed', start: Date.now(), end: Date.now(), status: 200 });
+    });
+    channel.bind('pusher:subscription_succeeded', () => void send('queue_request', (visitor) => visitor.queueRequest(page)));
+    try {
+      await this.waitAndReplay(page, send, told);
+    } finally {
+      pusher.disconnect();
+    }
+  }
+
+  /**
+   * Polls until released or told by push, then replays, and tries the replay once more. A replay
+   * refused as not released (a failover undid the release it was told of) goes back to waiting.
+   */
+  private async waitAndReplay(
+    page: NonNullable<Answer['page']>,
+    send: (kind: Step['kind'], work: (visitor: Visitor) => Promise<Answer>) => Promise<{ answer?: Answer; status: number }>,
+    told: { pushed: boolean },
+  ): Promise<void> {
     while (this.running) {
       await sleep(300);
-      const poll = await send('poll', (visitor) => visitor.queueInfo(page.queue.uuid));
-      if (poll.status === 404) return;
-      if ((poll.answer?.json as { position?: number } | undefined)?.position !== 0) continue;
+      if (!told.pushed) {
+        const poll = await send('poll', (visitor) => visitor.queueInfo(page.queue.uuid));
+        if (poll.status === 404) return;
+        if ((poll.answer?.json as { position?: number } | undefined)?.position !== 0) continue;
+      }
+      let undone = false;
       for (const kind of ['replay', 'replay-again'] as const) {
         let replay;
         do {
           replay = await send(kind, (visitor) => visitor.post(page.queue.uri, { form: { uuid: page.queue.uuid, _token: page.csrfToken } }));
         } while (this.running && (replay.status === 503 || replay.status === -1) && (await sleep(300).then(() => true)));
+        if (kind === 'replay' && replay.status === 409 && (replay.answer?.json as { error?: { code?: string } } | undefined)?.error?.code === 'not_released') {
+          told.pushed = false;
+          undone = true;
+          break;
+        }
       }
+      if (undone) continue;
       return;
     }
   }

@@ -57,8 +57,8 @@ export function configuredPolicy(
 export interface RoomParts {
   readonly clock: Clock;
   readonly log: FastifyBaseLogger;
-  /** How its releases, its line's moves and its events' openings are announced. */
-  readonly publisher: ReleasePublisher;
+  /** How a room's releases, its line's moves and its events' openings are announced, by room name. */
+  readonly publisher: (room: string) => ReleasePublisher;
   readonly meter?: ReleaseMeter;
   /** With REDIS_URL: the client every adaptive room of this process shares its decision through. */
   readonly admissionRedis?: RedisClient;
@@ -74,7 +74,8 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
   const room = config.rooms[index];
   const target = redisTargetOf(config);
   const names = roomNames(room.name, index === 0, typeof target === 'object' && target.kind === 'cluster');
-  const { clock, log, publisher } = parts;
+  const { clock, log } = parts;
+  const publisher = parts.publisher(room.name);
   const line = store ?? createStore(config, names.storePrefix);
   const events = new EventSchedule({
     room: room.name,

@@ -93,7 +93,8 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   const app = createFastify(config, languages, options.logStream);
   const fanout = options.fanout ?? (await createFanout(config, app.log));
   // Both known before listening: the embedded server's events go into the fanout, an outside one's through its HTTP API.
-  const publisher = options.publisher ?? (config.pusher.embedded ? fanoutPublisher(fanout) : pusherPublisher(pusherOptions(config.pusher)));
+  const outside = options.publisher ?? (config.pusher.embedded ? undefined : pusherPublisher(pusherOptions(config.pusher)));
+  const publisher = (room: string) => outside ?? fanoutPublisher(fanout, room);
   const publishSample = consolePublisher(config.pusher, fanout, pusherOptions(config.pusher));
   const metrics = new Metrics(() => rooms.all.map((room) => ({ name: room.name, stats: (now: number) => room.store.stats(now), limits: room.limits })), clock);
   // One connection carries the decisions of every adaptive room of this process.

@@ -18,9 +18,12 @@ export const SUBSCRIBE_WAIT_MS = 2000;
 export async function createFanout(config: Pick<ServerConfig, 'redisUrl' | 'redisEngine' | 'pusher' | 'rooms'>, log: FanoutLog): Promise<Fanout> {
   const target = redisTargetOf(config);
   if (target === undefined || !config.pusher.embedded) return new LocalFanout();
-  // On a Cluster, the one channel is sharded under the first room's hash tag.
+  // On a Cluster, each room's channel is sharded under its hash tag, so that its messages stay on
+  // its shard; messages of no room (the HTTP events API's, the console's) go on the first room's.
   const cluster = typeof target === 'object' && target.kind === 'cluster';
-  const fanout = new RedisFanout(target, { log, prefix: roomPrefix({ name: config.rooms[0].name, primary: true }, cluster) });
+  const prefix = roomPrefix({ name: config.rooms[0].name, primary: true }, cluster);
+  const roomPrefixes = cluster ? new Map(config.rooms.map((room, i) => [room.name, roomPrefix({ name: room.name, primary: i === 0 }, cluster)])) : undefined;
+  const fanout = new RedisFanout(target, { log, prefix, ...(roomPrefixes && { roomPrefixes }) });
   if (!(await fanout.ready(SUBSCRIBE_WAIT_MS))) {
     log.warn({ channel: fanout.channel }, "realtime fanout not subscribed yet (Redis unreachable): other instances' events will arrive once it is");
   }

@@ -6,6 +6,8 @@ export interface ChannelMessage {
   readonly data: string;
   /** The socket that caused the event, left out of the delivery (the protocol's `socket_id`). */
   readonly exceptSocketId?: string;
+  /** The room whose line it concerns, when known: on a Redis Cluster it travels on that room's shard. */
+  readonly room?: string;
 }
 
 /**

@@ -13,20 +13,21 @@ export function pusherOptions(config: PusherConfig): Pusher.Options {
 }
 
 /**
- * Publishes releases straight into the embedded server's fanout: this instance's sockets at once,
- * the other instances' through Redis when the line is shared. The same events the HTTP events API
+ * Publishes `room`'s releases straight into the embedded server's fanout: this instance's sockets
+ * at once, the other instances' through Redis when the line is shared (on a Cluster, on the room's shard). The same events the HTTP events API
  * would carry, without a request to ourselves, its signature and two JSON passes for each.
  */
-export function fanoutPublisher(fanout: Fanout): ReleasePublisher {
+export function fanoutPublisher(fanout: Fanout, room?: string): ReleasePublisher {
+  const of = room === undefined ? {} : { room };
   return {
     publishRelease(entry) {
-      return fanout.publish({ channel: channelFor(entry), event: CHANNELS.releaseEvent, data: JSON.stringify({ uuid: entry.uuid }) });
+      return fanout.publish({ channel: channelFor(entry), event: CHANNELS.releaseEvent, data: JSON.stringify({ uuid: entry.uuid }), ...of });
     },
     publishMoved(channel, served) {
-      return fanout.publish({ channel, event: CHANNELS.movedEvent, data: JSON.stringify({ served }) });
+      return fanout.publish({ channel, event: CHANNELS.movedEvent, data: JSON.stringify({ served }), ...of });
     },
     publishOpened(id, opened) {
-      return fanout.publish({ channel: CHANNELS.event(id), event: CHANNELS.openedEvent, data: JSON.stringify(opened) });
+      return fanout.publish({ channel: CHANNELS.event(id), event: CHANNELS.openedEvent, data: JSON.stringify(opened), ...of });
     },
   };
 }

@@ -21,6 +21,12 @@ export type FanoutLog = Pick<FastifyBaseLogger, 'info' | 'warn'>;
 export interface RedisFanoutOptions {
   /** Put before the pub/sub channel's name, as the store puts it before its keys (on a Cluster, with a hash tag). Default `wr:`. */
   readonly prefix?: string;
+  /**
+   * Each room's prefix, for a channel of its own (`<prefix>fanout`): on a Cluster, each room's
+   * messages then stay on its own shard. A message of no room, or of a room not named, goes on
+   * `prefix`'s channel.
+   */
+  readonly roomPrefixes?: ReadonlyMap<string, string>;
   /** Longest wait for one Redis reply before a publish fails, in ms. Default 1000. */
   readonly commandTimeoutMs?: number;
   /** Longest wait for the first connection (at start) before a publish fails, in ms. Default 1000. */
@@ -57,8 +63,11 @@ const nobody = (): void => undefined;
  * proxy forgetting an idle connection), which would otherwise silently stop the events.
  */
 export class RedisFanout implements Fanout {
-  /** The pub/sub channel every instance of this room listens on. */
+  /** The pub/sub channel of messages of no room in particular. */
   readonly channel: string;
+  /** Every channel this instance listens on: `channel`, and each room's. */
+  readonly channels: readonly string[];
+  private readonly roomChannels = new Map<string, string>();
   /** This process's mark on what it publishes: a restarted process is a new origin. */
   private readonly origin = randomUUID();
   private readonly publisher: RedisClient;
@@ -76,6 +85,8 @@ export class RedisFanout implements Fanout {
   constructor(target: RedisTarget, options: RedisFanoutOptions = {}) {
     const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     this.channel = `${options.prefix ?? DEFAULT_PREFIX}fanout`;
+    for (const [room, prefix] of options.roomPrefixes ?? []) this.roomChannels.set(room, `${prefix}fanout`);
+    this.channels = [...new Set([this.channel, ...this.roomChannels.values()])];
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
     this.log = options.log ?? quiet;
     this.publisher = connectRedis(target, { commandTimeoutMs });
@@ -95,7 +106,8 @@ export class RedisFanout implements Fanout {
     try {
       await readyWithin(this.publisher, this.connectWaitMs);
       const envelope = encodeEnvelope({ origin: this.origin, message });
-      await (this.sharded ? this.publisher.spublish(this.channel, envelope) : this.publisher.publish(this.channel, envelope));
+      const channel = (message.room !== undefined && this.roomChannels.get(message.room)) || this.channel;
+      await (this.sharded ? this.publisher.spublish(channel, envelope) : this.publisher.publish(channel, envelope));
     } catch (error) {
       throw new FanoutUnavailableError(`The event reached this instance's clients only; Redis is unreachable: ${(error as Error).message}`, { cause: error });
     }
@@ -133,7 +145,9 @@ export class RedisFanout implements Fanout {
   }
 
   private subscribe(): void {
-    (this.sharded ? this.subscriber.ssubscribe(this.channel) : this.subscriber.subscribe(this.channel)).then(
+    // One call a channel: on a Cluster each may be on another shard.
+    const subscribing = this.channels.map((channel) => (this.sharded ? this.subscriber.ssubscribe(channel) : this.subscriber.subscribe(channel)));
+    Promise.all(subscribing).then(
       () => {
         if (this.closed) return;
         if (this.everSubscribed) this.log.info({ channel: this.channel }, 'realtime fanout subscribed again');
@@ -168,7 +182,7 @@ export class RedisFanout implements Fanout {
   }
 
   private receive(channel: string, text: string): void {
-    if (channel !== this.channel) return;
+    if (!this.channels.includes(channel)) return;
     const envelope = decodeEnvelope(text);
     if (!envelope) {
       this.log.warn({ channel }, 'realtime fanout ignored a message it cannot read');

@@ -2,6 +2,8 @@ import Redis from 'ioredis';
 import type Pusher from 'pusher-js';
 import type { RedisTarget } from '../../server/redis/connection';
 import { roomPrefix } from '../../server/redis/target';
+import { RedisFanout } from '../../server/realtime/redis-fanout';
+import type { ChannelMessage } from '../../server/realtime/fanout';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import { eventually } from '../support/eventually';
 import { startRedisCluster, type RedisCluster } from '../support/redis-topologies';
@@ -58,6 +60,55 @@ function clusterStore(): RedisStore {
 // Every script, on a Cluster: each names keys of one slot only, or Redis would refuse it.
 describeQueueStore('redis cluster', async () => clusterStore());
 describeEventStore('redis cluster', async () => clusterStore());
+
+describe('the fan-out of several rooms on a Cluster', () => {
+  it("should carry each room's messages on its own shard to the other instances", async () => {
+    // Two rooms whose hash tags are served by different primaries.
+    const byPrimary = new Map<number, string>();
+    for (const name of ['north', 'south', 'east', 'west', 'centre', 'harbour', 'market', 'station']) {
+      const { port } = await cluster.primaryOf(roomPrefix({ name, primary: false }, true));
+      if (!byPrimary.has(port)) byPrimary.set(port, name);
+      if (byPrimary.size === 2) break;
+    }
+    const [[firstPort, first], [secondPort, second]] = [...byPrimary];
+    const roomPrefixes = new Map([first, second].map((name) => [name, roomPrefix({ name, primary: false }, true)]));
+    const target: RedisTarget = { kind: 'cluster', nodes: cluster.nodes.map(({ port }) => ({ host: '127.0.0.1', port })), tls: false };
+    const [one, two] = [0, 1].map(() => new RedisFanout(target, { prefix: roomPrefixes.get(first), roomPrefixes }));
+    // What each shard itself carries, heard on its own primary.
+    const heard = new Map<string, string[]>([
+      [first, []],
+      [second, []],
+    ]);
+    const watchers = [
+      [firstPort, first],
+      [secondPort, second],
+    ].map(([port, name]) => {
+      const watcher = new Redis({ port: Number(port), host: '127.0.0.1' });
+      watcher.on('smessage', (_channel: string, text: string) => heard.get(String(name))?.push(text));
+      return { watcher, subscribed: watcher.ssubscribe(`${roomPrefixes.get(String(name))}fanout`) };
+    });
+    try {
+      const received: ChannelMessage[] = [];
+      two.onMessage((message) => received.push(message));
+      await Promise.all([one.ready(10_000), two.ready(10_000), ...watchers.map(({ subscribed }) => subscribed)]);
+
+      await one.publish({ channel: `App.Queue.${second}`, event: 'QueueMoved', data: '{"served":1}', room: second });
+
+      await eventually(
+        'the other instance',
+        async () => received.length,
+        (count) => count === 1,
+        10_000,
+      );
+      expect(received[0]).toMatchObject({ channel: `App.Queue.${second}`, data: '{"served":1}' });
+      expect(heard.get(second)).toHaveLength(1);
+      expect(heard.get(first)).toHaveLength(0);
+    } finally {
+      watchers.forEach(({ watcher }) => watcher.disconnect());
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+});
 
 describe('REDIS_REPLAY_REPLICAS on a Cluster', () => {
   it("should wait for a replica of the line's own shard before a replay goes out", async () => {

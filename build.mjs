@@ -270,6 +270,14 @@ const LAZY_MODULES = {
 };
 
 /**
+ * The realtime client (pusher-js), a lazy module built apart from LAZY_MODULES: only it bundles
+ * pusher-js, from its sources (`pusherFromSource`), with pusher-js's defines, which would rewrite
+ * @sentry/browser's `global`. Loaded once the view has arrived: the first position comes from the
+ * preloaded queue_info, not from the connection.
+ */
+const REALTIME_MODULE = { realtime: 'src/adapters/pusher-client.ts' };
+
+/**
  * Web Workers, each built on its own before the lazy modules (a worker runs in a realm of its own,
  * so it may bundle what the page bundles too). Each lazy module is given the URL of each, under
  * /assets/, as the constant named here.
@@ -446,19 +454,26 @@ async function buildInto(building, minify) {
   const options = esbuildOptions(building, minify);
   const { workers, workerNames, workerUrls } = await buildWorkers(building, minify);
   const lazy = await esbuild.build({ ...options, entryPoints: { ...LAZY_MODULES, ...VIEW_MODULE }, define: { ...options.define, ...workerUrls } });
-  const lazyNames = await writeOutputs(lazy.outputFiles, minify, (file) => file === outputOf(lazy, VIEW_MODULE.view));
+  const realtime = await esbuild.build({
+    ...options,
+    entryPoints: REALTIME_MODULE,
+    define: { ...options.define, ...PUSHER_DEFINES },
+    plugins: [pusherFromSource()],
+  });
+  const lazyNames = new Map([
+    ...(await writeOutputs(lazy.outputFiles, minify, (file) => file === outputOf(lazy, VIEW_MODULE.view))),
+    ...(await writeOutputs(realtime.outputFiles, minify)),
+  ]);
   const nameOf = (names, file) => names.get(path.join(root, file));
-  const lazyOutputs = Object.entries(lazy.metafile.outputs).filter(([, output]) => output.entryPoint);
+  const lazyOutputs = Object.entries({ ...lazy.metafile.outputs, ...realtime.metafile.outputs }).filter(([, output]) => output.entryPoint);
   const lazyFiles = new Map(lazyOutputs.map(([file, output]) => [output.entryPoint, nameOf(lazyNames, file)]));
   const page = await esbuild.build({
     ...options,
     entryPoints: { main: 'src/main.tsx', waiting: 'public/waiting.css' },
-    // Only the page bundles pusher-js; its defines would rewrite @sentry/browser's `global`.
-    define: { ...options.define, ...PUSHER_DEFINES },
-    plugins: [lazyImports(lazyFiles), pusherFromSource()],
+    plugins: [lazyImports(lazyFiles)],
   });
   const pageNames = await writeOutputs(page.outputFiles, minify);
-  const metafile = { outputs: { ...workers.metafile.outputs, ...lazy.metafile.outputs, ...page.metafile.outputs } };
+  const metafile = { outputs: { ...workers.metafile.outputs, ...lazy.metafile.outputs, ...realtime.metafile.outputs, ...page.metafile.outputs } };
   const outputs = Object.keys(metafile.outputs);
   // Every output is written straight into the folder, under the name writeOutputs gave it.
   const relative = (file) => nameOf(lazyNames, file) ?? nameOf(pageNames, file) ?? nameOf(workerNames, file);

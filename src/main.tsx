@@ -1,6 +1,3 @@
-// Import order is bundle order: pusher-js ahead of rxjs and the stream core compresses
-// ~0.25 KB gzipped better than behind them.
-import { createPusherClient } from './adapters/pusher-client';
 import { createQueue$ } from '@waiting-room/streams';
 import { afterFirstPaint } from './adapters/after-first-paint';
 import { startPage } from './start-page';
@@ -8,7 +5,8 @@ import { startPage } from './start-page';
 startPage(document.getElementById('waiting-room') ?? document.body, {
   window,
   fetch: (url, init) => fetch(url, init),
-  createPusher: createPusherClient,
+  // A separate chunk (pusher-js), fetched once the view has arrived: the position does not need it.
+  loadPusher: () => import('./adapters/pusher-client').then(({ createPusherClient }) => createPusherClient),
   createQueue$,
   // React and the view: files of their own, fetched while the connection opens.
   loadView: () => import('./view/mount').then(({ mountView }) => mountView),

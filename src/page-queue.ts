@@ -1,12 +1,26 @@
 import { NEVER, defer, finalize, from, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
-import { realtimeSources, type PusherLike, type QueueOptions, type QueueSources, type QueueStatus, type SourceErrorHandler } from '@waiting-room/streams';
+import {
+  pusherOptions,
+  realtimeSources,
+  type PusherLike,
+  type QueueOptions,
+  type QueueSources,
+  type QueueStatus,
+  type SourceErrorHandler,
+} from '@waiting-room/streams';
 import type { AltchaChallenge, PageConfig } from '@waiting-room/streams/contract';
 import { createQueueInfo } from './adapters/queue-info';
 import { createQueueRequest } from './adapters/queue-request';
 import type { FetchLike } from './adapters/http';
+import { laterRealtimeSources } from './adapters/later-realtime';
+import type { CreatePusherClient } from './adapters/pusher-client';
 
 export interface PageQueueDeps {
-  readonly createPusher: (config: PageConfig) => PusherLike;
+  /**
+   * Loads the realtime client (a file of its own), when the page is ready to open the connection:
+   * the position does not wait for it (see `queueInfoAtStart`).
+   */
+  readonly loadPusher: () => Promise<CreatePusherClient>;
   readonly fetch: FetchLike;
   readonly createQueue$: (sources: QueueSources, options: QueueOptions) => Observable<QueueStatus>;
   /** Solves the bot check's challenge (lazily loaded): the payload queue_request sends as `altcha`. */
@@ -22,7 +36,8 @@ const NO_SOURCES: QueueSources = { state$: NEVER, error$: NEVER, subscribed$: NE
 /**
  * The page's one status stream: the adapters feed the stream core, shared once and replaying
  * the latest status to late subscribers (the view mounts after the effects subscribed). The
- * realtime client is created on the first subscription and disconnected when the last ends.
+ * realtime client is created once loaded (`loadPusher`) if still subscribed, and disconnected
+ * when the last subscription ends.
  */
 export function createPageQueue$(config: PageConfig, hash: string, deps: PageQueueDeps): Observable<QueueStatus> {
   const { queue, userId, csrfToken, routes } = config;
@@ -40,18 +55,29 @@ export function createPageQueue$(config: PageConfig, hash: string, deps: PageQue
   return defer(() => {
     // Without a pending URI the core only leaves: no connection, no call.
     if (queue.uri === null) return deps.createQueue$(NO_SOURCES, options);
-    const pusher = deps.createPusher(config);
+    let pusher: PusherLike | undefined;
+    let stopped = false;
+    const realtime = deps.loadPusher().then((create) => {
+      if (stopped) return new Promise<never>(() => undefined);
+      pusher = create(config.realtime.key, pusherOptions(config));
+      return realtimeSources(pusher, config);
+    });
     // Sought at once, while the page connects; the promise keeps the solution for every
     // queue_request. A failure is reported when the core asks for it (`onSourceError`), not before.
     const solution = config.altcha && deps.solveAltcha(config.altcha);
     solution?.catch(() => undefined);
     const sources: QueueSources = {
       // With a pre-queue's opening (beyond the spec), on its channel, joined only by a page in one.
-      ...realtimeSources(pusher, config),
+      ...laterRealtimeSources(realtime, Boolean(config.event)),
       queueInfo: createQueueInfo(deps.fetch, routes.queue_info, queue.uuid),
       queueRequest: createQueueRequest(deps.fetch, routes.queue_request, { _token: csrfToken, user_id: userId, uuid: queue.uuid }),
       ...(solution && { altcha$: from(solution) }),
     };
-    return deps.createQueue$(sources, options).pipe(finalize(() => pusher.disconnect()));
+    return deps.createQueue$(sources, options).pipe(
+      finalize(() => {
+        stopped = true;
+        pusher?.disconnect();
+      }),
+    );
   }).pipe(shareReplay({ bufferSize: 1, refCount: true }));
 }

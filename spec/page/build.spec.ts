@@ -63,6 +63,7 @@ describe('build: the production bundle', () => {
 
   const mainFile = () => sizes.initialJs.files.find((file) => file.file.startsWith('main-'))!.file;
   const viewFile = () => sizes.initialJs.files.find((file) => file.file.startsWith('view-'))!.file;
+  const realtimeFile = () => sizes.allJs.files.find((file) => file.file.startsWith('realtime-'))!.file;
 
   it('should measure as initial exactly the files waiting.html loads or preloads (the view among them) and the files they import statically', () => {
     const html = read('waiting.html');
@@ -101,8 +102,16 @@ describe('build: the production bundle', () => {
   it('should keep React out of the start-up code, and rxjs and pusher-js out of the view', () => {
     const main = read(mainFile());
     const view = read(viewFile());
-    expect([main.includes(REACT), main.includes(RXJS), main.includes(PUSHER)]).toEqual([false, true, true]);
+    expect([main.includes(REACT), main.includes(RXJS)]).toEqual([false, true]);
     expect([view.includes(REACT), view.includes(RXJS), view.includes(PUSHER)]).toEqual([true, false, false]);
+  });
+
+  it('should keep pusher-js out of the JavaScript loaded before the position shows, in a lazy file without rxjs', () => {
+    const initial = sizes.initialJs.files.map((file) => file.file);
+    expect(initial.filter((file) => read(file).includes(PUSHER))).toEqual([]);
+    expect(initial).not.toContain(realtimeFile());
+    const realtime = read(realtimeFile());
+    expect([realtime.includes(PUSHER), realtime.includes(RXJS), realtime.includes(REACT)]).toEqual([true, false, false]);
   });
 
   it.each([
@@ -173,8 +182,7 @@ describe('build: the production bundle', () => {
   });
 
   it('should bundle pusher-js from its TypeScript sources, never its CommonJS entry or prebuilt file', () => {
-    const main = sizes.initialJs.files.find((file) => file.file.startsWith('main-'))!.file;
-    const sources: string[] = JSON.parse(read(`${main}.map`)).sources;
+    const sources: string[] = JSON.parse(read(`${realtimeFile()}.map`)).sources;
     const pusher = sources.filter((source) => source.includes('node_modules/pusher-js/'));
     expect(pusher).toContainEqual(expect.stringMatching(/node_modules\/pusher-js\/src\/core\/pusher\.ts$/));
     expect(pusher).toContainEqual(expect.stringMatching(/node_modules\/pusher-js\/src\/runtimes\/web\/runtime\.ts$/));
@@ -182,12 +190,12 @@ describe('build: the production bundle', () => {
   });
 
   it("should leave out pusher-js's user sign-in, presence and private-encrypted channels, saying so if ever reached", () => {
-    const main = read(mainFile());
+    const realtime = read(realtimeFile());
     for (const feature of ['User sign-in and watchlists', 'Presence channels', 'Private-encrypted channels']) {
-      expect(main).toContain(`${feature} are not part of the waiting page's build of pusher-js`);
+      expect(realtime).toContain(`${feature} are not part of the waiting page's build of pusher-js`);
     }
     for (const marker of ['pusher:signin_success', 'pusher_internal:member_added', 'Unexpected format for encrypted event']) {
-      expect([marker, main.includes(marker)]).toEqual([marker, false]);
+      expect([marker, realtime.includes(marker)]).toEqual([marker, false]);
     }
   });
 

@@ -2,9 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { act } from '@testing-library/react';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
-import { createQueue$ } from '@waiting-room/streams';
+import { createQueue$, type PusherOptions } from '@waiting-room/streams';
 import { startPage, type PageDeps } from '../../src/start-page';
-import type { PageConfig } from '@waiting-room/streams/contract';
 import { FakePusher } from '../support/fake-pusher';
 import { createFakeFetch, settle, type FakeAnswer } from './fakes/fake-fetch';
 import { renderConfigElement, validConfig } from './fakes/config';
@@ -39,6 +38,8 @@ interface Options {
   readonly other?: (url: string) => FakeAnswer | undefined;
   /** Solves the bot check's challenge (by default never). */
   readonly solveAltcha?: PageDeps['solveAltcha'];
+  /** Loads the realtime client (by default the fake's, at once). */
+  readonly loadPusher?: PageDeps['loadPusher'];
 }
 
 /** The page as a browser would load it, with a fake realtime client, fetch and clock. */
@@ -53,6 +54,7 @@ async function load({
   windowExtras = {},
   other = () => undefined,
   solveAltcha = jest.fn(() => new Promise<string>(() => undefined)),
+  loadPusher,
 }: Options = {}) {
   document.documentElement.innerHTML = new DOMParser().parseFromString(TEMPLATE, 'text/html').documentElement.innerHTML;
   renderConfigElement(document, config);
@@ -67,7 +69,7 @@ async function load({
   };
   const scheduler = new VirtualTimeScheduler(VirtualAction, 0);
   const pushers: FakePusher[] = [];
-  const createPusher = jest.fn((_: PageConfig) => {
+  const createPusher = jest.fn((_key: string, _options: PusherOptions) => {
     const pusher = new FakePusher();
     pushers.push(pusher);
     return pusher;
@@ -91,7 +93,7 @@ async function load({
   const deps: PageDeps = {
     window: { document, location, history, navigator: { language }, ...windowExtras } as unknown as Window,
     fetch,
-    createPusher,
+    loadPusher: loadPusher ?? (async () => createPusher),
     createQueue$,
     scheduler,
     loadReporter,
@@ -493,20 +495,56 @@ describe('page: release', () => {
 });
 
 describe('page: start-up before the view (React, a file of its own)', () => {
-  it('should open the realtime connection and call queue_info before the view has loaded, then show the position once it has', async () => {
+  it('should call queue_info before the view has loaded, show the position once it has, and only then, painted, open the realtime connection', async () => {
     let arrive!: () => void;
-    page = await load({ view: () => new Promise<MountView>((resolve) => (arrive = () => resolve(mountView))) });
-    expect(page.createPusher).toHaveBeenCalledTimes(1);
-    await page.inAct(() => page!.pushers[0].enter('connected'));
+    page = await load({ holdPaint: true, view: () => new Promise<MountView>((resolve) => (arrive = () => resolve(mountView))) });
+    await page.advanceTo(1);
     expect(queueInfos()).toHaveLength(1);
     // The static loading block of the HTML stays meanwhile.
     expect(page.root().textContent).toContain('Finding your place in line…');
+    await page.paint();
+    expect(page.createPusher).not.toHaveBeenCalled();
     await act(async () => {
       arrive();
       await settle();
     });
     expect(page.root().textContent).toContain('Your position12');
+    expect(page.createPusher).not.toHaveBeenCalled();
+    await page.paint();
+    expect(page.createPusher).toHaveBeenCalledTimes(1);
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(queueInfos()).toHaveLength(2);
+  });
+
+  it('should open the realtime connection when the view fails to load, and still replay on release', async () => {
+    page = await load({ view: () => Promise.reject(new Error('Failed to fetch dynamically imported module')) });
+    expect(page.createPusher).toHaveBeenCalledTimes(1);
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
+    await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
+    expect(page.location.reload).toHaveBeenCalledTimes(1);
+  });
+
+  it('should open the realtime connection once the view has arrived when the first queue_info fails, and poll at connected', async () => {
+    page = await load({ queueInfo: () => ({ status: 503, body: {} }) });
+    await page.advanceTo(1);
     expect(queueInfos()).toHaveLength(1);
+    expect(page.root().textContent).toContain('Finding your place in line…');
+    expect(page.createPusher).toHaveBeenCalledTimes(1);
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(queueInfos()).toHaveLength(2);
+  });
+
+  it('should report the connection lost and leave 30 s after the realtime client failed to load', async () => {
+    page = await load({ loadPusher: () => Promise.reject(new Error('Failed to fetch dynamically imported module')) });
+    await page.advanceTo(1);
+    expect(page.root().textContent).toContain('Your position12');
+    await page.advanceTo(29_999);
+    expect(page.reports).toEqual([]);
+    await page.advanceTo(30_000);
+    expect(page.reports).toEqual(['Websoket KO - unavailable']);
+    await page.advanceTo(32_000);
+    expect(page.history.back).toHaveBeenCalledTimes(1);
   });
 
   it('should ask queue_info at once and show the position while the realtime connection still opens, then poll again at connected', async () => {
@@ -551,7 +589,7 @@ describe('page: what the position does not need, fetched once it shows', () => {
   it('should load the error-reporting SDK, the replay code and the controls only once the view shows the position, when the answer came first', async () => {
     let arrive!: () => void;
     page = await load({ holdPaint: true, view: () => new Promise<MountView>((resolve) => (arrive = () => resolve(mountView))) });
-    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.advanceTo(1);
     await page.paint();
     expect(page.root().textContent).toContain('Finding your place in line…');
     expect(page.loadReporter).not.toHaveBeenCalled();
@@ -582,7 +620,10 @@ describe('page: what the position does not need, fetched once it shows', () => {
 
   it('should replay a release that comes before the position shows, once, with one load', async () => {
     page = await load({ holdPaint: true, queueInfo: () => ({ status: 503, body: {} }) });
+    // The view has arrived: its paint opens the connection; the position never showed.
+    await page.paint();
     await page.inAct(() => page!.pushers[0].enter('connected'));
+    expect(page.loadReplay).not.toHaveBeenCalled();
     await page.inAct(() => page!.pushers[0].channels.get(CLIENT_CHANNEL)!.emit('RequestUnqueud', { uuid: UUID }));
     expect(page.location.reload).toHaveBeenCalledTimes(1);
     await page.paint();
@@ -593,6 +634,8 @@ describe('page: what the position does not need, fetched once it shows', () => {
   it('should load the replay code again on release when the prefetch failed, and replay', async () => {
     page = await load({ holdPaint: true });
     page.loadReplay.mockRejectedValueOnce(new Error('Failed to fetch dynamically imported module'));
+    await page.advanceTo(1);
+    await page.paint();
     await page.inAct(() => page!.pushers[0].enter('connected'));
     await page.paint();
     expect(page.loadReplay).toHaveBeenCalledTimes(1);
@@ -688,10 +731,12 @@ describe('page: the visitor picks another language (beyond the specification)', 
 
   it('should offer the languages once the page has painted, and switch in place: no reload, the same connection and place', async () => {
     page = await load({ config: validConfig({ language: languageOf('en') }), holdPaint: true, other: switching('ar') });
-    await page.inAct(() => page!.pushers[0].enter('connected'));
-    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
     expect(document.querySelector('select')).toBeNull();
     expect(page.loadControls).not.toHaveBeenCalled();
+    await page.advanceTo(1);
+    await page.paint();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
     await page.paint();
     const select = document.querySelector('select')!;
     expect(document.querySelector(`label[for="${select.id}"]`)!.textContent).toBe('Language');

@@ -1,8 +1,13 @@
 import Pusher from 'pusher-js';
-import { pusherOptions, type PusherLike } from '@waiting-room/streams';
-import type { PageConfig } from '@waiting-room/streams/contract';
+import type { PusherLike, PusherOptions } from '@waiting-room/streams';
 
-/** Opens the realtime connection for the page config (pusher-js connects at once). */
-export function createPusherClient(config: PageConfig): PusherLike {
-  return new Pusher(config.realtime.key, pusherOptions(config));
+/**
+ * Opens the realtime connection (pusher-js connects at once). A file of its own, loaded once the
+ * position shows: the options are made by the caller, so that this file bundles nothing the page
+ * bundles too.
+ */
+export function createPusherClient(key: string, options: PusherOptions): PusherLike {
+  return new Pusher(key, options);
 }
+
+export type CreatePusherClient = typeof createPusherClient;

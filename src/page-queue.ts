@@ -1,4 +1,4 @@
-import { NEVER, defer, finalize, from, shareReplay, type Observable, type SchedulerLike } from 'rxjs';
+import { NEVER, defer, finalize, from, shareReplay, tap, type Observable, type SchedulerLike } from 'rxjs';
 import {
   pusherOptions,
   realtimeSources,
@@ -26,6 +26,8 @@ export interface PageQueueDeps {
   /** Solves the bot check's challenge (lazily loaded): the payload queue_request sends as `altcha`. */
   readonly solveAltcha: (challenge: AltchaChallenge) => Promise<string>;
   readonly scheduler?: SchedulerLike;
+  /** Told when a queue_info call fails (the position cannot show from it). */
+  readonly onQueueInfoFailed?: () => void;
   /** Told when a realtime source fails (e.g. a refused private subscription); the status goes on. */
   readonly onSourceError?: SourceErrorHandler;
 }
@@ -66,10 +68,11 @@ export function createPageQueue$(config: PageConfig, hash: string, deps: PageQue
     // queue_request. A failure is reported when the core asks for it (`onSourceError`), not before.
     const solution = config.altcha && deps.solveAltcha(config.altcha);
     solution?.catch(() => undefined);
+    const queueInfo = createQueueInfo(deps.fetch, routes.queue_info, queue.uuid);
     const sources: QueueSources = {
       // With a pre-queue's opening (beyond the spec), on its channel, joined only by a page in one.
       ...laterRealtimeSources(realtime, Boolean(config.event)),
-      queueInfo: createQueueInfo(deps.fetch, routes.queue_info, queue.uuid),
+      queueInfo: () => queueInfo().pipe(tap({ error: deps.onQueueInfoFailed })),
       queueRequest: createQueueRequest(deps.fetch, routes.queue_request, { _token: csrfToken, user_id: userId, uuid: queue.uuid }),
       ...(solution && { altcha$: from(solution) }),
     };

@@ -38,8 +38,8 @@ export interface PageDeps extends PageQueueDeps {
 /**
  * Starts the waiting page in `root`: cleans the address bar, reads the config, then either shows
  * the config problem (and reports it) or subscribes the effects to the shared status stream —
- * which starts the first queue_info call at once, and opens the realtime connection once the view
- * has arrived — and renders the stream once the view has loaded. What the position does not need (the reporting
+ * which starts the first queue_info call at once, and opens the realtime connection once the
+ * position shows — and renders the stream once the view has loaded. What the position does not need (the reporting
  * SDK, the replay code, the controls) is fetched once the status has left loading, the view shows
  * it and the page has painted it. Returns the function that stops everything.
  */
@@ -84,15 +84,19 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   }
   const { config } = result;
   result.warnings.forEach((warning) => console.warn('[waiting-room]', warning));
-  // The realtime client is loaded once the view has arrived (or failed to) and the page has
-  // painted: until then it would share the link with the view, and the main thread with its first
-  // render, while the position needs neither the connection nor its code (the first queue_info goes
-  // out at once). With a bot check the first status waits for the connection: loaded at once.
-  let viewSettled: () => void = () => undefined;
-  const connectWhen = config.altcha ? Promise.resolve() : new Promise<void>((resolve) => (viewSettled = () => deps.afterFirstPaint(resolve)));
+  // The realtime client is loaded once the position shows and the page has painted it, or once it
+  // cannot show yet (the view or the first queue_info failed): before, it would share the link
+  // with the view, and the main thread with its first render, while the position needs neither
+  // the connection nor its code (the first queue_info goes out at once). With a bot check the first
+  // status waits for the connection: loaded at once.
+  let connect: () => void = () => undefined;
+  const connectWhen = config.altcha ? Promise.resolve() : new Promise<void>((resolve) => (connect = resolve));
+  const connectAfterPaint = () => deps.afterFirstPaint(connect);
+  afterStartUp(connect);
   const queue$ = createPageQueue$(config, hash, {
     ...deps,
     loadPusher: () => connectWhen.then(deps.loadPusher),
+    onQueueInfoFailed: connectAfterPaint,
     onSourceError: (source, error) => report(`Waiting room source ${source} failed: ${describeError(error)}`),
   });
   const loadReplay = loadOnce(deps.loadReplay);
@@ -124,11 +128,12 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   // Without the view the page keeps its static loading block, and still replays on release.
   // While the bot check runs, the loading block says so.
   const shown = config.altcha ? texts.then(checkingTexts) : texts;
-  const viewLoad = deps.loadView();
-  viewLoad.then(viewSettled, viewSettled);
-  Promise.all([viewLoad, shown]).then(
+  Promise.all([deps.loadView(), shown]).then(
     ([mount, loaded]) => stopped || show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent, positionShown),
-    (error) => report(`Waiting room view could not load: ${describeError(error)}`),
+    (error) => {
+      report(`Waiting room view could not load: ${describeError(error)}`);
+      connectAfterPaint();
+    },
   );
   return () => {
     stopView();

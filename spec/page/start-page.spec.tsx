@@ -107,11 +107,6 @@ async function load({
     solveAltcha,
     afterFirstPaint: (run) => (holdPaint ? afterPaint.push(run) : run()),
   };
-  let stop: () => void = () => undefined;
-  await act(async () => {
-    stop = startPage(document.getElementById('waiting-room')!, deps);
-    await settle();
-  });
   /** Runs what is due on the clock up to `ms`, letting fetch answers arrive, until nothing more is due. */
   const runUntil = async (ms: number) => {
     for (let round = 0; round < 5; round++) {
@@ -121,6 +116,13 @@ async function load({
       await settle(10);
     }
   };
+  let stop: () => void = () => undefined;
+  await act(async () => {
+    stop = startPage(document.getElementById('waiting-room')!, deps);
+    await settle();
+    // What is due at once: the first queue_info; its answer shows the position, which opens the connection.
+    await runUntil(0);
+  });
   /** Moves the clock to `ms` after the start. */
   const advanceTo = (ms: number) => act(() => runUntil(ms));
   /** Does something to the fakes, then runs what it made due now. */
@@ -169,6 +171,8 @@ afterEach(() => {
   jest.restoreAllMocks();
 });
 
+/** A failed queue_info call: the position cannot show from it. */
+const FAILED: FakeAnswer = { status: 503, body: {} };
 const queueRequests = () => page!.calls.filter((call) => call.url === '/queue/request');
 const queueInfos = () => page!.calls.filter((call) => call.url.startsWith('/queue/info/'));
 
@@ -179,8 +183,10 @@ describe('page: start-up', () => {
   });
 
   it('should show the loading block until the first successful queue_info answer, then the waiting block', async () => {
-    page = await load();
+    let answer: FakeAnswer = FAILED;
+    page = await load({ queueInfo: () => answer });
     expect(page.root().textContent).toContain('Finding your place in line…');
+    answer = { body: { position: 12, estimated: 4 } };
     await page.inAct(() => page!.pushers[0].enter('connected'));
     expect(page.root().textContent).toContain('Your position12');
     expect(page.root().textContent).toContain('Estimated wait: about 4 minutes');
@@ -215,15 +221,17 @@ describe('page: start-up', () => {
   });
 
   it("should show the page in the config's language, whatever the browser's", async () => {
-    page = await load({ config: validConfig({ language: languageOf('fr') }), language: 'en-US' });
+    let answer: FakeAnswer = FAILED;
+    page = await load({ config: validConfig({ language: languageOf('fr') }), language: 'en-US', queueInfo: () => answer });
     expect(page.root().textContent).toContain('Recherche de votre place dans la file…');
+    answer = { body: { position: 12, estimated: 4 } };
     await page.inAct(() => page!.pushers[0].enter('connected'));
     expect(document.title).toBe("n° 12 · Salle d'attente");
     expect(page.loadEnglish).not.toHaveBeenCalled();
   });
 
   it('should show the page in English, loaded from a file of its own, for a server that sent no language', async () => {
-    page = await load({ language: 'fr-FR' });
+    page = await load({ language: 'fr-FR', queueInfo: () => FAILED });
     expect(page.loadEnglish).toHaveBeenCalledTimes(1);
     expect(page.root().textContent).toContain('Finding your place in line…');
   });
@@ -283,7 +291,7 @@ describe('page: the bot check (an extension)', () => {
   });
 
   it('should solve nothing and say nothing of a check without a challenge', async () => {
-    page = await load();
+    page = await load({ queueInfo: () => FAILED });
     expect(page.solveAltcha).not.toHaveBeenCalled();
     expect(page.root().textContent).toContain('Finding your place in line…');
   });
@@ -525,7 +533,7 @@ describe('page: start-up before the view (React, a file of its own)', () => {
     expect(page.location.reload).toHaveBeenCalledTimes(1);
   });
 
-  it('should open the realtime connection once the view has arrived when the first queue_info fails, and poll at connected', async () => {
+  it('should open the realtime connection when the first queue_info fails, and poll at connected', async () => {
     page = await load({ queueInfo: () => ({ status: 503, body: {} }) });
     await page.advanceTo(1);
     expect(queueInfos()).toHaveLength(1);
@@ -576,9 +584,11 @@ describe('page: start-up before the view (React, a file of its own)', () => {
 
 describe('page: what the position does not need, fetched once it shows', () => {
   it('should load the error-reporting SDK once the position shows and the page has painted it', async () => {
-    page = await load({ holdPaint: true });
+    let answer: FakeAnswer = FAILED;
+    page = await load({ holdPaint: true, queueInfo: () => answer });
     await page.paint();
     expect(page.loadReporter).not.toHaveBeenCalled();
+    answer = { body: { position: 12, estimated: 4 } };
     await page.inAct(() => page!.pushers[0].enter('connected'));
     expect(page.root().textContent).toContain('Your position12');
     expect(page.loadReporter).not.toHaveBeenCalled();
@@ -607,8 +617,10 @@ describe('page: what the position does not need, fetched once it shows', () => {
   });
 
   it('should fetch the replay code once the position shows and the page has painted it, before any release', async () => {
-    page = await load({ holdPaint: true });
+    let answer: FakeAnswer = FAILED;
+    page = await load({ holdPaint: true, queueInfo: () => answer });
     await page.paint();
+    answer = { body: { position: 12, estimated: 4 } };
     await page.inAct(() => page!.pushers[0].enter('connected'));
     expect(page.loadReplay).not.toHaveBeenCalled();
     await page.paint();
@@ -877,10 +889,10 @@ describe("page: a scheduled event's pre-queue (beyond the specification)", () =>
   it('should show the pre-queue instead of a position, and at the opening ask for the position once, then show it with the way to verify the draw', async () => {
     let answer: FakeAnswer = { body: { position: 40, estimated: 9, opensIn: 600_000 } };
     page = await load({ config: validConfig({ event: EVENT }), queueInfo: () => answer });
+    // The countdown's first tick, on the page's scheduler: the pre-queue shows, the connection opens.
+    await page.advanceTo(1);
     await page.inAct(() => page!.pushers[0].enter('connected'));
     await page.inAct(() => page!.pushers[0].confirm(CLIENT_CHANNEL));
-    // The countdown's first tick, on the page's scheduler.
-    await page.advanceTo(1);
     expect(page.root().textContent).toContain('You are in');
     expect(page.root().textContent).toContain('Spring drop');
     expect(page.root().textContent).not.toContain('Your position');

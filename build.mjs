@@ -196,7 +196,7 @@ const PUSHER_DEFINES = {
 
 /**
  * pusher-js features the page never uses, each a module that pusher-js builds in whatever the
- * page does (~2 KB gzipped before the position shows): user sign-in (`pusher.user`, built in the
+ * page does (~2 KB gzipped): user sign-in (`pusher.user`, built in the
  * constructor), presence channels and private-encrypted channels (also the only users of the
  * @stablelib modules, development dependencies of pusher-js that are not installed). Each is
  * replaced by a stub that says so if ever reached: the page signs no user in and subscribes to
@@ -213,7 +213,7 @@ export const PUSHER_STUBS = {
  * An esbuild plugin that bundles pusher-js from its TypeScript sources, resolved the way its own
  * web build resolves them, instead of its prebuilt UMD file: as ES modules in the page's scope,
  * esbuild and terser shorten and share far more than they can inside one opaque CommonJS module
- * (~1 KB gzipped less before the position shows), and the features in PUSHER_STUBS are left out.
+ * (~1 KB gzipped less), and the features in PUSHER_STUBS are left out.
  * Each source is compiled as pusher-js's tsconfig.json compiles it (target ES6, so class fields
  * are assigned, not defined); esbuild does not read a tsconfig.json inside node_modules.
  */
@@ -289,8 +289,7 @@ const WORKERS = {
 /**
  * The view: React and the components that render the status. Built apart like the lazy modules
  * (it is handed the status stream and its texts, and imports no rxjs), so that the start-up code
- * (`main`) stays small and runs first: it asks for the first queue_info and opens the realtime
- * connection without waiting for React. The HTML preloads it beside the start-up code. The
+ * (`main`) stays small and runs first: it asks for the first queue_info without waiting for React. The HTML preloads it beside the start-up code. The
  * position needs it, so it counts as JavaScript loaded before the position shows.
  */
 const VIEW_MODULE = { view: 'src/view/mount.tsx' };

@@ -39,9 +39,9 @@ export interface PageDeps extends PageQueueDeps {
  * Starts the waiting page in `root`: cleans the address bar, reads the config, then either shows
  * the config problem (and reports it) or subscribes the effects to the shared status stream —
  * which starts the first queue_info call at once, and opens the realtime connection once the
- * position shows — and renders the stream once the view has loaded. What the position does not need (the reporting
- * SDK, the replay code, the controls) is fetched once the status has left loading, the view shows
- * it and the page has painted it. Returns the function that stops everything.
+ * position shows — and renders the stream once the view has loaded. What the position does not
+ * need (the realtime client, the reporting SDK, the replay code, the controls) is fetched once
+ * the status has left loading, the view shows it and the page has painted it. Returns the function that stops everything.
  */
 export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const { window: win } = deps;

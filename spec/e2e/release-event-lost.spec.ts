@@ -12,6 +12,11 @@ describe('a visitor whose release event is lost', () => {
     await server.fill(ACTIVE_LIMIT);
     const visitor = await room.visit();
     const { page } = visitor;
+    const queueRequests: string[] = [];
+    // Answered, that is (its body is never read: the page drops it once the answer comes).
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/queue/request') queueRequests.push(response.url());
+    });
     // Opened in place of the blank tab (location.replace): no page to go back to, as in a new tab
     // opened on the link, so the leave ends at the root.
     await Promise.all([page.waitForURL(server.at('/checkout?item=42')), page.evaluate((url) => window.location.replace(url), server.at('/checkout?item=42'))]);
@@ -19,6 +24,14 @@ describe('a visitor whose release event is lost', () => {
     await page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
     await expect(visitor.position()).resolves.toBe(1);
 
+    // Subscribed first: a release before the subscription is announced again at queue_request (the
+    // page connects once its position shows), and this is the case of an event lost after it.
+    await eventually(
+      'the queue_request sent once subscribed',
+      async () => queueRequests.length,
+      (count) => count > 0,
+      15_000,
+    );
     // Released without the event: only queue_info (the anonymous 5 s poll) can tell the page.
     const [uuid] = await server.release(1, { silent: true });
     expect(uuid).toMatch(/^[0-9a-f-]{36}$/);

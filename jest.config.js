@@ -1,9 +1,10 @@
 /**
  * Dependencies published as ES modules only, which Jest 29's CommonJS runtime cannot require
  * (Node itself can): compiled to CommonJS for the tests. content-disposition comes with
- * @fastify/static; github-slugger writes anchors as GitHub does, for the docs' link check.
+ * @fastify/static; github-slugger writes anchors as GitHub does, for the docs' link check; jose signs and checks
+ * the connector's pass.
  */
-const ESM_ONLY = ['content-disposition', 'github-slugger'];
+const ESM_ONLY = ['content-disposition', 'github-slugger', 'jose'];
 
 /** One project per part, so each runs in the environment it ships to. */
 const ts = {
@@ -17,6 +18,8 @@ const ts = {
 const moduleNameMapper = {
   '^@waiting-room/streams$': '<rootDir>/streams/index.ts',
   '^@waiting-room/streams/contract$': '<rootDir>/streams/contract/index.ts',
+  '^@waiting-room/connector$': '<rootDir>/connector/index.ts',
+  '^@waiting-room/connector/(.*)$': '<rootDir>/connector/$1.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 const project = (name, testEnvironment, extra = {}) => ({
@@ -39,5 +42,6 @@ module.exports = {
     project('elements', 'jsdom'),
     project('e2e', 'node', { globalSetup: '<rootDir>/spec/e2e/global-setup.ts' }),
     project('docs', 'node'),
+    project('connector', 'node'),
   ],
 };

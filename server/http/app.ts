@@ -10,7 +10,8 @@ import type { Languages } from './languages';
 import type { AppCredentials } from '../realtime/signature';
 import type { Fanout } from '../realtime/fanout';
 import { eventsApiRoutes } from './routes/pusher-events-api';
-import { createGate } from './gateway/gate';
+import { createGate, createRoomGate } from './gateway/gate';
+import { connectorRoutes } from './routes/connector';
 import { HeldBodyTally } from './gateway/held-body';
 import { isOriginAnswer, registerOrigin } from './gateway/origin';
 import { installSecurityHeaders, pagePolicy } from './security-headers';
@@ -122,6 +123,13 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
     own.register(metricsRoutes, { metrics, access });
     own.register(sinkRoutes, { errors: parts.errors, limits: config.sink, received: (count) => metrics.pageErrorsReceived(count) });
     own.register(assetRoutes, { dir: config.assetsDir, publicSourceMaps: config.publicSourceMaps });
+    own.register(connectorRoutes, {
+      config,
+      rooms,
+      clock,
+      gate: createRoomGate({ config, rooms, clock, page: parts.page, heldBodies, challenges, port: parts.port }),
+      revoked: (room) => metrics.revoked(room),
+    });
     own.register(drawRoutes, { rooms, verifyPage: path.join(config.assetsDir, 'verify.html') });
     if (config.pusher.embedded) {
       own.register(async (scope) => eventsApiRoutes(scope, { app: pusherApp, fanout: parts.fanout }));

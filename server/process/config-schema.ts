@@ -48,6 +48,10 @@ export const SECTIONS = {
     intro:
       'How many are let in, and how fast; [adaptive-admission.md](adaptive-admission.md) says how adaptive admission finds the rate and how to choose its target.',
   },
+  connector: {
+    title: 'Connectors and the pass',
+    intro: "For a site that checks the waiting room's signed pass itself, in its own framework: [adopt.md](adopt.md) says how.",
+  },
   secrets: { title: 'Access and secrets', intro: 'Every instance on Redis must have the same `SESSION_SECRET`, `PUSHER_SECRET` and `ADMIN_TOKEN`.' },
   store: { title: 'Where the line is kept' },
   realtime: { title: 'Realtime', intro: "The embedded Pusher-protocol server answers on the gateway's own port unless an outside one is set." },
@@ -118,7 +122,7 @@ const PROPERTIES = {
     accepts: 'a JSON array of rooms',
     unset: 'one room, `default`, of `PROTECT`',
     description:
-      "Several lines instead of `PROTECT`, each `{name, protect}` with optionally its own `activeLimit`, `releasePerMinute`, `admission`, `originLatencyTargetMs`, `botChallenge`, `locale` (the language its pages speak whatever the browser asks; a visitor may still pick another) and `events`; a visitor's place is per room ([gateway.md](gateway.md#rooms)).",
+      "Several lines instead of `PROTECT`, each `{name, protect}` with optionally its own `activeLimit`, `connectorOrigins`, `releasePerMinute`, `admission`, `originLatencyTargetMs`, `botChallenge`, `locale` (the language its pages speak whatever the browser asks; a visitor may still pick another) and `events`; a visitor's place is per room ([gateway.md](gateway.md#rooms)).",
   },
   ROOMS_FILE: {
     type: 'string',
@@ -173,6 +177,23 @@ const PROPERTIES = {
     hint: 'e.g. openssl rand -base64 32',
     unset: 'none accepted',
     description: 'Key of the signed bypass header `Waiting-Room-Bypass` for monitors ([gateway.md](gateway.md#bypass)).',
+  },
+  PASS_SECRET: {
+    type: 'string',
+    section: 'connector',
+    minLength: 32,
+    hint: 'e.g. openssl rand -base64 32',
+    unset: 'no pass is given',
+    description:
+      'The secret the signed pass is signed with, shared with the site ([pass.md](pass.md)): the connectors check it, and in gateway mode the origin gets it as `Waiting-Room-Pass`.',
+  },
+  CONNECTOR_ORIGINS: {
+    type: 'string',
+    section: 'connector',
+    accepts: 'comma-separated origins, `https://host[:port]`',
+    unset: 'none: the default room takes no connector',
+    description:
+      'The sites whose connectors may send visitors to the default room (`/queue/enter/default`) and get them back with a pass; a room of `ROOMS` lists its own as `connectorOrigins`. Needs `PASS_SECRET`.',
   },
   UPSTREAM_TIMEOUT_MS: {
     type: 'integer',

@@ -46,6 +46,8 @@ export interface ServerConfig {
   readonly openingPollsPerSecond: number;
   /** Most events a room keeps, ended ones included (MAX_EVENTS_PER_ROOM): past it, creating one is refused. */
   readonly maxEventsPerRoom: number;
+  /** The key passes are signed with (PASS_SECRET); unset: none is given, and no connector is taken. */
+  readonly passSecret?: string;
   readonly sessionSeconds: number;
   readonly abandonSeconds: number;
   readonly adminToken: string;
@@ -124,6 +126,8 @@ export interface RoomConfig {
   readonly admission: AdmissionConfig;
   /** The status a held API client is answered with (QUEUEING_STATUS_CODE, or the room's `queueingStatusCode`). */
   readonly queueingStatusCode: QueueingStatusCode;
+  /** The sites (origins) whose connectors may send visitors here and get them back with a pass. */
+  readonly connectorOrigins: readonly string[];
 }
 
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];
@@ -283,6 +287,10 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     queueingStatusCode: Number(v.QUEUEING_STATUS_CODE) as QueueingStatusCode,
   };
   const rooms = roomsConfig(read, defaults, gateway.responseTimeoutMs);
+  const connected = rooms.find((room) => room.connectorOrigins.length > 0);
+  if (connected && v.PASS_SECRET === undefined) {
+    throw new ConfigError(`Room "${connected.name}" takes connectors (connectorOrigins): set PASS_SECRET, the secret its sites check the pass with.`);
+  }
   const events = eventsConfig(v, rooms, v.MAX_EVENTS_PER_ROOM);
   return {
     port: v.PORT,
@@ -292,6 +300,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     events,
     openingPollsPerSecond: v.OPENING_POLLS_PER_SECOND,
     maxEventsPerRoom: v.MAX_EVENTS_PER_ROOM,
+    ...(v.PASS_SECRET !== undefined && { passSecret: v.PASS_SECRET }),
     sessionSeconds: v.SESSION_SECONDS,
     abandonSeconds: v.ABANDON_SECONDS,
     adminToken: v.ADMIN_TOKEN ?? randomBytes(18).toString('base64url'),
@@ -407,6 +416,7 @@ const ROOM_FIELDS = new Set([
   'events',
   'botChallenge',
   'queueingStatusCode',
+  'connectorOrigins',
 ]);
 
 /** A room as read from ROOMS, with the events it declares (taken out into `ServerConfig.events`). */
@@ -431,10 +441,20 @@ function roomsConfig(
 ): RoomWithEvents[] {
   const given = jsonSetting('ROOMS', v.ROOMS, v.ROOMS_FILE, '[{"name": "tickets", "protect": ["/tickets"]}, …]');
   if (given === undefined) {
-    return [{ name: 'default', protect: prefixes('PROTECT', v.PROTECT, true), ...defaults }];
+    return [
+      {
+        name: 'default',
+        protect: prefixes('PROTECT', v.PROTECT, true),
+        ...defaults,
+        connectorOrigins: connectorOrigins('CONNECTOR_ORIGINS', v.CONNECTOR_ORIGINS),
+      },
+    ];
   }
   if (set.has('PROTECT')) {
     throw new ConfigError('With ROOMS or ROOMS_FILE, each room lists its own prefixes: unset PROTECT.');
+  }
+  if (set.has('CONNECTOR_ORIGINS')) {
+    throw new ConfigError('With ROOMS or ROOMS_FILE, each room lists its own connectorOrigins: unset CONNECTOR_ORIGINS.');
   }
   const { source, value } = given;
   if (!Array.isArray(value) || value.length === 0) throw new ConfigError(`${source} must be a non-empty JSON array of rooms.`);
@@ -451,10 +471,17 @@ function roomsConfig(
     }
     if (names.has(room.name)) throw new ConfigError(`${at}: the room name "${room.name}" is used twice.`);
     names.add(room.name);
-    if (!Array.isArray(room.protect) || room.protect.length === 0 || !room.protect.every((p) => typeof p === 'string')) {
-      throw new ConfigError(`${at}.protect must be a non-empty array of path prefixes.`);
+    const givenOrigins = room.connectorOrigins ?? [];
+    if (!Array.isArray(givenOrigins) || !givenOrigins.every((origin) => typeof origin === 'string')) {
+      throw new ConfigError(`${at}.connectorOrigins must be an array of origins (https://host[:port]).`);
     }
-    const protect = prefixes('PROTECT', room.protect.join(','), false);
+    const origins = connectorOrigins(`${at}.connectorOrigins`, givenOrigins.join(','));
+    // A room only connectors send visitors to needs no prefix of the gateway's.
+    const protectOptional = origins.length > 0 && (room.protect === undefined || (Array.isArray(room.protect) && room.protect.length === 0));
+    if (!protectOptional && (!Array.isArray(room.protect) || room.protect.length === 0 || !room.protect.every((p) => typeof p === 'string'))) {
+      throw new ConfigError(`${at}.protect must be a non-empty array of path prefixes (or, for a room only connectors use, left out).`);
+    }
+    const protect = protectOptional ? [] : prefixes('PROTECT', (room.protect as string[]).join(','), false);
     for (const prefix of protect) {
       const key = prefix.toLowerCase().replace(/\/+$/, '') || '/';
       const owner = owners.get(key);
@@ -495,7 +522,32 @@ function roomsConfig(
       ...(room.events !== undefined && { events: room.events }),
       botChallenge: botChallenge as BotChallengeMode,
       queueingStatusCode: queueingStatusCode as QueueingStatusCode,
+      connectorOrigins: origins,
     };
+  });
+}
+
+/**
+ * The origins in a comma-separated `list` (CONNECTOR_ORIGINS, a room's `connectorOrigins`): each
+ * an http(s) scheme, host and optional port, nothing more, since a visitor is sent back to any
+ * address under one of them.
+ */
+function connectorOrigins(setting: string, list: string | undefined): string[] {
+  const given = (list ?? '')
+    .split(',')
+    .map((one) => one.trim())
+    .filter((one) => one !== '');
+  return given.map((one) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(one);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== one.replace(/\/$/, '').toLowerCase()) {
+      throw new ConfigError(`${setting}: "${one}" is not an origin: give a scheme, a host and optionally a port, e.g. https://shop.example.`);
+    }
+    return url.origin;
   });
 }
 

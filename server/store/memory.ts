@@ -157,6 +157,11 @@ export class MemoryStore implements QueueStore {
     return true;
   }
 
+  async admittedUntil(sessionId: string, now: number): Promise<number | undefined> {
+    const until = this.admitted.get(sessionId);
+    return until !== undefined && until > now ? until : undefined;
+  }
+
   async revoke(sessionId: string, now: number): Promise<boolean> {
     this.expireAdmissions(now);
     return this.admitted.delete(sessionId);

@@ -208,6 +208,8 @@ export interface QueueStore extends EventStore {
    * than `activeLimit` sessions are active. False means the request must be held.
    */
   admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean>;
+  /** When the session's admission ends (ms), or undefined when it is not admitted at `now`: the end of the pass it is given. */
+  admittedUntil(sessionId: string, now: number): Promise<number | undefined>;
 
   /**
    * Ends the session's admission now (the origin's `revoke`: a finished checkout), freeing its

@@ -43,6 +43,16 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect(await store.admit('c', t0 + policy.sessionMs, policy)).toBe(true);
       });
 
+      it('should say until when a session is admitted, and nothing once its admission ended or was revoked', async () => {
+        await store.admit('a', t0, policy);
+        expect(await store.admittedUntil('a', t0 + 1)).toBe(t0 + policy.sessionMs);
+        expect(await store.admittedUntil('a', t0 + policy.sessionMs)).toBeUndefined();
+        expect(await store.admittedUntil('never-admitted', t0)).toBeUndefined();
+        await store.admit('b', t0, policy);
+        await store.revoke('b', t0 + 1);
+        expect(await store.admittedUntil('b', t0 + 1)).toBeUndefined();
+      });
+
       it("should free a session's slot at once when it is revoked, and say whether it was admitted", async () => {
         await store.admit('a', t0, policy);
         await store.admit('b', t0, policy);

@@ -12,7 +12,9 @@ import { pageConfigFor } from '../page-config';
 import { queueInfoPreload, type WaitingPage } from '../page';
 import { replayFormUuid, takeReplay } from '../replay';
 import { readSession, startSession, unsavedSession, type Session } from '../session';
-import type { Rooms } from '../../domain/rooms';
+import type { Room, Rooms } from '../../domain/rooms';
+import { PassIssuer } from '../pass';
+import { setPass } from './pass-header';
 import type { HeldRequest, HoldOptions } from '../../store/types';
 import { watchOrigin } from '../admission-watch';
 import { addressKey } from '../../domain/bot-check/address';
@@ -22,6 +24,9 @@ import { isCrossSite, mayLackSession } from './cross-site';
 import { heldBody, readBody, type HeldBodyTally } from './held-body';
 import type { Origin } from './origin';
 import { pagePolicy } from '../security-headers';
+
+/** A session as the gate sees it: `unsaved` when it lives for this request only. */
+export type GateSession = Session & { readonly unsaved?: true };
 
 export interface GateOptions {
   readonly config: ServerConfig;
@@ -50,7 +55,8 @@ const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 export function createGate(options: GateOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   const { config, rooms, clock, origin } = options;
   const bypasses = config.gateway.bypass.length > 0 ? protectionTest(config.gateway.bypass) : () => false;
-  const policy = pagePolicy(options.page.styles, options.page.scripts);
+  const holdOrAdmit = createRoomGate(options);
+  const passes = config.passSecret === undefined ? undefined : new PassIssuer(config.passSecret);
 
   return async (request, reply) => {
     const { path } = requestTarget(request);
@@ -82,11 +88,35 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
         return origin.replay(request, reply, held);
       }
     }
+    return holdOrAdmit(request, reply, room, session, bytes, async () => {
+      watchOrigin(request, admission.signals);
+      // The origin may check who let the visitor in, without asking the waiting room.
+      if (passes) setPass(request, await passes.issue(room, session.id, session.id, clock.now()));
+    });
+  };
+}
+
+/** What a room's gate does with a visitor once admitted: the request goes on after it. */
+export type OnAdmitted = () => Promise<void> | void;
+
+/**
+ * A room's gate for one request: lets the session through (calling `admitted`, then answering
+ * nothing) when a scheduled event passes everyone or it is admitted or can be; otherwise takes or
+ * keeps its place and answers with the waiting page, or for API clients a held answer.
+ */
+export function createRoomGate(
+  options: Omit<GateOptions, 'origin'>,
+): (request: FastifyRequest, reply: FastifyReply, room: Room, session: GateSession, bytes: Buffer | undefined, admitted: OnAdmitted) => Promise<unknown> {
+  const { config, clock } = options;
+  const policy = pagePolicy(options.page.styles, options.page.scripts);
+
+  return async (request, reply, room, session, bytes, onAdmitted) => {
+    const { store } = room;
     const now = clock.now();
     // A scheduled event may hold everyone (its pre-queue), let everyone through, or close the sale.
     const scheduled = await room.events.admission(now);
-    const admitted = () => {
-      watchOrigin(request, admission.signals);
+    const admitted = async () => {
+      await onAdmitted();
       return undefined;
     };
     if (scheduled === 'pass') return admitted();
@@ -144,7 +174,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
  * The request's session; or a new one, its cookie set, unless the browser may have kept the
  * visitor's cookie from this request (another site sent it): then one for this request only.
  */
-function sessionFor(request: FastifyRequest, reply: FastifyReply): Session & { readonly unsaved?: true } {
+export function sessionFor(request: FastifyRequest, reply: FastifyReply): GateSession {
   const session = readSession(request);
   if (session) return session;
   return mayLackSession(request) ? { ...unsavedSession(), unsaved: true } : startSession(request, reply, { userId: 0 });

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from '../session';
+import { PASS_HEADER, passOf } from './pass-header';
 
 /**
  * Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, not the message, so a
@@ -74,8 +75,8 @@ export const CLIENT_CLAIMS = [
 /** The header a monitor shows its signed bypass in (`bypass.ts`); the origin never sees it. */
 export const BYPASS_HEADER = 'waiting-room-bypass';
 
-/** What the origin never gets from the visitor behind TRUST_PROXY: hop-by-hop, rewritten, routing and bypass headers. */
-const NOT_FORWARDED_TRUSTED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...REWRITTEN, ...ROUTING_OVERRIDES, BYPASS_HEADER]);
+/** What the origin never gets from the visitor behind TRUST_PROXY: hop-by-hop, rewritten, routing, bypass and pass headers. */
+const NOT_FORWARDED_TRUSTED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...REWRITTEN, ...ROUTING_OVERRIDES, BYPASS_HEADER, PASS_HEADER]);
 /** What the origin never gets from a visitor who reached this gateway directly: also the claims. */
 const NOT_FORWARDED: ReadonlySet<string> = new Set([...NOT_FORWARDED_TRUSTED, ...CLIENT_CLAIMS]);
 
@@ -129,7 +130,7 @@ export interface ForwardOptions {
 
 /**
  * The headers the origin gets for `request`: the visitor's, less the hop-by-hop ones, our
- * cookie, the bypass proof and the routing overrides, with `X-Forwarded-For`/`-Proto`/`-Host`
+ * cookie, the bypass proof, any pass of theirs and the routing overrides, with `X-Forwarded-For`/`-Proto`/`-Host`
  * saying who asked and how. With TRUST_PROXY the proxy in front of us is believed: its chain is
  * extended and its other forwarding headers pass; otherwise a client's own (`CLIENT_CLAIMS`) are
  * dropped, since anyone can write them.
@@ -148,6 +149,8 @@ export function originRequestHeaders(request: FastifyRequest, headers: IncomingH
   if (cookie === undefined) delete out.cookie;
   else out.cookie = cookie;
   if (options.contentType !== undefined) out['content-type'] = options.contentType;
+  const pass = passOf(request);
+  if (pass !== undefined) out[PASS_HEADER] = pass;
   return out;
 }
 

@@ -144,6 +144,11 @@ export class RedisStore implements QueueStore {
     return admitted === 1;
   }
 
+  async admittedUntil(sessionId: string, now: number): Promise<number | undefined> {
+    const until = await this.client.zscore(this.keys[SCRIPT_KEYS.indexOf('admitted')], sessionId);
+    return until !== null && Number(until) > now ? Number(until) : undefined;
+  }
+
   async revoke(sessionId: string, now: number): Promise<boolean> {
     return (await this.run('waitingRoomRevoke', [sessionId, now])) === 1;
   }

@@ -1,0 +1,73 @@
+import { createConnector, type ConnectorAnswer, type ConnectorOptions, type ConnectorRequest } from './connector.js';
+import type { Pass } from './pass.js';
+
+/** What the middleware reads of Express's request (4 and 5). */
+interface ExpressRequest {
+  readonly method: string;
+  readonly protocol: string;
+  readonly originalUrl: string;
+  get(name: string): string | undefined;
+  waitingRoom?: Admission;
+}
+
+/** What it uses of Express's response. */
+interface ExpressResponse {
+  status(code: number): ExpressResponse;
+  setHeader(name: string, value: string | readonly string[]): unknown;
+  getHeader(name: string): unknown;
+  end(body?: string): unknown;
+}
+
+/** What an admitted request carries, as `request.waitingRoom`. */
+export interface Admission {
+  readonly pass: Pass;
+  /** Ends the visitor's admission (a finished checkout): the next in line goes in at once. */
+  revoke(): Promise<boolean>;
+}
+
+/**
+ * Express middleware: a protected request without a valid pass goes to the waiting room
+ * (browsers, by a redirect) or gets a held answer (API clients); an admitted one goes on with
+ * `request.waitingRoom`. `app.use(waitingRoom({ waitingRoom, room, secret, protect }))`.
+ */
+export function waitingRoom(options: ConnectorOptions): (request: ExpressRequest, response: ExpressResponse, next: (error?: unknown) => void) => void {
+  const connector = createConnector(options);
+  return (request, response, next) => {
+    const asked = fromExpress(request);
+    connector.decide(asked).then((decision) => {
+      if (decision.kind === 'answer') return send(response, decision.answer);
+      if (decision.kind === 'admitted') {
+        request.waitingRoom = {
+          pass: decision.pass,
+          revoke: async () => {
+            const { revoked, cookies } = await connector.revoke(asked);
+            appendCookies(response, cookies);
+            return revoked;
+          },
+        };
+      }
+      next();
+    }, next);
+  };
+}
+
+function fromExpress(request: ExpressRequest): ConnectorRequest {
+  return {
+    method: request.method,
+    url: `${request.protocol}://${request.get('host') ?? 'localhost'}${request.originalUrl}`,
+    header: (name) => request.get(name),
+  };
+}
+
+function send(response: ExpressResponse, answer: ConnectorAnswer): void {
+  for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
+  appendCookies(response, answer.cookies);
+  response.status(answer.status).end(answer.body);
+}
+
+function appendCookies(response: ExpressResponse, cookies: readonly string[]): void {
+  if (cookies.length === 0) return;
+  const set = response.getHeader('set-cookie');
+  const before = typeof set === 'string' ? [set] : Array.isArray(set) ? (set as string[]) : [];
+  response.setHeader('set-cookie', [...before, ...cookies]);
+}

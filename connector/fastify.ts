@@ -1,0 +1,70 @@
+import { createConnector, type ConnectorOptions, type ConnectorRequest } from './connector.js';
+import type { Pass } from './pass.js';
+
+/** What the hook reads of Fastify's request. */
+interface FastifyRequestLike {
+  readonly method: string;
+  readonly protocol: string;
+  readonly host: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  waitingRoom?: Admission;
+}
+
+/** What it uses of Fastify's reply. */
+interface FastifyReplyLike {
+  code(status: number): FastifyReplyLike;
+  header(name: string, value: string | readonly string[]): FastifyReplyLike;
+  getHeader(name: string): unknown;
+  send(body?: string): unknown;
+}
+
+/** What an admitted request carries, as `request.waitingRoom`. */
+export interface Admission {
+  readonly pass: Pass;
+  /** Ends the visitor's admission (a finished checkout): the next in line goes in at once. */
+  revoke(): Promise<boolean>;
+}
+
+/**
+ * A Fastify `onRequest` hook: a protected request without a valid pass goes to the waiting room
+ * (browsers, by a redirect) or gets a held answer (API clients); an admitted one goes on with
+ * `request.waitingRoom`. `app.addHook('onRequest', waitingRoom({ waitingRoom, room, secret, protect }))`.
+ */
+export function waitingRoom(options: ConnectorOptions): (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown> {
+  const connector = createConnector(options);
+  return async (request, reply) => {
+    const asked = fromFastify(request);
+    const decision = await connector.decide(asked);
+    if (decision.kind === 'answer') {
+      const { status, headers, cookies, body } = decision.answer;
+      for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+      if (cookies.length > 0) reply.header('set-cookie', cookies);
+      return reply.code(status).send(body);
+    }
+    if (decision.kind === 'admitted') {
+      request.waitingRoom = {
+        pass: decision.pass,
+        revoke: async () => {
+          const { revoked, cookies } = await connector.revoke(asked);
+          const set = reply.getHeader('set-cookie');
+          const before = typeof set === 'string' ? [set] : Array.isArray(set) ? (set as string[]) : [];
+          reply.header('set-cookie', [...before, ...cookies]);
+          return revoked;
+        },
+      };
+    }
+    return undefined;
+  };
+}
+
+function fromFastify(request: FastifyRequestLike): ConnectorRequest {
+  return {
+    method: request.method,
+    url: `${request.protocol}://${request.host}${request.url}`,
+    header: (name) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt } from 'jose';
+import { PASS_PARAMETER, verifyPass } from '@waiting-room/connector';
+import type { Clock } from '../../domain/clock';
+import type { Room, Rooms } from '../../domain/rooms';
+import type { ServerConfig } from '../../process/config';
+import { HttpError } from '../errors';
+import type { GateSession, OnAdmitted } from '../gateway/gate';
+import { sessionFor } from '../gateway/gate';
+import { errorResponses, failsWith } from '../openapi';
+import { PassIssuer } from '../pass';
+import type { SchemaTypedApp } from '../type-provider';
+
+/** Where a connector sends a visitor to wait (`/queue/enter/<room>`), and where it revokes a pass. */
+export const ENTER_ROUTE = '/queue/enter/:room';
+export const REVOKE_ROUTE = '/queue/passes/revoke';
+
+/** A room's gate (`gateway/gate.ts`): holds the visitor, or calls `admitted` and answers nothing. */
+type RoomGate = (request: FastifyRequest, reply: FastifyReply, room: Room, session: GateSession, bytes: undefined, admitted: OnAdmitted) => Promise<unknown>;
+
+export interface ConnectorRouteOptions {
+  readonly config: ServerConfig;
+  readonly rooms: Rooms;
+  readonly clock: Clock;
+  readonly gate: RoomGate;
+  /** Told of each admission a site ended by revoking its pass. */
+  readonly revoked: (room: string) => void;
+}
+
+const TAGS = ['connector'];
+/** Longest target address taken: longer ones are not a page's. */
+const MAX_TARGET_LENGTH = 4096;
+/** Longest pass read by the revoke call: a pass is about 300 characters. */
+const MAX_PASS_LENGTH = 2048;
+
+/**
+ * The connectors' side of the waiting room (docs/adopt.md). A connector sends a visitor without a
+ * pass to `/queue/enter/<room>?target=…&visitor=…`: they wait there as on any protected path, and
+ * once admitted the same address sends them back to `target` with a fresh pass, given to the
+ * browser the connector named. Only targets under the room's `connectorOrigins` are taken, so
+ * that the route sends nobody to a site of someone else's choosing.
+ */
+export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRouteOptions): Promise<void> {
+  const { config, rooms, clock } = options;
+  const secret = config.passSecret;
+  const issuer = secret === undefined ? undefined : new PassIssuer(secret);
+
+  app.get(
+    ENTER_ROUTE,
+    {
+      schema: {
+        summary: "A connector's visitor waits here, and goes back to the site with a pass",
+        tags: TAGS,
+        params: { type: 'object', required: ['room'], properties: { room: { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          required: ['target', 'visitor'],
+          properties: {
+            target: failsWith(
+              { type: 'string', maxLength: MAX_TARGET_LENGTH, description: 'The address on the site the visitor asked for.' },
+              'bad_target',
+              `"target" must be an address of the site, at most ${MAX_TARGET_LENGTH} characters.`,
+            ),
+            visitor: failsWith(
+              { type: 'string', pattern: '^[A-Za-z0-9_-]{16,64}$', description: "The connector's name for the browser, which the pass is given to." },
+              'bad_visitor',
+              '"visitor" must be 16 to 64 letters, digits, "-" or "_".',
+            ),
+          },
+        },
+        response: { 303: { type: 'null', description: 'Admitted: back to the target with `waiting_room_pass`.' }, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!issuer) throw new HttpError(404, 'no_connector', 'This waiting room takes no connector: its PASS_SECRET is not set.');
+      const room = rooms.named(request.params.room);
+      const target = allowedTarget(request.query.target, config.rooms.find(({ name }) => name === room.name)?.connectorOrigins ?? []);
+      const session = sessionFor(request, reply);
+      let admitted = false;
+      const answered = await options.gate(request, reply, room, session, undefined, () => {
+        admitted = true;
+      });
+      if (!admitted) return answered;
+      target.searchParams.set(PASS_PARAMETER, await issuer.issue(room, request.query.visitor, session.id, clock.now()));
+      // The pass is in the address for one hop only: never sent on as a referrer.
+      return reply.code(303).header('location', target.href).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+    },
+  );
+
+  app.post(
+    REVOKE_ROUTE,
+    {
+      schema: {
+        summary: "Ends the admission a pass gives (the site's revoke)",
+        description: 'The pass itself is the proof: only the site (which shares PASS_SECRET) and the visitor it was given to hold it.',
+        tags: TAGS,
+        body: failsWith(
+          { type: 'object', required: ['pass'], properties: { pass: { type: 'string', maxLength: MAX_PASS_LENGTH } } },
+          'bad_request',
+          'Send {"pass": "<the pass>"} as JSON.',
+        ),
+        response: { 200: { type: 'object', properties: { revoked: { type: 'boolean' } } }, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => {
+      if (secret === undefined) throw new HttpError(404, 'no_connector', 'This waiting room gives no pass: its PASS_SECRET is not set.');
+      const now = clock.now();
+      const room = roomOfPass(request.body.pass, rooms);
+      const pass = room && (await verifyPass(request.body.pass, secret, room.name, now));
+      if (!room || !pass)
+        throw new HttpError(403, 'invalid_pass', 'This pass is not one of this waiting room: forged, altered, expired or of an unknown room.');
+      const revoked = await room.store.revoke(pass.session, now);
+      if (revoked) options.revoked(room.name);
+      return { revoked };
+    },
+  );
+}
+
+/** `target` as a URL when it is an http(s) address under one of `origins`; a 400 otherwise. */
+function allowedTarget(target: string, origins: readonly string[]): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(target);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !origins.includes(url.origin) || url.username !== '' || url.password !== '') {
+    throw new HttpError(400, 'target_not_allowed', "The target is not an address of this room's sites (its connectorOrigins).");
+  }
+  url.hash = '';
+  return url;
+}
+
+/** The room a pass names (its `aud`, read before the signature is checked), if the server has it. */
+function roomOfPass(token: string, rooms: Rooms): Room | undefined {
+  try {
+    const audience = decodeJwt(token).aud;
+    return rooms.all.find((room) => room.name === audience);
+  } catch {
+    return undefined;
+  }
+}

@@ -10,6 +10,13 @@ module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', comment: 'An import cycle: a module reaches itself.', from: {}, to: { circular: true } },
     {
+      name: 'connector-stands-alone',
+      severity: 'error',
+      comment: "The connector runs in the site's own process (Node, Edge, Workers): it imports only itself and jose.",
+      from: { path: '^connector/' },
+      to: { pathNot: ['^connector/', '^node_modules/jose/'] },
+    },
+    {
       name: 'server-not-demo',
       severity: 'error',
       comment: 'The demo shop is one origin among others: the server never imports it.',

@@ -25,6 +25,16 @@ export interface Admission {
   revoke(): Promise<boolean>;
 }
 
+declare global {
+  // Express's own way to type what middleware adds to its requests: `request.waitingRoom`.
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      waitingRoom?: Admission;
+    }
+  }
+}
+
 /**
  * Express middleware: a protected request without a valid pass goes to the waiting room
  * (browsers, by a redirect) or gets a held answer (API clients); an admitted one goes on with

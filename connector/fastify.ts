@@ -30,6 +30,7 @@ export interface Admission {
  * A Fastify `onRequest` hook: a protected request without a valid pass goes to the waiting room
  * (browsers, by a redirect) or gets a held answer (API clients); an admitted one goes on with
  * `request.waitingRoom`. `app.addHook('onRequest', waitingRoom({ waitingRoom, room, secret, protect }))`.
+ * For its type, declare `waitingRoom?: Admission` in Fastify's `FastifyRequest` (docs/adopt.md).
  */
 export function waitingRoom(options: ConnectorOptions): (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown> {
   const connector = createConnector(options);

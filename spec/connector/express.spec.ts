@@ -1,0 +1,137 @@
+import { PASS_COOKIE, PASS_PARAMETER, VISITOR_COOKIE } from '@waiting-room/connector';
+import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
+import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
+import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { CookieJar } from './support/cookie-jar';
+import { startExpressSite, type ExpressSite } from './support/express-site';
+
+const SECRET = 'a-pass-secret-shared-with-the-express-site';
+
+/**
+ * A real Express 5 site with the connector, and the real waiting room: the whole trip of a
+ * visitor, over HTTP, one request at a time, as a browser makes it.
+ */
+describe('the Express connector with the waiting room', () => {
+  let server: WaitingRoomServer;
+  let site: ExpressSite;
+
+  beforeAll(async () => {
+    await ensureWaitingPageBuilt();
+  });
+
+  /** The waiting room with one slot, taken, and the site of `origins` allowed to send visitors. */
+  async function start(): Promise<void> {
+    // The site's port is known once it listens; the waiting room's address, once it does. The
+    // site is started against a port kept free, then the room allows the site's origin.
+    site = await startExpressSite({ waitingRoom: 'http://127.0.0.1:9', secret: SECRET });
+    await site.close();
+    const origin = site.url;
+    server = await startWaitingRoom({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: origin });
+    site = await startExpressSite({ waitingRoom: server.url, secret: SECRET, port: Number(new URL(origin).port) });
+  }
+
+  afterEach(async () => {
+    await site?.close();
+    await server?.close();
+  });
+
+  test('sends a visitor without a pass to wait, and back admitted once released, exactly once', async () => {
+    await start();
+    await server.fill(1);
+    const browser = new CookieJar();
+
+    const first = await browser.get(`${site.url}/checkout?item=7`);
+    expect(first.status).toBe(303);
+    const enter = new URL(first.headers.get('location')!);
+    expect(enter.origin + enter.pathname).toBe(`${server.url}/queue/enter/default`);
+    expect(enter.searchParams.get('target')).toBe(`${site.url}/checkout?item=7`);
+    expect(enter.searchParams.get('visitor')).toBe(browser.value(site.url, VISITOR_COOKIE));
+
+    const waiting = await browser.get(enter.href);
+    expect(waiting.status).toBe(200);
+    expect(await waiting.text()).toContain(`id="${CONFIG_ELEMENT_ID}"`);
+    expect(site.admitted()).toBe(0);
+
+    expect(await server.release(1)).toHaveLength(1);
+    const released = await browser.get(enter.href);
+    expect(released.status).toBe(303);
+    const back = new URL(released.headers.get('location')!);
+    expect(back.origin + back.pathname).toBe(`${site.url}/checkout`);
+    expect(back.searchParams.get('item')).toBe('7');
+    const pass = back.searchParams.get(PASS_PARAMETER)!;
+    expect(pass.split('.')).toHaveLength(3);
+
+    const landed = await browser.get(back.href);
+    expect(landed.status).toBe(303);
+    expect(landed.headers.get('location')).toBe(`${site.url}/checkout?item=7`);
+    expect(browser.value(site.url, PASS_COOKIE)).toBe(pass);
+    expect(site.admitted()).toBe(0);
+
+    const checkout = await browser.get(`${site.url}/checkout?item=7`);
+    expect(checkout.status).toBe(200);
+    expect(await checkout.text()).toContain('admitted 1 until');
+    expect(site.admitted()).toBe(1);
+  });
+
+  test("admits the next requests with no call to the waiting room: they pass with the room's server gone", async () => {
+    await start();
+    const browser = new CookieJar();
+    const enter = (await browser.get(`${site.url}/checkout`)).headers.get('location')!;
+    // A free slot: the room lets the visitor straight back.
+    const back = (await browser.get(enter)).headers.get('location')!;
+    expect((await browser.get(back)).status).toBe(303);
+    await server.close();
+
+    for (let i = 0; i < 3; i++) expect((await browser.get(`${site.url}/checkout`)).status).toBe(200);
+    expect(site.admitted()).toBe(3);
+  });
+
+  test('refuses a pass in a shared link, a forged pass, and sends an API client a held answer', async () => {
+    await start();
+    const visitor = new CookieJar();
+    const enter = (await visitor.get(`${site.url}/checkout`)).headers.get('location')!;
+    const link = (await visitor.get(enter)).headers.get('location')!;
+
+    // Another browser opens the link with the pass in it: it is sent to wait, the pass dropped.
+    const other = new CookieJar();
+    const shared = await other.get(link);
+    expect(shared.status).toBe(303);
+    const sentTo = new URL(shared.headers.get('location')!);
+    expect(sentTo.pathname).toBe('/queue/enter/default');
+    expect(sentTo.searchParams.get('target')).toBe(`${site.url}/checkout`);
+    expect(other.value(site.url, PASS_COOKIE)).toBeUndefined();
+
+    // The same browser with a pass it made up, or the visitor's pass altered.
+    other.set(site.url, PASS_COOKIE, `${link.split(`${PASS_PARAMETER}=`)[1].slice(0, -2)}xx`);
+    expect((await other.get(`${site.url}/checkout`)).status).toBe(303);
+
+    const api = await new CookieJar().get(`${site.url}/checkout`, { accept: 'application/json', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty' });
+    expect(api.status).toBe(503);
+    expect(api.headers.get('retry-after')).toMatch(/^\d+$/);
+    const body = (await api.json()) as { error: string; waitingRoom: string };
+    expect(body.error).toBe('waiting_room');
+    expect(body.waitingRoom.startsWith(`${server.url}/queue/enter/default?`)).toBe(true);
+    expect(site.admitted()).toBe(0);
+  });
+
+  test("ends the admission when the site revokes the pass: the slot is the next visitor's at once", async () => {
+    await start();
+    const first = new CookieJar();
+    const enter = (await first.get(`${site.url}/checkout`)).headers.get('location')!;
+    await first.get((await first.get(enter)).headers.get('location')!);
+    expect((await server.stats()).active).toBe(1);
+
+    // Someone else waits: the room is full.
+    const second = new CookieJar();
+    const secondEnter = (await second.get(`${site.url}/checkout`)).headers.get('location')!;
+    expect((await second.get(secondEnter)).status).toBe(200);
+
+    const done = await first.get(`${site.url}/checkout/done`);
+    expect(await done.text()).toContain('<p id="revoked">true</p>');
+    expect(first.value(site.url, PASS_COOKIE)).toBeUndefined();
+    expect((await server.stats()).active).toBe(0);
+    expect((await first.get(`${site.url}/checkout`)).status).toBe(303);
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer e2e-admin-token-of-24-characters' } })).text();
+    expect(metrics).toMatch(/^waiting_room_revoked_total\{room="default"\} 1$/m);
+  });
+});

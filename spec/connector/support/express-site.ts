@@ -1,0 +1,46 @@
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { waitingRoom } from '@waiting-room/connector/express';
+
+/** A site of Express 5 protected by the connector, counting the requests it served admitted. */
+export interface ExpressSite {
+  readonly url: string;
+  /** Requests to the checkout served with a pass. */
+  readonly admitted: () => number;
+  close(): Promise<void>;
+}
+
+/**
+ * The Express app of docs/adopt.md: `/checkout` needs a pass, `/checkout/done` ends the
+ * admission (`revoke()`), `/` is open. Listens on `host` (a loopback name) and a free port.
+ */
+export async function startExpressSite(options: { waitingRoom: string; secret: string; room?: string; host?: string; port?: number }): Promise<ExpressSite> {
+  let admitted = 0;
+  const app = express();
+  app.use(waitingRoom({ waitingRoom: options.waitingRoom, room: options.room ?? 'default', secret: options.secret, protect: ['/checkout'] }));
+  app.get('/', (_request, response) => {
+    response.send('<h1>Home</h1>');
+  });
+  app.get('/checkout', (request, response) => {
+    admitted += 1;
+    response.send(`<h1>Checkout</h1><p id="admitted">admitted ${admitted} until ${request.waitingRoom?.pass.expiresAt}</p>`);
+  });
+  app.get('/checkout/done', async (request, response) => {
+    const revoked = await request.waitingRoom!.revoke();
+    response.send(`<h1>Thank you</h1><p id="revoked">${revoked}</p>`);
+  });
+  const host = options.host ?? '127.0.0.1';
+  const server = await new Promise<import('node:http').Server>((resolve) => {
+    const listening = app.listen(options.port ?? 0, host, () => resolve(listening));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host}:${port}`,
+    admitted: () => admitted,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

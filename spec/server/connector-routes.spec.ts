@@ -1,0 +1,121 @@
+import { signPass, verifyPass } from '@waiting-room/connector';
+import { ConfigError, loadConfig } from '../../server/process/config';
+import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
+import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { startTestOrigin, type TestOrigin } from './support/origin';
+
+const SECRET = 'a-pass-secret-for-the-route-tests-0123456';
+const SITE = 'https://shop.example';
+const VISITOR = 'AbCdEfGhIjKlMnOpQrStUv';
+
+const enter = (server: WaitingRoomServer, query: Record<string, string>, room = 'default') =>
+  fetch(`${server.url}/queue/enter/${room}?${new URLSearchParams(query)}`, { redirect: 'manual' });
+
+const revoke = (server: WaitingRoomServer, body: string) =>
+  fetch(`${server.url}/queue/passes/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+describe("the connectors' routes", () => {
+  let server: WaitingRoomServer | undefined;
+  let origin: TestOrigin | undefined;
+
+  beforeAll(async () => {
+    await ensureWaitingPageBuilt();
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    await origin?.close();
+    server = origin = undefined;
+  });
+
+  test('answer 404 while no PASS_SECRET is set', async () => {
+    server = await startWaitingRoom();
+    const entered = await enter(server, { target: `${SITE}/checkout`, visitor: VISITOR });
+    expect(entered.status).toBe(404);
+    expect(await entered.json()).toMatchObject({ error: { code: 'no_connector' } });
+    expect((await revoke(server, '{"pass": "x.y.z"}')).status).toBe(404);
+  });
+
+  test.each([
+    ['another site', { target: 'https://elsewhere.example/checkout', visitor: VISITOR }, 'target_not_allowed'],
+    ['a script address', { target: 'javascript:alert(1)', visitor: VISITOR }, 'target_not_allowed'],
+    ["the site's host with credentials", { target: 'https://user:secret@shop.example/checkout', visitor: VISITOR }, 'target_not_allowed'],
+    ['a path alone', { target: '/checkout', visitor: VISITOR }, 'target_not_allowed'],
+    ['a visitor id too short', { target: `${SITE}/checkout`, visitor: 'short' }, 'bad_visitor'],
+    ['no target', { visitor: VISITOR }, 'bad_target'],
+  ])('refuse %s with a 400 and no place taken', async (_case, query, error) => {
+    server = await startWaitingRoom({ PASS_SECRET: SECRET, CONNECTOR_ORIGINS: SITE });
+    const entered = await enter(server, query);
+    expect(entered.status).toBe(400);
+    expect(((await entered.json()) as { error: { code: string } }).error.code).toBe(error);
+    expect((await server.stats()).waiting).toBe(0);
+  });
+
+  test('send an admitted visitor back to the target, hash-free, with a pass given to the named visitor', async () => {
+    server = await startWaitingRoom({ PASS_SECRET: SECRET, CONNECTOR_ORIGINS: SITE });
+    const entered = await enter(server, { target: `${SITE}/checkout?item=2#pay`, visitor: VISITOR });
+    expect(entered.status).toBe(303);
+    expect(entered.headers.get('referrer-policy')).toBe('no-referrer');
+    const back = new URL(entered.headers.get('location')!);
+    expect(back.origin + back.pathname + back.hash).toBe(`${SITE}/checkout`);
+    expect(back.searchParams.get('item')).toBe('2');
+    const pass = await verifyPass(back.searchParams.get('waiting_room_pass')!, SECRET, 'default', Date.now());
+    expect(pass).toMatchObject({ room: 'default', visitor: VISITOR });
+    expect(pass!.expiresAt - pass!.issuedAt).toBeLessThanOrEqual(300);
+  });
+
+  test('answer 404 for a room the server does not have', async () => {
+    server = await startWaitingRoom({ PASS_SECRET: SECRET, CONNECTOR_ORIGINS: SITE });
+    const entered = await enter(server, { target: `${SITE}/checkout`, visitor: VISITOR }, 'nowhere');
+    expect(entered.status).toBe(404);
+    expect(await entered.json()).toMatchObject({ error: { code: 'unknown_room' } });
+  });
+
+  test('refuse to revoke with a pass that is not theirs, and say when a real one had nothing admitted', async () => {
+    server = await startWaitingRoom({ PASS_SECRET: SECRET, CONNECTOR_ORIGINS: SITE });
+    const now = Math.floor(Date.now() / 1000);
+    const forged = await signPass({ room: 'default', visitor: VISITOR, session: 's', issuedAt: now, expiresAt: now + 60 }, `${SECRET}-not-it`);
+    const forgedAnswer = await revoke(server, JSON.stringify({ pass: forged }));
+    expect(forgedAnswer.status).toBe(403);
+    expect(await forgedAnswer.json()).toMatchObject({ error: { code: 'invalid_pass' } });
+    expect((await revoke(server, JSON.stringify({ pass: 'not a pass' }))).status).toBe(403);
+    expect((await revoke(server, '{"token": 1}')).status).toBe(400);
+    const real = await signPass({ room: 'default', visitor: VISITOR, session: 'never-admitted', issuedAt: now, expiresAt: now + 60 }, SECRET);
+    const realAnswer = await revoke(server, JSON.stringify({ pass: real }));
+    expect(realAnswer.status).toBe(200);
+    expect(await realAnswer.json()).toEqual({ revoked: false });
+  });
+
+  test("give the origin an admitted request's pass in gateway mode, and never a visitor's own", async () => {
+    origin = await startTestOrigin();
+    server = await startWaitingRoom({ UPSTREAM: origin.url, PASS_SECRET: SECRET });
+    const made = 'eyJhbGciOiJub25lIn0.eyJhdWQiOiJkZWZhdWx0In0.';
+    await fetch(`${server.url}/checkout`, { headers: { 'waiting-room-pass': made } });
+    await fetch(`${server.url}/about`, { headers: { 'waiting-room-pass': made } });
+
+    const [checkout] = origin.at('/checkout');
+    const pass = await verifyPass(String(checkout.headers['waiting-room-pass']), SECRET, 'default', Date.now());
+    expect(pass).toMatchObject({ room: 'default' });
+    expect(pass!.visitor).toBe(pass!.session);
+    expect(origin.at('/about')[0].headers['waiting-room-pass']).toBeUndefined();
+  });
+});
+
+describe("the connectors' configuration", () => {
+  test.each([
+    [{ CONNECTOR_ORIGINS: SITE }, 'set PASS_SECRET'],
+    [{ CONNECTOR_ORIGINS: `${SITE}/shop`, PASS_SECRET: SECRET }, 'is not an origin'],
+    [{ CONNECTOR_ORIGINS: 'ftp://shop.example', PASS_SECRET: SECRET }, 'is not an origin'],
+    [{ PASS_SECRET: 'too-short' }, 'PASS_SECRET'],
+    [{ ROOMS: '[{"name": "a", "protect": ["/a"]}]', CONNECTOR_ORIGINS: SITE, PASS_SECRET: SECRET }, 'unset CONNECTOR_ORIGINS'],
+    [{ ROOMS: '[{"name": "a"}]', PASS_SECRET: SECRET }, 'protect must be a non-empty array'],
+  ])('refuses %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  test("takes a room that only connectors use, without any prefix of the gateway's", () => {
+    const config = loadConfig({ ROOMS: `[{"name": "drop", "connectorOrigins": ["${SITE}", "http://127.0.0.1:3000"]}]`, PASS_SECRET: SECRET });
+    expect(config.rooms[0]).toMatchObject({ name: 'drop', protect: [], connectorOrigins: [SITE, 'http://127.0.0.1:3000'] });
+  });
+});

@@ -12,9 +12,16 @@ export interface ExpressSite {
 
 /**
  * The Express app of docs/adopt.md: `/checkout` needs a pass, `/checkout/done` ends the
- * admission (`revoke()`), `/` is open. Listens on `host` (a loopback name) and a free port.
+ * admission (`revoke()`), `/` is open. Listens on loopback, on `port` or a free one.
  */
-export async function startExpressSite(options: { waitingRoom: string; secret: string; room?: string; host?: string; port?: number }): Promise<ExpressSite> {
+export async function startExpressSite(options: {
+  waitingRoom: string;
+  secret: string;
+  room?: string;
+  /** The name the site is reached by (`localhost` makes it another site than the room's 127.0.0.1). */
+  hostname?: string;
+  port?: number;
+}): Promise<ExpressSite> {
   let admitted = 0;
   const app = express();
   app.use(waitingRoom({ waitingRoom: options.waitingRoom, room: options.room ?? 'default', secret: options.secret, protect: ['/checkout'] }));
@@ -29,13 +36,12 @@ export async function startExpressSite(options: { waitingRoom: string; secret: s
     const revoked = await request.waitingRoom!.revoke();
     response.send(`<h1>Thank you</h1><p id="revoked">${revoked}</p>`);
   });
-  const host = options.host ?? '127.0.0.1';
   const server = await new Promise<import('node:http').Server>((resolve) => {
-    const listening = app.listen(options.port ?? 0, host, () => resolve(listening));
+    const listening = app.listen(options.port ?? 0, '127.0.0.1', () => resolve(listening));
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${host}:${port}`,
+    url: `http://${options.hostname ?? '127.0.0.1'}:${port}`,
     admitted: () => admitted,
     close: () =>
       new Promise((resolve) => {

@@ -29,6 +29,7 @@ describe('rooms in the configuration', () => {
         admission: { mode: 'fixed', originLatencyTargetMs: 1000, feedbackMs: 300_000 },
         botChallenge: 'off',
         queueingStatusCode: 503,
+        connectorOrigins: [],
       },
     ]);
   });

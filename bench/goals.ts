@@ -34,6 +34,8 @@ export const TARGETS = {
   rampKnee: 30_000,
   /** The bot check's median solve in Chromium with the CPU 4× slower, at the default difficulty (ms). */
   botCheckSolveP50Ms: 1500,
+  /** The connector's check of an admitted visitor's pass, per request (µs). */
+  passCheckUs: 20,
 } as const;
 
 export type Verdict = 'PASS' | 'MISS' | 'N/A';

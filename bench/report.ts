@@ -13,6 +13,7 @@ import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
 import type { SoakResult } from './soak';
 import type { StartupResult } from './startup';
+import { connectorPassReport, type ConnectorPassResult } from './connector-pass';
 import type { BotCheckResult } from './bot-check';
 import { CPU_SLOWDOWN } from './slow-phone';
 import { TARGETS, type TargetCheck } from './goals';
@@ -43,6 +44,7 @@ export interface BenchResults {
   readonly drop?: DropResult;
   readonly ramps?: readonly RampResult[];
   readonly startup?: StartupResult;
+  readonly connectorPass?: ConnectorPassResult;
   /** The run this one is compared with (bench/results/baseline.json unless BENCH_BASELINE names another). */
   readonly previousRun?: { readonly file: string; readonly date?: string };
   readonly comparison?: readonly ComparedFigure[];
@@ -100,6 +102,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.drop) lines.push('', ...drop(results.drop));
   for (const ramp of results.ramps ?? []) lines.push('', ...rampReport(ramp));
   if (results.startup) lines.push('', ...startupReport(results.startup));
+  if (results.connectorPass) lines.push('', ...connectorPassReport(results.connectorPass));
   if (results.botCheck) lines.push('', ...botCheck(results.botCheck));
   lines.push('');
   return lines.join('\n');

@@ -16,7 +16,7 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more);
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check,connector   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more);
  *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
@@ -54,11 +54,12 @@ import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostRe
 import { renderMarkdown } from './report';
 import { runSoak, type SoakResult } from './soak';
 import { measureStartup, type StartupResult } from './startup';
+import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
 import { compareRuns, readBaseline } from './compare';
 import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check';
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check,connector';
 const KNOWN_PARTS = [
   'page',
   'pageload',
@@ -72,6 +73,7 @@ const KNOWN_PARTS = [
   'drop',
   'startup',
   'bot-check',
+  'connector',
   'ramp',
   'soak',
 ];
@@ -280,6 +282,12 @@ async function main(): Promise<void> {
       });
     }
 
+    let connectorPass: ConnectorPassResult | undefined;
+    if (only.has('connector')) {
+      connectorPass = await measureConnectorPass({ visitors: 2000, requestsEach: 50, log });
+      partDone('connector');
+    }
+
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -299,6 +307,7 @@ async function main(): Promise<void> {
         ),
         ...checkRampTargets(ramps),
         ...(opening ? openingChecks(opening) : []),
+        ...(connectorPass ? connectorPassChecks(connectorPass) : []),
       ],
       targetsRedis:
         capacityRedis || storeComparison
@@ -320,6 +329,7 @@ async function main(): Promise<void> {
       ramps: ramps.length > 0 ? ramps : undefined,
       startup,
       botCheck,
+      connectorPass,
       cpuProfileDir: profileDir,
     };
     const baseline = readBaseline(resultsDir);

@@ -1,0 +1,111 @@
+/**
+ * The connector's cost on an admitted visitor's request: checking the pass in the site's own
+ * process, and the calls it makes to the waiting room (there should be none). Each visitor's first
+ * request verifies its pass (HMAC-SHA256 through Web Crypto); the next ones find it verified. Both
+ * are timed through `decide()`, the whole decision a middleware takes, on requests as Express
+ * hands them over (an absolute URL, the Cookie header).
+ */
+import { createConnector, PASS_COOKIE, signPass, VISITOR_COOKIE, type ConnectorRequest } from '@waiting-room/connector';
+import { distribution, preciseNow } from './stats';
+import { TARGETS, type TargetCheck } from './goals';
+
+export interface ConnectorPassOptions {
+  /** Admitted visitors, each with a pass of their own. */
+  readonly visitors: number;
+  /** Requests of each visitor after their first. */
+  readonly requestsEach: number;
+  readonly log: (line: string) => void;
+}
+
+export interface ConnectorPassResult {
+  readonly settings: { readonly visitors: number; readonly requestsEach: number };
+  /** µs per request, a visitor's first (the pass verified): each request timed alone. */
+  readonly firstCheckUs: ReturnType<typeof distribution>;
+  /** µs per request, the next ones: timed by rounds of every visitor once, per request. */
+  readonly nextChecksUs: ReturnType<typeof distribution>;
+  /** Calls to the waiting room (or anywhere) made by the admitted requests. */
+  readonly callsToWaitingRoom: number;
+}
+
+const SECRET = 'a-bench-secret-shared-by-site-and-room-0123';
+
+export async function measureConnectorPass(options: ConnectorPassOptions): Promise<ConnectorPassResult> {
+  const connector = createConnector({ waitingRoom: 'http://127.0.0.1:9', room: 'shop', secret: SECRET, protect: ['/checkout'] });
+  const now = Math.floor(Date.now() / 1000);
+  const requests: ConnectorRequest[] = [];
+  for (let i = 0; i < options.visitors; i++) {
+    const visitor = `bench-visitor-${String(i).padStart(8, '0')}`;
+    const pass = await signPass({ room: 'shop', visitor, session: `session-${i}`, issuedAt: now, expiresAt: now + 3600 }, SECRET);
+    const cookie = `_ga=GA1.1.123; ${VISITOR_COOKIE}=${visitor}; ${PASS_COOKIE}=${pass}; cart=3`;
+    requests.push({ method: 'GET', url: `https://shop.example/checkout?item=${i}`, header: (name) => (name === 'cookie' ? cookie : undefined) });
+  }
+  let calls = 0;
+  const fetchBefore = globalThis.fetch;
+  globalThis.fetch = (...args) => {
+    calls += 1;
+    return fetchBefore(...args);
+  };
+  try {
+    options.log(`connector: ${options.visitors} admitted visitors, their first request each…`);
+    const first: number[] = [];
+    for (const request of requests) {
+      const start = preciseNow();
+      const decision = await connector.decide(request);
+      first.push((preciseNow() - start) * 1000);
+      if (decision.kind !== 'admitted') throw new Error(`A valid pass was not admitted: ${decision.kind}.`);
+    }
+    options.log(`connector: ${options.requestsEach} more requests each…`);
+    const next: number[] = [];
+    for (let round = 0; round < options.requestsEach; round++) {
+      const start = preciseNow();
+      for (const request of requests) {
+        if ((await connector.decide(request)).kind !== 'admitted') throw new Error('A valid pass was not admitted.');
+      }
+      next.push(((preciseNow() - start) * 1000) / requests.length);
+    }
+    return {
+      settings: { visitors: options.visitors, requestsEach: options.requestsEach },
+      firstCheckUs: distribution(first),
+      nextChecksUs: distribution(next),
+      callsToWaitingRoom: calls,
+    };
+  } finally {
+    globalThis.fetch = fetchBefore;
+  }
+}
+
+export function connectorPassChecks(result: ConnectorPassResult): TargetCheck[] {
+  const { nextChecksUs: next, firstCheckUs: first } = result;
+  return [
+    {
+      name: "connector: checking the pass of an admitted visitor's request (median; p99 of rounds)",
+      target: `≤ ${TARGETS.passCheckUs} µs`,
+      measured: `${next.p50.toFixed(1)} µs (p99 ${next.p99.toFixed(1)} µs); a visitor's first, verifying it: ${first.p50.toFixed(0)} µs (p99 ${first.p99.toFixed(0)} µs)`,
+      verdict: next.p50 <= TARGETS.passCheckUs ? 'PASS' : 'MISS',
+    },
+    {
+      name: "connector: calls to the waiting room by admitted visitors' requests",
+      target: '0',
+      measured: String(result.callsToWaitingRoom),
+      verdict: result.callsToWaitingRoom === 0 ? 'PASS' : 'MISS',
+    },
+  ];
+}
+
+/** The report's section. */
+export function connectorPassReport(result: ConnectorPassResult): string[] {
+  const { firstCheckUs: first, nextChecksUs: next, settings } = result;
+  const us = (value: number) => `${value.toFixed(1)} µs`;
+  return [
+    "## The connector's pass",
+    '',
+    `${settings.visitors} admitted visitors, each with a pass of their own; the first request of each verifies it, then ${settings.requestsEach} rounds of one request each. \`decide()\`, the whole middleware's decision, timed in the bench's process.`,
+    '',
+    '| request | p50 | p90 | p99 | max |',
+    '| --- | --- | --- | --- | --- |',
+    `| a visitor's first (the pass verified) | ${us(first.p50)} | ${us(first.p90)} | ${us(first.p99)} | ${us(first.max)} |`,
+    `| the next ones (per request, by round) | ${us(next.p50)} | ${us(next.p90)} | ${us(next.p99)} | ${us(next.max)} |`,
+    '',
+    `Calls to the waiting room: ${result.callsToWaitingRoom}.`,
+  ];
+}

@@ -69,6 +69,13 @@ export interface Connector {
   revoke(request: ConnectorRequest): Promise<{ readonly revoked: boolean; readonly cookies: readonly string[] }>;
 }
 
+/** What an admitted request carries, as `request.waitingRoom`. */
+export interface Admission {
+  readonly pass: Pass;
+  /** Ends the visitor's admission (a finished checkout): the next in line goes in at once. */
+  revoke(): Promise<boolean>;
+}
+
 /** The connector: a pass checked on each protected request, with no call to the waiting room. */
 export function createConnector(options: ConnectorOptions): Connector {
   const base = waitingRoomBase(options.waitingRoom);

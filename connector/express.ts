@@ -1,5 +1,4 @@
-import { createConnector, type ConnectorAnswer, type ConnectorOptions, type ConnectorRequest } from './connector.js';
-import type { Pass } from './pass.js';
+import { createConnector, type Admission, type ConnectorAnswer, type ConnectorOptions, type ConnectorRequest } from './connector.js';
 
 /** What the middleware reads of Express's request (4 and 5). */
 interface ExpressRequest {
@@ -16,13 +15,6 @@ interface ExpressResponse {
   setHeader(name: string, value: string | readonly string[]): unknown;
   getHeader(name: string): unknown;
   end(body?: string): unknown;
-}
-
-/** What an admitted request carries, as `request.waitingRoom`. */
-export interface Admission {
-  readonly pass: Pass;
-  /** Ends the visitor's admission (a finished checkout): the next in line goes in at once. */
-  revoke(): Promise<boolean>;
 }
 
 declare global {
@@ -81,3 +73,5 @@ function appendCookies(response: ExpressResponse, cookies: readonly string[]): v
   const before = typeof set === 'string' ? [set] : Array.isArray(set) ? (set as string[]) : [];
   response.setHeader('set-cookie', [...before, ...cookies]);
 }
+
+export type { Admission } from './connector.js';

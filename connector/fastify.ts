@@ -1,5 +1,4 @@
-import { createConnector, type ConnectorOptions, type ConnectorRequest } from './connector.js';
-import type { Pass } from './pass.js';
+import { createConnector, type Admission, type ConnectorOptions, type ConnectorRequest } from './connector.js';
 
 /** What the hook reads of Fastify's request. */
 interface FastifyRequestLike {
@@ -17,13 +16,6 @@ interface FastifyReplyLike {
   header(name: string, value: string | readonly string[]): FastifyReplyLike;
   getHeader(name: string): unknown;
   send(body?: string): unknown;
-}
-
-/** What an admitted request carries, as `request.waitingRoom`. */
-export interface Admission {
-  readonly pass: Pass;
-  /** Ends the visitor's admission (a finished checkout): the next in line goes in at once. */
-  revoke(): Promise<boolean>;
 }
 
 /**
@@ -69,3 +61,5 @@ function fromFastify(request: FastifyRequestLike): ConnectorRequest {
     },
   };
 }
+
+export type { Admission } from './connector.js';

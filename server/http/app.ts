@@ -40,6 +40,8 @@ export interface AppParts {
   readonly rooms: Rooms;
   readonly clock: Clock;
   readonly page: WaitingPage;
+  /** The rooms' own pages, by room name (the others show `page`). */
+  readonly roomPages?: ReadonlyMap<string, WaitingPage>;
   readonly fanout: Fanout;
   readonly errors: ErrorLog;
   readonly metrics: Metrics;
@@ -127,7 +129,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
       config,
       rooms,
       clock,
-      gate: createRoomGate({ config, rooms, clock, page: parts.page, heldBodies, challenges, port: parts.port }),
+      gate: createRoomGate({ config, rooms, clock, page: parts.page, roomPages: parts.roomPages, heldBodies, challenges, port: parts.port }),
       revoked: (room) => metrics.revoked(room),
     });
     own.register(drawRoutes, { rooms, verifyPage: path.join(config.assetsDir, 'verify.html') });
@@ -142,7 +144,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
       rooms,
       metrics,
       () => clock.now(),
-      (origin) => createGate({ config, rooms, clock, page: parts.page, origin, heldBodies, challenges, port: parts.port }),
+      (origin) => createGate({ config, rooms, clock, page: parts.page, roomPages: parts.roomPages, origin, heldBodies, challenges, port: parts.port }),
     ),
   );
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { CONFIG_ELEMENT_ID, type PageConfigJson } from '@waiting-room/streams/contract';
-import { ENGLISH, LOCALES } from '../../locales';
+import { ENGLISH, LOCALES, type Locale } from '../../locales';
 import { escapeHtml } from './html';
 import type { Languages, ServedLanguage } from './languages';
 import { inlineScripts, inlineStyles } from './security-headers';
@@ -56,40 +56,59 @@ const LOCALIZED: ReadonlyArray<{ readonly english: string; readonly localized: (
   })),
 ];
 
+/** The built waiting page in every language; a room's own page is made of its parts (page-template.ts). */
+export interface BuiltWaitingPage extends WaitingPage {
+  /** The whole page in `locale`, with its empty config element. */
+  localized(locale: Locale): string;
+}
+
 /**
  * Reads the built waiting page once and writes it in every language. Fails with a message saying
  * how to build it when the file is missing, does not hold exactly one empty config element, or
  * does not say in English, once each, what is written in the visitor's language.
  */
-export function loadWaitingPage(htmlPath: string, languages: Languages): WaitingPage {
+export function loadWaitingPage(htmlPath: string, languages: Languages): BuiltWaitingPage {
   let html: string;
   try {
     html = readFileSync(htmlPath, 'utf8');
   } catch {
     throw new PageTemplateError(`The waiting page ${htmlPath} is missing: build it first with \`node build.mjs\`.`);
   }
-  const parts = html.split(CONFIG_ELEMENT);
-  if (parts.length !== 2) {
-    throw new PageTemplateError(`${htmlPath} must contain exactly one ${CONFIG_ELEMENT}; rebuild it with \`node build.mjs\`.`);
-  }
-  if (parts[0].split('</head>').length !== 2) {
-    throw new PageTemplateError(`${htmlPath} must contain exactly one </head> before its config; rebuild it with \`node build.mjs\`.`);
-  }
+  const problem = pageProblem(html);
+  if (problem !== undefined) throw new PageTemplateError(`${htmlPath} must contain ${problem}; rebuild it with \`node build.mjs\`.`);
   for (const { english } of LOCALIZED) {
     if (!html.includes(english)) {
       throw new PageTemplateError(`${htmlPath} must contain ${english}, as locales/en.json says it; rebuild it with \`node build.mjs\`.`);
     }
   }
-  const pages = new Map(
+  const localized = new Map(
     LOCALES.map((locale) => {
       const language = languages.get(locale);
-      const localized = LOCALIZED.reduce((page, { english, localized }) => page.split(english).join(localized(language)), html);
-      return [locale, localized.split(CONFIG_ELEMENT) as [string, string]];
+      return [locale, LOCALIZED.reduce((page, { english, localized }) => page.split(english).join(localized(language)), html)];
     }),
   );
+  return { ...waitingPageOf(localized), localized: (locale) => localized.get(locale) as string };
+}
+
+/** What a page lacks to be filled with a config: exactly one empty config element, after exactly one `</head>`. */
+export function pageProblem(html: string): string | undefined {
+  const parts = html.split(CONFIG_ELEMENT);
+  if (parts.length !== 2) return `exactly one ${CONFIG_ELEMENT}`;
+  if (parts[0].split('</head>').length !== 2) return 'exactly one </head> before its config';
+  return undefined;
+}
+
+/**
+ * The page written in each language (each with its empty config element, once, after its one
+ * `</head>`), filled per visitor; its policy names the inline styles and scripts of every language's.
+ */
+export function waitingPageOf(localized: ReadonlyMap<Locale, string>): WaitingPage {
+  const pages = new Map([...localized].map(([locale, html]) => [locale, html.split(CONFIG_ELEMENT) as [string, string]]));
+  const all = [...localized.values()];
+  const unique = (found: (html: string) => string[]) => [...new Set(all.flatMap(found))];
   return {
-    styles: inlineStyles(html),
-    scripts: inlineScripts(html),
+    styles: unique(inlineStyles),
+    scripts: unique(inlineScripts),
     render(config, language, queueInfoUrl) {
       const [before, after] = pages.get(language.locale) as [string, string];
       // `crossorigin`: a fetch() in cors mode with same-origin credentials, as the page's own call, which the browser requires to hand it the answer.

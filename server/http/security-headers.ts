@@ -33,7 +33,7 @@ export function pagePolicy(styles: readonly string[] = [], scripts: readonly str
 
 /** The contents of the inline `<style>` elements of `html`. */
 export function inlineStyles(html: string): string[] {
-  return [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((found) => found[1] ?? '');
+  return [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style>/gi)].map((found) => found[1] ?? '');
 }
 
 /** The contents of the inline `<script>` elements of `html` that run: those without attributes (a JSON `<script>` has a type). */

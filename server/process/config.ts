@@ -5,6 +5,7 @@ import { TIMINGS, type Messages, type Timings } from '@waiting-room/streams/cont
 import { ENGLISH, LOCALES, type Locale } from '../../locales';
 import { catalogueProblems } from '../../locales/check';
 import type { LanguageSettings } from '../http/languages';
+import type { RoomPageConfig } from '../http/page-template';
 import { BOT_CHALLENGES, type BotChallengeMode } from '../domain/bot-check/mode';
 import { declaredEvents, type DeclaredEvent } from '../domain/events/declared';
 import { normalizeTarget } from '../domain/request-target';
@@ -128,6 +129,8 @@ export interface RoomConfig {
   readonly queueingStatusCode: QueueingStatusCode;
   /** The sites (origins) whose connectors may send visitors here and get them back with a pass. */
   readonly connectorOrigins: readonly string[];
+  /** The room's own waiting page (docs/own-page.md); unset: the default one. */
+  readonly page?: RoomPageConfig;
 }
 
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];
@@ -417,6 +420,7 @@ const ROOM_FIELDS = new Set([
   'botChallenge',
   'queueingStatusCode',
   'connectorOrigins',
+  'page',
 ]);
 
 /** A room as read from ROOMS, with the events it declares (taken out into `ServerConfig.events`). */
@@ -460,6 +464,8 @@ function roomsConfig(
   if (!Array.isArray(value) || value.length === 0) throw new ConfigError(`${source} must be a non-empty JSON array of rooms.`);
   const names = new Set<string>();
   const owners = new Map<string, string>();
+  // A room's page template is found beside ROOMS_FILE, or from the working directory.
+  const pagesBase = v.ROOMS_FILE !== undefined ? path.dirname(path.resolve(v.ROOMS_FILE)) : process.cwd();
   return value.map((raw: unknown, index): RoomWithEvents => {
     const at = `${source}[${index}]`;
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`${at} must be an object.`);
@@ -523,8 +529,37 @@ function roomsConfig(
       botChallenge: botChallenge as BotChallengeMode,
       queueingStatusCode: queueingStatusCode as QueueingStatusCode,
       connectorOrigins: origins,
+      ...(room.page !== undefined && { page: roomPage(room.page, `${at}.page`, pagesBase) }),
     };
   });
+}
+
+const WORD_NAME = /^[a-z][a-z0-9-]*$/;
+
+/**
+ * A room's own page: `{template, words?}`, the template's path relative to `base` (ROOMS_FILE's
+ * folder, or the working directory), the words by language then name, each a string. The
+ * template itself is read and checked at start (page-template.ts), where its blocks are known.
+ */
+function roomPage(value: unknown, at: string, base: string): RoomPageConfig {
+  const object = (given: unknown, where: string): Record<string, unknown> => {
+    if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError(`${where} must be an object.`);
+    return given as Record<string, unknown>;
+  };
+  const { template, words = {}, ...rest } = object(value, `${at}`);
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw new ConfigError(`${at}: unknown field "${unknown}"; known: template, words.`);
+  if (typeof template !== 'string' || template.trim() === '') throw new ConfigError(`${at}.template must be the path of an HTML file.`);
+  const byLanguage = Object.entries(object(words, `${at}.words`)).map(([language, given]) => {
+    const locale = localeOf(language, `${at}.words: "${language}"`);
+    const named = Object.entries(object(given, `${at}.words.${language}`));
+    for (const [name, word] of named) {
+      if (!WORD_NAME.test(name)) throw new ConfigError(`${at}.words.${language}: the word name "${name}" must be lower-case letters, digits and dashes.`);
+      if (typeof word !== 'string') throw new ConfigError(`${at}.words.${language}.${name} must be a string.`);
+    }
+    return [locale, Object.fromEntries(named) as Record<string, string>] as const;
+  });
+  return { template: path.resolve(base, template), words: Object.fromEntries(byLanguage) };
 }
 
 /**

@@ -7,6 +7,7 @@ import { Rooms } from '../domain/rooms';
 import { buildRoom, roomNames } from './room-factory';
 import { createLanguages } from '../http/languages';
 import { loadWaitingPage } from '../http/page';
+import { loadRoomPages } from '../http/page-template';
 import type { ReleasePublisher } from '../domain/release-publisher';
 import { fanoutPublisher, pusherOptions, pusherPublisher } from '../realtime/publish';
 import { createFanout } from '../realtime/create-fanout';
@@ -88,6 +89,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
   const config = savedSecret && requested.sessionSecretGenerated ? { ...requested, sessionSecret: savedSecret } : requested;
   const languages = createLanguages(config.languages);
   const page = loadWaitingPage(config.pageHtmlPath, languages);
+  const roomPages = loadRoomPages(page, config);
   const clock = options.clock ?? systemClock;
   const errors = new ErrorLog({ messageBytes: config.sink.messageBytes, totalBytes: config.sink.totalBytes });
   const app = createFastify(config, languages, options.logStream);
@@ -119,7 +121,11 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
     publish: publishSample,
     admission: (room) => consoleStateOf(room.admission.view()),
   });
-  registerRoutes(app, { config, rooms, clock, page, fanout, errors, metrics, sampler, port: () => port, answerBudget: options.answerBudget }, upstream);
+  registerRoutes(
+    app,
+    { config, rooms, clock, page, roomPages, fanout, errors, metrics, sampler, port: () => port, answerBudget: options.answerBudget },
+    upstream,
+  );
   const realtime = config.pusher.embedded
     ? new RealtimeServer({
         ...config.realtime,

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ConfigError, DEFAULT_DIFFICULTY, loadConfig } from '../../server/process/config';
 
 describe('loadConfig', () => {
@@ -208,6 +209,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
+  it("should read a room's own page, its template found beside ROOMS_FILE or from the working directory", () => {
+    const page = { template: 'pages/shop.html', words: { EN: { headline: 'Hi' }, fr: { headline: 'Salut' } } };
+    const rooms = JSON.stringify([{ name: 'shop', protect: ['/shop'], page }]);
+    const file = `${tmpdir()}/waiting-room-rooms-${process.pid}.json`;
+    writeFileSync(file, rooms);
+
+    expect(loadConfig({ ROOMS: rooms }).rooms[0].page).toEqual({
+      template: path.resolve('pages/shop.html'),
+      words: { en: { headline: 'Hi' }, fr: { headline: 'Salut' } },
+    });
+    expect(loadConfig({ ROOMS_FILE: file }).rooms[0].page?.template).toBe(path.join(tmpdir(), 'pages/shop.html'));
+    expect(loadConfig({ ROOMS: rooms.replace(/,"page":.*\}\]$/, '}]') }).rooms[0].page).toBeUndefined();
+  });
+
   it('should read STATE_FILE for the memory store', () => {
     expect(loadConfig({ STATE_FILE: '/var/lib/waiting-room/line.json' }).stateFile).toBe('/var/lib/waiting-room/line.json');
   });
@@ -232,6 +247,24 @@ describe('loadConfig', () => {
     [
       { ROOMS: JSON.stringify([{ name: 'shop', protect: ['/shop'], queueingStatusCode: 302 }]) },
       'ROOMS[0].queueingStatusCode must be one of 503, 200, 202, 429.',
+    ],
+    [{ ROOMS: JSON.stringify([{ name: 'shop', protect: ['/shop'], page: 'pages/shop.html' }]) }, 'ROOMS[0].page must be an object.'],
+    [{ ROOMS: JSON.stringify([{ name: 'shop', protect: ['/shop'], page: { words: {} } }]) }, 'ROOMS[0].page.template must be the path of an HTML file.'],
+    [
+      { ROOMS: JSON.stringify([{ name: 'shop', protect: ['/shop'], page: { template: 'a.html', scripts: [] } }]) },
+      'ROOMS[0].page: unknown field "scripts"; known: template, words.',
+    ],
+    [
+      { ROOMS: JSON.stringify([{ name: 'shop', protect: ['/shop'], page: { template: 'a.html', words: { xx: {} } } }]) },
+      expect.stringMatching(/^ROOMS\[0\]\.page\.words: "xx" must be one of en, /),
+    ],
+    [
+      { ROOMS: JSON.stringify([{ name: 'shop', protect: ['/shop'], page: { template: 'a.html', words: { en: { title: 1 } } } }]) },
+      'ROOMS[0].page.words.en.title must be a string.',
+    ],
+    [
+      { ROOMS: JSON.stringify([{ name: 'shop', protect: ['/shop'], page: { template: 'a.html', words: { en: { Title: 'x' } } } }]) },
+      'ROOMS[0].page.words.en: the word name "Title" must be lower-case letters, digits and dashes.',
     ],
     [{ ORIGIN_LATENCY_TARGET_MS: '0' }, 'ORIGIN_LATENCY_TARGET_MS must be a whole number from 1 to 600000; got "0".'],
     [{ ADMISSION: 'adaptive', ORIGIN_LATENCY_TARGET_MS: '30000' }, 'ORIGIN_LATENCY_TARGET_MS (30000) must be below UPSTREAM_TIMEOUT_MS (30000).'],

@@ -33,6 +33,8 @@ export interface GateOptions {
   readonly rooms: Rooms;
   readonly clock: Clock;
   readonly page: WaitingPage;
+  /** The rooms' own pages, by room name (the others show `page`). */
+  readonly roomPages?: ReadonlyMap<string, WaitingPage>;
   readonly origin: Origin;
   /** Counts the bodies held and refused. */
   readonly heldBodies: HeldBodyTally;
@@ -108,7 +110,10 @@ export function createRoomGate(
   options: Omit<GateOptions, 'origin'>,
 ): (request: FastifyRequest, reply: FastifyReply, room: Room, session: GateSession, bytes: Buffer | undefined, admitted: OnAdmitted) => Promise<unknown> {
   const { config, clock } = options;
-  const policy = pagePolicy(options.page.styles, options.page.scripts);
+  // Each page with its policy, which names its inline styles and scripts.
+  const pageOf = (page: WaitingPage) => ({ page, policy: pagePolicy(page.styles, page.scripts) });
+  const defaultPage = pageOf(options.page);
+  const roomPages = new Map([...(options.roomPages ?? [])].map(([room, page]) => [room, pageOf(page)]));
 
   return async (request, reply, room, session, bytes, onAdmitted) => {
     const { store } = room;
@@ -166,7 +171,8 @@ export function createRoomGate(
       const status = config.rooms.find(({ name }) => name === room.name)?.queueingStatusCode ?? 503;
       return sendHeldJson(reply, pageConfig, config.abandonSeconds, status);
     }
-    return sendWaitingPage(reply, options.page.render(pageConfig, language, queueInfoPreload(pageConfig)), policy);
+    const { page, policy } = roomPages.get(room.name) ?? defaultPage;
+    return sendWaitingPage(reply, page.render(pageConfig, language, queueInfoPreload(pageConfig)), policy);
   };
 }
 

@@ -129,7 +129,8 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   // While the bot check runs, the loading block says so.
   const shown = config.altcha ? texts.then(checkingTexts) : texts;
   Promise.all([deps.loadView(), shown]).then(
-    ([mount, loaded]) => stopped || show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent, positionShown),
+    ([mount, loaded]) =>
+      stopped || show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent, positionShown, config.altcha !== undefined),
     (error) => {
       report(`Waiting room view could not load: ${describeError(error)}`);
       connectAfterPaint();

@@ -1,15 +1,18 @@
 import type { Observable } from 'rxjs';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useState, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
 import { useSubscription } from 'observable-hooks';
 import type { QueueStatus } from '@waiting-room/streams';
 import type { Texts } from '../i18n/texts';
 import { estimatedText } from './estimated-text';
-import { LOADING_VIEW, toWaitingView, type WaitingView } from './waiting-view-model';
+import { LOADING_VIEW, toWaitingView, type Notice, type WaitingView } from './waiting-view-model';
 import { useDocumentTitle } from './use-document-title';
 import { Announcer } from './Announcer';
 import { LoadingBlock } from './LoadingBlock';
 import { LazyBlock } from './LazyBlock';
-import { WaitingBlock } from './WaitingBlock';
+import { EstimateBlock, PositionBlock, WaitingBlock } from './WaitingBlock';
+import type { BlockSlots } from './block-slots';
+import type { PageBlock } from './page-blocks';
 import type { Controls } from './controls';
 import type { LostPlaceView } from './lost-place';
 import type { EventView } from './event-view';
@@ -27,6 +30,10 @@ interface Props {
   readonly event?: PageEvent | null;
   /** Told once the page shows more than its loading block (the position, or a pre-queue), after the change is in the document. */
   readonly onShown?: () => void;
+  /** The loading block tells of the bot check while it runs (a room's own page may place that apart). */
+  readonly checking?: boolean;
+  /** A room's own page: the elements its blocks are rendered into, each apart; without, the default page. */
+  readonly slots?: BlockSlots;
 }
 
 /** What the view needs of a scheduled event (`WaitingRoom`'s `event`). */
@@ -37,7 +44,7 @@ export interface PageEvent {
 }
 
 /** The waiting page: renders the shared status stream. Replay, leave and report are the effects' job, not the view's. */
-export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls, event, onShown }: Props) {
+export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls, event, onShown, checking, slots }: Props) {
   // What observable-hooks' useObservableState does with an observable, without the rest of that
   // hook (state from a function), which the page does not use and would load before the position.
   // The view imports nothing from rxjs, which stays in the start-up code: the subscription ends
@@ -69,29 +76,103 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
       shown = false;
     };
   }, [loadControls]);
+  if (slots)
+    return (
+      <OwnPage
+        slots={slots}
+        view={view}
+        texts={texts}
+        setTexts={setTexts}
+        controls={controls}
+        checking={checking}
+        {...{ announcement, loadLostPlace, event }}
+      />
+    );
   return (
     <>
       <Announcer text={announcement} />
-      {notice && (
-        <p className="wr-notice" role="alert">
-          {t(notice == 'connectionLost' ? 'page.connectionLost' : 'page.pollFailed')}
-        </p>
-      )}
+      {notice && <NoticeLine texts={texts} notice={notice} />}
       {view.phase == 'loading' || (view.phase == 'prequeue' && !event) ? (
         <LoadingBlock texts={texts} />
       ) : view.phase == 'waiting' ? (
         <WaitingBlock texts={texts} position={view.position} estimated={view.estimated} updatedAt={view.updatedAt}>
           {controls && <controls.NotifyButton texts={texts} />}
         </WaitingBlock>
-      ) : view.phase == 'lost' ? (
-        <LazyBlock load={loadLostPlace} args={[texts, view.rejoin]} />
-      ) : view.phase == 'prequeue' ? null : (
-        <section className="wr-block" role="status">
-          <p>{t(view.phase == 'released' ? 'page.released' : 'page.leaving')}</p>
-        </section>
+      ) : (
+        <StatusBlock view={view} texts={texts} loadLostPlace={loadLostPlace} />
       )}
       {event && (view.phase == 'prequeue' || view.phase == 'waiting') && <LazyBlock load={event.load} args={[texts, event.facts, view, event.uuid]} />}
       {controls && <controls.LanguageSwitch texts={texts} show={setTexts} />}
+    </>
+  );
+}
+
+function NoticeLine({ texts, notice }: { texts: Texts; notice: NonNullable<Notice> }) {
+  return (
+    <p className="wr-notice" role="alert">
+      {texts.t(notice == 'connectionLost' ? 'page.connectionLost' : 'page.pollFailed')}
+    </p>
+  );
+}
+
+/** What shows in the loading block's place once the visitor has left the line: the place lost, released, or leaving. */
+function StatusBlock({ view, texts, loadLostPlace }: { view: WaitingView; texts: Texts; loadLostPlace: Props['loadLostPlace'] }) {
+  if (view.phase == 'lost') return <LazyBlock load={loadLostPlace} args={[texts, view.rejoin]} />;
+  if (view.phase == 'prequeue' || view.phase == 'loading' || view.phase == 'waiting') return null;
+  return (
+    <section className="wr-block" role="status">
+      <p>{texts.t(view.phase == 'released' ? 'page.released' : 'page.leaving')}</p>
+    </section>
+  );
+}
+
+interface OwnPageProps {
+  readonly slots: BlockSlots;
+  readonly view: WaitingView;
+  readonly texts: Texts;
+  readonly setTexts: (texts: Texts) => void;
+  readonly controls: Controls | undefined;
+  readonly checking: boolean | undefined;
+  readonly announcement: string;
+  readonly loadLostPlace: Props['loadLostPlace'];
+  readonly event: PageEvent | null | undefined;
+}
+
+/**
+ * A room's own page: the same blocks, each rendered into the element its template placed for it
+ * (a portal), or here, in the page's root, when the template has none for it. The live region and
+ * the notice stay in the root. The blocks' static markup, written by the server so that the page
+ * shows before the script runs, goes as the first render comes in, before it is painted.
+ */
+function OwnPage({ slots, view, texts, setTexts, controls, checking, announcement, loadLostPlace, event }: OwnPageProps) {
+  useLayoutEffect(() => slots.clearStatic(), [slots]);
+  const place = (block: PageBlock, node: ReactNode) => {
+    const element = slots.elements[block];
+    return element ? createPortal(node, element, block) : node;
+  };
+  const notice = 'notice' in view && view.notice;
+  const loading = view.phase == 'loading' || (view.phase == 'prequeue' && !event);
+  const checkingApart = checking && slots.elements['bot-check'] !== undefined;
+  const inEvent = event && (view.phase == 'prequeue' || view.phase == 'waiting');
+  return (
+    <>
+      <Announcer text={announcement} />
+      {notice && <NoticeLine texts={texts} notice={notice} />}
+      {loading && checkingApart && place('bot-check', <LoadingBlock texts={texts} />)}
+      {place('loading', loading ? !checkingApart && <LoadingBlock texts={texts} /> : <StatusBlock view={view} texts={texts} loadLostPlace={loadLostPlace} />)}
+      {view.phase == 'waiting' && (
+        <>
+          {place('position', <PositionBlock texts={texts} position={view.position} />)}
+          {place(
+            'estimate',
+            <EstimateBlock texts={texts} estimated={view.estimated} updatedAt={view.updatedAt}>
+              {controls && <controls.NotifyButton texts={texts} />}
+            </EstimateBlock>,
+          )}
+        </>
+      )}
+      {inEvent && place(view.phase == 'prequeue' ? 'countdown' : 'verify', <LazyBlock load={event.load} args={[texts, event.facts, view, event.uuid]} />)}
+      {controls && place('language', <controls.LanguageSwitch texts={texts} show={setTexts} />)}
     </>
   );
 }

@@ -12,6 +12,7 @@ import type { ConfigProblemView } from './config-problem';
 import type { Controls, ReactKit } from './controls';
 import type { LostPlaceView } from './lost-place';
 import { WaitingRoom, type PageEvent } from './WaitingRoom';
+import { findBlockSlots } from './block-slots';
 
 /** The language switch and the notify button, once loaded, made with this React. */
 export type LoadControls = () => Promise<(react: ReactKit) => Controls>;
@@ -27,6 +28,8 @@ export interface PageView {
     event?: PageEvent | null,
     /** Told once the position (or a pre-queue) is in the document. */
     onShown?: () => void,
+    /** The bot check runs: the loading block says so. */
+    checking?: boolean,
   ): void;
   /** The config problem, with the view loaded for it. */
   showConfigProblem(view: ConfigProblemView, texts: Texts, problems: readonly string[]): void;
@@ -36,12 +39,23 @@ export interface PageView {
 /** Takes over `root` (its static loading block stays until the first render replaces it). */
 export function mountView(root: HTMLElement): PageView {
   const reactRoot = createRoot(root);
+  // A room's own page places the blocks apart (docs/own-page.md).
+  const slots = findBlockSlots(root.ownerDocument);
   return {
-    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event, onShown) => {
+    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event, onShown, checking) => {
       const controls = () => loadControls().then((make) => make({ h: createElement, useState }));
       reactRoot.render(
         <StrictMode>
-          <WaitingRoom queue$={queue$} texts={texts} loadLostPlace={loadLostPlace} loadControls={controls} event={event} onShown={onShown} />
+          <WaitingRoom
+            queue$={queue$}
+            texts={texts}
+            loadLostPlace={loadLostPlace}
+            loadControls={controls}
+            event={event}
+            onShown={onShown}
+            checking={checking}
+            slots={slots}
+          />
         </StrictMode>,
       );
     },

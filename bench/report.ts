@@ -31,6 +31,8 @@ export interface BenchResults {
   readonly targetsRedis?: TargetCheck[];
   readonly pageWeight: PageWeightResult;
   readonly pageLoad?: PageLoadResult;
+  /** The same, for a room's own page (the documented example template). */
+  readonly ownPageLoad?: PageLoadResult;
   readonly estimate?: EstimateResult;
   readonly estimateVariants?: readonly { readonly label: string; readonly result: EstimateResult }[];
   readonly capacity?: CapacityResult;

@@ -48,7 +48,7 @@ import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measure
 import { measureDrop, type DropResult } from './drop';
 import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck, type BotCheckResult } from './bot-check';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
-import { checkPageBudget, measurePageLoad, pageLoadChecks, type PageLoadResult } from './page-load';
+import { checkPageBudget, measurePageLoad, OWN_PAGE_ROOMS, pageLoadChecks, type PageLoadResult } from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
@@ -115,10 +115,14 @@ async function main(): Promise<void> {
     partDone('page');
 
     let pageLoad: PageLoadResult | undefined;
+    let ownPageLoad: PageLoadResult | undefined;
     if (only.has('pageload')) {
       const runs = Math.floor(numberFromEnv('BENCH_PAGE_LOAD_RUNS', 5, 1));
       log(`page load: ${runs} visitors on Fast 3G with the CPU 4× slower, in Chromium, against the real server…`);
       pageLoad = await measurePageLoad({ pageDir, runs, log });
+      // The same budgets hold for a room's own page (the documented example).
+      log(`page load, a room's own page: ${runs} visitors more, the same way…`);
+      ownPageLoad = await measurePageLoad({ pageDir, runs, log, env: { ROOMS_FILE: OWN_PAGE_ROOMS } });
     }
 
     let estimate: EstimateResult | undefined;
@@ -297,6 +301,7 @@ async function main(): Promise<void> {
       parts: ['page', ...[...only].filter((part) => part !== 'page')],
       targets: [
         ...(pageLoad ? pageLoadChecks(pageLoad) : []),
+        ...(ownPageLoad ? pageLoadChecks(ownPageLoad, "page, a room's own (docs/examples)") : []),
         ...checkTargets(
           capacity,
           estimate,
@@ -315,6 +320,7 @@ async function main(): Promise<void> {
           : undefined,
       pageWeight,
       pageLoad,
+      ownPageLoad,
       estimate,
       estimateVariants,
       capacity,
@@ -352,6 +358,7 @@ async function main(): Promise<void> {
     if (profileDir) console.log(`server CPU profile: ${profileDir} (summarise with: node --import tsx bench/profile-summary.ts ${profileDir})`);
     // The page's JavaScript budget, on what Chromium fetched before the position: past it, the bench fails.
     if (pageLoad) checkPageBudget(pageLoad);
+    if (ownPageLoad) checkPageBudget(ownPageLoad);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }

@@ -1,9 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { LOCALES, type Locale } from '../../locales';
-import { PAGE_BLOCKS, PAGE_BLOCK_ATTRIBUTE, REQUIRED_BLOCKS, type PageBlock } from '../../src/view/page-blocks';
+import {
+  PAGE_BLOCKS,
+  PAGE_BLOCK_ATTRIBUTE,
+  PAGE_WORDS_ELEMENT_ID,
+  PAGE_WORD_ATTRIBUTE,
+  REQUIRED_BLOCKS,
+  type PageBlock,
+  type PageWords,
+} from '../../src/view/page-blocks';
 import type { ServerConfig } from '../process/config';
 import { escapeHtml } from './html';
-import { PageTemplateError, pageProblem, waitingPageOf, type BuiltWaitingPage, type WaitingPage } from './page';
+import { PageTemplateError, pageProblem, scriptSafeJson, waitingPageOf, type BuiltWaitingPage, type WaitingPage } from './page';
 
 /** A room's own page, as ROOMS names it (`page`): its template, and its words in each language. */
 export interface RoomPageConfig {
@@ -116,22 +124,37 @@ function builtParts(html: string) {
   };
 }
 
-/** The template in one language: placeholders first (one pass: a word never becomes a placeholder), then the page's own parts. */
+/**
+ * The template in one language: placeholders first (one pass: a word never becomes a placeholder),
+ * then the page's own parts. A word in text is an element of its own, with the words of every
+ * language in the page, so that a switch of language changes it too; in a tag, a `<title>` or a
+ * `<style>` it is the text alone.
+ */
 function writeTemplate(template: string, built: string, words: RoomPageConfig['words'], languages: readonly Locale[]): string {
   const parts = builtParts(built);
-  const filled = template.replace(PLACEHOLDER, (_placeholder, inside: string) => {
+  const filled = template.replace(PLACEHOLDER, (_placeholder, inside: string, offset: number) => {
     const [, kind, name] = KNOWN_PLACEHOLDER.exec(inside) as RegExpExecArray;
-    if (kind === 'word') return escapeHtml(languages.map((locale) => words[locale]?.[name]).find((word) => word !== undefined) ?? '');
-    return `<div ${PAGE_BLOCK_ATTRIBUTE}="${name}">${name === 'loading' ? `\n${parts.loading}\n` : ''}</div>`;
+    if (kind === 'block') return `<div ${PAGE_BLOCK_ATTRIBUTE}="${name}">${name === 'loading' ? `\n${parts.loading}\n` : ''}</div>`;
+    const word = escapeHtml(languages.map((locale) => words[locale]?.[name]).find((given) => given !== undefined) ?? '');
+    return inText(template, offset) ? `<span ${PAGE_WORD_ATTRIBUTE}="${name}">${word}</span>` : word;
   });
+  const pageWords: PageWords = { words, fallback: languages[languages.length - 1] };
+  const wordsElement = `<script id="${PAGE_WORDS_ELEMENT_ID}" type="application/json">${scriptSafeJson(pageWords)}</script>\n`;
   return (
     filled
       .replace(/<html\b[^>]*>/i, () => parts.html)
       // First in the head, so that the operator's styles come after the page's and win.
       .replace(/<head\b[^>]*>/i, (head) => `${head}\n${parts.head}`)
       .replace(/<body\b[^>]*>/i, (body) => `${body}\n<div id="waiting-room" class="wr-root">${parts.announcer}</div>\n${parts.noscript}`)
-      .replace(/<\/body>/i, () => `${parts.tail}</body>`)
+      .replace(/<\/body>/i, () => `${wordsElement}${parts.tail}</body>`)
   );
+}
+
+/** Whether `offset` of `html` is in text: not inside a tag, nor in a `<title>` or `<style>` element, whose text is not markup. */
+function inText(html: string, offset: number): boolean {
+  const before = html.slice(0, offset).toLowerCase();
+  if (before.lastIndexOf('<') > before.lastIndexOf('>')) return false;
+  return ['title', 'style'].every((element) => before.lastIndexOf(`<${element}`) <= before.lastIndexOf(`</${element}`));
 }
 
 /**

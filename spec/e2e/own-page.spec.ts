@@ -92,12 +92,18 @@ describe("a room with the operator's own waiting page, beside a room with the de
     expect(await server.errors()).toEqual([]);
   }, 60_000);
 
-  test("shows the operator's English words to a visitor who asks for English", async () => {
+  test("shows the operator's English words to a visitor who asks for English, and French ones once they pick French", async () => {
     const visitor = await visit('en-US');
     await visitor.page.goto(server.at('/checkout/8'));
     await visitor.page.locator('[data-waiting-room-block="position"] .wr-position strong').waitFor({ timeout: 15_000 });
     await expect(visitor.page.locator('.shop-headline').textContent()).resolves.toBe(SHOP.page.words.en.headline);
     await expect(visitor.page.title()).resolves.toMatch(/Waiting room/);
+
+    // A switch of language changes the operator's words as well as the blocks, in place.
+    await visitor.page.locator('[data-waiting-room-block="language"] select').selectOption('fr');
+    await visitor.page.locator('.shop-headline', { hasText: SHOP.page.words.fr.headline }).waitFor({ timeout: 15_000 });
+    await expect(visitor.page.locator('[data-waiting-room-block="estimate"] .wr-estimated').textContent()).resolves.toMatch(/^Attente estimée/);
+    expect(visitor.page.url()).toBe(server.at('/checkout/8'));
   }, 60_000);
 
   test('keeps the default page in the other room', async () => {

@@ -5,7 +5,7 @@ import { WaitingRoom } from '../../src/view/WaitingRoom';
 import { findBlockSlots } from '../../src/view/block-slots';
 import { checkingTexts } from '../../src/i18n/texts';
 import { lostPlaceView } from '../../src/view/lost-place';
-import { ENGLISH } from './fakes/texts';
+import { ENGLISH, FRENCH } from './fakes/texts';
 
 const HEALTHY = { connection: 'connected', failedPolls: 0 } as const;
 const WAITING = { kind: 'waiting', position: 7, estimated: 3, updatedAt: Date.UTC(2025, 0, 1), ...HEALTHY } as QueueStatus;
@@ -75,6 +75,29 @@ describe("view: a room's own page", () => {
     act(() => status$.next({ kind: 'released', uuid: 'u' } as unknown as QueueStatus));
     expect(slot('loading').textContent).toBe(ENGLISH.t('page.released'));
     expect(slot('position').children).toHaveLength(0);
+  });
+
+  it("should write the operator's words in the language shown, or the room's fallback language", () => {
+    const root = ownPage(['loading', 'position', 'estimate']);
+    document.body.insertAdjacentHTML(
+      'beforeend',
+      '<h2><span data-waiting-room-word="headline">Thanks</span></h2><p><span data-waiting-room-word="footer">Bye</span></p>' +
+        '<script id="waiting-room-words" type="application/json">{"words": {"en": {"headline": "Thanks", "footer": "Bye"}, "fr": {"headline": "Merci"}}, "fallback": "en"}</script>',
+    );
+    render(
+      <WaitingRoom
+        queue$={new BehaviorSubject<QueueStatus>(WAITING)}
+        texts={FRENCH}
+        loadLostPlace={async () => lostPlaceView}
+        slots={findBlockSlots(document)}
+      />,
+      {
+        container: root,
+      },
+    );
+
+    expect(document.querySelector('h2')!.textContent).toBe('Merci');
+    expect(document.querySelector('p span')!.textContent).toBe('Bye');
   });
 
   it('should find no block elements on the default page', () => {

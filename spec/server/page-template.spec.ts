@@ -18,7 +18,10 @@ const NEEDS: RoomPageNeeds = { room: 'shop', botCheck: false, events: false, dra
 /** A template with `body` in its body, in a file of its own. */
 function template(body: string, head = ''): string {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-template-')), 'page.html');
-  writeFileSync(file, `<!doctype html>\n<html lang="en">\n<head><title>Shop</title>${head}</head>\n<body>\n${body}\n</body>\n</html>\n`);
+  writeFileSync(
+    file,
+    `<!doctype html>\n<html lang="en">\n<head>${head.includes('<title>') ? '' : '<title>Shop</title>'}${head}</head>\n<body>\n${body}\n</body>\n</html>\n`,
+  );
   return file;
 }
 
@@ -38,7 +41,7 @@ describe("a room's own waiting page", () => {
   it("should place each block in its element, the loading block already in, the operator's words escaped in the page's language", () => {
     const page = load(template(`<h2>{{word:headline}}</h2>${BLOCKS}`));
     const english = page.render({ queue: 1 }, languages.get('en'));
-    expect(english).toContain('<h2>Hello &amp; welcome</h2>');
+    expect(english).toContain('<h2><span data-waiting-room-word="headline">Hello &amp; welcome</span></h2>');
     expect(english).toMatch(/<div data-waiting-room-block="loading">\s*<section class="wr-block wr-loading" role="status">/);
     expect(english).toContain('<div data-waiting-room-block="position"></div>');
     expect(english).toContain('<div data-waiting-room-block="estimate"></div>');
@@ -46,16 +49,25 @@ describe("a room's own waiting page", () => {
     expect(english).toMatch(/<script type="module" src="\/assets\/main-[A-Z0-9]+\.js"><\/script>\s*<\/body>/);
     const french = page.render({}, languages.get('fr'));
     expect(french).toContain('<html lang="fr" dir="ltr">');
-    expect(french).toContain('<h2>Bonjour</h2>');
+    expect(french).toContain('<h2><span data-waiting-room-word="headline">Bonjour</span></h2>');
     expect(french).toContain('Recherche de votre place dans la file');
     // No French word: the room's language (English here).
-    expect(page.render({}, languages.get('de'))).toContain('<h2>Hello &amp; welcome</h2>');
+    expect(page.render({}, languages.get('de'))).toContain('<h2><span data-waiting-room-word="headline">Hello &amp; welcome</span></h2>');
+  });
+
+  it('should write a word in a tag, a title or a style as its text alone, and give the page every language of its words', () => {
+    const page = load(template(`<img alt="{{word:headline}}" src="logo.png">${BLOCKS}`, '<title>{{word:headline}} | Shop</title>'));
+    const html = page.render({}, languages.get('fr'));
+    expect(html).toContain('<img alt="Bonjour" src="logo.png">');
+    expect(html).toContain('<title>Bonjour | Shop</title>');
+    const words = /<script id="waiting-room-words" type="application\/json">(.*?)<\/script>/.exec(html)?.[1] as string;
+    expect(JSON.parse(words)).toEqual({ words: WORDS, fallback: 'en' });
   });
 
   it('should never read a word as a placeholder, and fall back to the room language', () => {
     const page = load(template(`<p>{{word:headline}}</p>${BLOCKS}`), { fallback: 'fr' }, { fr: { headline: '{{block:verify}}' } });
     const html = page.render({}, languages.get('en'));
-    expect(html).toContain('<p>{{block:verify}}</p>');
+    expect(html).toContain('<p><span data-waiting-room-word="headline">{{block:verify}}</span></p>');
     expect(html).not.toContain('data-waiting-room-block="verify"');
   });
 

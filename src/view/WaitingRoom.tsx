@@ -146,6 +146,8 @@ interface OwnPageProps {
  */
 function OwnPage({ slots, view, texts, setTexts, controls, checking, announcement, loadLostPlace, event }: OwnPageProps) {
   useLayoutEffect(() => slots.clearStatic(), [slots]);
+  // The operator's words follow a switch of language, as the blocks do.
+  useEffect(() => slots.showWords(texts.lang), [slots, texts.lang]);
   const place = (block: PageBlock, node: ReactNode) => {
     const element = slots.elements[block];
     return element ? createPortal(node, element, block) : node;

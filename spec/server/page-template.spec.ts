@@ -120,6 +120,13 @@ describe("a room's own waiting page", () => {
     expect(() => loadRoomPages(built, loadConfig({ ROOMS: rooms({ events: [event] }) }))).toThrow(/lacks the block "countdown"/);
     expect(loadRoomPages(built, loadConfig({ ROOMS: rooms({}) })).has('shop')).toBe(true);
   });
+
+  it('should stop the server from starting, before it listens, with a template it refuses', async () => {
+    const rooms = JSON.stringify([{ name: 'shop', protect: ['/shop'], page: { template: template('{{block:loading}}'), words: WORDS } }]);
+    const starting = startServer({ ROOMS: rooms }, {}, { pageHtmlPath: WAITING_PAGE });
+    await expect(starting).rejects.toThrow(PageTemplateError);
+    await expect(starting).rejects.toThrow(/Room "shop": .* lacks the block "position"/);
+  });
 });
 
 /** The example's words, as its ROOMS file gives them. */

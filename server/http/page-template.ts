@@ -79,12 +79,10 @@ export function loadRoomPage(built: BuiltWaitingPage, page: RoomPageConfig, need
   for (const [tag, pattern] of TAGS) if ((template.match(pattern) ?? []).length !== 1) fail(`must hold exactly one ${tag}`);
   for (const { pattern, what } of REFUSED) if (pattern.test(template)) fail(`holds ${what}`);
   const blocks = new Set<PageBlock>();
-  const words = new Set<string>();
   for (const [placeholder, inside] of template.matchAll(PLACEHOLDER)) {
     const [, kind, name] = KNOWN_PLACEHOLDER.exec(inside) ?? fail(`holds ${placeholder}, which is no {{block:name}} or {{word:name}}`);
     if (kind === 'word') {
       if (page.words[needs.fallback]?.[name] === undefined) fail(`names the word "${name}", which its words in ${needs.fallback} do not give`);
-      words.add(name);
     } else {
       if (!(PAGE_BLOCKS as readonly string[]).includes(name)) fail(`names the block "${name}", unknown: the blocks are ${PAGE_BLOCKS.join(', ')}`);
       if (blocks.has(name as PageBlock)) fail(`places the block "${name}" twice`);

@@ -9,17 +9,9 @@ import {
   type PageBlock,
   type PageWords,
 } from '../../src/view/page-blocks';
-import type { ServerConfig } from '../process/config';
+import type { RoomPageConfig, ServerConfig } from '../process/config';
 import { escapeHtml } from './html';
 import { PageTemplateError, pageProblem, scriptSafeJson, waitingPageOf, type BuiltWaitingPage, type WaitingPage } from './page';
-
-/** A room's own page, as ROOMS names it (`page`): its template, and its words in each language. */
-export interface RoomPageConfig {
-  /** The template's path, absolute (the configuration resolves it). */
-  readonly template: string;
-  /** The operator's words, by language, then by name. */
-  readonly words: Readonly<Partial<Record<Locale, Readonly<Record<string, string>>>>>;
-}
 
 /** What a room asks of its template: the blocks it shows besides the required ones, and the language its words fall back to. */
 export interface RoomPageNeeds {

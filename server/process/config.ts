@@ -5,7 +5,6 @@ import { TIMINGS, type Messages, type Timings } from '@waiting-room/streams/cont
 import { ENGLISH, LOCALES, type Locale } from '../../locales';
 import { catalogueProblems } from '../../locales/check';
 import type { LanguageSettings } from '../http/languages';
-import type { RoomPageConfig } from '../http/page-template';
 import { BOT_CHALLENGES, type BotChallengeMode } from '../domain/bot-check/mode';
 import { declaredEvents, type DeclaredEvent } from '../domain/events/declared';
 import { normalizeTarget } from '../domain/request-target';
@@ -109,6 +108,14 @@ export interface BotCheckConfig {
   readonly difficulty: number;
   /** Most places (in line, or waiting for their bot check) one client address may hold in a room; 0: no cap. */
   readonly placesPerAddress: number;
+}
+
+/** A room's own page, as ROOMS names it (`page`): its template, and its words in each language. */
+export interface RoomPageConfig {
+  /** The template's path, absolute (the configuration resolves it). */
+  readonly template: string;
+  /** The operator's words, by language, then by name. */
+  readonly words: Readonly<Partial<Record<Locale, Readonly<Record<string, string>>>>>;
 }
 
 /** One line of its own: the protected prefixes it holds, and its limits. */

@@ -11,7 +11,17 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   {
     // Built, generated or outside projects: not the repository's sources.
-    ignores: ['node_modules/', 'dist/', 'public/assets/', 'streams/dist/', 'connector/dist/', 'bench/results/', 'spec/package/consumer/', 'coverage/'],
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'public/assets/',
+      'streams/dist/',
+      'connector/dist/',
+      'connector/examples/next/.next/',
+      'bench/results/',
+      'spec/package/consumer/',
+      'coverage/',
+    ],
   },
   js.configs.recommended,
   {

@@ -13,7 +13,8 @@ module.exports = {
       name: 'connector-stands-alone',
       severity: 'error',
       comment: "The connector runs in the site's own process (Node, Edge, Workers): it imports only itself and jose.",
-      from: { path: '^connector/' },
+      // Its examples are sites: they import their framework too.
+      from: { path: '^connector/', pathNot: '^connector/examples/' },
       to: { pathNot: ['^connector/', '^node_modules/jose/'] },
     },
     {
@@ -82,6 +83,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // Next.js's build output, beside the example.
+    exclude: { path: '/\\.next/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },

@@ -18,6 +18,7 @@ export default tseslint.config(
       'streams/dist/',
       'connector/dist/',
       'connector/examples/next/.next/',
+      'connector/examples/next/next-env.d.ts',
       'bench/results/',
       'spec/package/consumer/',
       'coverage/',

@@ -22,6 +22,8 @@ describe('a visitor of the Next.js example with the connector', () => {
     const origin = `http://localhost:${port}`;
     const ROOMS = JSON.stringify([{ name: 'shop', protect: ['/checkout'], activeLimit: 1, connectorOrigins: [origin] }]);
     server = await startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET });
+    // The room's one place is taken, so that every visitor here really waits.
+    await server.fill(1);
     site = await startNextSite({ port, hostname: 'localhost', waitingRoom: server.url, secret: SECRET });
     browser = await launchBrowser();
   }, 240_000);
@@ -33,8 +35,6 @@ describe('a visitor of the Next.js example with the connector', () => {
   }, 30_000);
 
   test('waits in line, is released, and lands on the checkout admitted, exactly once', async () => {
-    // The room's one place is taken, so the visitor really waits.
-    await server.fill(1);
     const context = await browser.newContext();
     const page = await context.newPage();
     try {
@@ -92,6 +92,7 @@ describe('a visitor of the Next.js example with the connector', () => {
       await page.goto(`${site.url}/checkout`);
       expect(answered).toEqual([303]);
       expect(new URL(page.url()).origin).toBe(server.url);
+      await page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
     } finally {
       await context.close();
     }

@@ -2,7 +2,8 @@ import { waitingRoom } from '@waiting-room/connector/next';
 
 /**
  * Sends visitors of /checkout without a valid pass to wait in the room `shop`; every other
- * request goes on to the app. The secret is the waiting room's PASS_SECRET.
+ * request goes on to the app. WAITING_ROOM_URL is the waiting room's public address, PASS_SECRET
+ * the secret it signs passes with; both are read when `next start` runs, not at build time.
  */
 export const middleware = waitingRoom({
   waitingRoom: process.env.WAITING_ROOM_URL!,

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -18,7 +18,12 @@ describe('the connector package', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wr-connector-'));
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: path.join(ROOT, 'connector') });
+    // Packed from a copy of its sources, so that its build never empties the dist/ another test
+    // (the Next.js example's) is reading; the tools come from the repository's node_modules.
+    const sources = path.join(dir, 'connector');
+    await cp(path.join(ROOT, 'connector'), sources, { recursive: true, filter: (from) => !/[\\/](dist|examples)$/.test(from) });
+    await symlink(path.join(ROOT, 'node_modules'), path.join(sources, 'node_modules'));
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: sources });
     [packed] = JSON.parse(stdout) as [Packed];
     const installed = path.join(dir, 'site', 'node_modules', '@waiting-room', 'connector');
     await mkdir(installed, { recursive: true });

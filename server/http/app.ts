@@ -12,6 +12,7 @@ import type { Fanout } from '../realtime/fanout';
 import { eventsApiRoutes } from './routes/pusher-events-api';
 import { createGate, createRoomGate } from './gateway/gate';
 import { connectorRoutes } from './routes/connector';
+import { PassIssuer } from './pass';
 import { HeldBodyTally } from './gateway/held-body';
 import { isOriginAnswer, registerOrigin } from './gateway/origin';
 import { installSecurityHeaders, pagePolicy } from './security-headers';
@@ -86,6 +87,8 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   const heldBodies = new HeldBodyTally();
   const challenges = new BotChallenges(config.sessionSecret, clock);
   const pusherApp: AppCredentials = config.pusher;
+  // One for the gateway and the connectors' route: a session's pass is signed once.
+  const passes = config.passSecret === undefined ? undefined : new PassIssuer(config.passSecret);
 
   // First: a refused request target is answered before any other hook sees it.
   installEdge(app);
@@ -130,6 +133,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
       rooms,
       clock,
       gate: createRoomGate({ config, rooms, clock, page: parts.page, roomPages: parts.roomPages, heldBodies, challenges, port: parts.port }),
+      passes,
       revoked: (room) => metrics.revoked(room),
     });
     own.register(drawRoutes, { rooms, verifyPage: path.join(config.assetsDir, 'verify.html') });
@@ -144,7 +148,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
       rooms,
       metrics,
       () => clock.now(),
-      (origin) => createGate({ config, rooms, clock, page: parts.page, roomPages: parts.roomPages, origin, heldBodies, challenges, port: parts.port }),
+      (origin) => createGate({ config, rooms, clock, page: parts.page, roomPages: parts.roomPages, origin, heldBodies, challenges, port: parts.port, passes }),
     ),
   );
 }

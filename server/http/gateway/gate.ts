@@ -13,7 +13,7 @@ import { queueInfoPreload, type WaitingPage } from '../page';
 import { replayFormUuid, takeReplay } from '../replay';
 import { readSession, startSession, unsavedSession, type Session } from '../session';
 import type { Room, Rooms } from '../../domain/rooms';
-import { PassIssuer } from '../pass';
+import type { PassIssuer } from '../pass';
 import { setPass } from './pass-header';
 import type { HeldRequest, HoldOptions } from '../../store/types';
 import { watchOrigin } from '../admission-watch';
@@ -42,6 +42,8 @@ export interface GateOptions {
   readonly challenges: BotChallenges;
   /** The port this instance listens on (known once listening). */
   readonly port: () => number;
+  /** Signs the passes admitted visitors get (PASS_SECRET set); none without. */
+  readonly passes?: PassIssuer;
 }
 
 /** Verbs the waiting room holds; others (OPTIONS…) pass untouched. */
@@ -58,7 +60,6 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
   const { config, rooms, clock, origin } = options;
   const bypasses = config.gateway.bypass.length > 0 ? protectionTest(config.gateway.bypass) : () => false;
   const holdOrAdmit = createRoomGate(options);
-  const passes = config.passSecret === undefined ? undefined : new PassIssuer(config.passSecret);
 
   return async (request, reply) => {
     const { path } = requestTarget(request);
@@ -93,7 +94,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     return holdOrAdmit(request, reply, room, session, bytes, async () => {
       watchOrigin(request, admission.signals);
       // The origin may check who let the visitor in, without asking the waiting room.
-      if (passes) setPass(request, await passes.issue(room, session.id, session.id, clock.now()));
+      if (options.passes) setPass(request, await options.passes.issue(room, session.id, session.id, clock.now()));
     });
   };
 }

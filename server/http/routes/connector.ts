@@ -1,28 +1,26 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeJwt } from 'jose';
 import { PASS_PARAMETER, verifyPass } from '@waiting-room/connector';
 import type { Clock } from '../../domain/clock';
 import type { Room, Rooms } from '../../domain/rooms';
 import type { ServerConfig } from '../../process/config';
 import { HttpError } from '../errors';
-import type { GateSession, OnAdmitted } from '../gateway/gate';
-import { sessionFor } from '../gateway/gate';
+import { sessionFor, type createRoomGate } from '../gateway/gate';
 import { errorResponses, failsWith } from '../openapi';
-import { PassIssuer } from '../pass';
+import type { PassIssuer } from '../pass';
 import type { SchemaTypedApp } from '../type-provider';
 
 /** Where a connector sends a visitor to wait (`/queue/enter/<room>`), and where it revokes a pass. */
 export const ENTER_ROUTE = '/queue/enter/:room';
 export const REVOKE_ROUTE = '/queue/passes/revoke';
 
-/** A room's gate (`gateway/gate.ts`): holds the visitor, or calls `admitted` and answers nothing. */
-type RoomGate = (request: FastifyRequest, reply: FastifyReply, room: Room, session: GateSession, bytes: undefined, admitted: OnAdmitted) => Promise<unknown>;
-
 export interface ConnectorRouteOptions {
   readonly config: ServerConfig;
   readonly rooms: Rooms;
   readonly clock: Clock;
-  readonly gate: RoomGate;
+  /** A room's gate: holds the visitor, or calls `admitted` and answers nothing. */
+  readonly gate: ReturnType<typeof createRoomGate>;
+  /** Signs the passes; undefined without PASS_SECRET. */
+  readonly passes?: PassIssuer;
   /** Told of each admission a site ended by revoking its pass. */
   readonly revoked: (room: string) => void;
 }
@@ -43,7 +41,7 @@ const MAX_PASS_LENGTH = 2048;
 export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRouteOptions): Promise<void> {
   const { config, rooms, clock } = options;
   const secret = config.passSecret;
-  const issuer = secret === undefined ? undefined : new PassIssuer(secret);
+  const issuer = options.passes;
 
   app.get(
     ENTER_ROUTE,

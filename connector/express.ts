@@ -4,6 +4,7 @@ import { createConnector, type Admission, type ConnectorAnswer, type ConnectorOp
 interface ExpressRequest {
   readonly method: string;
   readonly protocol: string;
+  /** The raw request target, before any router mounted it: what Express routes. */
   readonly originalUrl: string;
   get(name: string): string | undefined;
   waitingRoom?: Admission;
@@ -53,11 +54,13 @@ export function waitingRoom(options: ConnectorOptions): (request: ExpressRequest
   };
 }
 
+/** The request as Express routes it: its raw target; Host and the protocol only make the address to come back to. */
 function fromExpress(request: ExpressRequest): ConnectorRequest {
   return {
     method: request.method,
-    url: `${request.protocol}://${request.get('host') ?? 'localhost'}${request.originalUrl}`,
+    target: request.originalUrl,
     header: (name) => request.get(name),
+    site: { protocol: request.protocol, host: request.get('host') ?? '' },
   };
 }
 

@@ -5,7 +5,8 @@ interface FastifyRequestLike {
   readonly method: string;
   readonly protocol: string;
   readonly host: string;
-  readonly url: string;
+  /** Node's request: its `url` is the raw request target, which Fastify routes. */
+  readonly raw: { readonly url?: string };
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   waitingRoom?: Admission;
 }
@@ -51,10 +52,12 @@ export function waitingRoom(options: ConnectorOptions): (request: FastifyRequest
   };
 }
 
+/** The request as Fastify routes it: its raw target; Host and the protocol only make the address to come back to. */
 function fromFastify(request: FastifyRequestLike): ConnectorRequest {
   return {
     method: request.method,
-    url: `${request.protocol}://${request.host}${request.url}`,
+    target: request.raw.url ?? '',
+    site: { protocol: request.protocol, host: request.host },
     header: (name) => {
       const value = request.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;

@@ -23,8 +23,12 @@ export function createWebConnector(options: ConnectorOptions): WebConnector {
   };
 }
 
-function fromFetch(request: Request): ConnectorRequest {
-  return { method: request.method, url: request.url, header: (name) => request.headers.get(name) };
+/**
+ * The request as the runtime routes it: a fetch Request carries only its URL, so the target is
+ * that URL's path and query, as the runtime parsed them.
+ */
+export function fromFetch(request: Request): ConnectorRequest {
+  return { method: request.method, url: request.url, header: (name) => request.headers.get(name), hasBody: request.body !== null };
 }
 
 /** The answer as a fetch Response. */

@@ -1,59 +1,26 @@
-import { decodeSegment, normalizeTarget } from './request-target';
+import { isProtected as isProtectedBy, prefixTest } from '@waiting-room/connector/core/protection';
+import { normalizeTarget } from './request-target';
 
 /**
- * True when `target` (a request target, as sent or normalized) is under one of `prefixes`
- * (see `protectionTest`). A target the server refuses counts as protected.
+ * The protection test is the doors' one (`@waiting-room/connector/core/protection`): whole
+ * segments, case-insensitively and percent-decoded, also without `;parameters` (Java servlet
+ * containers) and with a format suffix read off the prefix's last segment (`/tickets.json`).
  */
 export function isProtected(target: string, prefixes: readonly string[]): boolean {
-  const result = normalizeTarget(target);
-  return !result.ok || protectionTest(prefixes)(result.path);
+  return isProtectedBy(target, prefixes);
+}
+
+/** The protection test for PROTECT's `prefixes`; throws when a prefix is not a path the server routes. */
+export function protectionTest(prefixes: readonly string[]): (path: string) => boolean {
+  return prefixTest(prefixes, 'PROTECT');
 }
 
 /**
- * The protection test for `prefixes`, for normalized paths (`request-target.ts`): a path is
- * protected when it is one of the prefixes or below one, by whole segments, compared
- * case-insensitively and percent-decoded, so that an origin that ignores case (behind a
- * gateway) offers no way around. A path is also protected when it is below a prefix once its
- * path parameters are cut (`/checkout;jsessionid=1`, `/x/..;/checkout`), as Java servlet
- * containers read it. Either reading is enough: a path one origin might serve as protected
- * is held. Throws when a prefix is not a path the server would route.
+ * The test for BYPASS's `prefixes`: a path goes by only when every reading of it is under one
+ * (`/api/..;/checkout` is not, for a Java origin routes it to `/checkout`).
  */
-export function protectionTest(prefixes: readonly string[]): (path: string) => boolean {
-  const protectedKeys = prefixes.map((prefix) => {
-    const result = normalizeTarget(prefix);
-    if (!result.ok || result.query !== undefined) {
-      throw new Error(`PROTECT: "${prefix}" is not a path the server routes${result.ok ? '' : `: ${result.reason}`}.`);
-    }
-    return segmentKeys(result.path);
-  });
-  return (path) => {
-    const keys = segmentKeys(path);
-    const readings = [keys, withoutPathParameters(keys)];
-    return readings.some((reading) => protectedKeys.some((prefix) => startsWith(reading, prefix)));
-  };
-}
-
-/** The segments of a normalized path, decoded and lower-cased. */
-function segmentKeys(path: string): string[] {
-  return path
-    .split('/')
-    .filter((segment) => segment !== '')
-    .map((segment) => decodeSegment(segment).toLowerCase());
-}
-
-/** The segments once each loses its `;parameters`, dot segments that leaves resolved again. */
-function withoutPathParameters(keys: readonly string[]): string[] {
-  const resolved: string[] = [];
-  for (const key of keys) {
-    const name = key.split(';')[0] ?? '';
-    if (name === '..') resolved.pop();
-    else if (name !== '' && name !== '.') resolved.push(name);
-  }
-  return resolved;
-}
-
-function startsWith(keys: readonly string[], prefix: readonly string[]): boolean {
-  return prefix.length <= keys.length && prefix.every((key, i) => keys[i] === key);
+export function bypassTest(prefixes: readonly string[]): (path: string) => boolean {
+  return prefixTest(prefixes, 'BYPASS', 'every');
 }
 
 /**

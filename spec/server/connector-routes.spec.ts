@@ -1,4 +1,5 @@
 import { signPass, verifyPass } from '@waiting-room/connector';
+import { signEnter } from '@waiting-room/connector/core/enter';
 import { ConfigError, loadConfig } from '../../server/process/config';
 import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
@@ -10,6 +11,13 @@ const VISITOR = 'AbCdEfGhIjKlMnOpQrStUv';
 
 const enter = (server: WaitingRoomServer, query: Record<string, string>, room = 'default') =>
   fetch(`${server.url}/queue/enter/${room}?${new URLSearchParams(query)}`, { redirect: 'manual' });
+
+/** `query` with the connector's signature (room, visitor, target, time), made `ageSeconds` ago with `secret`. */
+const signed = async (query: { target: string; visitor: string }, options: { room?: string; ageSeconds?: number; secret?: string } = {}) => {
+  const at = Math.floor(Date.now() / 1000) - (options.ageSeconds ?? 0);
+  const sig = await signEnter({ room: options.room ?? 'default', ...query, at }, options.secret ?? SECRET);
+  return { ...query, at: String(at), sig };
+};
 
 const revoke = (server: WaitingRoomServer, body: string) =>
   fetch(`${server.url}/queue/passes/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -53,7 +61,7 @@ describe("the connectors' routes", () => {
 
   test('send an admitted visitor back to the target, hash-free, with a pass given to the named visitor', async () => {
     server = await startWaitingRoom({ PASS_SECRET: SECRET, CONNECTOR_ORIGINS: SITE });
-    const entered = await enter(server, { target: `${SITE}/checkout?item=2#pay`, visitor: VISITOR });
+    const entered = await enter(server, await signed({ target: `${SITE}/checkout?item=2#pay`, visitor: VISITOR }));
     expect(entered.status).toBe(303);
     expect(entered.headers.get('referrer-policy')).toBe('no-referrer');
     const back = new URL(entered.headers.get('location')!);
@@ -62,6 +70,27 @@ describe("the connectors' routes", () => {
     const pass = await verifyPass(back.searchParams.get('waiting_room_pass')!, SECRET, 'default', Date.now());
     expect(pass).toMatchObject({ room: 'default', visitor: VISITOR });
     expect(pass!.expiresAt - pass!.issuedAt).toBeLessThanOrEqual(300);
+  });
+
+  // An attacker's page sends an admitted visitor to an enter address it made, naming the
+  // attacker's visitor id and a page where the pass would stay in the address: refused unless
+  // the site's connector signed that very room, visitor, target and time.
+  test.each([
+    ['no signature', async () => ({ target: `${SITE}/open`, visitor: VISITOR })],
+    ['a signature of another secret', () => signed({ target: `${SITE}/open`, visitor: VISITOR }, { secret: `${SECRET}-not-it` })],
+    ['a signature of another target', async () => ({ ...(await signed({ target: `${SITE}/checkout`, visitor: VISITOR })), target: `${SITE}/open` })],
+    [
+      'a signature of another visitor',
+      async () => ({ ...(await signed({ target: `${SITE}/checkout`, visitor: VISITOR })), visitor: 'TheAttackersVisitorId0' }),
+    ],
+    ["another room's signature", () => signed({ target: `${SITE}/checkout`, visitor: VISITOR }, { room: 'other' })],
+    ['a signature older than a day', () => signed({ target: `${SITE}/checkout`, visitor: VISITOR }, { ageSeconds: 24 * 3600 + 5 })],
+  ])('refuse an admitted visitor an enter with %s, and hand no pass', async (_case, query) => {
+    server = await startWaitingRoom({ PASS_SECRET: SECRET, CONNECTOR_ORIGINS: SITE });
+    const entered = await enter(server, await query());
+    expect(entered.status).toBe(403);
+    expect(entered.headers.get('location')).toBeNull();
+    expect(await entered.json()).toMatchObject({ error: { code: 'unsigned_enter' } });
   });
 
   test('answer 404 for a room the server does not have', async () => {

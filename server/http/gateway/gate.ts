@@ -3,10 +3,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../domain/clock';
 import type { ServerConfig } from '../../process/config';
 import { HttpError } from '../errors';
-import { isOwnPath, protectionTest } from '../../domain/protection';
+import { bypassTest, isOwnPath } from '../../domain/protection';
+import { clientOf } from '@waiting-room/connector/core/client';
+import { GATEWAY, readRequest, type DoorRequest } from '@waiting-room/connector/core/door';
 import { originOf } from '../request-origin';
 import { requestTarget } from '../target';
-import { prefersJson } from '../negotiate';
 import { HELD_HEADER, type PageConfigJson } from '@waiting-room/streams/contract';
 import { pageConfigFor } from '../page-config';
 import { queueInfoPreload, type WaitingPage } from '../page';
@@ -46,9 +47,6 @@ export interface GateOptions {
   readonly passes?: PassIssuer;
 }
 
-/** Verbs the waiting room holds; others (OPTIONS…) pass untouched. */
-const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
-
 /**
  * The gate in front of the origin, run before a request is forwarded: requests outside the
  * protected prefixes, under a bypass prefix or with a valid signed bypass stream through at
@@ -58,26 +56,24 @@ const HELD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
  */
 export function createGate(options: GateOptions): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
   const { config, rooms, clock, origin } = options;
-  const bypasses = config.gateway.bypass.length > 0 ? protectionTest(config.gateway.bypass) : () => false;
+  const bypasses = config.gateway.bypass.length > 0 ? bypassTest(config.gateway.bypass) : () => false;
+  const protects = (path: string) => rooms.forPath(path) !== undefined && !bypasses(path);
   const holdOrAdmit = createRoomGate(options);
 
   return async (request, reply) => {
-    const { path } = requestTarget(request);
+    const { path, target } = requestTarget(request);
     // The waiting room's own paths are never the origin's, whatever the method or the rest:
     // a 404, or a 405 naming the methods its route takes.
     if (isOwnPath(path)) return reply.callNotFound();
-    const room = rooms.forPath(path);
-    if (room === undefined || bypasses(path)) return undefined;
-    const { store, admission } = room;
+    // The doors' one decision (connector/core/door.ts): open (not protected, a real CORS
+    // preflight), refused (a method the gateway cannot hold and replay: one could reach a
+    // handler that takes every verb without waiting), or protected.
+    const reading = readRequest(doorRequestOf(request, target), protects, GATEWAY);
+    if (reading.kind === 'open') return undefined;
     if (hasValidBypass(request.headers[BYPASS_HEADER], config.gateway.bypassSecret, clock.now())) return undefined;
-    if (!HELD_METHODS.has(request.method)) {
-      // A CORS preflight asks nothing of the origin but headers; any other verb could reach a
-      // handler that takes every method (Express's `all`) without waiting: none passes.
-      if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) return undefined;
-      throw new HttpError(405, 'method_not_allowed', `${request.method} is not allowed at a protected path.`, {
-        allow: [...HELD_METHODS].join(', '),
-      });
-    }
+    if (reading.kind === 'refused') throw new HttpError(reading.status, reading.code, reading.message, reading.headers);
+    const room = rooms.forPath(path)!;
+    const { store, admission } = room;
     const session = sessionFor(request, reply);
     const bytes = await bufferBody(request, config.gateway.heldBodyLimit).catch((error: unknown) => {
       if (error instanceof HttpError && error.status === 413) options.heldBodies.refused();
@@ -230,13 +226,21 @@ function isSubresource(request: FastifyRequest): boolean {
   return typeof destination === 'string' && !WAITABLE_DESTINATIONS.has(destination.toLowerCase());
 }
 
-/**
- * A request that is not a browser's navigation: it prefers JSON, or its browser says it is a
- * `fetch` or the like (`Sec-Fetch-Mode` other than `navigate`). It cannot show a page.
- */
+/** A request that is not a browser's navigation, by the doors' one rule (connector/core/client.ts): it cannot show a page. */
 export function isApiClient(request: FastifyRequest): boolean {
-  const mode = request.headers['sec-fetch-mode'];
-  return prefersJson(request.headers.accept) || (typeof mode === 'string' && mode.toLowerCase() !== 'navigate');
+  return clientOf(headerOf(request)) === 'api';
+}
+
+/** The request as the doors' core reads it: the target the router routed (normalized: a fixed point of the core's reading). */
+function doorRequestOf(request: FastifyRequest, target: string): DoorRequest {
+  return { method: request.method, target, header: headerOf(request) };
+}
+
+function headerOf(request: FastifyRequest): DoorRequest['header'] {
+  return (name) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
 }
 
 /**

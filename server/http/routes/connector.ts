@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { PASS_PARAMETER, verifyPass } from '@waiting-room/connector';
+import { verifyEnter } from '@waiting-room/connector/core/enter';
 import type { Clock } from '../../domain/clock';
 import type { Room, Rooms } from '../../domain/rooms';
 import type { ServerConfig } from '../../process/config';
@@ -33,10 +34,13 @@ const MAX_PASS_LENGTH = 2048;
 
 /**
  * The connectors' side of the waiting room (docs/adopt.md). A connector sends a visitor without a
- * pass to `/queue/enter/<room>?target=…&visitor=…`: they wait there as on any protected path, and
- * once admitted the same address sends them back to `target` with a fresh pass, given to the
- * browser the connector named. Only targets under the room's `connectorOrigins` are taken, so
- * that the route sends nobody to a site of someone else's choosing.
+ * pass to `/queue/enter/<room>?target=…&visitor=…&at=…&sig=…`: they wait there as on any
+ * protected path, and once admitted the same address sends them back to `target` with a fresh
+ * pass, given to the browser the connector named. Only targets under the room's
+ * `connectorOrigins` are taken, so that the route sends nobody to a site of someone else's
+ * choosing; and only an enter the connector signed with PASS_SECRET (`sig` over room, visitor,
+ * target and `at`), so that another page cannot have an admitted visitor carry a pass for
+ * someone else's visitor id to a page of its choosing (docs/security.md).
  */
 export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRouteOptions): Promise<void> {
   const { config, rooms, clock } = options;
@@ -64,6 +68,8 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
               'bad_visitor',
               '"visitor" must be 16 to 64 letters, digits, "-" or "_".',
             ),
+            at: { type: 'string', maxLength: 16, description: 'When the connector signed the address, in seconds since the epoch.' },
+            sig: { type: 'string', maxLength: 64, description: "The connector's signature of room, visitor, target and `at` (PASS_SECRET)." },
           },
         },
         response: { 303: { type: 'null', description: 'Admitted: back to the target with `waiting_room_pass`.' }, ...errorResponses(400, 403, 404) },
@@ -73,6 +79,15 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
       if (!issuer) throw new HttpError(404, 'no_connector', 'This waiting room takes no connector: its PASS_SECRET is not set.');
       const room = rooms.named(request.params.room);
       const target = allowedTarget(request.query.target, config.rooms.find(({ name }) => name === room.name)?.connectorOrigins ?? []);
+      const { visitor, at, sig } = request.query;
+      const claim = { room: room.name, visitor, target: request.query.target, at: Number(at) };
+      if (at === undefined || sig === undefined || !/^\d{1,12}$/.test(at) || !(await verifyEnter(claim, sig, secret!, clock.now()))) {
+        throw new HttpError(
+          403,
+          'unsigned_enter',
+          "This address was not made by the site's connector, or is more than a day old: go back to the site, which sends you here again.",
+        );
+      }
       const session = sessionFor(request, reply);
       let admitted = false;
       const answered = await options.gate(request, reply, room, session, undefined, () => {

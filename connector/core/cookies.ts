@@ -9,6 +9,6 @@ export function readCookie(header: string | null | undefined, name: string): str
 }
 
 /** A Set-Cookie value: HttpOnly, for the whole site, sent on top-level navigations from elsewhere (Lax). */
-export function cookie(name: string, value: string, options: { readonly maxAgeSeconds: number; readonly secure: boolean }): string {
+export function setCookie(name: string, value: string, options: { readonly maxAgeSeconds: number; readonly secure: boolean }): string {
   return `${name}=${value}; Path=/; Max-Age=${Math.max(0, Math.floor(options.maxAgeSeconds))}; HttpOnly; SameSite=Lax${options.secure ? '; Secure' : ''}`;
 }

@@ -1,0 +1,94 @@
+import { PASS_COOKIE, signPass, VISITOR_COOKIE } from '@waiting-room/connector';
+import type { DoorCase, Outcome } from './table';
+
+/** The pass secret every connector under test shares with its (absent) waiting room. */
+export const SECRET = 'the-conformance-tables-pass-secret-0123';
+/** A waiting room that is never called: a connector decides alone. */
+export const WAITING_ROOM = 'http://127.0.0.1:9';
+/** The browser of a case with a pass: its visitor cookie. */
+export const VISITOR = 'ConformanceVisitor0000001';
+
+/** The cookies a case's pass adds to its Cookie header (connectors): the visitor id and the pass. */
+export async function passCookies(test: DoorCase, room: string, now = Date.now()): Promise<string | undefined> {
+  const at = Math.floor(now / 1000);
+  const pass = (change: { visitor?: string; issuedAt?: number; expiresAt?: number } = {}, secret = SECRET) =>
+    signPass({ room, visitor: VISITOR, session: 'conformance-session', issuedAt: at, expiresAt: at + 300, ...change }, secret);
+  let token: string;
+  switch (test.pass) {
+    case 'none':
+      return undefined;
+    case 'valid':
+      token = await pass();
+      break;
+    case 'forged':
+      token = await pass({}, `${SECRET}-not-it`);
+      break;
+    case 'other-visitor':
+      token = await pass({ visitor: 'AnotherBrowsersVisitorId' });
+      break;
+    case 'expired':
+      token = await pass({ issuedAt: at - 600, expiresAt: at - 300 });
+      break;
+    case 'revoked':
+      throw new Error(`case "${test.name}": a revoked pass needs the door's revoke, which this runner does not have.`);
+  }
+  return `${VISITOR_COOKIE}=${VISITOR}; ${PASS_COOKIE}=${token}`;
+}
+
+/** The case's headers, its Cookie header joined with `cookies` when there are some. */
+export function withCookies(headers: Readonly<Record<string, string>>, cookies: string | undefined): Record<string, string> {
+  if (cookies === undefined) return { ...headers };
+  return { ...headers, cookie: headers.cookie ? `${headers.cookie}; ${cookies}` : cookies };
+}
+
+/** What a connector's answer was: a door's outcome, or what else it was. */
+export interface Observed {
+  /** The site's handler ran. */
+  readonly ran: boolean;
+  readonly status: number;
+  readonly location?: string | null;
+  readonly contentType?: string | null;
+  readonly json?: unknown;
+}
+
+/** The outcome a connector's answer shows (a redirect to the waiting room, held JSON, a 4xx, or the site). */
+export function connectorOutcome(observed: Observed): Outcome | string {
+  if (observed.ran) return observed.status < 400 ? 'site' : `the site ran, then ${observed.status}`;
+  if (observed.status === 303 && observed.location?.startsWith(`${WAITING_ROOM}/queue/enter/`)) return 'wait-browser';
+  if (observed.status === 503 && observed.contentType?.startsWith('application/json') && (observed.json as { error?: string })?.error === 'waiting_room')
+    return 'wait-api';
+  if (observed.status >= 400 && observed.status < 500) return 'refused';
+  return `unexpected: ${observed.status} ${observed.location ?? ''}`;
+}
+
+/** The visitor id a Set-Cookie of the answer gives, when one does. */
+export function visitorSet(setCookies: readonly string[]): string | undefined {
+  const prefix = `${VISITOR_COOKIE}=`;
+  return setCookies
+    .find((value) => value.startsWith(prefix))
+    ?.slice(prefix.length)
+    .split(';')[0];
+}
+
+/** Checks what the case says of the visitor cookie: replaced with a fresh, well-formed id, or kept. */
+export function expectVisitorCookie(test: DoorCase, setCookies: readonly string[]): void {
+  if (test.visitorCookie === undefined) return;
+  const set = visitorSet(setCookies);
+  if (test.visitorCookie === 'kept') expect({ case: test.name, set }).toEqual({ case: test.name, set: undefined });
+  else expect({ case: test.name, set }).toEqual({ case: test.name, set: expect.stringMatching(/^[A-Za-z0-9_-]{16,64}$/) });
+}
+
+/** A fetch Request as a runtime would give it for the case: its URL built from the request line (origin or absolute form). */
+export function fetchRequestOf(test: DoorCase, cookies: string | undefined): Request {
+  const url = test.target.startsWith('/') ? `http://shop.example${test.target}` : test.target;
+  const headers = withCookies(test.headers, cookies);
+  // The runtime puts the host in the URL: it is no header of fetch's Request.
+  delete headers.host;
+  return new Request(url, { method: test.method, headers, ...(test.body !== undefined && { body: test.body }) });
+}
+
+/** A Set-Cookie header as a list, however the raw answer's parser joined it. */
+export function setCookiesOf(headers: Readonly<Record<string, string>>): string[] {
+  const value = headers['set-cookie'];
+  return value === undefined ? [] : [value];
+}

@@ -219,7 +219,7 @@ function roomOf(room: unknown): string {
     throw new TypeError('room: missing. Name the room this site\'s visitors wait in: one of the waiting room\'s ROOMS, or "default" when it has none.');
   }
   if (typeof room !== 'string' || !/^[a-z0-9-]{1,32}$/.test(room))
-    throw new TypeError(`room: "${String(room)}" is not a room name (lower-case letters, digits, dashes).`);
+    throw new TypeError(`room: ${JSON.stringify(room)} is not a room name (lower-case letters, digits, dashes).`);
   return room;
 }
 

@@ -75,8 +75,11 @@ export const AUTHORITY = /^(?:(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+|\
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-class Refusal {
-  constructor(readonly reason: string) {}
+/** Thrown inside the parser only: `normalizeTarget` turns it into a `RefusedTarget`. */
+class Refusal extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
 }
 
 /** Parses and normalizes a raw request target as the rules above say; never throws. */

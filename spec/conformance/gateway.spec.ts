@@ -3,11 +3,11 @@ import { ManualClock } from '../server/support/manual-clock';
 import { rawExchange, rawRequest, type RawAnswer } from '../server/support/raw-http';
 import { startServer, type StartedWithOrigin } from '../server/support/server';
 import { Visitor } from '../server/support/visitor';
-import { casesFor, DOORS, expected, type Outcome } from './table';
+import { casesFor, DOORS, expected } from './table';
 import { passCookies, withCookies } from './support';
 
 /** The outcome the gateway's answer shows: the origin reached, the waiting page, held JSON, or a 4xx. */
-function gatewayOutcome(answer: RawAnswer, reachedOrigin: boolean): Outcome | string {
+function gatewayOutcome(answer: RawAnswer, reachedOrigin: boolean): string {
   const held = answer.headers[HELD_HEADER.name] === HELD_HEADER.value;
   const type = answer.headers['content-type'] ?? '';
   if (reachedOrigin) return answer.status < 400 ? 'site' : `the origin was reached, then ${answer.status}`;

@@ -1,5 +1,5 @@
 import { PASS_COOKIE, signPass, VISITOR_COOKIE } from '@waiting-room/connector';
-import type { DoorCase, Outcome } from './table';
+import type { DoorCase } from './table';
 
 /** The pass secret every connector under test shares with its (absent) waiting room. */
 export const SECRET = 'the-conformance-tables-pass-secret-0123';
@@ -52,7 +52,7 @@ export interface Observed {
 }
 
 /** The outcome a connector's answer shows (a redirect to the waiting room, held JSON, a 4xx, or the site). */
-export function connectorOutcome(observed: Observed): Outcome | string {
+export function connectorOutcome(observed: Observed): string {
   if (observed.ran) return observed.status < 400 ? 'site' : `the site ran, then ${observed.status}`;
   if (observed.status === 303 && observed.location?.startsWith(`${WAITING_ROOM}/queue/enter/`)) return 'wait-browser';
   if (observed.status === 503 && observed.contentType?.startsWith('application/json') && (observed.json as { error?: string })?.error === 'waiting_room')

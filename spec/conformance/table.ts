@@ -67,7 +67,7 @@ function checked(table: DoorTable): DoorTable {
       (!OUTCOMES.includes(test.expect) && `expect "${test.expect}" is no outcome`) ||
       (!PASSES.includes(test.pass) && `pass "${test.pass}" is no pass`) ||
       (test.doors && !test.why && 'it overrides a door without a "why"') ||
-      (test.doors && Object.values(test.doors).some((outcome) => !OUTCOMES.includes(outcome as string)) && 'a door override is no outcome') ||
+      (test.doors && Object.values(test.doors).some((outcome) => !OUTCOMES.includes(outcome)) && 'a door override is no outcome') ||
       // A protected request is never the site's without a valid pass, at any door.
       ([test.expect, ...Object.values(test.doors ?? {})].includes('site') &&
         test.pass !== 'none' &&

@@ -10,7 +10,6 @@ import { match } from '@formatjs/intl-localematcher';
 
 /** The media types a client may prefer, in the order that breaks a tie: JSON first. */
 const JSON_FIRST = ['application/json', 'text/html'];
-const HTML_FIRST = ['text/html', 'application/json'];
 
 /** Most language ranges of one header read: each costs a CLDR lookup, and a browser sends a handful. */
 const MOST_LANGUAGES = 16;
@@ -30,13 +29,8 @@ export function prefersHtml(accept: string | undefined): boolean {
   return preferred(accept, JSON_FIRST) === 'text/html';
 }
 
-/**
- * True when a client asks for JSON rather than HTML: it weighs `application/json` above
- * `text/html` (an API client, a single-page app's `fetch` that says so); a tie goes to HTML.
- */
-export function prefersJson(accept: string | undefined): boolean {
-  return preferred(accept, HTML_FIRST) === 'application/json';
-}
+/** True when a client asks for JSON rather than HTML: the doors' one rule (connector/core/client.ts). */
+export { prefersJson } from '@waiting-room/connector/core/client';
 
 /** The language subtag of a well-formed tag, canonical (`iw` → `he`, `in` → `id`). */
 const languageOf = (tag: string): string => new Intl.Locale(Intl.getCanonicalLocales(tag)[0]).language;

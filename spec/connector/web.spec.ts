@@ -1,4 +1,14 @@
-import { createConnector, createWebConnector, PASS_COOKIE, PASS_PARAMETER, signPass, VISITOR_COOKIE, type Pass } from '@waiting-room/connector';
+import {
+  createConnector,
+  createWebConnector,
+  PASS_COOKIE,
+  PASS_PARAMETER,
+  signPass,
+  VISITOR_COOKIE,
+  type ConnectorOptions,
+  type Pass,
+} from '@waiting-room/connector';
+import { verifyEnter } from '@waiting-room/connector/core/enter';
 
 const SECRET = 'a-secret-shared-by-the-site-and-the-room-01';
 const WAITING_ROOM = 'https://queue.example';
@@ -98,7 +108,36 @@ describe('the connector for any runtime with Request', () => {
     [{ room: 'Shop!' }, 'not a room name'],
     [{ secret: 'short' }, 'at least 32 characters'],
     [{ protect: ['checkout'] }, 'must be a path starting with /'],
+    [{ protect: 'checkout' }, 'must be a path starting with /'],
+    [{ protect: [] }, 'protect: a path or a non-empty list of paths'],
+    [{ protect: 42 }, 'protect: a path or a non-empty list of paths'],
+    [{ protect: ['/a%2Fb'] }, 'is not a path the server routes'],
+    [{ room: undefined }, 'room: missing'],
+    [{ room: 7 }, 'room: 7 is not a room name'],
   ])('refuses to start with %o', (change, message) => {
-    expect(() => createConnector({ waitingRoom: WAITING_ROOM, room: 'shop', secret: SECRET, ...change })).toThrow(message);
+    expect(() => createConnector({ waitingRoom: WAITING_ROOM, room: 'shop', secret: SECRET, ...change } as unknown as ConnectorOptions)).toThrow(message);
+  });
+
+  test('takes one path as protect', async () => {
+    const one = createWebConnector({ waitingRoom: WAITING_ROOM, room: 'shop', secret: SECRET, protect: '/checkout', now: () => now });
+    expect((await one.handle(asked('/checkout/pay')))?.status).toBe(303);
+    expect(await one.handle(asked('/about'))).toBeUndefined();
+  });
+
+  test('signs the enter address with the shared secret: room, visitor, the address asked for and the time', async () => {
+    const answer = (await connector.handle(asked('/checkout?item=1', { [VISITOR_COOKIE]: VISITOR })))!;
+    const enter = new URL(answer.headers.get('location')!).searchParams;
+    const claim = { room: 'shop', visitor: VISITOR, target: 'https://shop.example/checkout?item=1', at: Number(enter.get('at')) };
+    expect(claim.at).toBe(T0 / 1000);
+    expect(await verifyEnter(claim, enter.get('sig')!, SECRET, T0)).toBe(true);
+    expect(await verifyEnter({ ...claim, visitor: 'another-browser-id-000000' }, enter.get('sig')!, SECRET, T0)).toBe(false);
+    expect(await verifyEnter(claim, enter.get('sig')!, `${SECRET}-other`, T0)).toBe(false);
+  });
+
+  test.each(['bad', 'has space', 'x'.repeat(65), ''])('replaces a malformed visitor cookie %j with a fresh id', async (planted) => {
+    const answer = (await connector.handle(asked('/checkout', { [VISITOR_COOKIE]: planted })))!;
+    const visitor = new URL(answer.headers.get('location')!).searchParams.get('visitor')!;
+    expect(visitor).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(answer.headers.getSetCookie()).toEqual([`${VISITOR_COOKIE}=${visitor}; Path=/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure`]);
   });
 });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { isProtected, protectionTest } from '../../server/domain/protection';
+import { bypassTest, isProtected, protectionTest } from '../../server/domain/protection';
 import { normalizeTarget, type NormalizedTarget } from '../../server/domain/request-target';
 import { protectedSpelling, rawTarget, PROTECTED } from './support/targets';
 
@@ -153,6 +153,28 @@ describe('the protection test', () => {
     expect(protects(ok('/;x/checkout').path)).toBe(true);
     expect(protects(ok('/shop;a=1/pay').path)).toBe(true);
     expect(protects(ok('/check%3Bout').path)).toBe(false);
+  });
+
+  it('should read a format suffix on the segment that ends a prefix as that prefix, as Rails routes (.:format)', () => {
+    const tickets = protectionTest(['/tickets', '/shop/pay']);
+    const at = (path: string) => tickets(ok(path).path);
+    expect(['/tickets.json', '/TICKETS.HTML', '/tickets.json/1', '/tickets.json;x=1', '/shop/pay.json', '/x/..;/tickets.json'].map(at)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['/ticketsjson', '/tickets-old', '/tickets.', '/shop.json/pay', '/shop/payment.json'].map(at)).toEqual([false, false, false, false, false]);
+  });
+
+  it('should let a path by a bypass prefix only when every reading of it is under the bypass', () => {
+    const bypasses = bypassTest(['/api']);
+    const at = (path: string) => bypasses(ok(path).path);
+    expect(['/api', '/api/orders', '/API/x', '/%61pi/x'].map(at)).toEqual([true, true, true, true]);
+    // `/api;v=1` reads as `/api` to a Java origin only: a bypass that one origin might not serve is none.
+    expect(['/api/..;/checkout', '/api;v=1/orders', '/api.json', '/apis', '/x/api'].map(at)).toEqual([false, false, false, false, false]);
   });
 
   it('should protect the whole site with PROTECT=/', () => {

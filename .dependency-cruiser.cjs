@@ -18,6 +18,13 @@ module.exports = {
       to: { pathNot: ['^connector/', '^node_modules/jose/'] },
     },
     {
+      name: 'door-core-is-pure',
+      severity: 'error',
+      comment: "The doors' one decision (connector/core) knows no framework and no adapter: it imports itself, and the pass's type.",
+      from: { path: '^connector/core/' },
+      to: { pathNot: ['^connector/core/', '^connector/pass\\.ts$'] },
+    },
+    {
       name: 'server-not-demo',
       severity: 'error',
       comment: 'The demo shop is one origin among others: the server never imports it.',

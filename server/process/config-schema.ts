@@ -114,7 +114,7 @@ const PROPERTIES = {
     accepts: 'comma-separated path prefixes',
     default: '/checkout',
     description:
-      "Protected path prefixes, matched by whole segments, case-insensitively (`/checkout` holds `/Checkout/pay`, not `/checkouts`); the waiting room's own routes are never held, even with `/`.",
+      "Protected path prefixes, matched by whole segments, case-insensitively (`/checkout` holds `/Checkout/pay`, not `/checkouts`), also without `;parameters` and with a format suffix (`/checkout.json`), as every connector matches them; the waiting room's own routes are never held, even with `/`.",
   },
   ROOMS: {
     type: 'string',
@@ -168,7 +168,8 @@ const PROPERTIES = {
     section: 'origin',
     accepts: 'comma-separated path prefixes',
     unset: 'none',
-    description: 'Path prefixes never held, whatever `PROTECT` says (static files, health checks), matched the same way.',
+    description:
+      'Path prefixes never held, whatever `PROTECT` says (static files, health checks), matched the same way but strictly: a path goes by only when every reading of it (as sent, without `;parameters`) is under one.',
   },
   BYPASS_SECRET: {
     type: 'string',

@@ -12,5 +12,6 @@ export const middleware = waitingRoom({
   protect: ['/checkout'],
 });
 
-// Only the protected pages run the middleware.
-export const config = { matcher: ['/checkout/:path*'] };
+// Every page runs the middleware (the build's own files aside): `protect` decides what is
+// protected, as at every door, and a path matcher would miss `/Checkout` or `/checkout.json`.
+export const config = { matcher: ['/((?!_next/static|_next/image|favicon.ico).*)'] };

@@ -57,8 +57,8 @@ export interface DoorTraits {
   readonly holdsRequests: boolean;
 }
 
-export const GATEWAY: DoorTraits = { holdsRequests: true };
-export const CONNECTOR: DoorTraits = { holdsRequests: false };
+export const GATEWAY = { holdsRequests: true } as const satisfies DoorTraits;
+export const CONNECTOR = { holdsRequests: false } as const satisfies DoorTraits;
 
 /** The methods the gateway holds and replays. */
 export const HELD_METHODS: readonly string[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -72,53 +72,67 @@ export interface Refusal {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** A request under a protected prefix: it needs a pass (connector) or an admission (gateway). */
+/** Not protected, or a CORS preflight: the site answers. */
+export interface Open {
+  readonly kind: 'open';
+  readonly why: 'not-protected' | 'preflight';
+}
+
+/** A request under a protected prefix at the gateway: admitted or held by its own session and line. */
 export interface ProtectedRequest {
   readonly kind: 'protected';
   readonly target: NormalizedTarget;
   readonly client: Client;
-  /** The browser's visitor id (connectors): its cookie's when well formed, else a fresh one. */
+}
+
+/** A request under a protected prefix at a connector: it needs a pass, given to this browser. */
+export interface PassRequest extends ProtectedRequest {
+  /** The browser's visitor id: its cookie's when well formed, else a fresh one. */
   readonly visitor: Visitor;
   /** The pass to check, and where it came: handed back in the address, or the pass cookie. */
   readonly credential?: { readonly token: string; readonly from: 'address' | 'cookie' };
-  /** The absolute address the visitor asked for, without a handed-back pass (connectors). */
-  readonly address?: string;
+  /** The address the visitor asked for, without a handed-back pass: absolute when the request named its site. */
+  readonly address: string;
   readonly secure: boolean;
 }
 
-/** What a door reads of a request before any pass is checked. */
-export type Reading =
-  /** Not protected, or a CORS preflight: the site answers. */
-  { readonly kind: 'open'; readonly why: 'not-protected' | 'preflight' } | Refusal | ProtectedRequest;
+/** What a door reads of a request before any pass is checked: a door that holds requests gets a `ProtectedRequest`, a connector a `PassRequest`. */
+export type Reading<Door extends DoorTraits = DoorTraits> = Open | Refusal | (Door['holdsRequests'] extends true ? ProtectedRequest : PassRequest);
 
 /**
  * Reads `request`: refused when its target cannot be read one way only (target.ts); open when
  * no prefix protects it (`protects`, a `prefixTest`) or it is a CORS preflight; else protected,
  * with the client's kind and, for a connector, the visitor and the pass to check.
  */
-export function readRequest(request: DoorRequest, protects: PrefixTest, door: DoorTraits): Reading {
+export function readRequest<Door extends DoorTraits>(request: DoorRequest, protects: PrefixTest, door: Door): Reading<Door>;
+export function readRequest(request: DoorRequest, protects: PrefixTest, door: DoorTraits): Open | Refusal | ProtectedRequest | PassRequest {
   const target = normalizeTarget(request.target);
   if (!target.ok) return refusal(400, 'bad_request_target', `The request target is refused: ${target.reason}.`);
   if (!protects(target.path)) return { kind: 'open', why: 'not-protected' };
   if (isPreflight(request)) return { kind: 'open', why: 'preflight' };
-  if (door.holdsRequests && !HELD_METHODS.includes(request.method)) {
+  const client = clientOf(request.header);
+  if (door.holdsRequests) {
+    if (HELD_METHODS.includes(request.method)) return { kind: 'protected', target, client };
     return refusal(405, 'method_not_allowed', `${request.method} is not allowed at a protected path.`, { allow: HELD_METHODS.join(', ') });
   }
-  const cookies = request.header('cookie');
-  const client = clientOf(request.header);
-  const visitor = visitorOf(readCookie(cookies, VISITOR_COOKIE));
-  if (door.holdsRequests || request.site === undefined) return { kind: 'protected', target, client, visitor, secure: false };
-
-  const protocol = request.site.protocol.toLowerCase();
-  const host = request.site.host;
-  if ((protocol !== 'http' && protocol !== 'https') || !AUTHORITY.test(host)) {
-    return refusal(400, 'bad_host', 'The Host header (or the protocol a proxy forwarded) is not a host name: there is no address to come back to.');
+  let origin = '';
+  let secure = false;
+  if (request.site !== undefined) {
+    const protocol = request.site.protocol.toLowerCase();
+    const host = request.site.host;
+    if ((protocol !== 'http' && protocol !== 'https') || !AUTHORITY.test(host)) {
+      return refusal(400, 'bad_host', 'The Host header (or the protocol a proxy forwarded) is not a host name: there is no address to come back to.');
+    }
+    origin = `${protocol}://${host}`;
+    secure = protocol === 'https';
   }
+  const cookies = request.header('cookie');
   const { back, handedBack } = withoutPass(request.target.startsWith('/') ? request.target : target.target);
   const passCookie = readCookie(cookies, PASS_COOKIE);
   const credential =
     handedBack !== undefined ? { token: handedBack, from: 'address' as const } : passCookie ? { token: passCookie, from: 'cookie' as const } : undefined;
-  return { kind: 'protected', target, client, visitor, credential, address: `${protocol}://${host}${back}`, secure: protocol === 'https' };
+  const visitor = visitorOf(readCookie(cookies, VISITOR_COOKIE));
+  return { kind: 'protected', target, client, visitor, credential, address: origin + back, secure };
 }
 
 /**
@@ -153,9 +167,8 @@ export type Decision =
  * what `reading.credential` verified as (signed for this room, unexpired, given to
  * `reading.visitor`, not revoked), or undefined. `now` is in ms.
  */
-export function decideProtected(reading: ProtectedRequest, pass: Pass | undefined, now: number): Decision {
-  const { credential, visitor, secure } = reading;
-  const address = reading.address ?? reading.target.target;
+export function decideProtected(reading: PassRequest, pass: Pass | undefined, now: number): Decision {
+  const { credential, visitor, secure, address } = reading;
   if (pass !== undefined && pass.visitor === visitor.id && credential !== undefined) {
     if (credential.from === 'cookie') return { kind: 'site', pass };
     // The pass becomes a cookie and leaves the address: neither bookmarked, shared nor sent on as a referrer.

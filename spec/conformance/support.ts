@@ -78,17 +78,53 @@ export function expectVisitorCookie(test: DoorCase, setCookies: readonly string[
   else expect({ case: test.name, set }).toEqual({ case: test.name, set: expect.stringMatching(/^[A-Za-z0-9_-]{16,64}$/) });
 }
 
+/** The runtime cannot build a Request of the case (a URL with credentials, or none at all): it refuses it, and no door code runs. */
+export class UnbuildableRequest extends Error {}
+
 /** A fetch Request as a runtime would give it for the case: its URL built from the request line (origin or absolute form). */
 export function fetchRequestOf(test: DoorCase, cookies: string | undefined): Request {
   const url = test.target.startsWith('/') ? `http://shop.example${test.target}` : test.target;
   const headers = withCookies(test.headers, cookies);
   // The runtime puts the host in the URL: it is no header of fetch's Request.
   delete headers.host;
-  return new Request(url, { method: test.method, headers, ...(test.body !== undefined && { body: test.body }) });
+  try {
+    return new Request(url, { method: test.method, headers, ...(test.body !== undefined && { body: test.body }) });
+  } catch (error) {
+    throw new UnbuildableRequest(`case "${test.name}": ${(error as Error).message}`);
+  }
 }
 
 /** A Set-Cookie header as a list, however the raw answer's parser joined it. */
 export function setCookiesOf(headers: Readonly<Record<string, string>>): string[] {
   const value = headers['set-cookie'];
   return value === undefined ? [] : [value];
+}
+
+/**
+ * Runs a case at a door that takes fetch's Request (`handle` answers a Response, or nothing to
+ * let the site run): the outcome, and the Set-Cookie values of its answer. A case the runtime
+ * cannot build a Request of is refused by the runtime itself.
+ */
+export async function runFetchDoor(
+  test: DoorCase,
+  room: string,
+  handle: (request: Request) => Promise<Response | undefined>,
+): Promise<{ outcome: string; setCookies: string[] }> {
+  let request: Request;
+  try {
+    request = fetchRequestOf(test, await passCookies(test, room));
+  } catch (error) {
+    if (error instanceof UnbuildableRequest) return { outcome: 'refused', setCookies: [] };
+    throw error;
+  }
+  const answer = await handle(request);
+  const text = answer ? await answer.text() : '';
+  const outcome = connectorOutcome({
+    ran: answer === undefined,
+    status: answer?.status ?? 200,
+    location: answer?.headers.get('location'),
+    contentType: answer?.headers.get('content-type'),
+    json: text.startsWith('{') ? JSON.parse(text) : undefined,
+  });
+  return { outcome, setCookies: answer?.headers.getSetCookie() ?? [] };
 }

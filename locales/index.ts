@@ -7,20 +7,27 @@
  */
 import type { Messages } from '@waiting-room/streams/contract';
 import ar from './ar.json';
+import ca from './ca.json';
+import da from './da.json';
 import de from './de.json';
 import en from './en.json';
 import es from './es.json';
+import et from './et.json';
 import fa from './fa.json';
+import fi from './fi.json';
 import fr from './fr.json';
 import he from './he.json';
 import id from './id.json';
 import it from './it.json';
 import ja from './ja.json';
 import ko from './ko.json';
+import nb from './nb.json';
 import nl from './nl.json';
 import pl from './pl.json';
 import ptBR from './pt-BR.json';
+import ptPT from './pt-PT.json';
 import ru from './ru.json';
+import sv from './sv.json';
 import tr from './tr.json';
 import zhHans from './zh-Hans.json';
 import zhHant from './zh-Hant.json';
@@ -34,7 +41,7 @@ export const ENGLISH = en;
 /**
  * Every locale, by its BCP 47 tag, with its direction of writing and its messages. A visitor's
  * browser is matched to these (`server/http/negotiate.ts`): `zh-TW` and `zh-HK` find `zh-Hant`,
- * `pt-PT` finds `pt-BR`.
+ * `pt-AO` finds `pt-PT`, `nn` finds `nb`, `sr-Cyrl` finds `sr-Latn`.
  */
 export const CATALOGUES = {
   en: { dir: 'ltr', messages: en },
@@ -45,6 +52,7 @@ export const CATALOGUES = {
   ja: { dir: 'ltr', messages: ja },
   ko: { dir: 'ltr', messages: ko },
   'pt-BR': { dir: 'ltr', messages: ptBR },
+  'pt-PT': { dir: 'ltr', messages: ptPT },
   'zh-Hans': { dir: 'ltr', messages: zhHans },
   'zh-Hant': { dir: 'ltr', messages: zhHant },
   nl: { dir: 'ltr', messages: nl },
@@ -55,6 +63,12 @@ export const CATALOGUES = {
   ru: { dir: 'ltr', messages: ru },
   fa: { dir: 'rtl', messages: fa },
   he: { dir: 'rtl', messages: he },
+  da: { dir: 'ltr', messages: da },
+  fi: { dir: 'ltr', messages: fi },
+  nb: { dir: 'ltr', messages: nb },
+  sv: { dir: 'ltr', messages: sv },
+  ca: { dir: 'ltr', messages: ca },
+  et: { dir: 'ltr', messages: et },
 } as const satisfies Record<string, { readonly dir: 'ltr' | 'rtl'; readonly messages: Messages }>;
 
 export type Locale = keyof typeof CATALOGUES;

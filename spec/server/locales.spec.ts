@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { translator } from '@waiting-room/streams/contract';
 import { CATALOGUES, ENGLISH, LOCALES, clientMessages } from '../../locales';
-import { catalogueProblems } from '../../locales/check';
+import { catalogueProblems, untranslated } from '../../locales/check';
 
 const CLOUDFLARE_LOCALES = ['en', 'es', 'de', 'fr', 'it', 'ja', 'ko', 'pt-BR', 'zh-Hans', 'zh-Hant', 'nl', 'pl', 'id', 'tr', 'ar', 'ru', 'fa'];
 
@@ -24,6 +24,10 @@ describe('the catalogue', () => {
 
   it.each(LOCALES)('should give %s every message of English, no other, with the same placeholders and its own plural forms', (locale) => {
     expect(catalogueProblems(locale, CATALOGUES[locale].messages, ENGLISH)).toEqual([]);
+  });
+
+  it.each(LOCALES)('should leave no English in %s: no text the same as English, no Latin word in another script but names', (locale) => {
+    expect(untranslated(locale, CATALOGUES[locale].messages, ENGLISH)).toEqual([]);
   });
 
   it.each(LOCALES)('should name %s in its own language, distinctly', (locale) => {
@@ -78,6 +82,27 @@ describe('the catalogue check', () => {
     expect(catalogueProblems('ja', reference, reference)).toEqual(['ja: "a.count" has the plural forms {one, other}; ja has {other}']);
     expect(catalogueProblems('ru', reference, reference)).toEqual(['ru: "a.count" has the plural forms {one, other}; ru has {few, many, one, other}']);
     expect(catalogueProblems('en', { ...reference, 'a.count': 'minutes' }, reference)).toEqual(['en: "a.count" must be plural forms: {one, other}']);
+  });
+
+  it('should name markup that differs from English', () => {
+    const marked = { 'a.text': 'Read <a href="/faq">the FAQ</a> &amp; wait' };
+    expect(catalogueProblems('fr', { 'a.text': 'Lisez <a href="/faq">la FAQ</a> &amp; patientez' }, marked)).toEqual([]);
+    expect(catalogueProblems('fr', { 'a.text': 'Lisez la FAQ & patientez' }, marked)).toEqual([
+      'fr: "a.text" has the markup []; English has ["<a href=\\"/faq\\">","</a>","&amp;"]',
+    ]);
+  });
+
+  it('should flag a text left in English, and a Latin word in a catalogue of another script', () => {
+    const english = { 'a.title': 'Waiting room', 'a.hash': 'SHA-256 of the seed', 'a.status': 'Error {status}' };
+    expect(untranslated('de', { 'a.title': 'Warteraum', 'a.hash': 'SHA-256 des Seeds', 'a.status': 'Fehler {status}' }, english)).toEqual([]);
+    expect(untranslated('de', { 'a.title': 'Waiting room', 'a.hash': 'SHA-256 des Seeds', 'a.status': 'Fehler {status}' }, english)).toEqual([
+      'de: "a.title" is the same as English: "Waiting room"',
+    ]);
+    // The same word in the language itself, allowed for that language only.
+    expect(untranslated('es', { 'a.status': 'Error {status}' }, english)).toEqual([]);
+    expect(untranslated('th', { 'a.title': 'ห้องรอ', 'a.hash': 'SHA-256 ของ seed', 'a.status': 'ข้อผิดพลาด {status}' }, english)).toEqual([
+      'th: "a.hash" has Latin words left: seed',
+    ]);
   });
 
   it('should refuse empty texts and what is not a catalogue', () => {

@@ -7,7 +7,9 @@
  */
 import type { Messages } from '@waiting-room/streams/contract';
 import ar from './ar.json';
+import bg from './bg.json';
 import ca from './ca.json';
+import cs from './cs.json';
 import da from './da.json';
 import de from './de.json';
 import en from './en.json';
@@ -27,8 +29,10 @@ import pl from './pl.json';
 import ptBR from './pt-BR.json';
 import ptPT from './pt-PT.json';
 import ru from './ru.json';
+import sk from './sk.json';
 import sv from './sv.json';
 import tr from './tr.json';
+import uk from './uk.json';
 import zhHans from './zh-Hans.json';
 import zhHant from './zh-Hant.json';
 
@@ -63,10 +67,14 @@ export const CATALOGUES = {
   ru: { dir: 'ltr', messages: ru },
   fa: { dir: 'rtl', messages: fa },
   he: { dir: 'rtl', messages: he },
+  bg: { dir: 'ltr', messages: bg },
+  cs: { dir: 'ltr', messages: cs },
   da: { dir: 'ltr', messages: da },
   fi: { dir: 'ltr', messages: fi },
   nb: { dir: 'ltr', messages: nb },
+  sk: { dir: 'ltr', messages: sk },
   sv: { dir: 'ltr', messages: sv },
+  uk: { dir: 'ltr', messages: uk },
   ca: { dir: 'ltr', messages: ca },
   et: { dir: 'ltr', messages: et },
 } as const satisfies Record<string, { readonly dir: 'ltr' | 'rtl'; readonly messages: Messages }>;

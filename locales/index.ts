@@ -19,6 +19,7 @@ import fa from './fa.json';
 import fi from './fi.json';
 import fr from './fr.json';
 import he from './he.json';
+import hr from './hr.json';
 import id from './id.json';
 import it from './it.json';
 import ja from './ja.json';
@@ -30,6 +31,8 @@ import ptBR from './pt-BR.json';
 import ptPT from './pt-PT.json';
 import ru from './ru.json';
 import sk from './sk.json';
+import sl from './sl.json';
+import srLatn from './sr-Latn.json';
 import sv from './sv.json';
 import tr from './tr.json';
 import uk from './uk.json';
@@ -68,11 +71,14 @@ export const CATALOGUES = {
   fa: { dir: 'rtl', messages: fa },
   he: { dir: 'rtl', messages: he },
   bg: { dir: 'ltr', messages: bg },
+  hr: { dir: 'ltr', messages: hr },
   cs: { dir: 'ltr', messages: cs },
   da: { dir: 'ltr', messages: da },
   fi: { dir: 'ltr', messages: fi },
   nb: { dir: 'ltr', messages: nb },
+  'sr-Latn': { dir: 'ltr', messages: srLatn },
   sk: { dir: 'ltr', messages: sk },
+  sl: { dir: 'ltr', messages: sl },
   sv: { dir: 'ltr', messages: sv },
   uk: { dir: 'ltr', messages: uk },
   ca: { dir: 'ltr', messages: ca },

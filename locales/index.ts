@@ -20,15 +20,19 @@ import fi from './fi.json';
 import fr from './fr.json';
 import he from './he.json';
 import hr from './hr.json';
+import hu from './hu.json';
 import id from './id.json';
 import it from './it.json';
 import ja from './ja.json';
 import ko from './ko.json';
+import lt from './lt.json';
+import lv from './lv.json';
 import nb from './nb.json';
 import nl from './nl.json';
 import pl from './pl.json';
 import ptBR from './pt-BR.json';
 import ptPT from './pt-PT.json';
+import ro from './ro.json';
 import ru from './ru.json';
 import sk from './sk.json';
 import sl from './sl.json';
@@ -75,7 +79,10 @@ export const CATALOGUES = {
   cs: { dir: 'ltr', messages: cs },
   da: { dir: 'ltr', messages: da },
   fi: { dir: 'ltr', messages: fi },
+  lt: { dir: 'ltr', messages: lt },
   nb: { dir: 'ltr', messages: nb },
+  ro: { dir: 'ltr', messages: ro },
+  hu: { dir: 'ltr', messages: hu },
   'sr-Latn': { dir: 'ltr', messages: srLatn },
   sk: { dir: 'ltr', messages: sk },
   sl: { dir: 'ltr', messages: sl },
@@ -83,6 +90,7 @@ export const CATALOGUES = {
   uk: { dir: 'ltr', messages: uk },
   ca: { dir: 'ltr', messages: ca },
   et: { dir: 'ltr', messages: et },
+  lv: { dir: 'ltr', messages: lv },
 } as const satisfies Record<string, { readonly dir: 'ltr' | 'rtl'; readonly messages: Messages }>;
 
 export type Locale = keyof typeof CATALOGUES;

@@ -93,6 +93,8 @@ export function catalogueProblems(locale: string, messages: unknown, reference: 
 export const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
   ca: ['Error {status}'],
   es: ['Error {status}'],
+  // Filipino writes the web's words as they are borrowed (error, page, browser, request).
+  fil: ['Error {status}'],
 };
 
 /**

@@ -12,11 +12,13 @@ import ca from './ca.json';
 import cs from './cs.json';
 import da from './da.json';
 import de from './de.json';
+import el from './el.json';
 import en from './en.json';
 import es from './es.json';
 import et from './et.json';
 import fa from './fa.json';
 import fi from './fi.json';
+import fil from './fil.json';
 import fr from './fr.json';
 import he from './he.json';
 import hr from './hr.json';
@@ -27,6 +29,7 @@ import ja from './ja.json';
 import ko from './ko.json';
 import lt from './lt.json';
 import lv from './lv.json';
+import ms from './ms.json';
 import nb from './nb.json';
 import nl from './nl.json';
 import pl from './pl.json';
@@ -80,13 +83,16 @@ export const CATALOGUES = {
   da: { dir: 'ltr', messages: da },
   fi: { dir: 'ltr', messages: fi },
   lt: { dir: 'ltr', messages: lt },
+  ms: { dir: 'ltr', messages: ms },
   nb: { dir: 'ltr', messages: nb },
   ro: { dir: 'ltr', messages: ro },
+  el: { dir: 'ltr', messages: el },
   hu: { dir: 'ltr', messages: hu },
   'sr-Latn': { dir: 'ltr', messages: srLatn },
   sk: { dir: 'ltr', messages: sk },
   sl: { dir: 'ltr', messages: sl },
   sv: { dir: 'ltr', messages: sv },
+  fil: { dir: 'ltr', messages: fil },
   uk: { dir: 'ltr', messages: uk },
   ca: { dir: 'ltr', messages: ca },
   et: { dir: 'ltr', messages: et },

@@ -41,8 +41,10 @@ import sk from './sk.json';
 import sl from './sl.json';
 import srLatn from './sr-Latn.json';
 import sv from './sv.json';
+import th from './th.json';
 import tr from './tr.json';
 import uk from './uk.json';
+import vi from './vi.json';
 import zhHans from './zh-Hans.json';
 import zhHant from './zh-Hant.json';
 
@@ -93,7 +95,9 @@ export const CATALOGUES = {
   sl: { dir: 'ltr', messages: sl },
   sv: { dir: 'ltr', messages: sv },
   fil: { dir: 'ltr', messages: fil },
+  th: { dir: 'ltr', messages: th },
   uk: { dir: 'ltr', messages: uk },
+  vi: { dir: 'ltr', messages: vi },
   ca: { dir: 'ltr', messages: ca },
   et: { dir: 'ltr', messages: et },
   lv: { dir: 'ltr', messages: lv },

@@ -8,6 +8,7 @@
 import type { Messages } from '@waiting-room/streams/contract';
 import ar from './ar.json';
 import bg from './bg.json';
+import bn from './bn.json';
 import ca from './ca.json';
 import cs from './cs.json';
 import da from './da.json';
@@ -21,6 +22,7 @@ import fi from './fi.json';
 import fil from './fil.json';
 import fr from './fr.json';
 import he from './he.json';
+import hi from './hi.json';
 import hr from './hr.json';
 import hu from './hu.json';
 import id from './id.json';
@@ -89,6 +91,7 @@ export const CATALOGUES = {
   nb: { dir: 'ltr', messages: nb },
   ro: { dir: 'ltr', messages: ro },
   el: { dir: 'ltr', messages: el },
+  hi: { dir: 'ltr', messages: hi },
   hu: { dir: 'ltr', messages: hu },
   'sr-Latn': { dir: 'ltr', messages: srLatn },
   sk: { dir: 'ltr', messages: sk },
@@ -101,6 +104,7 @@ export const CATALOGUES = {
   ca: { dir: 'ltr', messages: ca },
   et: { dir: 'ltr', messages: et },
   lv: { dir: 'ltr', messages: lv },
+  bn: { dir: 'ltr', messages: bn },
 } as const satisfies Record<string, { readonly dir: 'ltr' | 'rtl'; readonly messages: Messages }>;
 
 export type Locale = keyof typeof CATALOGUES;

@@ -43,9 +43,12 @@ import sk from './sk.json';
 import sl from './sl.json';
 import srLatn from './sr-Latn.json';
 import sv from './sv.json';
+import sw from './sw.json';
+import ta from './ta.json';
 import th from './th.json';
 import tr from './tr.json';
 import uk from './uk.json';
+import ur from './ur.json';
 import vi from './vi.json';
 import zhHans from './zh-Hans.json';
 import zhHant from './zh-Hant.json';
@@ -105,6 +108,9 @@ export const CATALOGUES = {
   et: { dir: 'ltr', messages: et },
   lv: { dir: 'ltr', messages: lv },
   bn: { dir: 'ltr', messages: bn },
+  ur: { dir: 'rtl', messages: ur },
+  sw: { dir: 'ltr', messages: sw },
+  ta: { dir: 'ltr', messages: ta },
 } as const satisfies Record<string, { readonly dir: 'ltr' | 'rtl'; readonly messages: Messages }>;
 
 export type Locale = keyof typeof CATALOGUES;

@@ -128,7 +128,7 @@ describe('visitors in their language, told when their turn comes', () => {
           hint: text('.wr-hint'),
           notify: text('.wr-waiting button'),
           label: text('.wr-language label'),
-          chosen: (document.querySelector('.wr-language select') as HTMLSelectElement | null)?.value ?? null,
+          chosen: document.querySelector<HTMLSelectElement>('.wr-language select')?.value ?? null,
           body: document.body.innerText,
         };
       });

@@ -158,6 +158,14 @@ describe('translator', () => {
     expect(translator(locale, CATALOGUES[locale].messages)('page.estimated', { count })).toBe(text);
   });
 
+  it("should isolate Urdu's times, whose Latin AM and PM would otherwise change places with the digits", () => {
+    const ur = translator('ur', CATALOGUES.ur.messages);
+    const time = new Intl.DateTimeFormat('ur', { hour: '2-digit', minute: '2-digit' }).format(new Date(2026, 0, 15, 10, 30));
+    expect(time).toMatch(/AM/);
+    expect(ur('page.updated', { time })).toBe(`آخری بار \u2068${time}\u2069 پر اپ ڈیٹ ہوا`);
+    expect(CATALOGUES.ur.messages['event.opensAt']).toContain('\u2068{time}\u2069');
+  });
+
   it('should write a missing key as itself, and leave an unknown placeholder as it is', () => {
     const t = translator('en', { hello: 'Hello {name}', forms: { one: 'one', other: 'many' } });
     expect(t('nothing')).toBe('nothing');

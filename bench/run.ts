@@ -48,7 +48,17 @@ import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measure
 import { measureDrop, type DropResult } from './drop';
 import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck, type BotCheckResult } from './bot-check';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
-import { checkPageBudget, measurePageLoad, OWN_PAGE_ROOMS, pageLoadChecks, type PageLoadResult } from './page-load';
+import { LOCALES } from '../locales';
+import {
+  checkPageBudget,
+  languageLoadChecks,
+  measureLanguages,
+  measurePageLoad,
+  OWN_PAGE_ROOMS,
+  pageLoadChecks,
+  type LanguageLoad,
+  type PageLoadResult,
+} from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
@@ -116,6 +126,7 @@ async function main(): Promise<void> {
 
     let pageLoad: PageLoadResult | undefined;
     let ownPageLoad: PageLoadResult | undefined;
+    let languageLoads: LanguageLoad[] | undefined;
     if (only.has('pageload')) {
       const runs = Math.floor(numberFromEnv('BENCH_PAGE_LOAD_RUNS', 5, 1));
       log(`page load: ${runs} visitors on Fast 3G with the CPU 4× slower, in Chromium, against the real server…`);
@@ -123,6 +134,8 @@ async function main(): Promise<void> {
       // The same budgets hold for a room's own page (the documented example).
       log(`page load, a room's own page: ${runs} visitors more, the same way…`);
       ownPageLoad = await measurePageLoad({ pageDir, runs, log, env: { ROOMS_FILE: OWN_PAGE_ROOMS } });
+      log(`page load in every language: one visitor per language (${LOCALES.length}), the same way…`);
+      languageLoads = await measureLanguages({ pageDir, locales: LOCALES, log });
     }
 
     let estimate: EstimateResult | undefined;
@@ -302,6 +315,7 @@ async function main(): Promise<void> {
       targets: [
         ...(pageLoad ? pageLoadChecks(pageLoad) : []),
         ...(ownPageLoad ? pageLoadChecks(ownPageLoad, "page, a room's own (docs/examples)") : []),
+        ...(languageLoads ? languageLoadChecks(languageLoads) : []),
         ...checkTargets(
           capacity,
           estimate,

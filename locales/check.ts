@@ -6,6 +6,13 @@
 import type { Message, Messages } from '@waiting-room/streams/contract';
 
 const PLACEHOLDER = /\{(\w+)\}/g;
+/** Markup a text may carry: an HTML tag or a character reference, kept exactly by every translation. */
+const MARKUP = /<\/?[A-Za-z][^<>]*>|&(?:#\d+|#x[\da-fA-F]+|\w+);/g;
+
+/** The markup a text carries, in order. */
+export function markupOf(text: string): string[] {
+  return [...text.matchAll(MARKUP)].map((found) => found[0]);
+}
 
 /** The placeholders a text uses, sorted. */
 export function placeholdersOf(text: string): string[] {
@@ -47,6 +54,8 @@ export function catalogueProblems(locale: string, messages: unknown, reference: 
       if (!same(placeholdersOf(message), placeholdersOf(english))) {
         problems.push(`${at} has the placeholders {${placeholdersOf(message).join('}, {')}}; English has {${placeholdersOf(english).join('}, {')}}`);
       }
+      if (!same(markupOf(message), markupOf(english)))
+        problems.push(`${at} has the markup ${JSON.stringify(markupOf(message))}; English has ${JSON.stringify(markupOf(english))}`);
       continue;
     }
     if (typeof message != 'object' || message === null || Array.isArray(message)) {
@@ -69,6 +78,55 @@ export function catalogueProblems(locale: string, messages: unknown, reference: 
         `${at} has the placeholders {${allPlaceholders(forms).join('}, {')}} (other: {${other.join('}, {')}}); English has {${wanted.join('}, {')}}`,
       );
     }
+    const englishMarkup = markupOf(english.other ?? '');
+    if (!Object.values(forms).every((text) => same(markupOf(text as string), englishMarkup))) {
+      problems.push(`${at} has other markup than English's ${JSON.stringify(englishMarkup)}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Texts a language writes exactly as English does, by language: each a word that is the same
+ * word there, not English left over.
+ */
+export const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
+  ca: ['Error {status}'],
+  es: ['Error {status}'],
+  // Filipino writes the web's words as they are borrowed (error, page, browser, request).
+  fil: ['Error {status}'],
+};
+
+/**
+ * Latin-letter words a catalogue written in another script keeps: the names of standards and of
+ * things a browser shows by these names, in any letter case. Any other Latin word there is English left untranslated.
+ */
+export const LATIN_WORDS_KEPT: readonly string[] = ['sha-256', 'hmac-sha256', 'javascript', 'cookie', 'cookies', 'id'];
+
+const LATIN_WORD = /[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*/g;
+
+/**
+ * What of `messages` (the complete catalogue of `locale`) is still English: a text identical to
+ * English's (outside `SAME_AS_ENGLISH`), and, in a language not written in Latin letters, any
+ * Latin word outside `LATIN_WORDS_KEPT`. Not for a site's overrides, which may keep English on purpose.
+ */
+export function untranslated(locale: string, messages: Messages, reference: Messages): string[] {
+  const { language } = new Intl.Locale(locale);
+  if (language === 'en') return [];
+  const allowed = SAME_AS_ENGLISH[language] ?? [];
+  const latin = new Intl.Locale(locale).maximize().script === 'Latn';
+  const problems: string[] = [];
+  for (const [key, message] of Object.entries(messages)) {
+    const english = reference[key];
+    if (english === undefined) continue;
+    const texts = typeof message == 'string' ? [message] : Object.values(message);
+    const englishTexts = new Set(typeof english == 'string' ? [english] : Object.values(english));
+    const same = texts.filter((text) => text !== undefined && englishTexts.has(text) && !allowed.includes(text));
+    if (same.length > 0) problems.push(`${locale}: "${key}" is the same as English: ${JSON.stringify(same[0])}`);
+    if (latin) continue;
+    const words = texts.flatMap((text) => [...(text ?? '').replace(PLACEHOLDER, '').matchAll(LATIN_WORD)].map((found) => found[0]));
+    const foreign = words.filter((word) => !LATIN_WORDS_KEPT.includes(word.toLowerCase()));
+    if (foreign.length > 0) problems.push(`${locale}: "${key}" has Latin words left: ${foreign.join(', ')}`);
   }
   return problems;
 }

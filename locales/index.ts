@@ -7,21 +7,49 @@
  */
 import type { Messages } from '@waiting-room/streams/contract';
 import ar from './ar.json';
+import bg from './bg.json';
+import bn from './bn.json';
+import ca from './ca.json';
+import cs from './cs.json';
+import da from './da.json';
 import de from './de.json';
+import el from './el.json';
 import en from './en.json';
 import es from './es.json';
+import et from './et.json';
 import fa from './fa.json';
+import fi from './fi.json';
+import fil from './fil.json';
 import fr from './fr.json';
 import he from './he.json';
+import hi from './hi.json';
+import hr from './hr.json';
+import hu from './hu.json';
 import id from './id.json';
 import it from './it.json';
 import ja from './ja.json';
 import ko from './ko.json';
+import lt from './lt.json';
+import lv from './lv.json';
+import ms from './ms.json';
+import nb from './nb.json';
 import nl from './nl.json';
 import pl from './pl.json';
 import ptBR from './pt-BR.json';
+import ptPT from './pt-PT.json';
+import ro from './ro.json';
 import ru from './ru.json';
+import sk from './sk.json';
+import sl from './sl.json';
+import srLatn from './sr-Latn.json';
+import sv from './sv.json';
+import sw from './sw.json';
+import ta from './ta.json';
+import th from './th.json';
 import tr from './tr.json';
+import uk from './uk.json';
+import ur from './ur.json';
+import vi from './vi.json';
 import zhHans from './zh-Hans.json';
 import zhHant from './zh-Hant.json';
 
@@ -34,7 +62,7 @@ export const ENGLISH = en;
 /**
  * Every locale, by its BCP 47 tag, with its direction of writing and its messages. A visitor's
  * browser is matched to these (`server/http/negotiate.ts`): `zh-TW` and `zh-HK` find `zh-Hant`,
- * `pt-PT` finds `pt-BR`.
+ * `pt-AO` finds `pt-PT`, `nn` finds `nb`, `sr-Cyrl` finds `sr-Latn`.
  */
 export const CATALOGUES = {
   en: { dir: 'ltr', messages: en },
@@ -45,6 +73,7 @@ export const CATALOGUES = {
   ja: { dir: 'ltr', messages: ja },
   ko: { dir: 'ltr', messages: ko },
   'pt-BR': { dir: 'ltr', messages: ptBR },
+  'pt-PT': { dir: 'ltr', messages: ptPT },
   'zh-Hans': { dir: 'ltr', messages: zhHans },
   'zh-Hant': { dir: 'ltr', messages: zhHant },
   nl: { dir: 'ltr', messages: nl },
@@ -55,6 +84,33 @@ export const CATALOGUES = {
   ru: { dir: 'ltr', messages: ru },
   fa: { dir: 'rtl', messages: fa },
   he: { dir: 'rtl', messages: he },
+  bg: { dir: 'ltr', messages: bg },
+  hr: { dir: 'ltr', messages: hr },
+  cs: { dir: 'ltr', messages: cs },
+  da: { dir: 'ltr', messages: da },
+  fi: { dir: 'ltr', messages: fi },
+  lt: { dir: 'ltr', messages: lt },
+  ms: { dir: 'ltr', messages: ms },
+  nb: { dir: 'ltr', messages: nb },
+  ro: { dir: 'ltr', messages: ro },
+  el: { dir: 'ltr', messages: el },
+  hi: { dir: 'ltr', messages: hi },
+  hu: { dir: 'ltr', messages: hu },
+  'sr-Latn': { dir: 'ltr', messages: srLatn },
+  sk: { dir: 'ltr', messages: sk },
+  sl: { dir: 'ltr', messages: sl },
+  sv: { dir: 'ltr', messages: sv },
+  fil: { dir: 'ltr', messages: fil },
+  th: { dir: 'ltr', messages: th },
+  uk: { dir: 'ltr', messages: uk },
+  vi: { dir: 'ltr', messages: vi },
+  ca: { dir: 'ltr', messages: ca },
+  et: { dir: 'ltr', messages: et },
+  lv: { dir: 'ltr', messages: lv },
+  bn: { dir: 'ltr', messages: bn },
+  ur: { dir: 'rtl', messages: ur },
+  sw: { dir: 'ltr', messages: sw },
+  ta: { dir: 'ltr', messages: ta },
 } as const satisfies Record<string, { readonly dir: 'ltr' | 'rtl'; readonly messages: Messages }>;
 
 export type Locale = keyof typeof CATALOGUES;

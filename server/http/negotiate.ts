@@ -2,7 +2,7 @@
  * Content negotiation: HTML or JSON, and which language. The headers are read by `negotiator`
  * (the parser Express and Koa use: q-values, wildcards, malformed elements); a language is
  * matched to the ones offered by `@formatjs/intl-localematcher` (the best-fit algorithm of
- * `Intl.LocaleMatcher`, on CLDR's data: `zh-HK` finds `zh-Hant`, `pt-PT` finds `pt-BR`, `iw`
+ * `Intl.LocaleMatcher`, on CLDR's data: `zh-HK` finds `zh-Hant`, `pt-AO` finds `pt-PT`, `iw`
  * finds `he`).
  */
 import Negotiator from 'negotiator';
@@ -32,8 +32,17 @@ export function prefersHtml(accept: string | undefined): boolean {
 /** True when a client asks for JSON rather than HTML: the doors' one rule (connector/core/client.ts). */
 export { prefersJson } from '@waiting-room/connector/core/client';
 
-/** The language subtag of a well-formed tag, canonical (`iw` → `he`, `in` → `id`). */
-const languageOf = (tag: string): string => new Intl.Locale(Intl.getCanonicalLocales(tag)[0]).language;
+/**
+ * Languages whose readers read another's written form as their own: Norwegian (`no`) is Bokmål or
+ * Nynorsk, and every Norwegian reader reads Bokmål (`nb`), the form the catalogue speaks.
+ */
+const READ_AS: Readonly<Record<string, string>> = { no: 'nb', nn: 'nb' };
+
+/** The language subtag of a well-formed tag, canonical (`iw` → `he`, `in` → `id`, `tl` → `fil`, `nn` → `nb`). */
+const languageOf = (tag: string): string => {
+  const { language } = new Intl.Locale(Intl.getCanonicalLocales(tag)[0]);
+  return READ_AS[language] ?? language;
+};
 
 /** True when `tag` is a well-formed BCP 47 language tag. */
 export function isLanguageTag(tag: string): boolean {

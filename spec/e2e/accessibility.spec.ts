@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
+import { CATALOGUES, LOCALES } from '../../locales';
 import { launchBrowser } from '../support/browser';
 import { closedPort } from '../support/closed-port';
 import { openVisitor, type Visitor, type VisitorOptions } from '../support/visitor-page';
@@ -8,7 +9,7 @@ import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-roo
 /**
  * Nobody left out: every state of the waiting page (loading, waiting, a lost place, an error
  * page), in English and in Arabic (right to left), checked by axe-core in Chromium; then reflow at
- * 320 px and 200 % zoom, the keyboard, and reduced motion.
+ * 320 px and 200 % zoom, the keyboard, and reduced motion; and the waiting page in every language.
  */
 
 /** A phone 320 CSS pixels wide (WCAG 1.4.10's reflow width). */
@@ -83,6 +84,22 @@ describe('accessibility of the waiting page', () => {
     visitors.push(visitor);
     return visitor;
   };
+
+  it('should have no violation on the waiting page in any language of the catalogue', async () => {
+    // One tab, one place: each language is the same page asked for with another Accept-Language.
+    const visitor = await visit(waiting, NARROW);
+    const found: string[] = [];
+    for (const locale of LOCALES) {
+      await visitor.page.setExtraHTTPHeaders({ 'accept-language': locale });
+      await visitor.page.goto(waiting.at('/checkout?item=4'));
+      await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
+      await visitor.page.locator('select').waitFor();
+      const [lang, dir] = await visitor.page.evaluate(() => [document.documentElement.lang, document.documentElement.dir]);
+      if (lang !== locale || dir !== CATALOGUES[locale].dir) found.push(`${locale}: the page is <html lang="${lang}" dir="${dir}">`);
+      found.push(...(await violations(visitor.page)).map((violation) => `${locale}: ${violation}`));
+    }
+    expect(found).toEqual([]);
+  }, 240_000);
 
   describe.each([
     ['English', 'en-US', 'en', 'ltr'],

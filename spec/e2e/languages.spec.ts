@@ -1,13 +1,17 @@
 import type { Browser } from 'playwright-core';
+import { translator, type Message } from '@waiting-room/streams/contract';
+import { CATALOGUES, ENGLISH, LOCALES } from '../../locales';
 import { launchBrowser } from '../support/browser';
 import { eventually } from '../support/eventually';
+import { overflowing } from '../support/overflow';
 import { openVisitor, type Visitor, type VisitorOptions } from '../support/visitor-page';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 
 /**
  * Every visitor in their language, and told when their turn comes, in Chromium against the real
  * server: the page in the browser's language, a switch of language that keeps the place, the
- * place in the tab title, each change of position announced once, and the opt-in notifications.
+ * place in the tab title, each change of position announced once, and the opt-in notifications;
+ * and the whole waiting page in every language of the catalogue, nothing of it cut at 320 px.
  */
 
 /**
@@ -102,6 +106,92 @@ describe('visitors in their language, told when their turn comes', () => {
     expect(JSON.parse((await visitor.page.locator('#waiting-room-config').textContent()) ?? '{}').queue.uuid).toBe(uuid);
     await expect(server.stats()).resolves.toMatchObject({ waiting: 12 });
   }, 40_000);
+
+  it('should show the whole waiting page in every language, in its direction, with nothing cut or overflowing at 320 px', async () => {
+    await ahead(11);
+    // One visitor, one tab, one place: each language is the same page asked for with another Accept-Language.
+    const visitor = await visit({ viewport: { width: 320, height: 640 } });
+    const texts = (message: Message | undefined) => (message === undefined ? [] : typeof message == 'string' ? [message] : Object.values(message));
+    // The visible texts of the page as the page writes them, a number or a time stood for by its placeholder.
+    const shown = () =>
+      visitor.page.evaluate(() => {
+        const text = (selector: string) => document.querySelector(selector)?.textContent?.trim() ?? null;
+        return {
+          lang: document.documentElement.lang,
+          dir: document.documentElement.dir,
+          title: document.title,
+          heading: text('.wr-waiting h1'),
+          position: text('.wr-position strong'),
+          positionLabel: document.querySelector('.wr-position')?.firstChild?.textContent?.trim() ?? null,
+          estimated: text('.wr-estimated'),
+          updated: text('.wr-updated'),
+          hint: text('.wr-hint'),
+          notify: text('.wr-waiting button'),
+          label: text('.wr-language label'),
+          chosen: document.querySelector<HTMLSelectElement>('.wr-language select')?.value ?? null,
+          body: document.body.innerText,
+        };
+      });
+    const number = /\p{Nd}+(?:[.,\u00a0\u202f\u066c ]\p{Nd}+)*/u;
+    const english = new Set(
+      Object.values(ENGLISH)
+        .flatMap(texts)
+        .filter((text) => !/\{/.test(text)),
+    );
+    const problems: string[] = [];
+    for (const locale of LOCALES) {
+      const { dir, messages } = CATALOGUES[locale];
+      const t = translator(locale, messages);
+      await visitor.page.setExtraHTTPHeaders({ 'accept-language': locale });
+      await visitor.page.goto(server.at('/checkout?item=42'));
+      await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
+      await visitor.page.locator('.wr-language select').waitFor();
+      const page = await shown();
+      const estimatedForms = new Set([...texts(messages['page.estimated']), messages['page.estimatedSoon']]);
+      const updated = new RegExp(
+        `^${t('page.updated', { time: '\u0000' })
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+          .replace('\u0000', '.+')}$`,
+        'u',
+      );
+      const seen = {
+        lang: page.lang,
+        dir: page.dir,
+        title: page.title,
+        heading: page.heading,
+        position: page.position,
+        positionLabel: page.positionLabel,
+        estimated: estimatedForms.has(page.estimated?.replace(number, '{count}') ?? '') || page.estimated,
+        updated: updated.test(page.updated ?? '') || page.updated,
+        hint: page.hint,
+        notify: page.notify,
+        label: page.label,
+        chosen: page.chosen,
+      };
+      const wanted = {
+        lang: locale,
+        dir,
+        title: t('page.tabTitle', { position: 12 }),
+        heading: messages['page.heading'],
+        position: new Intl.NumberFormat(locale).format(12),
+        positionLabel: messages['page.position'],
+        estimated: true,
+        updated: true,
+        hint: messages['page.keepOpen'],
+        notify: messages['notify.offer'],
+        label: messages['language.label'],
+        chosen: locale,
+      };
+      if (JSON.stringify(seen) !== JSON.stringify(wanted)) problems.push(`${locale}: ${JSON.stringify(seen)}, not ${JSON.stringify(wanted)}`);
+      // No English is left on the page, but the English name among the languages to choose from.
+      const left = locale === 'en' ? [] : page.body.split('\n').filter((line) => english.has(line.trim()) && line.trim() !== ENGLISH['language.name']);
+      if (left.length > 0) problems.push(`${locale}: English left on the page: ${left.join(' | ')}`);
+      problems.push(...(await overflowing(visitor.page)).map((found) => `${locale}: ${found}`));
+    }
+    expect(problems).toEqual([]);
+    // Every visit kept the one place.
+    await expect(server.stats()).resolves.toMatchObject({ waiting: 12 });
+  }, 240_000);
 
   it('should announce each change of position once, and carry the place in the tab title', async () => {
     await ahead(3);

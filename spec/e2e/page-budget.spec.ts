@@ -1,5 +1,15 @@
 import path from 'node:path';
-import { checkPageBudget, measurePageLoad, OWN_PAGE_ROOMS, PAGE_LOAD_TARGETS, type PageLoadResult } from '../../bench/page-load';
+import {
+  checkPageBudget,
+  jsBudgetOf,
+  measureLanguages,
+  measurePageLoad,
+  OWN_PAGE_ROOMS,
+  PAGE_LOAD_TARGETS,
+  type LanguageLoad,
+  type PageLoadResult,
+} from '../../bench/page-load';
+import { LOCALES } from '../../locales';
 
 /** The page as the global set-up built it (`node build.mjs`), where the server reads it. */
 const PAGE_DIR = path.resolve(__dirname, '../../public/assets');
@@ -31,5 +41,37 @@ describe.each([
     const measured = result.runs[0].jsBeforePosition.gzip;
     const tighter = { ...result, settings: { ...result.settings, jsBudgetGzip: measured - 1 } };
     expect(() => checkPageBudget(tighter)).toThrow(new RegExp(`fetched ${measured} bytes .* budget of ${measured - 1}: main-`));
+  });
+});
+
+/**
+ * Every language is one catalogue in the page config, so no language may cost the first second
+ * more than the budgets: one cold load per language on the slow phone, one browser, one server.
+ * The time to the position is the bench's to judge (`npm run bench`); here, what each load fetched.
+ */
+describe('page: the budgets in every language', () => {
+  let loads: LanguageLoad[];
+  beforeAll(async () => {
+    loads = await measureLanguages({ pageDir: PAGE_DIR, locales: LOCALES, log: () => undefined });
+  }, 600_000);
+
+  it('should write the page in each language asked for', () => {
+    expect(loads.map((load) => load.lang)).toEqual(LOCALES);
+  });
+
+  it('should fetch only the start-up code and the view before the position, within the JavaScript budget and the bytes before the position, in every language', () => {
+    const budget = jsBudgetOf(PAGE_DIR);
+    const over = loads.filter(
+      (load) =>
+        load.jsBeforePosition.gzip > budget ||
+        load.wireBytesBeforePosition > PAGE_LOAD_TARGETS.wireBytesBeforePosition ||
+        load.jsBeforePosition.files
+          .map((file) => file.replace(/-[A-Z0-9]+\.js$/, ''))
+          .sort()
+          .join() !== 'main,view',
+    );
+    expect(over).toEqual([]);
+    // The same scripts in every language: no catalogue is in the JavaScript.
+    expect(new Set(loads.map((load) => load.jsBeforePosition.gzip)).size).toBe(1);
   });
 });

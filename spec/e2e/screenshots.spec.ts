@@ -2,8 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContextOptions } from 'playwright-core';
+import { CATALOGUES } from '../../locales';
 import { launchBrowser } from '../support/browser';
 import { closedPort } from '../support/closed-port';
+import { overflowing } from '../support/overflow';
 import { openVisitor, type Visitor } from '../support/visitor-page';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 
@@ -88,12 +90,21 @@ describe('screenshots of the waiting page', () => {
     30_000,
   );
 
+  /**
+   * On a phone: the four languages written right to left, Japanese, and the language whose
+   * waiting block is the tallest at phone width: Tamil (464 px at 390 px wide, measured over every
+   * language of the catalogue; German and French next, 443 px). Nothing may be cut or overflow.
+   */
   test.each([
-    ['Arabic', 'ar-EG', 'ar', 'أنت في قائمة الانتظار'],
-    ['Japanese', 'ja-JP', 'ja', '列に並んでいます'],
-  ])(
+    ['Arabic', 'ar-EG', 'ar'],
+    ['Persian', 'fa-IR', 'fa'],
+    ['Hebrew', 'he-IL', 'he'],
+    ['Urdu', 'ur-PK', 'ur'],
+    ['Japanese', 'ja-JP', 'ja'],
+    ['Tamil', 'ta-IN', 'ta'],
+  ] as const)(
     'the waiting state on a phone in %s',
-    async (_name, locale, file, heading) => {
+    async (_name, locale, file) => {
       const server = await busyServer();
       const visitor = await openVisitor(browser, server.url, { ...SIZES.phone, colorScheme: 'light', locale });
       visitors.push(visitor);
@@ -101,13 +112,24 @@ describe('screenshots of the waiting page', () => {
       await visitor.page.goto(server.at('/checkout?item=42'));
       await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
       await visitor.page.locator('select').waitFor();
-      await expect(visitor.page.locator('h1').innerText()).resolves.toBe(heading);
-      await expect(visitor.position()).resolves.toBe(AHEAD + 1);
+      const { dir, messages } = CATALOGUES[file];
+      await expect(visitor.page.evaluate(() => [document.documentElement.lang, document.documentElement.dir])).resolves.toEqual([file, dir]);
+      await expect(visitor.page.locator('h1').innerText()).resolves.toBe(messages['page.heading']);
+      // Persian and Urdu of India write their own digits: the position as the language writes it.
+      await expect(visitor.page.locator('.wr-position strong').innerText()).resolves.toBe(new Intl.NumberFormat(file).format(AHEAD + 1));
 
       const path_ = path.join(outDir, `waiting-phone-${file}.png`);
-      await visitor.page.screenshot({ path: path_, animations: 'disabled' });
-      const { width, height } = SIZES.phone.viewport!;
-      expect(pngSize(path_)).toEqual({ width: width * 2, height: height * 2 });
+      await visitor.page.screenshot({ path: path_, animations: 'disabled', fullPage: true });
+      await expect(overflowing(visitor.page)).resolves.toEqual([]);
+      expect(pngSize(path_).width).toBe(SIZES.phone.viewport!.width * 2);
+      // The check sees what would overflow: a word wider than the phone, which nothing may break.
+      await visitor.page.evaluate(() => {
+        const wide = document.createElement('p');
+        wide.style.whiteSpace = 'nowrap';
+        wide.textContent = 'x'.repeat(200);
+        document.querySelector('.wr-waiting')?.append(wide);
+      });
+      await expect(overflowing(visitor.page)).resolves.not.toEqual([]);
     },
     30_000,
   );

@@ -189,7 +189,7 @@ describe('the error page texts', () => {
 
   it.each(LOCALES)('should write the page in %s, with its direction', (locale) => {
     const page = renderErrorPage(502, 'origin_unreachable', languages.get(locale), '/checkout');
-    expect(page).toContain(`<html lang="${locale}" dir="${locale === 'ar' || locale === 'fa' || locale === 'he' ? 'rtl' : 'ltr'}">`);
+    expect(page).toContain(`<html lang="${locale}" dir="${['ar', 'fa', 'he', 'ur'].includes(locale) ? 'rtl' : 'ltr'}">`);
     expect(page).toContain(escape(languages.get(locale).t('error.explain.origin_unreachable')));
     expect(page).not.toMatch(/error\.(title|explain)/);
   });

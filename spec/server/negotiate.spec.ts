@@ -1,3 +1,4 @@
+import { LOCALES as ALL_LOCALES } from '../../locales';
 import { preferredLanguage, prefersHtml, prefersJson } from '../../server/http/negotiate';
 
 describe('prefersHtml', () => {
@@ -39,6 +40,7 @@ describe('prefersJson', () => {
 });
 
 describe('preferredLanguage', () => {
+  const CATALOGUE = ALL_LOCALES;
   const pick = (header: string | undefined) => preferredLanguage(header, ['en', 'fr'] as const, 'en');
 
   it.each([
@@ -81,6 +83,73 @@ describe('preferredLanguage', () => {
     ['en_US, fr;q=0.1', 'fr'],
   ])('should match %j to the locale offered that fits best: %s', (header, locale) => {
     expect(preferredLanguage(header, LOCALES, 'en')).toBe(locale);
+  });
+
+  // Every family of tags a browser sends, against the catalogue's own locales.
+  it.each([
+    ['nb', 'nb'],
+    ['nb-NO', 'nb'],
+    ['no', 'nb'],
+    ['no-NO', 'nb'],
+    ['nn', 'nb'],
+    ['nn-NO,en;q=0.5', 'nb'],
+    ['pt-PT', 'pt-PT'],
+    ['pt-AO', 'pt-PT'],
+    ['pt-MZ', 'pt-PT'],
+    ['pt-CV', 'pt-PT'],
+    ['pt', 'pt-BR'],
+    ['pt-BR', 'pt-BR'],
+    ['sr', 'sr-Latn'],
+    ['sr-Latn', 'sr-Latn'],
+    ['sr-Cyrl', 'sr-Latn'],
+    ['sr-BA', 'sr-Latn'],
+    ['sr-Cyrl-BA', 'sr-Latn'],
+    ['sr-RS', 'sr-Latn'],
+    ['sr-ME', 'sr-Latn'],
+    ['zh-SG', 'zh-Hans'],
+    ['zh-CN', 'zh-Hans'],
+    ['zh-HK', 'zh-Hant'],
+    ['zh-MO', 'zh-Hant'],
+    ['zh-TW', 'zh-Hant'],
+    ['tl', 'fil'],
+    ['tl-PH', 'fil'],
+    ['fil', 'fil'],
+    ['fil-PH', 'fil'],
+    ['ms', 'ms'],
+    ['ms-MY', 'ms'],
+    ['ms-SG', 'ms'],
+    ['he', 'he'],
+    ['iw', 'he'],
+    ['iw-IL', 'he'],
+    ['id', 'id'],
+    ['in', 'id'],
+    ['ur', 'ur'],
+    ['ur-PK', 'ur'],
+    ['ur-IN', 'ur'],
+    ['bn', 'bn'],
+    ['bn-IN', 'bn'],
+    ['bn-BD', 'bn'],
+    ['ca', 'ca'],
+    ['ca-ES-valencia', 'ca'],
+    ['ca-AD', 'ca'],
+    ['es-419', 'es'],
+    ['sw-KE', 'sw'],
+    ['ta-LK', 'ta'],
+    ['uk-UA, ru;q=0.5', 'uk'],
+    ['et-EE', 'et'],
+    ['lv-LV', 'lv'],
+    ['el-GR', 'el'],
+    ['fa-AF', 'fa'],
+    ['ar-EG', 'ar'],
+    ['hi-IN', 'hi'],
+    ['th-TH', 'th'],
+    ['vi-VN', 'vi'],
+    // Not a language the catalogue speaks, nor one whose readers read another of it as their own.
+    ['bs', 'en'],
+    ['ku', 'en'],
+    ['xh, zu;q=0.5', 'en'],
+  ])('should match %j to the closest language of the catalogue: %s', (header, locale) => {
+    expect(preferredLanguage(header, CATALOGUE, 'en')).toBe(locale);
   });
 
   it('should answer the fallback for a header of many junk ranges, without trying them all', () => {

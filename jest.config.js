@@ -43,5 +43,6 @@ module.exports = {
     project('e2e', 'node', { globalSetup: '<rootDir>/spec/e2e/global-setup.ts' }),
     project('docs', 'node'),
     project('connector', 'node'),
+    project('conformance', 'node'),
   ],
 };

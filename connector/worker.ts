@@ -34,6 +34,9 @@ export interface WaitingRoomWorker<Env> {
   fetch(request: Request, env: Env, context: WorkerContext): Promise<Response>;
 }
 
+/** A Host header that is a host and port: nothing that would end the authority of a URL made with it. */
+const HOST = /^[^\s/\\?#@]+$/;
+
 /** The answer header by which the origin ends the visitor's admission, as it does behind the gateway. */
 export const COMMAND_HEADER = 'waiting-room-command';
 
@@ -73,6 +76,15 @@ export function createWorker<Env extends WaitingRoomEnv = WaitingRoomEnv>(
         console.error(`The waiting room's connector is not configured: ${error instanceof Error ? error.message : String(error)}`);
         return new Response('The site is not configured.', {
           status: 500,
+          headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+        });
+      }
+      // workerd makes the request's URL of the Host header and the target as sent: a Host such
+      // as `shop.example#` would hide the path (`http://shop.example#/checkout` is `/`).
+      const host = request.headers.get('host');
+      if ((host !== null && !HOST.test(host)) || !URL.canParse(request.url)) {
+        return new Response('The Host header is not a host.', {
+          status: 400,
           headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
         });
       }

@@ -90,21 +90,25 @@ export function createWorker<Env extends WaitingRoomEnv = WaitingRoomEnv>(
       }
       const answer = await connector.handle(request);
       if (answer) return answer;
-      // The origin reads the body; the revoke below needs only the cookies, kept from before.
-      const asked = new Request(request.url, { method: 'GET', headers: request.headers });
       const response = await origin(request, env, context);
-      if (response.headers.get(COMMAND_HEADER)?.trim().toLowerCase() !== 'revoke') return response;
-      return revoked(response, connector, asked);
+      const command = response.headers.get(COMMAND_HEADER);
+      return command === null ? response : followCommand(command, response, connector, request);
     },
   };
 }
 
-/** The origin's answer without its command, with the pass taken off the browser once the waiting room ended it. */
-async function revoked(response: Response, connector: WebConnector, asked: Request): Promise<Response> {
+/**
+ * The origin's answer without its command, as the gateway gives it: after `revoke` (one of a
+ * comma-separated list), with the pass taken off the browser once the waiting room ended it;
+ * other commands are ignored. The revoke reads only the request's address and cookies, which
+ * the origin's reading its body leaves.
+ */
+async function followCommand(command: string, response: Response, connector: WebConnector, request: Request): Promise<Response> {
   const headers = new Headers(response.headers);
   headers.delete(COMMAND_HEADER);
+  const commands = command.split(',').map((one) => one.trim().toLowerCase());
   try {
-    const { cookies } = await connector.revoke(asked);
+    const { cookies } = commands.includes('revoke') ? await connector.revoke(request) : { cookies: [] };
     for (const value of cookies) headers.append('set-cookie', value);
   } catch (error) {
     // The visitor still gets the origin's answer; their admission ends when the pass expires.

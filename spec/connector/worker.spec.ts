@@ -1,13 +1,12 @@
 import { PASS_COOKIE, PASS_PARAMETER, VISITOR_COOKIE } from '@waiting-room/connector';
 import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
-import { closedPort } from '../support/closed-port';
 import { eventually } from '../support/eventually';
 import { rawRequest } from '../support/raw-http';
 import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
 import { E2E_ADMIN_TOKEN, startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 import { CookieJar } from './support/cookie-jar';
 import { startWorkerOrigin, type WorkerOrigin } from './support/worker-origin';
-import { bundleWorker, exampleSettings, startExampleWorker, startWorkerd, type WorkerdServer } from './support/workerd';
+import { bundleWorker, exampleSettings, onFreePort, startExampleWorker, startWorkerd, type WorkerdServer } from './support/workerd';
 
 const SECRET = 'a-pass-secret-shared-with-the-worker-in-workerd';
 
@@ -32,12 +31,19 @@ describe('the Worker in workerd with the waiting room', () => {
 
   /** The room of wrangler.toml with one place, and the example Worker in front of the origin. */
   async function start(): Promise<void> {
-    const port = await closedPort();
-    site = `http://127.0.0.1:${port}`;
     const { vars } = await exampleSettings();
-    const ROOMS = JSON.stringify([{ name: vars.WAITING_ROOM_ROOM, protect: ['/checkout'], activeLimit: 1, connectorOrigins: [site] }]);
-    server = await startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET });
-    worker = await startExampleWorker({ port, secret: SECRET, vars: { WAITING_ROOM_URL: server.url, ORIGIN_URL: origin.url } });
+    await onFreePort(async (port) => {
+      site = `http://127.0.0.1:${port}`;
+      const ROOMS = JSON.stringify([{ name: vars.WAITING_ROOM_ROOM, protect: ['/checkout'], activeLimit: 1, connectorOrigins: [site] }]);
+      const room = await startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET });
+      try {
+        worker = await startExampleWorker({ port, secret: SECRET, vars: { WAITING_ROOM_URL: room.url, ORIGIN_URL: origin.url } });
+      } catch (error) {
+        await room.close();
+        throw error;
+      }
+      server = room;
+    });
   }
 
   afterEach(async () => {
@@ -106,6 +112,28 @@ describe('the Worker in workerd with the waiting room', () => {
     expect((await first.get(`${site}/checkout`)).status).toBe(303);
     const metrics = await (await fetch(`${server!.url}/metrics`, { headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}` } })).text();
     expect(metrics).toMatch(/^waiting_room_revoked_total\{room="shop"\} 1$/m);
+  });
+
+  test("gives the origin's answer when the waiting room cannot be reached to revoke, and keeps the pass", async () => {
+    await start();
+    const browser = new CookieJar();
+    const enter = (await browser.get(`${site}/checkout`)).headers.get('location')!;
+    await browser.get((await browser.get(enter)).headers.get('location')!);
+    const pass = browser.value(site, PASS_COOKIE);
+    expect(pass).toBeDefined();
+    await server!.close();
+    server = undefined;
+
+    const done = await browser.get(`${site}/checkout/done`);
+    expect(done.status).toBe(200);
+    expect(await done.text()).toBe('<h1>Thank you</h1>');
+    expect(done.headers.get('waiting-room-command')).toBeNull();
+    expect(browser.value(site, PASS_COOKIE)).toBe(pass);
+    await eventually(
+      "the failed revoke in the Worker's log",
+      async () => worker!.output(),
+      (output) => output.includes('The waiting room did not revoke the pass'),
+    );
   });
 
   test("passes an admitted form's body on to the origin untouched", async () => {

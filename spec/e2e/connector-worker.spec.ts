@@ -1,10 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PASS_COOKIE, PASS_PARAMETER } from '@waiting-room/connector';
 import { launchBrowser } from '../support/browser';
-import { closedPort } from '../support/closed-port';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 import { startWorkerOrigin, type WorkerOrigin } from '../connector/support/worker-origin';
-import { exampleSettings, startExampleWorker, type WorkerdServer } from '../connector/support/workerd';
+import { exampleSettings, onFreePort, startExampleWorker, type WorkerdServer } from '../connector/support/workerd';
 
 const SECRET = 'a-pass-secret-shared-with-the-worker-in-workerd';
 
@@ -22,16 +21,20 @@ describe('visitors of a site behind the example Worker in workerd', () => {
   let site: string;
 
   beforeAll(async () => {
-    const port = await closedPort();
-    site = `http://localhost:${port}`;
     const { vars } = await exampleSettings();
-    const ROOMS = JSON.stringify([{ name: vars.WAITING_ROOM_ROOM, protect: ['/checkout'], activeLimit: 1, connectorOrigins: [site] }]);
-    [server, origin, browser] = await Promise.all([
-      startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET }),
-      startWorkerOrigin(),
-      launchBrowser(),
-    ]);
-    worker = await startExampleWorker({ port, secret: SECRET, vars: { WAITING_ROOM_URL: server.url, ORIGIN_URL: origin.url } });
+    [origin, browser] = await Promise.all([startWorkerOrigin(), launchBrowser()]);
+    await onFreePort(async (port) => {
+      site = `http://localhost:${port}`;
+      const ROOMS = JSON.stringify([{ name: vars.WAITING_ROOM_ROOM, protect: ['/checkout'], activeLimit: 1, connectorOrigins: [site] }]);
+      const room = await startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET });
+      try {
+        worker = await startExampleWorker({ port, secret: SECRET, vars: { WAITING_ROOM_URL: room.url, ORIGIN_URL: origin.url } });
+      } catch (error) {
+        await room.close();
+        throw error;
+      }
+      server = room;
+    });
   }, 60_000);
 
   afterAll(async () => {

@@ -1,13 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { build } from 'esbuild';
 import { parse } from 'smol-toml';
 import { closedPort } from '../../support/closed-port';
-import { eventually } from '../../support/eventually';
 
 const ROOT = path.resolve(__dirname, '../../..');
 /** The example docs/adopt.md points a Workers developer to. */
@@ -64,10 +63,11 @@ export async function exampleSettings(): Promise<{ main: string; compatibilityDa
 const text = (value: string) => JSON.stringify(value);
 
 /**
- * workerd serving `script` (one ES module) on a free loopback port, with `bindings` as its
- * text bindings (what `[vars]` and `wrangler secret put` give a deployed Worker). Its fetch()
- * may reach loopback and private addresses, where the site and the waiting room run in tests;
- * workerd's default network allows public addresses only.
+ * workerd serving `script` (one ES module) on loopback, on `port` or one the system gives it,
+ * with `bindings` as its text bindings (what `[vars]` and `wrangler secret put` give a deployed
+ * Worker). Its fetch() may reach loopback and private addresses, where the site and the waiting
+ * room run in tests; workerd's default network allows public addresses only. Resolves once
+ * workerd says it listens (its control fd), with the port it listens on.
  */
 export async function startWorkerd(options: {
   script: string;
@@ -80,14 +80,16 @@ export async function startWorkerd(options: {
   const bindings = Object.entries(options.bindings)
     .map(([name, value]) => `(name = ${text(name)}, text = ${text(value)})`)
     .join(',\n      ');
-  const config = (port: number) => `using Workerd = import "/workerd/workerd.capnp";
+  await writeFile(
+    path.join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
   services = [
     (name = "main", worker = .worker),
     (name = "network", network = (allow = ["public", "private", "local"])),
   ],
-  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+  sockets = [(name = "http", address = "127.0.0.1:${options.port ?? 0}", http = (), service = "main")],
 );
 
 const worker :Workerd.Worker = (
@@ -98,24 +100,13 @@ const worker :Workerd.Worker = (
   ],
   globalOutbound = "network",
 );
-`;
-  // A port chosen here is free when chosen, but another process may take it before workerd binds it.
-  let lastError: unknown;
-  for (let attempt = 0; attempt < (options.port === undefined ? 3 : 1); attempt++) {
-    const port = options.port ?? (await closedPort());
-    await writeFile(path.join(dir, 'config.capnp'), config(port));
-    try {
-      return await serve(dir, port);
-    } catch (error) {
-      lastError = error;
-    }
-  }
-  await rm(dir, { recursive: true, force: true });
-  throw lastError;
-}
-
-async function serve(dir: string, port: number): Promise<WorkerdServer> {
-  const child: ChildProcess = spawn(WORKERD_BIN, ['serve', path.join(dir, 'config.capnp'), '--verbose'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+`,
+  );
+  // fd 3 is workerd's control fd: it writes `{"event":"listen","socket":"http","port":…}` there.
+  const child: ChildProcess = spawn(WORKERD_BIN, ['serve', 'config.capnp', '--verbose', '--control-fd=3'], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -128,32 +119,30 @@ async function serve(dir: string, port: number): Promise<WorkerdServer> {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    await eventually(
-      `workerd listening on 127.0.0.1:${port}`,
-      async () => {
-        if (child.exitCode !== null) throw new Error(`workerd exited with ${child.exitCode}:\n${output}`);
-        return connects(port);
-      },
-      (listening) => listening,
-      30_000,
-      50,
-    );
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`workerd did not listen within 30 s:\n${output}`)), 30_000);
+      let control = '';
+      (child.stdio[3] as Readable).on('data', (chunk: Buffer) => {
+        control += chunk.toString();
+        for (const line of control.split('\n').slice(0, -1)) {
+          const message = JSON.parse(line) as { event?: string; socket?: string; port?: number };
+          if (message.event === 'listen' && message.socket === 'http' && typeof message.port === 'number') {
+            clearTimeout(timer);
+            resolve(message.port);
+          }
+        }
+        control = control.slice(control.lastIndexOf('\n') + 1);
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`workerd exited with ${code}:\n${output}`));
+      });
+    });
+    return { url: `http://127.0.0.1:${port}`, port, output: () => output, close };
   } catch (error) {
     await close();
     throw error;
   }
-  return { url: `http://127.0.0.1:${port}`, port, output: () => output, close };
-}
-
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /**
@@ -169,4 +158,20 @@ export async function startExampleWorker(options: { secret: string; vars: Record
     compatibilityDate: settings.compatibilityDate,
     bindings: { ...settings.vars, ...options.vars, WAITING_ROOM_PASS_SECRET: options.secret },
   });
+}
+
+/**
+ * Runs `start` with a free loopback port for the Worker, again with another (up to `attempts`
+ * times) when it fails: a port free when chosen may be taken before workerd binds it, and what
+ * names the Worker's address (a waiting room that takes its origin) must then start again too.
+ * `start` closes what it started before it fails.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await closedPort());
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+    }
+  }
 }

@@ -38,7 +38,7 @@ describe('the connector package', () => {
 
   test('holds the built modules, their types and the README, and no sources', () => {
     const files = packed.files.map((file) => file.path).sort();
-    for (const entry of ['index', 'express', 'fastify', 'next', 'web', 'pass']) {
+    for (const entry of ['index', 'express', 'fastify', 'next', 'worker', 'web', 'pass']) {
       expect(files).toContain(`dist/${entry}.js`);
       expect(files).toContain(`dist/${entry}.d.ts`);
     }
@@ -52,14 +52,16 @@ describe('the connector package', () => {
       import { waitingRoom as express } from '@waiting-room/connector/express';
       import { waitingRoom as fastify } from '@waiting-room/connector/fastify';
       import { waitingRoom as next } from '@waiting-room/connector/next';
+      import { createWorker } from '@waiting-room/connector/worker';
       const secret = 'x'.repeat(32);
       const pass = await signPass({ room: 'shop', visitor: 'v'.repeat(22), session: 's', issuedAt: 1, expiresAt: 4102444800 }, secret);
       const checked = await verifyPass(pass, secret, 'shop', Date.now());
       const options = { waitingRoom: 'https://queue.example', room: 'shop', secret };
       const answer = await next(options)(new Request('https://shop.example/'));
-      console.log(JSON.stringify({ kinds: [typeof createWebConnector, typeof express(options), typeof fastify(options)], visitor: checked.visitor, answer: answer?.status ?? null }));
+      const worker = await createWorker({ protect: ['/checkout'] }).fetch(new Request('https://shop.example/checkout'), { WAITING_ROOM_URL: 'https://queue.example', WAITING_ROOM_PASS_SECRET: secret }, { waitUntil() {} });
+      console.log(JSON.stringify({ kinds: [typeof createWebConnector, typeof express(options), typeof fastify(options)], visitor: checked.visitor, answer: answer?.status ?? null, worker: worker.status }));
     `;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: path.join(dir, 'site') });
-    expect(JSON.parse(stdout)).toEqual({ kinds: ['function', 'function', 'function'], visitor: 'v'.repeat(22), answer: 303 });
+    expect(JSON.parse(stdout)).toEqual({ kinds: ['function', 'function', 'function'], visitor: 'v'.repeat(22), answer: 303, worker: 303 });
   });
 });

@@ -1,0 +1,170 @@
+import { PASS_COOKIE, PASS_PARAMETER, VISITOR_COOKIE } from '@waiting-room/connector';
+import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
+import { eventually } from '../support/eventually';
+import { rawRequest } from '../support/raw-http';
+import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
+import { E2E_ADMIN_TOKEN, startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { CookieJar } from './support/cookie-jar';
+import { startWorkerOrigin, type WorkerOrigin } from './support/worker-origin';
+import { bundleWorker, exampleSettings, onFreePort, startExampleWorker, startWorkerd, type WorkerdServer } from './support/workerd';
+
+const SECRET = 'a-pass-secret-shared-with-the-worker-in-workerd';
+
+// The real waiting room serves its page: built before a test starts one.
+beforeAll(() => ensureWaitingPageBuilt(), 180_000);
+
+/**
+ * What the Worker adds to the connector, in workerd, with the real waiting room: the trip of a
+ * visitor request by request, the origin's revoke command, the body of an admitted form, and a
+ * deployment without its secret.
+ */
+describe('the Worker in workerd with the waiting room', () => {
+  let server: WaitingRoomServer | undefined;
+  let origin: WorkerOrigin;
+  let worker: WorkerdServer | undefined;
+  /** The Worker's address. */
+  let site: string;
+
+  beforeAll(async () => {
+    origin = await startWorkerOrigin();
+  });
+
+  /** The room of wrangler.toml with one place, and the example Worker in front of the origin. */
+  async function start(): Promise<void> {
+    const { vars } = await exampleSettings();
+    await onFreePort(async (port) => {
+      site = `http://127.0.0.1:${port}`;
+      const ROOMS = JSON.stringify([{ name: vars.WAITING_ROOM_ROOM, protect: ['/checkout'], activeLimit: 1, connectorOrigins: [site] }]);
+      const room = await startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET });
+      try {
+        worker = await startExampleWorker({ port, secret: SECRET, vars: { WAITING_ROOM_URL: room.url, ORIGIN_URL: origin.url } });
+      } catch (error) {
+        await room.close();
+        throw error;
+      }
+      server = room;
+    });
+  }
+
+  afterEach(async () => {
+    await worker?.close();
+    await server?.close();
+    worker = server = undefined;
+  });
+
+  afterAll(async () => {
+    await origin?.close();
+  });
+
+  test('sends a visitor without a pass to wait, and back admitted once released, exactly once', async () => {
+    await start();
+    await server!.fill(1);
+    const browser = new CookieJar();
+    const admittedBefore = origin.admitted();
+
+    const first = await browser.get(`${site}/checkout?item=7`);
+    expect(first.status).toBe(303);
+    const enter = new URL(first.headers.get('location')!);
+    expect(enter.origin + enter.pathname).toBe(`${server!.url}/queue/enter/shop`);
+    expect(enter.searchParams.get('target')).toBe(`${site}/checkout?item=7`);
+    expect(enter.searchParams.get('visitor')).toBe(browser.value(site, VISITOR_COOKIE));
+
+    const waiting = await browser.get(enter.href);
+    expect(waiting.status).toBe(200);
+    expect(await waiting.text()).toContain(`id="${CONFIG_ELEMENT_ID}"`);
+
+    expect(await server!.release(1)).toHaveLength(1);
+    const back = new URL((await browser.get(enter.href)).headers.get('location')!);
+    expect(back.origin + back.pathname).toBe(`${site}/checkout`);
+    const pass = back.searchParams.get(PASS_PARAMETER)!;
+    const landed = await browser.get(back.href);
+    expect(landed.status).toBe(303);
+    expect(landed.headers.get('location')).toBe(`${site}/checkout?item=7`);
+    expect(browser.value(site, PASS_COOKIE)).toBe(pass);
+    expect(origin.admitted()).toBe(admittedBefore);
+
+    const checkout = await browser.get(`${site}/checkout?item=7`);
+    expect(checkout.status).toBe(200);
+    expect(await checkout.text()).toContain(`admitted ${admittedBefore + 1}`);
+    // The site behind the Worker got the request as asked, the pass in its cookie.
+    expect(origin.served.at(-1)).toMatchObject({ method: 'GET', url: '/checkout?item=7' });
+    expect(origin.served.at(-1)?.cookie).toContain(`${PASS_COOKIE}=${pass}`);
+  });
+
+  test("ends the admission when the origin answers with the revoke command: the slot is the next visitor's", async () => {
+    await start();
+    const first = new CookieJar();
+    const enter = (await first.get(`${site}/checkout`)).headers.get('location')!;
+    await first.get((await first.get(enter)).headers.get('location')!);
+    expect(first.value(site, PASS_COOKIE)).toBeDefined();
+    expect((await server!.stats()).active).toBe(1);
+
+    const second = new CookieJar();
+    const secondEnter = (await second.get(`${site}/checkout`)).headers.get('location')!;
+    expect((await second.get(secondEnter)).status).toBe(200);
+
+    const done = await first.get(`${site}/checkout/done`);
+    expect(done.status).toBe(200);
+    expect(await done.text()).toBe('<h1>Thank you</h1>');
+    expect(done.headers.get('waiting-room-command')).toBeNull();
+    expect(first.value(site, PASS_COOKIE)).toBeUndefined();
+    expect((await server!.stats()).active).toBe(0);
+    expect((await first.get(`${site}/checkout`)).status).toBe(303);
+    const metrics = await (await fetch(`${server!.url}/metrics`, { headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}` } })).text();
+    expect(metrics).toMatch(/^waiting_room_revoked_total\{room="shop"\} 1$/m);
+  });
+
+  test("gives the origin's answer when the waiting room cannot be reached to revoke, and keeps the pass", async () => {
+    await start();
+    const browser = new CookieJar();
+    const enter = (await browser.get(`${site}/checkout`)).headers.get('location')!;
+    await browser.get((await browser.get(enter)).headers.get('location')!);
+    const pass = browser.value(site, PASS_COOKIE);
+    expect(pass).toBeDefined();
+    await server!.close();
+    server = undefined;
+
+    const done = await browser.get(`${site}/checkout/done`);
+    expect(done.status).toBe(200);
+    expect(await done.text()).toBe('<h1>Thank you</h1>');
+    expect(done.headers.get('waiting-room-command')).toBeNull();
+    expect(browser.value(site, PASS_COOKIE)).toBe(pass);
+    await eventually(
+      "the failed revoke in the Worker's log",
+      async () => worker!.output(),
+      (output) => output.includes('The waiting room did not revoke the pass'),
+    );
+  });
+
+  test("passes an admitted form's body on to the origin untouched", async () => {
+    await start();
+    const browser = new CookieJar();
+    const enter = (await browser.get(`${site}/checkout`)).headers.get('location')!;
+    await browser.get((await browser.get(enter)).headers.get('location')!);
+    const cookie = `${VISITOR_COOKIE}=${browser.value(site, VISITOR_COOKIE)}; ${PASS_COOKIE}=${browser.value(site, PASS_COOKIE)}`;
+    const answer = await rawRequest(worker!.port, {
+      method: 'POST',
+      target: '/checkout/pay',
+      headers: { host: new URL(site).host, 'content-type': 'application/x-www-form-urlencoded', cookie },
+      body: 'card=4242&amount=12.50',
+    });
+    expect(answer.status).toBe(200);
+    expect(origin.served.at(-1)).toMatchObject({ method: 'POST', url: '/checkout/pay', body: 'card=4242&amount=12.50' });
+  });
+
+  test('answers 500 without reaching the origin when the secret is not set, and says why in its log', async () => {
+    const { main, compatibilityDate, vars } = await exampleSettings();
+    worker = await startWorkerd({ script: await bundleWorker(main), compatibilityDate, bindings: { ...vars, ORIGIN_URL: origin.url } });
+    const before = origin.served.length;
+    const answer = await fetch(`${worker.url}/`);
+    expect(answer.status).toBe(500);
+    expect(await answer.text()).toBe('The site is not configured.');
+    expect(origin.served).toHaveLength(before);
+    // workerd writes the Worker's console to its own output, which may come after the answer.
+    await eventually(
+      "the reason in the Worker's log",
+      async () => worker!.output(),
+      (output) => output.includes('secret: set the binding WAITING_ROOM_PASS_SECRET'),
+    );
+  });
+});

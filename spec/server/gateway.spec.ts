@@ -274,6 +274,32 @@ describe('gateway: streaming and headers of unprotected requests', () => {
     expect(Object.keys(sent).filter((name) => !documented.includes(`\`${name}\``))).toEqual([]);
   });
 
+  it('should pass on no dropped header spelt with underscores, which a CGI or WSGI origin reads as the dashed one', async () => {
+    const sent = {
+      X_Real_IP: '6.6.6.6',
+      X_Forwarded_For: '6.6.6.6',
+      X_Original_URL: '/checkout',
+      Waiting_Room_Pass: 'forged',
+      Waiting_Room_Bypass: 'forged',
+      'x-forwarded_host': 'evil.example',
+      X_Envoy_Internal: 'true',
+      'x-custom_header': 'kept',
+    };
+
+    await send(`${url}/shop/underscores`, 'GET', sent);
+
+    const headers = running.origin.at('/shop/underscores')[0]?.headers ?? {};
+    expect(headers['x-custom_header']).toBe('kept');
+    expect(Object.keys(headers).filter((name) => name.includes('_') && name !== 'x-custom_header')).toEqual([]);
+  });
+
+  it('should pass on no header of a family proxies trust: x-envoy-*, x-forwarded-*', async () => {
+    await send(`${url}/shop/families`, 'GET', { 'x-envoy-original-path': '/checkout', 'x-envoy-internal': 'true', 'x-forwarded-anything': '6.6.6.6' });
+
+    const headers = running.origin.at('/shop/families')[0]?.headers ?? {};
+    expect(Object.keys(headers).filter((name) => name.startsWith('x-envoy-') || name === 'x-forwarded-anything')).toEqual([]);
+  });
+
   it('should hide the waiting room session cookie from the origin and pass the origin its own', async () => {
     const ada = new Visitor(url);
     await ada.get('/checkout/admitted');
@@ -361,6 +387,14 @@ describe('gateway: forwarding headers with TRUST_PROXY', () => {
     const headers = running.origin.at('/shop/proxied')[0]?.headers ?? {};
     for (const name of CLIENT_CLAIMS) expect([name, headers[name]]).toEqual([name, claims[name]]);
     expect(Object.keys(headers).filter((name) => name in overrides)).toEqual([]);
+  });
+
+  it('should pass no underscore spelling of a claim, which the proxy in front would not clear', async () => {
+    await send(`${running.server.url}/shop/proxied-underscores`, 'GET', { X_Real_IP: '6.6.6.6', 'x-real-ip': '1.2.3.4', Forwarded_For: '6.6.6.6' });
+
+    const headers = running.origin.at('/shop/proxied-underscores')[0]?.headers ?? {};
+    expect(headers['x-real-ip']).toBe('1.2.3.4');
+    expect(Object.keys(headers).filter((name) => name.includes('_'))).toEqual([]);
   });
 });
 

@@ -581,6 +581,37 @@ describe('gateway: a request another site sent never takes over a visitor’s pl
     await releaseAndReplay(ada, page);
   });
 
+  it("should keep a visitor's held POST when a sibling subdomain (same site, another origin) posts with their cookie", async () => {
+    const { ada, page } = await heldOrder();
+
+    // shop.example's page on evil.shop.example: the browser sends the Lax cookie with it.
+    const sibling = await ada.post(
+      '/checkout/order',
+      { form: { item: 'nothing' } },
+      { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', origin: 'http://evil.shop.example' },
+    );
+    // An old browser says nothing of the site, but its Origin is another host's.
+    const oldBrowser = await ada.post('/checkout/order', { form: { item: 'nothing' } }, { origin: 'http://evil.shop.example' });
+
+    expect(sibling.page?.queue).toMatchObject({ uuid: page.queue.uuid, uri: '/checkout/order', method: 'POST' });
+    expect(oldBrowser.page?.queue).toMatchObject({ uuid: page.queue.uuid, uri: '/checkout/order', method: 'POST' });
+    await releaseAndReplay(ada, page);
+  });
+
+  it('should let the visitor replace their held request from the site itself, or from a client without fetch metadata', async () => {
+    const { ada } = await heldOrder();
+
+    const sameOrigin = await ada.post(
+      '/checkout/order',
+      { form: { item: 'boots' } },
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', origin: running.server.url },
+    );
+    expect(sameOrigin.page?.queue).toMatchObject({ uri: '/checkout/order', method: 'POST' });
+    const program = await ada.get('/checkout/basket');
+
+    expect(program.page?.queue).toMatchObject({ uri: '/checkout/basket', method: 'GET' });
+  });
+
   it('should still give a place, and a session, to a new visitor who follows a link from another site', async () => {
     const bea = new Visitor(running.server.url);
 

@@ -20,7 +20,7 @@ import { watchOrigin } from '../admission-watch';
 import { addressKey } from '../../domain/bot-check/address';
 import { CHALLENGE_LIFETIME_MS, type BotChallenges } from '../../domain/bot-check/challenge';
 import { BYPASS_HEADER, hasValidBypass } from './bypass';
-import { isCrossSite, mayLackSession } from './cross-site';
+import { isCrossSite, mayLackSession, mayReplaceHeld } from './cross-site';
 import { heldBody, readBody, type HeldBodyTally } from './held-body';
 import type { Origin } from './origin';
 import { pagePolicy } from '../security-headers';
@@ -142,11 +142,11 @@ export function createRoomGate(
       // would replace the visitor's (docs/security.md).
       throw new HttpError(403, 'cross_site_request', 'A request sent by another site cannot take a place in line: open this site itself.');
     }
-    // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts). Another
-    // site's request never replaces the one a place holds: the visitor sees their place again.
+    // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts). Only the
+    // site's own origin replaces the request a place holds: others see the place again.
     const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now, {
       ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
-      ...(isCrossSite(request) && { keepRequest: true }),
+      ...(!mayReplaceHeld(request) && { keepRequest: true }),
     });
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const place = await store.placeInLine(entry.uuid, now);

@@ -39,6 +39,8 @@ describe("the connectors' routes", () => {
   test.each([
     ['another site', { target: 'https://elsewhere.example/checkout', visitor: VISITOR }, 'target_not_allowed'],
     ['a script address', { target: 'javascript:alert(1)', visitor: VISITOR }, 'target_not_allowed'],
+    // A blob: address has the origin of the site that made it, yet names no page of it.
+    ['a blob: address of the site', { target: `blob:${SITE}/0c1d2e3f-0000-4000-8000-000000000000`, visitor: VISITOR }, 'target_not_allowed'],
     ["the site's host with credentials", { target: 'https://user:secret@shop.example/checkout', visitor: VISITOR }, 'target_not_allowed'],
     ['a path alone', { target: '/checkout', visitor: VISITOR }, 'target_not_allowed'],
     ['a visitor id too short', { target: `${SITE}/checkout`, visitor: 'short' }, 'bad_visitor'],

@@ -228,6 +228,24 @@ const PROPERTIES = {
     default: 64 * 1024,
     description: 'Largest body of a protected request, in bytes (it may be held while the visitor waits); larger: 413 `payload_too_large`.',
   },
+  HELD_BODIES_MAX_BYTES: {
+    type: 'integer',
+    section: 'origin',
+    minimum: 1024,
+    maximum: 64 * 1024 ** 3,
+    default: 64 * 1024 * 1024,
+    description:
+      'Bytes of request bodies one process holds at once, for all visitors; past it a new held body gets 503 `held_bodies_full` with `Retry-After` ([security.md](security.md#held-bodies)). The default holds a thousand 64 KiB uploads, or tens of thousands of forms, in a fraction of a small container.',
+  },
+  HELD_BODIES_PER_ADDRESS_BYTES: {
+    type: 'integer',
+    section: 'origin',
+    minimum: 1024,
+    maximum: 64 * 1024 ** 3,
+    default: 2 * 1024 * 1024,
+    description:
+      'Bytes of request bodies held at once for one client address (IPv6 per /64; with `TRUST_PROXY`, the address the proxy says); past it a new held body gets 429 `held_bodies_per_address` with `Retry-After`. The default is 32 full uploads or about a thousand forms behind one carrier NAT address, and keeps one address to 1/32 of `HELD_BODIES_MAX_BYTES`.',
+  },
 
   ACTIVE_LIMIT: {
     type: 'integer',

@@ -173,6 +173,8 @@ export interface GatewayConfig {
   readonly bypassSecret?: string;
   /** Largest body of a protected request, held or passed (bytes); larger ones get 413. */
   readonly heldBodyLimit: number;
+  /** Bytes of bodies held at once: by the process, and for one client address. */
+  readonly heldBodies: { readonly total: number; readonly perAddress: number };
 }
 
 export interface RealtimeLimits {
@@ -654,7 +656,21 @@ function gatewayConfig(v: ConfigEnv): GatewayConfig {
     bypass: v.BYPASS === undefined ? [] : prefixes('BYPASS', v.BYPASS, false),
     bypassSecret: v.BYPASS_SECRET,
     heldBodyLimit: v.HELD_BODY_LIMIT,
+    heldBodies: heldBodyBounds(v),
   };
+}
+
+/** The bounds on held bodies, each at least the one inside it: else the largest body could never be held. */
+function heldBodyBounds(v: ConfigEnv): GatewayConfig['heldBodies'] {
+  if (v.HELD_BODIES_PER_ADDRESS_BYTES < v.HELD_BODY_LIMIT) {
+    throw new ConfigError(`HELD_BODIES_PER_ADDRESS_BYTES (${v.HELD_BODIES_PER_ADDRESS_BYTES}) must be at least HELD_BODY_LIMIT (${v.HELD_BODY_LIMIT}).`);
+  }
+  if (v.HELD_BODIES_MAX_BYTES < v.HELD_BODIES_PER_ADDRESS_BYTES) {
+    throw new ConfigError(
+      `HELD_BODIES_MAX_BYTES (${v.HELD_BODIES_MAX_BYTES}) must be at least HELD_BODIES_PER_ADDRESS_BYTES (${v.HELD_BODIES_PER_ADDRESS_BYTES}).`,
+    );
+  }
+  return { total: v.HELD_BODIES_MAX_BYTES, perAddress: v.HELD_BODIES_PER_ADDRESS_BYTES };
 }
 
 function pusherConfig(v: ConfigEnv): PusherConfig {

@@ -1101,3 +1101,96 @@ describe('gateway: held bodies are bounded', () => {
     expect(running.origin.at('/upload')[0]?.body.equals(bytes)).toBe(true);
   });
 });
+
+describe('gateway: the bodies held at once are bounded, in all and per address', () => {
+  let running: Running;
+  let clock: ManualClock;
+  const BOUNDS = { HELD_BODY_LIMIT: '2048', HELD_BODIES_PER_ADDRESS_BYTES: '4096', HELD_BODIES_MAX_BYTES: '8192', ABANDON_SECONDS: '1' };
+
+  beforeEach(async () => {
+    clock = new ManualClock();
+    running = await startGateway({ ...FULL, ...BOUNDS, TRUST_PROXY: 'true' }, clock);
+    await fillRoom(running);
+  });
+  afterEach(() => running.close());
+
+  /** A new visitor from `address` (the proxy in front says so) POSTs `size` bytes to a protected path. */
+  async function postFrom(address: string, size = 2048, visitor = new Visitor(running.server.url)): Promise<Reply> {
+    const cookie = visitor.cookieHeader();
+    const answer = await send(
+      `${running.server.url}/checkout/upload`,
+      'POST',
+      { 'content-type': 'application/octet-stream', 'x-forwarded-for': address, ...(cookie ? { cookie } : {}) },
+      Buffer.alloc(size, 7),
+    );
+    visitor.keepCookies(answer.headers['set-cookie']);
+    return answer;
+  }
+
+  it('should answer 429 with Retry-After to a body past the address’s bound, and take no place', async () => {
+    const ada = new Visitor(running.server.url);
+    expect((await postFrom('203.0.113.1', 2048, ada)).page?.queue.method).toBe('POST');
+    expect((await postFrom('203.0.113.1')).page?.queue.method).toBe('POST');
+
+    const refused = await postFrom('203.0.113.1', 1);
+
+    expect([refused.status, refused.json.error.code, refused.headers['retry-after']]).toEqual([429, 'held_bodies_per_address', '30']);
+    expect(await stats(running.server)).toMatchObject({ waiting: 2 });
+    // Another address, a GET from this one, and a visitor of this address replacing their own body still wait.
+    expect((await postFrom('203.0.113.2')).page?.queue.method).toBe('POST');
+    expect((await new Visitor(running.server.url).get('/checkout/basket', { 'x-forwarded-for': '203.0.113.1' })).page?.queue.method).toBe('GET');
+    expect((await postFrom('203.0.113.1', 2048, ada)).page?.queue.method).toBe('POST');
+  });
+
+  it('should answer 503 with Retry-After to a body past the process’s bound, whatever its address', async () => {
+    for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4']) expect((await postFrom(address)).status).toBe(200);
+
+    const refused = await postFrom('203.0.113.5');
+
+    expect([refused.status, refused.json.error.code, refused.headers['retry-after']]).toEqual([503, 'held_bodies_full', '30']);
+    expect(await stats(running.server)).toMatchObject({ waiting: 4 });
+  });
+
+  it('should show a person the error page, in HTML, when their body is refused', async () => {
+    await postFrom('203.0.113.1');
+    await postFrom('203.0.113.1');
+
+    const refused = await send(
+      `${running.server.url}/checkout/upload`,
+      'POST',
+      { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.1', accept: 'text/html', 'sec-fetch-mode': 'navigate' },
+      'item=shoes',
+    );
+
+    expect(refused.status).toBe(429);
+    expect(String(refused.headers['content-type'])).toMatch(/^text\/html/);
+  });
+
+  it('should give back the bytes of a replayed body at once', async () => {
+    const ada = new Visitor(running.server.url);
+    const page = (await postFrom('203.0.113.1', 2048, ada)).page!;
+    await postFrom('203.0.113.1');
+    await release(running.server, page.queue.uuid);
+    expect((await ada.post(page.queue.uri, replayForm(page), { 'x-forwarded-for': '203.0.113.1' })).status).toBe(200);
+
+    expect((await postFrom('203.0.113.1')).status).toBe(200);
+  });
+
+  it('should give back the bytes of places dropped as silent', async () => {
+    await postFrom('203.0.113.1');
+    await postFrom('203.0.113.1');
+    expect((await postFrom('203.0.113.1')).status).toBe(429);
+
+    await clock.advance(3000);
+    expect(await stats(running.server)).toMatchObject({ waiting: 0 });
+
+    // The sweep looks the places up every second.
+    const deadline = Date.now() + 10_000;
+    let answer = await postFrom('203.0.113.1');
+    while (answer.status === 429 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      answer = await postFrom('203.0.113.1');
+    }
+    expect(answer.status).toBe(200);
+  });
+});

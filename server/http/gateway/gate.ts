@@ -22,6 +22,7 @@ import { CHALLENGE_LIFETIME_MS, type BotChallenges } from '../../domain/bot-chec
 import { BYPASS_HEADER, hasValidBypass } from './bypass';
 import { isCrossSite, mayLackSession, mayReplaceHeld } from './cross-site';
 import { heldBody, readBody, type HeldBodyTally } from './held-body';
+import type { HeldBodyBudget } from './held-body-budget';
 import type { Origin } from './origin';
 import { pagePolicy } from '../security-headers';
 
@@ -38,6 +39,8 @@ export interface GateOptions {
   readonly origin: Origin;
   /** Counts the bodies held and refused. */
   readonly heldBodies: HeldBodyTally;
+  /** Bounds what held bodies take, in all and per address. */
+  readonly bodyBudget: HeldBodyBudget;
   /** Issues the bot check's challenges. */
   readonly challenges: BotChallenges;
   /** The port this instance listens on (known once listening). */
@@ -87,6 +90,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       const form = replayFormUuid(request.headers['content-type'], bytes);
       const held = form && (await takeReplay(request, session, form, store));
       if (held) {
+        options.bodyBudget.giveBack(room.name, session.id);
         watchOrigin(request, admission.signals);
         return origin.replay(request, reply, held);
       }
@@ -144,10 +148,14 @@ export function createRoomGate(
     }
     // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts). Only the
     // site's own origin replaces the request a place holds: others see the place again.
-    const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now, {
-      ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
-      ...(!mayReplaceHeld(request) && { keepRequest: true }),
-    });
+    const heldRequest = heldRequestOf(request, bytes);
+    const owner = { room: room.name, session: session.id, address: addressKey(request.ip) };
+    const entry = await options.bodyBudget.hold(owner, heldRequest.body, store, () =>
+      store.hold(session.id, session.userId, heldRequest, now, {
+        ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
+        ...(!mayReplaceHeld(request) && { keepRequest: true }),
+      }),
+    );
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const place = await store.placeInLine(entry.uuid, now);
     const held = place?.entry ?? entry;

@@ -534,6 +534,15 @@ const PROPERTIES = {
     default: 15_000,
     description: 'WebSocket connections one process holds; past it a new one gets `pusher:error` 4100 (over capacity: pusher-js backs off and retries).',
   },
+  REALTIME_MAX_CONNECTIONS_PER_ADDRESS: {
+    type: 'integer',
+    section: 'limits',
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 500,
+    description:
+      "WebSocket connections one client address holds in one process (IPv6 per /64; with `TRUST_PROXY`, the address the proxy says); past it a new one gets 4100 and the page listens by polling, its place kept. A page holds one socket: 500 leaves room for a campus or a carrier's NAT address, and takes 30 addresses to fill the default `REALTIME_MAX_CONNECTIONS` ([security.md](security.md#realtime-sockets-per-address)). Keep it well under `REALTIME_MAX_CONNECTIONS`.",
+  },
   REALTIME_MAX_SUBSCRIPTIONS: {
     type: 'integer',
     section: 'limits',

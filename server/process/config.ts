@@ -182,6 +182,10 @@ export interface RealtimeLimits {
   readonly pongTimeoutMs: number;
   /** Most WebSocket connections this process holds; past it, new ones are refused with 4100. */
   readonly maxConnections: number;
+  /** Most WebSocket connections one client address holds in this process; past it, 4100. */
+  readonly maxConnectionsPerAddress: number;
+  /** Read the client address from `X-Forwarded-For`, as the HTTP side does (TRUST_PROXY). */
+  readonly trustProxy: boolean;
   /** Most channels one connection may subscribe to (the page needs two). */
   readonly maxSubscriptions: number;
   /** Messages a connection may send per second, on average; a burst of twice that is allowed. */
@@ -329,6 +333,8 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
       activityTimeoutSeconds: v.REALTIME_ACTIVITY_TIMEOUT_SECONDS,
       pongTimeoutMs: Math.round(v.REALTIME_PONG_TIMEOUT_SECONDS * 1000),
       maxConnections: v.REALTIME_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: v.REALTIME_MAX_CONNECTIONS_PER_ADDRESS,
+      trustProxy: v.TRUST_PROXY,
       maxSubscriptions: v.REALTIME_MAX_SUBSCRIPTIONS,
       messagesPerSecond: v.REALTIME_MESSAGES_PER_SECOND,
       maxBufferedBytes: v.REALTIME_MAX_BUFFERED_BYTES,

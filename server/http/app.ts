@@ -94,7 +94,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   const passes = config.passSecret === undefined ? undefined : new PassIssuer(config.passSecret);
 
   // First: a refused request target is answered before any other hook sees it.
-  installEdge(app);
+  installEdge(app, config.trustProxy);
   installSessions(app, config.sessionSecret);
   installErrorHandlers(app);
   installSecurityHeaders(app, pagePolicy(ERROR_PAGE_STYLES), isOriginAnswer);

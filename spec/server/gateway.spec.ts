@@ -364,6 +364,32 @@ describe('gateway: the log of forwarded requests', () => {
   });
 });
 
+describe('gateway: a proxy in front that is not trusted', () => {
+  it('should warn once, at the first request with X-Forwarded-For, that TRUST_PROXY is off', async () => {
+    const lines: string[] = [];
+    const origin = await startOrigin();
+    const server = await startServer({ UPSTREAM: origin.url, LOG_LEVEL: 'info' }, { logStream: { write: (line: string) => void lines.push(line) } });
+    const trusted = await startServer(
+      { UPSTREAM: origin.url, LOG_LEVEL: 'info', TRUST_PROXY: 'true' },
+      { logStream: { write: (line: string) => void lines.push(`trusted ${line}`) } },
+    );
+    try {
+      await send(`${server.url}/shop/direct`, 'GET');
+      expect(lines.filter((line) => line.includes('TRUST_PROXY is off'))).toEqual([]);
+      for (const at of [server.url, server.url, trusted.url]) await send(`${at}/shop/proxied`, 'GET', { 'x-forwarded-for': '203.0.113.7' });
+
+      const warnings = lines.filter((line) => line.includes('TRUST_PROXY is off'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).not.toMatch(/^trusted /);
+      expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, msg: expect.stringContaining('set TRUST_PROXY=true') });
+    } finally {
+      await server.close();
+      await trusted.close();
+      await origin.close();
+    }
+  });
+});
+
 describe('gateway: forwarding headers with TRUST_PROXY', () => {
   let running: Running;
 

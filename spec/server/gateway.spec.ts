@@ -381,7 +381,7 @@ describe('gateway: a proxy in front that is not trusted', () => {
       const warnings = lines.filter((line) => line.includes('TRUST_PROXY is off'));
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).not.toMatch(/^trusted /);
-      expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, msg: expect.stringContaining('set TRUST_PROXY=true') });
+      expect(JSON.parse(warnings[0])).toMatchObject({ level: 40, msg: expect.stringContaining('set TRUST_PROXY=true') });
     } finally {
       await server.close();
       await trusted.close();

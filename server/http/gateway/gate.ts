@@ -47,6 +47,12 @@ export interface GateOptions {
   readonly port: () => number;
   /** Signs the passes admitted visitors get (PASS_SECRET set); none without. */
   readonly passes?: PassIssuer;
+  /**
+   * Who may replace a held request: the site's own origin (the gateway, whose held requests the
+   * origin gets with the visitor's cookies), or any page of the same site (the connectors' enter
+   * route, whose held request is only its own address, sent from the site's other hosts).
+   */
+  readonly replaceHeldFrom?: 'origin' | 'site';
 }
 
 /** Verbs the waiting room holds; others (OPTIONS…) pass untouched. */
@@ -153,7 +159,7 @@ export function createRoomGate(
     const entry = await options.bodyBudget.hold(owner, heldRequest.body, store, () =>
       store.hold(session.id, session.userId, heldRequest, now, {
         ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
-        ...(!mayReplaceHeld(request) && { keepRequest: true }),
+        ...(!(options.replaceHeldFrom === 'site' ? !isCrossSite(request) : mayReplaceHeld(request)) && { keepRequest: true }),
       }),
     );
     if (bytes !== undefined) options.heldBodies.held(bytes.length);

@@ -250,6 +250,8 @@ function roomEnv(configuration: Configuration, upstream: string, visitsPerMinute
     ORIGIN_LATENCY_TARGET_MS: String(options.targetMs),
     REALTIME_MAX_SUBSCRIPTIONS: '1000',
     REALTIME_MESSAGES_PER_SECOND: '10000',
+    // Every simulated visitor connects from 127.0.0.1.
+    REALTIME_MAX_CONNECTIONS_PER_ADDRESS: '10000000',
     ADMISSION: configuration.admission,
     RELEASE_PER_MINUTE: String(perMinute),
     // The sessions a rate fills: each admission lasts SESSION_SECONDS.

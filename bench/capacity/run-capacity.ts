@@ -558,6 +558,8 @@ export function serverEnv(
     SESSION_SECRET: randomBytes(32).toString('base64url'),
     LOG_LEVEL: 'warn',
     BENCH_PAGE_DIR: options.pageDir,
+    // Each process of visitors connects from one loopback address: thousands of sockets each.
+    REALTIME_MAX_CONNECTIONS_PER_ADDRESS: '10000000',
   };
   delete env.REDIS_URL;
   if (options.redisUrl) env.REDIS_URL = options.redisUrl;

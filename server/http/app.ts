@@ -14,6 +14,7 @@ import { createGate, createRoomGate } from './gateway/gate';
 import { connectorRoutes } from './routes/connector';
 import { PassIssuer } from './pass';
 import { HeldBodyTally } from './gateway/held-body';
+import { HeldBodyBudget } from './gateway/held-body-budget';
 import { isOriginAnswer, registerOrigin } from './gateway/origin';
 import { installSecurityHeaders, pagePolicy } from './security-headers';
 import { ERROR_PAGE_STYLES } from './error-page';
@@ -85,13 +86,15 @@ export function createFastify(config: ServerConfig, languages: Languages, logStr
 export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: string): void {
   const { config, rooms, clock } = parts;
   const heldBodies = new HeldBodyTally();
+  const bodyBudget = new HeldBodyBudget(config.gateway.heldBodies);
+  app.addHook('onClose', async () => bodyBudget.close());
   const challenges = new BotChallenges(config.sessionSecret, clock);
   const pusherApp: AppCredentials = config.pusher;
   // One for the gateway and the connectors' route: a session's pass is signed once.
   const passes = config.passSecret === undefined ? undefined : new PassIssuer(config.passSecret);
 
   // First: a refused request target is answered before any other hook sees it.
-  installEdge(app);
+  installEdge(app, config.trustProxy);
   installSessions(app, config.sessionSecret);
   installErrorHandlers(app);
   installSecurityHeaders(app, pagePolicy(ERROR_PAGE_STYLES), isOriginAnswer);
@@ -132,7 +135,18 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
       config,
       rooms,
       clock,
-      gate: createRoomGate({ config, rooms, clock, page: parts.page, roomPages: parts.roomPages, heldBodies, challenges, port: parts.port }),
+      gate: createRoomGate({
+        config,
+        rooms,
+        clock,
+        page: parts.page,
+        roomPages: parts.roomPages,
+        heldBodies,
+        bodyBudget,
+        challenges,
+        port: parts.port,
+        replaceHeldFrom: 'site',
+      }),
       passes,
       revoked: (room) => metrics.revoked(room),
     });
@@ -148,7 +162,20 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
       rooms,
       metrics,
       () => clock.now(),
-      (origin) => createGate({ config, rooms, clock, page: parts.page, roomPages: parts.roomPages, origin, heldBodies, challenges, port: parts.port, passes }),
+      (origin) =>
+        createGate({
+          config,
+          rooms,
+          clock,
+          page: parts.page,
+          roomPages: parts.roomPages,
+          origin,
+          heldBodies,
+          bodyBudget,
+          challenges,
+          port: parts.port,
+          passes,
+        }),
     ),
   );
 }

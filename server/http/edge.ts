@@ -48,20 +48,30 @@ export function edgeOptions(timeouts: HttpTimeouts) {
 /**
  * The edge's hooks, to install before any other: the first `onRequest` refuses a bad target
  * (400 `bad_request_target`) and, once the server is closing, answers what still arrives on
- * open connections with 503 `shutting_down`.
+ * open connections with 503 `shutting_down`; the first request that comes through a proxy
+ * (`X-Forwarded-For`) while `trustProxy` is off is logged as a warning.
  */
-export function installEdge(app: FastifyInstance): void {
+export function installEdge(app: FastifyInstance, trustProxy: boolean): void {
   app.server.on('request', trackRequest);
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // Behind a proxy without TRUST_PROXY, every visitor has the proxy's address: each per-address
+  // bound (places, held bodies, sockets, error reports) would count them all as one. Said once.
+  let proxyUnheeded = !trustProxy;
   // A callback hook, not an async one: it runs for every request, and needs no promise.
   app.addHook('onRequest', (request, _reply, done) => {
     try {
       refuseBadTarget(request);
     } catch (error) {
       return done(error as HttpError);
+    }
+    if (proxyUnheeded && request.headers['x-forwarded-for'] !== undefined) {
+      proxyUnheeded = false;
+      request.log.warn(
+        'A request came with X-Forwarded-For while TRUST_PROXY is off: behind a proxy, set TRUST_PROXY=true, or every visitor counts as the proxy for PLACES_PER_ADDRESS, HELD_BODIES_PER_ADDRESS_BYTES and REALTIME_MAX_CONNECTIONS_PER_ADDRESS.',
+      );
     }
     if (closing) {
       return done(new HttpError(503, 'shutting_down', 'The server is shutting down; try again in a moment.', { 'retry-after': '2' }));

@@ -11,6 +11,7 @@ import {
 } from '../../src/view/page-blocks';
 import type { RoomPageConfig, ServerConfig } from '../process/config';
 import { escapeHtml } from './html';
+import { readTemplate } from './template-html';
 import { PageTemplateError, pageProblem, scriptSafeJson, waitingPageOf, type BuiltWaitingPage, type WaitingPage } from './page';
 
 /** What a room asks of its template: the blocks it shows besides the required ones, and the language its words fall back to. */
@@ -40,17 +41,6 @@ const TAGS: ReadonlyArray<readonly [string, RegExp]> = [
 ];
 
 /**
- * What the page's policy would block, refused at start rather than failing in visitors' browsers:
- * scripts (the page runs only its own), handlers in attributes, and styles in attributes (only
- * `<style>` elements, named by hash, apply).
- */
-const REFUSED: ReadonlyArray<{ readonly pattern: RegExp; readonly what: string }> = [
-  { pattern: /<script\b/i, what: 'a <script> element (the page runs only its own scripts)' },
-  { pattern: /<[^>]*\son[a-z]+\s*=/i, what: 'an event handler attribute (on…=; the page runs only its own scripts)' },
-  { pattern: /<[^>]*\sstyle\s*=/i, what: 'a style attribute (put styles in a <style> element: the page allows those by hash)' },
-];
-
-/**
  * Checks a room's template at start and writes it in every language with the built page's parts:
  * its head (styles, preloads), its live region and notice without JavaScript after `<body>`, each
  * `{{block:…}}` an element the page renders that block into (the loading block already in its
@@ -69,7 +59,6 @@ export function loadRoomPage(built: BuiltWaitingPage, page: RoomPageConfig, need
     fail(`cannot be read (${(error as Error).message})`);
   }
   for (const [tag, pattern] of TAGS) if ((template.match(pattern) ?? []).length !== 1) fail(`must hold exactly one ${tag}`);
-  for (const { pattern, what } of REFUSED) if (pattern.test(template)) fail(`holds ${what}`);
   const blocks = new Set<PageBlock>();
   for (const [placeholder, inside] of template.matchAll(PLACEHOLDER)) {
     const [, kind, name] = KNOWN_PLACEHOLDER.exec(inside) ?? fail(`holds ${placeholder}, which is no {{block:name}} or {{word:name}}`);
@@ -88,7 +77,14 @@ export function loadRoomPage(built: BuiltWaitingPage, page: RoomPageConfig, need
     ...(needs.draw ? [['verify', 'an event of the room draws its line'] as const] : []),
   ];
   for (const [block, why] of needed) if (!blocks.has(block)) fail(`lacks the block "${block}" ({{block:${block}}}): ${why}`);
-  const localized = new Map(LOCALES.map((locale) => [locale, writeTemplate(template, built.localized(locale), page.words, [locale, needs.fallback])]));
+  const localized = new Map(
+    LOCALES.map((locale) => {
+      const written = writeTemplate(template, built.localized(locale), page.words, [locale, needs.fallback]);
+      // Read as a browser would, once each language's words are placed: a word may make a tag.
+      if ('problem' in written) fail(`${written.problem}, once its words in ${locale} are placed`);
+      return [locale, (written as { html: string }).html] as const;
+    }),
+  );
   for (const html of localized.values()) {
     const problem = pageProblem(html);
     if (problem !== undefined) fail(`makes a page without ${problem}`);
@@ -116,11 +112,12 @@ function builtParts(html: string) {
 
 /**
  * The template in one language: placeholders first (one pass: a word never becomes a placeholder),
- * then the page's own parts. A word in text is an element of its own, with the words of every
- * language in the page, so that a switch of language changes it too; in a tag, a `<title>` or a
- * `<style>` it is the text alone.
+ * then, where the parser found the document's tags, the page's own parts. A word in text is an
+ * element of its own, with the words of every language in the page, so that a switch of language
+ * changes it too; in a tag, a `<title>` or a `<style>` it is the text alone. What the parser
+ * refuses in the template with its words (`readTemplate`) is answered instead.
  */
-function writeTemplate(template: string, built: string, words: RoomPageConfig['words'], languages: readonly Locale[]): string {
+function writeTemplate(template: string, built: string, words: RoomPageConfig['words'], languages: readonly Locale[]): { html: string } | { problem: string } {
   const parts = builtParts(built);
   const filled = template.replace(PLACEHOLDER, (_placeholder, inside: string, offset: number) => {
     const [, kind, name] = KNOWN_PLACEHOLDER.exec(inside) as RegExpExecArray;
@@ -128,16 +125,25 @@ function writeTemplate(template: string, built: string, words: RoomPageConfig['w
     const word = escapeHtml(languages.map((locale) => words[locale]?.[name]).find((given) => given !== undefined) ?? '');
     return inText(template, offset) ? `<span ${PAGE_WORD_ATTRIBUTE}="${name}">${word}</span>` : word;
   });
+  const read = readTemplate(filled);
+  if ('problem' in read) return read;
+  const { html, headStart, bodyStart, bodyEnd } = read.tags;
   const pageWords: PageWords = { words, fallback: languages[languages.length - 1] };
   const wordsElement = `<script id="${PAGE_WORDS_ELEMENT_ID}" type="application/json">${scriptSafeJson(pageWords)}</script>\n`;
-  return (
-    filled
-      .replace(/<html\b[^>]*>/i, () => parts.html)
+  return {
+    html:
+      filled.slice(0, html[0]) +
+      parts.html +
+      filled.slice(html[1], headStart) +
       // First in the head, so that the operator's styles come after the page's and win.
-      .replace(/<head\b[^>]*>/i, (head) => `${head}\n${parts.head}`)
-      .replace(/<body\b[^>]*>/i, (body) => `${body}\n<div id="waiting-room" class="wr-root">${parts.announcer}</div>\n${parts.noscript}`)
-      .replace(/<\/body>/i, () => `${wordsElement}${parts.tail}</body>`)
-  );
+      `\n${parts.head}` +
+      filled.slice(headStart, bodyStart) +
+      `\n<div id="waiting-room" class="wr-root">${parts.announcer}</div>\n${parts.noscript}` +
+      filled.slice(bodyStart, bodyEnd) +
+      wordsElement +
+      parts.tail +
+      filled.slice(bodyEnd),
+  };
 }
 
 /** Whether `offset` of `html` is in text: not inside a tag, nor in a `<title>` or `<style>` element, whose text is not markup. */

@@ -229,6 +229,24 @@ const PROPERTIES = {
     default: 64 * 1024,
     description: 'Largest body of a protected request, in bytes (it may be held while the visitor waits); larger: 413 `payload_too_large`.',
   },
+  HELD_BODIES_MAX_BYTES: {
+    type: 'integer',
+    section: 'origin',
+    minimum: 1024,
+    maximum: 64 * 1024 ** 3,
+    default: 64 * 1024 * 1024,
+    description:
+      'Bytes of request bodies one process holds at once, for all visitors; past it a new held body gets 503 `held_bodies_full` with `Retry-After` ([security.md](security.md#held-bodies)). The default holds a thousand 64 KiB uploads, or tens of thousands of forms, in a fraction of a small container.',
+  },
+  HELD_BODIES_PER_ADDRESS_BYTES: {
+    type: 'integer',
+    section: 'origin',
+    minimum: 1024,
+    maximum: 64 * 1024 ** 3,
+    default: 2 * 1024 * 1024,
+    description:
+      'Bytes of request bodies held at once for one client address (IPv6 per /64; with `TRUST_PROXY`, the address the proxy says); past it a new held body gets 429 `held_bodies_per_address` with `Retry-After`. The default is 32 full uploads or about a thousand forms behind one carrier NAT address, and keeps one address to 1/32 of `HELD_BODIES_MAX_BYTES`.',
+  },
 
   ACTIVE_LIMIT: {
     type: 'integer',
@@ -516,6 +534,15 @@ const PROPERTIES = {
     maximum: 10_000_000,
     default: 15_000,
     description: 'WebSocket connections one process holds; past it a new one gets `pusher:error` 4100 (over capacity: pusher-js backs off and retries).',
+  },
+  REALTIME_MAX_CONNECTIONS_PER_ADDRESS: {
+    type: 'integer',
+    section: 'limits',
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 500,
+    description:
+      "WebSocket connections one client address holds in one process (IPv6 per /64; with `TRUST_PROXY`, the address the proxy says); past it a new one gets 4100 and the page listens by polling, its place kept. A page holds one socket: 500 leaves room for a campus or a carrier's NAT address, and takes 30 addresses to fill the default `REALTIME_MAX_CONNECTIONS` ([security.md](security.md#realtime-sockets-per-address)). Keep it well under `REALTIME_MAX_CONNECTIONS`.",
   },
   REALTIME_MAX_SUBSCRIPTIONS: {
     type: 'integer',

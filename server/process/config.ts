@@ -173,6 +173,8 @@ export interface GatewayConfig {
   readonly bypassSecret?: string;
   /** Largest body of a protected request, held or passed (bytes); larger ones get 413. */
   readonly heldBodyLimit: number;
+  /** Bytes of bodies held at once: by the process, and for one client address. */
+  readonly heldBodies: { readonly total: number; readonly perAddress: number };
 }
 
 export interface RealtimeLimits {
@@ -180,6 +182,10 @@ export interface RealtimeLimits {
   readonly pongTimeoutMs: number;
   /** Most WebSocket connections this process holds; past it, new ones are refused with 4100. */
   readonly maxConnections: number;
+  /** Most WebSocket connections one client address holds in this process; past it, 4100. */
+  readonly maxConnectionsPerAddress: number;
+  /** Read the client address from `X-Forwarded-For`, as the HTTP side does (TRUST_PROXY). */
+  readonly trustProxy: boolean;
   /** Most channels one connection may subscribe to (the page needs two). */
   readonly maxSubscriptions: number;
   /** Messages a connection may send per second, on average; a burst of twice that is allowed. */
@@ -327,6 +333,8 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
       activityTimeoutSeconds: v.REALTIME_ACTIVITY_TIMEOUT_SECONDS,
       pongTimeoutMs: Math.round(v.REALTIME_PONG_TIMEOUT_SECONDS * 1000),
       maxConnections: v.REALTIME_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: v.REALTIME_MAX_CONNECTIONS_PER_ADDRESS,
+      trustProxy: v.TRUST_PROXY,
       maxSubscriptions: v.REALTIME_MAX_SUBSCRIPTIONS,
       messagesPerSecond: v.REALTIME_MESSAGES_PER_SECOND,
       maxBufferedBytes: v.REALTIME_MAX_BUFFERED_BYTES,
@@ -654,7 +662,21 @@ function gatewayConfig(v: ConfigEnv): GatewayConfig {
     bypass: v.BYPASS === undefined ? [] : prefixes('BYPASS', v.BYPASS, false),
     bypassSecret: v.BYPASS_SECRET,
     heldBodyLimit: v.HELD_BODY_LIMIT,
+    heldBodies: heldBodyBounds(v),
   };
+}
+
+/** The bounds on held bodies, each at least the one inside it: else the largest body could never be held. */
+function heldBodyBounds(v: ConfigEnv): GatewayConfig['heldBodies'] {
+  if (v.HELD_BODIES_PER_ADDRESS_BYTES < v.HELD_BODY_LIMIT) {
+    throw new ConfigError(`HELD_BODIES_PER_ADDRESS_BYTES (${v.HELD_BODIES_PER_ADDRESS_BYTES}) must be at least HELD_BODY_LIMIT (${v.HELD_BODY_LIMIT}).`);
+  }
+  if (v.HELD_BODIES_MAX_BYTES < v.HELD_BODIES_PER_ADDRESS_BYTES) {
+    throw new ConfigError(
+      `HELD_BODIES_MAX_BYTES (${v.HELD_BODIES_MAX_BYTES}) must be at least HELD_BODIES_PER_ADDRESS_BYTES (${v.HELD_BODIES_PER_ADDRESS_BYTES}).`,
+    );
+  }
+  return { total: v.HELD_BODIES_MAX_BYTES, perAddress: v.HELD_BODIES_PER_ADDRESS_BYTES };
 }
 
 function pusherConfig(v: ConfigEnv): PusherConfig {

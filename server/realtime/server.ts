@@ -2,6 +2,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import { WebSocketServer, type ServerOptions, type WebSocket } from 'ws';
+import proxyAddr from '@fastify/proxy-addr';
+import { addressKey } from '../domain/bot-check/address';
 import type { RealtimeLimits } from '../process/config';
 import { Connection, type ChannelRegistry, type ConnectionOptions } from './connection';
 import type { ChannelMessage, Fanout } from './fanout';
@@ -55,6 +57,9 @@ const WS_OPTIONS: ServerOptions & { readonly closeTimeout: number } = {
 export class RealtimeServer implements ChannelRegistry {
   private readonly wss = new WebSocketServer(WS_OPTIONS);
   private readonly connections = new Set<Connection>();
+  /** Each open connection's client address key, and how many each address holds. */
+  private readonly addressOf = new Map<Connection, string>();
+  private readonly perAddress = new Map<string, number>();
   /**
    * Each channel's subscribers: the connection itself while it is alone (every visitor's own
    * channel, tens of thousands of them), a set once there are several.
@@ -128,6 +133,17 @@ export class RealtimeServer implements ChannelRegistry {
 
   closed(connection: Connection): void {
     this.connections.delete(connection);
+    const address = this.addressOf.get(connection);
+    if (address === undefined) return;
+    this.addressOf.delete(connection);
+    const left = (this.perAddress.get(address) ?? 1) - 1;
+    if (left > 0) this.perAddress.set(address, left);
+    else this.perAddress.delete(address);
+  }
+
+  /** Open connections of the client address `ip` (its key: IPv6 per /64). */
+  connectionsOf(ip: string): number {
+    return this.perAddress.get(addressKey(ip)) ?? 0;
   }
 
   /**
@@ -161,11 +177,12 @@ export class RealtimeServer implements ChannelRegistry {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    this.wss.handleUpgrade(request, socket, head, (ws) => this.open(ws, socket, match[1], url.searchParams));
+    const address = addressKey(clientAddress(request, this.options.trustProxy));
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.open(ws, socket, match[1], url.searchParams, address));
   }
 
   /** `socket` is the upgraded socket, which `ws` writes to. */
-  private open(ws: WebSocket, socket: Duplex, key: string, params: URLSearchParams): void {
+  private open(ws: WebSocket, socket: Duplex, key: string, params: URLSearchParams, address: string): void {
     // An upgrade already under way when closing started.
     if (this.closing) return ws.close(CLOSE.reconnectNow, 'Server shutting down.');
     // The protocol refuses over the socket itself: an error message, then the close code.
@@ -181,8 +198,29 @@ export class RealtimeServer implements ChannelRegistry {
     if (this.connections.size >= this.options.maxConnections) {
       return refuse(ws, CLOSE.overCapacity, 'Over capacity.');
     }
-    this.connections.add(new Connection(ws, socket, this.connectionOptions));
+    // One address cannot take every slot: the others' releases still arrive at once.
+    const held = this.perAddress.get(address) ?? 0;
+    if (held >= this.options.maxConnectionsPerAddress) {
+      return refuse(ws, CLOSE.overCapacity, 'Over capacity: too many connections from this address.');
+    }
+    const connection = new Connection(ws, socket, this.connectionOptions);
+    this.connections.add(connection);
+    this.addressOf.set(connection, address);
+    this.perAddress.set(address, held + 1);
   }
+}
+
+/** Trusts every proxy in front, as Fastify's `trustProxy: true` does. */
+const TRUST_ALL = () => true;
+const TRUST_NONE = () => false;
+
+/**
+ * The client's address as the HTTP side reads it (`request.ip`): the socket's, or with
+ * TRUST_PROXY the first of `X-Forwarded-For`, by the same library Fastify uses.
+ */
+function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
+  const addresses = proxyAddr.all(request, trustProxy ? TRUST_ALL : TRUST_NONE);
+  return addresses[addresses.length - 1] ?? '';
 }
 
 function refuse(ws: WebSocket, code: number, message: string): void {

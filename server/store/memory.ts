@@ -322,7 +322,11 @@ export class MemoryStore implements QueueStore {
       return undefined;
     }
     entry.replayed = true;
-    return entry.request;
+    const held = entry.request;
+    // Replayed once, never again: the body's bytes are given back now, not when the admission ends.
+    const { body: _replayed, ...rest } = held;
+    entry.request = rest;
+    return held;
   }
 
   async moveSession(from: string, to: string, userId: number): Promise<void> {

@@ -188,6 +188,20 @@ describe('loadConfig', () => {
     expect(config.rooms[0]).not.toHaveProperty('events');
   });
 
+  it('should read the bounds on held bodies, 64 MiB in all and 2 MiB per address by default, each at least the one inside it', () => {
+    expect(loadConfig({}).gateway.heldBodies).toEqual({ total: 64 * 1024 * 1024, perAddress: 2 * 1024 * 1024 });
+    expect(loadConfig({ HELD_BODIES_MAX_BYTES: '8192', HELD_BODIES_PER_ADDRESS_BYTES: '4096', HELD_BODY_LIMIT: '2048' }).gateway.heldBodies).toEqual({
+      total: 8192,
+      perAddress: 4096,
+    });
+    expect(() => loadConfig({ HELD_BODIES_PER_ADDRESS_BYTES: '4096' })).toThrow(
+      'HELD_BODIES_PER_ADDRESS_BYTES (4096) must be at least HELD_BODY_LIMIT (65536).',
+    );
+    expect(() => loadConfig({ HELD_BODIES_MAX_BYTES: '1048576' })).toThrow(
+      'HELD_BODIES_MAX_BYTES (1048576) must be at least HELD_BODIES_PER_ADDRESS_BYTES (2097152).',
+    );
+  });
+
   it('should read MAX_EVENTS_PER_ROOM, 100 by default, and refuse a room that declares more', () => {
     expect(loadConfig({}).maxEventsPerRoom).toBe(100);
     expect(loadConfig({ MAX_EVENTS_PER_ROOM: '2' }).maxEventsPerRoom).toBe(2);

@@ -4,6 +4,8 @@ import { ConfigError, loadConfig } from '../../server/process/config';
 import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 import { startTestOrigin, type TestOrigin } from './support/origin';
+import { startServer, type StartedWithOrigin } from './support/server';
+import { Visitor } from './support/visitor';
 
 const SECRET = 'a-pass-secret-for-the-route-tests-0123456';
 const SITE = 'https://shop.example';
@@ -47,6 +49,8 @@ describe("the connectors' routes", () => {
   test.each([
     ['another site', { target: 'https://elsewhere.example/checkout', visitor: VISITOR }, 'target_not_allowed'],
     ['a script address', { target: 'javascript:alert(1)', visitor: VISITOR }, 'target_not_allowed'],
+    // A blob: address has the origin of the site that made it, yet names no page of it.
+    ['a blob: address of the site', { target: `blob:${SITE}/0c1d2e3f-0000-4000-8000-000000000000`, visitor: VISITOR }, 'target_not_allowed'],
     ["the site's host with credentials", { target: 'https://user:secret@shop.example/checkout', visitor: VISITOR }, 'target_not_allowed'],
     ['a path alone', { target: '/checkout', visitor: VISITOR }, 'target_not_allowed'],
     ['a visitor id too short', { target: `${SITE}/checkout`, visitor: 'short' }, 'bad_visitor'],
@@ -146,5 +150,30 @@ describe("the connectors' configuration", () => {
   test("takes a room that only connectors use, without any prefix of the gateway's", () => {
     const config = loadConfig({ ROOMS: `[{"name": "drop", "connectorOrigins": ["${SITE}", "http://127.0.0.1:3000"]}]`, PASS_SECRET: SECRET });
     expect(config.rooms[0]).toMatchObject({ name: 'drop', protect: [], connectorOrigins: [SITE, 'http://127.0.0.1:3000'] });
+  });
+});
+
+describe("the connectors' enter route, while the room is full", () => {
+  let server: StartedWithOrigin;
+
+  beforeAll(async () => {
+    server = await startServer({ PASS_SECRET: SECRET, CONNECTOR_ORIGINS: SITE, ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' });
+    const first = await new Visitor(server.url).get(`/queue/enter/default?${new URLSearchParams({ target: `${SITE}/first`, visitor: VISITOR })}`);
+    expect(first.status).toBe(303);
+  });
+  afterAll(() => server.close());
+
+  /** What a browser sends when a page of the site, on a sibling host of the waiting room, sends the visitor to wait. */
+  const FROM_THE_SITE = { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', accept: 'text/html' };
+
+  it('should let the site, on another host of the same site, send a waiting visitor to another target', async () => {
+    const ada = new Visitor(server.url);
+    const enterFor = (path: string) => `/queue/enter/default?${new URLSearchParams({ target: `${SITE}${path}`, visitor: VISITOR })}`;
+
+    const waiting = await ada.get(enterFor('/checkout'), FROM_THE_SITE);
+    const again = await ada.get(enterFor('/tickets'), FROM_THE_SITE);
+
+    expect(again.page?.queue).toMatchObject({ uuid: waiting.page?.queue.uuid, method: 'GET' });
+    expect(again.page?.queue.uri).toContain(encodeURIComponent(`${SITE}/tickets`));
   });
 });

@@ -274,6 +274,32 @@ describe('gateway: streaming and headers of unprotected requests', () => {
     expect(Object.keys(sent).filter((name) => !documented.includes(`\`${name}\``))).toEqual([]);
   });
 
+  it('should pass on no dropped header spelt with underscores, which a CGI or WSGI origin reads as the dashed one', async () => {
+    const sent = {
+      X_Real_IP: '6.6.6.6',
+      X_Forwarded_For: '6.6.6.6',
+      X_Original_URL: '/checkout',
+      Waiting_Room_Pass: 'forged',
+      Waiting_Room_Bypass: 'forged',
+      'x-forwarded_host': 'evil.example',
+      X_Envoy_Internal: 'true',
+      'x-custom_header': 'kept',
+    };
+
+    await send(`${url}/shop/underscores`, 'GET', sent);
+
+    const headers = running.origin.at('/shop/underscores')[0]?.headers ?? {};
+    expect(headers['x-custom_header']).toBe('kept');
+    expect(Object.keys(headers).filter((name) => name.includes('_') && name !== 'x-custom_header')).toEqual([]);
+  });
+
+  it('should pass on no header of a family proxies trust: x-envoy-*, x-forwarded-*', async () => {
+    await send(`${url}/shop/families`, 'GET', { 'x-envoy-original-path': '/checkout', 'x-envoy-internal': 'true', 'x-forwarded-anything': '6.6.6.6' });
+
+    const headers = running.origin.at('/shop/families')[0]?.headers ?? {};
+    expect(Object.keys(headers).filter((name) => name.startsWith('x-envoy-') || name === 'x-forwarded-anything')).toEqual([]);
+  });
+
   it('should hide the waiting room session cookie from the origin and pass the origin its own', async () => {
     const ada = new Visitor(url);
     await ada.get('/checkout/admitted');
@@ -338,6 +364,32 @@ describe('gateway: the log of forwarded requests', () => {
   });
 });
 
+describe('gateway: a proxy in front that is not trusted', () => {
+  it('should warn once, at the first request with X-Forwarded-For, that TRUST_PROXY is off', async () => {
+    const lines: string[] = [];
+    const origin = await startOrigin();
+    const server = await startServer({ UPSTREAM: origin.url, LOG_LEVEL: 'info' }, { logStream: { write: (line: string) => void lines.push(line) } });
+    const trusted = await startServer(
+      { UPSTREAM: origin.url, LOG_LEVEL: 'info', TRUST_PROXY: 'true' },
+      { logStream: { write: (line: string) => void lines.push(`trusted ${line}`) } },
+    );
+    try {
+      await send(`${server.url}/shop/direct`, 'GET');
+      expect(lines.filter((line) => line.includes('TRUST_PROXY is off'))).toEqual([]);
+      for (const at of [server.url, server.url, trusted.url]) await send(`${at}/shop/proxied`, 'GET', { 'x-forwarded-for': '203.0.113.7' });
+
+      const warnings = lines.filter((line) => line.includes('TRUST_PROXY is off'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).not.toMatch(/^trusted /);
+      expect(JSON.parse(warnings[0])).toMatchObject({ level: 40, msg: expect.stringContaining('set TRUST_PROXY=true') });
+    } finally {
+      await server.close();
+      await trusted.close();
+      await origin.close();
+    }
+  });
+});
+
 describe('gateway: forwarding headers with TRUST_PROXY', () => {
   let running: Running;
 
@@ -361,6 +413,14 @@ describe('gateway: forwarding headers with TRUST_PROXY', () => {
     const headers = running.origin.at('/shop/proxied')[0]?.headers ?? {};
     for (const name of CLIENT_CLAIMS) expect([name, headers[name]]).toEqual([name, claims[name]]);
     expect(Object.keys(headers).filter((name) => name in overrides)).toEqual([]);
+  });
+
+  it('should pass no underscore spelling of a claim, which the proxy in front would not clear', async () => {
+    await send(`${running.server.url}/shop/proxied-underscores`, 'GET', { X_Real_IP: '6.6.6.6', 'x-real-ip': '1.2.3.4', Forwarded_For: '6.6.6.6' });
+
+    const headers = running.origin.at('/shop/proxied-underscores')[0]?.headers ?? {};
+    expect(headers['x-real-ip']).toBe('1.2.3.4');
+    expect(Object.keys(headers).filter((name) => name.includes('_'))).toEqual([]);
   });
 });
 
@@ -545,6 +605,37 @@ describe('gateway: a request another site sent never takes over a visitor’s pl
     expect(setsSession({ headers: followed.headers })).toBe(false);
     expect(followed.page?.queue).toMatchObject({ uuid: page.queue.uuid, uri: '/checkout/order', method: 'POST' });
     await releaseAndReplay(ada, page);
+  });
+
+  it("should keep a visitor's held POST when a sibling subdomain (same site, another origin) posts with their cookie", async () => {
+    const { ada, page } = await heldOrder();
+
+    // shop.example's page on evil.shop.example: the browser sends the Lax cookie with it.
+    const sibling = await ada.post(
+      '/checkout/order',
+      { form: { item: 'nothing' } },
+      { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', origin: 'http://evil.shop.example' },
+    );
+    // An old browser says nothing of the site, but its Origin is another host's.
+    const oldBrowser = await ada.post('/checkout/order', { form: { item: 'nothing' } }, { origin: 'http://evil.shop.example' });
+
+    expect(sibling.page?.queue).toMatchObject({ uuid: page.queue.uuid, uri: '/checkout/order', method: 'POST' });
+    expect(oldBrowser.page?.queue).toMatchObject({ uuid: page.queue.uuid, uri: '/checkout/order', method: 'POST' });
+    await releaseAndReplay(ada, page);
+  });
+
+  it('should let the visitor replace their held request from the site itself, or from a client without fetch metadata', async () => {
+    const { ada } = await heldOrder();
+
+    const sameOrigin = await ada.post(
+      '/checkout/order',
+      { form: { item: 'boots' } },
+      { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', origin: running.server.url },
+    );
+    expect(sameOrigin.page?.queue).toMatchObject({ uri: '/checkout/order', method: 'POST' });
+    const program = await ada.get('/checkout/basket');
+
+    expect(program.page?.queue).toMatchObject({ uri: '/checkout/basket', method: 'GET' });
   });
 
   it('should still give a place, and a session, to a new visitor who follows a link from another site', async () => {
@@ -1034,5 +1125,98 @@ describe('gateway: held bodies are bounded', () => {
 
     expect(answer.status).toBe(200);
     expect(running.origin.at('/upload')[0]?.body.equals(bytes)).toBe(true);
+  });
+});
+
+describe('gateway: the bodies held at once are bounded, in all and per address', () => {
+  let running: Running;
+  let clock: ManualClock;
+  const BOUNDS = { HELD_BODY_LIMIT: '2048', HELD_BODIES_PER_ADDRESS_BYTES: '4096', HELD_BODIES_MAX_BYTES: '8192', ABANDON_SECONDS: '1' };
+
+  beforeEach(async () => {
+    clock = new ManualClock();
+    running = await startGateway({ ...FULL, ...BOUNDS, TRUST_PROXY: 'true' }, clock);
+    await fillRoom(running);
+  });
+  afterEach(() => running.close());
+
+  /** A new visitor from `address` (the proxy in front says so) POSTs `size` bytes to a protected path. */
+  async function postFrom(address: string, size = 2048, visitor = new Visitor(running.server.url)): Promise<Reply> {
+    const cookie = visitor.cookieHeader();
+    const answer = await send(
+      `${running.server.url}/checkout/upload`,
+      'POST',
+      { 'content-type': 'application/octet-stream', 'x-forwarded-for': address, ...(cookie ? { cookie } : {}) },
+      Buffer.alloc(size, 7),
+    );
+    visitor.keepCookies(answer.headers['set-cookie']);
+    return answer;
+  }
+
+  it('should answer 429 with Retry-After to a body past the address’s bound, and take no place', async () => {
+    const ada = new Visitor(running.server.url);
+    expect((await postFrom('203.0.113.1', 2048, ada)).page?.queue.method).toBe('POST');
+    expect((await postFrom('203.0.113.1')).page?.queue.method).toBe('POST');
+
+    const refused = await postFrom('203.0.113.1', 1);
+
+    expect([refused.status, refused.json.error.code, refused.headers['retry-after']]).toEqual([429, 'held_bodies_per_address', '30']);
+    expect(await stats(running.server)).toMatchObject({ waiting: 2 });
+    // Another address, a GET from this one, and a visitor of this address replacing their own body still wait.
+    expect((await postFrom('203.0.113.2')).page?.queue.method).toBe('POST');
+    expect((await new Visitor(running.server.url).get('/checkout/basket', { 'x-forwarded-for': '203.0.113.1' })).page?.queue.method).toBe('GET');
+    expect((await postFrom('203.0.113.1', 2048, ada)).page?.queue.method).toBe('POST');
+  });
+
+  it('should answer 503 with Retry-After to a body past the process’s bound, whatever its address', async () => {
+    for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4']) expect((await postFrom(address)).status).toBe(200);
+
+    const refused = await postFrom('203.0.113.5');
+
+    expect([refused.status, refused.json.error.code, refused.headers['retry-after']]).toEqual([503, 'held_bodies_full', '30']);
+    expect(await stats(running.server)).toMatchObject({ waiting: 4 });
+  });
+
+  it('should show a person the error page, in HTML, when their body is refused', async () => {
+    await postFrom('203.0.113.1');
+    await postFrom('203.0.113.1');
+
+    const refused = await send(
+      `${running.server.url}/checkout/upload`,
+      'POST',
+      { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.1', accept: 'text/html', 'sec-fetch-mode': 'navigate' },
+      'item=shoes',
+    );
+
+    expect(refused.status).toBe(429);
+    expect(String(refused.headers['content-type'])).toMatch(/^text\/html/);
+  });
+
+  it('should give back the bytes of a replayed body at once', async () => {
+    const ada = new Visitor(running.server.url);
+    const page = (await postFrom('203.0.113.1', 2048, ada)).page!;
+    await postFrom('203.0.113.1');
+    await release(running.server, page.queue.uuid);
+    expect((await ada.post(page.queue.uri, replayForm(page), { 'x-forwarded-for': '203.0.113.1' })).status).toBe(200);
+
+    expect((await postFrom('203.0.113.1')).status).toBe(200);
+  });
+
+  it('should give back the bytes of places dropped as silent', async () => {
+    await postFrom('203.0.113.1');
+    await postFrom('203.0.113.1');
+    expect((await postFrom('203.0.113.1')).status).toBe(429);
+
+    await clock.advance(3000);
+    expect(await stats(running.server)).toMatchObject({ waiting: 0 });
+
+    // The sweep looks the places up every second.
+    const deadline = Date.now() + 10_000;
+    let answer = await postFrom('203.0.113.1');
+    while (answer.status === 429 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      answer = await postFrom('203.0.113.1');
+    }
+    expect(answer.status).toBe(200);
   });
 });

@@ -107,6 +107,77 @@ describe("a room's own waiting page", () => {
     });
   });
 
+  describe("reads the template as a browser parses it, once each language's words are placed, and refuses what is not allowed", () => {
+    const words = (en: Record<string, string>, fr: Record<string, string> = {}) => ({ en: { ...WORDS.en, ...en }, fr: { ...WORDS.fr, ...fr } });
+    const refusals: ReadonlyArray<readonly [string, string, Record<string, Record<string, string>>, RegExp]> = [
+      [
+        'a word that makes a <script> tag',
+        `${BLOCKS}<{{word:s}}>window.x=1</script>`,
+        words({ s: 'script' }),
+        /holds a <script> element.*words in en are placed/,
+      ],
+      [
+        'a word that makes a tag in one language only',
+        `${BLOCKS}<{{word:s}}>window.x=1</{{word:s}}>`,
+        words({ s: 'b' }, { s: 'script' }),
+        /holds a <script> element.*words in fr are placed/,
+      ],
+      ['a handler with no space before it', `${BLOCKS}<img/src="x"/onerror=alert(1)>`, WORDS, /holds an event handler attribute/],
+      ['a style attribute with no space before it', `${BLOCKS}<p/style=color:red>Hi</p>`, WORDS, /holds a style attribute/],
+      ['a word that names a handler attribute', `${BLOCKS}<p {{word:a}}=alert(1)>Hi</p>`, words({ a: 'onclick' }), /holds an event handler attribute/],
+      ['a javascript: link', `${BLOCKS}<a href="java\tscript:alert(1)">x</a>`, WORDS, /holds a javascript: address in the href of <a>/],
+      ['a word that is a javascript: link', `${BLOCKS}<a href="{{word:u}}">x</a>`, words({ u: 'JavaScript:alert(1)' }), /holds a javascript: address/],
+      ['a data: link', `${BLOCKS}<a href="data:text/html,<script>alert(1)</script>">x</a>`, WORDS, /holds a data: address/],
+      ['a blob: image', `${BLOCKS}<img src="blob:https://shop.example/x" alt="">`, WORDS, /holds a blob: address/],
+      ['an iframe', `${BLOCKS}<iframe src="/x"></iframe>`, WORDS, /holds a <iframe> element/],
+      ['an object', `${BLOCKS}<object data="/x"></object>`, WORDS, /holds a <object> element/],
+      ['an embed', `${BLOCKS}<embed src="/x">`, WORDS, /holds a <embed> element/],
+      ['a form', `${BLOCKS}<form action="https://evil.example"><button>Go</button></form>`, WORDS, /holds a <form> element/],
+      [
+        'a template element, whose content the parser keeps apart',
+        `${BLOCKS}<template><script>alert(1)</script></template>`,
+        WORDS,
+        /holds a <template> element/,
+      ],
+      ['a script in inline SVG', `${BLOCKS}<svg><script>alert(1)</script></svg>`, WORDS, /holds a <script> element/],
+      ['an SVG link elsewhere', `${BLOCKS}<svg><a href="javascript:alert(1)"><text>x</text></a></svg>`, WORDS, /holds a <a> element/],
+      ['an SVG animation that rewrites a link', `${BLOCKS}<svg><set attributeName="href" to="javascript:alert(1)"/></svg>`, WORDS, /holds a <set> element/],
+      ['an SVG use of another document', `${BLOCKS}<svg><use href="data:image/svg+xml,x#a"/></svg>`, WORDS, /inline SVG may name only its own parts/],
+      ['an unknown attribute', `${BLOCKS}<p formaction="/x">Hi</p>`, WORDS, /holds a formaction attribute on <p>/],
+      ['a <body> inside a comment', `${BLOCKS}`, WORDS, /no tag of the page/],
+    ];
+    const headOf: Record<string, string> = {
+      'a <base>': '<base href="https://evil.example/">',
+      'a <meta http-equiv>': '<meta http-equiv="refresh" content="0;url=https://evil.example">',
+    };
+    it.each(refusals)('%s', (what, body, given, message) => {
+      const file =
+        what === 'a <body> inside a comment'
+          ? (() => {
+              const bare = path.join(mkdtempSync(path.join(tmpdir(), 'waiting-room-template-')), 'page.html');
+              writeFileSync(bare, `<!doctype html><html><head><title>x</title></head><!-- <body> -->${body}\n</body></html>`);
+              return bare;
+            })()
+          : template(body);
+      const attempt = () => load(file, {}, given);
+      expect(attempt).toThrow(PageTemplateError);
+      expect(attempt).toThrow(message);
+    });
+    it.each(Object.entries(headOf))('%s in the head', (_what, head) => {
+      const attempt = () => load(template(BLOCKS, head));
+      expect(attempt).toThrow(/holds a (<base> element|http-equiv attribute on <meta>)/);
+    });
+    it('should still take what a page of a shop holds: links, images, a picture, a table, details, inline SVG with a gradient', () => {
+      const body =
+        `<nav aria-label="Shop"><a href="/" rel="home">Home</a> <a href="https://shop.example/help" target="_blank" rel="noopener">Help</a> <a href="mailto:help@shop.example">Mail</a></nav>` +
+        `<picture><source srcset="/logo.avif 1x, /logo@2x.avif 2x" type="image/avif"><img src="data:image/png;base64,iVBORw0KGgo=" alt="" width="10" height="10" loading="lazy"></picture>` +
+        `<table><caption>Hours</caption><tr><th scope="row">Mon</th><td colspan="2">9–5</td></tr></table><details open><summary>Why wait?</summary><p>Fair.</p></details>` +
+        `<svg viewBox="0 0 10 10" aria-hidden="true" focusable="false"><defs><linearGradient id="g"><stop offset="0" stop-color="#fff"/></linearGradient></defs><circle cx="5" cy="5" r="4" fill="url(#g)"/><use href="#g"/></svg>` +
+        BLOCKS;
+      expect(() => load(template(body, '<meta name="description" content="Shop"><link rel="icon" href="/favicon.ico">'))).not.toThrow();
+    });
+  });
+
   it('should accept the example template with the blocks a room with a bot check and drawn events needs', () => {
     expect(() => load(EXAMPLE, { events: true, draw: true }, exampleWords())).not.toThrow();
     expect(() => load(EXAMPLE, { botCheck: true }, exampleWords())).toThrow(/lacks the block "bot-check"/);

@@ -29,7 +29,12 @@ describe('realtime fan-out to a crowd on one channel', () => {
   const crowd: Array<{ socket: RawSocket; received: string[] }> = [];
 
   beforeAll(async () => {
-    ({ server, realtime } = await startWithRealtime({ PUSHER_SECRET: SECRET, REALTIME_MAX_BUFFERED_BYTES: '65536' }));
+    // The whole crowd connects from 127.0.0.1.
+    ({ server, realtime } = await startWithRealtime({
+      PUSHER_SECRET: SECRET,
+      REALTIME_MAX_BUFFERED_BYTES: '65536',
+      REALTIME_MAX_CONNECTIONS_PER_ADDRESS: String(10 * CROWD),
+    }));
     while (crowd.length < CROWD) {
       const batch = await Promise.all(Array.from({ length: 100 }, () => rawListener(server, 'App.Queue', sockets)));
       for (const socket of batch) crowd.push({ socket, received: texts(socket) });

@@ -1,7 +1,8 @@
 import type Pusher from 'pusher-js';
 import type { RealtimeServer } from '../../server/realtime/server';
 import type { Started } from '../../server/process/start';
-import { connectPusher, eventsApi, pusherClient, RawSocket, rawListener, startWithRealtime } from './support/realtime';
+import WebSocket from 'ws';
+import { connectPusher, eventsApi, pusherClient, RawSocket, rawListener, record, startWithRealtime, subscribe } from './support/realtime';
 import { waitFor } from './support/server';
 
 const SECRET = 'limits-secret-known-to-the-test';
@@ -94,6 +95,76 @@ describe('realtime limits: subscriptions per connection', () => {
     await socket.next('granted');
 
     expect(all(socket, 'refused')).toEqual([]);
+  });
+});
+
+describe('realtime limits: connections per client address', () => {
+  const sockets: RawSocket[] = [];
+  const clients: Pusher[] = [];
+  let server: Started | undefined;
+
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.disconnect();
+    for (const socket of sockets.splice(0)) socket.close();
+    await server?.close();
+    server = undefined;
+  });
+
+  /** A raw socket whose upgrade says it was forwarded for `address`: settled once open or refused. */
+  const openFrom = async (address: string): Promise<RawSocket> => {
+    const ws = new WebSocket(`ws://127.0.0.1:${server!.port}/app/waiting-room-key?protocol=7&client=js&version=8.6.0`, {
+      headers: { 'x-forwarded-for': address },
+    });
+    const socket = new RawSocket(ws);
+    sockets.push(socket);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    await Promise.race([socket.next('pusher:connection_established'), socket.closed]);
+    return socket;
+  };
+  const refusedOf = (all: RawSocket[]) => all.filter((socket) => socket.messages.some((message) => message.event === 'pusher:error'));
+
+  it('should refuse one address past its sockets, and let another visitor connect and hear its release at once', async () => {
+    let realtime: RealtimeServer;
+    ({ server, realtime } = await startWithRealtime({
+      PUSHER_SECRET: SECRET,
+      TRUST_PROXY: 'true',
+      REALTIME_MAX_CONNECTIONS: '20',
+      REALTIME_MAX_CONNECTIONS_PER_ADDRESS: '5',
+    }));
+
+    const flood = await Promise.all(Array.from({ length: 20 }, () => openFrom('203.0.113.66')));
+
+    const refused = refusedOf(flood);
+    expect(refused).toHaveLength(15);
+    expect(await refused[0].closed).toEqual({ code: 4100, reason: 'Over capacity: too many connections from this address.' });
+    expect(realtime.connectionsOf('203.0.113.66')).toBe(5);
+    // Another visitor (the socket's own address, 127.0.0.1) connects, and a release reaches it.
+    const visitor = await connectPusher(server);
+    clients.push(visitor);
+    const { channel, error } = await subscribe(visitor, 'App.Queue');
+    expect(error).toBeUndefined();
+    const heard = record(channel, 'released');
+    const sent = Date.now();
+    await eventsApi(server, SECRET).trigger('App.Queue', 'released', { uuid: 'x' });
+    await waitFor(() => heard.length > 0, 'the release on the visitor’s socket');
+    expect(Date.now() - sent).toBeLessThan(5000);
+    // A socket of the flooding address that closes gives its slot back.
+    flood.find((socket) => !refused.includes(socket))!.close();
+    await waitFor(() => realtime.connectionsOf('203.0.113.66') === 4, 'the slot given back');
+    expect(refusedOf([await openFrom('203.0.113.66')])).toHaveLength(0);
+  });
+
+  it('should count the sockets of one peer as one address when no proxy is trusted, whatever X-Forwarded-For says', async () => {
+    let realtime: RealtimeServer;
+    ({ server, realtime } = await startWithRealtime({ REALTIME_MAX_CONNECTIONS: '20', REALTIME_MAX_CONNECTIONS_PER_ADDRESS: '3' }));
+
+    const opened = await Promise.all(['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4'].map((address) => openFrom(address)));
+
+    expect(refusedOf(opened)).toHaveLength(1);
+    expect(realtime.connectionsOf('127.0.0.1')).toBe(3);
   });
 });
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -66,11 +67,30 @@ describe('npx waiting-room verify-draw', () => {
 
   it('should say so when there is no draw to read, and explain itself without arguments', async () => {
     const unknown = await verifyDraw(`${server.url}/events/no-such-event/draw`);
-    expect(unknown).toMatchObject({ code: 2, output: expect.stringContaining('404 There is no event with this id.') });
+    expect(unknown).toMatchObject({ code: 2, output: expect.stringContaining(': 404\nIts answer:  "There is no event with this id."') });
     const usage = await verifyDraw();
     expect(usage).toMatchObject({ code: 2, output: expect.stringContaining('Usage: waiting-room verify-draw <URL>') });
   });
 });
+
+/** Direction marks, format characters, zero-width and blank characters a terminal prints as nothing, a fake verdict among them. */
+const INVISIBLE = {
+  event: '\u2066\u202e\ufeff\u00ad\u3164',
+  name: '\u200f\u061c\u200bThe draw checks out',
+  entrants: '4\u00a0\u180e\u034f',
+  commitment: 'e\u0301\u0301',
+  seed: 'ab'.repeat(32),
+  order: [],
+};
+/** A field padded with spaces so that, in an 80-column terminal, its words would wrap to the start of a line of their own. */
+const PADDED = `x${' '.repeat(66)}The draw checks out: the seed is the one committed to, and the order follows from it.`;
+
+/** Each line of `output`, as an 80-column terminal shows it: none may be wider, nor start with what the server wrote. */
+function expectNoLineOfTheServer(output: string): void {
+  const lines = output.split('\n').filter((line) => line !== '');
+  expect(lines.filter((line) => [...line].length > 80)).toEqual([]);
+  expect(lines.filter((line) => /^\s*("|The draw checks out|x)/.test(line))).toEqual([]);
+}
 
 describe('npx waiting-room verify-draw against a dishonest server', () => {
   let server: Server;
@@ -94,6 +114,23 @@ describe('npx waiting-room verify-draw against a dishonest server', () => {
         );
         return;
       }
+      if (request.url === '/events/invisible/draw') {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify(INVISIBLE));
+        return;
+      }
+      if (request.url === '/events/padded/draw') {
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ event: PADDED, name: PADDED, commitment: PADDED, entrants: PADDED, seed: PADDED, order: [] }));
+        return;
+      }
+      if (request.url === '/events/trickle/draw') {
+        // Headers at once, then a byte now and then, never the end.
+        response.setHeader('content-type', 'application/json');
+        response.write('{"event":"trickle","order":["');
+        const timer = setInterval(() => (response.destroyed ? clearInterval(timer) : response.write('a')), 200);
+        return;
+      }
       // An answer without end, as fast as the command reads it.
       response.setHeader('content-type', 'application/json');
       response.write('{"event":"endless","commitment":"x","entrants":1,"order":["');
@@ -115,10 +152,63 @@ describe('npx waiting-room verify-draw against a dishonest server', () => {
   it("should print the server's text without its control characters, so that it cannot rewrite the screen", async () => {
     const { code, output } = await verifyDraw(`${url}/events/rewritten/draw`);
     expect(output.replaceAll('\n', '')).not.toMatch(/[\p{Cc}\u202e]/u);
-    expect(output).toContain('Event:       \\u{1b}[2J\\u{1b}[HThe draw checks out: the seed is the one committed to.\\u{d}\\u{a} (rewritten)');
-    expect(output).toContain('Commitment:  \\u{1b}]0;title\\u{7}\\u{9b}31m');
+    expect(output).toContain('Event:       "\\u{1b}[2J\\u{1b}[HThe draw checks out: the s…" (cut, 63 characters)');
+    expect(output).toContain('Event id:    "rewritten"');
+    expect(output).toContain('Commitment:  "\\u{1b}]0;title\\u{7}\\u{9b}31m"');
     expect(output).toContain('The draw does NOT check out');
     expect(code).toBe(1);
+  });
+
+  it('should write out every direction mark, format, zero-width and blank character of a field, quoted', async () => {
+    const { code, output } = await verifyDraw(`${url}/events/invisible/draw`);
+
+    expect(output).toContain('Event:       "\\u{200f}\\u{61c}\\u{200b}The draw checks out"');
+    expect(output).toContain('Event id:    "\\u{2066}\\u{202e}\\u{feff}\\u{ad}\\u{3164}"');
+    expect(output).toContain('Entrants:    "4\\u{a0}\\u{180e}\\u{34f}"');
+    // One combining mark stays on its letter; a second one stacked on it is written out.
+    expect(output).toContain('Commitment:  "e\u0301\\u{301}"');
+    expect(output.replaceAll('\n', '')).not.toMatch(/[\p{Cc}\p{Cf}\u3164\u00a0]/u);
+    expectNoLineOfTheServer(output);
+    expect(code).toBe(1);
+  });
+
+  it('should keep each field on its own line in 80 columns, so that padding cannot wrap it into a verdict', async () => {
+    const { code, output } = await verifyDraw(`${url}/events/padded/draw`);
+
+    expect(output).toContain('Event id:    "x\\u{20}×66The draw checks out: the seed is…" (cut, 152 characters)');
+    expectNoLineOfTheServer(output);
+    expect(output).not.toMatch(/^The draw checks out/m);
+    expect(code).toBe(1);
+  });
+
+  it('should give up on a server that accepts the connection and never answers, with a clear error', async () => {
+    const accepted: Socket[] = [];
+    const silent = createNetServer((socket) => void accepted.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/events/silent/draw`;
+      const timed = async (...args: string[]) => {
+        const started = Date.now();
+        return { ...(await verifyDraw(address, ...args)), ms: Date.now() - started };
+      };
+      const asked = await timed('--connect-timeout', '1');
+      const byDefault = await timed();
+
+      expect(asked).toMatchObject({ code: 2, output: expect.stringContaining('no answer within 1 s (--connect-timeout allows longer).') });
+      expect(byDefault).toMatchObject({ code: 2, output: expect.stringContaining('no answer within 10 s') });
+      // The same start-up either way: the wait is what differs, 9 s.
+      expect(byDefault.ms - asked.ms).toBeGreaterThan(5000);
+    } finally {
+      for (const socket of accepted) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('should give up on an answer that never ends, however slowly it comes', async () => {
+    const { code, output } = await verifyDraw(`${url}/events/trickle/draw`, '--timeout', '2');
+
+    expect(output).toContain('the answer did not end within 2 s, and was not read further (--timeout allows longer).');
+    expect(code).toBe(2);
   });
 
   it('should stop reading an answer past 64 MiB and say so, and read less when asked', async () => {

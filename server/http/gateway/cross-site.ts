@@ -11,6 +11,24 @@ import type { FastifyRequest } from 'fastify';
 export function isCrossSite(request: FastifyRequest): boolean {
   const site = request.headers['sec-fetch-site'];
   if (typeof site === 'string') return site.toLowerCase() === 'cross-site';
+  return hasForeignOrigin(request);
+}
+
+/**
+ * True when the request may replace the one a visitor's place holds, which would then be replayed
+ * with their cookies: one from the site's own origin (`Sec-Fetch-Site: same-origin`), one the
+ * visitor made themselves (`none`: typed, a bookmark), or one with no fetch metadata and no
+ * foreign `Origin` (a program, an old browser's GET). A sibling subdomain's page (`same-site`) is
+ * sent the visitor's SameSite cookie, yet it is another origin: it must not choose what they replay.
+ */
+export function mayReplaceHeld(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (typeof site === 'string' && site.toLowerCase() !== 'same-origin' && site.toLowerCase() !== 'none') return false;
+  return !hasForeignOrigin(request);
+}
+
+/** An `Origin` header that is not the host the request was sent to (`null` included). */
+function hasForeignOrigin(request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   if (typeof origin !== 'string') return false;
   if (origin === 'null') return true;

@@ -21,8 +21,9 @@ import { watchOrigin } from '../admission-watch';
 import { addressKey } from '../../domain/bot-check/address';
 import { CHALLENGE_LIFETIME_MS, type BotChallenges } from '../../domain/bot-check/challenge';
 import { BYPASS_HEADER, hasValidBypass } from './bypass';
-import { isCrossSite, mayLackSession } from './cross-site';
+import { isCrossSite, mayLackSession, mayReplaceHeld } from './cross-site';
 import { heldBody, readBody, type HeldBodyTally } from './held-body';
+import type { HeldBodyBudget } from './held-body-budget';
 import type { Origin } from './origin';
 import { pagePolicy } from '../security-headers';
 
@@ -39,12 +40,20 @@ export interface GateOptions {
   readonly origin: Origin;
   /** Counts the bodies held and refused. */
   readonly heldBodies: HeldBodyTally;
+  /** Bounds what held bodies take, in all and per address. */
+  readonly bodyBudget: HeldBodyBudget;
   /** Issues the bot check's challenges. */
   readonly challenges: BotChallenges;
   /** The port this instance listens on (known once listening). */
   readonly port: () => number;
   /** Signs the passes admitted visitors get (PASS_SECRET set); none without. */
   readonly passes?: PassIssuer;
+  /**
+   * Who may replace a held request: the site's own origin (the gateway, whose held requests the
+   * origin gets with the visitor's cookies), or any page of the same site (the connectors' enter
+   * route, whose held request is only its own address, sent from the site's other hosts).
+   */
+  readonly replaceHeldFrom?: 'origin' | 'site';
 }
 
 /**
@@ -83,6 +92,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
       const form = replayFormUuid(request.headers['content-type'], bytes);
       const held = form && (await takeReplay(request, session, form, store));
       if (held) {
+        options.bodyBudget.giveBack(room.name, session.id);
         watchOrigin(request, admission.signals);
         return origin.replay(request, reply, held);
       }
@@ -138,12 +148,16 @@ export function createRoomGate(
       // would replace the visitor's (docs/security.md).
       throw new HttpError(403, 'cross_site_request', 'A request sent by another site cannot take a place in line: open this site itself.');
     }
-    // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts). Another
-    // site's request never replaces the one a place holds: the visitor sees their place again.
-    const entry = await store.hold(session.id, session.userId, heldRequestOf(request, bytes), now, {
-      ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
-      ...(isCrossSite(request) && { keepRequest: true }),
-    });
+    // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts). Only the
+    // site's own origin replaces the request a place holds: others see the place again.
+    const heldRequest = heldRequestOf(request, bytes);
+    const owner = { room: room.name, session: session.id, address: addressKey(request.ip) };
+    const entry = await options.bodyBudget.hold(owner, heldRequest.body, store, () =>
+      store.hold(session.id, session.userId, heldRequest, now, {
+        ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
+        ...(!(options.replaceHeldFrom === 'site' ? !isCrossSite(request) : mayReplaceHeld(request)) && { keepRequest: true }),
+      }),
+    );
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const place = await store.placeInLine(entry.uuid, now);
     const held = place?.entry ?? entry;

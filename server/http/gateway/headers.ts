@@ -70,7 +70,34 @@ export const CLIENT_CLAIMS = [
   'x-envoy-external-address',
   'x-azure-clientip',
   'x-azure-socketip',
+  'x-appengine-user-ip',
+  'cloudfront-viewer-address',
+  'fly-client-ip',
+  'x-nf-client-connection-ip',
+  'x-vercel-forwarded-for',
+  // The client certificate a TLS-terminating proxy saw (Envoy, Istio, ARR, ALB, nginx): an
+  // origin that authenticates by mutual TLS believes them.
+  'x-forwarded-client-cert',
+  'x-client-cert',
+  'client-cert',
+  'client-cert-chain',
+  'x-ssl-client-cert',
+  'ssl-client-cert',
+  'x-ssl-client-verify',
+  'ssl-client-verify',
+  'x-ssl-client-s-dn',
+  'x-arr-clientcert',
+  'x-arr-ssl',
+  'x-amzn-mtls-clientcert',
+  'x-amzn-mtls-clientcert-leaf',
 ];
+
+/**
+ * Families of claims, by prefix: Envoy trusts every `x-envoy-*` header from its edge (internal
+ * request, original path, upstream overrides), and frameworks read a growing set of
+ * `x-forwarded-*` ones. Treated as CLIENT_CLAIMS (the ones the gateway writes itself are rewritten).
+ */
+export const CLIENT_CLAIM_PREFIXES = ['x-forwarded-', 'x-envoy-'];
 
 /** The header a monitor shows its signed bypass in (`bypass.ts`); the origin never sees it. */
 export const BYPASS_HEADER = 'waiting-room-bypass';
@@ -79,6 +106,23 @@ export const BYPASS_HEADER = 'waiting-room-bypass';
 const NOT_FORWARDED_TRUSTED: ReadonlySet<string> = new Set([...HOP_BY_HOP, ...REWRITTEN, ...ROUTING_OVERRIDES, BYPASS_HEADER, PASS_HEADER]);
 /** What the origin never gets from a visitor who reached this gateway directly: also the claims. */
 const NOT_FORWARDED: ReadonlySet<string> = new Set([...NOT_FORWARDED_TRUSTED, ...CLIENT_CLAIMS]);
+
+/** Whether `name` (lower case, as Node gives it) is a claim by its prefix. */
+function claimByPrefix(name: string): boolean {
+  return CLIENT_CLAIM_PREFIXES.some((prefix) => name.startsWith(prefix));
+}
+
+/**
+ * Whether `name` is a dropped header spelt with underscores (`x_real_ip`, `Waiting_Room_Pass`):
+ * CGI, WSGI, PHP and Rack turn `-` into `_` to make their variables, so the origin reads it as the
+ * dashed one. Dropped whether or not the proxy in front is trusted: that proxy sets or clears the
+ * dashed spelling only.
+ */
+function underscoreSpelling(name: string): boolean {
+  if (!name.includes('_')) return false;
+  const dashed = name.replaceAll('_', '-');
+  return NOT_FORWARDED.has(dashed) || claimByPrefix(dashed);
+}
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -100,11 +144,15 @@ function dropped(connection: string | string[] | undefined, base: ReadonlySet<st
   return listed.length === 0 ? base : new Set([...base, ...listed]);
 }
 
-/** A copy of `headers` without `names`, built in one pass (deleting would slow every later read). */
-function copyWithout(headers: Headers, names: ReadonlySet<string>): Headers {
+/** A copy of `headers` without `names` nor those `alsoDropped` picks, built in one pass (deleting would slow every later read). */
+function copyWithout(headers: Headers, names: ReadonlySet<string>, alsoDropped?: (name: string) => boolean): Headers {
   const out: Headers = {};
-  for (const name in headers) if (!names.has(name)) out[name] = headers[name];
+  for (const name in headers) if (!names.has(name) && !alsoDropped?.(name)) out[name] = headers[name];
   return out;
+}
+
+function claimOrUnderscore(name: string): boolean {
+  return claimByPrefix(name) || underscoreSpelling(name);
 }
 
 /**
@@ -138,7 +186,11 @@ export interface ForwardOptions {
 export function originRequestHeaders(request: FastifyRequest, headers: IncomingHttpHeaders, options: ForwardOptions = {}): IncomingHttpHeaders {
   // Fastify gives `ips` only with TRUST_PROXY, nearest first; X-Forwarded-For lists the client first.
   const trusted = request.ips !== undefined;
-  const out = copyWithout(headers, dropped(headers.connection, trusted ? NOT_FORWARDED_TRUSTED : NOT_FORWARDED));
+  const out = copyWithout(
+    headers,
+    dropped(headers.connection, trusted ? NOT_FORWARDED_TRUSTED : NOT_FORWARDED),
+    trusted ? underscoreSpelling : claimOrUnderscore,
+  );
   const chain = request.ips ? [...request.ips].reverse() : [request.ip];
   const forwardedHost = trusted ? firstValue(request.headers['x-forwarded-host']) : undefined;
   out['x-forwarded-for'] = chain.join(', ');

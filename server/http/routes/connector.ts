@@ -137,7 +137,8 @@ function allowedTarget(target: string, origins: readonly string[]): URL {
   } catch {
     url = undefined;
   }
-  if (!url || !origins.includes(url.origin) || url.username !== '' || url.password !== '') {
+  // `blob:https://shop.example/…` has the site's origin too: only http(s) addresses are pages.
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || !origins.includes(url.origin) || url.username !== '' || url.password !== '') {
     throw new HttpError(400, 'target_not_allowed', "The target is not an address of this room's sites (its connectorOrigins).");
   }
   url.hash = '';

@@ -1,6 +1,7 @@
 import { cookie, readCookie } from './cookies.js';
 import { PASS_SECRET_MIN_LENGTH, verifyPass, type Pass } from './pass.js';
 import { protectionTest } from './protect.js';
+import { Revocations, type RevocationFeedOptions } from './revocations.js';
 import { VerifiedPasses } from './verified-passes.js';
 
 /** The query parameter the waiting room hands a fresh pass back in, taken off the address at once. */
@@ -15,7 +16,7 @@ const VISITOR_COOKIE_SECONDS = 7 * 24 * 3600;
 /** Held API clients are told to ask again after this long. */
 const RETRY_AFTER_SECONDS = 10;
 
-export interface ConnectorOptions {
+export interface ConnectorOptions extends RevocationFeedOptions {
   /** The waiting room's public address, e.g. `https://queue.example.com`. */
   readonly waitingRoom: string;
   /** The room (a name in the waiting room's ROOMS, or `default`) this site's visitors wait in. */
@@ -88,6 +89,7 @@ export function createConnector(options: ConnectorOptions): Connector {
   const now = options.now ?? Date.now;
   const status = options.queueingStatusCode ?? 503;
   const verified = new VerifiedPasses();
+  const revocations = new Revocations({ ...options, waitingRoom: base, now });
 
   /** The pass `token` is, signed for this room, unexpired and given to `visitor`. */
   const check = async (token: string | null | undefined, visitor: string | undefined): Promise<Pass | undefined> => {
@@ -98,7 +100,9 @@ export function createConnector(options: ConnectorOptions): Connector {
       pass = await verifyPass(token, secret, room, at);
       if (pass !== undefined) verified.add(token, pass);
     }
-    return pass?.visitor === visitor ? pass : undefined;
+    if (pass?.visitor !== visitor) return undefined;
+    // A pass revoked here or, within the bound, anywhere else (revocations.ts) admits nobody.
+    return (await revocations.refuses(pass)) ? undefined : pass;
   };
 
   const passOf = (request: ConnectorRequest) => {
@@ -152,7 +156,10 @@ export function createConnector(options: ConnectorOptions): Connector {
       const secure = new URL(request.url).protocol === 'https:';
       const cleared = [cookie(PASS_COOKIE, '', { maxAgeSeconds: 0, secure })];
       const token = readCookie(request.header('cookie'), PASS_COOKIE);
-      if (!token || !(await passOf(request))) return { revoked: false, cookies: cleared };
+      const pass = token ? await passOf(request) : undefined;
+      if (!token || !pass) return { revoked: false, cookies: cleared };
+      // Refused here at once, whatever the waiting room answers; elsewhere once the feed is read.
+      revocations.add(pass);
       const answer = await fetch(`${base}/queue/passes/revoke`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

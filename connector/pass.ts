@@ -28,7 +28,8 @@ export const PASS_SECRET_MIN_LENGTH = 32;
 /** The secret as a Web Crypto key, imported once per secret. */
 const keys = new Map<string, Promise<CryptoKey>>();
 
-function keyOf(secret: string): Promise<CryptoKey> {
+/** The secret as an HMAC-SHA256 key of Web Crypto, imported once. */
+export function keyOf(secret: string): Promise<CryptoKey> {
   if (secret.length < PASS_SECRET_MIN_LENGTH) {
     throw new TypeError(`The pass secret must be at least ${PASS_SECRET_MIN_LENGTH} characters long.`);
   }

@@ -1,5 +1,6 @@
 import { PASS_COOKIE, PASS_PARAMETER, VISITOR_COOKIE } from '@waiting-room/connector';
 import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
+import { eventually } from '../support/eventually';
 import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 import { CookieJar } from './support/cookie-jar';
@@ -20,13 +21,13 @@ describe('the Express connector with the waiting room', () => {
   });
 
   /** The waiting room with one slot, taken, and the site of `origins` allowed to send visitors. */
-  async function start(): Promise<void> {
+  async function start(env: Record<string, string> = {}): Promise<void> {
     // The site's port is known once it listens; the waiting room's address, once it does. The
     // site is started against a port kept free, then the room allows the site's origin.
     site = await startExpressSite({ waitingRoom: 'http://127.0.0.1:9', secret: SECRET });
     await site.close();
     const origin = site.url;
-    server = await startWaitingRoom({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: origin });
+    server = await startWaitingRoom({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: origin, ...env });
     site = await startExpressSite({ waitingRoom: server.url, secret: SECRET, port: Number(new URL(origin).port) });
   }
 
@@ -114,8 +115,8 @@ describe('the Express connector with the waiting room', () => {
     expect(site.admitted()).toBe(0);
   });
 
-  test("ends the admission when the site revokes the pass: the slot is the next visitor's at once", async () => {
-    await start();
+  test("ends the admission when the site revokes the pass: refused at once, the slot the next visitor's after the bound", async () => {
+    await start({ PASS_REVOCATION_SECONDS: '1' });
     const first = new CookieJar();
     const enter = (await first.get(`${site.url}/checkout`)).headers.get('location')!;
     await first.get((await first.get(enter)).headers.get('location')!);
@@ -126,11 +127,20 @@ describe('the Express connector with the waiting room', () => {
     const secondEnter = (await second.get(`${site.url}/checkout`)).headers.get('location')!;
     expect((await second.get(secondEnter)).status).toBe(200);
 
+    const pass = first.value(site.url, PASS_COOKIE)!;
     const done = await first.get(`${site.url}/checkout/done`);
     expect(await done.text()).toContain('<p id="revoked">true</p>');
     expect(first.value(site.url, PASS_COOKIE)).toBeUndefined();
-    expect((await server.stats()).active).toBe(0);
     expect((await first.get(`${site.url}/checkout`)).status).toBe(303);
+    // The same pass sent again is refused at once by the process that revoked it.
+    first.set(site.url, PASS_COOKIE, pass);
+    expect((await first.get(`${site.url}/checkout`)).status).toBe(303);
+    // Its slot is freed once no other process can still honour it (PASS_REVOCATION_SECONDS).
+    await eventually(
+      'the revoked slot freed',
+      () => server.stats(),
+      (stats) => stats.active === 0,
+    );
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer e2e-admin-token-of-24-characters' } })).text();
     expect(metrics).toMatch(/^waiting_room_revoked_total\{room="default"\} 1$/m);
   });

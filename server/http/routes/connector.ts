@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose';
-import { PASS_PARAMETER, verifyPass } from '@waiting-room/connector';
+import { PASS_PARAMETER, REVOKED_ROUTE, verifyFeedToken, verifyPass } from '@waiting-room/connector';
 import type { Clock } from '../../domain/clock';
 import type { Room, Rooms } from '../../domain/rooms';
 import type { ServerConfig } from '../../process/config';
@@ -42,6 +42,7 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
   const { config, rooms, clock } = options;
   const secret = config.passSecret;
   const issuer = options.passes;
+  const keepSlotMs = revokedSlotMs(config);
 
   app.get(
     ENTER_ROUTE,
@@ -79,7 +80,7 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
         admitted = true;
       });
       if (!admitted) return answered;
-      target.searchParams.set(PASS_PARAMETER, await issuer.issue(room, request.query.visitor, session.id, clock.now()));
+      target.searchParams.set(PASS_PARAMETER, await issuer.issue(room, request.query.visitor, session.id, clock.now(), { current: true }));
       // The pass is in the address for one hop only: never sent on as a referrer.
       return reply.code(303).header('location', target.href).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
     },
@@ -107,11 +108,68 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
       const pass = room && (await verifyPass(request.body.pass, secret, room.name, now));
       if (!room || !pass)
         throw new HttpError(403, 'invalid_pass', 'This pass is not one of this waiting room: forged, altered, expired or of an unknown room.');
-      const revoked = await room.store.revoke(pass.session, now);
+      const revoked = await room.store.revoke(pass.session, now, keepSlotMs);
       if (revoked) options.revoked(room.name);
       return { revoked };
     },
   );
+
+  app.get(
+    REVOKED_ROUTE,
+    {
+      schema: {
+        summary: 'The revocation feed: the admissions sites revoked since a cursor, for the connectors to refuse their passes',
+        description:
+          'Signed with PASS_SECRET: `Authorization: Bearer <a JWT, HS256, iss waiting-room-connector, aud the room, iat, exp>`. Each revocation refuses the passes of `session` ending at `expiresAt` (s) or before; each is listed until then.',
+        tags: TAGS,
+        querystring: {
+          type: 'object',
+          required: ['room'],
+          properties: {
+            room: { type: 'string', maxLength: 32 },
+            since: { type: 'string', maxLength: 100, description: 'The cursor of the previous answer; absent: every revocation in force.' },
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              revoked: {
+                type: 'array',
+                items: { type: 'object', properties: { session: { type: 'string' }, expiresAt: { type: 'integer' } } },
+              },
+              cursor: { type: 'string' },
+              more: { type: 'boolean' },
+              refreshSeconds: { type: 'integer', description: 'PASS_REVOCATION_SECONDS: read the feed again at least this often.' },
+            },
+          },
+          ...errorResponses(400, 401, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (secret === undefined) throw new HttpError(404, 'no_connector', 'This waiting room gives no pass: its PASS_SECRET is not set.');
+      const room = rooms.named(request.query.room);
+      const now = clock.now();
+      const token = /^Bearer ([A-Za-z0-9._-]{1,2048})$/.exec(request.headers.authorization ?? '')?.[1];
+      if (token === undefined || !(await verifyFeedToken(token, secret, room.name, now))) {
+        throw new HttpError(401, 'invalid_token', "Read the feed with a token signed with the room's PASS_SECRET (the connector does it).", {
+          'www-authenticate': 'Bearer',
+        });
+      }
+      const read = await room.store.revocations(request.query.since, now);
+      reply.header('cache-control', 'no-store');
+      return { ...read, refreshSeconds: config.passRevocationSeconds };
+    },
+  );
+}
+
+/**
+ * How long a revoked admission's slot stays counted: as long as a connector may still honour its
+ * pass (PASS_REVOCATION_SECONDS) when passes are signed, and not at all when none is.
+ */
+export function revokedSlotMs(config: Pick<ServerConfig, 'passSecret' | 'passRevocationSeconds'>): number {
+  return config.passSecret === undefined ? 0 : config.passRevocationSeconds * 1000;
 }
 
 /** `target` as a URL when it is an http(s) address under one of `origins`; a 400 otherwise. */

@@ -41,6 +41,8 @@ export const EXPLAINED_CODES = [
   'sale_closed',
   'too_many_places',
   'cross_site_request',
+  'target_not_allowed',
+  'pass_refused',
 ] as const;
 export type ExplainedCode = (typeof EXPLAINED_CODES)[number];
 

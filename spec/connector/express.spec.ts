@@ -21,14 +21,17 @@ describe('the Express connector with the waiting room', () => {
   });
 
   /** The waiting room with one slot, taken, and the site of `origins` allowed to send visitors. */
-  async function start(env: Record<string, string> = {}): Promise<void> {
+  async function start(env: Record<string, string> = {}, siteSecret = SECRET, log?: { write(line: string): void }): Promise<void> {
     // The site's port is known once it listens; the waiting room's address, once it does. The
     // site is started against a port kept free, then the room allows the site's origin.
     site = await startExpressSite({ waitingRoom: 'http://127.0.0.1:9', secret: SECRET });
     await site.close();
     const origin = site.url;
-    server = await startWaitingRoom({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: origin, ...env });
-    site = await startExpressSite({ waitingRoom: server.url, secret: SECRET, port: Number(new URL(origin).port) });
+    server = await startWaitingRoom(
+      { ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: origin, ...(log && { LOG_LEVEL: 'warn' }), ...env },
+      log ? { logStream: log } : {},
+    );
+    site = await startExpressSite({ waitingRoom: server.url, secret: siteSecret, port: Number(new URL(origin).port) });
   }
 
   afterEach(async () => {
@@ -143,5 +146,40 @@ describe('the Express connector with the waiting room', () => {
     );
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer e2e-admin-token-of-24-characters' } })).text();
     expect(metrics).toMatch(/^waiting_room_revoked_total\{room="default"\} 1$/m);
+  });
+
+  test('a site that checks passes with another secret: the visitor is shown why after a few bounces, and the log names PASS_SECRET', async () => {
+    const log = { text: '', write: (line: string) => void (log.text += line) };
+    await start({}, 'another-secret-than-the-waiting-room-has', log);
+    const browser = new CookieJar();
+    let answer = await browser.get(`${site.url}/checkout`, { 'accept-language': 'fr' });
+    let hops = 0;
+    while (answer.status === 303 && hops < 20) {
+      answer = await browser.get(answer.headers.get('location')!, { 'accept-language': 'fr' });
+      hops += 1;
+    }
+    // Far fewer than the 20 redirects a browser follows before ERR_TOO_MANY_REDIRECTS.
+    expect(hops).toBeLessThan(10);
+    expect(answer.status).toBe(508);
+    const page = await answer.text();
+    expect(page).toContain('<html lang="fr"');
+    expect(page).toContain('ne partagent probablement pas le même secret');
+    expect(log.text).toContain(`the site at ${site.url} refused the pass`);
+    expect(log.text).toContain('PASS_SECRET');
+    expect(site.admitted()).toBe(0);
+  });
+
+  test('a site whose origin is not in CONNECTOR_ORIGINS: the visitor gets a page that says so, and the log names the setting', async () => {
+    const log = { text: '', write: (line: string) => void (log.text += line) };
+    await start({ CONNECTOR_ORIGINS: 'http://localhost:1' }, SECRET, log);
+    const browser = new CookieJar();
+    const enter = (await browser.get(`${site.url}/checkout`)).headers.get('location')!;
+    const refused = await browser.get(enter, { 'accept-language': 'de' });
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    expect(page).toContain('<html lang="de"');
+    expect(page).toContain('Dieser Warteraum ist nicht dafür eingerichtet');
+    expect(log.text).toContain(`a connector sent a visitor from ${site.url}`);
+    expect(log.text).toContain('CONNECTOR_ORIGINS');
   });
 });

@@ -1,10 +1,17 @@
-import { createConnector, PASS_COOKIE, PASS_PARAMETER, signFeedToken, signPass, VISITOR_COOKIE, type Connector } from '@waiting-room/connector';
+import { createConnector, PASS_COOKIE, PASS_PARAMETER, signFeedToken, signPass, verifyPass, VISITOR_COOKIE, type Connector } from '@waiting-room/connector';
 import { closedPort } from '../support/closed-port';
 import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 import { ManualClock } from '../server/support/manual-clock';
 
 const SECRET = 'a-pass-secret-shared-by-several-connector-processes';
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** The same pass spelled otherwise: the signature's last character with another of its unused bits, which decodes the same. */
+function respelled(pass: string): string {
+  const last = BASE64URL.indexOf(pass.at(-1)!);
+  return pass.slice(0, -1) + BASE64URL[last ^ 1];
+}
 const SITE = 'https://shop.example';
 
 /**
@@ -90,6 +97,13 @@ describe('a revoked pass, in every connector process', () => {
 
     expect((await a.revoke(buyer.request())).revoked).toBe(true);
     expect(await buyer.admittedBy(a)).toBe(false);
+    // Nor is another spelling of the same pass admitted (docs/security.md): revocations name claims, not text.
+    const original = buyer.pass!;
+    buyer.pass = respelled(original);
+    expect(buyer.pass).not.toBe(original);
+    expect(await verifyPass(buyer.pass, SECRET, 'default', clock.now())).toMatchObject({ visitor: buyer.visitor });
+    expect(await buyer.admittedBy(a)).toBe(false);
+    buyer.pass = original;
     // Process b has not read the feed since: within the bound (5 s) it may still admit the pass…
     await clock.advance(2000);
     expect(await buyer.admittedBy(b)).toBe(true);

@@ -44,9 +44,9 @@ export interface WaitingRoomServer {
  * replaced), on a free port, with a known admin token and quiet logs. `env` is any of the
  * documented variables (ACTIVE_LIMIT, RELEASE_PER_MINUTE, PUSHER_CLIENT_PORT, PAGE_TIMINGS…).
  * The waiting page must have been built (the e2e global setup does it). `options.clock` gives the
- * queue another clock than the real one.
+ * queue another clock than the real one; `options.logStream` takes its log (with LOG_LEVEL set in `env`).
  */
-export async function startWaitingRoom(env: Record<string, string> = {}, options: Pick<StartOptions, 'clock'> = {}): Promise<WaitingRoomServer> {
+export async function startWaitingRoom(env: Record<string, string> = {}, options: Pick<StartOptions, 'clock' | 'logStream'> = {}): Promise<WaitingRoomServer> {
   const started: Started = await start(loadConfig({ ADMIN_TOKEN: E2E_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env, PORT: '0' }), {
     defaultOrigin: demoShop,
     ...options,

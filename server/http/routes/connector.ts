@@ -7,6 +7,7 @@ import { HttpError } from '../errors';
 import { sessionFor, type createRoomGate } from '../gateway/gate';
 import { errorResponses, failsWith } from '../openapi';
 import type { PassIssuer } from '../pass';
+import { HANDOFF_LOOP_LIMIT, PassHandoffs } from '../pass-handoffs';
 import type { SchemaTypedApp } from '../type-provider';
 
 /** Where a connector sends a visitor to wait (`/queue/enter/<room>`), and where it revokes a pass. */
@@ -43,6 +44,7 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
   const secret = config.passSecret;
   const issuer = options.passes;
   const keepSlotMs = revokedSlotMs(config);
+  const handoffs = new PassHandoffs();
 
   app.get(
     ENTER_ROUTE,
@@ -67,20 +69,46 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
             ),
           },
         },
-        response: { 303: { type: 'null', description: 'Admitted: back to the target with `waiting_room_pass`.' }, ...errorResponses(400, 403, 404) },
+        response: {
+          303: { type: 'null', description: 'Admitted: back to the target with `waiting_room_pass`.' },
+          ...errorResponses(400, 403, 404, 508),
+        },
       },
     },
     async (request, reply) => {
       if (!issuer) throw new HttpError(404, 'no_connector', 'This waiting room takes no connector: its PASS_SECRET is not set.');
       const room = rooms.named(request.params.room);
-      const target = allowedTarget(request.query.target, config.rooms.find(({ name }) => name === room.name)?.connectorOrigins ?? []);
+      const origins = config.rooms.find(({ name }) => name === room.name)?.connectorOrigins ?? [];
+      const target = allowedTarget(request.query.target, origins);
+      if (target === undefined) {
+        // The operator's mistake more often than an attack: the log says which setting to change.
+        request.log.warn(
+          { room: room.name, target: originOf(request.query.target), connectorOrigins: origins },
+          `a connector sent a visitor from ${originOf(request.query.target) ?? 'an address that is not one'}, which room "${room.name}" does not take: ` +
+            `add the site's origin to CONNECTOR_ORIGINS (with ROOMS, to the room's connectorOrigins); scheme, host and port must match exactly (http://127.0.0.1:3000 is not http://localhost:3000)`,
+        );
+        throw new HttpError(400, 'target_not_allowed', "The target is not an address of this room's sites (its connectorOrigins).");
+      }
       const session = sessionFor(request, reply);
       let admitted = false;
       const answered = await options.gate(request, reply, room, session, undefined, () => {
         admitted = true;
       });
       if (!admitted) return answered;
-      target.searchParams.set(PASS_PARAMETER, await issuer.issue(room, request.query.visitor, session.id, clock.now(), { current: true }));
+      const now = clock.now();
+      if (handoffs.hand(`${room.name}\n${session.id}\n${request.query.visitor}\n${target.href}`, now) > HANDOFF_LOOP_LIMIT) {
+        request.log.warn(
+          { room: room.name, target: target.origin },
+          `the site at ${target.origin} refused the pass handed to the same visitor ${HANDOFF_LOOP_LIMIT} times in a row and sent them back each time: ` +
+            `its connector probably checks passes with another secret than PASS_SECRET (or its clock is wrong); the visitor is shown a page instead of a redirect loop`,
+        );
+        throw new HttpError(
+          508,
+          'pass_refused',
+          'The site refused the pass the waiting room handed it, again and again: it probably checks passes with another secret than PASS_SECRET.',
+        );
+      }
+      target.searchParams.set(PASS_PARAMETER, await issuer.issue(room, request.query.visitor, session.id, now, { current: true }));
       // The pass is in the address for one hop only: never sent on as a referrer.
       return reply.code(303).header('location', target.href).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
     },
@@ -172,19 +200,27 @@ export function revokedSlotMs(config: Pick<ServerConfig, 'passSecret' | 'passRev
   return config.passSecret === undefined ? 0 : config.passRevocationSeconds * 1000;
 }
 
-/** `target` as a URL when it is an http(s) address under one of `origins`; a 400 otherwise. */
-function allowedTarget(target: string, origins: readonly string[]): URL {
+/** `target` as a URL when it is an http(s) address under one of `origins`, without credentials; undefined otherwise. */
+function allowedTarget(target: string, origins: readonly string[]): URL | undefined {
   let url: URL | undefined;
   try {
     url = new URL(target);
   } catch {
-    url = undefined;
+    return undefined;
   }
-  if (!url || !origins.includes(url.origin) || url.username !== '' || url.password !== '') {
-    throw new HttpError(400, 'target_not_allowed', "The target is not an address of this room's sites (its connectorOrigins).");
-  }
+  if (!origins.includes(url.origin) || url.username !== '' || url.password !== '') return undefined;
   url.hash = '';
   return url;
+}
+
+/** The origin of `address`, for the log; undefined when it is not an absolute address. */
+function originOf(address: string): string | undefined {
+  try {
+    const { origin } = new URL(address);
+    return origin === 'null' ? undefined : origin;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The room a pass names (its `aud`, read before the signature is checked), if the server has it. */

@@ -11,9 +11,9 @@ export interface Pass {
   readonly visitor: string;
   /** The waiting room's session (`sid`): what a revoke ends. */
   readonly session: string;
-  /** When it was issued (`iat`), in seconds since the epoch. */
+  /** When it was issued (`iat`), in seconds since the epoch (JWT's unit, not ms: `new Date(issuedAt * 1000)`). */
   readonly issuedAt: number;
-  /** When it stops admitting (`exp`), in seconds since the epoch. */
+  /** When it stops admitting (`exp`), in seconds since the epoch (JWT's unit, not ms: `new Date(expiresAt * 1000)`). */
   readonly expiresAt: number;
 }
 

@@ -102,7 +102,8 @@ export function createConnector(options: ConnectorOptions): Connector {
     }
     if (pass?.visitor !== visitor) return undefined;
     // A pass revoked here or, within the bound, anywhere else (revocations.ts) admits nobody.
-    return (await revocations.refuses(pass)) ? undefined : pass;
+    const refused = revocations.refuses(pass);
+    return (typeof refused === 'boolean' ? refused : await refused) ? undefined : pass;
   };
 
   const passOf = (request: ConnectorRequest) => {

@@ -121,18 +121,21 @@ export class Revocations {
   }
 
   /**
-   * Whether `pass` is revoked. When the deny list is older than the bound, it is read again first
-   * (the one read under way is shared); when it is nearly so, it is read again without waiting.
+   * Whether `pass` is revoked: answered at once, or, when the deny list is older than the bound,
+   * once it is read again (the one read under way is shared); when it is nearly so, it is read
+   * again without waiting.
    * While the feed cannot be read, passes not known to be revoked are admitted (see docs/pass.md).
    */
-  async refuses(pass: Pass): Promise<boolean> {
+  refuses(pass: Pass): boolean | Promise<boolean> {
     const now = this.options.now();
     const age = now - this.readAt;
-    if (age >= this.boundMs && !this.failing) {
-      await this.refresh(now);
-    } else if (age >= this.boundMs / 2 && now - this.triedAt >= this.boundMs / 2) {
-      void this.refresh(now);
-    }
+    if (age >= this.boundMs && !this.failing) return this.refresh(now).then(() => this.denies(pass));
+    if (age >= this.boundMs / 2 && now - this.triedAt >= this.boundMs / 2) void this.refresh(now);
+    // Answered at once, without a turn of the microtask queue, on the hot path.
+    return this.denies(pass);
+  }
+
+  private denies(pass: Pass): boolean {
     const end = this.denied.get(pass.session);
     return end !== undefined && pass.expiresAt <= end;
   }

@@ -3,6 +3,7 @@ import { CONNECTOR, decideProtected, PASS_COOKIE, readRequest, VISITOR_COOKIE, t
 import { readCookie, setCookie } from './core/cookies.js';
 import { prefixTest } from './core/protection.js';
 import { PASS_SECRET_MIN_LENGTH, verifyPass, type Pass } from './pass.js';
+import { Revocations, type RevocationFeedOptions } from './revocations.js';
 import { VerifiedPasses } from './verified-passes.js';
 
 export { PASS_COOKIE, PASS_PARAMETER, VISITOR_COOKIE } from './core/door.js';
@@ -10,7 +11,7 @@ export { PASS_COOKIE, PASS_PARAMETER, VISITOR_COOKIE } from './core/door.js';
 /** Held API clients are told to ask again after this long. */
 const RETRY_AFTER_SECONDS = 10;
 
-export interface ConnectorOptions {
+export interface ConnectorOptions extends RevocationFeedOptions {
   /** The waiting room's public address, e.g. `https://queue.example.com`. */
   readonly waitingRoom: string;
   /**
@@ -113,6 +114,7 @@ export function createConnector(options: ConnectorOptions): Connector {
   const now = options.now ?? Date.now;
   const status = options.queueingStatusCode ?? 503;
   const verified = new VerifiedPasses();
+  const revocations = new Revocations({ ...options, waitingRoom: base, now });
 
   /**
    * The pass check: the pass `token` is, signed for this room, unexpired and given to `visitor`.
@@ -126,7 +128,10 @@ export function createConnector(options: ConnectorOptions): Connector {
       pass = await verifyPass(token, secret, room, at);
       if (pass !== undefined) verified.add(token, pass);
     }
-    return pass?.visitor === visitor ? pass : undefined;
+    if (pass?.visitor !== visitor) return undefined;
+    // A pass revoked here or, within the bound, anywhere else (revocations.ts) admits nobody.
+    const refused = revocations.refuses(pass);
+    return (typeof refused === 'boolean' ? refused : await refused) ? undefined : pass;
   };
 
   const passOf = (request: ConnectorRequest) => {
@@ -183,7 +188,10 @@ export function createConnector(options: ConnectorOptions): Connector {
       const secure = doorRequestOf(request).site?.protocol.toLowerCase() === 'https';
       const cleared = [setCookie(PASS_COOKIE, '', { maxAgeSeconds: 0, secure })];
       const token = readCookie(request.header('cookie'), PASS_COOKIE);
-      if (!token || !(await passOf(request))) return { revoked: false, cookies: cleared };
+      const pass = token ? await passOf(request) : undefined;
+      if (!token || !pass) return { revoked: false, cookies: cleared };
+      // Refused here at once, whatever the waiting room answers; elsewhere once the feed is read.
+      revocations.add(pass);
       const reply = await fetch(`${base}/queue/passes/revoke`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

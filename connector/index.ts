@@ -4,3 +4,5 @@ export { PASS_ISSUER, PASS_SECRET_MIN_LENGTH, signPass, verifyPass } from './pas
 export type { Pass } from './pass.js';
 export { createWebConnector, toResponse } from './web.js';
 export type { WebConnector } from './web.js';
+export { REVOKED_ROUTE, signFeedToken, verifyFeedToken } from './revocations.js';
+export type { RevocationFeed, RevocationFeedOptions } from './revocations.js';

@@ -11,9 +11,9 @@ export interface Pass {
   readonly visitor: string;
   /** The waiting room's session (`sid`): what a revoke ends. */
   readonly session: string;
-  /** When it was issued (`iat`), in seconds since the epoch. */
+  /** When it was issued (`iat`), in seconds since the epoch (JWT's unit, not ms: `new Date(issuedAt * 1000)`). */
   readonly issuedAt: number;
-  /** When it stops admitting (`exp`), in seconds since the epoch. */
+  /** When it stops admitting (`exp`), in seconds since the epoch (JWT's unit, not ms: `new Date(expiresAt * 1000)`). */
   readonly expiresAt: number;
 }
 
@@ -28,7 +28,8 @@ export const PASS_SECRET_MIN_LENGTH = 32;
 /** The secret as a Web Crypto key, imported once per secret. */
 const keys = new Map<string, Promise<CryptoKey>>();
 
-function keyOf(secret: string): Promise<CryptoKey> {
+/** The secret as an HMAC-SHA256 key of Web Crypto, imported once. */
+export function keyOf(secret: string): Promise<CryptoKey> {
   if (secret.length < PASS_SECRET_MIN_LENGTH) {
     throw new TypeError(`The pass secret must be at least ${PASS_SECRET_MIN_LENGTH} characters long.`);
   }

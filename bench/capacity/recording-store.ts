@@ -20,6 +20,7 @@ export class RecordingStore implements QueueStore {
 
   admit: QueueStore['admit'] = (...args) => this.inner.admit(...args);
   revoke: QueueStore['revoke'] = (...args) => this.inner.revoke(...args);
+  revocations: QueueStore['revocations'] = (...args) => this.inner.revocations(...args);
   admittedUntil: QueueStore['admittedUntil'] = (...args) => this.inner.admittedUntil(...args);
   hold: QueueStore['hold'] = (...args) => this.inner.hold(...args);
   enterLine: QueueStore['enterLine'] = (...args) => this.inner.enterLine(...args);

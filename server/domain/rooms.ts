@@ -84,13 +84,16 @@ export class Rooms {
     return undefined;
   }
 
-  /** Moves a visitor's places and admissions in every room to a new session id (sign-in). */
-  /** Ends the session's admission in every room (the origin's revoke): the rooms it was admitted in. */
-  async revoke(sessionId: string, now: number): Promise<string[]> {
-    const revoked = await Promise.all(this.all.map(async (room) => ((await room.store.revoke(sessionId, now)) ? room.name : undefined)));
+  /**
+   * Ends the session's admission in every room (the origin's revoke), each slot kept `keepSlotMs`
+   * more (see `QueueStore.revoke`): the rooms it was admitted in.
+   */
+  async revoke(sessionId: string, now: number, keepSlotMs = 0): Promise<string[]> {
+    const revoked = await Promise.all(this.all.map(async (room) => ((await room.store.revoke(sessionId, now, keepSlotMs)) ? room.name : undefined)));
     return revoked.filter((name) => name !== undefined);
   }
 
+  /** Moves a visitor's places and admissions in every room to a new session id (sign-in). */
   async moveSession(from: string, to: string, userId: number): Promise<void> {
     for (const room of this.all) await room.store.moveSession(from, to, userId);
   }

@@ -11,7 +11,7 @@ import type { AppCredentials } from '../realtime/signature';
 import type { Fanout } from '../realtime/fanout';
 import { eventsApiRoutes } from './routes/pusher-events-api';
 import { createGate, createRoomGate } from './gateway/gate';
-import { connectorRoutes } from './routes/connector';
+import { connectorRoutes, revokedSlotMs } from './routes/connector';
 import { PassIssuer } from './pass';
 import { HeldBodyTally } from './gateway/held-body';
 import { HeldBodyBudget } from './gateway/held-body-budget';
@@ -155,11 +155,14 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
       own.register(async (scope) => eventsApiRoutes(scope, { app: pusherApp, fanout: parts.fanout }));
     }
   });
+  // With passes signed, a connector may hold a pass of the session too: its slot waits out the
+  // revocation's bound, as for a connector's revoke.
+  const keepSlotMs = revokedSlotMs(config);
   app.register(async (gateway) =>
     registerOrigin(
       gateway,
       { ...config.gateway, upstream },
-      rooms,
+      { moveSession: (from, to, userId) => rooms.moveSession(from, to, userId), revoke: (sessionId, now) => rooms.revoke(sessionId, now, keepSlotMs) },
       metrics,
       () => clock.now(),
       (origin) =>

@@ -41,6 +41,11 @@ export const EXPLAINED_CODES = [
   'sale_closed',
   'too_many_places',
   'cross_site_request',
+  'target_not_allowed',
+  'pass_refused',
+  'unsigned_enter',
+  'held_bodies_full',
+  'held_bodies_per_address',
 ] as const;
 export type ExplainedCode = (typeof EXPLAINED_CODES)[number];
 

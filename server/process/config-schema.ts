@@ -188,10 +188,19 @@ const PROPERTIES = {
     description:
       'The secret the signed pass is signed with, shared with the site ([pass.md](pass.md)): the connectors check it, and in gateway mode the origin gets it as `Waiting-Room-Pass`.',
   },
+  PASS_REVOCATION_SECONDS: {
+    type: 'integer',
+    section: 'connector',
+    minimum: 1,
+    maximum: 60,
+    default: 5,
+    description:
+      "The longest a revoked pass may still be honoured by a connector that has not yet read the revocation feed (connectors read it at least this often): a revoked admission's slot goes to the next visitor only after it ([pass.md](pass.md#revoking)).",
+  },
   CONNECTOR_ORIGINS: {
     type: 'string',
     section: 'connector',
-    accepts: 'comma-separated origins, `https://host[:port]`',
+    accepts: 'comma-separated origins, `http(s)://host[:port]` (`http://` for a site on loopback or behind a proxy that ends TLS)',
     unset: 'none: the default room takes no connector',
     description:
       'The sites whose connectors may send visitors to the default room (`/queue/enter/default`) and get them back with a pass; a room of `ROOMS` lists its own as `connectorOrigins`. Needs `PASS_SECRET`.',

@@ -48,6 +48,8 @@ export interface ServerConfig {
   readonly maxEventsPerRoom: number;
   /** The key passes are signed with (PASS_SECRET); unset: none is given, and no connector is taken. */
   readonly passSecret?: string;
+  /** How long a revoked pass may still be honoured by a connector (PASS_REVOCATION_SECONDS), and its slot kept. */
+  readonly passRevocationSeconds: number;
   readonly sessionSeconds: number;
   readonly abandonSeconds: number;
   readonly adminToken: string;
@@ -317,6 +319,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     openingPollsPerSecond: v.OPENING_POLLS_PER_SECOND,
     maxEventsPerRoom: v.MAX_EVENTS_PER_ROOM,
     ...(v.PASS_SECRET !== undefined && { passSecret: v.PASS_SECRET }),
+    passRevocationSeconds: v.PASS_REVOCATION_SECONDS,
     sessionSeconds: v.SESSION_SECONDS,
     abandonSeconds: v.ABANDON_SECONDS,
     adminToken: v.ADMIN_TOKEN ?? randomBytes(18).toString('base64url'),

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config';
+import { configWarnings } from './config-warnings';
 import { PageTemplateError } from '../http/page';
 import { start, type DefaultOrigin } from './start';
 import { StateFileError } from './state-file';
@@ -19,6 +20,7 @@ export async function main(defaultOrigin?: DefaultOrigin): Promise<void> {
     if (error instanceof ConfigError) return fail(`Configuration error: ${error.message}`);
     throw error;
   }
+  for (const warning of configWarnings(config)) console.warn(warning);
   if (config.sessionSecretGenerated) {
     console.warn('SESSION_SECRET is not set: using a random one, so sessions end when the server restarts.');
   }

@@ -38,6 +38,15 @@ export interface MemoryStoreState {
   readonly bucket: { readonly tokens: number | null; readonly at: number };
   /** The events and their draws; absent in files written before there were events. */
   readonly events?: MemoryEventsState;
+  /** The revocation feed; absent in files written before there was one. */
+  readonly revocations?: MemoryRevocationsState;
+}
+
+/** The revocation feed: its epoch, its last sequence number, and each revoked session with its admission's end (s) and its number. */
+export interface MemoryRevocationsState {
+  readonly epoch: string;
+  readonly sequence: number;
+  readonly list: readonly (readonly [sessionId: string, expiresAt: number, sequence: number])[];
 }
 
 export const MEMORY_STATE_VERSION = 1;
@@ -87,7 +96,23 @@ export function readMemoryStoreState(value: unknown): MemoryStoreState {
       at: finite(bucket.at, 'bucket.at'),
     },
     ...(state.events !== undefined && { events: readEvents(state.events) }),
+    ...(state.revocations !== undefined && { revocations: readRevocations(state.revocations) }),
   };
+}
+
+function readRevocations(value: unknown): MemoryRevocationsState {
+  const revocations = record(value, 'revocations');
+  const epoch = text(revocations.epoch, 'revocations.epoch');
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(epoch)) refuse('revocations.epoch must be 1 to 64 letters, digits or dashes');
+  const sequence = whole(revocations.sequence, 'revocations.sequence', 0);
+  const kept = list(revocations.list, 'revocations.list').map((item, i) => {
+    const at = `revocations.list[${i}]`;
+    if (!Array.isArray(item) || item.length !== 3) refuse(`${at} must be a [session, expiresAt, sequence] triple`);
+    const number = whole(item[2], `${at}[2]`, 1);
+    if (number > sequence) refuse(`${at}[2] is above revocations.sequence`);
+    return [text(item[0], `${at}[0]`), whole(item[1], `${at}[1]`, 0), number] as const;
+  });
+  return { epoch, sequence, list: kept };
 }
 
 function readEvents(value: unknown): MemoryEventsState {

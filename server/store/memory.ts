@@ -18,9 +18,11 @@ import type {
   RecentReleases,
   Release,
   ReleasePolicy,
+  Revocation,
+  RevocationsRead,
   Stats,
 } from './types';
-import { MOVE_INTERVAL_MS } from './types';
+import { MOVE_INTERVAL_MS, REVOCATIONS_PER_READ, revocationCursor, revocationsAfter, revokedSlot } from './types';
 
 export type { MemoryStoreState } from './memory-state';
 
@@ -83,6 +85,13 @@ export class MemoryStore implements QueueStore {
   private eventList: StoredEvents = { version: 0, events: [] };
   private readonly eventStates = new Map<string, KeptEventState>();
   private readonly random: () => number;
+  /**
+   * Revoked admissions by session, in the order of their sequence numbers (a session revoked
+   * again moves to the end): the revocation feed, each kept until its admission would have ended.
+   */
+  private readonly revoked = new Map<string, { readonly expiresAt: number; readonly sequence: number }>();
+  private revocationSequence = 0;
+  private revocationEpoch: string = randomUUID();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.random = options.random ?? Math.random;
@@ -122,6 +131,11 @@ export class MemoryStore implements QueueStore {
     store.overrides = { ...saved.limits };
     store.difficulty = saved.challengeDifficulty;
     store.bucket = { tokens: saved.bucket.tokens ?? Number.NaN, at: saved.bucket.at };
+    if (saved.revocations) {
+      store.revocationEpoch = saved.revocations.epoch;
+      store.revocationSequence = saved.revocations.sequence;
+      for (const [session, expiresAt, sequence] of saved.revocations.list) store.revoked.set(session, { expiresAt, sequence });
+    }
     if (saved.events) {
       store.eventList = { version: saved.events.version, events: saved.events.list };
       for (const [id, state] of saved.events.states) store.eventStates.set(id, state);
@@ -146,6 +160,11 @@ export class MemoryStore implements QueueStore {
       // NaN (not yet filled) has no JSON form.
       bucket: { tokens: Number.isNaN(this.bucket.tokens) ? null : this.bucket.tokens, at: this.bucket.at },
       events: { version: this.eventList.version, list: [...this.eventList.events], states: [...this.eventStates] },
+      revocations: {
+        epoch: this.revocationEpoch,
+        sequence: this.revocationSequence,
+        list: [...this.revoked].map(([session, { expiresAt, sequence }]) => [session, expiresAt, sequence] as const),
+      },
     };
   }
 
@@ -153,8 +172,17 @@ export class MemoryStore implements QueueStore {
     this.expireAdmissions(now);
     if ((this.admitted.get(sessionId) ?? 0) > now) return true;
     if (this.line.size > 0 || this.admitted.size >= limits.activeLimit) return false;
-    this.admitted.set(sessionId, now + limits.sessionMs);
+    this.admitted.set(sessionId, this.admissionEnd(sessionId, now, limits.sessionMs));
     return true;
+  }
+
+  /**
+   * When an admission starting at `now` ends: `sessionMs` later, and at least a second after the
+   * session's revoked admission, whose passes would otherwise be this one's too.
+   */
+  private admissionEnd(sessionId: string, now: number, sessionMs: number): number {
+    const revoked = this.revoked.get(sessionId);
+    return Math.max(now + sessionMs, revoked === undefined ? 0 : (revoked.expiresAt + 1) * 1000);
   }
 
   async admittedUntil(sessionId: string, now: number): Promise<number | undefined> {
@@ -162,9 +190,44 @@ export class MemoryStore implements QueueStore {
     return until !== undefined && until > now ? until : undefined;
   }
 
-  async revoke(sessionId: string, now: number): Promise<boolean> {
+  async revoke(sessionId: string, now: number, keepSlotMs = 0): Promise<boolean> {
     this.expireAdmissions(now);
-    return this.admitted.delete(sessionId);
+    const until = this.admitted.get(sessionId);
+    if (until === undefined) return false;
+    this.admitted.delete(sessionId);
+    const slot = revokedSlot(sessionId);
+    const kept = Math.max(Math.min(until, now + keepSlotMs), this.admitted.get(slot) ?? 0);
+    if (kept > now) this.admitted.set(slot, kept);
+    this.forgetRevocations(now);
+    this.revoked.delete(sessionId);
+    this.revoked.set(sessionId, { expiresAt: Math.floor(until / 1000), sequence: ++this.revocationSequence });
+    return true;
+  }
+
+  async revocations(since: string | undefined, now: number): Promise<RevocationsRead> {
+    this.forgetRevocations(now);
+    const after = revocationsAfter(since, this.revocationEpoch);
+    const revoked: Revocation[] = [];
+    let last = after;
+    let more = false;
+    for (const [session, { expiresAt, sequence }] of this.revoked) {
+      if (sequence <= after || expiresAt * 1000 <= now) continue;
+      if (revoked.length === REVOCATIONS_PER_READ) {
+        more = true;
+        break;
+      }
+      revoked.push({ session, expiresAt });
+      last = sequence;
+    }
+    return { revoked, cursor: revocationCursor(this.revocationEpoch, more ? last : this.revocationSequence), more };
+  }
+
+  /** Forgets, from the oldest, the revocations whose admissions have ended: their passes have expired. */
+  private forgetRevocations(now: number): void {
+    for (const [session, { expiresAt }] of this.revoked) {
+      if (expiresAt * 1000 > now) break;
+      this.revoked.delete(session);
+    }
   }
 
   async hold(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): Promise<Entry> {
@@ -268,7 +331,7 @@ export class MemoryStore implements QueueStore {
       this.uncount(entry);
       entry.state = 'released';
       entry.releasedAt = now;
-      this.admitted.set(entry.sessionId, now + policy.sessionMs);
+      this.admitted.set(entry.sessionId, this.admissionEnd(entry.sessionId, now, policy.sessionMs));
       this.releasedOrder.push(entry.uuid);
       this.releasedTotal++;
       this.releaseTimes.unshift(now);

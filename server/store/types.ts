@@ -202,6 +202,44 @@ export interface LimitOverrides {
 /** A change of `LimitOverrides`: a number sets the field, `null` goes back to the configured value, absent leaves it. */
 export type LimitChange = { readonly [K in keyof LimitOverrides]?: number | null };
 
+/** An admission a site ended: the passes of `session` that end at `expiresAt` or before admit nobody. */
+export interface Revocation {
+  readonly session: string;
+  /** The revoked admission's end, in seconds since the epoch: the `exp` of its passes. */
+  readonly expiresAt: number;
+}
+
+/** A read of the revocation feed. */
+export interface RevocationsRead {
+  readonly revoked: readonly Revocation[];
+  /** Where the next read starts. */
+  readonly cursor: string;
+  /** True when more revocations follow the cursor than one read answers. */
+  readonly more: boolean;
+}
+
+/** Most revocations one read answers. */
+export const REVOCATIONS_PER_READ = 1000;
+
+/** The cursor of a revocation feed: the store's epoch (a new one when its state starts afresh) and the last sequence number read. */
+export function revocationCursor(epoch: string, sequence: number): string {
+  return `${epoch}.${sequence}`;
+}
+
+/** The sequence number to read after, given a cursor and the store's epoch: 0 for a cursor of another epoch, or none. */
+export function revocationsAfter(since: string | undefined, epoch: string): number {
+  const match = since === undefined ? null : /^([A-Za-z0-9-]{1,64})\.(\d{1,15})$/.exec(since);
+  return match && match[1] === epoch ? Number(match[2]) : 0;
+}
+
+/**
+ * A revoked admission's slot while connectors may still honour its pass: a member of the
+ * admitted sessions that counts against the active limit but admits nobody.
+ */
+export function revokedSlot(sessionId: string): string {
+  return `~${sessionId}`;
+}
+
 export interface QueueStore extends EventStore {
   /**
    * Lets a session through when it is admitted, or admits it when nobody waits and fewer
@@ -212,11 +250,23 @@ export interface QueueStore extends EventStore {
   admittedUntil(sessionId: string, now: number): Promise<number | undefined>;
 
   /**
-   * Ends the session's admission now (the origin's `revoke`: a finished checkout), freeing its
-   * slot for the next visitor; its next protected request is held, or admitted again if the room
-   * has room. A place still waiting is kept. True when the session was admitted.
+   * Ends the session's admission now (a site's revoke: a finished checkout); its next protected
+   * request is held, or admitted again if the room has room, and that next admission ends at
+   * least a second after the revoked one (a pass names its admission by its end, in seconds). A
+   * place still waiting is kept. The revocation enters the feed (`revocations`) until the revoked
+   * admission would have ended. Its slot goes to the next visitor only `keepSlotMs` later (or
+   * when the admission would have ended, if sooner): so long may a connector that has not yet
+   * read the feed still honour the pass. True when the session was admitted.
    */
-  revoke(sessionId: string, now: number): Promise<boolean>;
+  revoke(sessionId: string, now: number, keepSlotMs?: number): Promise<boolean>;
+
+  /**
+   * The revocations entered after `since` (a cursor this method answered; undefined: all) whose
+   * admissions have not yet ended at `now`, in the order they were made, at most
+   * `REVOCATIONS_PER_READ`, with the cursor to ask from next. A cursor of another store (a
+   * restarted one, an emptied Redis) reads from the start.
+   */
+  revocations(since: string | undefined, now: number): Promise<RevocationsRead>;
 
   /**
    * The session's place in line. A session that already waits (or is pending) keeps its uuid and

@@ -1,11 +1,15 @@
 import { PASS_COOKIE, PASS_PARAMETER, VISITOR_COOKIE } from '@waiting-room/connector';
 import { CONFIG_ELEMENT_ID } from '@waiting-room/streams/contract';
+import { CATALOGUES } from '../../locales';
+import { escapeHtml } from '../../server/http/html';
+import { eventually } from '../support/eventually';
 import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
 import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 import { CookieJar } from './support/cookie-jar';
 import { startExpressSite, type ExpressSite } from './support/express-site';
 
 const SECRET = 'a-pass-secret-shared-with-the-express-site';
+const FR_UNSIGNED_ENTER = escapeHtml(CATALOGUES.fr.messages['error.explain.unsigned_enter']);
 
 /**
  * A real Express 5 site with the connector, and the real waiting room: the whole trip of a
@@ -20,14 +24,17 @@ describe('the Express connector with the waiting room', () => {
   });
 
   /** The waiting room with one slot, taken, and the site of `origins` allowed to send visitors. */
-  async function start(): Promise<void> {
+  async function start(env: Record<string, string> = {}, siteSecret = SECRET, log?: { write(line: string): void }): Promise<void> {
     // The site's port is known once it listens; the waiting room's address, once it does. The
     // site is started against a port kept free, then the room allows the site's origin.
     site = await startExpressSite({ waitingRoom: 'http://127.0.0.1:9', secret: SECRET });
     await site.close();
     const origin = site.url;
-    server = await startWaitingRoom({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: origin });
-    site = await startExpressSite({ waitingRoom: server.url, secret: SECRET, port: Number(new URL(origin).port) });
+    server = await startWaitingRoom(
+      { ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: origin, ...(log && { LOG_LEVEL: 'warn' }), ...env },
+      log ? { logStream: log } : {},
+    );
+    site = await startExpressSite({ waitingRoom: server.url, secret: siteSecret, port: Number(new URL(origin).port) });
   }
 
   afterEach(async () => {
@@ -114,8 +121,8 @@ describe('the Express connector with the waiting room', () => {
     expect(site.admitted()).toBe(0);
   });
 
-  test("ends the admission when the site revokes the pass: the slot is the next visitor's at once", async () => {
-    await start();
+  test("ends the admission when the site revokes the pass: refused at once, the slot the next visitor's after the bound", async () => {
+    await start({ PASS_REVOCATION_SECONDS: '1' });
     const first = new CookieJar();
     const enter = (await first.get(`${site.url}/checkout`)).headers.get('location')!;
     await first.get((await first.get(enter)).headers.get('location')!);
@@ -126,12 +133,50 @@ describe('the Express connector with the waiting room', () => {
     const secondEnter = (await second.get(`${site.url}/checkout`)).headers.get('location')!;
     expect((await second.get(secondEnter)).status).toBe(200);
 
+    const pass = first.value(site.url, PASS_COOKIE)!;
     const done = await first.get(`${site.url}/checkout/done`);
     expect(await done.text()).toContain('<p id="revoked">true</p>');
     expect(first.value(site.url, PASS_COOKIE)).toBeUndefined();
-    expect((await server.stats()).active).toBe(0);
     expect((await first.get(`${site.url}/checkout`)).status).toBe(303);
+    // The same pass sent again is refused at once by the process that revoked it.
+    first.set(site.url, PASS_COOKIE, pass);
+    expect((await first.get(`${site.url}/checkout`)).status).toBe(303);
+    // Its slot is freed once no other process can still honour it (PASS_REVOCATION_SECONDS).
+    await eventually(
+      'the revoked slot freed',
+      () => server.stats(),
+      (stats) => stats.active === 0,
+    );
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer e2e-admin-token-of-24-characters' } })).text();
     expect(metrics).toMatch(/^waiting_room_revoked_total\{room="default"\} 1$/m);
+  });
+
+  test('a site that checks passes with another secret: the visitor is shown why at once, and the log names PASS_SECRET', async () => {
+    const log = { text: '', write: (line: string) => void (log.text += line) };
+    await start({}, 'another-secret-than-the-waiting-room-has', log);
+    const browser = new CookieJar();
+    const enter = (await browser.get(`${site.url}/checkout`, { 'accept-language': 'fr' })).headers.get('location')!;
+    const answer = await browser.get(enter, { 'accept-language': 'fr' });
+    // The enter address the connector signed does not verify: no pass is handed, so no loop.
+    expect(answer.status).toBe(403);
+    const page = await answer.text();
+    expect(page).toContain('<html lang="fr"');
+    expect(page).toContain(FR_UNSIGNED_ENTER);
+    expect(log.text).toContain(`the site at ${site.url} sent a visitor with an enter address signed with another secret than PASS_SECRET`);
+    expect(site.admitted()).toBe(0);
+  });
+
+  test('a site whose origin is not in CONNECTOR_ORIGINS: the visitor gets a page that says so, and the log names the setting', async () => {
+    const log = { text: '', write: (line: string) => void (log.text += line) };
+    await start({ CONNECTOR_ORIGINS: 'http://localhost:1' }, SECRET, log);
+    const browser = new CookieJar();
+    const enter = (await browser.get(`${site.url}/checkout`)).headers.get('location')!;
+    const refused = await browser.get(enter, { 'accept-language': 'de' });
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    expect(page).toContain('<html lang="de"');
+    expect(page).toContain('Dieser Warteraum ist nicht dafür eingerichtet');
+    expect(log.text).toContain(`a connector sent a visitor from ${site.url}`);
+    expect(log.text).toContain('CONNECTOR_ORIGINS');
   });
 });

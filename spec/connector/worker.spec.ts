@@ -35,7 +35,7 @@ describe('the Worker in workerd with the waiting room', () => {
     await onFreePort(async (port) => {
       site = `http://127.0.0.1:${port}`;
       const ROOMS = JSON.stringify([{ name: vars.WAITING_ROOM_ROOM, protect: ['/checkout'], activeLimit: 1, connectorOrigins: [site] }]);
-      const room = await startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET });
+      const room = await startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, PASS_REVOCATION_SECONDS: '1' });
       try {
         worker = await startExampleWorker({ port, secret: SECRET, vars: { WAITING_ROOM_URL: room.url, ORIGIN_URL: origin.url } });
       } catch (error) {
@@ -91,7 +91,7 @@ describe('the Worker in workerd with the waiting room', () => {
     expect(origin.served.at(-1)?.cookie).toContain(`${PASS_COOKIE}=${pass}`);
   });
 
-  test("ends the admission when the origin answers with the revoke command: the slot is the next visitor's", async () => {
+  test("ends the admission when the origin answers with the revoke command: refused at once, the slot the next visitor's after the bound", async () => {
     await start();
     const first = new CookieJar();
     const enter = (await first.get(`${site}/checkout`)).headers.get('location')!;
@@ -103,13 +103,22 @@ describe('the Worker in workerd with the waiting room', () => {
     const secondEnter = (await second.get(`${site}/checkout`)).headers.get('location')!;
     expect((await second.get(secondEnter)).status).toBe(200);
 
+    const pass = first.value(site, PASS_COOKIE)!;
     const done = await first.get(`${site}/checkout/done`);
     expect(done.status).toBe(200);
     expect(await done.text()).toBe('<h1>Thank you</h1>');
     expect(done.headers.get('waiting-room-command')).toBeNull();
     expect(first.value(site, PASS_COOKIE)).toBeUndefined();
-    expect((await server!.stats()).active).toBe(0);
     expect((await first.get(`${site}/checkout`)).status).toBe(303);
+    // The same pass sent again is refused at once by the Worker that revoked it.
+    first.set(site, PASS_COOKIE, pass);
+    expect((await first.get(`${site}/checkout`)).status).toBe(303);
+    // Its slot is freed once no other process can still honour it (PASS_REVOCATION_SECONDS).
+    await eventually(
+      'the revoked slot freed',
+      () => server!.stats(),
+      (stats) => stats.active === 0,
+    );
     const metrics = await (await fetch(`${server!.url}/metrics`, { headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}` } })).text();
     expect(metrics).toMatch(/^waiting_room_revoked_total\{room="shop"\} 1$/m);
   });

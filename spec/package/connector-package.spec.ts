@@ -1,44 +1,69 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Packed } from '../support/packed-package';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
 
+/** The two commands docs/adopt.md gives to pack the connector in a clone and install it in a site. */
+function documentedCommands(): { pack: string; install: string } {
+  const markdown = readFileSync(path.join(ROOT, 'docs/adopt.md'), 'utf8');
+  const block = /```sh\n(# in the clone of this repository[\s\S]*?)```/.exec(markdown)?.[1];
+  const commands = (block ?? '').split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
+  if (commands.length !== 2) throw new Error(`docs/adopt.md should give two commands to pack and install the connector; found: ${JSON.stringify(commands)}`);
+  return { pack: commands[0], install: commands[1] };
+}
+
 /**
- * `@waiting-room/connector` as a site installs it: packed (`prepack` builds dist afresh), unpacked
- * into a project of its own beside its one dependency, and imported by plain Node as ES modules.
+ * `@waiting-room/connector` as a site installs it, by the commands of docs/adopt.md: packed in a
+ * clone of the repository (`prepack` builds dist afresh), installed from the tarball into a
+ * project of its own, and imported by plain Node as ES modules.
  */
 describe('the connector package', () => {
   let dir: string;
-  let packed: Packed;
+  let files: string[];
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'wr-connector-'));
-    // Packed from a copy of its sources, so that its build never empties the dist/ another test
-    // (the Next.js example's) is reading; the tools come from the repository's node_modules.
-    const sources = path.join(dir, 'connector');
-    await cp(path.join(ROOT, 'connector'), sources, { recursive: true, filter: (from) => !/[\\/](dist|examples)$/.test(from) });
-    await symlink(path.join(ROOT, 'node_modules'), path.join(sources, 'node_modules'));
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: sources });
-    [packed] = JSON.parse(stdout) as [Packed];
-    const installed = path.join(dir, 'site', 'node_modules', '@waiting-room', 'connector');
-    await mkdir(installed, { recursive: true });
-    await run('tar', ['-xzf', path.join(dir, packed.filename), '-C', installed, '--strip-components=1']);
-    await symlink(path.join(ROOT, 'node_modules', 'jose'), path.join(dir, 'site', 'node_modules', 'jose'));
-    await writeFile(path.join(dir, 'site', 'package.json'), '{"type": "module"}');
-  }, 120_000);
+    const { pack, install } = documentedCommands();
+    // The clone: the root's package.json (its workspaces), a copy of the connector's sources, so
+    // that its build never empties the dist/ another test (the Next.js example's) is reading,
+    // and the repository's node_modules for its tools, as `npm ci` leaves them.
+    const clone = path.join(dir, 'waiting-room');
+    await mkdir(clone);
+    await cp(path.join(ROOT, 'package.json'), path.join(clone, 'package.json'));
+    await cp(path.join(ROOT, 'connector'), path.join(clone, 'connector'), {
+      recursive: true,
+      filter: (from) => !/[\\/](dist|examples|node_modules)$/.test(from),
+    });
+    await symlink(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'));
+    await run('sh', ['-c', pack], { cwd: clone });
+    const tarball = /\/path\/to\/waiting-room\/(\S+\.tgz)/.exec(install)?.[1];
+    if (tarball === undefined) throw new Error(`The install command names no tarball in the clone: ${install}`);
+    files = (await run('tar', ['-tzf', path.join(clone, tarball)])).stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.replace(/^package\//, ''));
+    // The site: its one dependency there already, since the tests have no registry (offline).
+    const site = path.join(dir, 'site');
+    await mkdir(path.join(site, 'node_modules'), { recursive: true });
+    await writeFile(path.join(site, 'package.json'), '{"name": "site", "private": true, "type": "module"}');
+    await cp(path.join(ROOT, 'node_modules', 'jose'), path.join(site, 'node_modules', 'jose'), { recursive: true });
+    await run('sh', ['-c', install.replace('/path/to/waiting-room/', `${clone}/`)], {
+      cwd: site,
+      env: { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' },
+    });
+  }, 180_000);
 
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
 
   test('holds the built modules, their types and the README, and no sources', () => {
-    const files = packed.files.map((file) => file.path).sort();
-    for (const entry of ['index', 'express', 'fastify', 'next', 'worker', 'web', 'pass']) {
+    for (const entry of ['index', 'express', 'fastify', 'next', 'worker', 'web', 'pass', 'revocations']) {
       expect(files).toContain(`dist/${entry}.js`);
       expect(files).toContain(`dist/${entry}.d.ts`);
     }

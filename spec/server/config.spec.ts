@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, DEFAULT_DIFFICULTY, loadConfig } from '../../server/process/config';
+import { configWarnings } from '../../server/process/config-warnings';
 
 describe('loadConfig', () => {
   it('should give every documented default', () => {
@@ -331,5 +332,15 @@ describe('loadConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toEqual(message);
+  });
+});
+
+describe('configWarnings', () => {
+  const secret = 'a-pass-secret-of-at-least-32-characters';
+
+  it('should warn of PASS_SECRET without any connector origin, naming CONNECTOR_ORIGINS', () => {
+    expect(configWarnings(loadConfig({ PASS_SECRET: secret }))).toEqual([expect.stringContaining('CONNECTOR_ORIGINS')]);
+    expect(configWarnings(loadConfig({ PASS_SECRET: secret, CONNECTOR_ORIGINS: 'https://shop.example' }))).toEqual([]);
+    expect(configWarnings(loadConfig({}))).toEqual([]);
   });
 });

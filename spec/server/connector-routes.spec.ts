@@ -158,7 +158,7 @@ describe("the connectors' enter route, while the room is full", () => {
 
   beforeAll(async () => {
     server = await startServer({ PASS_SECRET: SECRET, CONNECTOR_ORIGINS: SITE, ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' });
-    const first = await new Visitor(server.url).get(`/queue/enter/default?${new URLSearchParams({ target: `${SITE}/first`, visitor: VISITOR })}`);
+    const first = await new Visitor(server.url).get(`/queue/enter/default?${new URLSearchParams(await signed({ target: `${SITE}/first`, visitor: VISITOR }))}`);
     expect(first.status).toBe(303);
   });
   afterAll(() => server.close());
@@ -168,10 +168,10 @@ describe("the connectors' enter route, while the room is full", () => {
 
   it('should let the site, on another host of the same site, send a waiting visitor to another target', async () => {
     const ada = new Visitor(server.url);
-    const enterFor = (path: string) => `/queue/enter/default?${new URLSearchParams({ target: `${SITE}${path}`, visitor: VISITOR })}`;
+    const enterFor = async (path: string) => `/queue/enter/default?${new URLSearchParams(await signed({ target: `${SITE}${path}`, visitor: VISITOR }))}`;
 
-    const waiting = await ada.get(enterFor('/checkout'), FROM_THE_SITE);
-    const again = await ada.get(enterFor('/tickets'), FROM_THE_SITE);
+    const waiting = await ada.get(await enterFor('/checkout'), FROM_THE_SITE);
+    const again = await ada.get(await enterFor('/tickets'), FROM_THE_SITE);
 
     expect(again.page?.queue).toMatchObject({ uuid: waiting.page?.queue.uuid, method: 'GET' });
     expect(again.page?.queue.uri).toContain(encodeURIComponent(`${SITE}/tickets`));

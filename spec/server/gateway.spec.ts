@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import { signFeedToken } from '@waiting-room/connector';
 import { bypassToken } from '../../server/http/gateway/bypass';
 import { CLIENT_CLAIMS, ROUTING_OVERRIDES } from '../../server/http/gateway/headers';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
@@ -863,6 +864,22 @@ describe("gateway: the origin's command to end a session (Waiting-Room-Command: 
       expect((await buyer.get('/checkout/cart')).page?.queue.position).toBe(2);
     },
   );
+
+  it('should keep the slot for PASS_REVOCATION_SECONDS when passes are signed, and list the revocation in the feed', async () => {
+    const clock = new ManualClock();
+    await running.close();
+    running = await startGateway({ ...FULL, PASS_SECRET: 'a-pass-secret-for-the-gateway-tests-01234', PASS_REVOCATION_SECONDS: '3' }, clock);
+    const buyer = new Visitor(running.server.url);
+    expect((await buyer.get('/checkout/cart')).status).toBe(200);
+    expect((await buyer.get('/checkout/done')).text).toBe('order placed');
+    // A connector may hold a pass of the session: the slot counts until the bound has passed.
+    expect(await stats(running.server)).toMatchObject({ active: 1 });
+    const token = await signFeedToken('default', 'a-pass-secret-for-the-gateway-tests-01234', clock.now());
+    const feed = await fetch(`${running.server.url}/queue/passes/revoked?room=default`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await feed.json()) as { revoked: unknown[] }).revoked).toHaveLength(1);
+    await clock.advance(3000);
+    expect(await stats(running.server)).toMatchObject({ active: 0 });
+  });
 
   it('should change nothing for a visitor who waits, nor count it', async () => {
     expect((await new Visitor(running.server.url).get('/checkout/cart')).status).toBe(200);

@@ -45,4 +45,19 @@ describe('the pass issuer', () => {
     expect(next).not.toBe(first);
     expect(await verifyPass(next, SECRET, 'shop', T0 + LIMITS.sessionMs)).toMatchObject({ expiresAt: (T0 + 2 * LIMITS.sessionMs) / 1000 });
   });
+
+  test("gives a connector's visitor a pass of the session's current admission: never the revoked one's again", async () => {
+    const { room: shop, store } = room();
+    const issuer = new PassIssuer(SECRET);
+    await store.admit('session-1', T0, LIMITS);
+    const first = await issuer.issue(shop, 'visitor-1', 'session-1', T0, { current: true });
+    expect(await issuer.issue(shop, 'visitor-1', 'session-1', T0 + 1000, { current: true })).toBe(first);
+
+    await store.revoke('session-1', T0 + 1000);
+    await store.admit('session-1', T0 + 1000, LIMITS);
+    const next = await issuer.issue(shop, 'visitor-1', 'session-1', T0 + 1000, { current: true });
+    expect(next).not.toBe(first);
+    const [before, after] = await Promise.all([first, next].map((pass) => verifyPass(pass, SECRET, 'shop', T0 + 1000)));
+    expect(after!.expiresAt).toBeGreaterThan(before!.expiresAt);
+  });
 });

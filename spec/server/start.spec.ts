@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -87,4 +87,33 @@ describe('bin/server.ts', () => {
     expect(failed.stderr).toContain('Configuration error: SESSION_SECONDS must be a whole number from 1 to 604800; got "long".');
     expect(failed.stdout).not.toContain('open http');
   });
+
+  it.each([
+    ['warns at start', {}, true],
+    ['says nothing', { CONNECTOR_ORIGINS: 'http://localhost:3000' }, false],
+  ])(
+    'with PASS_SECRET and, as the case may be, CONNECTOR_ORIGINS: %s about the connectors it cannot take',
+    async (_case, env, warned) => {
+      // The port is taken, so that the server stops right after the warnings it prints at start.
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const { port } = taken.address() as AddressInfo;
+      try {
+        const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
+          cwd: ROOT,
+          env: { ...process.env, PASS_SECRET: 'a-pass-secret-of-at-least-32-characters', HOST: '127.0.0.1', PORT: String(port), ...env },
+        });
+        const failed: { code: number; stderr: string } = await run.then(
+          () => Promise.reject(new Error('started')),
+          (error: { code: number; stderr: string }) => error,
+        );
+        expect(failed.stderr).toContain(`Port ${port} is in use`);
+        expect(failed.stderr.includes('PASS_SECRET is set but no room takes connectors')).toBe(warned);
+        if (warned) expect(failed.stderr).toContain('CONNECTOR_ORIGINS');
+      } finally {
+        taken.close();
+      }
+    },
+    30_000,
+  );
 });

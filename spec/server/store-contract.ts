@@ -79,6 +79,62 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect(await store.admit('first', t0 + 3, policy)).toBe(false);
       });
 
+      it("should keep a revoked admission's slot for keepSlotMs, admitting nobody with it, then give it to the next", async () => {
+        await store.admit('a', t0, policy);
+        await store.admit('b', t0, policy);
+        expect(await store.revoke('a', t0 + 1000, 5000)).toBe(true);
+        expect(await store.admittedUntil('a', t0 + 1000)).toBeUndefined();
+        expect((await store.stats(t0 + 1000)).active).toBe(2);
+        expect(await store.admit('c', t0 + 5999, policy)).toBe(false);
+        expect(await store.admit('c', t0 + 6000, policy)).toBe(true);
+        // Nor does a release go past the limit while the slot is kept.
+        await store.revoke('b', t0 + 7000, 5000);
+        await store.hold('w', 0, get, t0 + 7000);
+        expect((await store.releaseDue(t0 + 8000, policy)).released).toHaveLength(0);
+        expect((await store.releaseDue(t0 + 12_000, policy)).released.map((entry) => entry.sessionId)).toEqual(['w']);
+      });
+
+      it('should keep a revoked slot no longer than the admission would have lasted', async () => {
+        await store.admit('a', t0, policy);
+        await store.revoke('a', t0 + policy.sessionMs - 10, 5000);
+        expect((await store.stats(t0 + policy.sessionMs - 10)).active).toBe(1);
+        expect((await store.stats(t0 + policy.sessionMs)).active).toBe(0);
+      });
+
+      it('should list each revocation in the feed after its cursor, until the revoked admission would have ended', async () => {
+        const first = await store.revocations(undefined, t0);
+        expect(first).toMatchObject({ revoked: [], more: false });
+        await store.admit('a', t0, policy);
+        await store.admit('b', t0 + 2000, policy);
+        await store.revoke('a', t0 + 10, 5000);
+        expect(await store.revoke('never-admitted', t0 + 10, 5000)).toBe(false);
+        const second = await store.revocations(first.cursor, t0 + 20);
+        expect(second.revoked).toEqual([{ session: 'a', expiresAt: Math.floor((t0 + policy.sessionMs) / 1000) }]);
+        expect((await store.revocations(second.cursor, t0 + 30)).revoked).toEqual([]);
+        await store.revoke('b', t0 + 40, 5000);
+        expect((await store.revocations(second.cursor, t0 + 50)).revoked.map((one) => one.session)).toEqual(['b']);
+        // A cursor of another store, or none, reads every revocation still in force.
+        expect((await store.revocations('another-epoch.1', t0 + 50)).revoked.map((one) => one.session)).toEqual(['a', 'b']);
+        expect((await store.revocations(undefined, t0 + 50)).revoked.map((one) => one.session)).toEqual(['a', 'b']);
+        expect((await store.revocations('not a cursor', t0 + 50)).revoked.map((one) => one.session)).toEqual(['a', 'b']);
+        // Once a's admission would have ended, its passes have expired: the feed forgets it.
+        expect((await store.revocations(undefined, t0 + policy.sessionMs)).revoked.map((one) => one.session)).toEqual(['b']);
+        expect((await store.revocations(undefined, t0 + 2000 + policy.sessionMs)).revoked).toEqual([]);
+      });
+
+      it("should end a revoked session's next admission at least a second after the revoked one", async () => {
+        await store.admit('a', t0, policy);
+        await store.revoke('a', t0, 0);
+        expect(await store.admit('a', t0, policy)).toBe(true);
+        const revokedEnd = Math.floor((t0 + policy.sessionMs) / 1000);
+        expect(Math.floor((await store.admittedUntil('a', t0))! / 1000)).toBeGreaterThan(revokedEnd);
+        // Released from the line too.
+        await store.revoke('a', t0 + 1, 0);
+        await store.hold('a', 0, get, t0 + 1);
+        await store.release(1, t0 + 2, policy);
+        expect(Math.floor((await store.admittedUntil('a', t0 + 2))! / 1000)).toBeGreaterThan(revokedEnd + 1);
+      });
+
       it('should hold newcomers while somebody waits, even under the active limit', async () => {
         await store.hold('w', 0, get, t0);
         expect(await store.admit('a', t0, policy)).toBe(false);

@@ -120,6 +120,21 @@ describe('memory store state', () => {
     expect(await copy.stats(t0 + 1)).toMatchObject({ waiting: 2, pending: 0 });
   });
 
+  it('should keep the revocation feed, its cursor and the slots it keeps', async () => {
+    const store = new MemoryStore();
+    await store.admit('a', t0, policy);
+    await store.admit('b', t0, policy);
+    const before = await store.revocations(undefined, t0);
+    await store.revoke('a', t0 + 1, 5000);
+    const back = MemoryStore.fromState(JSON.parse(JSON.stringify(store.toState())));
+    expect(await back.revocations(before.cursor, t0 + 2)).toEqual(await store.revocations(before.cursor, t0 + 2));
+    expect((await back.revocations(before.cursor, t0 + 2)).revoked.map((one) => one.session)).toEqual(['a']);
+    expect((await back.stats(t0 + 2)).active).toBe(2);
+    expect(() => MemoryStore.fromState({ ...store.toState(), revocations: { epoch: 'e', sequence: 0, list: [['a', 1, 1]] } })).toThrow(
+      'revocations.list[0][2] is above revocations.sequence',
+    );
+  });
+
   it('should be plain JSON, with a version', async () => {
     const fresh = new MemoryStore().toState();
     expect(JSON.parse(JSON.stringify(fresh))).toEqual(fresh);

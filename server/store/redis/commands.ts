@@ -26,8 +26,8 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  *   all, p paused ('1'), bt and ba the release bucket's tokens and when it was last filled,
  *   la and lr the operator's active limit and releases a minute (absent: the configured ones),
  *   ms and mt the served last told to the pages as a move and when (see Release.moved), cd the
- *   operator's bot-check difficulty (absent: the configured one), and v the line's version: how
- *   many entries the log has had;
+ *   operator's bot-check difficulty (absent: the configured one), re and rs the revocation feed's
+ *   epoch and last sequence number, and v the line's version: how many entries the log has had;
  * - waiting: sorted set of the waiting uuids by ticket, the line: its head is the lowest score,
  *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go
  *   from the middle (visitors who walked away);
@@ -35,13 +35,17 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  *   those who walked away to find the longest silent first; a waiting place's last-seen is its
  *   score there, which queue_info's polls write alone (see `positions.lua`, `mark-seen.lua`);
  * - sessions: hash of session id to the uuid of its place (waiting, or released and admitted);
- * - admitted: sorted set of session ids by the time (ms) their admission ends;
+ * - admitted: sorted set of session ids by the time (ms) their admission ends, and of `~<session id>`
+ *   for a revoked admission's slot while connectors may still honour its pass (`revokedSlot`);
  * - released: sorted set of released uuids by release time, to forget them once admission ends;
  * - recent: list of the latest release times, newest first, for the wait estimate;
  * - pending: sorted set of the uuids of places waiting for their bot check, by the time (ms) they
  *   are dropped unless they entered the line before, for the sweep;
  * - addresses: hash of a client address's key to the places (pending or waiting) it holds, for
  *   PLACES_PER_ADDRESS;
+ * - named from ARGV[1] as the entries are: `<prefix>rv`, sorted set of the revoked sessions by
+ *   their sequence number in the revocation feed, and `<prefix>rx`, hash of each one's revoked
+ *   admission's end (s); each kept until that end;
  * - log: stream of the line's changes, one entry for each call that changed it (v the line's
  *   version after it, s served after it, c its changes, see `changed` in prelude.lua), read by
  *   every instance's copy of the line (see line-copy.ts); the last `LOG_LENGTH` or so are kept.
@@ -90,7 +94,11 @@ type Optional<T> = T | '';
  */
 interface Commands {
   waitingRoomAdmit: { args: [sessionId: string, now: number, activeLimit: number, sessionMs: number]; reply: 0 | 1 };
-  waitingRoomRevoke: { args: [sessionId: string, now: number]; reply: 0 | 1 };
+  waitingRoomRevoke: { args: [sessionId: string, now: number, keepSlotMs: number, newEpoch: string]; reply: 0 | 1 };
+  waitingRoomRevocations: {
+    args: [after: number, epoch: string, now: number, newEpoch: string, limit: number];
+    reply: [epoch: string, last: number, more: 0 | 1, revoked: string[]];
+  };
   waitingRoomHold: {
     args: [
       sessionId: string,
@@ -174,6 +182,7 @@ declare module 'ioredis' {
   interface RedisCommander<Context> {
     waitingRoomAdmit(...call: Call<'waitingRoomAdmit'>): Result<Answer<'waitingRoomAdmit'>, Context>;
     waitingRoomRevoke(...call: Call<'waitingRoomRevoke'>): Result<Answer<'waitingRoomRevoke'>, Context>;
+    waitingRoomRevocations(...call: Call<'waitingRoomRevocations'>): Result<Answer<'waitingRoomRevocations'>, Context>;
     waitingRoomHold(...call: Call<'waitingRoomHold'>): Result<Answer<'waitingRoomHold'>, Context>;
     waitingRoomEnterLine(...call: Call<'waitingRoomEnterLine'>): Result<Answer<'waitingRoomEnterLine'>, Context>;
     waitingRoomDropPending(...call: Call<'waitingRoomDropPending'>): Result<Answer<'waitingRoomDropPending'>, Context>;
@@ -215,6 +224,7 @@ declare module 'ioredis' {
 const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomAdmit: ['admit'],
   waitingRoomRevoke: ['revoke'],
+  waitingRoomRevocations: ['revocations'],
   waitingRoomHold: ['hold'],
   waitingRoomEnterLine: ['enter-line'],
   waitingRoomDropPending: ['drop-pending'],

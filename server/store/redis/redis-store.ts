@@ -46,8 +46,11 @@ import type {
   RecentReleases,
   Release,
   ReleasePolicy,
+  Revocation,
+  RevocationsRead,
   Stats,
 } from '../types';
+import { REVOCATIONS_PER_READ, revocationCursor, revocationsAfter } from '../types';
 
 export interface RedisStoreOptions {
   /** Put before every key, so that several rooms or test runs can share one Redis. Default `wr:`. */
@@ -149,8 +152,17 @@ export class RedisStore implements QueueStore {
     return until !== null && Number(until) > now ? Number(until) : undefined;
   }
 
-  async revoke(sessionId: string, now: number): Promise<boolean> {
-    return (await this.run('waitingRoomRevoke', [sessionId, now])) === 1;
+  async revoke(sessionId: string, now: number, keepSlotMs = 0): Promise<boolean> {
+    return (await this.run('waitingRoomRevoke', [sessionId, now, keepSlotMs, randomUUID()])) === 1;
+  }
+
+  async revocations(since: string | undefined, now: number): Promise<RevocationsRead> {
+    const [epoch] = since?.split('.') ?? [''];
+    const after = revocationsAfter(since, epoch ?? '');
+    const [current, last, more, flat] = await this.run('waitingRoomRevocations', [after, epoch ?? '', now, randomUUID(), REVOCATIONS_PER_READ], false);
+    const revoked: Revocation[] = [];
+    for (let i = 0; i < flat.length; i += 2) revoked.push({ session: flat[i], expiresAt: Number(flat[i + 1]) });
+    return { revoked, cursor: revocationCursor(current, last), more: more === 1 };
   }
 
   async hold(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): Promise<Entry> {

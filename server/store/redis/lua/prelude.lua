@@ -101,6 +101,30 @@ local function forget(uuid)
   end
 end
 
+-- The revocation feed (see commands.ts): the revoked sessions by sequence number, and each one's
+-- revoked admission's end (s). Named from the prefix, as the entries are.
+local revokedLog, revokedEnds = prefix .. 'rv', prefix .. 'rx'
+
+-- When an admission of the session starting now ends: sessionMs later, and at least a second
+-- after its revoked admission, whose passes would otherwise be this one's too.
+local function admissionEnd(session, now, sessionMs)
+  local revoked = redis.call('HGET', revokedEnds, session)
+  local ends = now + sessionMs
+  if revoked then ends = math.max(ends, (tonumber(revoked) + 1) * 1000) end
+  return ends
+end
+
+-- Forgets, from the oldest, a bounded batch of the revocations whose admissions have ended.
+local function forgetRevocations(now)
+  local oldest = redis.call('ZRANGE', revokedLog, 0, 99)
+  for _, session in ipairs(oldest) do
+    local ends = redis.call('HGET', revokedEnds, session)
+    if ends and tonumber(ends) * 1000 > now then return end
+    redis.call('ZREM', revokedLog, session)
+    redis.call('HDEL', revokedEnds, session)
+  end
+end
+
 -- An admission ends at its score: gone once now reaches it.
 local function expireAdmissions(now)
   redis.call('ZREMRANGEBYSCORE', admitted, '-inf', int(now))
@@ -150,7 +174,7 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed)
         uncount(uuid)
         -- Out of seen from now on: the entry keeps when it was last seen.
         redis.call('HSET', entryKey(uuid), 'a', int(now), 'l', last)
-        redis.call('ZADD', admitted, int(now + sessionMs), session)
+        redis.call('ZADD', admitted, int(admissionEnd(session, now, sessionMs)), session)
         redis.call('ZADD', releasedAt, int(now), uuid)
         redis.call('LPUSH', recent, int(now))
         out[#out + 1] = entry(uuid)

@@ -1,8 +1,8 @@
-import path from 'node:path';
+import { builtAssetsDir } from '../support/run-build';
 import { checkPageBudget, measurePageLoad, OWN_PAGE_ROOMS, PAGE_LOAD_TARGETS, type PageLoadResult } from '../../bench/page-load';
 
-/** The page as the global set-up built it (`node build.mjs`), where the server reads it. */
-const PAGE_DIR = path.resolve(__dirname, '../../public/assets');
+/** The page as the global set-up built it for this run (`node build.mjs`), where the server reads it. */
+const PAGE_DIR = builtAssetsDir();
 
 /**
  * The build's JavaScript budget, checked on what Chromium fetches before the position shows (the

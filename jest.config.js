@@ -28,11 +28,11 @@ const SPEC = '/spec/.+\\.spec\\.tsx?$';
 /**
  * The system tier, by path: the tests that drive whole programs beside our own. Chromium and the
  * servers and sites it visits (spec/e2e/), Redis Cluster and Sentinel with their failovers and
- * the chaos suite, the package packed and installed, a container's build, workerd. Every other
+ * the chaos suite, several server instances on one Redis (scale-out), the package packed and installed, a container's build, workerd. Every other
  * spec file is in the fast tier: the two tiers are one pattern and its complement, so a new file
  * is always in exactly one (spec/tiers.spec.ts checks it against Jest's own list).
  */
-const SYSTEM = ['/spec/e2e/.+\\.spec\\.tsx?$', '/spec/(.+/)?[^/]*(cluster|sentinel|chaos|failover|package|container|worker)[^/]*\\.spec\\.tsx?$'];
+const SYSTEM = ['/spec/e2e/.+\\.spec\\.tsx?$', '/spec/(.+/)?[^/]*(cluster|sentinel|chaos|failover|scale-out|package|container|worker)[^/]*\\.spec\\.tsx?$'];
 
 /** One project per tier; each file runs in the environment its part ships to (spec/support/part-environment.js). */
 const tier = (name, extra) => ({

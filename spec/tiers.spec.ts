@@ -45,7 +45,9 @@ describe('the test tiers', () => {
       expect(system).toContain(file);
     }
     expect(system).toContain('spec/package/package.spec.ts');
-    expect(system.every((file) => file.startsWith('spec/e2e/') || /(cluster|sentinel|chaos|failover|package|container|worker)[^/]*$/.test(file))).toBe(true);
+    expect(
+      system.every((file) => file.startsWith('spec/e2e/') || /(cluster|sentinel|chaos|failover|scale-out|package|container|worker)[^/]*$/.test(file)),
+    ).toBe(true);
   });
 
   it('should keep the rest in the fast tier: the rules, the page, the server, one Redis, the connectors, the docs', () => {

@@ -68,16 +68,17 @@ export function readLua(file: string): string {
 };
 
 /**
- * Builds every entry of `SERVER_OUTPUTS` (or only `entries`). Each file is written beside its
- * final name, then renamed over it: a server starting meanwhile (or another build, from a test
- * worker) reads the old file or the new one, never half of one. Returns the output paths.
+ * Builds every entry of `SERVER_OUTPUTS` (or only `entries`), into `outdir` (default dist/; the
+ * tests build into a folder of their own run, laid out as the repository is). Each file is
+ * written beside its final name, then renamed over it: a server starting meanwhile reads the old
+ * file or the new one, never half of one. Returns the output paths.
  */
-export async function buildServer({ entries = Object.keys(SERVER_OUTPUTS), log = true } = {}) {
+export async function buildServer({ entries = Object.keys(SERVER_OUTPUTS), outdir = path.join(root, 'dist'), log = true } = {}) {
   const started = performance.now();
   const external = installedPackages();
   const built = [];
   for (const entry of entries) {
-    const outfile = path.join(root, SERVER_OUTPUTS[entry]);
+    const outfile = path.join(outdir, path.basename(SERVER_OUTPUTS[entry]));
     const result = await esbuild.build({
       entryPoints: [path.join(root, entry)],
       outfile,

@@ -6,7 +6,6 @@
  */
 const ESM_ONLY = ['content-disposition', 'github-slugger', 'jose'];
 
-/** One project per part, so each runs in the environment it ships to. */
 const ts = {
   '^.+\\.tsx?$': ['ts-jest', { isolatedModules: true }],
   [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: ['ts-jest', { isolatedModules: true, tsconfig: { allowJs: true } }],
@@ -22,27 +21,37 @@ const moduleNameMapper = {
   '^@waiting-room/connector/(.*)$': '<rootDir>/connector/$1.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
-const project = (name, testEnvironment, extra = {}) => ({
+
+/** Every test: a `*.spec.ts` or `*.spec.tsx` file anywhere under spec/. */
+const SPEC = '/spec/.+\\.spec\\.tsx?$';
+
+/**
+ * The system tier, by path: the tests that drive whole programs beside our own. Chromium and the
+ * servers and sites it visits (spec/e2e/), Redis Cluster and Sentinel with their failovers and
+ * the chaos suite, several server instances on one Redis (scale-out), the package packed and installed, a container's build, workerd. Every other
+ * spec file is in the fast tier: the two tiers are one pattern and its complement, so a new file
+ * is always in exactly one (spec/tiers.spec.ts checks it against Jest's own list).
+ */
+const SYSTEM = ['/spec/e2e/.+\\.spec\\.tsx?$', '/spec/(.+/)?[^/]*(cluster|sentinel|chaos|failover|scale-out|package|container|worker)[^/]*\\.spec\\.tsx?$'];
+
+/** One project per tier; each file runs in the environment its part ships to (spec/support/part-environment.js). */
+const tier = (name, extra) => ({
   displayName: name,
-  testEnvironment,
+  testEnvironment: '<rootDir>/spec/support/part-environment.js',
   transform: ts,
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   moduleNameMapper,
-  testMatch: [`<rootDir>/spec/${name}/**/*.spec.ts?(x)`],
   ...extra,
 });
 
 module.exports = {
-  projects: [
-    project('streams', 'node'),
-    project('package', 'node'),
-    project('page', 'jsdom'),
-    project('server', 'node'),
-    project('demo', 'node'),
-    project('elements', 'jsdom'),
-    project('e2e', 'node', { globalSetup: '<rootDir>/spec/e2e/global-setup.ts' }),
-    project('docs', 'node'),
-    project('connector', 'node'),
-    project('conformance', 'node'),
-  ],
+  // The page and the server, built once for the whole run into a folder of its own (WAITING_ROOM_BUILD).
+  globalSetup: '<rootDir>/spec/support/global-setup.ts',
+  globalTeardown: '<rootDir>/spec/support/global-teardown.ts',
+  reporters: ['default', '<rootDir>/spec/support/file-times-reporter.js'],
+  // A worker per core, not Jest's default of one fewer (on two cores, one: every file in turn).
+  // Most files wait on sockets, processes and timers more than they compute, so two files side
+  // by side take little longer than one; `npx jest <file> -i` still runs one file alone.
+  maxWorkers: '100%',
+  projects: [tier('fast', { testRegex: SPEC, testPathIgnorePatterns: ['/node_modules/', ...SYSTEM] }), tier('system', { testRegex: SYSTEM })],
 };

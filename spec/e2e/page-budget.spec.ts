@@ -1,4 +1,3 @@
-import path from 'node:path';
 import {
   checkPageBudget,
   jsBudgetOf,
@@ -10,9 +9,10 @@ import {
   type PageLoadResult,
 } from '../../bench/page-load';
 import { LOCALES } from '../../locales';
+import { builtAssetsDir } from '../support/run-build';
 
-/** The page as the global set-up built it (`node build.mjs`), where the server reads it. */
-const PAGE_DIR = path.resolve(__dirname, '../../public/assets');
+/** The page as the global set-up built it for this run (`node build.mjs`), where the server reads it. */
+const PAGE_DIR = builtAssetsDir();
 
 /**
  * The build's JavaScript budget, checked on what Chromium fetches before the position shows (the

@@ -10,14 +10,21 @@ const ROOMS = JSON.stringify([
   { name: 'tickets', protect: ['/tickets'], activeLimit: 1 },
 ]);
 
+/** The file's one Chromium, for both groups (each visitor a context of its own). */
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+}, 30_000);
+
 describe('a visitor waiting in a room other than the first', () => {
-  let browser: Browser;
   let origin: TestOrigin;
   let server: WaitingRoomServer;
   let visitor: Visitor | undefined;
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     origin = await startTestOrigin();
     server = await startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', UPSTREAM: origin.url });
     await server.fill(1, '/tickets');
@@ -26,7 +33,6 @@ describe('a visitor waiting in a room other than the first', () => {
     await visitor?.close();
     await server?.close();
     await origin?.close();
-    await browser?.close();
   }, 30_000);
 
   test("polls its own room's queue_info, and lands on the held request when that room releases it", async () => {
@@ -62,13 +68,11 @@ describe('every room moves its own pages up live on a release, and only its own'
   const POLL_MS = 600_000;
   /** Well under the poll: what a push takes on a loaded machine. */
   const PUSHED_WITHIN_MS = 10_000;
-  let browser: Browser;
   let origin: TestOrigin;
   let server: WaitingRoomServer;
   const visitors: Visitor[] = [];
 
   beforeAll(async () => {
-    browser = await launchBrowser();
     origin = await startTestOrigin();
     server = await startWaitingRoom({
       ROOMS,
@@ -83,7 +87,6 @@ describe('every room moves its own pages up live on a release, and only its own'
     await Promise.all(visitors.map((visitor) => visitor.close()));
     await server?.close();
     await origin?.close();
-    await browser?.close();
   }, 30_000);
 
   /** A visitor waiting at `path`, signed in at the site first when `name` is given, once its page shows a position. */

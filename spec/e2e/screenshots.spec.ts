@@ -13,7 +13,7 @@ import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-roo
  * Screenshots of the waiting page for the README and docs/page.md, taken from the real page on the real server.
  * Every run takes and checks them; `WRITE_SCREENSHOTS=1` also writes them to docs/screenshots:
  *
- *   WRITE_SCREENSHOTS=1 npx jest --selectProjects e2e -t screenshots
+ *   WRITE_SCREENSHOTS=1 npx jest spec/e2e -t screenshots
  */
 const WRITE = process.env.WRITE_SCREENSHOTS === '1';
 const DOCS = path.resolve(__dirname, '../../docs/screenshots');

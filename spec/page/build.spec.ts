@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import zlib from 'node:zlib';
 import { ENGLISH } from '../../locales';
+import { builtAssetsDir } from '../support/run-build';
 
 const ROOT = path.join(__dirname, '../..');
 
@@ -37,12 +37,10 @@ describe('build: the production bundle', () => {
   };
 
   beforeAll(() => {
-    outdir = mkdtempSync(path.join(tmpdir(), 'waiting-page-'));
-    const script = `import('./build.mjs').then((m) => m.buildPage({ outdir: ${JSON.stringify(outdir)}, log: false }))`;
-    execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, stdio: 'pipe' });
+    // The build `npm start` runs (`buildPage()`), as the global set-up made it for this run.
+    outdir = builtAssetsDir();
     sizes = JSON.parse(readFileSync(path.join(outdir, 'size.json'), 'utf8'));
-  }, 120_000);
-  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+  });
 
   const read = (file: string) => readFileSync(path.join(outdir, file), 'utf8');
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -28,12 +28,17 @@ export interface InstalledPackage {
 /**
  * Packs `streams/` (`prepack` builds dist afresh) and installs the tarball into a copy of
  * spec/package/consumer, with the rxjs and pusher-js the repository itself is tested with (npm
- * takes them from its cache when they are there).
+ * takes them from its cache when they are there). Packed from a copy of its sources, so that two
+ * test files packing it at once never build into the same dist/; the tools come from the
+ * repository's node_modules.
  */
 export async function packAndInstall(): Promise<InstalledPackage> {
   const dir = await mkdtemp(path.join(tmpdir(), 'wr-package-'));
   try {
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: path.join(ROOT, 'streams') });
+    const sources = path.join(dir, 'streams');
+    await cp(path.join(ROOT, 'streams'), sources, { recursive: true, filter: (from) => !/[\\/](dist|node_modules)$/.test(from) });
+    await symlink(path.join(ROOT, 'node_modules'), path.join(sources, 'node_modules'));
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: sources });
     const [packed] = JSON.parse(stdout) as Packed[];
     if (!packed) throw new Error(`npm pack said nothing of a tarball: ${stdout}`);
     const consumer = path.join(dir, 'consumer');

@@ -1,14 +1,15 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { builtServerScript } from './run-build';
 import { ensureWaitingPageBuilt } from './waiting-page-built';
 import { NODE_FLAGS } from '../../server/process/node-flags';
 
 const ROOT = path.resolve(__dirname, '../..');
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
-/** What `npm start` runs, as `build-server.mjs` builds it. */
-const SERVER_SCRIPT = path.join(ROOT, 'dist', 'server.js');
+/** What `npm start` runs, as `build-server.mjs` built it for this run (`run-build.ts`). */
+const SERVER_SCRIPT = builtServerScript();
 /** `main.ts` says where it listens in this line. */
 const LISTENING = /Waiting Room in front of .*?: open (http:\/\/\S+?)\/ /;
 /** Variables of the configuration table that must not leak in from the test runner's shell. */
@@ -36,27 +37,18 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** This test process's build of the server from the sources as they are now (never an older one left in dist/). */
-let serverBuilt: Promise<unknown> | undefined;
-
 /**
- * Starts the server as `npm start` does after its builds (`node <package.json's config.nodeFlags> dist/server.js`),
+ * Starts the server as `npm start` does after its builds (`node <package.json's config.nodeFlags> dist/server.js`,
+ * this run's build of it, from the sources as they were when the run began),
  * with `env` as its whole server configuration (quiet logs unless `LOG_LEVEL` is given), and
  * waits until it says where it listens. `port` 0 (the default) is a free one; give the port of
  * a stopped process to start it again at the same address.
  */
 export async function startServerProcess(env: Record<string, string>, port = 0): Promise<ServerProcess> {
   await ensureWaitingPageBuilt();
-  serverBuilt ??= promisify(execFile)(process.execPath, ['build-server.mjs'], { cwd: ROOT });
-  await serverBuilt;
-  try {
-    return await launch(env, port);
-  } catch (error) {
-    // Another build may have emptied public/assets just as the process read the page.
-    if (!/waiting page .* is missing/.test(String(error))) throw error;
-    await ensureWaitingPageBuilt();
-    return launch(env, port);
-  }
+  if (!existsSync(SERVER_SCRIPT))
+    throw new Error(`${SERVER_SCRIPT} is missing: the global set-up (spec/support/global-setup.ts) builds it before the tests run.`);
+  return launch(env, port);
 }
 
 /** Stops every server process still running (for `afterAll`, whatever happened). */

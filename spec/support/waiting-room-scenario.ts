@@ -11,9 +11,22 @@ export interface WaitingRoomScenario {
 }
 
 /**
+ * The test file's one Chromium, launched by its first scenario group and shared by the others
+ * (each visitor has a browser context of its own: no cookie or storage carries over), closed
+ * after the file's last test. Registered when a test file imports this module, at its top level.
+ */
+let fileBrowser: Promise<Browser> | undefined;
+afterAll(async () => {
+  const browser = fileBrowser;
+  fileBrowser = undefined;
+  // A launch that failed has failed its group's beforeAll already.
+  await (await browser?.catch(() => undefined))?.close();
+});
+
+/**
  * One scenario group: the real server started with `env` (a function when the environment
- * must be worked out first), one Chromium, and the visitors the tests open — all closed after
- * the group, even when a test failed half-way.
+ * must be worked out first), the file's Chromium, and the visitors the tests open — the server
+ * and the visitors closed after the group, even when a test failed half-way.
  */
 export function useWaitingRoom(env: Record<string, string> | (() => Promise<Record<string, string>>)): WaitingRoomScenario {
   let server: WaitingRoomServer | undefined;
@@ -22,12 +35,11 @@ export function useWaitingRoom(env: Record<string, string> | (() => Promise<Reco
 
   beforeAll(async () => {
     server = await startWaitingRoom(typeof env === 'function' ? await env() : env);
-    browser = await launchBrowser();
+    browser = await (fileBrowser ??= launchBrowser());
   });
 
   afterAll(async () => {
     await Promise.all(visitors.splice(0).map((visitor) => visitor.close()));
-    await browser?.close();
     await server?.close();
   });
 

@@ -1,6 +1,8 @@
+import path from 'node:path';
 import { loadConfig } from '../../server/process/config';
 import { demoShop } from '../../demo/origin';
 import { start, type Started, type StartOptions } from '../../server/process/start';
+import { builtAssetsDir } from './run-build';
 
 /** The admin bearer token of every server the end-to-end tests start. */
 export const E2E_ADMIN_TOKEN = 'e2e-admin-token-of-24-characters';
@@ -43,14 +45,15 @@ export interface WaitingRoomServer {
  * Starts the real server exactly as `npm start` does (`start(loadConfig(env))`, nothing
  * replaced), on a free port, with a known admin token and quiet logs. `env` is any of the
  * documented variables (ACTIVE_LIMIT, RELEASE_PER_MINUTE, PUSHER_CLIENT_PORT, PAGE_TIMINGS…).
- * The waiting page must have been built (the e2e global setup does it). `options.clock` gives the
- * queue another clock than the real one; `options.logStream` takes its log (with LOG_LEVEL set in `env`).
+ * The waiting page and its assets are this run's build (the global set-up builds them).
+ * `options.clock` gives the queue another clock than the real one; `options.logStream` takes its
+ * log (with LOG_LEVEL set in `env`).
  */
 export async function startWaitingRoom(env: Record<string, string> = {}, options: Pick<StartOptions, 'clock' | 'logStream'> = {}): Promise<WaitingRoomServer> {
-  const started: Started = await start(loadConfig({ ADMIN_TOKEN: E2E_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env, PORT: '0' }), {
-    defaultOrigin: demoShop,
-    ...options,
-  });
+  const config = loadConfig({ ADMIN_TOKEN: E2E_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env, PORT: '0' });
+  // The page as this run built it (`run-build.ts`), where `npm start` would read public/assets.
+  const assetsDir = builtAssetsDir();
+  const started: Started = await start({ ...config, assetsDir, pageHtmlPath: path.join(assetsDir, 'waiting.html') }, { defaultOrigin: demoShop, ...options });
   const adminCall = async (method: 'GET' | 'POST', route: string, body?: unknown): Promise<unknown> => {
     const response = await fetch(`${started.url}/admin/${route}`, {
       method,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ENGLISH } from '../../../locales';
 import { loadConfig, type ServerConfig } from '../../../server/process/config';
 import { start, type StartOptions, type Started } from '../../../server/process/start';
+import { builtAssetsDir } from '../../support/run-build';
 import { startTestOrigin, type TestOrigin } from './origin';
 
 export const ADMIN_TOKEN = 'test-admin-token-of-24-chars';
@@ -25,10 +26,11 @@ export function standInPage(): string {
   return file;
 }
 
-/** The configuration `npm start` would read from `env`, on a free port, quiet, with the stand-in page. */
+/** The configuration `npm start` would read from `env`, on a free port, quiet, with the stand-in page and this run's built assets (the console, the verify page). */
 export function testConfig(env: Record<string, string> = {}, overrides: Partial<ServerConfig> = {}): ServerConfig {
   return {
     ...loadConfig({ PORT: '0', ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env }),
+    assetsDir: builtAssetsDir(),
     pageHtmlPath: standInPage(),
     ...overrides,
   };

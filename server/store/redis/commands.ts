@@ -110,7 +110,7 @@ interface Commands {
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
   waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[]] | null };
   waitingRoomPositions: { args: string[]; reply: number[] };
-  waitingRoomLineSnapshot: { args: []; reply: [version: number, served: number, lastId: string, line: string[]] };
+  waitingRoomLogHead: { args: []; reply: [version: number, served: number, lastId: string] };
   waitingRoomMarkSeen: { args: string[]; reply: number };
   waitingRoomRecentReleases: { args: []; reply: [served: number, times: string[]] };
   waitingRoomTouch: { args: [uuid: string, now: number]; reply: 0 | 1 };
@@ -180,7 +180,7 @@ declare module 'ioredis' {
     waitingRoomGet(...call: Call<'waitingRoomGet'>): Result<Answer<'waitingRoomGet'>, Context>;
     waitingRoomPlaceInLine(...call: Call<'waitingRoomPlaceInLine'>): Result<Answer<'waitingRoomPlaceInLine'>, Context>;
     waitingRoomPositions(...call: Call<'waitingRoomPositions'>): Result<Answer<'waitingRoomPositions'>, Context>;
-    waitingRoomLineSnapshot(...call: Call<'waitingRoomLineSnapshot'>): Result<Answer<'waitingRoomLineSnapshot'>, Context>;
+    waitingRoomLogHead(...call: Call<'waitingRoomLogHead'>): Result<Answer<'waitingRoomLogHead'>, Context>;
     waitingRoomMarkSeen(...call: Call<'waitingRoomMarkSeen'>): Result<Answer<'waitingRoomMarkSeen'>, Context>;
     waitingRoomRecentReleases(...call: Call<'waitingRoomRecentReleases'>): Result<Answer<'waitingRoomRecentReleases'>, Context>;
     waitingRoomTouch(...call: Call<'waitingRoomTouch'>): Result<Answer<'waitingRoomTouch'>, Context>;
@@ -221,7 +221,7 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomGet: ['get'],
   waitingRoomPlaceInLine: ['place-in-line'],
   waitingRoomPositions: ['positions'],
-  waitingRoomLineSnapshot: ['line-snapshot'],
+  waitingRoomLogHead: ['log-head'],
   waitingRoomMarkSeen: ['mark-seen'],
   waitingRoomRecentReleases: ['recent-releases'],
   waitingRoomTouch: ['touch'],

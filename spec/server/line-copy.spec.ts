@@ -42,11 +42,30 @@ class Tail extends EventEmitter {
     return Promise.resolve(String(this.version));
   }
 
+  /** The log and the line's version, read together (a transaction of XREAD and HGET). */
+  multi() {
+    const calls: Promise<unknown>[] = [];
+    const transaction = {
+      xread: (...args: (string | number)[]) => {
+        calls.push(this.xread(...args));
+        return transaction;
+      },
+      hget: () => {
+        calls.push(this.hget());
+        return transaction;
+      },
+      exec: async () => (await Promise.all(calls)).map((reply) => [null, reply]),
+    };
+    return transaction;
+  }
+
   zcard(): Promise<number> {
     return Promise.resolve(this.places.length);
   }
 
+  /** Logs `entries`: the line's version is the last one's (unless Redis's own is later). */
   deliver(...entries: Entry[]): void {
+    for (const [, fields] of entries) this.version = Math.max(this.version, Number(fields[1]));
     const waiting = this.waiting;
     this.waiting = undefined;
     if (waiting) waiting([['log', entries]]);
@@ -139,6 +158,7 @@ describe("an instance's copy of the line", () => {
     expect(copy.position('a')).toBeUndefined();
     expect(copy.position('c')).toEqual({ position: 2, ticket: 3, served: 0 });
 
+    redisHolds([10, 0, '10-0'], tail.places);
     tail.deliver(entry(10, 0, '!'));
     await settle();
     expect(reads).toBe(3);

@@ -165,14 +165,18 @@ export class LineCopy {
       }
       if (page.length > 0) paged = Number(page.at(-1));
       for (;;) {
-        const reply = await this.options.tail.xread('COUNT', READ_COUNT, 'STREAMS', this.options.keys.log, readId);
-        const entries = reply?.[0][1] ?? [];
+        // The log and the line's version read together: a version past the log's last entry means
+        // entries were trimmed before they were read (the log emptied leaves no gap to see).
+        const [entries, current] = await this.drain(readId);
         for (const entry of entries) {
           if (Number(fieldsOf(entry[1]).v) !== expected++) throw new Overtaken('the log was trimmed past the load');
           buffered.push(entry);
           readId = entry[0];
         }
-        if (entries.length < READ_COUNT) break;
+        if (entries.length < READ_COUNT) {
+          if (current !== expected - 1) throw new Overtaken('the log was trimmed past the load');
+          break;
+        }
       }
       if (this.epoch !== epoch) throw new Overtaken('the connection broke during the load');
       if (page.length < 2 * this.pageSize) break;
@@ -187,6 +191,15 @@ export class LineCopy {
     // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
     this.known = this.version < previous ? this.version : Math.max(this.known, this.version);
     this.loaded = true;
+  }
+
+  /** The log's entries after `id` (up to READ_COUNT), and the line's version, in one step. */
+  private async drain(id: string): Promise<[entries: LogEntry[], version: number]> {
+    const { tail, keys } = this.options;
+    const replies = await tail.multi().xread('COUNT', READ_COUNT, 'STREAMS', keys.log, id).hget(keys.meta, 'v').exec();
+    const [[readError, read] = [], [versionError, version] = []] = replies ?? [];
+    if (readError ?? versionError) throw readError ?? versionError;
+    return [(read as [string, LogEntry[]][] | null)?.[0][1] ?? [], Number(version ?? 0)];
   }
 
   /**

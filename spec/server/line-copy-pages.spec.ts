@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { defineStoreCommands, SCRIPT_KEYS } from '../../server/store/redis/commands';
-import { LineCopy, type LogHead } from '../../server/store/redis/line-copy';
+import { LineCopy } from '../../server/store/redis/line-copy';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
@@ -19,7 +19,7 @@ let server: RedisServer;
 let admin: Redis;
 const room = 'big:';
 let writer: RedisStore;
-let held: Entry[] = [];
+const held: Entry[] = [];
 let sessions = 0;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -147,7 +147,8 @@ describe("a gateway's copy of a long line", () => {
     const copy = new LineCopy({
       tail: pagedTail,
       keys: { log: `${room}log`, meta: `${room}meta`, waiting: `${room}waiting` },
-      head: async () => (await (client.waitingRoomLogHead as (...call: string[]) => Promise<[number, LogHead]>)(...keys, room, '0'))[1],
+      head: async () =>
+        (await client.waitingRoomLogHead(...(keys as [string, string, string, string, string, string, string, string, string, string]), room, '0'))[1],
       pageSize: 5000,
     });
     copy.start();

@@ -198,7 +198,8 @@ export class LineCopy {
     const { tail, keys } = this.options;
     const replies = await tail.multi().xread('COUNT', READ_COUNT, 'STREAMS', keys.log, id).hget(keys.meta, 'v').exec();
     const [[readError, read] = [], [versionError, version] = []] = replies ?? [];
-    if (readError ?? versionError) throw readError ?? versionError;
+    const error = readError ?? versionError;
+    if (error) throw error;
     return [(read as [string, LogEntry[]][] | null)?.[0][1] ?? [], Number(version ?? 0)];
   }
 

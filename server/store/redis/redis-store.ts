@@ -197,6 +197,11 @@ export class RedisStore implements QueueStore {
     return Promise.resolve(copied);
   }
 
+  /** Whether queue_info's polls are answered from this instance's copy of the line now (loaded and confirmed). */
+  get answersFromCopy(): boolean {
+    return this.lineCopy?.ready ?? false;
+  }
+
   /** The copy of the line, started at the first poll: a store that answers none holds none. */
   private copy(): LineCopy {
     if (this.lineCopy) return this.lineCopy;

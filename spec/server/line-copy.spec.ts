@@ -243,6 +243,35 @@ describe("an instance's copy of the line", () => {
     expect(copy.position('d')).toEqual({ position: 3, ticket: 4, served: 1 });
   });
 
+  it('should read the line again when it was reordered during the pages (a draw), and hold the new order', async () => {
+    redisHolds(
+      [5, 0, '5-0'],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
+    tail.pages = 0;
+    tail.afterPage = (page) => {
+      if (page !== 1) return;
+      // The draw swaps a and c after a's page was read.
+      tail.places = [
+        ['c', 1],
+        ['b', 2],
+        ['a', 3],
+      ];
+      tail.deliver(entry(6, 0, '!'));
+      redisHolds([6, 0, '6-0'], tail.places);
+    };
+    const before = reads;
+    tail.deliver(entry(6, 0, '!'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    expect(reads).toBe(before + 2);
+    expect(['a', 'b', 'c'].map((uuid) => copy.position(uuid)?.position)).toEqual([3, 2, 1]);
+  });
+
   it('should not answer once a connection broke (Redis may be a replica promoted without the last writes) until it has read the line again', async () => {
     expect(copy.position('a')).toEqual({ position: 1, ticket: 1, served: 0 });
     redisHolds([4, 0, '4-0'], [['b', 2]]);

@@ -411,7 +411,7 @@ function million(result: MillionResult): string[] {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...result.loads.map(
       (row) =>
-        `| ${row.places} | ${row.way} | ${row.error ? `failed: ${row.error}` : ms(row.loadMs)} | ${ms(row.longestCallMs)} (${row.longestCall}) | ${row.slowCalls} | ` +
+        `| ${row.places} | ${row.way} | ${row.error ? `failed: ${row.error}` : ms(row.loadMs)} | ${ms(row.longestCallMs)} (${row.longestCall}) | ${row.slowCalls}${row.slowest.length > 0 ? ` (${row.slowest.join(', ')})` : ''} | ` +
         `${row.refused} of ${row.trafficCalls} | ${row.grew} | ${row.releasedTwice} | ${row.gatewayBytesPerPlace === null ? '–' : `${row.gatewayBytesPerPlace} B`} | ${row.wrong ?? '–'} |`,
     ),
   ];

@@ -31,9 +31,8 @@ class Tail extends EventEmitter {
     });
   }
 
-  zrangebyscore(_key: string, after: string, _max: string, _scores: string, _limit: string, _offset: number, count: number): Promise<string[]> {
-    const from = after === '-inf' ? -Infinity : Number(after.slice(1));
-    const page = this.places.filter(([, ticket]) => ticket > from).slice(0, count);
+  zrangebyscore(_key: string, min: number, max: number): Promise<string[]> {
+    const page = this.places.filter(([, ticket]) => ticket >= min && ticket <= max);
     this.afterPage?.(++this.pages);
     return Promise.resolve(page.flatMap(([uuid, ticket]) => [uuid, String(ticket)]));
   }
@@ -84,11 +83,12 @@ describe("an instance's copy of the line", () => {
   let reads: number;
   let copy: LineCopy;
 
-  /** The line Redis holds from now on, and the log's head a read of it starts from. */
-  const redisHolds = (head: LogHead, places: [string, number][]) => {
-    heads.push(head);
+  /** The line Redis holds from now on, and the log's head a read of it starts from (its tickets: the head's, and the last). */
+  const redisHolds = ([version, served, lastId]: [number, number, string], places: [string, number][]) => {
+    const last = Math.max(0, ...places.map(([, ticket]) => ticket));
+    heads.push([version, served, lastId, places[0]?.[1] ?? last + 1, last]);
     tail.places = places;
-    tail.version = head[0];
+    tail.version = version;
   };
 
   beforeEach(async () => {
@@ -225,13 +225,15 @@ describe("an instance's copy of the line", () => {
     tail.afterPage = (page) => {
       if (page !== 1) return;
       // Entries 6 and 7 were trimmed before they were read: the copy cannot know a left.
-      tail.places = [
-        ['b', 2],
-        ['c', 3],
-      ];
-      redisHolds([8, 1, '8-0'], tail.places);
+      redisHolds(
+        [8, 1, '8-0'],
+        [
+          ['b', 2],
+          ['c', 3],
+          ['d', 4],
+        ],
+      );
       tail.deliver(entry(8, 1, '+4:d'));
-      tail.places = [...tail.places, ['d', 4]];
     };
     const before = reads;
     tail.deliver(entry(6, 0, '!'));

@@ -110,7 +110,7 @@ interface Commands {
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
   waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[]] | null };
   waitingRoomPositions: { args: string[]; reply: number[] };
-  waitingRoomLogHead: { args: []; reply: [version: number, served: number, lastId: string] };
+  waitingRoomLogHead: { args: []; reply: [version: number, served: number, lastId: string, first: number, last: number] };
   waitingRoomMarkSeen: { args: string[]; reply: number };
   waitingRoomRecentReleases: { args: []; reply: [served: number, times: string[]] };
   waitingRoomTouch: { args: [uuid: string, now: number]; reply: 0 | 1 };

@@ -19,8 +19,10 @@ export interface LineCopyOptions {
 
 /** Longest a read of the log blocks in Redis before it is sent again (the tail's timeout adds the store's). */
 export const BLOCK_MS = 1000;
-/** Places read in one call while loading: a few ms of Redis each, whatever the line's length. */
-export const PAGE_SIZE = 5000;
+/** Tickets read in one call while loading (at most as many places): a few ms of Redis each, whatever the line's length. */
+export const PAGE_SIZE = 2000;
+/** Pages asked for before the one being read is applied. */
+const PAGES_AHEAD = 4;
 /** Entries taken from the log in one read. */
 const READ_COUNT = 1000;
 /** Wait before trying again after the log could not be read (Redis away, a draw under way). */
@@ -147,23 +149,32 @@ export class LineCopy {
   private async load(): Promise<void> {
     const epoch = this.epoch;
     const previous = this.version;
-    const [version, served, lastId] = await this.options.head();
+    const [version, served, lastId, first, last] = await this.options.head();
     const line = new RankedLine();
     const tickets = new Map<string, number>();
     const buffered: LogEntry[] = [];
     let readId = lastId;
     let expected = version + 1;
-    let after = '-inf';
-    /** The last ticket the pages held. */
-    let paged = 0;
-    for (;;) {
-      const page = await this.options.tail.zrangebyscore(this.options.keys.waiting, after, '+inf', 'WITHSCORES', 'LIMIT', 0, this.pageSize);
+    // Pages by ticket range, each at most a page's places (tickets are distinct integers), so that
+    // the next ones can be asked for before this one is read: Redis serves them meanwhile.
+    const pages = Math.max(0, Math.ceil((last - first + 1) / this.pageSize));
+    const asked: Promise<string[]>[] = [];
+    let next = 0;
+    const ask = () => {
+      for (; asked.length < PAGES_AHEAD && next < pages; next++) {
+        const from = first + next * this.pageSize;
+        asked.push(this.options.tail.zrangebyscore(this.options.keys.waiting, from, Math.min(from + this.pageSize - 1, last), 'WITHSCORES'));
+      }
+    };
+    ask();
+    while (asked.length > 0) {
+      const page = await asked.shift()!;
+      ask();
       // Mid-draw, two places may share a ticket for a moment: `push` refuses, and the load is tried again.
       for (let i = 0; i + 1 < page.length; i += 2) {
         line.push(Number(page[i + 1]), page[i]);
         tickets.set(page[i], Number(page[i + 1]));
       }
-      if (page.length > 0) paged = Number(page.at(-1));
       for (;;) {
         // The log and the line's version read together: a version past the log's last entry means
         // entries were trimmed before they were read (the log emptied leaves no gap to see).
@@ -179,15 +190,13 @@ export class LineCopy {
         }
       }
       if (this.epoch !== epoch) throw new Overtaken('the connection broke during the load');
-      if (page.length < 2 * this.pageSize) break;
-      after = `(${paged}`;
     }
     this.line = line;
     this.tickets = tickets;
     this.served = served;
     this.version = version;
     this.lastId = lastId;
-    if (!this.catchUp(buffered, paged)) throw new Overtaken('the line was reordered during the load');
+    if (!this.catchUp(buffered, last)) throw new Overtaken('the line was reordered during the load');
     // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
     this.known = this.version < previous ? this.version : Math.max(this.known, this.version);
     this.loaded = true;
@@ -204,9 +213,10 @@ export class LineCopy {
   }
 
   /**
-   * Applies the entries logged while the pages were read; false at a reorder. An arrival with a
-   * ticket up to `paged`, the last ticket the pages held, came before the page that covered it was
-   * read: the copy holds it then, or it was gone by then (its leaving comes later in the log).
+   * Applies the entries logged while the pages were read; false at a reorder. The pages held the
+   * places with a ticket up to `paged`, the last given at the log's head; every arrival logged
+   * since has a larger one. A place that left is removed if the copy holds it (its page was read
+   * before it left), and skipped if not (read after): a uuid never waits twice.
    */
   private catchUp(entries: readonly LogEntry[], paged: number): boolean {
     for (const [id, fields] of entries) {

@@ -166,6 +166,23 @@ export class LineCopy {
         asked.push(this.options.tail.zrangebyscore(this.options.keys.waiting, from, Math.min(from + this.pageSize - 1, last), 'WITHSCORES'));
       }
     };
+    // The log and the line's version read together: a version past the log's last entry means
+    // entries were trimmed before they were read (the log emptied leaves no gap to see).
+    const drainLog = async () => {
+      for (;;) {
+        const [entries, current] = await this.drain(readId);
+        for (const entry of entries) {
+          if (Number(fieldsOf(entry[1]).v) !== expected++) throw new Overtaken('the log was trimmed past the load');
+          buffered.push(entry);
+          readId = entry[0];
+        }
+        if (entries.length < READ_COUNT) {
+          if (current !== expected - 1) throw new Overtaken('the log was trimmed past the load');
+          return;
+        }
+      }
+    };
+    let read = 0;
     ask();
     while (asked.length > 0) {
       const page = await asked.shift()!;
@@ -175,20 +192,8 @@ export class LineCopy {
         line.push(Number(page[i + 1]), page[i]);
         tickets.set(page[i], Number(page[i + 1]));
       }
-      for (;;) {
-        // The log and the line's version read together: a version past the log's last entry means
-        // entries were trimmed before they were read (the log emptied leaves no gap to see).
-        const [entries, current] = await this.drain(readId);
-        for (const entry of entries) {
-          if (Number(fieldsOf(entry[1]).v) !== expected++) throw new Overtaken('the log was trimmed past the load');
-          buffered.push(entry);
-          readId = entry[0];
-        }
-        if (entries.length < READ_COUNT) {
-          if (current !== expected - 1) throw new Overtaken('the log was trimmed past the load');
-          break;
-        }
-      }
+      // The log drained every few pages (a few ms of Redis apart), and after the last.
+      if (++read % PAGES_AHEAD === 0 || asked.length === 0) await drainLog();
       if (this.epoch !== epoch) throw new Overtaken('the connection broke during the load');
     }
     this.line = line;

@@ -163,7 +163,10 @@ export class LineCopy {
     const ask = () => {
       for (; asked.length < PAGES_AHEAD && next < pages; next++) {
         const from = first + next * this.pageSize;
-        asked.push(this.options.tail.zrangebyscore(this.options.keys.waiting, from, Math.min(from + this.pageSize - 1, last), 'WITHSCORES'));
+        const page = this.options.tail.zrangebyscore(this.options.keys.waiting, from, Math.min(from + this.pageSize - 1, last), 'WITHSCORES');
+        // A load given up (a reorder, the store closed) leaves pages asked for and never read.
+        page.catch(() => undefined);
+        asked.push(page);
       }
     };
     // The log and the line's version read together: a version past the log's last entry means

@@ -50,7 +50,8 @@ export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', '
 
 /**
  * Entries the line's log keeps (about: trimmed by whole nodes). An instance's copy that falls
- * further behind reads the whole line again; a few seconds of a busy line's changes are enough.
+ * further behind loads the line again; a copy loading drains the log every few pages, so a few
+ * seconds of a busy line's changes are enough however long the line (line-copy.ts).
  */
 export const LOG_LENGTH = 10_000;
 

@@ -7,6 +7,7 @@ import type { StoreComparisonResult } from './capacity/stores';
 import { formatFigure, formatRatio, type ComparedFigure } from './compare';
 import type { EstimateResult } from './estimate-accuracy';
 import type { DropResult } from './drop';
+import type { MillionResult } from './million';
 import type { DownloadFigures, GatewayOverheadResult, ThroughputFigures } from './gateway-overhead';
 import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
@@ -44,6 +45,7 @@ export interface BenchResults {
   readonly admission?: AdmissionResult;
   readonly opening?: OpeningResult;
   readonly drop?: DropResult;
+  readonly million?: MillionResult;
   readonly ramps?: readonly RampResult[];
   readonly startup?: StartupResult;
   readonly connectorPass?: ConnectorPassResult;
@@ -102,6 +104,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.admission) lines.push('', ...admission(results.admission));
   if (results.opening) lines.push('', '## Opening bursts (adaptive admission, virtual clock)', '', openingMarkdown(results.opening));
   if (results.drop) lines.push('', ...drop(results.drop));
+  if (results.million) lines.push('', ...million(results.million));
   for (const ramp of results.ramps ?? []) lines.push('', ...rampReport(ramp));
   if (results.startup) lines.push('', ...startupReport(results.startup));
   if (results.connectorPass) lines.push('', ...connectorPassReport(results.connectorPass));
@@ -388,6 +391,28 @@ function drop(result: DropResult): string[] {
       (row) =>
         `| ${row.store} | ${row.entrants} | ${fixed(row.openingMs)} ms (${fixed(row.drawMs)} ms) | **${row.openingMs <= OPENING_GOAL_MS && row.misplaced === 0 ? 'PASS' : 'MISS'}** | ${row.misplaced} | ${row.bytesPerEntrant} B | ${row.holdsPerSecond} | ${row.spreadMs ?? '–'} ms | ` +
         `${fixed(row.recordMs)} ms, ${kb(row.recordBytes)} (${kb(row.recordGzipBytes)}) | ${fixed(row.verifyMs)} ms |`,
+    ),
+  ];
+}
+
+function million(result: MillionResult): string[] {
+  const ms = (value: number | null) => (value === null ? '–' : `${fixed(value, 1)} ms`);
+  return [
+    '## A million in one room',
+    '',
+    `One room's line on one Redis, filled to ${result.places} places by the store's own \`hold\` (${result.holdsPerSecond} a second, ${result.fillSeconds} s), ` +
+      "then a gateway joining while arrivals, releases and polls flow (a gateway's own calls, 1 s timeout; the polls are of places spread over the line, by the joining gateway, " +
+      'whose answers must never grow; each release must release a place once): its copy loaded in pages, ' +
+      "beside the whole line read in one script as the copy did before. The longest call is SLOWLOG's; the heap is the gateway's after a full GC; " +
+      `2,000 of the copy's answers are then checked against Redis's. Redis: ${result.redisBytesPerPlace} B a place; ` +
+      `\`stats\` and \`recentReleases\` (the store's part of \`/admin/stats\` and of the console's sample) at ${result.places}: median ${ms(result.statsMs.median)}, longest ${ms(result.statsMs.max)} of 50.`,
+    '',
+    '| places | load | time | longest Redis call | calls over 50 ms | traffic refused | positions grown | released twice | gateway heap a place | wrong answers |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...result.loads.map(
+      (row) =>
+        `| ${row.places} | ${row.way} | ${row.error ? `failed: ${row.error}` : ms(row.loadMs)} | ${ms(row.longestCallMs)} (${row.longestCall}) | ${row.slowCalls}${row.slowest.length > 0 ? ` (${row.slowest.join(', ')})` : ''} | ` +
+        `${row.refused} of ${row.trafficCalls} | ${row.grew} | ${row.releasedTwice} | ${row.gatewayBytesPerPlace === null ? '–' : `${row.gatewayBytesPerPlace} B`} | ${row.wrong ?? '–'} |`,
     ),
   ];
 }

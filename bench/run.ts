@@ -20,6 +20,8 @@
  *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
+ *   BENCH_MILLION_PLACES=1000000  million (only when BENCH_ONLY names it): one room's line on one Redis, a gateway's copy
+ *                             of it loaded in pages beside the whole line read in one script, at 100,000, 300,000 and this size
  *   BENCH_BOT_SOLVES=15       bot check: solves of each kind in Chromium (the bot's native solves: 40)
  *   BENCH_STARTUP_RUNS=5      starts of the server each way (compiled, and TypeScript through tsx)
  *   BENCH_RAMP_STORES=memory,redis BENCH_RAMP_STEP=2500 BENCH_RAMP_MAX=40000 BENCH_RAMP_SECONDS=10 BENCH_RAMP_RELEASE_PER_MINUTE=600
@@ -46,6 +48,7 @@ import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type Adm
 import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from './admission/opening';
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureDrop, type DropResult } from './drop';
+import { measureMillion, type MillionResult } from './million';
 import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck, type BotCheckResult } from './bot-check';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { LOCALES } from '../locales';
@@ -86,6 +89,7 @@ const KNOWN_PARTS = [
   'connector',
   'ramp',
   'soak',
+  'million',
 ];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
@@ -260,6 +264,14 @@ async function main(): Promise<void> {
     }
     if (only.has('drop')) partDone('drop');
 
+    let million: MillionResult | undefined;
+    if (only.has('million')) {
+      const places = Math.floor(numberFromEnv('BENCH_MILLION_PLACES', 1_000_000, 1000));
+      log(`million: ${places} places in one room on one Redis, and a gateway's copy of the line…`);
+      million = await withRedis((redisUrl) => measureMillion({ places, checkpoints: [100_000, 300_000], redisUrl, log }));
+      partDone('million');
+    }
+
     const ramps: RampResult[] = [];
     if (only.has('ramp')) {
       const stores = (process.env.BENCH_RAMP_STORES || 'memory,redis').split(',').map((store) => store.trim());
@@ -346,6 +358,7 @@ async function main(): Promise<void> {
       admission,
       opening,
       drop,
+      million,
       ramps: ramps.length > 0 ? ramps : undefined,
       startup,
       botCheck,

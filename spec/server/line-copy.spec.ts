@@ -1,41 +1,74 @@
+import { EventEmitter } from 'node:events';
 import type Redis from 'ioredis';
-import { LineCopy, type LineSnapshot } from '../../server/store/redis/line-copy';
+import { LineCopy, type LogHead } from '../../server/store/redis/line-copy';
 
 type Entry = [id: string, fields: string[]];
 
 /**
- * The copy's own connection, played by hand: each read of the log waits for the entries the test
- * delivers. Redis itself is in store-redis.spec.ts; here the order in which the log and the
- * instance's own replies arrive is chosen, which a real Redis does not let a test choose.
+ * The copy's own connection, played by hand: the line is read in pages from `places`, and each
+ * blocking read of the log waits for the entries the test delivers (a read that does not block
+ * takes those already delivered). Redis itself is in store-redis.spec.ts; here the order in which
+ * the pages, the log and the instance's own replies arrive is chosen, which a real Redis does not
+ * let a test choose.
  */
-class Tail {
+class Tail extends EventEmitter {
   status = 'ready';
   version = 0;
-  size = 0;
+  /** The line as Redis holds it: uuid and ticket, in ticket order. */
+  places: [string, number][] = [];
+  pages = 0;
+  /** Run after each page is read, before the log is drained. */
+  afterPage?: (page: number) => void;
   private waiting?: (reply: [string, Entry[]][] | null) => void;
-  private queued: Entry[][] = [];
+  private queued: Entry[] = [];
 
-  xread(): Promise<[string, Entry[]][] | null> {
-    const entries = this.queued.shift();
-    if (entries) return Promise.resolve([['log', entries]]);
+  xread(...args: (string | number)[]): Promise<[string, Entry[]][] | null> {
+    const entries = this.queued.splice(0);
+    if (entries.length > 0) return Promise.resolve([['log', entries]]);
+    if (!args.includes('BLOCK')) return Promise.resolve(null);
     return new Promise((resolve) => {
       this.waiting = resolve;
     });
+  }
+
+  zrangebyscore(_key: string, min: number, max: number): Promise<string[]> {
+    const page = this.places.filter(([, ticket]) => ticket >= min && ticket <= max);
+    this.afterPage?.(++this.pages);
+    return Promise.resolve(page.flatMap(([uuid, ticket]) => [uuid, String(ticket)]));
   }
 
   hget(): Promise<string> {
     return Promise.resolve(String(this.version));
   }
 
-  zcard(): Promise<number> {
-    return Promise.resolve(this.size);
+  /** The log and the line's version, read together (a transaction of XREAD and HGET). */
+  multi() {
+    const calls: Promise<unknown>[] = [];
+    const transaction = {
+      xread: (...args: (string | number)[]) => {
+        calls.push(this.xread(...args));
+        return transaction;
+      },
+      hget: () => {
+        calls.push(this.hget());
+        return transaction;
+      },
+      exec: async () => (await Promise.all(calls)).map((reply) => [null, reply]),
+    };
+    return transaction;
   }
 
+  zcard(): Promise<number> {
+    return Promise.resolve(this.places.length);
+  }
+
+  /** Logs `entries`: the line's version is the last one's (unless Redis's own is later). */
   deliver(...entries: Entry[]): void {
+    for (const [, fields] of entries) this.version = Math.max(this.version, Number(fields[1]));
     const waiting = this.waiting;
     this.waiting = undefined;
     if (waiting) waiting([['log', entries]]);
-    else this.queued.push(entries);
+    else this.queued.push(...entries);
   }
 }
 
@@ -46,18 +79,35 @@ const settle = async () => {
 
 describe("an instance's copy of the line", () => {
   let tail: Tail;
-  let snapshots: LineSnapshot[];
+  let heads: LogHead[];
   let reads: number;
   let copy: LineCopy;
 
+  /** The line Redis holds from now on, and the log's head a read of it starts from (its tickets: the head's, and the last). */
+  const redisHolds = ([version, served, lastId]: [number, number, string], places: [string, number][]) => {
+    const last = Math.max(0, ...places.map(([, ticket]) => ticket));
+    heads.push([version, served, lastId, places[0]?.[1] ?? last + 1, last]);
+    tail.places = places;
+    tail.version = version;
+  };
+
   beforeEach(async () => {
     tail = new Tail();
-    snapshots = [[5, 0, '5-0', ['a', '1', 'b', '2', 'c', '3']]];
+    heads = [];
+    redisHolds(
+      [5, 0, '5-0'],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
     reads = 0;
     copy = new LineCopy({
       tail: tail as unknown as Redis,
       keys: { log: 'log', meta: 'meta', waiting: 'waiting' },
-      snapshot: () => Promise.resolve(snapshots[Math.min(reads++, snapshots.length - 1)]),
+      head: () => Promise.resolve(heads[Math.min(reads++, heads.length - 1)]),
+      pageSize: 2,
     });
     copy.start();
     await settle();
@@ -95,18 +145,25 @@ describe("an instance's copy of the line", () => {
   });
 
   it('should read the line again at a missing version, at a reorder, and when Redis starts again from 1', async () => {
-    snapshots.push([9, 0, '9-0', ['b', '2', 'c', '3']]);
+    redisHolds(
+      [9, 0, '9-0'],
+      [
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
     tail.deliver(entry(7, 0, '-a'));
     await settle();
     expect(reads).toBe(2);
     expect(copy.position('a')).toBeUndefined();
     expect(copy.position('c')).toEqual({ position: 2, ticket: 3, served: 0 });
 
+    redisHolds([10, 0, '10-0'], tail.places);
     tail.deliver(entry(10, 0, '!'));
     await settle();
     expect(reads).toBe(3);
 
-    snapshots.push([1, 0, '1-0', ['e', '1']]);
+    redisHolds([1, 0, '1-0'], [['e', 1]]);
     tail.deliver(entry(1, 0, '+1:e'));
     await settle();
     expect(reads).toBe(4);
@@ -120,5 +177,115 @@ describe("an instance's copy of the line", () => {
     expect(copy.position('a')).toBeUndefined();
     tail.status = 'ready';
     expect(copy.position('a')).toEqual({ position: 1, ticket: 1, served: 0 });
+  });
+
+  it('should read the line in pages, and apply once each change logged meanwhile, before or after its page', async () => {
+    redisHolds(
+      [5, 0, '5-0'],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+        ['d', 4],
+        ['e', 5],
+      ],
+    );
+    tail.pages = 0;
+    // After the first page (a, b): a leaves (already read), c leaves (not read yet), f arrives
+    // and is read by the last page, g arrives after it.
+    tail.afterPage = (page) => {
+      if (page === 1) {
+        tail.places = tail.places.filter(([uuid]) => uuid !== 'a' && uuid !== 'c').concat([['f', 6]]);
+        tail.deliver(entry(6, 1, '-a'), entry(7, 1, '-c'), entry(8, 1, '+6:f'));
+      }
+      if (page === 3) tail.deliver(entry(9, 1, '+7:g'));
+    };
+    tail.deliver(entry(6, 0, '!'));
+    await settle();
+
+    expect(tail.pages).toBe(3);
+    expect(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((uuid) => copy.position(uuid)?.position)).toEqual([undefined, 1, undefined, 2, 3, 4, 5]);
+    expect(copy.position('g')).toEqual({ position: 5, ticket: 7, served: 1 });
+    // It follows the log from there.
+    tail.deliver(entry(10, 2, '-b'));
+    await settle();
+    expect(copy.position('d')).toEqual({ position: 1, ticket: 4, served: 2 });
+  });
+
+  it('should read the line again when the log was trimmed past it during the pages, and then hold what Redis holds', async () => {
+    redisHolds(
+      [5, 0, '5-0'],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
+    tail.pages = 0;
+    tail.afterPage = (page) => {
+      if (page !== 1) return;
+      // Entries 6 and 7 were trimmed before they were read: the copy cannot know a left.
+      redisHolds(
+        [8, 1, '8-0'],
+        [
+          ['b', 2],
+          ['c', 3],
+          ['d', 4],
+        ],
+      );
+      tail.deliver(entry(8, 1, '+4:d'));
+    };
+    const before = reads;
+    tail.deliver(entry(6, 0, '!'));
+    // It tries again after a pause (RETRY_MS).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    expect(reads).toBe(before + 2);
+    expect(copy.position('a')).toBeUndefined();
+    expect(copy.position('d')).toEqual({ position: 3, ticket: 4, served: 1 });
+  });
+
+  it('should read the line again when it was reordered during the pages (a draw), and hold the new order', async () => {
+    redisHolds(
+      [5, 0, '5-0'],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
+    tail.pages = 0;
+    tail.afterPage = (page) => {
+      if (page !== 1) return;
+      // The draw swaps a and c after a's page was read.
+      tail.places = [
+        ['c', 1],
+        ['b', 2],
+        ['a', 3],
+      ];
+      tail.deliver(entry(6, 0, '!'));
+      redisHolds([6, 0, '6-0'], tail.places);
+    };
+    const before = reads;
+    tail.deliver(entry(6, 0, '!'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    expect(reads).toBe(before + 2);
+    expect(['a', 'b', 'c'].map((uuid) => copy.position(uuid)?.position)).toEqual([3, 2, 1]);
+  });
+
+  it('should not answer once a connection broke (Redis may be a replica promoted without the last writes) until it has read the line again', async () => {
+    expect(copy.position('a')).toEqual({ position: 1, ticket: 1, served: 0 });
+    redisHolds([4, 0, '4-0'], [['b', 2]]);
+    tail.emit('close');
+    expect(copy.position('a')).toBeUndefined();
+    // The blocked read of the log comes back on the new connection, and the copy reads the line again.
+    tail.deliver();
+    await settle();
+    expect(copy.position('a')).toBeUndefined();
+    expect(copy.position('b')).toEqual({ position: 1, ticket: 2, served: 0 });
+
+    copy.disconnected();
+    expect(copy.position('b')).toBeUndefined();
   });
 });

@@ -54,7 +54,8 @@ export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', '
 
 /**
  * Entries the line's log keeps (about: trimmed by whole nodes). An instance's copy that falls
- * further behind reads the whole line again; a few seconds of a busy line's changes are enough.
+ * further behind loads the line again; a copy loading drains the log every few pages, so a few
+ * seconds of a busy line's changes are enough however long the line (line-copy.ts).
  */
 export const LOG_LENGTH = 10_000;
 
@@ -118,7 +119,7 @@ interface Commands {
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
   waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[]] | null };
   waitingRoomPositions: { args: string[]; reply: number[] };
-  waitingRoomLineSnapshot: { args: []; reply: [version: number, served: number, lastId: string, line: string[]] };
+  waitingRoomLogHead: { args: []; reply: [version: number, served: number, lastId: string, first: number, last: number] };
   waitingRoomMarkSeen: { args: string[]; reply: number };
   waitingRoomRecentReleases: { args: []; reply: [served: number, times: string[]] };
   waitingRoomTouch: { args: [uuid: string, now: number]; reply: 0 | 1 };
@@ -189,7 +190,7 @@ declare module 'ioredis' {
     waitingRoomGet(...call: Call<'waitingRoomGet'>): Result<Answer<'waitingRoomGet'>, Context>;
     waitingRoomPlaceInLine(...call: Call<'waitingRoomPlaceInLine'>): Result<Answer<'waitingRoomPlaceInLine'>, Context>;
     waitingRoomPositions(...call: Call<'waitingRoomPositions'>): Result<Answer<'waitingRoomPositions'>, Context>;
-    waitingRoomLineSnapshot(...call: Call<'waitingRoomLineSnapshot'>): Result<Answer<'waitingRoomLineSnapshot'>, Context>;
+    waitingRoomLogHead(...call: Call<'waitingRoomLogHead'>): Result<Answer<'waitingRoomLogHead'>, Context>;
     waitingRoomMarkSeen(...call: Call<'waitingRoomMarkSeen'>): Result<Answer<'waitingRoomMarkSeen'>, Context>;
     waitingRoomRecentReleases(...call: Call<'waitingRoomRecentReleases'>): Result<Answer<'waitingRoomRecentReleases'>, Context>;
     waitingRoomTouch(...call: Call<'waitingRoomTouch'>): Result<Answer<'waitingRoomTouch'>, Context>;
@@ -231,7 +232,7 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomGet: ['get'],
   waitingRoomPlaceInLine: ['place-in-line'],
   waitingRoomPositions: ['positions'],
-  waitingRoomLineSnapshot: ['line-snapshot'],
+  waitingRoomLogHead: ['log-head'],
   waitingRoomMarkSeen: ['mark-seen'],
   waitingRoomRecentReleases: ['recent-releases'],
   waitingRoomTouch: ['touch'],

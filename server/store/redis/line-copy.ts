@@ -3,24 +3,38 @@ import { RankedLine } from '../ranked-line';
 import type { Position } from '../types';
 import type { CommandReply } from './commands';
 
-/** The line as the snapshot script reads it: its version, served, the log's last entry id, and uuid, ticket, … in ticket order. */
-export type LineSnapshot = CommandReply<'waitingRoomLineSnapshot'>;
+/** Where the copy starts following the log: the line's version and served there, and the log's last entry id. */
+export type LogHead = CommandReply<'waitingRoomLogHead'>;
 
 export interface LineCopyOptions {
-  /** Reads the whole line in one step (the `waitingRoomLineSnapshot` script). */
-  readonly snapshot: () => Promise<LineSnapshot>;
-  /** A connection of the copy's own: it blocks on the log. */
+  /** Reads the log's head and the line's version there in one step (the `waitingRoomLogHead` script). */
+  readonly head: () => Promise<LogHead>;
+  /** A connection of the copy's own: it reads the line's pages and blocks on the log. */
   readonly tail: RedisClient;
   /** The store's keys (with its prefix) the copy reads: the log, and to check itself when idle, the line and its version. */
   readonly keys: { readonly log: string; readonly meta: string; readonly waiting: string };
+  /** Places read from the line in one call. Default `PAGE_SIZE`. */
+  readonly pageSize?: number;
 }
 
 /** Longest a read of the log blocks in Redis before it is sent again (the tail's timeout adds the store's). */
 export const BLOCK_MS = 1000;
+/** Tickets read in one call while loading (at most as many places): a few ms of Redis each, whatever the line's length. */
+export const PAGE_SIZE = 2000;
+/** Pages asked for before the one being read is applied. */
+const PAGES_AHEAD = 4;
 /** Entries taken from the log in one read. */
 const READ_COUNT = 1000;
 /** Wait before trying again after the log could not be read (Redis away, a draw under way). */
 const RETRY_MS = 200;
+
+type LogEntry = [id: string, fields: string[]];
+
+/** A client's events that say a connection broke: a Redis's ('close'), or a Cluster node's ('-node'). */
+export const BROKEN = ['close', '-node'] as const;
+
+/** The load was overtaken (a gap in the log, a reorder, a new connection): read the line again. */
+class Overtaken extends Error {}
 
 /**
  * This instance's own copy of the shared line, so that queue_info's polls, by far the most
@@ -29,12 +43,20 @@ const RETRY_MS = 200;
  * call that changes the line logs its changes in one entry of a stream (`publishChanges` in
  * lua/prelude.lua), which the copy reads on a connection of its own, blocking, and applies in order.
  *
- * The copy answers only when it can answer right: loaded, on a live connection, and with every
- * change this instance has itself made applied (`written`), so that an instance reads its own
- * writes. A place it does not hold (released, pending its bot check, unknown, or entered through
- * another instance a moment ago) is left to Redis. Entries are numbered: one missed (the log
- * trimmed past a copy that fell behind, Redis emptied or restarted), a reorder (an event's draw)
- * or a broken connection, and the copy reads the whole line again.
+ * The copy loads without holding Redis: it notes the log's head, then reads the line in pages by
+ * ticket, each a short call, and between two pages drains the log into a buffer, so that the log
+ * never runs ahead of it however long the whole load takes (only one page's time must stay within
+ * the log's length). Once the last page is in, the buffered entries are applied in order, each
+ * change once: a place entered that a later page already holds, or gone before its page was read,
+ * is skipped (tickets only grow, and a uuid never waits twice). See docs/architecture.md.
+ *
+ * The copy answers only when it can answer right: loaded, on a live connection that has not broken
+ * since it loaded (a failover may have lost the last writes the copy holds), and with every change
+ * this instance has itself made applied (`written`), so that an instance reads its own writes. A
+ * place it does not hold (released, pending its bot check, unknown, or entered through another
+ * instance a moment ago) is left to Redis. Entries are numbered: one missed (the log trimmed past
+ * a copy that fell behind, Redis emptied or restarted), a reorder (an event's draw) or a broken
+ * connection, and the copy reads the line again, in pages.
  */
 export class LineCopy {
   private line = new RankedLine();
@@ -47,9 +69,20 @@ export class LineCopy {
   private lastId = '0-0';
   private loaded = false;
   private closed = false;
+  /** Grows at every broken connection: a load begun before it is not trusted. */
+  private epoch = 0;
   private running?: Promise<void>;
+  private readonly pageSize: number;
+  private readonly unconfirm = () => {
+    this.epoch++;
+    this.loaded = false;
+  };
 
-  constructor(private readonly options: LineCopyOptions) {}
+  constructor(private readonly options: LineCopyOptions) {
+    this.pageSize = options.pageSize ?? PAGE_SIZE;
+    // A new connection may lead to another Redis (a replica promoted, without the last writes).
+    for (const event of BROKEN) options.tail.on(event, this.unconfirm);
+  }
 
   /** Starts reading the line, once. */
   start(): void {
@@ -65,6 +98,14 @@ export class LineCopy {
     if (version > this.known) this.known = version;
   }
 
+  /**
+   * The store's own connection broke: Redis may be another one now, without the last writes the
+   * copy holds. The copy stops answering until it has read the line again.
+   */
+  disconnected(): void {
+    this.unconfirm();
+  }
+
   /** The place's position from the copy, or undefined when the copy cannot tell it: ask Redis. */
   position(uuid: string): Position | undefined {
     if (!this.loaded || this.version < this.known || this.options.tail.status !== 'ready') return undefined;
@@ -74,10 +115,16 @@ export class LineCopy {
     return position === undefined ? undefined : { position, ticket, served: this.served };
   }
 
+  /** Whether the copy answers now (loaded, and confirmed since its connection last broke). */
+  get ready(): boolean {
+    return this.loaded;
+  }
+
   /** Stops following the log; the tail connection is the caller's to close. */
   close(): void {
     this.closed = true;
     this.loaded = false;
+    for (const event of BROKEN) this.options.tail.off(event, this.unconfirm);
   }
 
   private async follow(): Promise<void> {
@@ -94,25 +141,100 @@ export class LineCopy {
     }
   }
 
+  /**
+   * Reads the line in pages by ticket while draining the log into a buffer, then applies the
+   * buffer: the copy then holds the line as of the log's last entry read. A gap in the log (a page
+   * slower than the log is long), a reorder, or a broken connection meanwhile, and it begins again.
+   */
   private async load(): Promise<void> {
-    const [version, served, lastId, places] = await this.options.snapshot();
+    const epoch = this.epoch;
+    const previous = this.version;
+    const [version, served, lastId, first, last] = await this.options.head();
     const line = new RankedLine();
     const tickets = new Map<string, number>();
-    // Mid-draw, two places may share a ticket for a moment: `push` refuses, and the load is tried again.
-    for (let i = 0; i + 1 < places.length; i += 2) {
-      const uuid = places[i];
-      const ticket = Number(places[i + 1]);
-      line.push(ticket, uuid);
-      tickets.set(uuid, ticket);
+    const buffered: LogEntry[] = [];
+    let readId = lastId;
+    let expected = version + 1;
+    // Pages by ticket range, each at most a page's places (tickets are distinct integers), so that
+    // the next ones can be asked for before this one is read: Redis serves them meanwhile.
+    const pages = Math.max(0, Math.ceil((last - first + 1) / this.pageSize));
+    const asked: Promise<string[]>[] = [];
+    let next = 0;
+    const ask = () => {
+      for (; asked.length < PAGES_AHEAD && next < pages; next++) {
+        const from = first + next * this.pageSize;
+        const page = this.options.tail.zrangebyscore(this.options.keys.waiting, from, Math.min(from + this.pageSize - 1, last), 'WITHSCORES');
+        // A load given up (a reorder, the store closed) leaves pages asked for and never read.
+        page.catch(() => undefined);
+        asked.push(page);
+      }
+    };
+    // The log and the line's version read together: a version past the log's last entry means
+    // entries were trimmed before they were read (the log emptied leaves no gap to see).
+    const drainLog = async () => {
+      for (;;) {
+        const [entries, current] = await this.drain(readId);
+        for (const entry of entries) {
+          if (Number(fieldsOf(entry[1]).v) !== expected++) throw new Overtaken('the log was trimmed past the load');
+          buffered.push(entry);
+          readId = entry[0];
+        }
+        if (entries.length < READ_COUNT) {
+          if (current !== expected - 1) throw new Overtaken('the log was trimmed past the load');
+          return;
+        }
+      }
+    };
+    let read = 0;
+    ask();
+    while (asked.length > 0) {
+      const page = await asked.shift()!;
+      ask();
+      // Mid-draw, two places may share a ticket for a moment: `push` refuses, and the load is tried again.
+      for (let i = 0; i + 1 < page.length; i += 2) {
+        line.push(Number(page[i + 1]), page[i]);
+        tickets.set(page[i], Number(page[i + 1]));
+      }
+      // The log drained every few pages (a few ms of Redis apart), and after the last.
+      if (++read % PAGES_AHEAD === 0 || asked.length === 0) await drainLog();
+      if (this.epoch !== epoch) throw new Overtaken('the connection broke during the load');
     }
-    // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
-    this.known = version < this.version ? version : Math.max(this.known, version);
     this.line = line;
     this.tickets = tickets;
-    this.version = version;
     this.served = served;
+    this.version = version;
     this.lastId = lastId;
+    if (!this.catchUp(buffered, last)) throw new Overtaken('the line was reordered during the load');
+    // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
+    this.known = this.version < previous ? this.version : Math.max(this.known, this.version);
     this.loaded = true;
+  }
+
+  /** The log's entries after `id` (up to READ_COUNT), and the line's version, in one step. */
+  private async drain(id: string): Promise<[entries: LogEntry[], version: number]> {
+    const { tail, keys } = this.options;
+    const replies = await tail.multi().xread('COUNT', READ_COUNT, 'STREAMS', keys.log, id).hget(keys.meta, 'v').exec();
+    const [[readError, read] = [], [versionError, version] = []] = replies ?? [];
+    const error = readError ?? versionError;
+    if (error) throw error;
+    return [(read as [string, LogEntry[]][] | null)?.[0][1] ?? [], Number(version ?? 0)];
+  }
+
+  /**
+   * Applies the entries logged while the pages were read; false at a reorder. The pages held the
+   * places with a ticket up to `paged`, the last given at the log's head; every arrival logged
+   * since has a larger one. A place that left is removed if the copy holds it (its page was read
+   * before it left), and skipped if not (read after): a uuid never waits twice.
+   */
+  private catchUp(entries: readonly LogEntry[], paged: number): boolean {
+    for (const [id, fields] of entries) {
+      const entry = fieldsOf(fields);
+      if (!this.applyChanges(entry.c ?? '', paged)) return false;
+      this.version = Number(entry.v);
+      this.served = Number(entry.s);
+      this.lastId = id;
+    }
+    return true;
   }
 
   /**
@@ -127,13 +249,13 @@ export class LineCopy {
   }
 
   /** Applies the log's entries in order; stops (and the copy is read again) at a gap or a reorder. */
-  private apply(entries: readonly [string, string[]][]): void {
+  private apply(entries: readonly LogEntry[]): void {
     for (const [id, fields] of entries) {
       const entry = fieldsOf(fields);
       const version = Number(entry.v);
       // Entries after the last one read always follow it: any other version is a gap, or a Redis
       // emptied or replaced, whose versions start again from 1.
-      if (version !== this.version + 1 || !this.applyChanges(entry.c ?? '')) {
+      if (version !== this.version + 1 || !this.applyChanges(entry.c ?? '', 0)) {
         this.loaded = false;
         return;
       }
@@ -143,8 +265,11 @@ export class LineCopy {
     }
   }
 
-  /** False when the changes cannot be applied to the copy as it is: it must be read again. */
-  private applyChanges(changes: string): boolean {
+  /**
+   * False when the changes cannot be applied to the copy as it is: it must be read again. Arrivals
+   * with a ticket up to `paged` are already accounted for by the pages (see `catchUp`).
+   */
+  private applyChanges(changes: string, paged: number): boolean {
     for (const change of changes.split(',')) {
       if (change.startsWith('-')) {
         const uuid = change.slice(1);
@@ -156,6 +281,7 @@ export class LineCopy {
         const colon = change.indexOf(':');
         const ticket = Number(change.slice(1, colon));
         const uuid = change.slice(colon + 1);
+        if (ticket <= paged) continue;
         try {
           this.line.push(ticket, uuid);
         } catch {

@@ -16,7 +16,7 @@ import {
 import { PlacesPerAddressError, StoreUnavailableError } from '../errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { Deadlines } from './deadline';
-import { BLOCK_MS, LineCopy } from './line-copy';
+import { BLOCK_MS, BROKEN, LineCopy } from './line-copy';
 import { PositionBatch } from './position-batch';
 import { SeenMarks } from './seen-marks';
 import {
@@ -98,6 +98,8 @@ export class RedisStore implements QueueStore {
   private readonly connectWaitMs: number;
   private readonly deadlines: Deadlines;
   private readonly onReady = () => this.deadlines.reset();
+  /** The store's connection broke: Redis may be another one when it comes back (`LineCopy.disconnected`). */
+  private readonly onBroken = () => this.lineCopy?.disconnected();
   private upgrade?: Promise<unknown>;
   /** Set once the line of a previous version has been looked for (`upgrade-list-line.lua`). */
   private upgradeDone = false;
@@ -140,6 +142,7 @@ export class RedisStore implements QueueStore {
     this.deadlines = new Deadlines(client, this.commandTimeoutMs, this.keys[0]);
     // A new connection may lead to another Redis, with another clock.
     client.on('ready', this.onReady);
+    for (const event of BROKEN) client.on(event, this.onBroken);
   }
 
   async admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean> {
@@ -206,6 +209,11 @@ export class RedisStore implements QueueStore {
     return Promise.resolve(copied);
   }
 
+  /** Whether queue_info's polls are answered from this instance's copy of the line now (loaded and confirmed). */
+  get answersFromCopy(): boolean {
+    return this.lineCopy?.ready ?? false;
+  }
+
   /** The copy of the line, started at the first poll: a store that answers none holds none. */
   private copy(): LineCopy {
     if (this.lineCopy) return this.lineCopy;
@@ -216,7 +224,7 @@ export class RedisStore implements QueueStore {
     this.lineCopy = new LineCopy({
       tail,
       keys: { log: key('log'), meta: key('meta'), waiting: key('waiting') },
-      snapshot: () => this.run('waitingRoomLineSnapshot', []),
+      head: () => this.run('waitingRoomLogHead', []),
     });
     this.lineCopy.start();
     return this.lineCopy;
@@ -373,6 +381,7 @@ export class RedisStore implements QueueStore {
     this.lineCopy?.close();
     this.tail?.disconnect();
     this.client.off('ready', this.onReady);
+    for (const event of BROKEN) this.client.off(event, this.onBroken);
     if (this.ownsClient) await closeRedis(this.client);
   }
 

@@ -1,0 +1,317 @@
+/**
+ * A million in one room, on one Redis: the line filled by the store's own calls (`hold`, sent
+ * together), then a gateway joining while arrivals, releases and polls flow. For each size
+ * measured (a smaller one on the way, then the full line):
+ * - the gateway's copy loaded in pages (today's `LineCopy`): from its first poll to answering
+ *   from its copy, the longest Redis call meanwhile (SLOWLOG), the traffic's calls refused, the
+ *   gateway's heap per place (after a full GC), and a sample of its answers checked against Redis;
+ * - the whole line read in one script, as the copy did before (`ZRANGE 0 -1` with the log's head):
+ *   its time in Redis (SLOWLOG) and the traffic refused meanwhile, at the sizes where it can run;
+ * and once, at the full size: Redis's memory per place, and the store's part of `/admin/stats` and
+ * of the console's sample (`stats`, `recentReleases`).
+ */
+import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import Redis from 'ioredis';
+import { RedisStore } from '../server/store/redis/redis-store';
+import type { ReleasePolicy } from '../server/store/types';
+
+export interface MillionOptions {
+  readonly places: number;
+  /** Sizes on the way at which the loads are measured too (the full size always is). */
+  readonly checkpoints: readonly number[];
+  readonly redisUrl: string;
+  readonly log: (line: string) => void;
+}
+
+export interface LoadRow {
+  /** Places waiting when the load began. */
+  readonly places: number;
+  readonly way: 'pages' | 'one script';
+  /** From the first poll (or the script sent) to the copy answering (or the script's reply), ms. */
+  readonly loadMs: number | null;
+  /** The longest Redis call while it loaded, ms, and which. */
+  readonly longestCallMs: number;
+  readonly longestCall: string;
+  /** Calls over 50 ms while it loaded, and the longest three of them. */
+  readonly slowCalls: number;
+  readonly slowest: readonly string[];
+  /** The traffic's calls (arrivals, releases, polls) refused while it loaded, of those made. */
+  readonly refused: number;
+  readonly trafficCalls: number;
+  /** Polls of the gateway whose position was larger than the one it gave the same place before (must be 0). */
+  readonly grew: number;
+  /** Places the traffic's releases released a second time (must be 0). */
+  readonly releasedTwice: number;
+  /** The gateway's heap per place, bytes (pages only). */
+  readonly gatewayBytesPerPlace: number | null;
+  /** Sampled answers of the copy that differ from Redis's (pages only; must be 0). */
+  readonly wrong: number | null;
+  readonly error?: string;
+}
+
+export interface MillionResult {
+  readonly places: number;
+  readonly fillSeconds: number;
+  readonly holdsPerSecond: number;
+  readonly redisBytesPerPlace: number;
+  readonly loads: readonly LoadRow[];
+  /** `stats` and `recentReleases` at the full size, ms: median and longest of 50. */
+  readonly statsMs: { readonly median: number; readonly max: number };
+}
+
+const t0 = Date.UTC(2030, 0, 1);
+const policy: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 300_000, perMinute: 600, abandonMs: 24 * 3_600_000 };
+const get = { method: 'GET', uri: '/tickets?show=42' };
+const SLOW_US = 50_000;
+const SAMPLE = 2000;
+/** The copy's load before this change: the whole line and the log's head in one script. */
+const ONE_SCRIPT = `local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local version = tonumber(redis.call('HGET', KEYS[2], 'v') or '0')
+return {version, tonumber(redis.call('HGET', KEYS[2], 's') or '0'), last[1] and last[1][1] or '0-0', redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')}`;
+
+export async function measureMillion(options: MillionOptions): Promise<MillionResult> {
+  const { places, redisUrl, log } = options;
+  const prefix = `million-${Date.now()}:`;
+  const probe = new Redis(redisUrl);
+  // The fill sends its calls by the thousand: a longer wait for each than a gateway's.
+  const writer = new RedisStore(redisUrl, { prefix, localLine: false, commandTimeoutMs: 5000 });
+  // The traffic meanwhile is a gateway's own, with its default timeout: a call Redis holds too long is refused.
+  const others = new RedisStore(redisUrl, { prefix, localLine: false });
+  let filledOffset = 0;
+  let sessions = 0;
+  /** The places the traffic polls, and how many polls it made. */
+  let polled: string[] = [];
+  let polls = 0;
+  const released = new Set<string>();
+  let now = t0;
+  // A call refused (Redis held up by the machine's other work) did not run: the same session again, a few times.
+  const holdOnce = async (session: string) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await writer.hold(session, 0, get, now);
+      } catch (error) {
+        if (attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  };
+  const arrive = (count: number) => Promise.all(Array.from({ length: count }, () => holdOnce(`s${++sessions}`)));
+  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
+  try {
+    await arrive(1);
+    const before = await usedMemory();
+    const loads: LoadRow[] = [];
+    const filling = performance.now();
+    const sizes = [...options.checkpoints.filter((size) => size < places), places];
+    for (const size of sizes) {
+      log(`million: filling the line to ${size} places…`);
+      while (sessions < size) {
+        // Two batches on their way at once: Redis runs one while the other is built and read.
+        await Promise.all([arrive(Math.min(1000, size - sessions)), arrive(Math.max(0, Math.min(1000, size - sessions - 1000)))]);
+        if (sessions % 100_000 < 2000) log(`million: ${sessions} places, ${Math.round((performance.now() - filling) / 1000)} s`);
+      }
+      const paused = performance.now();
+      loads.push(await loadInPages(size));
+      loads.push(await loadInOneScript(size));
+      if (size === places) break;
+      // The measurements are not part of the fill's time.
+      filledOffset += performance.now() - paused;
+    }
+    const fillSeconds = (performance.now() - filling - filledOffset) / 1000;
+    const redisBytesPerPlace = Math.round(((await usedMemory()) - before) / places);
+    const timings: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const start = performance.now();
+      await Promise.all([writer.stats(now), writer.recentReleases()]);
+      timings.push(performance.now() - start);
+    }
+    timings.sort((a, b) => a - b);
+    return {
+      places,
+      fillSeconds: Math.round(fillSeconds),
+      holdsPerSecond: Math.round(places / fillSeconds),
+      redisBytesPerPlace,
+      loads,
+      statsMs: { median: round(timings[25]), max: round(timings[49]) },
+    };
+  } finally {
+    await Promise.all([writer.close(), others.close()]);
+    await probe.flushall().catch(() => undefined);
+    probe.disconnect();
+  }
+
+  /**
+   * Arrivals, releases and polls while `during` runs: the calls made and those refused, the places
+   * released twice, and `reader`'s answers larger than its earlier ones for the same place.
+   */
+  async function withTraffic<T>(
+    during: () => Promise<T>,
+    reader: RedisStore = others,
+  ): Promise<[T, { calls: number; refused: number; grew: number; releasedTwice: number }]> {
+    const counts = { calls: 0, refused: 0, grew: 0, releasedTwice: 0 };
+    const told = new Map<string, number>();
+    const poll = async (uuid: string) => {
+      const answer = await reader.position(uuid, now);
+      const before = told.get(uuid);
+      if (answer && answer.position > 0) {
+        if (before !== undefined && answer.position > before) counts.grew++;
+        told.set(uuid, answer.position);
+      }
+    };
+    const release = async () => {
+      for (const entry of (await others.release(2, now, policy)).released) {
+        if (released.has(entry.uuid)) counts.releasedTwice++;
+        released.add(entry.uuid);
+      }
+    };
+    let flowing = true;
+    const traffic = (async () => {
+      while (flowing) {
+        now += 20;
+        const steps: Promise<unknown>[] = [
+          ...Array.from({ length: 5 }, () => others.hold(`s${++sessions}`, 0, get, now)),
+          release(),
+          ...Array.from({ length: 20 }, () => poll(polled[polls++ % polled.length])),
+        ];
+        counts.calls += steps.length;
+        await Promise.all(steps.map((step) => step.catch(() => counts.refused++)));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    try {
+      return [await during(), counts];
+    } finally {
+      flowing = false;
+      await traffic;
+    }
+  }
+
+  async function slowlogReset(): Promise<void> {
+    await probe.config('SET', 'slowlog-log-slower-than', '1000');
+    await probe.config('SET', 'slowlog-max-len', '10000');
+    await probe.slowlog('RESET');
+  }
+
+  /** The longest call since the reset, and the calls over 50 ms (the bench's own SLOWLOG and CONFIG calls left out). */
+  async function longest(): Promise<{ ms: number; call: string; over: number; slowest: string[] }> {
+    const entries = ((await probe.slowlog('GET', 10_000)) as [number, number, number, string[]][])
+      .filter(([, , , command]) => !['slowlog', 'config', 'info'].includes(command[0].toLowerCase()))
+      .map(([, , micros, command]) => ({
+        ms: round(micros / 1000),
+        call: ['evalsha', 'eval'].includes(command[0].toLowerCase()) ? 'a script' : command[0].toLowerCase(),
+      }))
+      .sort((a, b) => b.ms - a.ms);
+    const over = entries.filter((entry) => entry.ms > SLOW_US / 1000);
+    return {
+      ms: entries[0]?.ms ?? 0,
+      call: entries[0]?.call ?? '–',
+      over: over.length,
+      slowest: over.slice(0, 3).map((entry) => `${entry.call} ${entry.ms} ms`),
+    };
+  }
+
+  /** Uuids spread over the line, one every size / SAMPLE places. */
+  async function spread(size: number): Promise<string[]> {
+    const found = await Promise.all(
+      Array.from({ length: SAMPLE }, (_, i) =>
+        probe.zrange(`${prefix}waiting`, String(Math.floor((i * size) / SAMPLE)), String(Math.floor((i * size) / SAMPLE))),
+      ),
+    );
+    return found.flat();
+  }
+
+  async function loadInPages(size: number): Promise<LoadRow> {
+    log(`million: a gateway joins at ${size} places, its copy loaded in pages…`);
+    const heapBefore = heap();
+    polled = await spread(size);
+    await slowlogReset();
+    const gateway = new RedisStore(redisUrl, { prefix });
+    try {
+      const [loadMs, traffic] = await withTraffic(async () => {
+        const start = performance.now();
+        await gateway.position(`nobody`, now);
+        while (!gateway.answersFromCopy) {
+          if (performance.now() - start > 120_000) return null;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return performance.now() - start;
+      }, gateway);
+      const slow = await longest();
+      const gatewayBytesPerPlace = Math.round((heap() - heapBefore) / size);
+      // Once the log has brought the last changes: the copy's answers against Redis's.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const uuids = await spread(size - 10_000);
+      let wrong = 0;
+      for (const uuid of uuids) {
+        const [copied, truth] = await Promise.all([gateway.position(uuid, now), writer.position(uuid, now)]);
+        if (copied?.position !== truth?.position) wrong++;
+      }
+      return {
+        places: size,
+        way: 'pages',
+        loadMs: loadMs === null ? null : round(loadMs),
+        longestCallMs: slow.ms,
+        longestCall: slow.call,
+        slowCalls: slow.over,
+        slowest: slow.slowest,
+        refused: traffic.refused,
+        trafficCalls: traffic.calls,
+        grew: traffic.grew,
+        releasedTwice: traffic.releasedTwice,
+        gatewayBytesPerPlace,
+        wrong,
+      };
+    } finally {
+      await gateway.close();
+    }
+  }
+
+  async function loadInOneScript(size: number): Promise<LoadRow> {
+    log(`million: the whole line of ${size} read in one script, as the copy did before…`);
+    polled = await spread(size);
+    await slowlogReset();
+    const reader = new Redis(redisUrl, { commandTimeout: 60_000 });
+    try {
+      const [outcome, traffic] = await withTraffic(async () => {
+        const start = performance.now();
+        try {
+          await reader.eval(ONE_SCRIPT, 3, `${prefix}log`, `${prefix}meta`, `${prefix}waiting`);
+          return { ms: performance.now() - start };
+        } catch (error) {
+          return { ms: null, error: (error as Error).message };
+        }
+      });
+      const slow = await longest();
+      return {
+        places: size,
+        way: 'one script',
+        loadMs: outcome.ms === null ? null : round(outcome.ms),
+        longestCallMs: slow.ms,
+        longestCall: slow.call,
+        slowCalls: slow.over,
+        slowest: slow.slowest,
+        refused: traffic.refused,
+        trafficCalls: traffic.calls,
+        grew: traffic.grew,
+        releasedTwice: traffic.releasedTwice,
+        gatewayBytesPerPlace: null,
+        wrong: null,
+        ...(outcome.error ? { error: outcome.error } : {}),
+      };
+    } finally {
+      reader.disconnect();
+    }
+  }
+}
+
+function heap(): number {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+const round = (value: number) => Math.round(value * 10) / 10;

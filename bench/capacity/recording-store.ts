@@ -45,7 +45,9 @@ export class RecordingStore implements QueueStore {
   startPrequeue: QueueStore['startPrequeue'] = (...args) => this.inner.startPrequeue(...args);
   openEvent: QueueStore['openEvent'] = (...args) => this.inner.openEvent(...args);
   entrantsOf: QueueStore['entrantsOf'] = (...args) => this.inner.entrantsOf(...args);
-  applyDraw: QueueStore['applyDraw'] = (...args) => this.inner.applyDraw(...args);
+  unkeyedEntrants: QueueStore['unkeyedEntrants'] = (...args) => this.inner.unkeyedEntrants(...args);
+  addDrawKeys: QueueStore['addDrawKeys'] = (...args) => this.inner.addDrawKeys(...args);
+  placeDrawn: QueueStore['placeDrawn'] = (...args) => this.inner.placeDrawn(...args);
   claimAnnouncement: QueueStore['claimAnnouncement'] = (...args) => this.inner.claimAnnouncement(...args);
   countAfter: QueueStore['countAfter'] = (...args) => this.inner.countAfter(...args);
   forgetEvent: QueueStore['forgetEvent'] = (...args) => this.inner.forgetEvent(...args);

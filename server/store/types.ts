@@ -106,6 +106,11 @@ export interface ReleasePolicy extends AdmissionLimits {
    * `random` queueing). Places drawn from the middle do not count in `served`.
    */
   readonly random?: boolean;
+  /**
+   * The id of an event whose draw is being placed (`EventStore.placeDrawn`): releases stop at the
+   * last entrant it has placed, so that nobody passes an entrant whose rank is not placed yet.
+   */
+  readonly drawing?: string;
 }
 
 /** What queue_info needs, read in one step. */

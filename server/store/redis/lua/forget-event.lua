@@ -1,2 +1,3 @@
 -- args: id.
-redis.call('DEL', eventKey(args[1]), eventKey(args[1]) .. ':order', eventKey(args[1]) .. ':frozen')
+local key = eventKey(args[1])
+redis.call('DEL', key, key .. ':order', key .. ':frozen', key .. ':keys')

@@ -117,23 +117,37 @@ local function positionOf(uuid, released)
   return rank and rank + 1 or 0
 end
 
+-- While event `id`'s draw is being placed (see place-drawn.lua), the last ticket a release may
+-- reach: its placed mark, behind which wait entrants not yet placed. Nil once drawn, or for ''.
+local function drawnUpTo(id)
+  if id == nil or id == '' then return nil end
+  local state = redis.call('HMGET', prefix .. 'ev:' .. id, 'drawn', 'pc', 'after')
+  if state[1] then return nil end
+  return tonumber(state[2] or state[3] or '0')
+end
+
 -- Releases from the head of the line; "served" counts every place that leaves it, the silent
 -- ones dropped there included. With a seed (an event's random queueing), each release draws
 -- uniformly among those waiting instead, and served does not count them: they leave from
--- anywhere. Returns {served after it, the released entries in order}.
-local function releaseNext(count, now, sessionMs, abandonMs, seed)
+-- anywhere. With a limit (`drawnUpTo`), only places with a ticket up to it leave. Returns
+-- {served after it, the released entries in order}.
+local function releaseNext(count, now, sessionMs, abandonMs, seed, limit)
   local out = {}
   local left = 0
   if seed then math.randomseed(seed) end
   while #out < count do
     local head
     if seed then
-      local size = redis.call('ZCARD', waiting)
+      local size = limit and redis.call('ZCOUNT', waiting, '-inf', int(limit)) or redis.call('ZCARD', waiting)
       if size == 0 then break end
       local rank = math.random(size) - 1
       head = redis.call('ZRANGE', waiting, rank, rank)
       redis.call('ZREM', waiting, head[1])
     else
+      if limit then
+        local first = redis.call('ZRANGE', waiting, 0, 0, 'WITHSCORES')
+        if #first == 0 or tonumber(first[2]) > limit then break end
+      end
       head = redis.call('ZPOPMIN', waiting)
       if #head == 0 then break end
       left = left + 1

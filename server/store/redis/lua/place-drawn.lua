@@ -43,7 +43,7 @@ end
 redis.call('HSET', key, 'pc', int(mark))
 if #members < count then
   redis.call('HSET', key, 'drawn', '1')
-  redis.call('DEL', keys, key .. ':frozen')
+  redis.call('UNLINK', keys, key .. ':frozen')
   return {1, #order}
 end
 return {0, #order}

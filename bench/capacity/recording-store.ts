@@ -22,6 +22,7 @@ export class RecordingStore implements QueueStore {
   revoke: QueueStore['revoke'] = (...args) => this.inner.revoke(...args);
   admittedUntil: QueueStore['admittedUntil'] = (...args) => this.inner.admittedUntil(...args);
   hold: QueueStore['hold'] = (...args) => this.inner.hold(...args);
+  arrive: QueueStore['arrive'] = (...args) => this.inner.arrive(...args);
   enterLine: QueueStore['enterLine'] = (...args) => this.inner.enterLine(...args);
   dropPending: QueueStore['dropPending'] = (...args) => this.inner.dropPending(...args);
   get: QueueStore['get'] = (...args) => this.inner.get(...args);

@@ -6,6 +6,7 @@ import type { DrawKey, DrawStep, EventState, StoredEvents, UnkeyedEntrants } fro
 import type { DropEvent } from '../domain/events/event';
 import type {
   AdmissionLimits,
+  Arrival,
   Entry,
   EntryState,
   HeldRequest,
@@ -218,6 +219,19 @@ export class MemoryStore implements QueueStore {
   async get(uuid: string): Promise<Entry | undefined> {
     const entry = this.entries.get(uuid);
     return entry && { ...entry };
+  }
+
+  async arrive(
+    sessionId: string,
+    userId: number,
+    request: HeldRequest,
+    now: number,
+    limits: AdmissionLimits | undefined,
+    options?: HoldOptions,
+  ): Promise<Arrival> {
+    if (limits && (await this.admit(sessionId, now, limits))) return { admitted: true };
+    const entry = await this.hold(sessionId, userId, request, now, options);
+    return { admitted: false, place: (await this.placeInLine(entry.uuid, now)) as PlaceInLine };
   }
 
   async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {

@@ -113,6 +113,9 @@ export interface ReleasePolicy extends AdmissionLimits {
   readonly drawing?: string;
 }
 
+/** What a protected request's arrival meets (`arrive`): let through, or held, with its place. */
+export type Arrival = { readonly admitted: true } | { readonly admitted: false; readonly place: PlaceInLine };
+
 /** What queue_info needs, read in one step. */
 export interface PlaceInLine {
   readonly entry: Entry;
@@ -231,6 +234,13 @@ export interface QueueStore extends EventStore {
    * `PlacesPerAddressError`.
    */
   hold(sessionId: string, userId: number, request: HeldRequest, now: number, options?: HoldOptions): Promise<Entry>;
+
+  /**
+   * A protected request's arrival, in one step: `admit` with `limits` (undefined: nobody is let
+   * through, as in a pre-queue); when not admitted, `hold` with `options`, and the place as
+   * `placeInLine` reads it. Throws `PlacesPerAddressError` as `hold` does.
+   */
+  arrive(sessionId: string, userId: number, request: HeldRequest, now: number, limits: AdmissionLimits | undefined, options?: HoldOptions): Promise<Arrival>;
 
   /**
    * A pending place enters the line, at the back (its bot check passed): it gets the next ticket

@@ -105,6 +105,22 @@ interface Commands {
     ];
     reply: EntryReply | 0;
   };
+  waitingRoomArrive: {
+    args: [
+      sessionId: string,
+      now: number,
+      activeLimit: Optional<number>,
+      sessionMs: number,
+      userId: number,
+      request: string,
+      newUuid: string,
+      address: string,
+      placesPerAddress: number,
+      pendingUntil: Optional<number>,
+      keep: '1' | '',
+    ];
+    reply: [1] | [2] | [0, [entry: EntryReply, position: number, recentReleases: string[]]];
+  };
   waitingRoomEnterLine: { args: [uuid: string, now: number]; reply: 'waiting' | 'released' | null };
   waitingRoomDropPending: { args: [uuid: string]; reply: 0 | 1 };
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
@@ -176,6 +192,7 @@ declare module 'ioredis' {
     waitingRoomAdmit(...call: Call<'waitingRoomAdmit'>): Result<Answer<'waitingRoomAdmit'>, Context>;
     waitingRoomRevoke(...call: Call<'waitingRoomRevoke'>): Result<Answer<'waitingRoomRevoke'>, Context>;
     waitingRoomHold(...call: Call<'waitingRoomHold'>): Result<Answer<'waitingRoomHold'>, Context>;
+    waitingRoomArrive(...call: Call<'waitingRoomArrive'>): Result<Answer<'waitingRoomArrive'>, Context>;
     waitingRoomEnterLine(...call: Call<'waitingRoomEnterLine'>): Result<Answer<'waitingRoomEnterLine'>, Context>;
     waitingRoomDropPending(...call: Call<'waitingRoomDropPending'>): Result<Answer<'waitingRoomDropPending'>, Context>;
     waitingRoomGet(...call: Call<'waitingRoomGet'>): Result<Answer<'waitingRoomGet'>, Context>;
@@ -218,6 +235,7 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomAdmit: ['admit'],
   waitingRoomRevoke: ['revoke'],
   waitingRoomHold: ['hold'],
+  waitingRoomArrive: ['arrive'],
   waitingRoomEnterLine: ['enter-line'],
   waitingRoomDropPending: ['drop-pending'],
   waitingRoomGet: ['get'],

@@ -33,6 +33,7 @@ import {
 } from './commands';
 import type {
   AdmissionLimits,
+  Arrival,
   Entry,
   EntryState,
   HeldRequest,
@@ -159,6 +160,34 @@ export class RedisStore implements QueueStore {
     const reply = await this.run('waitingRoomHold', [sessionId, userId, encodeRequest(request), now, randomUUID(), address, placesPerAddress, pending, keep]);
     if (reply === 0) throw new PlacesPerAddressError(placesPerAddress);
     return decodeEntry(reply);
+  }
+
+  async arrive(
+    sessionId: string,
+    userId: number,
+    request: HeldRequest,
+    now: number,
+    limits: AdmissionLimits | undefined,
+    options: HoldOptions = {},
+  ): Promise<Arrival> {
+    const { address = '', placesPerAddress = 0, pendingUntil, keepRequest } = options;
+    const reply = await this.run('waitingRoomArrive', [
+      sessionId,
+      now,
+      limits ? limits.activeLimit : '',
+      limits ? limits.sessionMs : 0,
+      userId,
+      encodeRequest(request),
+      randomUUID(),
+      address,
+      placesPerAddress,
+      pendingUntil === undefined ? '' : pendingUntil,
+      keepRequest ? '1' : '',
+    ]);
+    if (reply[0] === 1) return { admitted: true };
+    if (reply[0] === 2) throw new PlacesPerAddressError(placesPerAddress);
+    const [entry, position, recent] = reply[1];
+    return { admitted: false, place: { entry: decodeEntry(entry), position, recentReleases: recent.map(Number) } };
   }
 
   async enterLine(uuid: string, now: number): Promise<EntryState | undefined> {

@@ -196,3 +196,59 @@ local function tellMove(now, interval)
   redis.call('HSET', meta, 'ms', int(s), 'mt', int(now))
   return 1
 end
+
+-- hold.lua's step (see there): the session's place, kept or new. Returns the entry, or 0 when its
+-- address holds the most places already (nothing changes then).
+local function holdPlace(session, userId, request, now, newUuid, address, cap, pendingUntil, keep)
+  local current = redis.call('HGET', sessions, session)
+  if current then
+    local state = redis.call('HMGET', entryKey(current), 't', 'a', 'p')
+    if state[1] and not state[2] then
+      redis.call('HSET', entryKey(current), 'u', userId, 'l', now)
+      if not state[3] then
+        redis.call('ZADD', seen, 'XX', now, current)
+      elseif pendingUntil == '' then
+        enter(current, now)
+      elseif tonumber(pendingUntil) > tonumber(state[3]) then
+        redis.call('HSET', entryKey(current), 'p', pendingUntil)
+        redis.call('ZADD', pending, pendingUntil, current)
+      end
+      if keep ~= '1' then keepRequest(current, request) end
+      return entry(current)
+    end
+  end
+  if address ~= '' and cap > 0 and tonumber(redis.call('HGET', addresses, address) or '0') >= cap then return 0 end
+  if current then forget(current) end
+  redis.call('HSET', entryKey(newUuid), 's', session, 'u', userId, 't', 0, 'h', now, 'l', now)
+  keepRequest(newUuid, request)
+  redis.call('HSET', sessions, session, newUuid)
+  if address ~= '' then
+    redis.call('HSET', entryKey(newUuid), 'ip', address)
+    redis.call('HINCRBY', addresses, address, 1)
+  end
+  if pendingUntil == '' then
+    enter(newUuid, now)
+  else
+    redis.call('HSET', entryKey(newUuid), 'p', pendingUntil)
+    redis.call('ZADD', pending, pendingUntil, newUuid)
+  end
+  return entry(newUuid)
+end
+
+-- admit.lua's step (see there): 1 when the session is admitted, or is now.
+local function admitSession(session, now, activeLimit, sessionMs)
+  expireAdmissions(now)
+  if redis.call('ZSCORE', admitted, session) then return 1 end
+  if redis.call('ZCARD', waiting) > 0 or redis.call('ZCARD', admitted) >= activeLimit then return 0 end
+  redis.call('ZADD', admitted, int(now + sessionMs), session)
+  return 1
+end
+
+-- place-in-line.lua's step (see there): {entry, position, recent release times}, or false.
+local function placeOf(uuid, now)
+  local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
+  if not state[1] then return false end
+  redis.call('HSET', entryKey(uuid), 'l', now)
+  if not state[2] then redis.call('ZADD', seen, 'XX', now, uuid) end
+  return {entry(uuid), positionOf(uuid, state[2]), redis.call('LRANGE', recent, 0, -1)}
+end

@@ -25,8 +25,7 @@ for _, member in ipairs(members) do
     local first = redis.call('ZRANGEBYSCORE', waiting, '(' .. int(mark), int(open), 'WITHSCORES', 'LIMIT', 0, 1)
     local other, target = first[1], tonumber(first[2])
     if other ~= uuid then
-      redis.call('ZADD', waiting, 'XX', target, uuid)
-      redis.call('ZADD', waiting, 'XX', ticket, other)
+      redis.call('ZADD', waiting, 'XX', target, uuid, ticket, other)
       redis.call('HSET', entryKey(uuid), 't', target)
       redis.call('HSET', entryKey(other), 't', ticket)
       changed('=' .. int(target) .. ':' .. uuid)

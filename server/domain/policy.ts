@@ -7,6 +7,8 @@ export interface EventLimits {
   readonly perMinute?: number;
   /** The event's `random` queueing: each release draws among those waiting. */
   readonly random?: boolean;
+  /** The event whose draw is being placed: releases stop at its last entrant placed. */
+  readonly drawing?: string;
 }
 
 /**

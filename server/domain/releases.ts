@@ -55,8 +55,9 @@ export class Releases {
   }
 
   /**
-   * The release loop's step: as many as the limits, the rate and the pause allow now; nobody
-   * while an event's pre-queue waits for its opening (or its draw) or a sale is closed, and
+   * The release loop's step: as many as the limits, the rate and the pause allow now (while a
+   * draw is placed, up to its last entrant placed); nobody while an event's pre-queue waits for
+   * its opening or a sale is closed, and
    * everyone waiting, a batch a step, while a `passthrough` event runs.
    */
   async releaseDue(): Promise<Entry[]> {
@@ -89,7 +90,7 @@ export class Releases {
   async releaseNext(count: number, silent = false): Promise<Entry[]> {
     const { events, store, clock, room } = this.parts;
     if (events.holdsLine(clock.now())) {
-      throw new DomainError('conflict', 'event_prequeue', 'The event has not opened yet (or its draw is under way): nobody is let in before.');
+      throw new DomainError('conflict', 'event_prequeue', 'The event has not opened yet: nobody is let in before.');
     }
     const release = await store.release(count, clock.now(), this.policy);
     if (!silent) await this.announceAll(release);

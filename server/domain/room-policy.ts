@@ -64,4 +64,5 @@ export class RoomPolicy {
   }
 }
 
-const sameEventLimits = (a: EventLimits, b: EventLimits): boolean => a.activeLimit === b.activeLimit && a.perMinute === b.perMinute && a.random === b.random;
+const sameEventLimits = (a: EventLimits, b: EventLimits): boolean =>
+  a.activeLimit === b.activeLimit && a.perMinute === b.perMinute && a.random === b.random && a.drawing === b.drawing;

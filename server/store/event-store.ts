@@ -20,17 +20,42 @@ export interface EventState {
   readonly afterTicket?: number;
   /** The last ticket given at the opening: later arrivals queue behind the entrants. */
   readonly openTicket?: number;
-  /** True once the draw has put the entrants in order in the line. */
+  /** True once the draw has put every entrant in order in the line. */
   readonly drawn?: boolean;
   /** True once an instance has claimed the announcement of the opening (`QueueOpened`). */
   readonly announced?: boolean;
 }
 
+/** A page of an event's entrants whose draw keys are not kept yet (`unkeyedEntrants`). */
+export interface UnkeyedEntrants {
+  readonly uuids: string[];
+  /** The keyed mark once these are keyed: every entrant with a ticket up to it is. */
+  readonly mark: number;
+}
+
+/**
+ * An entrant's draw key: its HMAC-SHA256 with the seed, as 64 lowercase hex digits
+ * (`drawKey` in domain/events/draw.ts). The draw's order is the keys' (then the uuids') order.
+ */
+export interface DrawKey {
+  readonly uuid: string;
+  readonly key: string;
+}
+
+/** What one step of the draw did (`placeDrawn`). */
+export interface DrawStep {
+  /** Entrants it placed (those gone meanwhile are left out). */
+  readonly placed: number;
+  /** True once the draw is done: every entrant placed, the order kept. */
+  readonly done: boolean;
+}
+
 /**
  * The events part of a room's store: their definitions, and each event's transitions, each one
- * atomic and taking effect once whichever instance calls it first. The draw itself is computed by
- * the caller (it needs SHA-256, which Redis scripts lack): `entrantsOf` gives the entrants, and
- * `applyDraw` puts them in order once.
+ * atomic and taking effect once whichever instance calls it first. The draw's keys are computed by
+ * the caller (they need SHA-256, which Redis scripts lack) while the pre-queue fills
+ * (`unkeyedEntrants`, `addDrawKeys`); the store sorts them and places the entrants in steps
+ * (`placeDrawn`), none of which holds it long.
  */
 export interface EventStore {
   /** The room's events and their version. */
@@ -53,28 +78,46 @@ export interface EventStore {
   startPrequeue(id: string, seed: string | null): Promise<EventState>;
 
   /**
-   * Opens event `id`, once: keeps the last ticket given so far as `openTicket`, and freezes its
-   * entrants, the places waiting then with a ticket in (afterTicket, openTicket] (a pre-queue
-   * never started counts as an empty one), so that every instance draws the same. Answers the state.
+   * Opens event `id`, once: keeps the last ticket given so far as `openTicket` (and as
+   * `afterTicket` when its pre-queue never started: an empty one). Its entrants are the places
+   * waiting with a ticket in (afterTicket, openTicket]; the draw places them in steps
+   * (`placeDrawn`), and a place gone before the draw reaches it is left out. Takes the same time
+   * whatever the pre-queue's size. Answers the state.
    */
   openEvent(id: string): Promise<EventState>;
 
   /**
-   * The entrants of event `id` as uuids: once drawn, every entrant in draw order, as kept by
-   * `applyDraw`; once open, those frozen at the opening, in ticket order; before, the places
-   * waiting with a ticket above afterTicket (a place that walked away is no entrant).
+   * The entrants of event `id` as uuids: once drawn, those the draw placed, in draw order;
+   * before, the places waiting with a ticket above afterTicket (up to openTicket once open), in
+   * ticket order (a place that walked away is no entrant). Read in pages: any size.
    */
   entrantsOf(id: string): Promise<string[]>;
 
   /**
-   * Puts the entrants in the order of `uuids` (the frozen entrants, drawn), once: those still
-   * waiting take, in that order, the tickets the entrants held between them (so they stay behind
-   * those who were ahead, and ahead of later arrivals), and `uuids` is kept as the draw. True for
-   * the call that did it, false after. A store may place them in several steps (Redis does, so
-   * that no step holds it long), each one safe to repeat; the draw counts as done, for `drawn`,
-   * only after the last.
+   * Up to `count` entrants of event `id` not yet given their draw key (`addDrawKeys`), in ticket
+   * order, from its pre-queue's start: the draw's keys are computed while the pre-queue fills, so
+   * that the opening has only the last arrivals' left to compute. `mark` is what the keyed mark
+   * becomes once they are keyed: the last one's ticket, or the opening's once no more can come.
    */
-  applyDraw(id: string, uuids: readonly string[]): Promise<boolean>;
+  unkeyedEntrants(id: string, count: number): Promise<UnkeyedEntrants>;
+
+  /**
+   * Keeps the entrants' draw keys (`DrawKey`) and raises the keyed mark to `mark`. Safe to repeat,
+   * and from several instances at once: a key is its uuid's alone. Nothing once drawn.
+   */
+  addDrawKeys(id: string, keys: readonly DrawKey[], mark: number): Promise<void>;
+
+  /**
+   * One step of the draw of event `id`: the next `count` entrants by draw key, those still waiting,
+   * take in that order the first tickets of the pre-queue (each swaps tickets with the place that
+   * held it), and are appended to the kept draw. After every step the first tickets of the
+   * pre-queue hold the entrants drawn so far, in draw order, every entrant not yet placed behind
+   * them; a release given the event as `ReleasePolicy.drawing` stops there. Safe to repeat, to run
+   * from several instances at once, and to take up after a stop, since it goes on from what the
+   * store holds. Undefined (nothing done) until every entrant is keyed, to the opening's ticket.
+   * The step that finds no key left marks the draw done (`drawn`).
+   */
+  placeDrawn(id: string, count: number): Promise<DrawStep | undefined>;
 
   /** Claims the announcement of event `id`'s opening: true for the first call only. */
   claimAnnouncement(id: string): Promise<boolean>;

@@ -6,8 +6,22 @@ import type { Entry, HeldRequest, LimitOverrides } from './types';
 export interface MemoryEventsState {
   readonly version: number;
   readonly list: readonly DropEvent[];
-  readonly states: readonly (readonly [id: string, state: EventState & { readonly frozen?: readonly string[]; readonly order?: readonly string[] }])[];
+  readonly states: readonly (readonly [id: string, state: KeptDraw])[];
 }
+
+/**
+ * An event's state with its draw as the memory store places it: the keyed and placed marks, the
+ * keys not placed yet (key + uuid) and the order so far. `frozen`, the entrants the version before
+ * froze at the opening, is read and no longer used: the draw takes those still waiting.
+ */
+export type KeptDraw = EventState & {
+  readonly frozen?: readonly string[];
+  readonly order?: readonly string[];
+  readonly keys?: readonly string[];
+  readonly keysPlaced?: number;
+  readonly keyedUpTo?: number;
+  readonly placedUpTo?: number;
+};
 
 /**
  * The memory store's whole state as plain JSON (`MemoryStore.toState`), so that a single
@@ -145,6 +159,10 @@ function readEvents(value: unknown): MemoryEventsState {
         ...optional('announced', flag),
         ...optional('frozen', (frozen, path) => list(frozen, path).map((uuid, j) => text(uuid, `${path}[${j}]`))),
         ...optional('order', (order, path) => list(order, path).map((uuid, j) => text(uuid, `${path}[${j}]`))),
+        ...optional('keys', (keys, path) => list(keys, path).map((key, j) => text(key, `${path}[${j}]`))),
+        ...optional('keysPlaced', (count, path) => whole(count, path, 0)),
+        ...optional('keyedUpTo', (ticket, path) => whole(ticket, path, 0)),
+        ...optional('placedUpTo', (ticket, path) => whole(ticket, path, 0)),
       },
     ] as const;
   });

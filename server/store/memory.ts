@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { PlacesPerAddressError } from './errors';
-import { readMemoryStoreState, MEMORY_STATE_VERSION, type MemoryStoreState } from './memory-state';
+import { readMemoryStoreState, MEMORY_STATE_VERSION, type KeptDraw, type MemoryStoreState } from './memory-state';
 import { RankedLine } from './ranked-line';
-import type { EventState, StoredEvents } from './event-store';
+import type { DrawKey, DrawStep, EventState, StoredEvents, UnkeyedEntrants } from './event-store';
 import type { DropEvent } from '../domain/events/event';
 import type {
   AdmissionLimits,
+  Arrival,
   Entry,
   EntryState,
   HeldRequest,
@@ -34,8 +35,8 @@ export const ABANDON_BATCH = 1000;
 
 type MutableEntry = { -readonly [K in keyof Entry]: Entry[K] };
 
-/** An event's state, with the draw's order once it is done. */
-type KeptEventState = EventState & { readonly frozen?: readonly string[]; readonly order?: readonly string[] };
+/** An event's state, with its draw as it is placed (`KeptDraw`). */
+type KeptEventState = KeptDraw;
 
 export interface MemoryStoreOptions {
   /** Numbers in [0, 1) for the draws of `random` releases; Math.random by default. */
@@ -283,6 +284,19 @@ export class MemoryStore implements QueueStore {
     return entry && { ...entry };
   }
 
+  async arrive(
+    sessionId: string,
+    userId: number,
+    request: HeldRequest,
+    now: number,
+    limits: AdmissionLimits | undefined,
+    options?: HoldOptions,
+  ): Promise<Arrival> {
+    if (limits && (await this.admit(sessionId, now, limits))) return { admitted: true };
+    const entry = await this.hold(sessionId, userId, request, now, options);
+    return { admitted: false, place: (await this.placeInLine(entry.uuid, now)) as PlaceInLine };
+  }
+
   async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {
     const entry = this.entries.get(uuid);
     if (!entry) return undefined;
@@ -317,8 +331,12 @@ export class MemoryStore implements QueueStore {
 
   private releaseNext(count: number, now: number, policy: ReleasePolicy): { released: Entry[]; served: number } {
     const released: Entry[] = [];
+    const limit = this.drawnUpTo(policy.drawing);
     while (released.length < count) {
-      const uuid = policy.random ? this.line.removeAt(1 + Math.floor(this.random() * this.line.size)) : this.line.shift();
+      // While a draw is placed, only the places up to its placed mark may leave.
+      const size = limit === undefined ? this.line.size : this.line.countUpTo(limit);
+      if (size === 0) break;
+      const uuid = policy.random ? this.line.removeAt(1 + Math.floor(this.random() * size)) : this.line.shift();
       if (uuid === undefined) break;
       if (!policy.random) this.served++;
       this.silence.delete(uuid);
@@ -339,6 +357,13 @@ export class MemoryStore implements QueueStore {
     }
     this.releaseTimes.length = Math.min(this.releaseTimes.length, RECENT_RELEASES);
     return { released, served: this.served };
+  }
+
+  /** The last ticket a release may reach while event `id`'s draw is placed (see `ReleasePolicy.drawing`). */
+  private drawnUpTo(id: string | undefined): number | undefined {
+    if (id === undefined) return undefined;
+    const state = this.eventStates.get(id) ?? {};
+    return state.drawn ? undefined : (state.placedUpTo ?? state.afterTicket ?? 0);
   }
 
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
@@ -451,7 +476,15 @@ export class MemoryStore implements QueueStore {
   }
 
   async eventState(id: string): Promise<EventState> {
-    const { order: _order, frozen: _frozen, ...state } = this.eventStates.get(id) ?? {};
+    const {
+      order: _order,
+      keys: _keys,
+      keysPlaced: _keysPlaced,
+      keyedUpTo: _keyed,
+      placedUpTo: _placed,
+      frozen: _frozen,
+      ...state
+    } = this.eventStates.get(id) ?? {};
     return state;
   }
 
@@ -467,32 +500,68 @@ export class MemoryStore implements QueueStore {
     const state = this.eventStates.get(id) ?? {};
     if (state.openTicket === undefined) {
       const last = this.nextTicket - 1;
-      const afterTicket = state.afterTicket ?? last;
-      this.eventStates.set(id, { ...state, afterTicket, openTicket: last, frozen: this.line.between(afterTicket, last) });
+      this.eventStates.set(id, { ...state, afterTicket: state.afterTicket ?? last, openTicket: last });
     }
     return this.eventState(id);
   }
 
   async entrantsOf(id: string): Promise<string[]> {
     const state = this.eventStates.get(id) ?? {};
-    if (state.order) return [...state.order];
-    if (state.frozen) return [...state.frozen];
+    if (state.drawn) return [...(state.order ?? [])];
     if (state.afterTicket === undefined) return [];
-    return this.line.between(state.afterTicket, Number.POSITIVE_INFINITY);
+    return this.line.between(state.afterTicket, state.openTicket ?? Number.POSITIVE_INFINITY);
   }
 
-  async applyDraw(id: string, uuids: readonly string[]): Promise<boolean> {
+  async unkeyedEntrants(id: string, count: number): Promise<UnkeyedEntrants> {
     const state = this.eventStates.get(id) ?? {};
-    if (state.drawn) return false;
-    const waiting = uuids.map((uuid) => this.entries.get(uuid)).filter((entry): entry is MutableEntry => entry?.state === 'waiting');
-    const tickets = waiting.map((entry) => entry.ticket).sort((a, b) => a - b);
-    waiting.forEach((entry, i) => {
-      entry.ticket = tickets[i];
-      this.line.assign(entry.ticket, entry.uuid);
-    });
-    const { frozen: _frozen, ...kept } = state;
-    this.eventStates.set(id, { ...kept, drawn: true, order: [...uuids] });
-    return true;
+    if (state.afterTicket === undefined) return { uuids: [], mark: 0 };
+    const from = state.keyedUpTo ?? state.afterTicket;
+    const found = this.line.between(from, state.openTicket ?? Number.POSITIVE_INFINITY).slice(0, count);
+    const last = found.length > 0 ? (this.entries.get(found[found.length - 1]) as MutableEntry).ticket : from;
+    return { uuids: found, mark: state.openTicket !== undefined && found.length < count ? state.openTicket : last };
+  }
+
+  async addDrawKeys(id: string, keys: readonly DrawKey[], mark: number): Promise<void> {
+    const state = this.eventStates.get(id) ?? {};
+    // Once placing has begun every entrant was keyed: a late repeat adds nothing.
+    if (state.drawn || state.placedUpTo !== undefined) return;
+    const kept = new Set(state.keys);
+    for (const { uuid, key } of keys) kept.add(key + uuid);
+    this.eventStates.set(id, { ...state, keys: [...kept], keyedUpTo: Math.max(state.keyedUpTo ?? 0, mark) });
+  }
+
+  async placeDrawn(id: string, count: number): Promise<DrawStep | undefined> {
+    const state = this.eventStates.get(id) ?? {};
+    if (state.drawn) return { placed: 0, done: true };
+    const { openTicket: open, afterTicket: after } = state;
+    if (open === undefined || after === undefined || (state.keyedUpTo ?? after) < open) return undefined;
+    // Sorted once, at the first step; each step takes the next keys, from `keysPlaced` on.
+    const keys = state.placedUpTo === undefined ? [...(state.keys ?? [])].sort() : (state.keys ?? []);
+    const from = state.keysPlaced ?? 0;
+    const step = keys.slice(from, from + count);
+    const order = (state.order ?? []) as string[];
+    let mark = state.placedUpTo ?? after;
+    let placed = 0;
+    for (const member of step) {
+      const entry = this.entries.get(member.slice(64));
+      if (entry?.state !== 'waiting' || entry.ticket <= mark || entry.ticket > open) continue;
+      // The first place behind the mark: an entrant not placed yet, perhaps this one.
+      const first = this.line.firstAfter(mark) as { ticket: number; uuid: string };
+      if (first.uuid !== entry.uuid) {
+        const other = this.entries.get(first.uuid) as MutableEntry;
+        other.ticket = entry.ticket;
+        this.line.assign(other.ticket, other.uuid);
+        entry.ticket = first.ticket;
+        this.line.assign(entry.ticket, entry.uuid);
+      }
+      mark = first.ticket;
+      order.push(entry.uuid);
+      placed++;
+    }
+    const done = step.length < count;
+    const { keys: _keys, keysPlaced: _keysPlaced, ...rest } = state;
+    this.eventStates.set(id, { ...rest, ...(!done && { keys, keysPlaced: from + step.length }), placedUpTo: mark, order, ...(done && { drawn: true }) });
+    return { placed, done };
   }
 
   async claimAnnouncement(id: string): Promise<boolean> {

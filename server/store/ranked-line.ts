@@ -80,6 +80,15 @@ export class RankedLine {
     this.uuids[slot] = uuid;
   }
 
+  /** The first place in line with a ticket above `ticket`, or undefined when there is none. */
+  firstAfter(ticket: number): { readonly ticket: number; readonly uuid: string } | undefined {
+    for (let slot = Math.max(this.head, this.slotAfter(ticket)); slot < this.tickets.length; slot++) {
+      const uuid = this.uuids[slot];
+      if (uuid !== undefined) return { ticket: this.tickets[slot], uuid };
+    }
+    return undefined;
+  }
+
   /** Takes the place of rank `rank` (1 for the head) off the line: its uuid, or undefined past the end. */
   removeAt(rank: number): string | undefined {
     if (rank < 1 || rank > this.live) return undefined;

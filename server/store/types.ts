@@ -106,7 +106,15 @@ export interface ReleasePolicy extends AdmissionLimits {
    * `random` queueing). Places drawn from the middle do not count in `served`.
    */
   readonly random?: boolean;
+  /**
+   * The id of an event whose draw is being placed (`EventStore.placeDrawn`): releases stop at the
+   * last entrant it has placed, so that nobody passes an entrant whose rank is not placed yet.
+   */
+  readonly drawing?: string;
 }
+
+/** What a protected request's arrival meets (`arrive`): let through, or held, with its place. */
+export type Arrival = { readonly admitted: true } | { readonly admitted: false; readonly place: PlaceInLine };
 
 /** What queue_info needs, read in one step. */
 export interface PlaceInLine {
@@ -276,6 +284,13 @@ export interface QueueStore extends EventStore {
    * `PlacesPerAddressError`.
    */
   hold(sessionId: string, userId: number, request: HeldRequest, now: number, options?: HoldOptions): Promise<Entry>;
+
+  /**
+   * A protected request's arrival, in one step: `admit` with `limits` (undefined: nobody is let
+   * through, as in a pre-queue); when not admitted, `hold` with `options`, and the place as
+   * `placeInLine` reads it. Throws `PlacesPerAddressError` as `hold` does.
+   */
+  arrive(sessionId: string, userId: number, request: HeldRequest, now: number, limits: AdmissionLimits | undefined, options?: HoldOptions): Promise<Arrival>;
 
   /**
    * A pending place enters the line, at the back (its bot check passed): it gets the next ticket

@@ -141,6 +141,36 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       });
     });
 
+    describe('arrive', () => {
+      it('should let a session through when it can be admitted, taking no place', async () => {
+        expect(await store.arrive('a', 0, get, t0, policy)).toEqual({ admitted: true });
+        expect(await store.arrive('a', 0, get, t0 + 1, policy)).toEqual({ admitted: true });
+        expect((await store.stats(t0)).waiting).toBe(0);
+      });
+
+      it('should hold a session the room has no room for, with its place as placeInLine reads it', async () => {
+        await store.arrive('a', 0, get, t0, policy);
+        await store.arrive('b', 0, get, t0, policy);
+        const first = await store.arrive('c', 7, get, t0, policy);
+        const second = await store.arrive('d', 0, get, t0 + 1, policy);
+        if (first.admitted || second.admitted) throw new Error('held sessions were admitted');
+        expect(first.place).toMatchObject({ entry: { sessionId: 'c', userId: 7, state: 'waiting', request: get }, position: 1, recentReleases: [] });
+        expect(second.place.position).toBe(2);
+        expect(await store.placeInLine(second.place.entry.uuid, t0 + 1)).toEqual(second.place);
+        const again = await store.arrive('c', 7, get, t0 + 2, policy);
+        expect(!again.admitted && again.place.entry.uuid).toBe(first.place.entry.uuid);
+      });
+
+      it('should hold whatever the room has without limits (a pre-queue), and refuse past the places of an address', async () => {
+        const held = await store.arrive('a', 0, get, t0, undefined);
+        expect(held.admitted).toBe(false);
+        const cap = { address: 'ip-1', placesPerAddress: 1 };
+        await store.arrive('b', 0, get, t0, undefined, cap);
+        await expect(store.arrive('c', 0, get, t0, undefined, cap)).rejects.toBeInstanceOf(PlacesPerAddressError);
+        expect((await store.stats(t0)).waiting).toBe(2);
+      });
+    });
+
     describe('hold', () => {
       it('should give each session one place, in arrival order', async () => {
         const a = await store.hold('a', 0, get, t0);

@@ -1,11 +1,29 @@
 import type { DropEvent } from '../../server/domain/events/event';
+import { drawKey, drawOrder } from '../../server/domain/events/draw';
 import type { HeldRequest, QueueStore, ReleasePolicy } from '../../server/store/types';
 
+/** A draw key that puts `uuid` at `rank` (any 64 hex digits sort as the store sorts keys). */
+const rankKey = (rank: number) => rank.toString(16).padStart(64, '0');
+
 /**
- * The events part of the store contract (`event-store.ts`), run against each implementation:
- * the events kept with a version, and each transition of a pre-queue and its draw taking effect
- * once, whoever calls it first.
+ * Puts event `id`'s entrants in `order` through the store's stepped draw: each keyed by its rank,
+ * then placed `step` at a time. True when these steps did it, false when it was done already.
  */
+export async function drawInOrder(store: QueueStore, id: string, order: readonly string[], step = 2): Promise<boolean> {
+  const { openTicket, drawn } = await store.eventState(id);
+  if (drawn) return false;
+  await store.addDrawKeys(
+    id,
+    order.map((uuid, rank) => ({ uuid, key: rankKey(rank) })),
+    openTicket ?? 0,
+  );
+  for (;;) {
+    const done = await store.placeDrawn(id, step);
+    if (!done) throw new Error(`The draw of ${id} was refused: not every entrant is keyed.`);
+    if (done.done) return true;
+  }
+}
+
 export function describeEventStore(name: string, createStore: () => Promise<QueueStore>): void {
   const get: HeldRequest = { method: 'GET', uri: '/checkout' };
   const policy: ReleasePolicy = { activeLimit: 1000, sessionMs: 300_000, perMinute: 6, abandonMs: 180_000 };
@@ -98,8 +116,8 @@ export function describeEventStore(name: string, createStore: () => Promise<Queu
       const [later] = await holdAll(['later']);
       const order = [entrants[2], entrants[0], entrants[3], entrants[1]].map((entry) => entry.uuid);
 
-      expect(await store.applyDraw(drop.id, order)).toBe(true);
-      expect(await store.applyDraw(drop.id, [...order].reverse())).toBe(false);
+      expect(await drawInOrder(store, drop.id, order)).toBe(true);
+      expect(await drawInOrder(store, drop.id, [...order].reverse())).toBe(false);
 
       expect(await positionsOf([ahead.uuid, ...order, later.uuid])).toEqual([1, 2, 3, 4, 5, 6]);
       expect(await Promise.all(order.map(async (uuid) => (await store.get(uuid))?.ticket))).toEqual([2, 3, 4, 5]);
@@ -109,14 +127,86 @@ export function describeEventStore(name: string, createStore: () => Promise<Queu
       expect(released.released.map((entry) => entry.uuid)).toEqual([ahead.uuid, order[0], order[1]]);
     });
 
-    it('should keep the whole draw, and reorder only the entrants still waiting', async () => {
+    it('should draw only the entrants still waiting when the draw reaches them', async () => {
       await store.startPrequeue(drop.id, seed);
       const [a, b, c] = await holdAll(['a', 'b', 'c']);
       await store.openEvent(drop.id);
       await store.release(1, t0, policy);
-      expect(await store.applyDraw(drop.id, [c.uuid, b.uuid, a.uuid])).toBe(true);
+      expect(await drawInOrder(store, drop.id, [c.uuid, b.uuid, a.uuid])).toBe(true);
       expect(await positionsOf([c.uuid, b.uuid, a.uuid])).toEqual([1, 2, 0]);
-      expect(await store.entrantsOf(drop.id)).toEqual([c.uuid, b.uuid, a.uuid]);
+      expect(await store.entrantsOf(drop.id)).toEqual([c.uuid, b.uuid]);
+    });
+
+    it('should key the entrants a page at a time, to the opening once open', async () => {
+      await holdAll(['before']);
+      await store.startPrequeue(drop.id, seed);
+      const entrants = await holdAll(['e1', 'e2', 'e3']);
+      const first = await store.unkeyedEntrants(drop.id, 2);
+      expect(first).toEqual({ uuids: [entrants[0].uuid, entrants[1].uuid], mark: entrants[1].ticket });
+      await store.addDrawKeys(
+        drop.id,
+        first.uuids.map((uuid) => ({ uuid, key: drawKey(seed, uuid) })),
+        first.mark,
+      );
+      expect(await store.unkeyedEntrants(drop.id, 2)).toEqual({ uuids: [entrants[2].uuid], mark: entrants[2].ticket });
+      await store.openEvent(drop.id);
+      await holdAll(['later']);
+      expect(await store.placeDrawn(drop.id, 10)).toBeUndefined();
+      const last = await store.unkeyedEntrants(drop.id, 2);
+      expect(last).toEqual({ uuids: [entrants[2].uuid], mark: entrants[2].ticket });
+      await store.addDrawKeys(
+        drop.id,
+        last.uuids.map((uuid) => ({ uuid, key: drawKey(seed, uuid) })),
+        last.mark,
+      );
+      expect(await store.unkeyedEntrants(drop.id, 2)).toEqual({ uuids: [], mark: entrants[2].ticket });
+      expect(await store.placeDrawn(drop.id, 10)).toEqual({ placed: 3, done: true });
+      const order = drawOrder(
+        seed,
+        entrants.map((entry) => entry.uuid),
+      ).map((drawn) => drawn.uuid);
+      expect(await store.entrantsOf(drop.id)).toEqual(order);
+      expect(await positionsOf(order)).toEqual([2, 3, 4]);
+    });
+
+    it('should release, while the draw is placed, the drawn entrants in order and never one not placed yet', async () => {
+      const ahead = await holdAll(['ahead-1', 'ahead-2']);
+      await store.startPrequeue(drop.id, seed);
+      const entrants = await holdAll(Array.from({ length: 9 }, (_, i) => `e${i}`));
+      await store.openEvent(drop.id);
+      const [later] = await holdAll(['later']);
+      // An order that puts the last arrivals first: each step swaps places from the back.
+      const order = [...entrants].reverse().map((entry) => entry.uuid);
+      await store.addDrawKeys(
+        drop.id,
+        order.map((uuid, rank) => ({ uuid, key: rankKey(rank) })),
+        entrants[8].ticket,
+      );
+      const drawing = { ...policy, perMinute: 6000, drawing: drop.id };
+      const released: string[] = [];
+      const take = async (count: number) => released.push(...(await store.release(count, t0, drawing)).released.map((entry) => entry.uuid));
+      await take(5);
+      expect(released).toEqual(ahead.map((entry) => entry.uuid));
+      for (let step = 0; step < 4; step++) {
+        await store.placeDrawn(drop.id, 2);
+        await take(1);
+        released.push(...(await store.releaseDue(t0 + (step + 1) * 1000, drawing)).released.map((entry) => entry.uuid));
+      }
+      expect(released).toEqual([...ahead.map((entry) => entry.uuid), ...order.slice(0, 8)]);
+      expect(await store.placeDrawn(drop.id, 2)).toEqual({ placed: 1, done: true });
+      await take(5);
+      expect(released).toEqual([...ahead.map((entry) => entry.uuid), ...order, later.uuid]);
+      expect(await store.entrantsOf(drop.id)).toEqual(order);
+    });
+
+    it('should release nobody of the pre-queue before its first step, those ahead of it at once', async () => {
+      const [ahead] = await holdAll(['ahead']);
+      await store.startPrequeue(drop.id, seed);
+      await holdAll(['e1', 'e2']);
+      await store.openEvent(drop.id);
+      const { released } = await store.release(3, t0, { ...policy, drawing: drop.id });
+      expect(released.map((entry) => entry.uuid)).toEqual([ahead.uuid]);
+      expect((await store.release(3, t0, { ...policy, random: true, drawing: drop.id })).released).toEqual([]);
     });
 
     it('should let one caller claim the announcement of an opening', async () => {

@@ -1,4 +1,5 @@
 import { MemoryStore, type MemoryStoreState } from '../../server/store/memory';
+import { drawInOrder } from './store-events-contract';
 import type { HeldRequest, QueueStore, ReleasePolicy } from '../../server/store/types';
 
 const policy: ReleasePolicy = { activeLimit: 3, sessionMs: 300_000, perMinute: 6, abandonMs: 180_000 };
@@ -188,16 +189,36 @@ describe('memory store state', () => {
     const entrants = [];
     for (const session of ['a', 'b', 'c']) entrants.push((await store.hold(session, 0, get, t0)).uuid);
     await store.openEvent('drop');
-    await store.applyDraw('drop', [...entrants].reverse());
+    await drawInOrder(store, 'drop', [...entrants].reverse());
     await store.startPrequeue('next', null);
     const copy = roundTrip(store);
     expect(await copy.events()).toEqual(await store.events());
     expect(await copy.eventState('drop')).toEqual({ seed: '0f'.repeat(32), afterTicket: 0, openTicket: 3, drawn: true });
     expect(await copy.eventState('next')).toEqual(await store.eventState('next'));
     expect(await copy.entrantsOf('drop')).toEqual([...entrants].reverse());
-    expect(await copy.applyDraw('drop', entrants)).toBe(false);
+    expect(await drawInOrder(copy, 'drop', entrants)).toBe(false);
     expect(await Promise.all(entrants.map(async (uuid) => (await copy.position(uuid, t0))?.position))).toEqual([3, 2, 1]);
     expect(await copy.saveEvents(1, [])).toBe(true);
+  });
+
+  it('should go on with a draw stopped half-way, from where it stood', async () => {
+    const store = new MemoryStore();
+    await store.startPrequeue('drop', '0f'.repeat(32));
+    const entrants = [];
+    for (const session of ['a', 'b', 'c', 'd', 'e']) entrants.push((await store.hold(session, 0, get, t0)).uuid);
+    await store.openEvent('drop');
+    const order = [entrants[3], entrants[0], entrants[4], entrants[2], entrants[1]];
+    await store.addDrawKeys(
+      'drop',
+      order.map((uuid, rank) => ({ uuid, key: rank.toString(16).padStart(64, '0') })),
+      5,
+    );
+    expect(await store.placeDrawn('drop', 2)).toEqual({ placed: 2, done: false });
+    const copy = roundTrip(store);
+    expect(await copy.placeDrawn('drop', 2)).toEqual({ placed: 2, done: false });
+    expect(await copy.placeDrawn('drop', 2)).toEqual({ placed: 1, done: true });
+    expect(await copy.entrantsOf('drop')).toEqual(order);
+    expect(await Promise.all(order.map(async (uuid) => (await copy.position(uuid, t0))?.position))).toEqual([1, 2, 3, 4, 5]);
   });
 
   describe('refuses what it cannot trust, whole', () => {

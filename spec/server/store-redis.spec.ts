@@ -2,14 +2,15 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import Redis from 'ioredis';
 import { StoreUnavailableError } from '../../server/store/errors';
-import { DRAW_BATCH, RedisStore, type RedisStoreOptions } from '../../server/store/redis/redis-store';
+import { RedisStore, type RedisStoreOptions } from '../../server/store/redis/redis-store';
+import { drawKey, drawOrder } from '../../server/domain/events/draw';
 import { encodeRequest } from '../../server/store/redis/codec';
 import { BLOCK_MS } from '../../server/store/redis/line-copy';
 import { SEEN_FLUSH_MS } from '../../server/store/redis/seen-marks';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describeQueueStore } from './store-contract';
-import { describeEventStore } from './store-events-contract';
+import { describeEventStore, drawInOrder } from './store-events-contract';
 
 const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
 const post: HeldRequest = {
@@ -147,30 +148,54 @@ describe('redis queue store shared by several instances', () => {
     expect(restored.filter(Boolean)).toEqual([post]);
   });
 
-  it('should draw more entrants than one step places, and place them alike when both draw at once', async () => {
+  it('should place a draw alike when two instances key and place it at once, and one takes up where the other stopped', async () => {
     const prefix = newRoom();
     const [first, second] = [open(server.url, prefix), open(server.url, prefix)];
-    await first.startPrequeue('big', null);
-    const count = DRAW_BATCH * 2 + 7;
-    for (let start = 0; start < count; start += 1000) {
-      await Promise.all(Array.from({ length: Math.min(1000, count - start) }, (_, i) => first.hold(`big-${start + i}`, 0, get, t0)));
+    const seed = '5e'.repeat(32);
+    await first.startPrequeue('big', seed);
+    const count = 2007;
+    for (let start = 0; start < count; start += 500) {
+      await Promise.all(Array.from({ length: Math.min(500, count - start) }, (_, i) => first.hold(`big-${start + i}`, 0, get, t0)));
     }
+    const entrants = await second.entrantsOf('big');
     await first.openEvent('big');
-    const frozen = await second.entrantsOf('big');
-    expect(frozen).toHaveLength(count);
-    // Any order will do: the draw's is the caller's.
-    const order = frozen
-      .map((uuid, i) => ({ uuid, key: (i * 7919) % count }))
-      .sort((a, b) => a.key - b.key)
-      .map((each) => each.uuid);
-    const applied = await Promise.all([first.applyDraw('big', order), second.applyDraw('big', order)]);
-    expect(applied.sort()).toEqual([false, true]);
-    for (const i of [0, 1, DRAW_BATCH - 1, DRAW_BATCH, count - 1]) {
-      expect((await first.position(order[i], t0))?.position).toBe(i + 1);
-    }
+    const key = async (store: RedisStore) => {
+      for (;;) {
+        const { uuids, mark } = await store.unkeyedEntrants('big', 300);
+        await store.addDrawKeys(
+          'big',
+          uuids.map((uuid) => ({ uuid, key: drawKey(seed, uuid) })),
+          mark,
+        );
+        if (uuids.length < 300) return;
+      }
+    };
+    await Promise.all([key(first), key(second)]);
+    expect(await admin.zcard(`${prefix}ev:big:keys`)).toBe(count);
+    // The first stops after two steps; both then go on at once.
+    expect(await first.placeDrawn('big', 250)).toEqual({ placed: 250, done: false });
+    expect(await first.placeDrawn('big', 250)).toEqual({ placed: 250, done: false });
+    await first.close();
+    const third = open(server.url, prefix);
+    const place = async (store: RedisStore) => {
+      let placed = 0;
+      for (;;) {
+        const step = await store.placeDrawn('big', 250);
+        placed += step?.placed ?? 0;
+        if (step?.done) return placed;
+      }
+    };
+    const placed = await Promise.all([place(second), place(third)]);
+    expect(placed[0] + placed[1]).toBe(count - 500);
+    const order = drawOrder(seed, entrants).map((drawn) => drawn.uuid);
     expect(await second.entrantsOf('big')).toEqual(order);
-    expect(await admin.exists(`${prefix}ev:big:frozen`)).toBe(0);
-    // Thousands of entrants over two clients: seconds on a busy machine, where the 5 s default is short.
+    for (const i of [0, 1, 249, 250, 1000, count - 1]) {
+      expect((await third.placeInLine(order[i], t0))?.position).toBe(i + 1);
+    }
+    const tickets = await admin.zrangebyscore(`${prefix}waiting`, '-inf', '+inf', 'WITHSCORES');
+    expect(new Set(tickets.filter((_, i) => i % 2 === 1)).size).toBe(count);
+    expect(await admin.exists(`${prefix}ev:big:keys`)).toBe(0);
+    // Thousands of entrants over three clients: seconds on a busy machine, where the 5 s default is short.
   }, 30_000);
 
   it('should keep rooms with different prefixes apart', async () => {
@@ -330,7 +355,7 @@ describe("redis queue store's commands", () => {
 });
 
 describe("redis queue store's events kept by the version before", () => {
-  it('should read the entrants it kept comma-separated, frozen and drawn, and apply a draw of the frozen ones', async () => {
+  it('should place a draw whose opening the version before froze, and read the draw it kept comma-separated', async () => {
     const room = newRoom();
     const store = open(server.url, room);
     await store.startPrequeue('drop', 'seed');
@@ -339,23 +364,25 @@ describe("redis queue store's events kept by the version before", () => {
     await admin.set(`${room}ev:drop:frozen`, `${a.uuid}:${a.ticket},${b.uuid}:${b.ticket},${c.uuid}:${c.ticket}`);
 
     expect(await store.entrantsOf('drop')).toEqual([a.uuid, b.uuid, c.uuid]);
-    expect(await store.applyDraw('drop', [c.uuid, a.uuid, b.uuid])).toBe(true);
+    expect(await drawInOrder(store, 'drop', [c.uuid, a.uuid, b.uuid])).toBe(true);
     expect([(await store.get(c.uuid))?.ticket, (await store.get(a.uuid))?.ticket, (await store.get(b.uuid))?.ticket]).toEqual([a.ticket, b.ticket, c.ticket]);
+    expect(await admin.exists(`${room}ev:drop:frozen`)).toBe(0);
 
+    await admin.del(`${room}ev:drop:order`);
     await admin.set(`${room}ev:drop:order`, `${b.uuid},${c.uuid},${a.uuid}`);
     expect(await store.entrantsOf('drop')).toEqual([b.uuid, c.uuid, a.uuid]);
   });
 
-  it('should read an opening that froze no entrant, kept as an empty value', async () => {
+  it('should read a draw the version before kept as JSON', async () => {
     const room = newRoom();
     const store = open(server.url, room);
     await store.startPrequeue('drop', 'seed');
     await store.openEvent('drop');
-    expect(await admin.get(`${room}ev:drop:frozen`)).toBe('[[],[]]');
-    await admin.set(`${room}ev:drop:frozen`, '');
-
+    expect(await drawInOrder(store, 'drop', [])).toBe(true);
+    await admin.set(`${room}ev:drop:order`, '["x","y"]');
+    expect(await store.entrantsOf('drop')).toEqual(['x', 'y']);
+    await admin.set(`${room}ev:drop:order`, '');
     expect(await store.entrantsOf('drop')).toEqual([]);
-    expect(await store.applyDraw('drop', [])).toBe(true);
   });
 });
 
@@ -605,7 +632,7 @@ describe("redis queue store's copy of the line", () => {
     );
   }, 60_000);
 
-  it('should read the line again once a draw has reordered it', async () => {
+  it("should follow a draw's steps from the log, without reading the line again", async () => {
     const room = newRoom();
     const [one, two, truth] = [open(server.url, room), open(server.url, room), open(server.url, room, sentToRedis)];
     await holdInOrder(one, ['early']);
@@ -615,10 +642,12 @@ describe("redis queue store's copy of the line", () => {
     const entrants = await one.entrantsOf('drop');
     const everyone = [...(await holdInOrder(one, ['late'])).map((entry) => entry.uuid), ...entrants];
     await untilCopied(two, entrants[0]);
+    const snapshots = jest.spyOn(two as unknown as { run: (name: string) => unknown }, 'run');
 
-    await one.applyDraw('drop', [...entrants].reverse());
+    await drawInOrder(one, 'drop', [...entrants].reverse(), 1);
 
     await untilSame(two, truth, everyone);
+    expect(snapshots.mock.calls.filter(([name]) => name === 'waitingRoomLineSnapshot')).toEqual([]);
     expect((await Promise.all(entrants.map((uuid) => two.position(uuid, t0)))).map((answer) => answer?.position)).toEqual([5, 4, 3, 2]);
   });
 

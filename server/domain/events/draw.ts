@@ -15,6 +15,13 @@ export const commitmentOf = (seed: string): string => createHash('sha256').updat
 /** A place's ticket: SHA-256 of its uuid as text, as lowercase hex. */
 export const ticketOf = (uuid: string): string => createHash('sha256').update(uuid, 'utf8').digest('hex');
 
+/**
+ * A place's draw key: HMAC-SHA256(seed bytes, its ticket as hex text), as lowercase hex. The draw
+ * is the entrants sorted by it (then by ticket), so the keys can be computed as the pre-queue
+ * fills and the store sorts them (`EventStore.addDrawKeys`).
+ */
+export const drawKey = (seed: string, uuid: string): string => createHmac('sha256', Buffer.from(seed, 'hex')).update(ticketOf(uuid), 'latin1').digest('hex');
+
 /** One entrant of a draw. */
 export interface Drawn {
   readonly uuid: string;

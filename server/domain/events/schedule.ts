@@ -8,7 +8,7 @@ import { DomainError } from '../errors';
 import type { EventLimits } from '../policy';
 import type { EventState, StoredEvents } from '../../store/event-store';
 import type { Entry, Position, QueueStore } from '../../store/types';
-import { commitmentOf, drawOrder, newSeed, ticketOf } from './draw';
+import { commitmentOf, drawKey, newSeed, ticketOf } from './draw';
 import { beginsAt, checkNoOverlap, EventError, phaseOf, readEventFields, slugOf, timeOf, type DropEvent, type EventFields, type EventPhase } from './event';
 
 /** The event a room follows now: in its pre-queue, or open until its end. */
@@ -63,6 +63,12 @@ export interface ScheduleOptions {
 /** Changes to an event after its pre-queue (or opening) has begun that would break its promise. */
 const LOCKED_ONCE_BEGUN = ['prequeueStartTime', 'eventStartTime', 'shuffleAtEventStart'] as const;
 
+/** Entrants keyed in one page (`unkeyedEntrants`, then `addDrawKeys`): a few ms of Redis each. */
+export const KEY_PAGE = 2000;
+
+/** Entrants one step of the draw places (`placeDrawn`): a few ms of Redis each. */
+export const PLACE_STEP = 250;
+
 /** How often a save of the events is tried again when another instance changed them meanwhile. */
 const SAVE_ATTEMPTS = 5;
 
@@ -85,6 +91,9 @@ export class EventSchedule {
   /** The places in line, as last read while an event is in force: what a pre-queued position can at most be. */
   private counts = { waiting: 0 };
   private stepping?: Promise<void>;
+  /** The draw's work under way on this instance (its keys, or its steps), one at a time, not awaited by the requests. */
+  private drawing?: Promise<void>;
+  private nextDrawing?: () => Promise<void>;
   private readonly drawn = new Map<string, Promise<DrawAnswer>>();
 
   constructor(private readonly options: ScheduleOptions) {}
@@ -147,17 +156,19 @@ export class EventSchedule {
     return method === 'passthrough' ? 'pass' : method === 'reject' ? 'closed' : 'line';
   }
 
-  /** True while a pre-queue holds the line: before its opening, and until a shuffled one is drawn. */
+  /**
+   * True while a pre-queue holds the line, before its opening. While a draw is placed, releases
+   * go on, up to the last entrant placed (`limits`' `drawing`).
+   */
   holdsLine(now: number): boolean {
-    const current = this.inForce(now);
-    return current !== undefined && this.prequeued(current);
+    return this.inForce(now)?.phase === 'prequeue';
   }
 
-  /** What the release loop may release at `now`: nobody while the line is held or the sale closed. */
+  /** What the release loop may release at `now`: nobody before the opening or while the sale is closed. */
   releaseMode(now: number): ReleaseMode {
     const current = this.inForce(now);
     if (!current) return 'normal';
-    if (this.prequeued(current)) return 'none';
+    if (current.phase === 'prequeue') return 'none';
     const method = current.event.queueingMethod;
     return method === 'passthrough' ? 'all' : method === 'reject' ? 'none' : 'normal';
   }
@@ -168,6 +179,7 @@ export class EventSchedule {
     if (current?.phase !== 'open') return {};
     const { activeLimit, releasePerMinute, queueingMethod } = current.event;
     return {
+      ...(this.prequeued(current) && { drawing: current.event.id }),
       ...(activeLimit !== null && { activeLimit }),
       ...(releasePerMinute !== null && { perMinute: releasePerMinute }),
       ...(queueingMethod === 'random' && { random: true }),
@@ -358,32 +370,88 @@ export class EventSchedule {
       state = await store.startPrequeue(event.id, event.shuffleAtEventStart ? newSeed() : null);
       this.options.log.info({ event: event.id, room: this.options.room }, 'pre-queue started');
     }
+    if (phase === 'prequeue' && state.seed !== undefined) this.inBackground(() => this.keyEntrants(event.id, state.seed as string));
     if (phase === 'open') {
       if (state.openTicket === undefined) state = await store.openEvent(event.id);
-      if (event.shuffleAtEventStart && !state.drawn) state = await this.applyDraw(event, state);
+      if (event.shuffleAtEventStart && !state.drawn) {
+        const opened = state;
+        this.inBackground(() => this.placeDraw(event, opened));
+      }
       if (event.prequeueStartTime !== null && !state.announced && (state.drawn || !event.shuffleAtEventStart)) await this.announce(event, state);
     }
     this.states.set(event.id, state);
     this.counts = { waiting: (await store.stats(now)).waiting };
   }
 
-  /** Computes the draw from the frozen entrants and applies it, unless another instance did. */
-  private async applyDraw(event: DropEvent, state: EventState): Promise<EventState> {
+  /**
+   * Runs the draw's `work` now, or right after the work under way (the latest asked for waits, in
+   * place of any other); a failure is logged, and the next tick asks again.
+   */
+  private inBackground(work: () => Promise<void>): void {
+    if (this.drawing) {
+      this.nextDrawing = work;
+      return;
+    }
+    this.drawing = work()
+      .catch((error: unknown) => this.options.log.warn({ err: error, room: this.options.room }, 'the draw could not go on: the next tick takes it up'))
+      .finally(() => {
+        this.drawing = undefined;
+        const next = this.nextDrawing;
+        this.nextDrawing = undefined;
+        if (next) this.inBackground(next);
+      });
+  }
+
+  /**
+   * Computes the draw keys of the entrants not keyed yet, a page at a time, until none is left (to
+   * the opening's ticket once open). Run on every tick of the pre-queue, so that the opening finds
+   * only the last second's arrivals to key.
+   */
+  private async keyEntrants(id: string, seed: string): Promise<void> {
+    const { store } = this.options;
+    for (;;) {
+      const { uuids, mark } = await store.unkeyedEntrants(id, KEY_PAGE);
+      await store.addDrawKeys(
+        id,
+        uuids.map((uuid) => ({ uuid, key: drawKey(seed, uuid) })),
+        mark,
+      );
+      if (uuids.length < KEY_PAGE) return;
+      // The keys are computed here: leave the requests their turn between pages.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /**
+   * Places the draw in steps, each a short call of the store, the first releases following the
+   * first steps (`limits`' `drawing`); then marks this instance's state drawn and announces the
+   * opening. Any instance may run it, several at once, and one that stops leaves the next to go on.
+   */
+  private async placeDraw(event: DropEvent, state: EventState): Promise<void> {
     const { store, log, room } = this.options;
     if (state.seed === undefined) {
       // A shuffled event's pre-queue always keeps a seed; without one its places stay in arrival order.
       log.error({ event: event.id, room }, 'a shuffled event has no seed: its pre-queue keeps its order of arrival');
-      return state;
+      return;
     }
     const started = performance.now();
-    const uuids = await store.entrantsOf(event.id);
-    const order = drawOrder(state.seed, uuids);
-    const applied = await store.applyDraw(
-      event.id,
-      order.map((drawn) => drawn.uuid),
-    );
-    if (applied) log.info({ event: event.id, room, entrants: order.length, ms: Math.round(performance.now() - started) }, 'pre-queue drawn');
-    return store.eventState(event.id);
+    let placed = 0;
+    for (;;) {
+      // Two steps in flight: Redis runs the second as soon as the first is done, each going on
+      // from what the store holds, instead of waiting a round trip between them.
+      const steps = await Promise.all([store.placeDrawn(event.id, PLACE_STEP), store.placeDrawn(event.id, PLACE_STEP)]);
+      if (steps.includes(undefined)) {
+        await this.keyEntrants(event.id, state.seed);
+        continue;
+      }
+      placed += steps.reduce((sum, step) => sum + (step?.placed ?? 0), 0);
+      if (steps.some((step) => step?.done)) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    log.info({ event: event.id, room, placed, ms: Math.round(performance.now() - started) }, 'pre-queue drawn');
+    const drawn = await store.eventState(event.id);
+    this.states.set(event.id, drawn);
+    if (event.prequeueStartTime !== null && !drawn.announced) await this.announce(event, drawn);
   }
 
   /** One `QueueOpened` for the whole pre-queue, by the instance that claims it; a failure leaves the pages to their polls. */

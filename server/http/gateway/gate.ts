@@ -137,8 +137,11 @@ export function createRoomGate(
       if (await store.admit(session.id, now, { ...room.limits, activeLimit: 0 })) return admitted();
       throw new HttpError(403, 'sale_closed', 'The sale is closed: nobody new is let in.');
     }
-    if (scheduled === 'line' && (await store.admit(session.id, now, room.limits))) return admitted();
-    if (request.method === 'HEAD' || request.headers.upgrade !== undefined || isSubresource(request)) {
+    const takesNoPlace = request.method === 'HEAD' || request.headers.upgrade !== undefined || isSubresource(request);
+    // A request with a body is admitted apart, so that an admitted session's body never goes to the store.
+    if ((takesNoPlace || session.unsaved || bytes !== undefined) && scheduled === 'line' && (await store.admit(session.id, now, room.limits)))
+      return admitted();
+    if (takesNoPlace) {
       // None can be replayed, and none may replace the request the visitor waits for (an image
       // of another tab, a favicon): "not now", without taking a place.
       return reply.code(503).header('retry-after', '60').header('cache-control', 'no-store').send();
@@ -148,24 +151,34 @@ export function createRoomGate(
       // would replace the visitor's (docs/security.md).
       throw new HttpError(403, 'cross_site_request', 'A request sent by another site cannot take a place in line: open this site itself.');
     }
-    // Past PLACES_PER_ADDRESS, the store throws and the visitor gets 429 (errors.ts). Only the
-    // site's own origin replaces the request a place holds: others see the place again.
+    // Admitted, or held with its place, in one call of the store. Past PLACES_PER_ADDRESS, the
+    // store throws and the visitor gets 429 (errors.ts). Only the site's own origin replaces the
+    // request a place holds: others see the place again. A body is counted against the held
+    // bodies' bounds before it goes to the store (held-body-budget.ts).
+    const limits = scheduled === 'line' && bytes === undefined ? room.limits : undefined;
     const heldRequest = heldRequestOf(request, bytes);
     const owner = { room: room.name, session: session.id, address: addressKey(request.ip) };
-    const entry = await options.bodyBudget.hold(owner, heldRequest.body, store, () =>
-      store.hold(session.id, session.userId, heldRequest, now, {
-        ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
-        ...(!(options.replaceHeldFrom === 'site' ? !isCrossSite(request) : mayReplaceHeld(request)) && { keepRequest: true }),
-      }),
+    const arrival = await options.bodyBudget.hold(
+      owner,
+      heldRequest.body,
+      store,
+      () =>
+        store.arrive(session.id, session.userId, heldRequest, now, limits, {
+          ...holdOptions(request, config, room.botCheck.mode(now) === 'pow', now),
+          ...(!(options.replaceHeldFrom === 'site' ? !isCrossSite(request) : mayReplaceHeld(request)) && { keepRequest: true }),
+        }),
+      // Admitted holds nothing; a request with a body never is here (it was admitted apart above).
+      (arrived) => (arrived.admitted ? undefined : arrived.place.entry),
     );
+    if (arrival.admitted) return admitted();
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
-    const place = await store.placeInLine(entry.uuid, now);
-    const held = place?.entry ?? entry;
+    const { place } = arrival;
+    const held = place.entry;
     // A pending place gets the challenge that lets it in line.
     const altcha =
       held.state === 'pending' ? await options.challenges.issue({ uuid: held.uuid, room: room.name }, await room.botCheck.difficulty()) : undefined;
     const language = request.server.languages.choose({ headers: request.headers, roomLocale: room.locale });
-    const facts = room.events.pageFacts(held, place?.position ?? 0, now);
+    const facts = room.events.pageFacts(held, place.position, now);
     const pageConfig = pageConfigFor(
       held,
       facts.position,

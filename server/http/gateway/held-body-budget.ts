@@ -58,8 +58,9 @@ export class HeldBodyBudget {
    * Holds `body` for `owner` with `hold` (the store's), counted from the start so that bodies held
    * at the same time cannot pass the bounds together. Throws the refusal, before `hold`, when the
    * body would pass a bound (the session's own body it replaces is not counted against it).
+   * `heldOf` names the place `hold`'s result holds, if any.
    */
-  async hold(owner: BodyOwner, body: HeldBody | undefined, store: QueueStore, hold: () => Promise<Entry>): Promise<Entry> {
+  async hold<T>(owner: BodyOwner, body: HeldBody | undefined, store: QueueStore, hold: () => Promise<T>, heldOf: (result: T) => Entry | undefined): Promise<T> {
     if (body === undefined) return hold();
     const size = sizeOf(body);
     const key = keyOf(owner);
@@ -73,12 +74,14 @@ export class HeldBodyBudget {
       throw refusal(503, 'held_bodies_full', 'The waiting room holds as many request bodies as it can');
     }
     this.add(owner.address, size);
-    let entry: Entry;
+    let result: T;
     try {
-      entry = await hold();
+      result = await hold();
     } finally {
       this.add(owner.address, -size);
     }
+    const entry = heldOf(result);
+    if (entry === undefined) return result;
     // What the place holds now: this body, or the one it kept (another site's request replaces none).
     const heldSize = entry.request.body === undefined ? 0 : sizeOf(entry.request.body);
     this.giveBack(owner.room, owner.session);
@@ -86,7 +89,7 @@ export class HeldBodyBudget {
       this.kept.set(key, { uuid: entry.uuid, address: owner.address, size: heldSize, store });
       this.add(owner.address, heldSize);
     }
-    return entry;
+    return result;
   }
 
   /** Gives back the bytes of the body a session's place held in `room` (replayed, or gone). */

@@ -78,13 +78,13 @@ export type EventStateReply = string[];
 export type LimitsReply = [activeLimit: string | null, perMinute: string | null];
 
 /**
- * An event's entrants: {2, the draw's uuids as JSON} once drawn, {1, the frozen entrants as JSON,
- * [uuids, tickets] in ticket order} once open, else {0, the waiting uuids with a ticket above its
- * pre-queue's}. The JSON is answered as Redis keeps it, read whole, and decoded here.
+ * An event's entrants: {3, the draw's length} once drawn (its order a list, read in pages), {2, the
+ * draw's uuids as JSON} once drawn by the version before, else {0, the waiting uuids with a ticket
+ * in its pre-queue's range}.
  */
-export type EntrantsReply = [kind: 0, uuids: string[]] | [kind: 1 | 2, json: string];
-/** The frozen entrants: their uuids and their tickets, in ticket order. */
-export type FrozenEntrants = [uuids: string[], tickets: number[]];
+export type EntrantsReply = [kind: 0, uuids: string[]] | [kind: 2, json: string] | [kind: 3, length: number];
+/** A step of the draw: 1 once done, 0 when more are left, -1 refused (entrants not all keyed); the entrants it placed. */
+export type PlaceReply = [done: 1 | 0 | -1, placed: number];
 
 /** A number, or '' for none, as the scripts take an optional argument. */
 type Optional<T> = T | '';
@@ -114,6 +114,22 @@ interface Commands {
     ];
     reply: EntryReply | 0;
   };
+  waitingRoomArrive: {
+    args: [
+      sessionId: string,
+      now: number,
+      activeLimit: Optional<number>,
+      sessionMs: number,
+      userId: number,
+      request: string,
+      newUuid: string,
+      address: string,
+      placesPerAddress: number,
+      pendingUntil: Optional<number>,
+      keep: '1' | '',
+    ];
+    reply: [1] | [2] | [0, [entry: EntryReply, position: number, recentReleases: string[]]];
+  };
   waitingRoomEnterLine: { args: [uuid: string, now: number]; reply: 'waiting' | 'released' | null };
   waitingRoomDropPending: { args: [uuid: string]; reply: 0 | 1 };
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
@@ -123,9 +139,9 @@ interface Commands {
   waitingRoomMarkSeen: { args: string[]; reply: number };
   waitingRoomRecentReleases: { args: []; reply: [served: number, times: string[]] };
   waitingRoomTouch: { args: [uuid: string, now: number]; reply: 0 | 1 };
-  waitingRoomRelease: { args: [count: number, now: number, sessionMs: number, abandonMs: number, seed: string]; reply: ReleaseReply };
+  waitingRoomRelease: { args: [count: number, now: number, sessionMs: number, abandonMs: number, seed: string, drawing: string]; reply: ReleaseReply };
   waitingRoomReleaseDue: {
-    args: [now: number, activeLimit: number, sessionMs: number, perMinute: number, abandonMs: number, seed: string];
+    args: [now: number, activeLimit: number, sessionMs: number, perMinute: number, abandonMs: number, seed: string, drawing: string];
     reply: ReleaseReply;
   };
   waitingRoomDropAbandoned: { args: [now: number, abandonMs: number]; reply: number };
@@ -147,8 +163,9 @@ interface Commands {
   waitingRoomStartPrequeue: { args: [id: string, seed: string]; reply: EventStateReply };
   waitingRoomOpenEvent: { args: [id: string]; reply: EventStateReply };
   waitingRoomEntrantsOf: { args: [id: string]; reply: EntrantsReply };
-  waitingRoomPlaceDrawn: { args: [id: string, drawnJson: string]; reply: number };
-  waitingRoomFinishDraw: { args: [id: string, orderJson: string]; reply: 0 | 1 };
+  waitingRoomDrawUnkeyed: { args: [id: string, count: number]; reply: [mark: number, ...uuids: string[]] };
+  waitingRoomAddDrawKeys: { args: [id: string, mark: number, ...members: string[]]; reply: number };
+  waitingRoomPlaceDrawn: { args: [id: string, count: number]; reply: PlaceReply };
   waitingRoomClaimAnnouncement: { args: [id: string]; reply: 0 | 1 };
   waitingRoomCountAfter: { args: [ticket: number]; reply: number };
   waitingRoomForgetEvent: { args: [id: string]; reply: void };
@@ -185,6 +202,7 @@ declare module 'ioredis' {
     waitingRoomRevoke(...call: Call<'waitingRoomRevoke'>): Result<Answer<'waitingRoomRevoke'>, Context>;
     waitingRoomRevocations(...call: Call<'waitingRoomRevocations'>): Result<Answer<'waitingRoomRevocations'>, Context>;
     waitingRoomHold(...call: Call<'waitingRoomHold'>): Result<Answer<'waitingRoomHold'>, Context>;
+    waitingRoomArrive(...call: Call<'waitingRoomArrive'>): Result<Answer<'waitingRoomArrive'>, Context>;
     waitingRoomEnterLine(...call: Call<'waitingRoomEnterLine'>): Result<Answer<'waitingRoomEnterLine'>, Context>;
     waitingRoomDropPending(...call: Call<'waitingRoomDropPending'>): Result<Answer<'waitingRoomDropPending'>, Context>;
     waitingRoomGet(...call: Call<'waitingRoomGet'>): Result<Answer<'waitingRoomGet'>, Context>;
@@ -213,7 +231,8 @@ declare module 'ioredis' {
     waitingRoomOpenEvent(...call: Call<'waitingRoomOpenEvent'>): Result<Answer<'waitingRoomOpenEvent'>, Context>;
     waitingRoomEntrantsOf(...call: Call<'waitingRoomEntrantsOf'>): Result<Answer<'waitingRoomEntrantsOf'>, Context>;
     waitingRoomPlaceDrawn(...call: Call<'waitingRoomPlaceDrawn'>): Result<Answer<'waitingRoomPlaceDrawn'>, Context>;
-    waitingRoomFinishDraw(...call: Call<'waitingRoomFinishDraw'>): Result<Answer<'waitingRoomFinishDraw'>, Context>;
+    waitingRoomDrawUnkeyed(...call: Call<'waitingRoomDrawUnkeyed'>): Result<Answer<'waitingRoomDrawUnkeyed'>, Context>;
+    waitingRoomAddDrawKeys(...call: Call<'waitingRoomAddDrawKeys'>): Result<Answer<'waitingRoomAddDrawKeys'>, Context>;
     waitingRoomClaimAnnouncement(...call: Call<'waitingRoomClaimAnnouncement'>): Result<Answer<'waitingRoomClaimAnnouncement'>, Context>;
     waitingRoomCountAfter(...call: Call<'waitingRoomCountAfter'>): Result<Answer<'waitingRoomCountAfter'>, Context>;
     waitingRoomForgetEvent(...call: Call<'waitingRoomForgetEvent'>): Result<Answer<'waitingRoomForgetEvent'>, Context>;
@@ -227,6 +246,7 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomRevoke: ['revoke'],
   waitingRoomRevocations: ['revocations'],
   waitingRoomHold: ['hold'],
+  waitingRoomArrive: ['arrive'],
   waitingRoomEnterLine: ['enter-line'],
   waitingRoomDropPending: ['drop-pending'],
   waitingRoomGet: ['get'],
@@ -255,7 +275,8 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomOpenEvent: ['open-event', true],
   waitingRoomEntrantsOf: ['entrants-of', true],
   waitingRoomPlaceDrawn: ['place-drawn', true],
-  waitingRoomFinishDraw: ['finish-draw', true],
+  waitingRoomDrawUnkeyed: ['draw-unkeyed', true],
+  waitingRoomAddDrawKeys: ['add-draw-keys', true],
   waitingRoomClaimAnnouncement: ['claim-announcement', true],
   waitingRoomCountAfter: ['count-after', true],
   waitingRoomForgetEvent: ['forget-event', true],

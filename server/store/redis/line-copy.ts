@@ -288,6 +288,14 @@ export class LineCopy {
           return false;
         }
         this.tickets.set(uuid, ticket);
+      } else if (change.startsWith('=')) {
+        // A step of a draw: the place now holds a ticket already in line (place-drawn.lua).
+        const colon = change.indexOf(':');
+        const ticket = Number(change.slice(1, colon));
+        const uuid = change.slice(colon + 1);
+        if (this.line.rank(ticket) === undefined) return false;
+        this.line.assign(ticket, uuid);
+        this.tickets.set(uuid, ticket);
       } else {
         return false;
       }

@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { DropEvent } from '../../domain/events/event';
-import type { EventState, StoredEvents } from '../event-store';
+import type { DrawKey, DrawStep, EventState, StoredEvents, UnkeyedEntrants } from '../event-store';
 import {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_CONNECT_WAIT_MS,
@@ -28,12 +28,12 @@ import {
   type CommandName,
   type CommandReply,
   type EventStateReply,
-  type FrozenEntrants,
   type LimitsReply,
   type ReleaseReply,
 } from './commands';
 import type {
   AdmissionLimits,
+  Arrival,
   Entry,
   EntryState,
   HeldRequest,
@@ -76,8 +76,8 @@ export interface RedisStoreOptions {
 /** Longest wait for the replicas to acknowledge a replay's mark, in ms (below the command timeout). */
 export const REPLAY_ACK_MS = 250;
 
-/** Entrants a step of the draw places (`applyDraw`): some 30 ms of Redis each. */
-export const DRAW_BATCH = 5000;
+/** Uuids read in one call when an event's draw is read back (`entrantsOf`): a few ms of Redis each. */
+const ORDER_PAGE = 20_000;
 
 /**
  * The queue in Redis, shared by every instance that uses the same Redis and prefix. Each
@@ -177,6 +177,34 @@ export class RedisStore implements QueueStore {
     return decodeEntry(reply);
   }
 
+  async arrive(
+    sessionId: string,
+    userId: number,
+    request: HeldRequest,
+    now: number,
+    limits: AdmissionLimits | undefined,
+    options: HoldOptions = {},
+  ): Promise<Arrival> {
+    const { address = '', placesPerAddress = 0, pendingUntil, keepRequest } = options;
+    const reply = await this.run('waitingRoomArrive', [
+      sessionId,
+      now,
+      limits ? limits.activeLimit : '',
+      limits ? limits.sessionMs : 0,
+      userId,
+      encodeRequest(request),
+      randomUUID(),
+      address,
+      placesPerAddress,
+      pendingUntil === undefined ? '' : pendingUntil,
+      keepRequest ? '1' : '',
+    ]);
+    if (reply[0] === 1) return { admitted: true };
+    if (reply[0] === 2) throw new PlacesPerAddressError(placesPerAddress);
+    const [entry, position, recent] = reply[1];
+    return { admitted: false, place: { entry: decodeEntry(entry), position, recentReleases: recent.map(Number) } };
+  }
+
   async enterLine(uuid: string, now: number): Promise<EntryState | undefined> {
     return (await this.run('waitingRoomEnterLine', [uuid, now])) ?? undefined;
   }
@@ -241,13 +269,13 @@ export class RedisStore implements QueueStore {
 
   async release(count: number, now: number, policy: ReleasePolicy): Promise<Release> {
     const limited = count > 0 ? Math.min(count, Number.MAX_SAFE_INTEGER) : 0;
-    const reply = await this.run('waitingRoomRelease', [limited, now, policy.sessionMs, policy.abandonMs, randomSeed(policy)]);
+    const reply = await this.run('waitingRoomRelease', [limited, now, policy.sessionMs, policy.abandonMs, randomSeed(policy), policy.drawing ?? '']);
     return decodeRelease(reply);
   }
 
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     const { activeLimit, sessionMs, perMinute, abandonMs } = policy;
-    const reply = await this.run('waitingRoomReleaseDue', [now, activeLimit, sessionMs, perMinute, abandonMs, randomSeed(policy)]);
+    const reply = await this.run('waitingRoomReleaseDue', [now, activeLimit, sessionMs, perMinute, abandonMs, randomSeed(policy), policy.drawing ?? '']);
     return decodeRelease(reply);
   }
 
@@ -328,27 +356,29 @@ export class RedisStore implements QueueStore {
   async entrantsOf(id: string): Promise<string[]> {
     const reply = await this.run('waitingRoomEntrantsOf', [id]);
     if (reply[0] === 0) return reply[1];
-    return reply[0] === 2 ? (JSON.parse(reply[1]) as string[]) : (JSON.parse(reply[1]) as FrozenEntrants)[0];
+    if (reply[0] === 2) return JSON.parse(reply[1]) as string[];
+    // The draw's order, a list that only grew while it was placed and never changes once drawn.
+    const key = `${this.prefix}ev:${id}:order`;
+    const order: string[] = [];
+    for (let start = 0; start < reply[1]; start += ORDER_PAGE) {
+      const page = await this.direct(() => this.client.lrange(key, start, start + ORDER_PAGE - 1));
+      for (const uuid of page) order.push(uuid);
+    }
+    return order;
   }
 
-  /**
-   * The draw in steps of `DRAW_BATCH` entrants, each its own script, so that no step holds Redis
-   * for long (100,000 at once held it near a second): the frozen entrants' tickets, ascending, go
-   * to `uuids` in order, batch after batch, then the draw is kept and marked done, once. Nobody
-   * is released, nor shown a position of the pre-queue, before that last step.
-   */
-  async applyDraw(id: string, uuids: readonly string[]): Promise<boolean> {
-    const [kind, frozen] = await this.run('waitingRoomEntrantsOf', [id]);
-    if (kind === 2) return false;
-    if (kind !== 1) throw new Error(`The entrants of event ${id} are not frozen: open it first.`);
-    const tickets = (JSON.parse(frozen) as FrozenEntrants)[1];
-    if (tickets.length !== uuids.length) throw new Error(`The draw of event ${id} has ${uuids.length} entrants; ${tickets.length} were frozen.`);
-    tickets.sort((a, b) => a - b);
-    for (let start = 0; start < uuids.length; start += DRAW_BATCH) {
-      const batch = uuids.slice(start, start + DRAW_BATCH);
-      await this.run('waitingRoomPlaceDrawn', [id, JSON.stringify([batch, tickets.slice(start, start + DRAW_BATCH)])]);
-    }
-    return (await this.run('waitingRoomFinishDraw', [id, JSON.stringify(uuids)])) === 1;
+  async unkeyedEntrants(id: string, count: number): Promise<UnkeyedEntrants> {
+    const [mark, ...uuids] = await this.run('waitingRoomDrawUnkeyed', [id, count]);
+    return { uuids, mark };
+  }
+
+  async addDrawKeys(id: string, keys: readonly DrawKey[], mark: number): Promise<void> {
+    await this.run('waitingRoomAddDrawKeys', [id, mark, ...keys.map(({ uuid, key }) => key + uuid)]);
+  }
+
+  async placeDrawn(id: string, count: number): Promise<DrawStep | undefined> {
+    const [done, placed] = await this.run('waitingRoomPlaceDrawn', [id, count]);
+    return done === -1 ? undefined : { placed, done: done === 1 };
   }
 
   async claimAnnouncement(id: string): Promise<boolean> {
@@ -424,6 +454,16 @@ export class RedisStore implements QueueStore {
     this.lineCopy?.written(version);
     // A script that answers nothing (Lua's nil) ends its reply early.
     return answer;
+  }
+
+  /** A plain command (not a script), failing as every call of the store does. */
+  private async direct<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      await this.connected();
+      return await call();
+    } catch (error) {
+      return this.failed(error);
+    }
   }
 
   /** Moves a line the previous version left (see `upgrade-list-line.lua`), once; tried again after a failure. */

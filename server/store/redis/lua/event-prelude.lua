@@ -1,8 +1,9 @@
 -- Shared by the scripts of the store's events, after the queue store's prelude.lua. Keys, after the
 -- store's prefix: `events`, a hash of v (version) and j (the events as JSON); `ev:<id>`, a hash of
--- the event's state (seed, after, open, drawn, announced); `ev:<id>:frozen`, the entrants frozen
--- at the opening, [uuids, tickets] as JSON; `ev:<id>:order`, the draw's uuids in order, as JSON
--- (single values, not lists: each is written and read whole, and answered as it is kept).
+-- the event's state (seed, after, open, drawn, announced, and the draw's marks: kc keyed, pc
+-- placed); `ev:<id>:keys`, the entrants' draw keys not placed yet (add-draw-keys.lua);
+-- `ev:<id>:order`, the draw's uuids in order, a list appended by each step (the version before
+-- kept it as one JSON value, and the entrants frozen at the opening as `ev:<id>:frozen`).
 local function eventKey(id) return prefix .. 'ev:' .. id end
 local function lastTicket() return redis.call('HGET', meta, 't') or '0' end
 

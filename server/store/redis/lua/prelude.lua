@@ -141,23 +141,37 @@ local function positionOf(uuid, released)
   return rank and rank + 1 or 0
 end
 
+-- While event `id`'s draw is being placed (see place-drawn.lua), the last ticket a release may
+-- reach: its placed mark, behind which wait entrants not yet placed. Nil once drawn, or for ''.
+local function drawnUpTo(id)
+  if id == nil or id == '' then return nil end
+  local state = redis.call('HMGET', prefix .. 'ev:' .. id, 'drawn', 'pc', 'after')
+  if state[1] then return nil end
+  return tonumber(state[2] or state[3] or '0')
+end
+
 -- Releases from the head of the line; "served" counts every place that leaves it, the silent
 -- ones dropped there included. With a seed (an event's random queueing), each release draws
 -- uniformly among those waiting instead, and served does not count them: they leave from
--- anywhere. Returns {served after it, the released entries in order}.
-local function releaseNext(count, now, sessionMs, abandonMs, seed)
+-- anywhere. With a limit (`drawnUpTo`), only places with a ticket up to it leave. Returns
+-- {served after it, the released entries in order}.
+local function releaseNext(count, now, sessionMs, abandonMs, seed, limit)
   local out = {}
   local left = 0
   if seed then math.randomseed(seed) end
   while #out < count do
     local head
     if seed then
-      local size = redis.call('ZCARD', waiting)
+      local size = limit and redis.call('ZCOUNT', waiting, '-inf', int(limit)) or redis.call('ZCARD', waiting)
       if size == 0 then break end
       local rank = math.random(size) - 1
       head = redis.call('ZRANGE', waiting, rank, rank)
       redis.call('ZREM', waiting, head[1])
     else
+      if limit then
+        local first = redis.call('ZRANGE', waiting, 0, 0, 'WITHSCORES')
+        if #first == 0 or tonumber(first[2]) > limit then break end
+      end
       head = redis.call('ZPOPMIN', waiting)
       if #head == 0 then break end
       left = left + 1
@@ -205,4 +219,60 @@ local function tellMove(now, interval)
   if s <= tonumber(told[1] or '0') or (told[2] and now - tonumber(told[2]) < interval) then return 0 end
   redis.call('HSET', meta, 'ms', int(s), 'mt', int(now))
   return 1
+end
+
+-- hold.lua's step (see there): the session's place, kept or new. Returns the entry, or 0 when its
+-- address holds the most places already (nothing changes then).
+local function holdPlace(session, userId, request, now, newUuid, address, cap, pendingUntil, keep)
+  local current = redis.call('HGET', sessions, session)
+  if current then
+    local state = redis.call('HMGET', entryKey(current), 't', 'a', 'p')
+    if state[1] and not state[2] then
+      redis.call('HSET', entryKey(current), 'u', userId, 'l', now)
+      if not state[3] then
+        redis.call('ZADD', seen, 'XX', now, current)
+      elseif pendingUntil == '' then
+        enter(current, now)
+      elseif tonumber(pendingUntil) > tonumber(state[3]) then
+        redis.call('HSET', entryKey(current), 'p', pendingUntil)
+        redis.call('ZADD', pending, pendingUntil, current)
+      end
+      if keep ~= '1' then keepRequest(current, request) end
+      return entry(current)
+    end
+  end
+  if address ~= '' and cap > 0 and tonumber(redis.call('HGET', addresses, address) or '0') >= cap then return 0 end
+  if current then forget(current) end
+  redis.call('HSET', entryKey(newUuid), 's', session, 'u', userId, 't', 0, 'h', now, 'l', now)
+  keepRequest(newUuid, request)
+  redis.call('HSET', sessions, session, newUuid)
+  if address ~= '' then
+    redis.call('HSET', entryKey(newUuid), 'ip', address)
+    redis.call('HINCRBY', addresses, address, 1)
+  end
+  if pendingUntil == '' then
+    enter(newUuid, now)
+  else
+    redis.call('HSET', entryKey(newUuid), 'p', pendingUntil)
+    redis.call('ZADD', pending, pendingUntil, newUuid)
+  end
+  return entry(newUuid)
+end
+
+-- admit.lua's step (see there): 1 when the session is admitted, or is now.
+local function admitSession(session, now, activeLimit, sessionMs)
+  expireAdmissions(now)
+  if redis.call('ZSCORE', admitted, session) then return 1 end
+  if redis.call('ZCARD', waiting) > 0 or redis.call('ZCARD', admitted) >= activeLimit then return 0 end
+  redis.call('ZADD', admitted, int(admissionEnd(session, now, sessionMs)), session)
+  return 1
+end
+
+-- place-in-line.lua's step (see there): {entry, position, recent release times}, or false.
+local function placeOf(uuid, now)
+  local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
+  if not state[1] then return false end
+  redis.call('HSET', entryKey(uuid), 'l', now)
+  if not state[2] then redis.call('ZADD', seen, 'XX', now, uuid) end
+  return {entry(uuid), positionOf(uuid, state[2]), redis.call('LRANGE', recent, 0, -1)}
 end

@@ -1,4 +1,5 @@
--- args: now, activeLimit, sessionMs, perMinute, abandonMs, random seed ('' to take the head). Ends
+-- args: now, activeLimit, sessionMs, perMinute, abandonMs, random seed ('' to take the head), the id
+-- of an event whose draw is being placed ('' none: releases stop at its placed mark, drawnUpTo). Ends
 -- admissions, forgets released visitors whose admission ended, then releases what the pause, the
 -- active limit and the token bucket allow. The bucket starts with one second's worth (at least one
 -- token), refills at perMinute and holds at most one second's worth and one token more
@@ -19,7 +20,7 @@ tokens = math.min(capacity, tokens)
 -- The tolerance absorbs the rounding of many small refills (ten of 0.1 make 0.999…).
 local count = math.min(math.floor(tokens + 1e-9), activeLimit - redis.call('ZCARD', admitted))
 local release = {served(), {}}
-if count > 0 then release = releaseNext(count, now, sessionMs, abandonMs, tonumber(args[6])) end
+if count > 0 then release = releaseNext(count, now, sessionMs, abandonMs, tonumber(args[6]), drawnUpTo(args[7])) end
 redis.call('HSET', meta, 'bt', string.format('%.17g', tokens - #release[2]), 'ba', int(now))
 release[3] = tellMove(now, MOVE_INTERVAL_MS)
 return release

@@ -98,17 +98,7 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
   const announcer = { publishOpened: async (_id: string, opened: { spread: number }) => void announced.push(opened.spread) };
   const schedule = new EventSchedule({ room: 'default', store, clock, log: logger, openingPollsPerSecond: 20_000, maxEvents: 100, announcer });
   try {
-    const event = await schedule.create({
-      name: 'Bench drop',
-      prequeueStartTime: new Date(PREQUEUE).toISOString(),
-      eventStartTime: new Date(OPENING).toISOString(),
-      eventEndTime: new Date(OPENING + 3_600_000).toISOString(),
-      shuffleAtEventStart: true,
-      queueingMethod: 'fifo',
-      activeLimit: null,
-      releasePerMinute: null,
-      botChallenge: null,
-    });
+    const event = await schedule.create(drawnEvent('Bench drop', PREQUEUE, OPENING));
     now = PREQUEUE;
     await schedule.step();
 
@@ -187,4 +177,19 @@ async function removeKeys(redis: Redis, prefix: string): Promise<void> {
     cursor = next;
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
+}
+
+/** An event of an hour, its pre-queue from `prequeue` (ms), shuffled by the draw at `opening` (ms), under the room's limits. */
+export function drawnEvent(name: string, prequeue: number, opening: number) {
+  return {
+    name,
+    prequeueStartTime: new Date(prequeue).toISOString(),
+    eventStartTime: new Date(opening).toISOString(),
+    eventEndTime: new Date(opening + 3_600_000).toISOString(),
+    shuffleAtEventStart: true,
+    queueingMethod: 'fifo' as const,
+    activeLimit: null,
+    releasePerMinute: null,
+    botChallenge: null,
+  };
 }

@@ -18,6 +18,7 @@ import { drawOrder } from '../server/domain/events/draw';
 import { EventSchedule } from '../server/domain/events/schedule';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../server/store/types';
+import { drawnEvent } from './drop';
 
 export interface OpeningMillionOptions {
   readonly entrants: number;
@@ -73,17 +74,7 @@ export async function measureOpeningMillion({ entrants, redisUrl, log }: Opening
   const announcer = { publishOpened: async () => undefined };
   const schedule = new EventSchedule({ room: 'default', store, clock, log: logger, openingPollsPerSecond: 20_000, maxEvents: 100, announcer });
   try {
-    const event = await schedule.create({
-      name: 'Bench opening',
-      prequeueStartTime: new Date(PREQUEUE).toISOString(),
-      eventStartTime: new Date(OPENING).toISOString(),
-      eventEndTime: new Date(OPENING + 3_600_000).toISOString(),
-      shuffleAtEventStart: true,
-      queueingMethod: 'fifo',
-      activeLimit: null,
-      releasePerMinute: null,
-      botChallenge: null,
-    });
+    const event = await schedule.create(drawnEvent('Bench opening', PREQUEUE, OPENING));
     now = PREQUEUE;
     await schedule.step();
     const memoryBefore = await usedMemory(probe);

@@ -9,6 +9,7 @@ import { ConfigError } from '../../server/process/config';
 import { start } from '../../server/process/start';
 import { RawSocket } from './support/realtime';
 import { startServer, testConfig } from './support/server';
+import { builtServerScript, runBuildDir } from '../support/run-build';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -99,8 +100,9 @@ describe('bin/server.ts', () => {
       await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
       const { port } = taken.address() as AddressInfo;
       try {
-        const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
-          cwd: ROOT,
+        // The server as this run built it, which finds the page this run built beside it.
+        const run = promisify(execFile)(process.execPath, [builtServerScript()], {
+          cwd: runBuildDir(),
           env: { ...process.env, PASS_SECRET: 'a-pass-secret-of-at-least-32-characters', HOST: '127.0.0.1', PORT: String(port), ...env },
         });
         const failed: { code: number; stderr: string } = await run.then(

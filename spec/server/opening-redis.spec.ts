@@ -145,7 +145,8 @@ describe('an opening on Redis', () => {
     await first.saveEvents(0, [event]);
     clock.now = PREQUEUE;
     await one.step();
-    const entrants = await fill(first, 3000);
+    // Enough entrants (120 steps) that the draw is still being placed when the instance stops.
+    const entrants = await fill(first, 30_000);
     clock.now = OPENING;
     await one.step();
     // Stopped once releases have begun, the draw half-placed.
@@ -180,7 +181,7 @@ describe('an opening on Redis', () => {
     } finally {
       await second.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('an opening on Redis Sentinel, its primary killed half-way', () => {

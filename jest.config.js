@@ -30,7 +30,8 @@ const SPEC = '/spec/.+\\.spec\\.tsx?$';
  * servers and sites it visits (spec/e2e/), Redis Cluster and Sentinel with their failovers and
  * the chaos suite, several server instances on one Redis (scale-out), the package packed and installed, a container's build, workerd. Every other
  * spec file is in the fast tier: the two tiers are one pattern and its complement, so a new file
- * is always in exactly one (spec/tiers.spec.ts checks it against Jest's own list).
+ * is always in exactly one (spec/tiers.spec.ts checks it against Jest's own list). A system test
+ * drives whole programs, so its tests get 30 s by default rather than Jest's 5 s.
  */
 const SYSTEM = ['/spec/e2e/.+\\.spec\\.tsx?$', '/spec/(.+/)?[^/]*(cluster|sentinel|chaos|failover|scale-out|package|container|worker)[^/]*\\.spec\\.tsx?$'];
 
@@ -53,5 +54,8 @@ module.exports = {
   // Most files wait on sockets, processes and timers more than they compute, so two files side
   // by side take little longer than one; `npx jest <file> -i` still runs one file alone.
   maxWorkers: '100%',
-  projects: [tier('fast', { testRegex: SPEC, testPathIgnorePatterns: ['/node_modules/', ...SYSTEM] }), tier('system', { testRegex: SYSTEM })],
+  projects: [
+    tier('fast', { testRegex: SPEC, testPathIgnorePatterns: ['/node_modules/', ...SYSTEM] }),
+    tier('system', { testRegex: SYSTEM, testTimeout: 30_000 }),
+  ],
 };

@@ -70,7 +70,7 @@ describe('a visitor of the Next.js example with the connector', () => {
     } finally {
       await context.close();
     }
-  });
+  }, 30_000);
 
   test('a pass not signed with the secret is refused: the visitor is sent to wait', async () => {
     const context = await browser.newContext();
@@ -96,5 +96,5 @@ describe('a visitor of the Next.js example with the connector', () => {
     } finally {
       await context.close();
     }
-  });
+  }, 30_000);
 });

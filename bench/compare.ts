@@ -63,13 +63,6 @@ function capacityFigures(part: 'capacity' | 'capacityRedis', store: string): Fig
       true,
       (c) => c?.fanout?.median?.floor?.microsPerSocketWall,
     ),
-    figure(
-      'kernelFloorPerSocket',
-      "one loopback socket write(2) from C (the kernel's floor)",
-      'µs',
-      true,
-      (c) => c?.fanout?.median?.floor?.kernel?.microsPerSocket,
-    ),
     figure('ownHoldMax', "server's event loop held by its own work (CPU time in the hold), longest", 'ms', true, (c) => c?.paced?.median?.serverOwnHoldMaxMs),
     figure(
       'loopDelayMax',

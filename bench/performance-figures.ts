@@ -213,11 +213,6 @@ function readingNotes(results: Results): string[] {
         `takes ${us(floor?.microsPerSocketWall)} a socket (the floor, measured in the same run), and the server wrote each move at ${us(fanout.microsPerSocketP50)} a socket: ` +
         `${typeof sockets === 'number' ? sockets.toLocaleString('en-US') : '–'} sockets are ${ms(typeof sockets === 'number' && floor ? (sockets * floor.microsPerSocketWall) / 1000 : Number.NaN)} of one core at the floor, ` +
         `before anything else the server does (queue_info meanwhile: p99 ${ms(fanout.queueInfoDuringP99Ms)}). ` +
-        (typeof floor?.kernel?.microsPerSocket === 'number'
-          ? `Below the runtime, the kernel alone (write(2) from C, no reader to wake) takes ${us(floor.kernel.microsPerSocket)} a socket on loopback, where it also does the receiving side's work: ` +
-            `${ms(floor.kernel.msForSockets)} for ${floor.kernel.sockets.toLocaleString('en-US')} sockets from one process. ` +
-            `A fan-out within ${TARGETS.fanoutP99Ms} ms to that many sockets takes more than one process: one per core on Redis. `
-          : '') +
         `${fanout.superseded ?? 0} of ${fanout.moves ?? '–'} moves were stopped on the way by a newer one.`,
     );
     notes.push(

@@ -2,7 +2,6 @@ import type { AdmissionResult, RoomResult } from './admission/run-admission';
 import { openingMarkdown, type OpeningResult } from './admission/opening';
 import type { RampResult } from './capacity/ramp';
 import type { CapacityResult } from './capacity/run-capacity';
-import type { KernelFloor } from './capacity/kernel-floor';
 import type { StoreComparisonResult } from './capacity/stores';
 import { formatFigure, formatRatio, type ComparedFigure } from './compare';
 import type { EstimateResult } from './estimate-accuracy';
@@ -283,7 +282,7 @@ function capacity(result: CapacityResult, store: string): string[] {
           `- the same fan-outs on the server's own clock (release decision → its last socket written with a move carrying it, one value a batch): p50 ${result.fanout.median.lastWriteP50Ms} ms, **p99 ${result.fanout.median.lastWriteP99Ms} ms**; ` +
             `${result.fanout.median.moves ?? '–'} moves, ${result.fanout.median.superseded ?? '–'} of them stopped by a newer one on the way ` +
             `(first socket written p99 ${result.fanout.median.firstWriteP99Ms} ms; first to last socket p50 ${result.fanout.median.writingP50Ms} ms, ${result.fanout.median.wallMicrosPerSocketP50} µs a socket with everything else the server did meanwhile, ` +
-            `of which writing ${result.fanout.median.microsPerSocketP50} µs a socket, where a bare Node \`net\` server writing ${result.fanout.median.floor?.sockets ?? '–'} loopback sockets in a plain loop takes ${result.fanout.median.floor?.microsPerSocketWall ?? '–'} µs (CPU ${result.fanout.median.floor?.microsPerSocketCpu ?? '–'} µs), ${kernelFloorText(result.fanout.median.floor?.kernel)}); ` +
+            `of which writing ${result.fanout.median.microsPerSocketP50} µs a socket, where a bare Node \`net\` server writing ${result.fanout.median.floor?.sockets ?? '–'} loopback sockets in a plain loop takes ${result.fanout.median.floor?.microsPerSocketWall ?? '–'} µs (CPU ${result.fanout.median.floor?.microsPerSocketCpu ?? '–'} µs); ` +
             `queue_info answers under way during a fan-out: ${result.fanout.median.queueInfoDuringCount}, p99 **${result.fanout.median.queueInfoDuringP99Ms} ms**; ` +
             `server GC pauses: longest ${fixed(paced.median.serverGcPauseMaxMs, 1)} ms (by kind, worst run: ${JSON.stringify(paced.runs.reduce((worst, run) => (run.serverGc.maxMs > worst.maxMs ? run.serverGc : worst), paced.runs[0].serverGc).maxByKind)})`,
         ]
@@ -597,11 +596,4 @@ function botCheck(result: BotCheckResult): string[] {
     `- a bot with Node's native scrypt (OpenSSL): **${bot.cpuMsPerPlace} ms of CPU a place**, ${bot.cpuSecondsPer1000Places} CPU-seconds per 1,000 places (${bot.triesPerPlace} tries a place, ${bot.msPerTry} ms a try; ${settings.botSolves} solves)`,
     `- the server: ${server.issueCpuMicros} µs of CPU to issue a challenge (one key derivation, cached for a reload), **${server.verifyCpuMicros} µs to check a solution** (HMACs only; ${settings.verifications} checks)`,
   ];
-}
-
-/** The kernel's floor (`capacity/kernel-floor.ts`) as the report says it. */
-function kernelFloorText(kernel: KernelFloor | undefined): string {
-  if (kernel === undefined) return "the kernel's floor not measured";
-  if ('skipped' in kernel) return `the kernel's floor skipped: ${kernel.skipped}`;
-  return `and write(2) from C ${kernel.microsPerSocket} µs (${kernel.msForSockets} ms for ${kernel.sockets} sockets from one process: the kernel's floor)`;
 }

@@ -516,8 +516,7 @@ function gatewayOverhead(result: GatewayOverheadResult): string[] {
     `- The gateway's own account during the downloads (process.memoryUsage, every 25 ms): Buffers (arrayBuffers) ${buffers(streaming.proxied)} read straight through, ` +
       `${buffers(streaming.proxiedLong)} during the ${settings.longDownloadMib} MiB, ${buffers(streaming.proxiedStalled)} with the reader stalled; ` +
       `JS heap used ${heap(streaming.proxied)}, ${heap(streaming.proxiedLong)} and ${heap(streaming.proxiedStalled)}.`,
-    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` +
-      (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
+    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.`,
   ];
 }
 

@@ -34,8 +34,6 @@
  *   BENCH_SOAK_VISITORS=10000 BENCH_SOAK_MINUTES=10 BENCH_SOAK_WARMUP_MINUTES=2 BENCH_SOAK_RELEASE_PER_MINUTE=120
  *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port), and
  *                             queue_info's throughput on a Redis-store server beside a memory-store one, in alternating slices
- *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run, and of the
- *                             gateway during its proxied throughput slices (folder printed)
  *   BENCH_ADMISSION_WARMUP_SECONDS=150 BENCH_ADMISSION_STEADY_SECONDS=40 BENCH_ADMISSION_HALVED_SECONDS=80
  *                             adaptive admission against fixed settings: the phases (the halved one at least 60 s)
  */
@@ -116,7 +114,6 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; known: ${KNOWN_PARTS.join(', ')}.`);
   const log = (line: string) => console.log(line);
   const workDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-bench-'));
-  const profileDir = process.env.BENCH_CPU_PROF === '1' ? mkdtempSync(path.join(tmpdir(), 'waiting-room-profile-')) : undefined;
   try {
     const pageDir = path.join(workDir, 'page');
     /** How long each part took (s): bench/README.md quotes them. */
@@ -172,26 +169,21 @@ async function main(): Promise<void> {
       activeLimit: Math.ceil(numberFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60) / 6),
       sessionSeconds: 5,
       pageDir,
-      cpuProfileDir: profileDir,
       log,
     };
     if (only.has('capacity')) {
       log(`server capacity (memory store): ${options.visitors} visitors…`);
-      capacity = await runCapacity({ ...options, cpuProfileDir: profileDir && subfolder(profileDir, 'memory') });
+      capacity = await runCapacity(options);
       partDone('capacity');
       if (process.env.BENCH_REDIS === '1') {
         log(`server capacity (Redis store): ${options.visitors} visitors…`);
-        capacityRedis = await withRedis((redisUrl, probes) =>
-          runCapacity({ ...options, ...probes, redisUrl, cpuProfileDir: profileDir && subfolder(profileDir, 'redis') }),
-        );
+        capacityRedis = await withRedis((redisUrl, probes) => runCapacity({ ...options, ...probes, redisUrl }));
         partDone('capacityRedis');
       }
     }
     if (only.has('stores') || (only.has('capacity') && process.env.BENCH_REDIS === '1')) {
       log(`queue_info throughput, Redis store beside the memory store: ${options.visitors} visitors held on each…`);
-      storeComparison = await withRedis((redisUrl, probes) =>
-        compareStores({ ...options, ...probes, redisUrl, cpuProfileDir: profileDir && subfolder(profileDir, 'stores') }),
-      );
+      storeComparison = await withRedis((redisUrl, probes) => compareStores({ ...options, ...probes, redisUrl }));
       partDone('stores');
     }
 
@@ -250,7 +242,6 @@ async function main(): Promise<void> {
         downloadMib: Math.floor(numberFromEnv('BENCH_GATEWAY_DOWNLOAD_MB', 100, 1)),
         originWorkMicros: numberFromEnv('BENCH_GATEWAY_ORIGIN_WORK_US', 1000, 1),
         pageDir,
-        cpuProfileDir: profileDir && subfolder(profileDir, 'gateway'),
         log,
       };
       log(`gateway overhead: a Node http origin, directly and through the gateway…`);
@@ -376,7 +367,6 @@ async function main(): Promise<void> {
       startup,
       botCheck,
       connectorPass,
-      cpuProfileDir: profileDir,
     };
     const baseline = readBaseline(resultsDir);
     const compared = {
@@ -395,7 +385,6 @@ async function main(): Promise<void> {
     if (opening) writeFileSync(path.join(resultsDir, OPENING_FILE), `${JSON.stringify({ date: results.date, opening }, null, 2)}\n`);
     console.log('\n' + markdown);
     console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))}, latest.md and ${dated}`);
-    if (profileDir) console.log(`server CPU profile: ${profileDir} (summarise with: node --import tsx bench/profile-summary.ts ${profileDir})`);
     // The page's JavaScript budget, on what Chromium fetched before the position: past it, the bench fails.
     if (pageLoad) checkPageBudget(pageLoad);
     if (ownPageLoad) checkPageBudget(ownPageLoad);
@@ -413,12 +402,6 @@ function machine(loadAverageAtStart: number[]) {
     loadAverageAtStart,
     loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100),
   };
-}
-
-function subfolder(parent: string, name: string): string {
-  const dir = path.join(parent, name);
-  mkdirSync(dir, { recursive: true });
-  return dir;
 }
 
 type StoreProbes = {

@@ -36,7 +36,6 @@ const max = (values: unknown): number | undefined => {
   return numbers.length > 0 ? Math.max(...numbers) : undefined;
 };
 const kb = (bytes: unknown) => (finite(bytes) === undefined ? undefined : (bytes as number) / 1024);
-const mib = (bytes: unknown) => (finite(bytes) === undefined ? undefined : (bytes as number) / 2 ** 20);
 
 /** The server figures of one store's capacity run (`capacity` or `capacityRedis`). */
 function capacityFigures(part: 'capacity' | 'capacityRedis', store: string): Figure[] {
@@ -157,15 +156,6 @@ export const FIGURES: readonly Figure[] = [
   },
   { key: 'rampMemory', label: 'capacity ramp knee, memory store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'memory') },
   { key: 'rampRedis', label: 'capacity ramp knee, Redis store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'redis') },
-  {
-    key: 'startupReady',
-    label: 'start-up, spawned → first answer (compiled)',
-    unit: 'ms',
-    lowerIsBetter: true,
-    read: (r) => finite(r?.startup?.compiled?.readyMs),
-  },
-  { key: 'startupCpu', label: 'start-up CPU time (compiled)', unit: 'ms', lowerIsBetter: true, read: (r) => finite(r?.startup?.compiled?.cpuMs) },
-  { key: 'startupRss', label: 'idle RSS after start-up (compiled)', unit: 'MiB', lowerIsBetter: true, read: (r) => mib(r?.startup?.compiled?.idleRss) },
 ];
 
 /** The Redis store's throughput ratio to the bare server over the memory store's, each from its own capacity run (shown, not judged). */

@@ -172,26 +172,6 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
   lines.push('');
   lines.push(...readingNotes(results));
 
-  const startup = results.startup;
-  lines.push('');
-  if (startup) {
-    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-    lines.push(
-      `Start-up (\`npm start\` builds the server, then runs it compiled; ${startup.runs} starts each way, alternating, medians; building the server took ${Math.round(startup.buildMs)} ms):`,
-    );
-    lines.push('');
-    lines.push('| start-up | spawned → first answer | CPU until then | idle RSS |');
-    lines.push('| --- | --- | --- | --- |');
-    lines.push(
-      `| \`${startup.compiled.command}\` (now) | ${Math.round(startup.compiled.readyMs)} ms | ${Math.round(startup.compiled.cpuMs)} ms | ${mib(startup.compiled.idleRss)} |`,
-    );
-    lines.push(
-      `| \`${startup.tsx.command}\` (before) | ${Math.round(startup.tsx.readyMs)} ms | ${Math.round(startup.tsx.cpuMs)} ms | ${mib(startup.tsx.idleRss)} |`,
-    );
-    lines.push(`| now ÷ before | ${startup.ratio.readyMs.toFixed(2)} | ${startup.ratio.cpuMs.toFixed(2)} | ${startup.ratio.idleRss.toFixed(2)} |`);
-  } else {
-    lines.push(`Start-up: ${none} (\`BENCH_ONLY=startup\`).`);
-  }
   return lines.join('\n');
 }
 

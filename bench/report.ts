@@ -12,7 +12,6 @@ import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
 import type { SoakResult } from './soak';
-import type { StartupResult } from './startup';
 import { connectorPassReport, type ConnectorPassResult } from './connector-pass';
 import type { BotCheckResult } from './bot-check';
 import { CPU_SLOWDOWN } from './slow-phone';
@@ -46,7 +45,6 @@ export interface BenchResults {
   readonly drop?: DropResult;
   readonly million?: MillionResult;
   readonly ramps?: readonly RampResult[];
-  readonly startup?: StartupResult;
   readonly connectorPass?: ConnectorPassResult;
   /** The run this one is compared with (bench/results/baseline.json unless BENCH_BASELINE names another). */
   readonly previousRun?: { readonly file: string; readonly date?: string };
@@ -105,7 +103,6 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.drop) lines.push('', ...drop(results.drop));
   if (results.million) lines.push('', ...million(results.million));
   for (const ramp of results.ramps ?? []) lines.push('', ...rampReport(ramp));
-  if (results.startup) lines.push('', ...startupReport(results.startup));
   if (results.connectorPass) lines.push('', ...connectorPassReport(results.connectorPass));
   if (results.botCheck) lines.push('', ...botCheck(results.botCheck));
   lines.push('');
@@ -158,21 +155,6 @@ function rampReport(result: RampResult): string[] {
         `${fixed(step.moves.latencyMs.p99, 1)} | ${fixed(step.fanout.lastWriteMs.p99, 1)} | ${step.servers.map((server) => `${fixed(server.cpu * 100)}%`).join(' + ')} | ` +
         `${fixed(Math.max(...step.servers.map((server) => server.loopDelayMaxMs)), 1)} | ${step.servers.map((server) => fixed(server.rss / 2 ** 20)).join(' + ')} |`,
     ),
-  ];
-}
-
-function startupReport(result: StartupResult): string[] {
-  const mib = (bytes: number) => `${fixed(bytes / 2 ** 20, 1)} MiB`;
-  return [
-    '## Start-up',
-    '',
-    `The server started ${result.runs} times each way, alternating, with the demo shop as its origin: spawned → its first answer, the CPU time it took until then, and its memory (RSS of the process and any it started) after ${2} s idle. Medians. Building the server (build-server.mjs) took ${fixed(result.buildMs)} ms before the runs.`,
-    '',
-    '| way | ready | CPU | idle RSS |',
-    '| --- | --- | --- | --- |',
-    `| \`${result.compiled.command}\` (production) | ${fixed(result.compiled.readyMs)} ms | ${fixed(result.compiled.cpuMs)} ms | ${mib(result.compiled.idleRss)} |`,
-    `| \`${result.tsx.command}\` (before) | ${fixed(result.tsx.readyMs)} ms | ${fixed(result.tsx.cpuMs)} ms | ${mib(result.tsx.idleRss)} |`,
-    `| compiled ÷ tsx | ${fixed(result.ratio.readyMs, 2)} | ${fixed(result.ratio.cpuMs, 2)} | ${fixed(result.ratio.idleRss, 2)} |`,
   ];
 }
 

@@ -16,7 +16,7 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis, soak for the soak (10 minutes more);
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis, soak for the soak (10 minutes more);
  *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
@@ -24,7 +24,6 @@
  *                             of it loaded in pages beside the whole line read in one script, at 100,000, 300,000 and this size
  *   BENCH_OPENING_ENTRANTS=1000000  opening-million (not run by default): the pre-queue an event opens with on one Redis
  *   BENCH_BOT_SOLVES=15       bot check: solves of each kind in Chromium (the bot's native solves: 40)
- *   BENCH_STARTUP_RUNS=5      starts of the server each way (compiled, and TypeScript through tsx)
  *   BENCH_RAMP_STORES=memory,redis BENCH_RAMP_STEP=2500 BENCH_RAMP_MAX=40000 BENCH_RAMP_SECONDS=10 BENCH_RAMP_RELEASE_PER_MINUTE=600
  *                             the capacity ramp (BENCH_ONLY=ramp): visitors added a step at a time until the first error or a release p99 over 1 s
  *   BENCH_GATEWAY_SECONDS=4   gateway overhead: counted seconds per target (direct, proxied) in the latency and throughput phases
@@ -66,13 +65,12 @@ import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
 import { runSoak, type SoakResult } from './soak';
-import { measureStartup, type StartupResult } from './startup';
 import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
 import { compareRuns, readBaseline } from './compare';
 import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check,connector';
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,opening,drop,bot-check,connector';
 const KNOWN_PARTS = [
   'page',
   'pageload',
@@ -85,7 +83,6 @@ const KNOWN_PARTS = [
   'opening',
   'drop',
   'opening-million',
-  'startup',
   'bot-check',
   'connector',
   'ramp',
@@ -296,13 +293,6 @@ async function main(): Promise<void> {
     }
 
     if (only.has('ramp')) partDone('ramp');
-    let startup: StartupResult | undefined;
-    if (only.has('startup')) {
-      const runs = Math.floor(numberFromEnv('BENCH_STARTUP_RUNS', 5, 1));
-      log(`start-up: the compiled server and the TypeScript through tsx, ${runs} starts each…`);
-      startup = await measureStartup({ runs, log });
-      partDone('startup');
-    }
 
     let botCheck: BotCheckResult | undefined;
     if (only.has('bot-check')) {
@@ -364,7 +354,6 @@ async function main(): Promise<void> {
       million,
       openingMillion,
       ramps: ramps.length > 0 ? ramps : undefined,
-      startup,
       botCheck,
       connectorPass,
     };

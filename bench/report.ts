@@ -11,7 +11,6 @@ import type { DownloadFigures, GatewayOverheadResult, ThroughputFigures } from '
 import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
 import type { PositionCostResult } from './position-cost';
-import type { SoakResult } from './soak';
 import { connectorPassReport, type ConnectorPassResult } from './connector-pass';
 import type { BotCheckResult } from './bot-check';
 import { CPU_SLOWDOWN } from './slow-phone';
@@ -38,7 +37,6 @@ export interface BenchResults {
   readonly capacityRedis?: CapacityResult;
   readonly storeComparison?: StoreComparisonResult;
   readonly positionCost?: PositionCostResult;
-  readonly soak?: SoakResult;
   readonly gateway?: GatewayOverheadResult;
   readonly admission?: AdmissionResult;
   readonly opening?: OpeningResult;
@@ -96,7 +94,6 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.storeComparison) lines.push('', ...storeComparison(results.storeComparison));
   if (results.estimate) lines.push('', ...estimate(results.estimate, results.estimateVariants ?? []));
   if (results.positionCost) lines.push('', ...positionCost(results.positionCost));
-  if (results.soak) lines.push('', ...soak(results.soak));
   if (results.gateway) lines.push('', ...gatewayOverhead(results.gateway));
   if (results.admission) lines.push('', ...admission(results.admission));
   if (results.opening) lines.push('', '## Opening bursts (adaptive admission, virtual clock)', '', openingMarkdown(results.opening));
@@ -395,35 +392,6 @@ function million(result: MillionResult): string[] {
         `| ${row.places} | ${row.way} | ${row.error ? `failed: ${row.error}` : ms(row.loadMs)} | ${ms(row.longestCallMs)} (${row.longestCall}) | ${row.slowCalls}${row.slowest.length > 0 ? ` (${row.slowest.join(', ')})` : ''} | ` +
         `${row.refused} of ${row.trafficCalls} | ${row.grew} | ${row.releasedTwice} | ${row.gatewayBytesPerPlace === null ? '–' : `${row.gatewayBytesPerPlace} B`} | ${row.wrong ?? '–'} |`,
     ),
-  ];
-}
-
-function soak(result: SoakResult): string[] {
-  const { settings } = result;
-  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
-  const verdict = result.errors.total === 0 && result.lostPlaces === 0 && result.rssSlopePercentPerMinute <= 1 ? 'PASS' : 'MISS';
-  return [
-    '## Soak (memory store)',
-    '',
-    `${settings.visitors} visitors waiting for ${settings.minutes} minutes at the page's own pace (queue_info every 5 s and every 60 s), ` +
-      `the release loop letting in ${settings.releasePerMinute} a minute and new visitors taking their places each minute. ` +
-      `Memory after a full GC at the end of each minute; the slope is fitted over the minutes after the first ${settings.warmupMinutes}.`,
-    '',
-    '| figure | goal | measured | verdict |',
-    '| --- | --- | --- | --- |',
-    `| errors (holds, polls, visitors' sockets and replays) | 0 | ${result.errors.total} (${result.queueInfoAnswered} queue_info answered, ${result.released} released, ${result.arrivals} arrivals) | **${result.errors.total === 0 ? 'PASS' : 'MISS'}** |`,
-    `| places lost (queue_info 404) | 0 | ${result.lostPlaces} | **${result.lostPlaces === 0 ? 'PASS' : 'MISS'}** |`,
-    `| RSS slope after warm-up | ≤ 1 % a minute | ${fixed(result.rssSlopePercentPerMinute, 2)} % (heap ${fixed(result.heapSlopePercentPerMinute, 2)} %) | **${result.rssSlopePercentPerMinute <= 1 ? 'PASS' : 'MISS'}** |`,
-    '',
-    '| minute | RSS | heap | queue_info answered | p99 ms | errors | waiting | released in all | server CPU |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...result.minutes.map(
-      (sample) =>
-        `| ${sample.minute} | ${mb(sample.memory.rss)} | ${mb(sample.memory.heapUsed)} | ${sample.polls.answered} | ${fixed(sample.polls.latencyMs.p99, 1)} | ` +
-        `${sample.polls.errorCount + sample.polls.unanswered} | ${sample.waiting} | ${sample.released} | ${fixed(sample.serverCpu * 100)} % |`,
-    ),
-    '',
-    `Soak verdict: **${verdict}**.`,
   ];
 }
 

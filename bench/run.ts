@@ -16,7 +16,7 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis, soak for the soak (10 minutes more);
+ *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis;
  *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
@@ -30,7 +30,6 @@
  *   BENCH_GATEWAY_CONNECTIONS=64  keep-alive connections of the gateway's throughput loop
  *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway (1 GiB once more for its memory, or ten times as much if more)
  *   BENCH_GATEWAY_ORIGIN_WORK_US=1000 CPU µs the working origin spends on each page (the judged throughput)
- *   BENCH_SOAK_VISITORS=10000 BENCH_SOAK_MINUTES=10 BENCH_SOAK_WARMUP_MINUTES=2 BENCH_SOAK_RELEASE_PER_MINUTE=120
  *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port), and
  *                             queue_info's throughput on a Redis-store server beside a memory-store one, in alternating slices
  *   BENCH_ADMISSION_WARMUP_SECONDS=150 BENCH_ADMISSION_STEADY_SECONDS=40 BENCH_ADMISSION_HALVED_SECONDS=80
@@ -64,7 +63,6 @@ import {
 import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
-import { runSoak, type SoakResult } from './soak';
 import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
 import { compareRuns, readBaseline } from './compare';
 import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
@@ -86,7 +84,6 @@ const KNOWN_PARTS = [
   'bot-check',
   'connector',
   'ramp',
-  'soak',
   'million',
 ];
 
@@ -194,21 +191,6 @@ async function main(): Promise<void> {
     }
 
     if (only.has('position')) partDone('position');
-    let soak: SoakResult | undefined;
-    if (only.has('soak')) {
-      const soakOptions = {
-        visitors: Math.floor(numberFromEnv('BENCH_SOAK_VISITORS', 10_000, 10)),
-        minutes: Math.floor(numberFromEnv('BENCH_SOAK_MINUTES', 10, 2)),
-        warmupMinutes: Math.floor(numberFromEnv('BENCH_SOAK_WARMUP_MINUTES', 2, 0)),
-        releasePerMinute: Math.floor(numberFromEnv('BENCH_SOAK_RELEASE_PER_MINUTE', 120, 1)),
-        pageDir,
-        log,
-      };
-      log(`soak (memory store): ${soakOptions.visitors} visitors at the page's pace for ${soakOptions.minutes} minutes…`);
-      soak = await runSoak(soakOptions);
-    }
-
-    if (only.has('soak')) partDone('soak');
 
     let admission: AdmissionResult | undefined;
     if (only.has('admission')) {
@@ -346,7 +328,6 @@ async function main(): Promise<void> {
       capacityRedis,
       storeComparison,
       positionCost,
-      soak,
       gateway,
       admission,
       opening,

@@ -133,13 +133,6 @@ export const FIGURES: readonly Figure[] = [
     read: (r) => finite(r?.estimate?.median?.minutesUntilWithin1),
   },
   {
-    key: 'positionCost',
-    label: "queue_info's store step at 100,000 waiting ÷ at 1,000, p99 (memory)",
-    unit: '×',
-    lowerIsBetter: true,
-    read: (r) => finite(r?.positionCost?.ratios?.find((ratio: Results) => ratio?.store === 'memory')?.p99),
-  },
-  {
     key: 'pageInitialGzip',
     label: 'page JavaScript before the position shows, gzipped',
     unit: 'KB',

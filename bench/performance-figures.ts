@@ -150,7 +150,6 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     '(same code)',
     ratio('estimateBack'),
   );
-  row("queue_info's store step at 100,000 waiting ÷ at 1,000, p99", 'O(log n), not O(n) (~100)', value('positionCost'), '', ratio('positionCost'));
   const ramp = (store: string) => (results.ramps ?? []).find((one: Results) => one?.settings?.store === store);
   const knee = (store: string) => {
     const found = ramp(store);

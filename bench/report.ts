@@ -10,7 +10,6 @@ import type { MillionResult } from './million';
 import type { DownloadFigures, GatewayOverheadResult, ThroughputFigures } from './gateway-overhead';
 import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
-import type { PositionCostResult } from './position-cost';
 import { connectorPassReport, type ConnectorPassResult } from './connector-pass';
 import type { BotCheckResult } from './bot-check';
 import { CPU_SLOWDOWN } from './slow-phone';
@@ -36,7 +35,6 @@ export interface BenchResults {
   readonly capacity?: CapacityResult;
   readonly capacityRedis?: CapacityResult;
   readonly storeComparison?: StoreComparisonResult;
-  readonly positionCost?: PositionCostResult;
   readonly gateway?: GatewayOverheadResult;
   readonly admission?: AdmissionResult;
   readonly opening?: OpeningResult;
@@ -93,7 +91,6 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.capacityRedis) lines.push('', ...capacity(results.capacityRedis, 'Redis store'));
   if (results.storeComparison) lines.push('', ...storeComparison(results.storeComparison));
   if (results.estimate) lines.push('', ...estimate(results.estimate, results.estimateVariants ?? []));
-  if (results.positionCost) lines.push('', ...positionCost(results.positionCost));
   if (results.gateway) lines.push('', ...gatewayOverhead(results.gateway));
   if (results.admission) lines.push('', ...admission(results.admission));
   if (results.opening) lines.push('', '## Opening bursts (adaptive admission, virtual clock)', '', openingMarkdown(results.opening));
@@ -320,33 +317,6 @@ function estimate(result: EstimateResult, variants: readonly { label: string; re
     ...variants.map((variant) => row(variant.label, variant.result.median)),
     '',
     `Error minute by minute (first seed of the first row): ${result.timeline.map((point) => point.maeMinutes).join(' ')}`,
-  ];
-}
-
-function positionCost(result: PositionCostResult): string[] {
-  const { settings, rows, ratios } = result;
-  const inRedis = (value?: number) => (value === undefined ? '–' : fixed(value, 2));
-  return [
-    "## Position cost (queue_info's store step)",
-    '',
-    `\`store.position\` (the rank among those still waiting, and the visitor marked as seen), timed call by call: ${settings.samples} calls ` +
-      `for visitors picked at random along the line, after as many to warm up, the lines taking turns in slices of 500 calls; ${fixed(settings.walkedAway * 100)}% of each line walked away and was swept out first, leaving holes. ` +
-      "With Redis a call is a round trip (the script's own time in redis-server apart, from INFO commandstats).",
-    '',
-    '| store | waiting | p50 µs | p99 µs | in redis-server µs/call | touch p50 µs | touch p99 µs |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map(
-      (row) =>
-        `| ${row.store} | ${row.waiting} | ${fixed(row.p50Micros, 2)} | ${fixed(row.p99Micros, 2)} | ${inRedis(row.inRedisMicros)} | ${fixed(row.touchP50Micros, 2)} | ${fixed(row.touchP99Micros, 2)} |`,
-    ),
-    ...ratios.map(
-      (ratio) =>
-        `| ${ratio.store}, ${settings.lines.at(-1)} ÷ ${settings.lines[0]} | | **${fixed(ratio.p50, 2)}** | **${fixed(ratio.p99, 2)}** | ${inRedis(ratio.inRedis)} | ${fixed(ratio.touchP50, 2)} | ${fixed(ratio.touchP99, 2)} |`,
-    ),
-    '',
-    'A rank in O(log n) keeps the ratio near 1–2; a count over the line would make it about 100. ' +
-      '`touch` is the same call without the rank (the lookup and the last-seen write): where its ratio is as large, ' +
-      "the growth is the line's entries no longer fitting in the CPU's caches, which an O(1) step pays alike.",
   ];
 }
 

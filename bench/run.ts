@@ -16,7 +16,7 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis;
+ *   BENCH_ONLY=page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis;
  *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
@@ -30,7 +30,7 @@
  *   BENCH_GATEWAY_CONNECTIONS=64  keep-alive connections of the gateway's throughput loop
  *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway (1 GiB once more for its memory, or ten times as much if more)
  *   BENCH_GATEWAY_ORIGIN_WORK_US=1000 CPU µs the working origin spends on each page (the judged throughput)
- *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port), and
+ *   BENCH_REDIS=1             also run the capacity benchmark on Redis (a redis-server on a free port), and
  *                             queue_info's throughput on a Redis-store server beside a memory-store one, in alternating slices
  *   BENCH_ADMISSION_WARMUP_SECONDS=150 BENCH_ADMISSION_STEADY_SECONDS=40 BENCH_ADMISSION_HALVED_SECONDS=80
  *                             adaptive admission against fixed settings: the phases (the halved one at least 60 s)
@@ -61,21 +61,19 @@ import {
   type PageLoadResult,
 } from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
-import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
 import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
 import { compareRuns, readBaseline } from './compare';
 import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,opening,drop,bot-check,connector';
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector';
 const KNOWN_PARTS = [
   'page',
   'pageload',
   'estimate',
   'capacity',
   'stores',
-  'position',
   'gateway',
   'admission',
   'opening',
@@ -180,17 +178,6 @@ async function main(): Promise<void> {
       storeComparison = await withRedis((redisUrl, probes) => compareStores({ ...options, ...probes, redisUrl }));
       partDone('stores');
     }
-
-    let positionCost: PositionCostResult | undefined;
-    if (only.has('position')) {
-      log(`position cost: store.position at ${DEFAULT_POSITION_COST_OPTIONS.lines.join(' and ')} waiting…`);
-      positionCost =
-        process.env.BENCH_REDIS === '1'
-          ? await withRedis((redisUrl) => measurePositionCost({ ...DEFAULT_POSITION_COST_OPTIONS, redisUrl }))
-          : await measurePositionCost(DEFAULT_POSITION_COST_OPTIONS);
-    }
-
-    if (only.has('position')) partDone('position');
 
     let admission: AdmissionResult | undefined;
     if (only.has('admission')) {
@@ -327,7 +314,6 @@ async function main(): Promise<void> {
       capacity,
       capacityRedis,
       storeComparison,
-      positionCost,
       gateway,
       admission,
       opening,

@@ -332,7 +332,8 @@ async function main(): Promise<void> {
     };
     mkdirSync(resultsDir, { recursive: true });
     const markdown = renderMarkdown(compared);
-    const json = JSON.stringify(compared, null, 2) + '\n';
+    // One line: git keeps this file and the baseline, and indenting doubled their size.
+    const json = JSON.stringify(compared) + '\n';
     const dated = `run-${results.date.replace(/[:.]/g, '-')}.json`;
     writeFileSync(path.join(resultsDir, 'latest.json'), json);
     writeFileSync(path.join(resultsDir, dated), json);

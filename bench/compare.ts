@@ -36,7 +36,6 @@ const max = (values: unknown): number | undefined => {
   return numbers.length > 0 ? Math.max(...numbers) : undefined;
 };
 const kb = (bytes: unknown) => (finite(bytes) === undefined ? undefined : (bytes as number) / 1024);
-const mib = (bytes: unknown) => (finite(bytes) === undefined ? undefined : (bytes as number) / 2 ** 20);
 
 /** The server figures of one store's capacity run (`capacity` or `capacityRedis`). */
 function capacityFigures(part: 'capacity' | 'capacityRedis', store: string): Figure[] {
@@ -62,13 +61,6 @@ function capacityFigures(part: 'capacity' | 'capacityRedis', store: string): Fig
       'µs',
       true,
       (c) => c?.fanout?.median?.floor?.microsPerSocketWall,
-    ),
-    figure(
-      'kernelFloorPerSocket',
-      "one loopback socket write(2) from C (the kernel's floor)",
-      'µs',
-      true,
-      (c) => c?.fanout?.median?.floor?.kernel?.microsPerSocket,
     ),
     figure('ownHoldMax', "server's event loop held by its own work (CPU time in the hold), longest", 'ms', true, (c) => c?.paced?.median?.serverOwnHoldMaxMs),
     figure(
@@ -141,13 +133,6 @@ export const FIGURES: readonly Figure[] = [
     read: (r) => finite(r?.estimate?.median?.minutesUntilWithin1),
   },
   {
-    key: 'positionCost',
-    label: "queue_info's store step at 100,000 waiting ÷ at 1,000, p99 (memory)",
-    unit: '×',
-    lowerIsBetter: true,
-    read: (r) => finite(r?.positionCost?.ratios?.find((ratio: Results) => ratio?.store === 'memory')?.p99),
-  },
-  {
     key: 'pageInitialGzip',
     label: 'page JavaScript before the position shows, gzipped',
     unit: 'KB',
@@ -164,15 +149,6 @@ export const FIGURES: readonly Figure[] = [
   },
   { key: 'rampMemory', label: 'capacity ramp knee, memory store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'memory') },
   { key: 'rampRedis', label: 'capacity ramp knee, Redis store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'redis') },
-  {
-    key: 'startupReady',
-    label: 'start-up, spawned → first answer (compiled)',
-    unit: 'ms',
-    lowerIsBetter: true,
-    read: (r) => finite(r?.startup?.compiled?.readyMs),
-  },
-  { key: 'startupCpu', label: 'start-up CPU time (compiled)', unit: 'ms', lowerIsBetter: true, read: (r) => finite(r?.startup?.compiled?.cpuMs) },
-  { key: 'startupRss', label: 'idle RSS after start-up (compiled)', unit: 'MiB', lowerIsBetter: true, read: (r) => mib(r?.startup?.compiled?.idleRss) },
 ];
 
 /** The Redis store's throughput ratio to the bare server over the memory store's, each from its own capacity run (shown, not judged). */

@@ -23,8 +23,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { cpuProfiler } from './cpu-profiler';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -48,8 +47,6 @@ export interface GatewayOverheadOptions {
   readonly originWorkMicros: number;
   /** The built page (the gateway serves the waiting page from it). */
   readonly pageDir: string;
-  /** When set, a V8 CPU profile of the gateway during the proxied throughput slices is written here. */
-  readonly cpuProfileDir?: string;
   readonly log: (line: string) => void;
 }
 
@@ -187,7 +184,6 @@ export interface GatewayOverheadResult {
   };
   /** Failed requests, wrong statuses or short bodies in any phase (zero expected). */
   readonly errors: { readonly total: number; readonly kinds: Record<string, { count: number; example: string }> };
-  readonly cpuProfile?: string;
 }
 
 const MIB = 1024 * 1024;
@@ -292,14 +288,8 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
       () => pools.proxied.close(),
     );
     const loop = { pools, connections: options.connections, sliceSeconds, origin, gateway, errors };
-    let cpuProfile: string | undefined;
-    if (options.cpuProfileDir) await gateway.request('profileStart');
     log('    in front of an origin answering constant bytes (worst case), the three processes on every core…');
     const constant = await throughputPhase({ ...loop, path: '/' });
-    if (options.cpuProfileDir) {
-      mkdirSync(options.cpuProfileDir, { recursive: true });
-      cpuProfile = await gateway.request<string>('profileStop', path.join(options.cpuProfileDir, 'gateway-throughput.cpuprofile'));
-    }
     const cpus = allowedCpus(process.pid);
     const pinning = cpus && cpus.length >= 2 ? { loadGenerator: cpus[0], servers: cpus[1] } : undefined;
     log(
@@ -358,7 +348,6 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
       },
       upload: { bytes: UPLOAD_MIB * MIB, direct: uploadDirect, proxied: uploadProxied },
       errors: { total: errors.total, kinds: errors.snapshot() },
-      cpuProfile,
     };
   } finally {
     await Promise.allSettled(closers.map((close) => close()));
@@ -847,7 +836,6 @@ async function runGateway(): Promise<void> {
   serveRequests({ url: server.url, pid: process.pid } satisfies Ready, {
     cpu: (): CpuSample => process.cpuUsage(),
     memory: () => process.memoryUsage(),
-    ...cpuProfiler(),
   });
 }
 

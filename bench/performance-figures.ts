@@ -150,7 +150,6 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     '(same code)',
     ratio('estimateBack'),
   );
-  row("queue_info's store step at 100,000 waiting ÷ at 1,000, p99", 'O(log n), not O(n) (~100)', value('positionCost'), '', ratio('positionCost'));
   const ramp = (store: string) => (results.ramps ?? []).find((one: Results) => one?.settings?.store === store);
   const knee = (store: string) => {
     const found = ramp(store);
@@ -172,26 +171,6 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
   lines.push('');
   lines.push(...readingNotes(results));
 
-  const startup = results.startup;
-  lines.push('');
-  if (startup) {
-    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-    lines.push(
-      `Start-up (\`npm start\` builds the server, then runs it compiled; ${startup.runs} starts each way, alternating, medians; building the server took ${Math.round(startup.buildMs)} ms):`,
-    );
-    lines.push('');
-    lines.push('| start-up | spawned → first answer | CPU until then | idle RSS |');
-    lines.push('| --- | --- | --- | --- |');
-    lines.push(
-      `| \`${startup.compiled.command}\` (now) | ${Math.round(startup.compiled.readyMs)} ms | ${Math.round(startup.compiled.cpuMs)} ms | ${mib(startup.compiled.idleRss)} |`,
-    );
-    lines.push(
-      `| \`${startup.tsx.command}\` (before) | ${Math.round(startup.tsx.readyMs)} ms | ${Math.round(startup.tsx.cpuMs)} ms | ${mib(startup.tsx.idleRss)} |`,
-    );
-    lines.push(`| now ÷ before | ${startup.ratio.readyMs.toFixed(2)} | ${startup.ratio.cpuMs.toFixed(2)} | ${startup.ratio.idleRss.toFixed(2)} |`);
-  } else {
-    lines.push(`Start-up: ${none} (\`BENCH_ONLY=startup\`).`);
-  }
   return lines.join('\n');
 }
 
@@ -213,11 +192,6 @@ function readingNotes(results: Results): string[] {
         `takes ${us(floor?.microsPerSocketWall)} a socket (the floor, measured in the same run), and the server wrote each move at ${us(fanout.microsPerSocketP50)} a socket: ` +
         `${typeof sockets === 'number' ? sockets.toLocaleString('en-US') : '–'} sockets are ${ms(typeof sockets === 'number' && floor ? (sockets * floor.microsPerSocketWall) / 1000 : Number.NaN)} of one core at the floor, ` +
         `before anything else the server does (queue_info meanwhile: p99 ${ms(fanout.queueInfoDuringP99Ms)}). ` +
-        (typeof floor?.kernel?.microsPerSocket === 'number'
-          ? `Below the runtime, the kernel alone (write(2) from C, no reader to wake) takes ${us(floor.kernel.microsPerSocket)} a socket on loopback, where it also does the receiving side's work: ` +
-            `${ms(floor.kernel.msForSockets)} for ${floor.kernel.sockets.toLocaleString('en-US')} sockets from one process. ` +
-            `A fan-out within ${TARGETS.fanoutP99Ms} ms to that many sockets takes more than one process: one per core on Redis. `
-          : '') +
         `${fanout.superseded ?? 0} of ${fanout.moves ?? '–'} moves were stopped on the way by a newer one.`,
     );
     notes.push(

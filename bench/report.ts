@@ -2,7 +2,6 @@ import type { AdmissionResult, RoomResult } from './admission/run-admission';
 import { openingMarkdown, type OpeningResult } from './admission/opening';
 import type { RampResult } from './capacity/ramp';
 import type { CapacityResult } from './capacity/run-capacity';
-import type { KernelFloor } from './capacity/kernel-floor';
 import type { StoreComparisonResult } from './capacity/stores';
 import { formatFigure, formatRatio, type ComparedFigure } from './compare';
 import type { EstimateResult } from './estimate-accuracy';
@@ -11,9 +10,6 @@ import type { MillionResult } from './million';
 import type { DownloadFigures, GatewayOverheadResult, ThroughputFigures } from './gateway-overhead';
 import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
-import type { PositionCostResult } from './position-cost';
-import type { SoakResult } from './soak';
-import type { StartupResult } from './startup';
 import { connectorPassReport, type ConnectorPassResult } from './connector-pass';
 import type { BotCheckResult } from './bot-check';
 import { CPU_SLOWDOWN } from './slow-phone';
@@ -39,15 +35,12 @@ export interface BenchResults {
   readonly capacity?: CapacityResult;
   readonly capacityRedis?: CapacityResult;
   readonly storeComparison?: StoreComparisonResult;
-  readonly positionCost?: PositionCostResult;
-  readonly soak?: SoakResult;
   readonly gateway?: GatewayOverheadResult;
   readonly admission?: AdmissionResult;
   readonly opening?: OpeningResult;
   readonly drop?: DropResult;
   readonly million?: MillionResult;
   readonly ramps?: readonly RampResult[];
-  readonly startup?: StartupResult;
   readonly connectorPass?: ConnectorPassResult;
   /** The run this one is compared with (bench/results/baseline.json unless BENCH_BASELINE names another). */
   readonly previousRun?: { readonly file: string; readonly date?: string };
@@ -98,15 +91,12 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.capacityRedis) lines.push('', ...capacity(results.capacityRedis, 'Redis store'));
   if (results.storeComparison) lines.push('', ...storeComparison(results.storeComparison));
   if (results.estimate) lines.push('', ...estimate(results.estimate, results.estimateVariants ?? []));
-  if (results.positionCost) lines.push('', ...positionCost(results.positionCost));
-  if (results.soak) lines.push('', ...soak(results.soak));
   if (results.gateway) lines.push('', ...gatewayOverhead(results.gateway));
   if (results.admission) lines.push('', ...admission(results.admission));
   if (results.opening) lines.push('', '## Opening bursts (adaptive admission, virtual clock)', '', openingMarkdown(results.opening));
   if (results.drop) lines.push('', ...drop(results.drop));
   if (results.million) lines.push('', ...million(results.million));
   for (const ramp of results.ramps ?? []) lines.push('', ...rampReport(ramp));
-  if (results.startup) lines.push('', ...startupReport(results.startup));
   if (results.connectorPass) lines.push('', ...connectorPassReport(results.connectorPass));
   if (results.botCheck) lines.push('', ...botCheck(results.botCheck));
   lines.push('');
@@ -159,21 +149,6 @@ function rampReport(result: RampResult): string[] {
         `${fixed(step.moves.latencyMs.p99, 1)} | ${fixed(step.fanout.lastWriteMs.p99, 1)} | ${step.servers.map((server) => `${fixed(server.cpu * 100)}%`).join(' + ')} | ` +
         `${fixed(Math.max(...step.servers.map((server) => server.loopDelayMaxMs)), 1)} | ${step.servers.map((server) => fixed(server.rss / 2 ** 20)).join(' + ')} |`,
     ),
-  ];
-}
-
-function startupReport(result: StartupResult): string[] {
-  const mib = (bytes: number) => `${fixed(bytes / 2 ** 20, 1)} MiB`;
-  return [
-    '## Start-up',
-    '',
-    `The server started ${result.runs} times each way, alternating, with the demo shop as its origin: spawned → its first answer, the CPU time it took until then, and its memory (RSS of the process and any it started) after ${2} s idle. Medians. Building the server (build-server.mjs) took ${fixed(result.buildMs)} ms before the runs.`,
-    '',
-    '| way | ready | CPU | idle RSS |',
-    '| --- | --- | --- | --- |',
-    `| \`${result.compiled.command}\` (production) | ${fixed(result.compiled.readyMs)} ms | ${fixed(result.compiled.cpuMs)} ms | ${mib(result.compiled.idleRss)} |`,
-    `| \`${result.tsx.command}\` (before) | ${fixed(result.tsx.readyMs)} ms | ${fixed(result.tsx.cpuMs)} ms | ${mib(result.tsx.idleRss)} |`,
-    `| compiled ÷ tsx | ${fixed(result.ratio.readyMs, 2)} | ${fixed(result.ratio.cpuMs, 2)} | ${fixed(result.ratio.idleRss, 2)} |`,
   ];
 }
 
@@ -283,7 +258,7 @@ function capacity(result: CapacityResult, store: string): string[] {
           `- the same fan-outs on the server's own clock (release decision → its last socket written with a move carrying it, one value a batch): p50 ${result.fanout.median.lastWriteP50Ms} ms, **p99 ${result.fanout.median.lastWriteP99Ms} ms**; ` +
             `${result.fanout.median.moves ?? '–'} moves, ${result.fanout.median.superseded ?? '–'} of them stopped by a newer one on the way ` +
             `(first socket written p99 ${result.fanout.median.firstWriteP99Ms} ms; first to last socket p50 ${result.fanout.median.writingP50Ms} ms, ${result.fanout.median.wallMicrosPerSocketP50} µs a socket with everything else the server did meanwhile, ` +
-            `of which writing ${result.fanout.median.microsPerSocketP50} µs a socket, where a bare Node \`net\` server writing ${result.fanout.median.floor?.sockets ?? '–'} loopback sockets in a plain loop takes ${result.fanout.median.floor?.microsPerSocketWall ?? '–'} µs (CPU ${result.fanout.median.floor?.microsPerSocketCpu ?? '–'} µs), ${kernelFloorText(result.fanout.median.floor?.kernel)}); ` +
+            `of which writing ${result.fanout.median.microsPerSocketP50} µs a socket, where a bare Node \`net\` server writing ${result.fanout.median.floor?.sockets ?? '–'} loopback sockets in a plain loop takes ${result.fanout.median.floor?.microsPerSocketWall ?? '–'} µs (CPU ${result.fanout.median.floor?.microsPerSocketCpu ?? '–'} µs); ` +
             `queue_info answers under way during a fan-out: ${result.fanout.median.queueInfoDuringCount}, p99 **${result.fanout.median.queueInfoDuringP99Ms} ms**; ` +
             `server GC pauses: longest ${fixed(paced.median.serverGcPauseMaxMs, 1)} ms (by kind, worst run: ${JSON.stringify(paced.runs.reduce((worst, run) => (run.serverGc.maxMs > worst.maxMs ? run.serverGc : worst), paced.runs[0].serverGc).maxByKind)})`,
         ]
@@ -345,33 +320,6 @@ function estimate(result: EstimateResult, variants: readonly { label: string; re
   ];
 }
 
-function positionCost(result: PositionCostResult): string[] {
-  const { settings, rows, ratios } = result;
-  const inRedis = (value?: number) => (value === undefined ? '–' : fixed(value, 2));
-  return [
-    "## Position cost (queue_info's store step)",
-    '',
-    `\`store.position\` (the rank among those still waiting, and the visitor marked as seen), timed call by call: ${settings.samples} calls ` +
-      `for visitors picked at random along the line, after as many to warm up, the lines taking turns in slices of 500 calls; ${fixed(settings.walkedAway * 100)}% of each line walked away and was swept out first, leaving holes. ` +
-      "With Redis a call is a round trip (the script's own time in redis-server apart, from INFO commandstats).",
-    '',
-    '| store | waiting | p50 µs | p99 µs | in redis-server µs/call | touch p50 µs | touch p99 µs |',
-    '| --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map(
-      (row) =>
-        `| ${row.store} | ${row.waiting} | ${fixed(row.p50Micros, 2)} | ${fixed(row.p99Micros, 2)} | ${inRedis(row.inRedisMicros)} | ${fixed(row.touchP50Micros, 2)} | ${fixed(row.touchP99Micros, 2)} |`,
-    ),
-    ...ratios.map(
-      (ratio) =>
-        `| ${ratio.store}, ${settings.lines.at(-1)} ÷ ${settings.lines[0]} | | **${fixed(ratio.p50, 2)}** | **${fixed(ratio.p99, 2)}** | ${inRedis(ratio.inRedis)} | ${fixed(ratio.touchP50, 2)} | ${fixed(ratio.touchP99, 2)} |`,
-    ),
-    '',
-    'A rank in O(log n) keeps the ratio near 1–2; a count over the line would make it about 100. ' +
-      '`touch` is the same call without the rank (the lookup and the last-seen write): where its ratio is as large, ' +
-      "the growth is the line's entries no longer fitting in the CPU's caches, which an O(1) step pays alike.",
-  ];
-}
-
 /** The goal of an opening: the whole pre-queue drawn and positioned within it. */
 export const OPENING_GOAL_MS = 2000;
 
@@ -414,35 +362,6 @@ function million(result: MillionResult): string[] {
         `| ${row.places} | ${row.way} | ${row.error ? `failed: ${row.error}` : ms(row.loadMs)} | ${ms(row.longestCallMs)} (${row.longestCall}) | ${row.slowCalls}${row.slowest.length > 0 ? ` (${row.slowest.join(', ')})` : ''} | ` +
         `${row.refused} of ${row.trafficCalls} | ${row.grew} | ${row.releasedTwice} | ${row.gatewayBytesPerPlace === null ? '–' : `${row.gatewayBytesPerPlace} B`} | ${row.wrong ?? '–'} |`,
     ),
-  ];
-}
-
-function soak(result: SoakResult): string[] {
-  const { settings } = result;
-  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
-  const verdict = result.errors.total === 0 && result.lostPlaces === 0 && result.rssSlopePercentPerMinute <= 1 ? 'PASS' : 'MISS';
-  return [
-    '## Soak (memory store)',
-    '',
-    `${settings.visitors} visitors waiting for ${settings.minutes} minutes at the page's own pace (queue_info every 5 s and every 60 s), ` +
-      `the release loop letting in ${settings.releasePerMinute} a minute and new visitors taking their places each minute. ` +
-      `Memory after a full GC at the end of each minute; the slope is fitted over the minutes after the first ${settings.warmupMinutes}.`,
-    '',
-    '| figure | goal | measured | verdict |',
-    '| --- | --- | --- | --- |',
-    `| errors (holds, polls, visitors' sockets and replays) | 0 | ${result.errors.total} (${result.queueInfoAnswered} queue_info answered, ${result.released} released, ${result.arrivals} arrivals) | **${result.errors.total === 0 ? 'PASS' : 'MISS'}** |`,
-    `| places lost (queue_info 404) | 0 | ${result.lostPlaces} | **${result.lostPlaces === 0 ? 'PASS' : 'MISS'}** |`,
-    `| RSS slope after warm-up | ≤ 1 % a minute | ${fixed(result.rssSlopePercentPerMinute, 2)} % (heap ${fixed(result.heapSlopePercentPerMinute, 2)} %) | **${result.rssSlopePercentPerMinute <= 1 ? 'PASS' : 'MISS'}** |`,
-    '',
-    '| minute | RSS | heap | queue_info answered | p99 ms | errors | waiting | released in all | server CPU |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...result.minutes.map(
-      (sample) =>
-        `| ${sample.minute} | ${mb(sample.memory.rss)} | ${mb(sample.memory.heapUsed)} | ${sample.polls.answered} | ${fixed(sample.polls.latencyMs.p99, 1)} | ` +
-        `${sample.polls.errorCount + sample.polls.unanswered} | ${sample.waiting} | ${sample.released} | ${fixed(sample.serverCpu * 100)} % |`,
-    ),
-    '',
-    `Soak verdict: **${verdict}**.`,
   ];
 }
 
@@ -517,8 +436,7 @@ function gatewayOverhead(result: GatewayOverheadResult): string[] {
     `- The gateway's own account during the downloads (process.memoryUsage, every 25 ms): Buffers (arrayBuffers) ${buffers(streaming.proxied)} read straight through, ` +
       `${buffers(streaming.proxiedLong)} during the ${settings.longDownloadMib} MiB, ${buffers(streaming.proxiedStalled)} with the reader stalled; ` +
       `JS heap used ${heap(streaming.proxied)}, ${heap(streaming.proxiedLong)} and ${heap(streaming.proxiedStalled)}.`,
-    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.` +
-      (result.cpuProfile ? ` Gateway CPU profile of the proxied slices: ${result.cpuProfile}.` : ''),
+    `- Errors: ${errors.total === 0 ? 'none' : kinds.join('; ')}.`,
   ];
 }
 
@@ -597,11 +515,4 @@ function botCheck(result: BotCheckResult): string[] {
     `- a bot with Node's native scrypt (OpenSSL): **${bot.cpuMsPerPlace} ms of CPU a place**, ${bot.cpuSecondsPer1000Places} CPU-seconds per 1,000 places (${bot.triesPerPlace} tries a place, ${bot.msPerTry} ms a try; ${settings.botSolves} solves)`,
     `- the server: ${server.issueCpuMicros} µs of CPU to issue a challenge (one key derivation, cached for a reload), **${server.verifyCpuMicros} µs to check a solution** (HMACs only; ${settings.verifications} checks)`,
   ];
-}
-
-/** The kernel's floor (`capacity/kernel-floor.ts`) as the report says it. */
-function kernelFloorText(kernel: KernelFloor | undefined): string {
-  if (kernel === undefined) return "the kernel's floor not measured";
-  if ('skipped' in kernel) return `the kernel's floor skipped: ${kernel.skipped}`;
-  return `and write(2) from C ${kernel.microsPerSocket} µs (${kernel.msForSockets} ms for ${kernel.sockets} sockets from one process: the kernel's floor)`;
 }

@@ -16,7 +16,7 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis, soak for the soak (10 minutes more);
+ *   BENCH_ONLY=page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis;
  *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
@@ -24,18 +24,14 @@
  *                             of it loaded in pages beside the whole line read in one script, at 100,000, 300,000 and this size
  *   BENCH_OPENING_ENTRANTS=1000000  opening-million (not run by default): the pre-queue an event opens with on one Redis
  *   BENCH_BOT_SOLVES=15       bot check: solves of each kind in Chromium (the bot's native solves: 40)
- *   BENCH_STARTUP_RUNS=5      starts of the server each way (compiled, and TypeScript through tsx)
  *   BENCH_RAMP_STORES=memory,redis BENCH_RAMP_STEP=2500 BENCH_RAMP_MAX=40000 BENCH_RAMP_SECONDS=10 BENCH_RAMP_RELEASE_PER_MINUTE=600
  *                             the capacity ramp (BENCH_ONLY=ramp): visitors added a step at a time until the first error or a release p99 over 1 s
  *   BENCH_GATEWAY_SECONDS=4   gateway overhead: counted seconds per target (direct, proxied) in the latency and throughput phases
  *   BENCH_GATEWAY_CONNECTIONS=64  keep-alive connections of the gateway's throughput loop
  *   BENCH_GATEWAY_DOWNLOAD_MB=100 MiB of the streamed download, direct and through the gateway (1 GiB once more for its memory, or ten times as much if more)
  *   BENCH_GATEWAY_ORIGIN_WORK_US=1000 CPU µs the working origin spends on each page (the judged throughput)
- *   BENCH_SOAK_VISITORS=10000 BENCH_SOAK_MINUTES=10 BENCH_SOAK_WARMUP_MINUTES=2 BENCH_SOAK_RELEASE_PER_MINUTE=120
- *   BENCH_REDIS=1             also run the capacity and position benchmarks on Redis (a redis-server on a free port), and
+ *   BENCH_REDIS=1             also run the capacity benchmark on Redis (a redis-server on a free port), and
  *                             queue_info's throughput on a Redis-store server beside a memory-store one, in alternating slices
- *   BENCH_CPU_PROF=1          write V8 CPU profiles of the bench server, one per paced and throughput run, and of the
- *                             gateway during its proxied throughput slices (folder printed)
  *   BENCH_ADMISSION_WARMUP_SECONDS=150 BENCH_ADMISSION_STEADY_SECONDS=40 BENCH_ADMISSION_HALVED_SECONDS=80
  *                             adaptive admission against fixed settings: the phases (the halved one at least 60 s)
  */
@@ -65,33 +61,27 @@ import {
   type PageLoadResult,
 } from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
-import { DEFAULT_POSITION_COST_OPTIONS, measurePositionCost, type PositionCostResult } from './position-cost';
 import { renderMarkdown } from './report';
-import { runSoak, type SoakResult } from './soak';
-import { measureStartup, type StartupResult } from './startup';
 import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
 import { compareRuns, readBaseline } from './compare';
 import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,position,gateway,admission,opening,drop,startup,bot-check,connector';
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector';
 const KNOWN_PARTS = [
   'page',
   'pageload',
   'estimate',
   'capacity',
   'stores',
-  'position',
   'gateway',
   'admission',
   'opening',
   'drop',
   'opening-million',
-  'startup',
   'bot-check',
   'connector',
   'ramp',
-  'soak',
   'million',
 ];
 
@@ -116,7 +106,6 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; known: ${KNOWN_PARTS.join(', ')}.`);
   const log = (line: string) => console.log(line);
   const workDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-bench-'));
-  const profileDir = process.env.BENCH_CPU_PROF === '1' ? mkdtempSync(path.join(tmpdir(), 'waiting-room-profile-')) : undefined;
   try {
     const pageDir = path.join(workDir, 'page');
     /** How long each part took (s): bench/README.md quotes them. */
@@ -172,54 +161,23 @@ async function main(): Promise<void> {
       activeLimit: Math.ceil(numberFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60) / 6),
       sessionSeconds: 5,
       pageDir,
-      cpuProfileDir: profileDir,
       log,
     };
     if (only.has('capacity')) {
       log(`server capacity (memory store): ${options.visitors} visitors…`);
-      capacity = await runCapacity({ ...options, cpuProfileDir: profileDir && subfolder(profileDir, 'memory') });
+      capacity = await runCapacity(options);
       partDone('capacity');
       if (process.env.BENCH_REDIS === '1') {
         log(`server capacity (Redis store): ${options.visitors} visitors…`);
-        capacityRedis = await withRedis((redisUrl, probes) =>
-          runCapacity({ ...options, ...probes, redisUrl, cpuProfileDir: profileDir && subfolder(profileDir, 'redis') }),
-        );
+        capacityRedis = await withRedis((redisUrl, probes) => runCapacity({ ...options, ...probes, redisUrl }));
         partDone('capacityRedis');
       }
     }
     if (only.has('stores') || (only.has('capacity') && process.env.BENCH_REDIS === '1')) {
       log(`queue_info throughput, Redis store beside the memory store: ${options.visitors} visitors held on each…`);
-      storeComparison = await withRedis((redisUrl, probes) =>
-        compareStores({ ...options, ...probes, redisUrl, cpuProfileDir: profileDir && subfolder(profileDir, 'stores') }),
-      );
+      storeComparison = await withRedis((redisUrl, probes) => compareStores({ ...options, ...probes, redisUrl }));
       partDone('stores');
     }
-
-    let positionCost: PositionCostResult | undefined;
-    if (only.has('position')) {
-      log(`position cost: store.position at ${DEFAULT_POSITION_COST_OPTIONS.lines.join(' and ')} waiting…`);
-      positionCost =
-        process.env.BENCH_REDIS === '1'
-          ? await withRedis((redisUrl) => measurePositionCost({ ...DEFAULT_POSITION_COST_OPTIONS, redisUrl }))
-          : await measurePositionCost(DEFAULT_POSITION_COST_OPTIONS);
-    }
-
-    if (only.has('position')) partDone('position');
-    let soak: SoakResult | undefined;
-    if (only.has('soak')) {
-      const soakOptions = {
-        visitors: Math.floor(numberFromEnv('BENCH_SOAK_VISITORS', 10_000, 10)),
-        minutes: Math.floor(numberFromEnv('BENCH_SOAK_MINUTES', 10, 2)),
-        warmupMinutes: Math.floor(numberFromEnv('BENCH_SOAK_WARMUP_MINUTES', 2, 0)),
-        releasePerMinute: Math.floor(numberFromEnv('BENCH_SOAK_RELEASE_PER_MINUTE', 120, 1)),
-        pageDir,
-        log,
-      };
-      log(`soak (memory store): ${soakOptions.visitors} visitors at the page's pace for ${soakOptions.minutes} minutes…`);
-      soak = await runSoak(soakOptions);
-    }
-
-    if (only.has('soak')) partDone('soak');
 
     let admission: AdmissionResult | undefined;
     if (only.has('admission')) {
@@ -250,7 +208,6 @@ async function main(): Promise<void> {
         downloadMib: Math.floor(numberFromEnv('BENCH_GATEWAY_DOWNLOAD_MB', 100, 1)),
         originWorkMicros: numberFromEnv('BENCH_GATEWAY_ORIGIN_WORK_US', 1000, 1),
         pageDir,
-        cpuProfileDir: profileDir && subfolder(profileDir, 'gateway'),
         log,
       };
       log(`gateway overhead: a Node http origin, directly and through the gateway…`);
@@ -305,13 +262,6 @@ async function main(): Promise<void> {
     }
 
     if (only.has('ramp')) partDone('ramp');
-    let startup: StartupResult | undefined;
-    if (only.has('startup')) {
-      const runs = Math.floor(numberFromEnv('BENCH_STARTUP_RUNS', 5, 1));
-      log(`start-up: the compiled server and the TypeScript through tsx, ${runs} starts each…`);
-      startup = await measureStartup({ runs, log });
-      partDone('startup');
-    }
 
     let botCheck: BotCheckResult | undefined;
     if (only.has('bot-check')) {
@@ -364,8 +314,6 @@ async function main(): Promise<void> {
       capacity,
       capacityRedis,
       storeComparison,
-      positionCost,
-      soak,
       gateway,
       admission,
       opening,
@@ -373,10 +321,8 @@ async function main(): Promise<void> {
       million,
       openingMillion,
       ramps: ramps.length > 0 ? ramps : undefined,
-      startup,
       botCheck,
       connectorPass,
-      cpuProfileDir: profileDir,
     };
     const baseline = readBaseline(resultsDir);
     const compared = {
@@ -386,7 +332,8 @@ async function main(): Promise<void> {
     };
     mkdirSync(resultsDir, { recursive: true });
     const markdown = renderMarkdown(compared);
-    const json = JSON.stringify(compared, null, 2) + '\n';
+    // One line: git keeps this file and the baseline, and indenting doubled their size.
+    const json = JSON.stringify(compared) + '\n';
     const dated = `run-${results.date.replace(/[:.]/g, '-')}.json`;
     writeFileSync(path.join(resultsDir, 'latest.json'), json);
     writeFileSync(path.join(resultsDir, dated), json);
@@ -395,7 +342,6 @@ async function main(): Promise<void> {
     if (opening) writeFileSync(path.join(resultsDir, OPENING_FILE), `${JSON.stringify({ date: results.date, opening }, null, 2)}\n`);
     console.log('\n' + markdown);
     console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))}, latest.md and ${dated}`);
-    if (profileDir) console.log(`server CPU profile: ${profileDir} (summarise with: node --import tsx bench/profile-summary.ts ${profileDir})`);
     // The page's JavaScript budget, on what Chromium fetched before the position: past it, the bench fails.
     if (pageLoad) checkPageBudget(pageLoad);
     if (ownPageLoad) checkPageBudget(ownPageLoad);
@@ -413,12 +359,6 @@ function machine(loadAverageAtStart: number[]) {
     loadAverageAtStart,
     loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100),
   };
-}
-
-function subfolder(parent: string, name: string): string {
-  const dir = path.join(parent, name);
-  mkdirSync(dir, { recursive: true });
-  return dir;
 }
 
 type StoreProbes = {

@@ -170,10 +170,7 @@ function fanoutChecks(capacity: CapacityResult): TargetCheck[] {
       target: `≤ ${TARGETS.fanoutP99Ms} ms`,
       measured:
         `${fanout.median.lastWriteP99Ms} ms (p50 ${fanout.median.lastWriteP50Ms} ms; writing ${fanout.median.microsPerSocketP50} µs a socket, ` +
-        `where a bare loop of socket writes takes ${fanout.median.floor?.microsPerSocketWall ?? '–'} µs` +
-        (fanout.median.floor?.kernel && !('skipped' in fanout.median.floor.kernel)
-          ? ` and the kernel alone ${fanout.median.floor.kernel.microsPerSocket} µs: ${fanout.median.floor.kernel.msForSockets} ms for ${fanout.median.floor.kernel.sockets} sockets from one process)`
-          : ')'),
+        `where a bare loop of socket writes takes ${fanout.median.floor?.microsPerSocketWall ?? '–'} µs)`,
       verdict: within(fanout.median.lastWriteP99Ms, TARGETS.fanoutP99Ms),
       note,
     },

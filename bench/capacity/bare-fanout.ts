@@ -4,9 +4,6 @@
  * holds the other ends and reads them. What that costs a socket, in wall time and in CPU time, is
  * what no server on this machine can go below; the server's own fan-out is compared with it.
  *
- * Beside it, once this loop's sockets are closed, the kernel's own floor for the same sockets and
- * frame (`kernel-floor.ts`): a write(2) loop in C.
- *
  * As a benchmark child: `measure` {sockets, rounds} → the medians over the rounds. Started with
  * BENCH_FANOUT_CLIENT=host:port, it is the reading end instead.
  */
@@ -14,7 +11,6 @@ import { fork } from 'node:child_process';
 import net from 'node:net';
 import { median } from '../stats';
 import { serveRequests } from './ipc';
-import { kernelFloor } from './kernel-floor';
 
 /** A QueueMoved frame as the server writes it: a two-byte header and its JSON. */
 const PAYLOAD = Buffer.from(JSON.stringify({ event: 'QueueMoved', channel: 'App.Queue', data: '{"served":123456}' }));
@@ -75,12 +71,7 @@ async function measure({ sockets, rounds }: MeasureArg) {
   }
 }
 
-async function measureBoth(arg: MeasureArg) {
-  const node = await measure(arg);
-  return { ...node, kernel: kernelFloor(arg.sockets, arg.rounds, FRAME.length) };
-}
-
-export type FanoutFloor = Awaited<ReturnType<typeof measureBoth>>;
+export type FanoutFloor = Awaited<ReturnType<typeof measure>>;
 
 /** The reading end: opens the sockets and reads whatever comes. */
 async function readingEnd(target: string, count: number): Promise<void> {
@@ -95,4 +86,4 @@ async function readingEnd(target: string, count: number): Promise<void> {
 }
 
 if (process.env.BENCH_FANOUT_CLIENT) void readingEnd(process.env.BENCH_FANOUT_CLIENT, Number(process.env.BENCH_FANOUT_SOCKETS));
-else serveRequests({ pid: process.pid }, { measure: (arg: MeasureArg) => measureBoth(arg) });
+else serveRequests({ pid: process.pid }, { measure: (arg: MeasureArg) => measure(arg) });

@@ -43,8 +43,6 @@ export interface CapacityOptions {
   readonly storeMemory?: () => Promise<number>;
   /** CPU seconds the store has used outside the server process (Redis's used_cpu_*), so far. */
   readonly storeCpu?: () => Promise<number>;
-  /** Write a V8 CPU profile of the server into this folder. */
-  readonly cpuProfileDir?: string;
   readonly log: (line: string) => void;
 }
 
@@ -84,8 +82,6 @@ interface Bench {
   readonly visitors: VisitorGroup;
   readonly poller: Child<{ pid: number }>;
   readonly admin: ReturnType<typeof adminClient>;
-  /** The CPU profiles written so far (BENCH_CPU_PROF). */
-  readonly profiles: string[];
 }
 
 /** Runs the whole capacity benchmark and returns its figures. */
@@ -136,7 +132,7 @@ async function startProcesses(options: CapacityOptions, children: Child<unknown>
   children.push(poller);
   // A released visitor's page goes away: its polling stops when its socket hears the release.
   visitors.on('released', (uuid) => void poller.request('released', uuid).catch(() => undefined));
-  return { options, bare, server, visitors, poller, admin, profiles: [] };
+  return { options, bare, server, visitors, poller, admin };
 }
 
 /** The platform's floor for writing one frame to each of N sockets (`bare-fanout.ts`), before the visitors arrive. */
@@ -145,26 +141,11 @@ async function fanoutFloor(options: CapacityOptions, children: Child<unknown>[])
   children.push(probe);
   const floor = await probe.request<FanoutFloor>('measure', { sockets: options.visitors, rounds: 5 });
   options.log(
-    `  the platform's floor: ${floor.microsPerSocketWall} µs a socket written (CPU ${floor.microsPerSocketCpu} µs), ${floor.sockets} loopback sockets; ` +
-      ('skipped' in floor.kernel
-        ? `the kernel's floor: ${floor.kernel.skipped}`
-        : `the kernel's floor (write(2) from C): ${floor.kernel.microsPerSocket} µs a socket, ${floor.kernel.msForSockets} ms for ${floor.kernel.sockets}`),
+    `  the platform's floor: ${floor.microsPerSocketWall} µs a socket written (CPU ${floor.microsPerSocketCpu} µs), ${floor.sockets} loopback sockets`,
   );
   await probe.request('close').catch(() => undefined);
   await probe.stop();
   return floor;
-}
-
-/** Runs `phase` under the server's CPU profiler when asked (BENCH_CPU_PROF), writing `name`.cpuprofile. */
-async function profiled<T>(bench: Bench, name: string, phase: () => Promise<T>): Promise<T> {
-  const dir = bench.options.cpuProfileDir;
-  if (!dir) return phase();
-  await bench.server.request('profileStart');
-  try {
-    return await phase();
-  } finally {
-    bench.profiles.push(await bench.server.request<string>('profileStop', path.join(dir, `${name}.cpuprofile`)));
-  }
 }
 
 /**
@@ -203,7 +184,7 @@ async function pacedPhase(bench: Bench) {
   );
   const runs = [];
   for (let run = 0; run < options.pacedRepetitions; run++) {
-    const figures = await pacedRun(bench, run);
+    const figures = await pacedRun(bench);
     runs.push(figures);
     const { releases, moves, fanout } = figures;
     options.log(
@@ -222,7 +203,7 @@ async function pacedPhase(bench: Bench) {
 }
 
 /** One paced run: polls at the page's pace while the release loop runs, then what each release and fan-out took. */
-async function pacedRun(bench: Bench, run: number) {
+async function pacedRun(bench: Bench) {
   const { options, server, visitors, poller, admin } = bench;
   await poller.request('visitors', await visitors.visitors());
   const cpuBefore = await server.request<CpuSample>('cpu');
@@ -233,17 +214,13 @@ async function pacedRun(bench: Bench, run: number) {
   await server.request('fanouts');
   await visitors.deliveries();
   await visitors.moves([], 0);
-  let resumedAt = 0;
-  // The profile (when one is taken) starts before the resume: its start holds the loop, and the first releases' work is in it.
-  const paced = await profiled(bench, `paced-${run + 1}`, async () => {
-    resumedAt = preciseNow();
-    await admin('POST', '/admin/resume');
-    return poller.request<PollResult>('poll', {
-      seconds: options.pollSeconds,
-      warmupSeconds: PACED_WARMUP_SECONDS,
-      factor: options.factor,
-      sockets: options.pollSockets,
-    });
+  const resumedAt = preciseNow();
+  await admin('POST', '/admin/resume');
+  const paced = await poller.request<PollResult>('poll', {
+    seconds: options.pollSeconds,
+    warmupSeconds: PACED_WARMUP_SECONDS,
+    factor: options.factor,
+    sockets: options.pollSockets,
   });
   await admin('POST', '/admin/pause');
   const pausedAt = preciseNow();
@@ -323,15 +300,13 @@ async function throughputPhase(bench: Bench) {
     const sliceSeconds = (2 * options.saturateSeconds) / SLICES;
     const before = { bare: await bare.request<CpuSample>('cpu'), ours: await server.request<CpuSample>('cpu') };
     const storeCpuBefore = await options.storeCpu?.();
-    const result = await profiled(bench, `throughput-${run + 1}`, () =>
-      poller.request<Record<'bare' | 'ours', SaturateResult>>('saturate', {
-        urls: { bare: bare.ready.url, ours: server.ready.url },
-        order,
-        connections: options.connections,
-        sliceSeconds,
-        warmupSeconds: SLICE_WARMUP_SECONDS,
-      }),
-    );
+    const result = await poller.request<Record<'bare' | 'ours', SaturateResult>>('saturate', {
+      urls: { bare: bare.ready.url, ours: server.ready.url },
+      order,
+      connections: options.connections,
+      sliceSeconds,
+      warmupSeconds: SLICE_WARMUP_SECONDS,
+    });
     // Each server is idle outside its own slices: its CPU time over the run is that of its slices.
     const busySeconds = options.saturateSeconds + SLICE_WARMUP_SECONDS;
     const storeCpuAfter = await options.storeCpu?.();
@@ -357,7 +332,7 @@ type Saturation = Awaited<ReturnType<typeof throughputPhase>>;
 
 /** Every figure of the run, with the medians the report and the targets read. */
 function capacityFigures(
-  { options, profiles }: Bench,
+  { options }: Bench,
   limits: ReturnType<typeof checkLimits>,
   held: Held,
   pacedRuns: readonly PacedRun[],
@@ -516,7 +491,6 @@ function capacityFigures(
     },
     visitorLives: { ...lives, received: lives.received.length },
     errors: { ...errors, total: errorTotal },
-    cpuProfiles: profiles,
   };
 }
 

@@ -6,12 +6,11 @@
  * written), the event loop's delay and the garbage collector's pauses.
  */
 import { loadConfig } from '../../server/process/config';
-import { cpuProfiler } from '../cpu-profiler';
 import { CHANNELS } from '@waiting-room/streams/contract';
 import { createFanout } from '../../server/realtime/create-fanout';
 import { start } from '../../server/process/start';
 import { createStore } from '../../server/process/stores';
-import { openSync, readSync, writeFileSync } from 'node:fs';
+import { openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { PerformanceObserver, constants, monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { ChannelMessage } from '../../server/realtime/fanout';
@@ -34,7 +33,6 @@ async function main(): Promise<void> {
   loopDelay.enable();
   const gc = new GcPauses();
   const holds = new LoopHolds(gc);
-  const profiler = cpuProfiler();
   const ready: ServerReady = { url: server.url, port: server.port, pid: process.pid };
   serveRequests(ready, {
     memory: () => memoryAfterGc(),
@@ -53,18 +51,6 @@ async function main(): Promise<void> {
     loopHolds: () => holds.stats(),
     /** What each fan-out since the last call took (`FanoutRecord`). */
     fanouts: () => fanouts.take(),
-    /** Starts the profiler, then forgets the loop's holds and delays so far: starting it holds the loop for about 100 ms. */
-    profileStart: async () => {
-      await profiler.profileStart();
-      holds.reset();
-      loopDelay.reset();
-    },
-    /** Writes the profile, and beside it the event loop's holds meanwhile (`<file>.holds.json`, for profile-summary.ts --loop-holds). */
-    profileStop: async (file: string) => {
-      const written = await profiler.profileStop(file);
-      writeFileSync(`${file}.holds.json`, JSON.stringify(holds.take()));
-      return written;
-    },
     /** [uuid, decided at, handed to the sockets at] of every release so far. */
     releases: () => [...store.releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
     /** [served, decided at, QueueMoved handed to the sockets at] of every release batch so far. */
@@ -119,15 +105,11 @@ class FanoutLog {
 /**
  * When the event loop was held: a timer due every `PERIOD_MS` that fires more than `thresholdMs`
  * late (after the one before it, less its own period, as `monitorEventLoopDelay` counts a delay)
- * says the loop did nothing else all that time. Each hold is kept as [from, to] in µs of the
- * monotonic clock V8's CPU profiles use, so that a profile's samples in that window say what held
- * it, with the main thread's own CPU time meanwhile (`mainThreadCpuMicros`): on a shared machine
+ * says the loop did nothing else all that time. Each hold is kept with the main thread's own CPU time meanwhile (`mainThreadCpuMicros`): on a shared machine
  * a process may also wait that long for a core, its loop held by nothing of its own (the CPU time
  * then falls far short of the window); and with the GC pauses that fell inside it.
  */
 class LoopHolds {
-  /** For the profile summary, since the last profile started. */
-  private forProfile: [number, number][] = [];
   /** For the paced runs' figures, since the last `stats`. */
   private forStats: { fromMs: number; toMs: number; lateMs: number; ownMs: number }[] = [];
   /** When `stats` was last called (`performance.now()`). */
@@ -144,7 +126,6 @@ class LoopHolds {
       const cpu = mainThreadCpuMicros();
       const lateMicros = now - this.last - PERIOD_MS * 1000;
       if (lateMicros > thresholdMs * 1000) {
-        this.forProfile.push([this.last, now]);
         const toMs = performance.now();
         this.forStats.push({
           fromMs: toMs - (now - this.last) / 1000,
@@ -157,20 +138,6 @@ class LoopHolds {
       this.last = now;
       this.lastCpu = cpu;
     }, PERIOD_MS).unref();
-  }
-
-  take(): [number, number][] {
-    const taken = this.forProfile;
-    this.forProfile = [];
-    return taken;
-  }
-
-  /** Forgets every hold so far, and the one under way: after something the figures must not count (the profiler's start). */
-  reset(): void {
-    this.forProfile = [];
-    this.forStats = [];
-    this.last = microsNow();
-    this.lastCpu = mainThreadCpuMicros();
   }
 
   /**

@@ -30,7 +30,6 @@ export type StoreComparisonOptions = Pick<
   | 'sessionSeconds'
   | 'pageDir'
   | 'storeCpu'
-  | 'cpuProfileDir'
   | 'log'
 > & {
   readonly redisUrl: string;
@@ -164,15 +163,13 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
   await Promise.all(STORES.map((store) => servers[store].request('gcPauses')));
   const storeCpuBefore = await options.storeCpu?.();
   const callsBefore = await options.storeScriptCalls?.();
-  const result = await profiled(options, servers, `stores-${run + 1}`, () =>
-    poller.request<Record<StoreName, SaturateResult>>('saturate', {
-      urls: { memory: servers.memory.ready.url, redis: servers.redis.ready.url },
-      order,
-      connections: options.connections,
-      sliceSeconds,
-      warmupSeconds: SLICE_WARMUP_SECONDS,
-    }),
-  );
+  const result = await poller.request<Record<StoreName, SaturateResult>>('saturate', {
+    urls: { memory: servers.memory.ready.url, redis: servers.redis.ready.url },
+    order,
+    connections: options.connections,
+    sliceSeconds,
+    warmupSeconds: SLICE_WARMUP_SECONDS,
+  });
   const storeCpuAfter = await options.storeCpu?.();
   const callsAfter = await options.storeScriptCalls?.();
   // Each server is idle outside its own slices (its line paused): its CPU time over the run is that of its slices.
@@ -198,18 +195,6 @@ async function throughputRun(options: StoreComparisonOptions, servers: Record<St
   const memory = await measured('memory');
   const redis = await measured('redis');
   return { order, memory, redis, ratio: redis.perSecond / memory.perSecond };
-}
-
-/** Runs `phase` under both servers' CPU profilers when asked (BENCH_CPU_PROF): `<name>-memory.cpuprofile` and `<name>-redis.cpuprofile`. */
-async function profiled<T>(options: StoreComparisonOptions, servers: Record<StoreName, Child<ServerReady>>, name: string, phase: () => Promise<T>): Promise<T> {
-  const dir = options.cpuProfileDir;
-  if (!dir) return phase();
-  for (const store of STORES) await servers[store].request('profileStart');
-  try {
-    return await phase();
-  } finally {
-    for (const store of STORES) await servers[store].request('profileStop', path.join(dir, `${name}-${store}.cpuprofile`));
-  }
 }
 
 type Run = Awaited<ReturnType<typeof throughputRun>>;

@@ -1,11 +1,11 @@
-import { SECTIONS, VARIABLES, type VariableSchema } from './config-schema';
+import { SECTIONS, VARIABLES, type VariableSchema } from '../config/environment';
 
 /** Where the documentation is written, from the repository's root. */
 export const CONFIG_DOC_PATH = 'docs/configuration.md';
 
 const INTRO = `# Configuration
 
-<!-- Written by \`npm run docs:config\` from server/process/config-schema.ts: change the schema, then run it. -->
+<!-- Written by \`npm run docs:config\` from server/config/environment.ts: change the declaration, then run it. -->
 
 All configuration is by environment variables, read once at start. A bad value stops the server
 before it listens, with a message naming the variable; an empty variable counts as unset.

@@ -9,7 +9,8 @@ import { BOT_CHALLENGES, type BotChallengeMode } from '../domain/bot-check/mode'
 import { declaredEvents, type DeclaredEvent } from '../domain/events/declared';
 import { normalizeTarget } from '../domain/request-target';
 import { ConfigError, readEnvironment, type Env, type ReadEnvironment } from './config-env';
-import { ADMISSION_MODES, QUEUEING_STATUS_CODES, type ConfigEnv, type LOG_LEVELS, type QueueingStatusCode } from './config-schema';
+import { ADMISSION_MODES, QUEUEING_STATUS_CODES, type ConfigEnv, type LOG_LEVELS, type QueueingStatusCode } from '../config/environment';
+import { ROOM_FIELD_NAMES, roomFieldRange, type RoomWholeField } from '../config/room';
 import type { RedisNode, RedisTarget } from '../redis/connection';
 import { projectRoot } from './project-root';
 
@@ -222,7 +223,7 @@ export function logsEveryRequest(level: string): boolean {
 }
 
 export { ConfigError } from './config-env';
-export { ADMIN_TOKEN_MIN_LENGTH, ADMISSION_MODES, DEFAULT_DIFFICULTY, LOG_LEVELS, MAX_DIFFICULTY } from './config-schema';
+export { ADMIN_TOKEN_MIN_LENGTH, ADMISSION_MODES, DEFAULT_DIFFICULTY, LOG_LEVELS, MAX_DIFFICULTY } from '../config/environment';
 
 /**
  * Redis Sentinel (REDIS_SENTINELS, REDIS_SENTINEL_NAME) or Redis Cluster (REDIS_CLUSTER_NODES),
@@ -282,7 +283,7 @@ const ROOT = projectRoot();
 const EMBEDDED_APP = { appId: 'waiting-room', key: 'waiting-room-key' };
 
 /**
- * Reads every variable of the configuration schema (`config-schema.ts`), with its default.
+ * Reads every variable of the configuration schema (`server/config/environment.ts`), with its default.
  * Throws a `ConfigError` naming the variable when a value cannot be used; `notice` hears once of
  * each variable set by a former name.
  */
@@ -426,20 +427,7 @@ function languagesConfig(v: ConfigEnv): LanguageSettings {
 }
 
 const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
-const ROOM_FIELDS = new Set([
-  'name',
-  'protect',
-  'activeLimit',
-  'releasePerMinute',
-  'locale',
-  'admission',
-  'originLatencyTargetMs',
-  'events',
-  'botChallenge',
-  'queueingStatusCode',
-  'connectorOrigins',
-  'page',
-]);
+const ROOM_FIELD_SET = new Set<string>(ROOM_FIELD_NAMES);
 
 /** A room as read from ROOMS, with the events it declares (taken out into `ServerConfig.events`). */
 type RoomWithEvents = RoomConfig & { readonly events?: unknown };
@@ -488,8 +476,8 @@ function roomsConfig(
     const at = `${source}[${index}]`;
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError(`${at} must be an object.`);
     const room = raw as Record<string, unknown>;
-    const unknown = Object.keys(room).find((key) => !ROOM_FIELDS.has(key));
-    if (unknown !== undefined) throw new ConfigError(`${at}: unknown field "${unknown}"; known: ${[...ROOM_FIELDS].join(', ')}.`);
+    const unknown = Object.keys(room).find((key) => !ROOM_FIELD_SET.has(key));
+    if (unknown !== undefined) throw new ConfigError(`${at}: unknown field "${unknown}"; known: ${ROOM_FIELD_NAMES.join(', ')}.`);
     if (typeof room.name !== 'string' || !ROOM_NAME.test(room.name)) {
       throw new ConfigError(`${at}.name must be 1 to 32 lower-case letters, digits or dashes.`);
     }
@@ -512,8 +500,9 @@ function roomsConfig(
       if (owner !== undefined) throw new ConfigError(`${at}: the prefix ${prefix} is already room "${owner}"'s.`);
       owners.set(key, room.name);
     }
-    const whole = (field: 'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs', min: number, max: number): number | undefined => {
+    const whole = (field: RoomWholeField): number | undefined => {
       const given = room[field];
+      const { min, max } = roomFieldRange(field);
       if (given === undefined) return undefined;
       if (typeof given !== 'number' || !Number.isInteger(given) || given < min || given > max) {
         throw new ConfigError(`${at}.${field} must be a whole number from ${min} to ${max}.`);
@@ -524,7 +513,7 @@ function roomsConfig(
     if (!(ADMISSION_MODES as readonly unknown[]).includes(mode)) {
       throw new ConfigError(`${at}.admission must be one of ${ADMISSION_MODES.join(', ')}.`);
     }
-    const target = whole('originLatencyTargetMs', 1, 600_000) ?? defaults.admission.originLatencyTargetMs;
+    const target = whole('originLatencyTargetMs') ?? defaults.admission.originLatencyTargetMs;
     if (mode === 'adaptive' && target >= responseTimeoutMs) {
       throw new ConfigError(`${at}.originLatencyTargetMs (${target}) must be below UPSTREAM_TIMEOUT_MS (${responseTimeoutMs}).`);
     }
@@ -539,8 +528,8 @@ function roomsConfig(
     return {
       name: room.name,
       protect,
-      activeLimit: whole('activeLimit', 1, 1_000_000) ?? defaults.activeLimit,
-      releasePerMinute: whole('releasePerMinute', 0, 1_000_000) ?? defaults.releasePerMinute,
+      activeLimit: whole('activeLimit') ?? defaults.activeLimit,
+      releasePerMinute: whole('releasePerMinute') ?? defaults.releasePerMinute,
       ...(room.locale === undefined ? {} : { locale: localeOf(room.locale, `${at}.locale`) }),
       admission: { ...defaults.admission, mode: mode as AdmissionMode, originLatencyTargetMs: target },
       ...(room.events !== undefined && { events: room.events }),

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { PageTemplateError } from '../../server/http/page';
 import { ConfigError } from '../../server/process/config';
 import { start } from '../../server/process/start';
+import { inheritedEnvironment } from '../support/server-environment';
 import { RawSocket } from './support/realtime';
 import { startServer, testConfig } from './support/server';
 
@@ -63,7 +64,7 @@ describe('bin/server.ts', () => {
   it('should exit with a clear message on a bad setting', async () => {
     const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
       cwd: ROOT,
-      env: { ...process.env, ACTIVE_LIMIT: 'lots', PORT: '0' },
+      env: { ...inheritedEnvironment(process.env), ACTIVE_LIMIT: 'lots', PORT: '0' },
     });
 
     await expect(run).rejects.toMatchObject({
@@ -75,7 +76,7 @@ describe('bin/server.ts', () => {
   it('should say once at start that a former name still works, and still stop before listening on a bad value', async () => {
     const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
       cwd: ROOT,
-      env: { ...process.env, REALTIME_PONG_TIMEOUT: '5', SESSION_SECONDS: 'long', PORT: '0' },
+      env: { ...inheritedEnvironment(process.env), REALTIME_PONG_TIMEOUT: '5', SESSION_SECONDS: 'long', PORT: '0' },
     });
 
     const failed: { code: number; stdout: string; stderr: string } = await run.then(
@@ -101,7 +102,7 @@ describe('bin/server.ts', () => {
       try {
         const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
           cwd: ROOT,
-          env: { ...process.env, PASS_SECRET: 'a-pass-secret-of-at-least-32-characters', HOST: '127.0.0.1', PORT: String(port), ...env },
+          env: { ...inheritedEnvironment(process.env), PASS_SECRET: 'a-pass-secret-of-at-least-32-characters', HOST: '127.0.0.1', PORT: String(port), ...env },
         });
         const failed: { code: number; stderr: string } = await run.then(
           () => Promise.reject(new Error('started')),

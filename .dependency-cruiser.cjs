@@ -39,6 +39,13 @@ module.exports = {
       to: { path: '^server/' },
     },
     {
+      name: 'config-is-a-leaf',
+      severity: 'error',
+      comment: "The configuration's declaration (server/config) is read by every layer, so it imports nothing of the server.",
+      from: { path: '^server/config/' },
+      to: { path: '^server/', pathNot: '^server/config/' },
+    },
+    {
       name: 'domain-is-pure',
       severity: 'error',
       comment: "The domain knows no HTTP, realtime, Redis or process: it imports itself and the stores' contract.",

@@ -1,11 +1,12 @@
-import { SECTIONS, VARIABLES, type VariableSchema } from './config-schema';
+import { CONFIG_SCHEMA, SECTIONS, VARIABLES, type VariableSchema } from '../config/environment';
+import { ROOM_FIELDS, type RoomFieldDeclaration } from '../config/room';
 
 /** Where the documentation is written, from the repository's root. */
 export const CONFIG_DOC_PATH = 'docs/configuration.md';
 
 const INTRO = `# Configuration
 
-<!-- Written by \`npm run docs:config\` from server/process/config-schema.ts: change the schema, then run it. -->
+<!-- Written by \`npm run docs:config\` from server/config/environment.ts: change the declaration, then run it. -->
 
 All configuration is by environment variables, read once at start. A bad value stops the server
 before it listens, with a message naming the variable; an empty variable counts as unset.
@@ -38,7 +39,20 @@ export function configurationDoc(): string {
     ...renamed,
     '',
   ].join('\n');
-  return [INTRO, ...tables, FIXED, former].join('\n');
+  return [INTRO, ...tables, roomFields(), FIXED, former].join('\n');
+}
+
+/** A room's fields in `ROOMS`, each accepting and defaulting to what its variable does unless it says otherwise. */
+function roomFields(): string {
+  const rows = Object.entries(ROOM_FIELDS).map(([name, field]: [string, RoomFieldDeclaration]) => {
+    const variable = field.variable === undefined ? undefined : (CONFIG_SCHEMA.properties[field.variable] as VariableSchema);
+    const accepts = field.accepts ?? (variable ? accepted(variable) : 'text');
+    const unset = field.unset ?? `\`${field.variable}\``;
+    return `| \`${name}\` | ${field.description} | ${accepts} | ${unset} |`;
+  });
+  const intro =
+    'Each room of `ROOMS` or `ROOMS_FILE` is a JSON object of these fields. One that stands in for a variable is checked as that variable; its default says what leaving it out means.';
+  return ["## A room's fields", '', intro, '', '| field | meaning | accepts | default |', '| --- | --- | --- | --- |', ...rows, ''].join('\n');
 }
 
 function accepted(schema: VariableSchema): string {

@@ -1,7 +1,7 @@
 import envSchema from 'env-schema';
 import type Ajv from 'ajv';
 import type { ErrorObject } from 'ajv';
-import { CONFIG_KEYWORDS, CONFIG_SCHEMA, VARIABLES, type ConfigEnv, type ConfigVariable, type VariableSchema } from './config-schema';
+import { CONFIG_KEYWORDS, CONFIG_SCHEMA, VARIABLES, type ConfigEnv, type ConfigVariable, type VariableSchema } from '../config/environment';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

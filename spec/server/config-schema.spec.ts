@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../server/process/config';
 import { CONFIG_DOC_PATH, configurationDoc } from '../../server/process/config-doc';
-import { VARIABLES } from '../../server/process/config-schema';
+import { CONFIG_SCHEMA, SERVER_VARIABLES, VARIABLES } from '../../server/config/environment';
+import { inheritedEnvironment } from '../support/server-environment';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -101,5 +102,35 @@ describe("the README's first variables", () => {
     const declared = schemas.get(name)?.default;
     // A default the schema states as a value is the README's to the letter; the others are described.
     if (typeof declared === 'number' || typeof declared === 'string' || typeof declared === 'boolean') expect(stated.replace(/`/g, '')).toBe(String(declared));
+  });
+});
+
+describe("the variables a test's server does not inherit", () => {
+  const declared = VARIABLES.flatMap(([name, schema]) => [name, ...(schema.formerly ?? [])]);
+
+  it('should be every name the declaration reads, former names included', () => {
+    expect([...SERVER_VARIABLES].sort()).toEqual([...declared].sort());
+    expect(SERVER_VARIABLES).toEqual(expect.arrayContaining(['PASS_SECRET', 'CONNECTOR_ORIGINS', 'MAX_EVENTS_PER_ROOM', 'REALTIME_PONG_TIMEOUT']));
+  });
+
+  it("should clear each of them from the shell's environment, and keep the rest", () => {
+    const shell = { ...Object.fromEntries(declared.map((name) => [name, 'from-the-shell'])), PATH: '/usr/bin', HOME: '/home/someone' };
+    expect(inheritedEnvironment(shell)).toEqual({ PATH: '/usr/bin', HOME: '/home/someone' });
+  });
+});
+
+describe("a room's fields", () => {
+  it.each([
+    ['activeLimit', 'ACTIVE_LIMIT'],
+    ['releasePerMinute', 'RELEASE_PER_MINUTE'],
+    ['originLatencyTargetMs', 'ORIGIN_LATENCY_TARGET_MS'],
+  ] as const)("should bound %s as %s's range", (field, variable) => {
+    const { minimum, maximum } = CONFIG_SCHEMA.properties[variable];
+    const room = (value: number) => ({ ...SECRETS, ROOMS: JSON.stringify([{ name: 'a', protect: ['/a'], [field]: value }]) });
+    const message = `ROOMS[0].${field} must be a whole number from ${minimum} to ${maximum}.`;
+    expect(() => loadConfig(room(minimum - 1))).toThrow(message);
+    expect(() => loadConfig(room(maximum + 1))).toThrow(message);
+    expect(() => loadConfig(room(minimum))).not.toThrow();
+    expect(() => loadConfig(room(maximum))).not.toThrow();
   });
 });

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { PageTemplateError } from '../../server/http/page';
 import { ConfigError } from '../../server/process/config';
 import { start } from '../../server/process/start';
+import { inheritedEnvironment } from '../support/server-environment';
 import { RawSocket } from './support/realtime';
 import { startServer, testConfig } from './support/server';
 import { builtServerScript, runBuildDir } from '../support/run-build';
@@ -64,7 +65,7 @@ describe('bin/server.ts', () => {
   it('should exit with a clear message on a bad setting', async () => {
     const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
       cwd: ROOT,
-      env: { ...process.env, ACTIVE_LIMIT: 'lots', PORT: '0' },
+      env: { ...inheritedEnvironment(process.env), ACTIVE_LIMIT: 'lots', PORT: '0' },
     });
 
     await expect(run).rejects.toMatchObject({
@@ -76,7 +77,7 @@ describe('bin/server.ts', () => {
   it('should say once at start that a former name still works, and still stop before listening on a bad value', async () => {
     const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
       cwd: ROOT,
-      env: { ...process.env, REALTIME_PONG_TIMEOUT: '5', SESSION_SECONDS: 'long', PORT: '0' },
+      env: { ...inheritedEnvironment(process.env), REALTIME_PONG_TIMEOUT: '5', SESSION_SECONDS: 'long', PORT: '0' },
     });
 
     const failed: { code: number; stdout: string; stderr: string } = await run.then(
@@ -103,7 +104,7 @@ describe('bin/server.ts', () => {
         // The server as this run built it, which finds the page this run built beside it.
         const run = promisify(execFile)(process.execPath, [builtServerScript()], {
           cwd: runBuildDir(),
-          env: { ...process.env, PASS_SECRET: 'a-pass-secret-of-at-least-32-characters', HOST: '127.0.0.1', PORT: String(port), ...env },
+          env: { ...inheritedEnvironment(process.env), PASS_SECRET: 'a-pass-secret-of-at-least-32-characters', HOST: '127.0.0.1', PORT: String(port), ...env },
         });
         const failed: { code: number; stderr: string } = await run.then(
           () => Promise.reject(new Error('started')),

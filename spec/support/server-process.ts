@@ -4,6 +4,7 @@ import path from 'node:path';
 import { builtServerScript } from './run-build';
 import { ensureWaitingPageBuilt } from './waiting-page-built';
 import { NODE_FLAGS } from '../../server/process/node-flags';
+import { inheritedEnvironment } from './server-environment';
 
 const ROOT = path.resolve(__dirname, '../..');
 const READY_TIMEOUT_MS = 30_000;
@@ -12,9 +13,6 @@ const STOP_TIMEOUT_MS = 10_000;
 const SERVER_SCRIPT = builtServerScript();
 /** `main.ts` says where it listens in this line. */
 const LISTENING = /Waiting Room in front of .*?: open (http:\/\/\S+?)\/ /;
-/** Variables of the configuration table that must not leak in from the test runner's shell. */
-const SERVER_VARIABLES =
-  /^(PORT|HOST|PROTECT|ACTIVE_LIMIT|RELEASE_PER_MINUTE|SESSION_SECONDS|ABANDON_SECONDS|ADMIN_\w+|SESSION_SECRET|REDIS_\w+|PUSHER_\w+|SENTRY_\w+|PAGE_TIMINGS|LOG_LEVEL|TRUST_PROXY|REALTIME_\w+|\w+_TIMEOUT_SECONDS|ERROR_\w+|STATE_FILE|PUBLIC_SOURCE_MAPS|UPSTREAM|UPSTREAM_\w+|ADMISSION|ADMISSION_\w+|ORIGIN_LATENCY_TARGET_MS|BOT_CHALLENGE|BOT_CHALLENGE_\w+|PLACES_PER_ADDRESS|BYPASS|BYPASS_SECRET|DEFAULT_LOCALE|MESSAGES_DIR|HELD_BODY_LIMIT|HELD_BODIES_\w+|OPENING_POLLS_PER_SECOND|ROOMS|ROOMS_FILE|EVENTS|EVENTS_FILE)$/;
 
 /** One `npm start` server running as its own process. */
 export interface ServerProcess {
@@ -57,7 +55,7 @@ export async function stopAllServerProcesses(): Promise<void> {
 }
 
 async function launch(env: Record<string, string>, port: number): Promise<ServerProcess> {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SERVER_VARIABLES.test(name)));
+  const inherited = inheritedEnvironment(process.env);
   const child = spawn(process.execPath, [...NODE_FLAGS, SERVER_SCRIPT], {
     cwd: ROOT,
     env: { ...inherited, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env, PORT: String(port) },

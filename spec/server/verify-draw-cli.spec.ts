@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { PageConfigJson } from '@waiting-room/streams/contract';
+import { main } from '../../bin/main';
 import { ticketOf } from '../../server/domain/events/draw';
 import type { Started } from '../../server/process/start';
 import { ManualClock } from './support/manual-clock';
@@ -19,7 +20,7 @@ const T0 = Date.UTC(2030, 0, 1);
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
 
 /** The command as a user runs it: `npx waiting-room verify-draw …`, from the repository. Its exit code and output. */
-async function verifyDraw(...args: string[]): Promise<{ code: number; output: string }> {
+async function verifyDrawAsUserRunsIt(...args: string[]): Promise<{ code: number; output: string }> {
   try {
     const { stdout } = await run('npx', ['--no-install', 'waiting-room', 'verify-draw', ...args], { cwd: ROOT });
     return { code: 0, output: stdout };
@@ -27,6 +28,17 @@ async function verifyDraw(...args: string[]): Promise<{ code: number; output: st
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, output: failed.stdout + failed.stderr };
   }
+}
+
+/**
+ * The same command's `main`, called in this process: the exit code it returns and the lines it
+ * prints. The bin's start-up (npx, tsx) is proven by the calls above; each check of what the
+ * command reads and prints runs here, without paying that start-up a dozen times.
+ */
+async function verifyDraw(...args: string[]): Promise<{ code: number; output: string }> {
+  const lines: string[] = [];
+  const code = await main(['verify-draw', ...args], (line) => lines.push(line));
+  return { code, output: lines.map((line) => `${line}\n`).join('') };
 }
 
 describe('npx waiting-room verify-draw', () => {
@@ -50,7 +62,7 @@ describe('npx waiting-room verify-draw', () => {
 
   it("should check the draw at the address the waiting page links to, and say the visitor's rank", async () => {
     const page = pages[2];
-    const { code, output } = await verifyDraw(`${server.url}/events/${id}/verify#uuid=${page.queue.uuid}&commitment=${page.event?.commitment}`);
+    const { code, output } = await verifyDrawAsUserRunsIt(`${server.url}/events/${id}/verify#uuid=${page.queue.uuid}&commitment=${page.event?.commitment}`);
     const order = ((await (await fetch(`${server.url}/events/${id}/draw`)).json()) as { order: string[] }).order;
     expect(output).toContain('Entrants:    4');
     expect(output).toContain(`Your ticket: ${ticketOf(page.queue.uuid)}, drawn ${order.indexOf(ticketOf(page.queue.uuid)) + 1} of 4`);
@@ -68,7 +80,7 @@ describe('npx waiting-room verify-draw', () => {
   it('should say so when there is no draw to read, and explain itself without arguments', async () => {
     const unknown = await verifyDraw(`${server.url}/events/no-such-event/draw`);
     expect(unknown).toMatchObject({ code: 2, output: expect.stringContaining(': 404\nIts answer:  "There is no event with this id."') });
-    const usage = await verifyDraw();
+    const usage = await verifyDrawAsUserRunsIt();
     expect(usage).toMatchObject({ code: 2, output: expect.stringContaining('Usage: waiting-room verify-draw <URL>') });
   });
 });

@@ -1,41 +1,23 @@
 import type { FastifyBaseLogger } from 'fastify';
 import Redis from 'ioredis';
 import type { Clock } from '../../server/domain/clock';
-import { drawKey, drawOrder } from '../../server/domain/events/draw';
-import type { DropEvent } from '../../server/domain/events/event';
+import { drawOrder } from '../../server/domain/events/draw';
 import { EventSchedule } from '../../server/domain/events/schedule';
 import { RedisStore } from '../../server/store/redis/redis-store';
-import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
+import type { ReleasePolicy } from '../../server/store/types';
 import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
-import { startSentinelSet } from '../support/redis-topologies';
+import { event, fill, OPENING, PREQUEUE, T0 } from './support/opening';
 
 /**
  * An event's opening on Redis at scale, and through faults: the draw placed in steps while the
  * releases follow it, never past an entrant not yet placed; an instance stopped half-way and
- * another taking up; a primary killed half-way under Sentinel.
+ * another taking up. A primary killed half-way under Sentinel: opening-sentinel.spec.ts.
  */
 
-const get: HeldRequest = { method: 'GET', uri: '/tickets?show=42' };
-const T0 = Date.UTC(2030, 4, 1, 9, 0);
-const PREQUEUE = T0 + 60_000;
-const OPENING = T0 + 3_600_000;
 const quiet = () => undefined;
 const logger = { info: quiet, warn: quiet, error: quiet, debug: quiet } as unknown as FastifyBaseLogger;
 const announcer = { publishOpened: async () => undefined };
-
-const event: DropEvent = {
-  id: 'spring-drop',
-  name: 'Spring drop',
-  prequeueStartTime: new Date(PREQUEUE).toISOString(),
-  eventStartTime: new Date(OPENING).toISOString(),
-  eventEndTime: new Date(OPENING + 3_600_000).toISOString(),
-  shuffleAtEventStart: true,
-  queueingMethod: 'fifo',
-  activeLimit: null,
-  releasePerMinute: null,
-  botChallenge: null,
-};
 
 /** Everyone may go: the release below is bounded by the draw's steps alone. */
 const drawing: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 3_600_000, perMinute: 0, abandonMs: 3_600_000, drawing: event.id };
@@ -44,16 +26,6 @@ const drawing: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 3_600_000, 
 function scheduleOn(store: RedisStore, clock: { now: number }): EventSchedule {
   const time: Clock = { now: () => clock.now, every: () => () => undefined };
   return new EventSchedule({ room: 'default', store, clock: time, log: logger, openingPollsPerSecond: 20_000, maxEvents: 100, announcer });
-}
-
-/** `count` visitors into the pre-queue, `batch` at a time, through the store's own `hold`. */
-async function fill(store: RedisStore, count: number, batch = 2000): Promise<string[]> {
-  const uuids: string[] = [];
-  for (let start = 0; start < count; start += batch) {
-    const held = await Promise.all(Array.from({ length: Math.min(batch, count - start) }, (_, i) => store.hold(`v${start + i}`, 0, get, PREQUEUE)));
-    uuids.push(...held.map((entry: Entry) => entry.uuid));
-  }
-  return uuids;
 }
 
 /** Redis's CPU time so far (user and system), µs. */
@@ -180,61 +152,6 @@ describe('an opening on Redis', () => {
       expect(line).toEqual(order.slice(released.length));
     } finally {
       await second.close();
-    }
-  }, 120_000);
-});
-
-describe('an opening on Redis Sentinel, its primary killed half-way', () => {
-  it('should go on on the promoted replica, losing and doubling no place', async () => {
-    const sentinel = await startSentinelSet('wr-opening');
-    const target = { kind: 'sentinel' as const, sentinels: sentinel.sentinels, name: sentinel.name, tls: false };
-    const store = new RedisStore(target, { prefix: 'sentinel:', commandTimeoutMs: 5000 });
-    try {
-      const seed = '3c'.repeat(32);
-      await store.startPrequeue(event.id, seed);
-      const entrants = await fill(store, 4000, 500);
-      await store.openEvent(event.id);
-      for (;;) {
-        const { uuids, mark } = await store.unkeyedEntrants(event.id, 1000);
-        await store.addDrawKeys(
-          event.id,
-          uuids.map((uuid) => ({ uuid, key: drawKey(seed, uuid) })),
-          mark,
-        );
-        if (uuids.length < 1000) break;
-      }
-      for (let step = 0; step < 3; step++) await store.placeDrawn(event.id, 500);
-      await sentinel.inSync();
-      // Steps the replica may or may not have when the primary dies.
-      await store.placeDrawn(event.id, 500);
-
-      await sentinel.primary.kill();
-      await eventually(
-        'the Sentinels to promote the replica',
-        () => sentinel.primaryPort(),
-        (port) => port === sentinel.replica.port,
-        30_000,
-      );
-      await eventually(
-        'the draw done on the promoted replica',
-        async () => (await store.placeDrawn(event.id, 500))?.done,
-        (done) => done === true,
-        30_000,
-      );
-
-      const order = drawOrder(seed, entrants).map((drawn) => drawn.uuid);
-      expect(await store.entrantsOf(event.id)).toEqual(order);
-      const replica = new Redis(sentinel.replica.port, '127.0.0.1');
-      try {
-        const line = await replica.zrangebyscore('sentinel:waiting', '-inf', '+inf', 'WITHSCORES');
-        expect(line.filter((_, i) => i % 2 === 0)).toEqual(order);
-        expect(new Set(line.filter((_, i) => i % 2 === 1)).size).toBe(entrants.length);
-      } finally {
-        replica.disconnect();
-      }
-    } finally {
-      await store.close();
-      await sentinel.close();
     }
   }, 120_000);
 });

@@ -94,7 +94,9 @@ export function sizeRoom(visitors: number, costs: Costs) {
     releases: (releasesPerSecond * costs.releaseCpuMicros) / 1e6,
   };
   const gatewayCores = cores.arrivals + cores.polls + cores.moves + cores.releases;
-  const processes = Math.max(Math.ceil(visitors / SOCKETS_PER_PROCESS), Math.ceil(gatewayCores / PLANNED_CORE));
+  const bySockets = Math.ceil(visitors / SOCKETS_PER_PROCESS);
+  const byCpu = Math.ceil(gatewayCores / PLANNED_CORE);
+  const processes = Math.max(bySockets, byCpu);
   const socketsPerProcess = Math.ceil(visitors / processes);
   const processBytes = costs.processBaseBytes + socketsPerProcess * costs.socketBytes + visitors * LINE_COPY_BYTES_PER_PLACE;
   // Every poll marks its place within a second: at most one mark a place a second.
@@ -108,6 +110,7 @@ export function sizeRoom(visitors: number, costs: Costs) {
     gatewayCores,
     cores,
     processes,
+    processesBy: bySockets >= byCpu ? 'sockets' : 'CPU',
     socketsPerProcess,
     processBytes,
     redisBytes: visitors * costs.redisBytesPerPlace,
@@ -157,7 +160,7 @@ export function sizingMarkdown(latest: LatestResults, arrivals: ArrivalsResults)
       (room) =>
         `${fixed(room.gatewayCores)} (${[room.cores.arrivals, room.cores.polls, room.cores.moves, room.cores.releases].map((value) => fixed(value)).join(' + ')})`,
     ),
-    row('gateway processes (one a core)', (room) => count(room.processes)),
+    row('gateway processes (one a core), and the bound that decides', (room) => `${count(room.processes)} (${room.processesBy})`),
     row('sockets a process', (room) => count(room.socketsPerProcess)),
     row('memory a process (its sockets and its copy of the whole line)', (room) => bytes(room.processBytes)),
     row('gateway memory in all', (room) => bytes(room.processBytes * room.processes)),

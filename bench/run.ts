@@ -22,6 +22,8 @@
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
  *   BENCH_MILLION_PLACES=1000000  million (only when BENCH_ONLY names it): one room's line on one Redis, a gateway's copy
  *                             of it loaded in pages beside the whole line read in one script, at 100,000, 300,000 and this size
+ *   BENCH_ARRIVALS=10000      arrivals (only when BENCH_ONLY names it): held arrivals through the gateway on one Redis, the CPU,
+ *                             Redis calls and memory of each, then their releases (bench/results/arrivals.json)
  *   BENCH_OPENING_ENTRANTS=1000000  opening-million (not run by default): the pre-queue an event opens with on one Redis
  *   BENCH_BOT_SOLVES=15       bot check: solves of each kind in Chromium (the bot's native solves: 40)
  *   BENCH_RAMP_STORES=memory,redis BENCH_RAMP_STEP=2500 BENCH_RAMP_MAX=40000 BENCH_RAMP_SECONDS=10 BENCH_RAMP_RELEASE_PER_MINUTE=600
@@ -46,6 +48,7 @@ import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from 
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureDrop, type DropResult } from './drop';
 import { measureMillion, type MillionResult } from './million';
+import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
 import { measureOpeningMillion, type OpeningMillionResult } from './opening-million';
 import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck, type BotCheckResult } from './bot-check';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
@@ -83,6 +86,7 @@ const KNOWN_PARTS = [
   'connector',
   'ramp',
   'million',
+  'arrivals',
 ];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
@@ -232,6 +236,14 @@ async function main(): Promise<void> {
       partDone('million');
     }
 
+    let arrivals: ArrivalsResult | undefined;
+    if (only.has('arrivals')) {
+      const count = Math.floor(numberFromEnv('BENCH_ARRIVALS', 10_000, 100));
+      log(`arrivals: ${count} held arrivals through the gateway on Redis, the CPU and memory of each…`);
+      arrivals = await withRedis((redisUrl) => measureArrivals({ arrivals: count, warmup: 2000, concurrency: 32, redisUrl, pageDir, log }));
+      partDone('arrivals');
+    }
+
     let openingMillion: OpeningMillionResult | undefined;
     if (only.has('opening-million')) {
       const entrants = Math.floor(numberFromEnv('BENCH_OPENING_ENTRANTS', 1_000_000, 10));
@@ -319,6 +331,7 @@ async function main(): Promise<void> {
       opening,
       drop,
       million,
+      arrivals,
       openingMillion,
       ramps: ramps.length > 0 ? ramps : undefined,
       botCheck,
@@ -340,6 +353,9 @@ async function main(): Promise<void> {
     writeFileSync(path.join(resultsDir, 'latest.md'), markdown);
     // The opening's figures are kept apart too: docs/performance.md shows them whatever the last run measured.
     if (opening) writeFileSync(path.join(resultsDir, OPENING_FILE), `${JSON.stringify({ date: results.date, opening }, null, 2)}\n`);
+    // So are an arrival's costs, which docs/capacity.md is computed from.
+    if (arrivals)
+      writeFileSync(path.join(resultsDir, ARRIVALS_FILE), `${JSON.stringify({ date: results.date, machine: results.machine, arrivals }, null, 2)}\n`);
     console.log('\n' + markdown);
     console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))}, latest.md and ${dated}`);
     // The page's JavaScript budget, on what Chromium fetched before the position: past it, the bench fails.

@@ -14,6 +14,8 @@ export const ESTIMATE_CHANGE_MIN_MS = MINUTE;
 const CHANGE_SCORE = 5;
 /** A difference of mean gaps below this share is never a change (timer jitter, rounding). */
 const CHANGE_TOLERANCE = 0.05;
+/** How many release times a store keeps for the estimate, the newest. */
+export const RELEASES_KEPT = 50;
 
 /**
  * The estimated wait in whole minutes for a visitor at `position`: `position` releases at the
@@ -43,7 +45,8 @@ const CHANGE_TOLERANCE = 0.05;
  * before one usual step after the newest, so a stalled line slows the estimate down. Releases
  * sharing the oldest time only mark where counting starts (the store may have cut that batch
  * short), gaps are taken between release steps (a burst is one step, not a new rate), and a
- * single step counts over a minute at least. While few releases were seen the observed rate is
+ * single step counts over a minute at least, unless it fills the times kept: then the rate in force
+ * if faster. While few releases were seen the observed rate is
  * blended with `perMinute`; with neither (`perMinute` 0 and no recent release) one release a
  * minute is assumed. Position 0 (released) gives 0; any other position gives at least 1.
  */
@@ -56,7 +59,11 @@ export function estimateMinutes(position: number, recentReleases: readonly numbe
   if (seen.length === 0) {
     rate = perMinute > 0 ? perMinute : 1;
   } else {
-    const observed = observedRate(seen, now);
+    // Every time kept in one step: a step of that many or more, cut short, whose rate the times
+    // cannot tell (fifty a second is 3,000 a minute, a long line's usual pace). The rate in
+    // force says it, when it is faster than what the times show.
+    const saturated = seen.length >= RELEASES_KEPT && seen[0] === seen[seen.length - 1];
+    const observed = saturated ? Math.max(observedRate(seen, now), perMinute) : observedRate(seen, now);
     const weight = Math.min(1, seen.length / ESTIMATE_FULL_WEIGHT);
     rate = perMinute > 0 ? weight * observed + (1 - weight) * perMinute : observed;
   }

@@ -17,6 +17,27 @@ const MOST_LANGUAGES = 16;
 /** What the matcher answers when nothing offered is close enough (no language tag is spelt so). */
 const NONE = '-';
 
+/**
+ * Tags whose best fit is kept, per list of languages offered. The best-fit matcher walks CLDR's
+ * distances for every language offered, most of a held arrival's CPU, and browsers send few
+ * distinct tags; a client's tags are its own choice, so the kept ones are bounded.
+ */
+const FITS_KEPT = 1000;
+const fits = new WeakMap<readonly string[], Map<string, string>>();
+
+/** The best fit of `tag` among `supported` (`NONE` when nothing is close enough), matched once per tag. */
+function bestFit(tag: string, supported: readonly string[]): string {
+  let kept = fits.get(supported);
+  if (!kept) fits.set(supported, (kept = new Map<string, string>()));
+  let found = kept.get(tag);
+  if (found === undefined) {
+    found = match([tag], supported, NONE, { algorithm: 'best fit' });
+    if (kept.size >= FITS_KEPT) kept.clear();
+    kept.set(tag, found);
+  }
+  return found;
+}
+
 const preferred = (accept: string | undefined, types: string[]): string | undefined => new Negotiator({ headers: { accept } }).mediaType(types);
 
 /**
@@ -67,7 +88,7 @@ export function preferredLanguage<Language extends string>(acceptLanguage: strin
     .filter((tag) => tag !== '*' && isLanguageTag(tag))
     .slice(0, MOST_LANGUAGES);
   for (const tag of asked) {
-    const found = match([tag], supported, NONE, { algorithm: 'best fit' });
+    const found = bestFit(tag, supported);
     // CLDR also offers another language to some readers (Ukrainian → Russian, Kurdish → Turkish,
     // Catalan → Spanish): a visitor gets a language they asked for, or the operator's default.
     if (found !== NONE && languageOf(found) === languageOf(tag)) return found as Language;

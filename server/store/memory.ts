@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PlacesPerAddressError } from './errors';
 import { readMemoryStoreState, MEMORY_STATE_VERSION, type KeptDraw, type MemoryStoreState } from './memory-state';
 import { RankedLine } from './ranked-line';
+import { RELEASES_KEPT } from '../domain/estimate';
 import type { DrawKey, DrawStep, EventState, StoredEvents, UnkeyedEntrants } from './event-store';
 import type { DropEvent } from '../domain/events/event';
 import type {
@@ -28,7 +29,7 @@ import { MOVE_INTERVAL_MS, REVOCATIONS_PER_READ, revocationCursor, revocationsAf
 export type { MemoryStoreState } from './memory-state';
 
 /** How many release times are kept for the wait estimate. */
-export const RECENT_RELEASES = 50;
+export const RECENT_RELEASES = RELEASES_KEPT;
 
 /** Most abandoned places one `dropAbandoned` drops, so that one call never holds the store for long. */
 export const ABANDON_BATCH = 1000;

@@ -103,6 +103,14 @@ describe('estimateMinutes', () => {
     expect(estimateMinutes(10_000, batches, now, 1200)).toBe(9);
   });
 
+  it('should read the rate in force for a million in line, when each step fills the times kept', () => {
+    // 6,000 a minute: 100 a second, of which the store keeps the newest fifty, all of one step.
+    const step = Array.from({ length: 50 }, () => now - 400);
+    expect(estimateMinutes(1_000_000, step, now, 6000)).toBe(167);
+    // Fewer than the times kept, all at once, are a burst, still counted over a minute.
+    expect(estimateMinutes(1_000_000, step.slice(0, 49), now, 6000)).toBe(Math.ceil(1_000_000 / 49));
+  });
+
   it('should not depend on the order of the release times', () => {
     const halved = [...every(20 * SECOND, 6, now - 5 * SECOND), ...every(10 * SECOND, 44, now - 125 * SECOND)];
     expect(estimateMinutes(30, [...halved].reverse(), now, 6)).toBe(estimateMinutes(30, halved, now, 6));

@@ -1,0 +1,149 @@
+/**
+ * What one held arrival costs, on Redis: the real server (`capacity/server.ts`, its line paused so
+ * that everyone is held) and a redis-server of its own, new visitors each sending one GET of the
+ * protected page without a cookie from this process (the load generator, whose CPU is not counted),
+ * each answered with the waiting page and a new place. Read around the counted arrivals:
+ * the server's CPU time (`process.cpuUsage()` in its process) and redis-server's, the commands and
+ * scripts Redis ran, Redis's `used_memory` and the server's heap (after a full GC), each ÷ the
+ * arrivals; and the page's bytes. Then the line is released at its full rate, and the CPU a release
+ * read the same way. Written to bench/results/arrivals.json, which docs/capacity.md is computed from.
+ */
+import http from 'node:http';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import Redis from 'ioredis';
+import { HELD_HEADER } from '@waiting-room/streams/contract';
+import { distribution } from './stats';
+import { Child } from './capacity/ipc';
+import { request } from './capacity/http-client';
+import type { CpuSample, MemorySample, ServerReady } from './capacity/protocol';
+import { adminClient, SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
+
+export const ARRIVALS_FILE = 'arrivals.json';
+
+export interface ArrivalsOptions {
+  readonly arrivals: number;
+  readonly warmup: number;
+  readonly concurrency: number;
+  readonly redisUrl: string;
+  readonly pageDir: string;
+  readonly log: (line: string) => void;
+}
+
+/** Releases a minute while the line empties (the most a room takes). */
+const RELEASE_PER_MINUTE = 60_000;
+
+export async function measureArrivals(options: ArrivalsOptions) {
+  const probe = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
+  const adminToken = randomBytes(18).toString('base64url');
+  const total = options.arrivals + options.warmup + 1;
+  const server = await Child.start<ServerReady>(path.join(__dirname, 'capacity/server.ts'), {
+    name: 'bench server (Redis store)',
+    // BENCH_CPU_PROF=<dir>: the server's own `--cpu-prof`, to see where an arrival's time goes.
+    execArgv: [...SERVER_EXEC_ARGV, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    env: {
+      ...serverEnv(
+        { activeLimit: 1, releasePerMinute: RELEASE_PER_MINUTE, sessionSeconds: 3600, pageDir: options.pageDir, redisUrl: options.redisUrl },
+        adminToken,
+      ),
+      // Nobody reaches the origin: every arrival is held, and the released ones are not replayed.
+      UPSTREAM: 'http://127.0.0.1:9',
+    },
+    quiet: true,
+  });
+  try {
+    const admin = adminClient(server.ready.url, adminToken);
+    await admin('POST', '/admin/pause');
+    const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+    const base = new URL(server.ready.url);
+    let next = 0;
+    const arrive = async (count: number, ms: number[], pageBytes: number[]) => {
+      const errors: Record<string, number> = {};
+      const end = next + count;
+      await Promise.all(
+        Array.from({ length: options.concurrency }, async () => {
+          while (next < end) {
+            const index = next++;
+            const answer = await request(agent, base, 'GET', `/checkout?item=${index}`, { accept: 'text/html', 'accept-language': 'en' });
+            // Held: the waiting page with a new session; the first arrival takes the one active slot.
+            if (answer.status !== 200 || answer.headers[HELD_HEADER.name] !== HELD_HEADER.value || !answer.headers['set-cookie'])
+              errors[`${answer.status} ${answer.body.slice(0, 120)}`] = (errors[`${answer.status} ${answer.body.slice(0, 120)}`] ?? 0) + 1;
+            ms.push(answer.ms);
+            pageBytes.push(Buffer.byteLength(answer.body));
+          }
+        }),
+      );
+      return errors;
+    };
+    const sample = async () => {
+      const info = await probe.info('everything');
+      const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? Number.NaN);
+      const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+      return {
+        cpu: await server.request<CpuSample>('cpu'),
+        redisCpu: field('used_cpu_user') + field('used_cpu_sys'),
+        commands: field('total_commands_processed'),
+        scripts: calls('evalsha') + calls('eval') + calls('fcall'),
+        redisMemory: field('used_memory'),
+      };
+    };
+    options.log(`  arrivals: ${options.warmup} to warm up, then ${options.arrivals} counted…`);
+    // The first arrival is let in (to an origin that is not there, 502): every other one must be held.
+    await arrive(1, [], []);
+    const warmupErrors = await arrive(options.warmup, [], []);
+    if (Object.keys(warmupErrors).length > 0) options.log(`  arrivals not held in the warm-up: ${JSON.stringify(warmupErrors)}`);
+    const memoryBefore = await server.request<MemorySample>('memory');
+    const before = await sample();
+    const ms: number[] = [];
+    const pageBytes: number[] = [];
+    const started = performance.now();
+    const errors = await arrive(options.arrivals, ms, pageBytes);
+    const seconds = (performance.now() - started) / 1000;
+    const after = await sample();
+    const memoryAfter = await server.request<MemorySample>('memory');
+    agent.destroy();
+    const per = (value: number) => value / options.arrivals;
+    const cpuMicros = (from: CpuSample, to: CpuSample) => to.user + to.system - from.user - from.system;
+
+    options.log('  releases: the line released at its full rate…');
+    const beforeReleases = await sample();
+    const releaseStarted = performance.now();
+    await admin('POST', '/admin/limits', { activeLimit: total });
+    await admin('POST', '/admin/resume');
+    let waiting = total - 1;
+    while (waiting > 0 && performance.now() - releaseStarted < 120_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      waiting = ((await admin('GET', '/admin/stats')) as { waiting: number }).waiting;
+    }
+    const afterReleases = await sample();
+    const released = total - 1 - waiting;
+    const figures = {
+      arrivals: options.arrivals,
+      concurrency: options.concurrency,
+      errors,
+      perSecond: options.arrivals / seconds,
+      latencyMs: distribution(ms),
+      gatewayCpuMicros: per(cpuMicros(before.cpu, after.cpu)),
+      redisCpuMicros: per((after.redisCpu - before.redisCpu) * 1e6),
+      // Commands Redis ran (those a script calls included), and the scripts called: a round trip each at most.
+      redisCommands: per(after.commands - before.commands),
+      redisScripts: per(after.scripts - before.scripts),
+      redisBytesPerPlace: per(after.redisMemory - before.redisMemory),
+      gatewayHeapBytesPerPlace: per(memoryAfter.heapUsed - memoryBefore.heapUsed),
+      pageBytes: Math.round(per(pageBytes.reduce((sum, bytes) => sum + bytes, 0))),
+      releases: {
+        released,
+        gatewayCpuMicros: cpuMicros(beforeReleases.cpu, afterReleases.cpu) / released,
+        redisCpuMicros: ((afterReleases.redisCpu - beforeReleases.redisCpu) * 1e6) / released,
+      },
+    };
+    options.log(`  arrivals: ${JSON.stringify(figures)}`);
+    return figures;
+  } finally {
+    probe.disconnect();
+    await server.stop();
+  }
+}
+
+export type ArrivalsResult = Awaited<ReturnType<typeof measureArrivals>>;

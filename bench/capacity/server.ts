@@ -5,6 +5,7 @@
  * with --expose-gc), CPU time, the release times, what each fan-out took (its last socket
  * written), the event loop's delay and the garbage collector's pauses.
  */
+import { demoShop } from '../../demo/origin';
 import { loadConfig } from '../../server/process/config';
 import { CHANNELS } from '@waiting-room/streams/contract';
 import { createFanout } from '../../server/realtime/create-fanout';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   // The fanout the configuration asks for (local, or Redis pub/sub with REDIS_URL), as start() picks it.
   const fanout = new RecordingFanout(await createFanout(config, console));
   const fanouts = new FanoutLog();
-  const server = await start(config, { store, fanout, onDelivered: (message, delivered) => fanouts.add(message, delivered) });
+  const server = await start(config, { defaultOrigin: demoShop, store, fanout, onDelivered: (message, delivered) => fanouts.add(message, delivered) });
   const loopDelay = monitorEventLoopDelay({ resolution: 5 });
   loopDelay.enable();
   const gc = new GcPauses();

@@ -42,7 +42,6 @@ export interface Started {
   close(): Promise<void>;
 }
 
-/** Parts a test or a scaled-out deployment may replace. */
 /** A site started beside the server when UPSTREAM is not set (`npm start`: the demo shop). */
 export interface DefaultOrigin {
   /** What the start-up line calls it. */
@@ -51,6 +50,7 @@ export interface DefaultOrigin {
   start(site: { readonly logLevel: string; readonly waitingRoomScript: string }): Promise<{ readonly url: string; close(): Promise<void> }>;
 }
 
+/** Parts a test or a scaled-out deployment may replace. */
 export interface StartOptions {
   /** The origin when UPSTREAM is not set; without either, the server does not start. */
   readonly defaultOrigin?: DefaultOrigin;

@@ -12,6 +12,9 @@ export interface ReportRouteOptions {
   readonly clock: Clock;
 }
 
+/** How much longer than the retention the report reads back for arrivals still kept. */
+const READ_BACK_MS = 24 * 3_600_000;
+
 const MINUTES = { type: ['number', 'null'], description: 'Minutes.' } as const;
 const SPREAD = {
   type: 'object',
@@ -52,7 +55,7 @@ const REPORT_SCHEMA = {
       properties: { ...SPREAD.properties, bias: MINUTES, atArrival: SPREAD },
     },
     waitsByMinute: { type: 'array', items: { type: 'integer' }, description: 'Admitted places by whole minutes waited.' },
-    errorsByMinute: { type: 'array', items: { type: 'integer' }, description: "Estimates by whole minutes of error." },
+    errorsByMinute: { type: 'array', items: { type: 'integer' }, description: 'Estimates by whole minutes of error.' },
     timeline: {
       type: 'array',
       description: 'Each minute: arrivals, releases, and the longest line sampled (null: not sampled).',
@@ -97,7 +100,9 @@ export async function reportRoutes(app: SchemaTypedApp, options: ReportRouteOpti
       const room = rooms.named(request.query.room);
       const now = clock.now();
       const retentionMs = room.report.retentionMs;
-      let from = now - retentionMs;
+      // What the store still keeps: a bucket lasts the retention after its last write (a release
+      // may come long after the arrivals it holds), read back a day further.
+      let from = now - retentionMs - READ_BACK_MS;
       let to = now;
       let event: { id: string; name: string } | null = null;
       if (eventId !== undefined) {

@@ -63,7 +63,12 @@ export function describeReportStore(name: string, createStore: () => Promise<Que
       // Place i waited (i + 1) min + 0.5 s - i s: 1.01, 1.99, 2.98 … 8.86 min.
       const waits = Array.from({ length: 9 }, (_, i) => Math.round(((i + 1) * MINUTE + 500 - i * 1000) / 600) / 100);
       expect(report.waits).toEqual({ p50: waits[4], p90: waits[8], p99: waits[8] });
-      expect(report.places.map((place) => place.outcome)).toEqual([...Array(9).fill('admitted').map((o, i) => (i === 0 ? 'replayed' : o)), 'waiting']);
+      expect(report.places.map((place) => place.outcome)).toEqual([
+        ...Array(9)
+          .fill('admitted')
+          .map((o, i) => (i === 0 ? 'replayed' : o)),
+        'waiting',
+      ]);
       // Place 3 (line number 4, released at minute 4 and a half second): each minute's first sample had served 0, 1, 2, 3.
       expect(report.places[3].estimates).toEqual([4, 3, 2, 1]);
       // At arrival place i was told i + 1 min and waited (i + 1) min - (i - 0.5) s: off by |i - 0.5| / 60 min.

@@ -87,8 +87,7 @@ export function reportFigures(
   const places = arrived.map((row, index): PlaceFigures => {
     const known = row.releasedAt === undefined ? unreleased.get(row.uuid) : undefined;
     const releasedAt = row.releasedAt ?? (known?.state === 'released' ? known.releasedAt : undefined);
-    const outcome: PlaceOutcome =
-      releasedAt !== undefined ? (row.replayed ? 'replayed' : 'admitted') : known?.state === 'waiting' ? 'waiting' : 'abandoned';
+    const outcome: PlaceOutcome = releasedAt !== undefined ? (row.replayed ? 'replayed' : 'admitted') : known?.state === 'waiting' ? 'waiting' : 'abandoned';
     return {
       place: index + 1,
       arrivedAt: row.arrivedAt,
@@ -169,7 +168,8 @@ function timelineOf(places: readonly PlaceFigures[], minutes: readonly ReportMin
   const first = Math.min(...byMinute.keys());
   const last = Math.max(...byMinute.keys());
   const timeline: TimelineMinute[] = [];
-  for (let minute = first; minute <= last; minute++) timeline.push({ at: minute * MINUTE, ...(byMinute.get(minute) ?? { arrivals: 0, admitted: 0, line: null }) });
+  for (let minute = first; minute <= last; minute++)
+    timeline.push({ at: minute * MINUTE, ...(byMinute.get(minute) ?? { arrivals: 0, admitted: 0, line: null }) });
   return timeline;
 }
 

@@ -77,22 +77,26 @@ export class RedisReport implements ReportStore {
       byHour.set(hour, [...(byHour.get(hour) ?? []), uuid]);
     }
     const client = await this.client();
-    await Promise.all(
-      [...byHour].map(([hour, uuids]) => client.waitingRoomReportRelease(this.rowsKey(hour), String(at), String(retentionMs), ...uuids)),
-    );
+    await Promise.all([...byHour].map(([hour, uuids]) => client.waitingRoomReportRelease(this.rowsKey(hour), String(at), String(retentionMs), ...uuids)));
   }
 
   async reportReplay(place: ReportPlace, at: number, retentionMs: number): Promise<void> {
     const field = `${reportMinute(at)}:${COUNTER_FIELDS.replays}`;
-    await (await this.client()).waitingRoomReportReplay(this.rowsKey(reportBucket(place.heldAt)), this.minutesKey(reportBucket(at)), place.uuid, field, String(retentionMs));
+    await (
+      await this.client()
+    ).waitingRoomReportReplay(this.rowsKey(reportBucket(place.heldAt)), this.minutesKey(reportBucket(at)), place.uuid, field, String(retentionMs));
   }
 
   async reportCount(counter: ReportCounter, at: number, retentionMs: number): Promise<void> {
-    await (await this.client()).waitingRoomReportCount(this.minutesKey(reportBucket(at)), `${reportMinute(at)}:${COUNTER_FIELDS[counter]}`, String(retentionMs));
+    await (
+      await this.client()
+    ).waitingRoomReportCount(this.minutesKey(reportBucket(at)), `${reportMinute(at)}:${COUNTER_FIELDS[counter]}`, String(retentionMs));
   }
 
   async reportSample(at: number, sample: ReportSample, retentionMs: number): Promise<void> {
-    await (await this.client()).waitingRoomReportSample(
+    await (
+      await this.client()
+    ).waitingRoomReportSample(
       this.minutesKey(reportBucket(at)),
       String(reportMinute(at)),
       String(sample.served),

@@ -20,8 +20,9 @@ describe("the console's report in a browser", () => {
     await server.fill(1);
     // Three visitors take a place (each request without a cookie is a new session); two are released.
     for (let i = 0; i < 3; i++) {
-      const held = await (await fetch(server.at('/checkout'))).text();
-      expect(held).toContain('id="waiting-room-config"');
+      // Held as an API client: its answer is the page's config, with its place.
+      const held = (await (await fetch(server.at('/checkout'))).json()) as { queue: { position: number } };
+      expect(held.queue.position).toBe(i + 1);
     }
     await server.release(2);
 

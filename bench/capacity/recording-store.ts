@@ -53,6 +53,12 @@ export class RecordingStore implements QueueStore {
   claimAnnouncement: QueueStore['claimAnnouncement'] = (...args) => this.inner.claimAnnouncement(...args);
   countAfter: QueueStore['countAfter'] = (...args) => this.inner.countAfter(...args);
   forgetEvent: QueueStore['forgetEvent'] = (...args) => this.inner.forgetEvent(...args);
+  reportArrival: QueueStore['reportArrival'] = (...args) => this.inner.reportArrival(...args);
+  reportReleases: QueueStore['reportReleases'] = (...args) => this.inner.reportReleases(...args);
+  reportReplay: QueueStore['reportReplay'] = (...args) => this.inner.reportReplay(...args);
+  reportCount: QueueStore['reportCount'] = (...args) => this.inner.reportCount(...args);
+  reportSample: QueueStore['reportSample'] = (...args) => this.inner.reportSample(...args);
+  reportRead: QueueStore['reportRead'] = (...args) => this.inner.reportRead(...args);
 
   release: QueueStore['release'] = async (...args) => this.record(await this.inner.release(...args));
   releaseDue: QueueStore['releaseDue'] = async (...args) => this.record(await this.inner.releaseDue(...args));

@@ -51,6 +51,10 @@ export const ROOM_FIELDS = {
     description: 'Whether a held visitor solves a proof of work before taking a place ([bot-check.md](bot-check.md)).',
   },
   queueingStatusCode: { variable: 'QUEUEING_STATUS_CODE', description: "The status of a held API client's answer." },
+  reportRetentionHours: {
+    variable: 'REPORT_RETENTION_HOURS',
+    description: 'How long its report is kept after its last change, in hours ([drop-day.md](drop-day.md#report)).',
+  },
   connectorOrigins: {
     variable: 'CONNECTOR_ORIGINS',
     description: 'The sites whose connectors may send visitors to it and get them back with a pass. Needs `PASS_SECRET`.',
@@ -69,7 +73,7 @@ export type RoomField = keyof typeof ROOM_FIELDS;
 export const ROOM_FIELD_NAMES = Object.keys(ROOM_FIELDS) as RoomField[];
 
 /** The whole-number fields of a room, each bounded as the variable it stands in for. */
-export type RoomWholeField = 'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs';
+export type RoomWholeField = 'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs' | 'reportRetentionHours';
 
 /** The range of a whole-number field of a room: its variable's `minimum` and `maximum`. */
 export function roomFieldRange(field: RoomWholeField): { readonly min: number; readonly max: number } {

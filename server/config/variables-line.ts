@@ -50,6 +50,15 @@ export const LINE_VARIABLES = {
       "The status of a held API client's answer (its body the waiting page's config, with `Retry-After`): `503`, or `200`, `202` or `429` for clients that treat a 503 as a failure. A room may say otherwise (`queueingStatusCode` in `ROOMS`).",
   },
   ABANDON_SECONDS: { ...seconds('admission', 1, WEEK_SECONDS), default: 180, description: 'A waiting visitor silent this long loses the place.' },
+  REPORT_RETENTION_HOURS: {
+    type: 'integer',
+    section: 'store',
+    minimum: 1,
+    maximum: 90 * 24,
+    default: 72,
+    description:
+      "How long a room's report (`GET /admin/report`) is kept after its last change, in hours: long enough to read it the morning after ([drop-day.md](drop-day.md#report)). A room may say otherwise (`reportRetentionHours` in `ROOMS`).",
+  },
 
   ADMIN_TOKEN: {
     type: 'string',

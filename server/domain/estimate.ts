@@ -52,6 +52,19 @@ export const RELEASES_KEPT = 50;
  */
 export function estimateMinutes(position: number, recentReleases: readonly number[], now: number, perMinute: number): number {
   if (position <= 0) return 0;
+  return minutesAt(position, estimateRate(recentReleases, now, perMinute));
+}
+
+/** The estimate at `position` (1 or more) for a line going at `rate` releases a minute: whole minutes, at least 1. */
+export function minutesAt(position: number, rate: number): number {
+  return Math.max(1, Math.ceil(position / rate));
+}
+
+/**
+ * The release rate (a minute) `estimateMinutes` divides a position by at `now`: the same for every
+ * position, so that the report keeps it once a minute and finds any place's estimate from it.
+ */
+export function estimateRate(recentReleases: readonly number[], now: number, perMinute: number): number {
   const since = now - ESTIMATE_WINDOW_MS;
   // Newest first; sorted anyway, as servers sharing a store may stamp releases a little out of order.
   const seen = recentReleases.filter((time) => time > since && time <= now).sort((a, b) => b - a);
@@ -67,7 +80,7 @@ export function estimateMinutes(position: number, recentReleases: readonly numbe
     const weight = Math.min(1, seen.length / ESTIMATE_FULL_WEIGHT);
     rate = perMinute > 0 ? weight * observed + (1 - weight) * perMinute : observed;
   }
-  return Math.max(1, Math.ceil(position / rate));
+  return rate;
 }
 
 /** Releases a minute over `seen` (newest first, not empty), since the latest change of rate if one shows. */

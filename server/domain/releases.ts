@@ -3,6 +3,7 @@ import type { Clock } from './clock';
 import { DomainError } from './errors';
 import type { EventSchedule } from './events/schedule';
 import type { ReleasePublisher } from './release-publisher';
+import type { ReportRecorder } from './report/recorder';
 import type { OperatorLimits, RoomPolicy } from './room-policy';
 import type { Entry, QueueStore, Release, ReleasePolicy } from '../store/types';
 
@@ -36,6 +37,8 @@ export interface ReleasesParts {
   /** The room's own public line-wide channel: its moves go there, and reach its pages only. */
   readonly queueChannel: string;
   readonly meter?: ReleaseMeter;
+  /** The room's report: told of every release, not waited for. */
+  readonly report?: Pick<ReportRecorder, 'released'>;
 }
 
 /**
@@ -67,6 +70,7 @@ export class Releases {
     if (mode === 'none') return [];
     if (mode === 'all') return this.releaseNext(PASSTHROUGH_BATCH);
     const release = await store.releaseDue(clock.now(), this.policy);
+    void this.parts.report?.released(release.released);
     await this.announceAll(release);
     return release.released;
   }
@@ -93,6 +97,7 @@ export class Releases {
       throw new DomainError('conflict', 'event_prequeue', 'The event has not opened yet: nobody is let in before.');
     }
     const release = await store.release(count, clock.now(), this.policy);
+    void this.parts.report?.released(release.released);
     if (!silent) await this.announceAll(release);
     else this.meter.released(room, release.released.length);
     return release.released;

@@ -5,6 +5,7 @@ import { protectionTest } from './protection';
 import type { EventSchedule } from './events/schedule';
 import type { BotCheck } from './bot-check/room-check';
 import type { Releases } from './releases';
+import type { ReportRecorder } from './report/recorder';
 import type { OperatorLimits } from './room-policy';
 import type { AdmissionLimits, Entry, QueueStore, ReleasePolicy } from '../store/types';
 
@@ -27,6 +28,8 @@ export interface Room {
   readonly events: EventSchedule;
   /** Whether, and how hard, a held visitor is checked for a bot before taking a place. */
   readonly botCheck: BotCheck;
+  /** Writes its report as its line changes (`GET /admin/report` reads it). */
+  readonly report: ReportRecorder;
   /** The named routes its page calls. */
   readonly routes: { readonly queue_request: string; readonly queue_info: string };
   /** The public channel where its line's moves (`QueueMoved`) reach its pages, and no other room's. */
@@ -89,7 +92,13 @@ export class Rooms {
    * more (see `QueueStore.revoke`): the rooms it was admitted in.
    */
   async revoke(sessionId: string, now: number, keepSlotMs = 0): Promise<string[]> {
-    const revoked = await Promise.all(this.all.map(async (room) => ((await room.store.revoke(sessionId, now, keepSlotMs)) ? room.name : undefined)));
+    const revoked = await Promise.all(
+      this.all.map(async (room) => {
+        if (!(await room.store.revoke(sessionId, now, keepSlotMs))) return undefined;
+        void room.report.revoked();
+        return room.name;
+      }),
+    );
     return revoked.filter((name) => name !== undefined);
   }
 

@@ -6,7 +6,7 @@ import { HttpError } from './errors';
 import { requestTarget } from './target';
 import { normalizeTarget } from '../domain/request-target';
 import { hasCsrfToken, type Session } from './session';
-import type { HeldRequest, QueueStore } from '../store/types';
+import type { Entry, HeldRequest, QueueStore } from '../store/types';
 
 /** The fields of the page's replay form (`src/effects/replay-form.ts`), and no others. */
 const REPLAY_FIELDS = new Set(['uuid', '_token', '_method']);
@@ -38,6 +38,8 @@ export async function takeReplay(
   session: Session,
   form: { uuid: string; fields: Record<string, unknown> },
   store: QueueStore,
+  /** Told of the place whose held request was taken (the room's report). */
+  onTaken?: (entry: Entry) => void,
 ): Promise<HeldRequest | undefined> {
   const entry = await store.get(form.uuid);
   // The session's token, or a uuid of its own (a page opened before the visitor signed in at the
@@ -65,6 +67,7 @@ export async function takeReplay(
   }
   const taken = entry.replayed ? undefined : await store.takeHeld(form.uuid, session.id);
   if (!taken) throw new HttpError(409, 'already_replayed', 'This held request was already replayed.');
+  onTaken?.(entry);
   return taken;
 }
 

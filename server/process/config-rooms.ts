@@ -25,6 +25,7 @@ export function roomsConfig(
   defaults: {
     activeLimit: number;
     releasePerMinute: number;
+    reportRetentionHours: number;
     admission: AdmissionConfig;
     botChallenge: BotChallengeMode;
     queueingStatusCode: QueueingStatusCode;
@@ -112,6 +113,7 @@ export function roomsConfig(
       protect,
       activeLimit: whole('activeLimit') ?? defaults.activeLimit,
       releasePerMinute: whole('releasePerMinute') ?? defaults.releasePerMinute,
+      reportRetentionHours: whole('reportRetentionHours') ?? defaults.reportRetentionHours,
       ...(room.locale === undefined ? {} : { locale: localeOf(room.locale, `${at}.locale`) }),
       admission: { ...defaults.admission, mode: mode as AdmissionMode, originLatencyTargetMs: target },
       ...(room.events !== undefined && { events: room.events }),

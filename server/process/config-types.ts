@@ -122,6 +122,8 @@ export interface RoomConfig {
   readonly activeLimit: number;
   /** Releases a minute; with adaptive admission, the most the controller may set. */
   readonly releasePerMinute: number;
+  /** How long its report is kept after its last change, in hours (REPORT_RETENTION_HOURS, or the room's `reportRetentionHours`). */
+  readonly reportRetentionHours: number;
   /** The language its pages speak whatever the browser asks (a visitor may still pick another); unset: the browser's. */
   readonly locale?: Locale;
   /** Whether a held visitor must solve a proof of work before taking a place (BOT_CHALLENGE, or the room's `botChallenge`). */

@@ -41,6 +41,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
   const defaults = {
     activeLimit: v.ACTIVE_LIMIT,
     releasePerMinute: v.RELEASE_PER_MINUTE,
+    reportRetentionHours: v.REPORT_RETENTION_HOURS,
     admission,
     botChallenge: v.BOT_CHALLENGE,
     queueingStatusCode: Number(v.QUEUEING_STATUS_CODE) as QueueingStatusCode,

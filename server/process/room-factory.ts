@@ -10,6 +10,7 @@ import type { RedisClient } from '../redis/connection';
 import { redisTargetOf, roomPrefix } from '../redis/target';
 import { Releases, type ReleaseMeter } from '../domain/releases';
 import { OperatorLimits, RoomPolicy } from '../domain/room-policy';
+import { ReportRecorder } from '../domain/report/recorder';
 import type { Room } from '../domain/rooms';
 import { createStore } from './stores';
 import type { QueueStore, ReleasePolicy } from '../store/types';
@@ -99,6 +100,7 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
     operated: () => ceilings.current,
   });
   const policy = new RoomPolicy({ configured, operator, events, clock, admitted: () => admission.admitted() });
+  const report = new ReportRecorder({ store: line, clock, log, retentionMs: room.reportRetentionHours * 3_600_000, perMinute: () => policy.current.perMinute });
   const releases = new Releases({
     room: room.name,
     store: line,
@@ -110,6 +112,7 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
     publisher,
     queueChannel: names.queueChannel,
     meter: parts.meter,
+    report,
   });
   return {
     name: room.name,
@@ -124,6 +127,7 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
     admission,
     events,
     botCheck: new RoomBotCheck(line, { mode: room.botChallenge, difficulty: config.botCheck.difficulty }, clock, events),
+    report,
     routes: names.routes,
     queueChannel: names.queueChannel,
     locale: room.locale,

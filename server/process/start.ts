@@ -170,7 +170,7 @@ export async function start(requested: ServerConfig, options: StartOptions = {})
       );
     }),
   );
-  const loops = rooms.all.map((room) => startReleaseLoop(room.releases, clock, config.releaseIntervalMs, app.log, room.events));
+  const loops = rooms.all.map((room) => startReleaseLoop(room.releases, clock, config.releaseIntervalMs, app.log, room.events, room.report));
   sampler.start();
   const controllers = rooms.all.map((room) => room.admission.start());
 

@@ -3,6 +3,7 @@ import { PlacesPerAddressError } from './errors';
 import { readMemoryStoreState, MEMORY_STATE_VERSION, type KeptDraw, type MemoryStoreState } from './memory-state';
 import { RankedLine } from './ranked-line';
 import { RELEASES_KEPT } from '../domain/estimate';
+import { MemoryReport } from './report-memory';
 import type { DrawKey, DrawStep, EventState, StoredEvents, UnkeyedEntrants } from './event-store';
 import type { DropEvent } from '../domain/events/event';
 import type {
@@ -94,6 +95,15 @@ export class MemoryStore implements QueueStore {
   private readonly revoked = new Map<string, { readonly expiresAt: number; readonly sequence: number }>();
   private revocationSequence = 0;
   private revocationEpoch: string = randomUUID();
+  /** The report (`MemoryReport`): not part of the state a restart reads. */
+  private readonly report = new MemoryReport();
+
+  reportArrival: QueueStore['reportArrival'] = (...args) => this.report.reportArrival(...args);
+  reportReleases: QueueStore['reportReleases'] = (...args) => this.report.reportReleases(...args);
+  reportReplay: QueueStore['reportReplay'] = (...args) => this.report.reportReplay(...args);
+  reportCount: QueueStore['reportCount'] = (...args) => this.report.reportCount(...args);
+  reportSample: QueueStore['reportSample'] = (...args) => this.report.reportSample(...args);
+  reportRead: QueueStore['reportRead'] = (...args) => this.report.reportRead(...args);
 
   constructor(options: MemoryStoreOptions = {}) {
     this.random = options.random ?? Math.random;

@@ -6,6 +6,7 @@
  */
 
 import type { EventStore } from './event-store';
+import type { ReportStore } from '../domain/report/record';
 
 /** A protected request that was not let through, kept to be replayed after release. */
 export interface HeldRequest {
@@ -248,7 +249,8 @@ export function revokedSlot(sessionId: string): string {
   return `~${sessionId}`;
 }
 
-export interface QueueStore extends EventStore {
+/** A room's store: its line, its events (`event-store.ts`) and its report (`domain/report/record.ts`). */
+export interface QueueStore extends EventStore, ReportStore {
   /**
    * Lets a session through when it is admitted, or admits it when nobody waits and fewer
    * than `activeLimit` sessions are active. False means the request must be held.

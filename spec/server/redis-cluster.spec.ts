@@ -13,6 +13,7 @@ import { startTestOrigin, type TestOrigin } from './support/origin';
 import { connectPusher, record, subscribe } from './support/realtime';
 import { describeQueueStore } from './store-contract';
 import { describeEventStore } from './store-events-contract';
+import { describeReportStore } from './store-report-contract';
 import { expectLineKeptAfterFailover } from './support/failover';
 import { Visitor } from './support/visitor';
 
@@ -60,6 +61,7 @@ function clusterStore(): RedisStore {
 // Every script, on a Cluster: each names keys of one slot only, or Redis would refuse it.
 describeQueueStore('redis cluster', async () => clusterStore());
 describeEventStore('redis cluster', async () => clusterStore());
+describeReportStore('redis cluster', async () => clusterStore());
 
 describe('the fan-out of several rooms on a Cluster', () => {
   it("should carry each room's messages on its own shard to the other instances", async () => {

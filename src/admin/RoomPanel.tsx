@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { consoleApi, type ConsoleSession } from './api';
 import { Chart } from './Chart';
+import { ReportView } from './ReportView';
 import { roomFigures, type Point } from './live';
 import { Figure } from './Figure';
 import { figure, type ConsoleTexts } from './texts';
@@ -149,6 +150,7 @@ export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
       <p className={message?.error ? 'ac-error' : 'ac-message'} role="status" aria-live="polite">
         {message?.text}
       </p>
+      <ReportView texts={texts} room={room} />
     </section>
   );
 }

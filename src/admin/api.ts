@@ -1,5 +1,22 @@
 import type { LiveSnapshot } from '../../server/domain/console/samples';
 
+/** What the console draws of `GET /admin/report` (docs/drop-day.md#report). */
+export interface RoomReport {
+  readonly arrivals: number;
+  readonly peakLine: number;
+  readonly admitted: number;
+  readonly abandoned: number;
+  readonly waiting: number;
+  readonly revoked: number;
+  readonly replays: number;
+  readonly botChecks: { readonly solved: number; readonly failed: number };
+  readonly waits: { readonly p50: number; readonly p90: number; readonly p99: number } | null;
+  readonly estimateError: { readonly median: number | null; readonly p90: number | null };
+  readonly waitsByMinute: readonly number[];
+  readonly errorsByMinute: readonly number[];
+  readonly timeline: readonly { readonly at: string; readonly arrivals: number; readonly admitted: number; readonly line: number | null }[];
+}
+
 /** A call the server refused: its status and the error contract's code and message. */
 export class ApiError extends Error {
   constructor(
@@ -46,6 +63,7 @@ export const consoleApi = {
   signIn: (token: string) => call<ConsoleSession>('POST', '/admin/session', { body: { token } }),
   signOut: (session: ConsoleSession) => call<void>('DELETE', '/admin/session', { csrfToken: session.csrfToken }),
   live: () => call<LiveSnapshot>('GET', '/admin/live'),
+  report: (room: string) => call<RoomReport>('GET', `/admin/report?room=${encodeURIComponent(room)}`),
   pause: (session: ConsoleSession, room: string, paused: boolean) =>
     call<{ paused: boolean }>('POST', `/admin/${paused ? 'pause' : 'resume'}?room=${encodeURIComponent(room)}`, { csrfToken: session.csrfToken }),
   release: (session: ConsoleSession, room: string, count: number) =>

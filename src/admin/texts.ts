@@ -47,6 +47,27 @@ export interface ConsoleTexts {
   readonly chartLabel: (waiting: number, active: number) => string;
   readonly series: { readonly waiting: string; readonly active: string; readonly rate: string };
   readonly noData: string;
+  readonly report: ReportTexts;
+}
+
+/** The texts of a room's report (`ReportView`). */
+export interface ReportTexts {
+  readonly heading: string;
+  readonly load: string;
+  readonly csv: string;
+  readonly arrivals: string;
+  readonly peakLine: string;
+  readonly admitted: string;
+  readonly abandoned: string;
+  readonly waiting: string;
+  readonly revoked: string;
+  readonly replays: string;
+  readonly botChecks: string;
+  readonly waits: string;
+  readonly estimateError: string;
+  readonly timelineLabel: (arrivals: number, peak: number) => string;
+  readonly distributionLabel: (admitted: number) => string;
+  readonly series: { readonly arrivals: string; readonly line: string; readonly waits: string; readonly errors: string };
 }
 
 const number =
@@ -102,6 +123,24 @@ export const ENGLISH: ConsoleTexts = {
   chartLabel: (waiting, active) => `The last hour: ${waiting} waiting and ${active} active now.`,
   series: { waiting: 'Waiting', active: 'Active', rate: 'Releases a minute' },
   noData: 'No sample yet.',
+  report: {
+    heading: 'Report',
+    load: 'Load the report',
+    csv: 'Download CSV',
+    arrivals: 'Arrivals',
+    peakLine: 'Longest line',
+    admitted: 'Admitted',
+    abandoned: 'Abandoned',
+    waiting: 'Still waiting',
+    revoked: 'Revoked',
+    replays: 'Replays',
+    botChecks: 'Bot checks solved / failed',
+    waits: 'Wait p50 / p90 / p99 (min)',
+    estimateError: "Estimate's error median / p90 (min)",
+    timelineLabel: (arrivals, peak) => `Arrivals and the line by minute: ${arrivals} arrivals, ${peak} at most in line.`,
+    distributionLabel: (admitted) => `Waits and estimate errors by whole minutes, over ${admitted} admitted.`,
+    series: { arrivals: 'Arrivals a minute', line: 'Line', waits: 'Admitted by minutes waited', errors: 'Estimates by minutes of error' },
+  },
 };
 
 export const FRENCH: ConsoleTexts = {
@@ -152,6 +191,24 @@ export const FRENCH: ConsoleTexts = {
   chartLabel: (waiting, active) => `La dernière heure : ${waiting} en attente et ${active} actifs maintenant.`,
   series: { waiting: 'En attente', active: 'Actifs', rate: 'Sorties par minute' },
   noData: "Pas encore d'échantillon.",
+  report: {
+    heading: 'Bilan',
+    load: 'Charger le bilan',
+    csv: 'Télécharger le CSV',
+    arrivals: 'Arrivées',
+    peakLine: 'File la plus longue',
+    admitted: 'Admis',
+    abandoned: 'Abandons',
+    waiting: 'Encore en attente',
+    revoked: 'Révoqués',
+    replays: 'Rejeux',
+    botChecks: 'Contrôles anti-robot réussis / échoués',
+    waits: 'Attente p50 / p90 / p99 (min)',
+    estimateError: "Erreur de l'estimation médiane / p90 (min)",
+    timelineLabel: (arrivals, peak) => `Arrivées et file par minute : ${arrivals} arrivées, ${peak} au plus dans la file.`,
+    distributionLabel: (admitted) => `Attentes et erreurs d'estimation par minute entière, sur ${admitted} admis.`,
+    series: { arrivals: 'Arrivées par minute', line: 'File', waits: 'Admis par minutes attendues', errors: "Estimations par minutes d'erreur" },
+  },
 };
 
 /** The console's texts for the browser's language: French or English. */

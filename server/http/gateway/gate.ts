@@ -90,7 +90,7 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     });
     if (bytes !== undefined && request.method === 'POST') {
       const form = replayFormUuid(request.headers['content-type'], bytes);
-      const held = form && (await takeReplay(request, session, form, store));
+      const held = form && (await takeReplay(request, session, form, store, (entry) => void room.report.replayed(entry)));
       if (held) {
         options.bodyBudget.giveBack(room.name, session.id);
         watchOrigin(request, admission.signals);
@@ -174,6 +174,8 @@ export function createRoomGate(
     if (bytes !== undefined) options.heldBodies.held(bytes.length);
     const { place } = arrival;
     const held = place.entry;
+    // A place new at this request enters the report (a pending one, once its bot check is solved).
+    if (held.heldAt === now) void room.report.arrived(held, place.position, now);
     // A pending place gets the challenge that lets it in line.
     const altcha =
       held.state === 'pending' ? await options.challenges.issue({ uuid: held.uuid, room: room.name }, await room.botCheck.difficulty()) : undefined;

@@ -161,7 +161,10 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
       if (!room || !pass)
         throw new HttpError(403, 'invalid_pass', 'This pass is not one of this waiting room: forged, altered, expired or of an unknown room.');
       const revoked = await room.store.revoke(pass.session, now, keepSlotMs);
-      if (revoked) options.revoked(room.name);
+      if (revoked) {
+        options.revoked(room.name);
+        void room.report.revoked();
+      }
       return { revoked };
     },
   );

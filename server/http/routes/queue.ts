@@ -136,13 +136,21 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
       throw new HttpError(403, 'altcha_required', 'This place waits for its bot check: send the solution as the altcha field.');
     }
     const verdict = await options.challenges.verify(altcha, { uuid, room: room.name });
+    void room.report.botCheck(verdict.verified);
     if (!verdict.verified) {
       await room.store.dropPending(uuid);
       throw new HttpError(403, 'altcha_refused', `The bot check's solution is refused (${verdict.refusal}); load the page again for a new challenge.`);
     }
     const state = await room.store.enterLine(uuid, now);
     if (!state) throw new HttpError(404, UNKNOWN_UUID, 'No place in line has this uuid.');
+    if (state === 'waiting') void enteredReport(room, uuid, now);
     return state;
+  }
+
+  /** A place that solved its bot check enters the report: at its position now (the report keeps the first arrival only). */
+  async function enteredReport(room: Room, uuid: string, now: number): Promise<void> {
+    const place = await room.store.placeInLine(uuid, now).catch(() => undefined);
+    if (place) await room.report.arrived(place.entry, place.position, now);
   }
 
   /**

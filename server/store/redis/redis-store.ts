@@ -18,6 +18,7 @@ import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { Deadlines } from './deadline';
 import { BLOCK_MS, BROKEN, LineCopy } from './line-copy';
 import { PositionBatch } from './position-batch';
+import { RedisReport } from './report';
 import { SeenMarks } from './seen-marks';
 import {
   DEADLINE_PASSED,
@@ -114,6 +115,15 @@ export class RedisStore implements QueueStore {
   private tail?: RedisClient;
   /** The polls the copy answered, marked seen in Redis late and together. */
   private readonly seenMarks = new SeenMarks((pairs) => this.run('waitingRoomMarkSeen', pairs, false));
+  /** The report, beside the line under its prefix (`RedisReport`). */
+  private readonly report: RedisReport;
+
+  reportArrival: QueueStore['reportArrival'] = (...args) => this.report.reportArrival(...args);
+  reportReleases: QueueStore['reportReleases'] = (...args) => this.report.reportReleases(...args);
+  reportReplay: QueueStore['reportReplay'] = (...args) => this.report.reportReplay(...args);
+  reportCount: QueueStore['reportCount'] = (...args) => this.report.reportCount(...args);
+  reportSample: QueueStore['reportSample'] = (...args) => this.report.reportSample(...args);
+  reportRead: QueueStore['reportRead'] = (from, to) => this.report.reportRead(from, to);
 
   /**
    * `redis` is a URL (`redis://…`, `rediss://…`) or another `RedisTarget`: the store makes its own
@@ -135,6 +145,7 @@ export class RedisStore implements QueueStore {
     this.client = client;
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.keys = SCRIPT_KEYS.map((key) => this.prefix + key);
+    this.report = new RedisReport(client, this.prefix);
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
     this.localLine = options.localLine ?? true;
     this.replayReplicas = options.replayReplicas ?? 0;

@@ -103,6 +103,14 @@ describe('estimateMinutes', () => {
     expect(estimateMinutes(10_000, batches, now, 1200)).toBe(9);
   });
 
+  it('should read the rate in force when every kept time is of the last step, faster than the times cover', () => {
+    // 10,000 a minute: 167 a second, of which the store keeps fifty, all of the last step.
+    const lastStep = Array.from({ length: 50 }, () => now - 400);
+    expect(estimateMinutes(500_000, lastStep, now, 10_000)).toBe(50);
+    // Stalled for five minutes since: much slower.
+    expect(estimateMinutes(500_000, lastStep, now + 5 * 60 * SECOND, 10_000)).toBeGreaterThan(1000);
+  });
+
   it('should not depend on the order of the release times', () => {
     const halved = [...every(20 * SECOND, 6, now - 5 * SECOND), ...every(10 * SECOND, 44, now - 125 * SECOND)];
     expect(estimateMinutes(30, [...halved].reverse(), now, 6)).toBe(estimateMinutes(30, halved, now, 6));

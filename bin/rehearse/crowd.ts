@@ -5,6 +5,7 @@
  *   20000@-5m            all five minutes before it (a pre-queue's crowd)
  *   ramp:50000/10m       evenly over the ten minutes from the opening
  *   waves:3x20000/5m     three waves of 20,000, one every five minutes, the first at the opening
+ * A ramp or waves may start elsewhere than at the opening: `ramp:6000/10m@-10m`.
  */
 
 /** One part of a crowd: `count` visitors, the first at `at`, evenly over `spreadMs`, `waves` times `everyMs` apart. */
@@ -16,7 +17,7 @@ export interface CrowdPart {
   readonly everyMs: number;
 }
 
-export const CROWD_SYNTAX = 'N@open, N@-5m, ramp:N/10m, waves:3xN/5m, joined by +';
+export const CROWD_SYNTAX = 'N@open, N@-5m, ramp:N/10m, waves:3xN/5m (either @-5m to start elsewhere), joined by +';
 
 /** Most visitors a rehearsal takes (the memory store holds them all). */
 export const MAX_CROWD = 5_000_000;
@@ -45,12 +46,17 @@ export function parseCrowd(text: string): CrowdPart[] {
       if (ms === undefined || ms <= 0) throw bad();
       return ms;
     };
-    const ramp = /^ramp:([^/]+)\/(.+)$/.exec(part);
-    if (ramp) return { count: count(ramp[1]), at: 0, spreadMs: positive(ramp[2]), waves: 1, everyMs: 0 };
-    const waves = /^waves:(\d+)x([^/]+)\/(.+)$/.exec(part);
+    const startsAt = (value: string | undefined) => {
+      const at = value === undefined ? 0 : durationMs(value);
+      if (at === undefined) throw bad();
+      return at;
+    };
+    const ramp = /^ramp:([^/]+)\/([^@]+)(?:@(.+))?$/.exec(part);
+    if (ramp) return { count: count(ramp[1]), at: startsAt(ramp[3]), spreadMs: positive(ramp[2]), waves: 1, everyMs: 0 };
+    const waves = /^waves:(\d+)x([^/]+)\/([^@]+)(?:@(.+))?$/.exec(part);
     if (waves) {
       const times = count(waves[1]);
-      return { count: count(waves[2]), at: 0, spreadMs: 0, waves: times, everyMs: positive(waves[3]) };
+      return { count: count(waves[2]), at: startsAt(waves[4]), spreadMs: 0, waves: times, everyMs: positive(waves[3]) };
     }
     const [size, when = 'open', ...rest] = part.split('@');
     if (rest.length > 0) throw bad();

@@ -111,6 +111,7 @@ describe('waiting-room rehearse', () => {
   it('should spread a ramp and waves as written', () => {
     expect([...arrivalTimes(parseCrowd('ramp:4/1m'))]).toEqual([0, 15_000, 30_000, 45_000]);
     expect([...arrivalTimes(parseCrowd('waves:3x2/5m+1@-30s'))]).toEqual([-30_000, 0, 0, 300_000, 300_000, 600_000, 600_000]);
+    expect([...arrivalTimes(parseCrowd('ramp:2/1m@-1m+waves:2x1/1m@1h'))]).toEqual([-60_000, -30_000, 3_600_000, 3_660_000]);
   });
 
   it('should print JSON that parses, and write a page of charts that fetches nothing, from the command line', async () => {

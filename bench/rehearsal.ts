@@ -139,11 +139,15 @@ async function realRun(server: { url: string; realtimeKey: string }, arrivals: F
     listening.set(channel, heard);
     socket.ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { auth: '', channel } }));
     // The page's estimate, and its poll every 5 s: a release before the subscription took is read there.
-    const poll = async () => (await (await pool.request({ method: 'GET', path: `/queue/info/${uuid}` })).body.json()) as { position: number; estimated: number };
+    const poll = async () =>
+      (await (await pool.request({ method: 'GET', path: `/queue/info/${uuid}` })).body.json()) as { position: number; estimated: number };
     const info = await poll();
     if (info.position === 0) heard(preciseNow());
     const polling = setInterval(() => {
-      void poll().then((again) => again.position === 0 && heard(preciseNow()), () => undefined);
+      void poll().then(
+        (again) => again.position === 0 && heard(preciseNow()),
+        () => undefined,
+      );
     }, POLL_MS);
     const at = await released;
     clearInterval(polling);

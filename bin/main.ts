@@ -2,9 +2,9 @@ import { MAX_ANSWER_BYTES } from './bounded-read';
 import { ANSWER_TIMEOUT_MS, TOTAL_TIMEOUT_MS, verifyDrawAt } from './verify-draw';
 import { rehearseCommand } from './rehearse/command';
 
-const USAGE = `Usage: waiting-room rehearse --crowd <crowd> [options]   (waiting-room rehearse --help says them)
-       waiting-room verify-draw <URL> [--uuid <uuid>] [--commitment <hex>] [--max-bytes <n>]
+const USAGE = `Usage: waiting-room verify-draw <URL> [--uuid <uuid>] [--commitment <hex>] [--max-bytes <n>]
                                  [--connect-timeout <seconds>] [--timeout <seconds>]
+       waiting-room rehearse --crowd <crowd> [options]   (a crowd through the server's law: --help says it)
 
   URL   an event's draw (https://shop.example/events/<id>/draw), or the address of the page that
         verifies it, as the waiting page links to it (…/events/<id>/verify#uuid=…&commitment=…)

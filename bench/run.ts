@@ -16,7 +16,7 @@
  *   BENCH_REPETITIONS=5       closed-loop throughput runs (ours and bare each), median reported
  *   BENCH_SATURATE_SECONDS=4  closed-loop seconds per server in each run (in 4 slices, alternating with the other server)
  *   BENCH_CONNECTIONS=64      keep-alive connections of the closed loop
- *   BENCH_ONLY=page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis;
+ *   BENCH_ONLY=page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector,rehearsal   run only these parts; add ramp for the capacity ramp, opening-million for an opening of a million on Redis;
  *                             stores: queue_info on the Redis store beside the memory store alone (also part of capacity with BENCH_REDIS=1)
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
@@ -47,6 +47,7 @@ import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type Adm
 import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from './admission/opening';
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureDrop, type DropResult } from './drop';
+import { measureEstimateByRehearsal, measureRehearsal, REALITY_CROWD, REALITY_ENV, type RehearsalBenchResult } from './rehearsal';
 import { measureMillion, type MillionResult } from './million';
 import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
 import { measureOpeningMillion, type OpeningMillionResult } from './opening-million';
@@ -70,7 +71,7 @@ import { compareRuns, readBaseline } from './compare';
 import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
 
 const resultsDir = path.join(__dirname, 'results');
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector';
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector,rehearsal';
 const KNOWN_PARTS = [
   'page',
   'pageload',
@@ -87,6 +88,7 @@ const KNOWN_PARTS = [
   'ramp',
   'million',
   'arrivals',
+  'rehearsal',
 ];
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
@@ -275,6 +277,18 @@ async function main(): Promise<void> {
 
     if (only.has('ramp')) partDone('ramp');
 
+    let rehearsal: { againstReality: RehearsalBenchResult; estimate: Awaited<ReturnType<typeof measureEstimateByRehearsal>> } | undefined;
+    if (only.has('rehearsal')) {
+      log('rehearsal: one crowd through `waiting-room rehearse` and through the real server…');
+      const against = await measureRehearsal({ crowd: REALITY_CROWD, env: REALITY_ENV, pageDir, log });
+      log(`rehearsal against reality: ${JSON.stringify(against)}`);
+      log('rehearsal: the estimate at a steady rate, a rate that halves and an opening burst…');
+      const estimate = await measureEstimateByRehearsal();
+      log(`rehearsal, the estimate: ${JSON.stringify(estimate)}`);
+      rehearsal = { againstReality: against, estimate };
+      partDone('rehearsal');
+    }
+
     let botCheck: BotCheckResult | undefined;
     if (only.has('bot-check')) {
       botCheck = await measureBotCheck({
@@ -336,6 +350,7 @@ async function main(): Promise<void> {
       ramps: ramps.length > 0 ? ramps : undefined,
       botCheck,
       connectorPass,
+      rehearsal,
     };
     const baseline = readBaseline(resultsDir);
     const compared = {

@@ -1,8 +1,10 @@
 import { MAX_ANSWER_BYTES } from './bounded-read';
 import { ANSWER_TIMEOUT_MS, TOTAL_TIMEOUT_MS, verifyDrawAt } from './verify-draw';
+import { rehearseCommand } from './rehearse/command';
 
 const USAGE = `Usage: waiting-room verify-draw <URL> [--uuid <uuid>] [--commitment <hex>] [--max-bytes <n>]
                                  [--connect-timeout <seconds>] [--timeout <seconds>]
+       waiting-room rehearse --crowd <crowd> [options]   (a crowd through the server's law: --help says it)
 
   URL   an event's draw (https://shop.example/events/<id>/draw), or the address of the page that
         verifies it, as the waiting page links to it (…/events/<id>/verify#uuid=…&commitment=…)
@@ -16,6 +18,7 @@ within --connect-timeout (${ANSWER_TIMEOUT_MS / 1000} s) or the answer has not e
 /** The command line: its exit code. */
 export async function main(args: readonly string[], out: (line: string) => void = console.log): Promise<number> {
   const [command, ...rest] = args;
+  if (command === 'rehearse') return rehearseCommand(rest, out);
   if (command !== 'verify-draw') {
     out(USAGE);
     return command === undefined || command === '--help' || command === '-h' ? 0 : 2;

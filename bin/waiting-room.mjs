@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The repository's command: `npx waiting-room verify-draw URL` (see bin/main.ts). It runs the
+// The repository's command: `npx waiting-room verify-draw URL`, `npx waiting-room rehearse …` (see bin/main.ts). It runs the
 // TypeScript sources through tsx, with the repository's tsconfig.json (which names the contract
 // package by its sources), from whatever folder it is called in.
 import { fileURLToPath } from 'node:url';

@@ -6,6 +6,8 @@ export const ESTIMATE_WINDOW_MS = 10 * MINUTE;
 export const ESTIMATE_FULL_WEIGHT = 10;
 /** The shortest run of latest releases that can show a new rate: a quick run is not a rate. */
 export const ESTIMATE_CHANGE_MIN_MS = MINUTE;
+/** Without a release step for longer than this, a line on the release loop's beat is stalled. */
+export const ESTIMATE_STALL_MS = 5000;
 /**
  * How many standard errors apart the mean gap of the latest releases and that of the older
  * ones must be for the latest to be taken as a new rate. High, because the split is the best
@@ -72,11 +74,7 @@ export function estimateRate(recentReleases: readonly number[], now: number, per
   if (seen.length === 0) {
     rate = perMinute > 0 ? perMinute : 1;
   } else {
-    // Every time kept in one step: a step of that many or more, cut short, whose rate the times
-    // cannot tell (fifty a second is 3,000 a minute, a long line's usual pace). The rate in
-    // force says it, when it is faster than what the times show.
-    const saturated = seen.length >= RELEASES_KEPT && seen[0] === seen[seen.length - 1];
-    const observed = saturated ? Math.max(observedRate(seen, now), perMinute) : observedRate(seen, now);
+    const observed = observedRate(seen, now, perMinute);
     const weight = Math.min(1, seen.length / ESTIMATE_FULL_WEIGHT);
     rate = perMinute > 0 ? weight * observed + (1 - weight) * perMinute : observed;
   }
@@ -84,10 +82,17 @@ export function estimateRate(recentReleases: readonly number[], now: number, per
 }
 
 /** Releases a minute over `seen` (newest first, not empty), since the latest change of rate if one shows. */
-function observedRate(seen: readonly number[], now: number): number {
+function observedRate(seen: readonly number[], now: number, perMinute: number): number {
   // Release steps: the loop releases in batches above one a second, and an operator in bursts.
   const steps = [...new Set(seen)];
-  if (steps.length === 1) return seen.length / Math.max(1, (now - seen[0]) / MINUTE);
+  if (steps.length === 1) {
+    // One step shows no gap: a burst counts over a minute at least. But above the release times
+    // kept a step (3,000 a minute on the loop's beat), every one kept is of the last step, which
+    // would read as 50 a minute: the rate in force holds then, slowed down once no step has come
+    // for longer than a stalled loop takes.
+    const overAMinute = seen.length / Math.max(1, (now - seen[0]) / MINUTE);
+    return Math.max(overAMinute, perMinute * Math.min(1, ESTIMATE_STALL_MS / Math.max(1, now - seen[0])));
+  }
   const start = latestChange(steps, now) ?? steps.length - 1;
   return rateSince(seen, seen.indexOf(steps[start]), start, now);
 }

@@ -58,6 +58,11 @@ export class MemoryStore implements QueueStore {
   private readonly entryBySession = new Map<string, string>();
   /** Session id → admitted until (ms). */
   private readonly admitted = new Map<string, number>();
+  /**
+   * No admission ends before this (ms): `expireAdmissions` scans only once one may have, so that
+   * a crowd held while thousands are admitted does not scan them all on each arrival.
+   */
+  private soonestEnd = Number.NEGATIVE_INFINITY;
   private readonly line = new RankedLine();
   /**
    * The waiting places, longest silent first: a Map iterates in insertion order, and every sign
@@ -184,7 +189,7 @@ export class MemoryStore implements QueueStore {
     this.expireAdmissions(now);
     if ((this.admitted.get(sessionId) ?? 0) > now) return true;
     if (this.line.size > 0 || this.admitted.size >= limits.activeLimit) return false;
-    this.admitted.set(sessionId, this.admissionEnd(sessionId, now, limits.sessionMs));
+    this.admitUntil(sessionId, this.admissionEnd(sessionId, now, limits.sessionMs));
     return true;
   }
 
@@ -209,7 +214,7 @@ export class MemoryStore implements QueueStore {
     this.admitted.delete(sessionId);
     const slot = revokedSlot(sessionId);
     const kept = Math.max(Math.min(until, now + keepSlotMs), this.admitted.get(slot) ?? 0);
-    if (kept > now) this.admitted.set(slot, kept);
+    if (kept > now) this.admitUntil(slot, kept);
     this.forgetRevocations(now);
     this.revoked.delete(sessionId);
     this.revoked.set(sessionId, { expiresAt: Math.floor(until / 1000), sequence: ++this.revocationSequence });
@@ -360,7 +365,7 @@ export class MemoryStore implements QueueStore {
       this.uncount(entry);
       entry.state = 'released';
       entry.releasedAt = now;
-      this.admitted.set(entry.sessionId, this.admissionEnd(entry.sessionId, now, policy.sessionMs));
+      this.admitUntil(entry.sessionId, this.admissionEnd(entry.sessionId, now, policy.sessionMs));
       this.releasedOrder.push(entry.uuid);
       this.releasedTotal++;
       this.releaseTimes.unshift(now);
@@ -443,7 +448,7 @@ export class MemoryStore implements QueueStore {
       Object.assign(entry, { sessionId: to, userId });
       this.entryBySession.set(to, entry.uuid);
     }
-    if (until !== undefined) this.admitted.set(to, until);
+    if (until !== undefined) this.admitUntil(to, until);
   }
 
   async stats(now: number): Promise<Stats> {
@@ -664,9 +669,18 @@ export class MemoryStore implements QueueStore {
   }
 
   private expireAdmissions(now: number): void {
+    if (now < this.soonestEnd) return;
+    let soonest = Number.POSITIVE_INFINITY;
     for (const [sessionId, until] of this.admitted) {
       if (until <= now) this.admitted.delete(sessionId);
+      else soonest = Math.min(soonest, until);
     }
+    this.soonestEnd = soonest;
+  }
+
+  private admitUntil(sessionId: string, until: number): void {
+    this.admitted.set(sessionId, until);
+    this.soonestEnd = Math.min(this.soonestEnd, until);
   }
 
   /** Released visitors are kept while their admission lasts, for queue_info and the replay. */

@@ -103,12 +103,14 @@ describe('estimateMinutes', () => {
     expect(estimateMinutes(10_000, batches, now, 1200)).toBe(9);
   });
 
-  it('should read the rate in force for a million in line, when each step fills the times kept', () => {
-    // 6,000 a minute: 100 a second, of which the store keeps the newest fifty, all of one step.
-    const step = Array.from({ length: 50 }, () => now - 400);
-    expect(estimateMinutes(1_000_000, step, now, 6000)).toBe(167);
-    // Fewer than the times kept, all at once, are a burst, still counted over a minute.
-    expect(estimateMinutes(1_000_000, step.slice(0, 49), now, 6000)).toBe(Math.ceil(1_000_000 / 49));
+  it('should read the rate in force when every kept time is of the last step, faster than the times cover', () => {
+    // 10,000 a minute: 167 a second, of which the store keeps fifty, all of the last step.
+    const lastStep = Array.from({ length: 50 }, () => now - 400);
+    expect(estimateMinutes(500_000, lastStep, now, 10_000)).toBe(50);
+    // A million in line at 6,000 a minute: 167 minutes, not the 20,000 fifty a minute would say.
+    expect(estimateMinutes(1_000_000, lastStep, now, 6000)).toBe(167);
+    // Stalled for five minutes since: much slower.
+    expect(estimateMinutes(500_000, lastStep, now + 5 * 60 * SECOND, 10_000)).toBeGreaterThan(1000);
   });
 
   it('should not depend on the order of the release times', () => {

@@ -132,7 +132,8 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const shown = config.altcha ? texts.then(checkingTexts) : texts;
   Promise.all([deps.loadView(), shown]).then(
     ([mount, loaded]) =>
-      stopped || show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent, positionShown, config.altcha !== undefined),
+      stopped ||
+      show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent, positionShown, config.altcha !== undefined, config.awayMinutes),
     (error) => {
       report(`Waiting room view could not load: ${describeError(error)}`);
       connectAfterPaint();

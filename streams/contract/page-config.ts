@@ -79,7 +79,7 @@ export interface PageConfigJson {
    */
   readonly altcha?: AltchaChallenge;
   /**
-   * An extension (since 1.4.0): how long, in minutes, the visitor may leave the page and keep the
+   * An extension (unreleased): how long, in minutes, the visitor may leave the page and keep the
    * place (the room's `AWAY_SECONDS`); the page says so. Without it, nothing is said of leaving.
    */
   readonly awayMinutes?: number;

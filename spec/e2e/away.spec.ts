@@ -188,6 +188,8 @@ describe('a visitor who is away, and comes back', () => {
     await again.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
     await expect(uuidOf(again.page)).resolves.toBe(uuid);
     await expect(again.position()).resolves.toBe(1);
+    // The page says the visitor may leave, and for how long: AWAY_SECONDS, 1800 by default.
+    await expect(again.page.locator('.wr-away').textContent()).resolves.toBe('You may leave this page: your place is kept for 30 minutes while you are away.');
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     // At the start, at `connected`, at the subscription: the spec's, and nothing more.
     expect(calls.length).toBeLessThanOrEqual(3);

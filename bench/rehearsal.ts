@@ -53,7 +53,7 @@ export async function measureRehearsal(options: RehearsalBenchOptions) {
     PORT: '0',
     HOST: '127.0.0.1',
     UPSTREAM: `http://127.0.0.1:${(origin.address() as AddressInfo).port}`,
-    ABANDON_SECONDS: '3600',
+    AWAY_SECONDS: '3600',
     LOG_LEVEL: 'warn',
     ADMIN_TOKEN: randomBytes(18).toString('base64url'),
     SESSION_SECRET: randomBytes(32).toString('base64url'),

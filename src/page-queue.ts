@@ -30,6 +30,8 @@ export interface PageQueueDeps {
   readonly onQueueInfoFailed?: () => void;
   /** Told when a realtime source fails (e.g. a refused private subscription); the status goes on. */
   readonly onSourceError?: SourceErrorHandler;
+  /** The signs that the visitor is back on the page (`adapters/back.ts`): each return asks queue_info once. */
+  readonly back$?: Observable<unknown>;
 }
 
 const none = () => NEVER;
@@ -75,6 +77,7 @@ export function createPageQueue$(config: PageConfig, hash: string, deps: PageQue
       queueInfo: () => queueInfo().pipe(tap({ error: deps.onQueueInfoFailed })),
       queueRequest: createQueueRequest(deps.fetch, routes.queue_request, { _token: csrfToken, user_id: userId, uuid: queue.uuid }),
       ...(solution && { altcha$: from(solution) }),
+      ...(deps.back$ && { back$: deps.back$ }),
     };
     return deps.createQueue$(sources, options).pipe(
       finalize(() => {

@@ -6,6 +6,7 @@ import { loadOnce } from './adapters/load-once';
 import type { PerformReplay } from './effects/perform-replay';
 import { cleanAddressBar } from './effects/clean-address-bar';
 import { runEffects } from './effects/run-effects';
+import { backSignals } from './adapters/back';
 import { createPageQueue$, type PageQueueDeps } from './page-queue';
 import { checkingTexts, textsOf } from './i18n/texts';
 import type { CreateControls } from './view/controls';
@@ -98,6 +99,7 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
     loadPusher: () => connectWhen.then(deps.loadPusher),
     onQueueInfoFailed: connectAfterPaint,
     onSourceError: (source, error) => report(`Waiting room source ${source} failed: ${describeError(error)}`),
+    back$: backSignals(deps.window),
   });
   const loadReplay = loadOnce(deps.loadReplay);
   // Fetched once the position shows, so that the release finds it there; a release that comes
@@ -130,7 +132,8 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const shown = config.altcha ? texts.then(checkingTexts) : texts;
   Promise.all([deps.loadView(), shown]).then(
     ([mount, loaded]) =>
-      stopped || show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent, positionShown, config.altcha !== undefined),
+      stopped ||
+      show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent, positionShown, config.altcha !== undefined, config.awayMinutes),
     (error) => {
       report(`Waiting room view could not load: ${describeError(error)}`);
       connectAfterPaint();

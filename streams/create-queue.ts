@@ -20,6 +20,7 @@ import { isLive, type Failed } from './status.js';
 import { resolveTimings } from './timings.js';
 import type { ConnectionState, QueueOptions, QueueSources, QueueStatus, SourceName } from './types.js';
 import { subscribeChannel } from './rules/channel-subscription.js';
+import { comeBack } from './rules/come-back.js';
 import { connectionCheck } from './rules/connection-check.js';
 import { leave } from './rules/leave.js';
 import { lineMoved } from './rules/line-moved.js';
@@ -64,6 +65,9 @@ import { waiting } from './rules/waiting.js';
  * With `options.queueInfoAtStart` (an extension), queue_info is also asked once at subscription,
  * before any connection state: the first `waiting` needs no realtime connection; `connected` then
  * starts the 60 s poll as the spec has it, a call in flight giving way to its fresh one.
+ *
+ * With `sources.back$` (an extension), each return of the visitor to the page (its signals quiet
+ * for `backQuiet`, 250 ms) asks queue_info once, and the 60 s poll starts again from that call.
  *
  * With the bot check (`sources.altcha$`, an extension), each queue_request waits for the solution's
  * first value and carries it, and once one carrying it was answered, queue_info is asked at once
@@ -125,6 +129,7 @@ function inLine(sources: QueueSources, options: QueueOptions, request: HeldReque
                 options.queueInfoAtStart ? of(null) : EMPTY,
                 state$.pipe(filter((state) => state === 'connected')),
                 opening(guarded('opened$', sources.opened$ ?? EMPTY), request.uuid, scheduler),
+                comeBack(guarded('back$', sources.back$ ?? EMPTY), timings.backQuiet, scheduler),
                 sendQueueRequest(subscribed$, sources.queueRequest, sources.altcha$ && guarded('altcha$', sources.altcha$)),
               ),
               sources.queueInfo,

@@ -56,6 +56,13 @@ export interface QueueSources {
    * Without it, queue_request goes as the spec has it.
    */
   readonly altcha$?: Observable<string>;
+  /**
+   * Each sign that the visitor is back on the page (an extension; optional): shown again, resumed
+   * from frozen, restored from the back-forward cache, online again. A burst of them brings one
+   * queue_info call once they are quiet for `TIMINGS.backQuiet`, and the 60 s poll starts again
+   * from that call, so the position shows at once instead of at the next poll.
+   */
+  readonly back$?: Observable<unknown>;
 }
 
 /** The name of a source, as in `QueueSources`. */

@@ -244,7 +244,7 @@ function roomEnv(configuration: Configuration, upstream: string, visitsPerMinute
     SESSION_SECRET: randomBytes(32).toString('base64url'),
     SESSION_SECONDS: String(options.sessionSeconds),
     ADMISSION_FEEDBACK_SECONDS: String(options.feedbackSeconds),
-    ABANDON_SECONDS: '600',
+    AWAY_SECONDS: '600',
     UPSTREAM_TIMEOUT_MS: String(options.upstreamTimeoutMs),
     UPSTREAM_CONNECTIONS: '1024',
     ORIGIN_LATENCY_TARGET_MS: String(options.targetMs),

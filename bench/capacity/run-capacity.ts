@@ -527,7 +527,7 @@ export function serverEnv(
     ACTIVE_LIMIT: String(options.activeLimit),
     RELEASE_PER_MINUTE: String(options.releasePerMinute),
     SESSION_SECONDS: String(options.sessionSeconds),
-    ABANDON_SECONDS: '3600',
+    AWAY_SECONDS: '3600',
     ADMIN_TOKEN: adminToken,
     SESSION_SECRET: randomBytes(32).toString('base64url'),
     LOG_LEVEL: 'warn',

@@ -158,7 +158,7 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
   const start = opening + Math.min(firstArrival, prequeue, 0) - SECOND;
   const clock = new VirtualClock(start);
   // Everyone keeps the page open: its polls mark the place seen, so nobody walks away.
-  const rehearsed: ServerConfig = { ...config, abandonSeconds: 7 * 24 * 3600 };
+  const rehearsed: ServerConfig = { ...config, rooms: config.rooms.map((room) => ({ ...room, awaySeconds: 7 * 24 * 3600 })) };
   const releasedAt = new Float64Array(n).fill(Number.NaN);
   /** The places of the people still waiting (or solving the bot check), by visitor. */
   const uuids = new Array<string | undefined>(n);

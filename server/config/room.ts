@@ -30,6 +30,11 @@ export const ROOM_FIELDS = {
   },
   activeLimit: { variable: 'ACTIVE_LIMIT', description: 'Sessions admitted at once; with adaptive admission, the most the controller may set.' },
   releasePerMinute: { variable: 'RELEASE_PER_MINUTE', description: 'Releases a minute; with adaptive admission, the most the controller may set.' },
+  awaySeconds: { variable: 'AWAY_SECONDS', description: 'How long a waiting visitor may be away and keep the place ([places.md](places.md#away-and-back)).' },
+  claimSeconds: {
+    variable: 'CLAIM_SECONDS',
+    description: 'How long a visitor released while away has to come back for the replay; at most `SESSION_SECONDS`.',
+  },
   locale: {
     variable: 'DEFAULT_LOCALE',
     description: 'The language its pages speak whatever the browser asks (a visitor may still pick another).',
@@ -73,7 +78,7 @@ export type RoomField = keyof typeof ROOM_FIELDS;
 export const ROOM_FIELD_NAMES = Object.keys(ROOM_FIELDS) as RoomField[];
 
 /** The whole-number fields of a room, each bounded as the variable it stands in for. */
-export type RoomWholeField = 'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs' | 'reportRetentionHours';
+export type RoomWholeField = 'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs' | 'reportRetentionHours' | 'awaySeconds' | 'claimSeconds';
 
 /** The range of a whole-number field of a room: its variable's `minimum` and `maximum`. */
 export function roomFieldRange(field: RoomWholeField): { readonly min: number; readonly max: number } {

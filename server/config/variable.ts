@@ -27,6 +27,15 @@ export const DEFAULT_DIFFICULTY = 100;
 
 export const WEEK_SECONDS = 7 * 24 * 3600;
 
+/**
+ * How long a waiting place is kept for a visitor who is away, by default: 30 minutes. Waits on a
+ * busy day run from minutes to an hour or more, and a phone locked in a pocket, a meeting or a
+ * commute's stop away from the tab fit in it; Cloudflare's 5 minutes lose those. Longer keeps
+ * more of those who never come back in the line, counted in the positions of those who wait
+ * (docs/places.md).
+ */
+export const AWAY_SECONDS_DEFAULT = 1800;
+
 /** The documentation's sections, in order, each with what it says before its table. */
 export const SECTIONS = {
   listen: { title: 'Where it listens' },

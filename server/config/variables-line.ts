@@ -1,5 +1,5 @@
 import { ADMISSION_MODES, QUEUEING_STATUS_CHOICES } from './choices';
-import { ADMIN_TOKEN_MIN_LENGTH, WEEK_SECONDS, seconds, type VariableSchema } from './variable';
+import { ADMIN_TOKEN_MIN_LENGTH, AWAY_SECONDS_DEFAULT, WEEK_SECONDS, seconds, type VariableSchema } from './variable';
 
 /** Admission, access and secrets, and where the line is kept: the line's variables. */
 export const LINE_VARIABLES = {
@@ -49,7 +49,19 @@ export const LINE_VARIABLES = {
     description:
       "The status of a held API client's answer (its body the waiting page's config, with `Retry-After`): `503`, or `200`, `202` or `429` for clients that treat a 503 as a failure. A room may say otherwise (`queueingStatusCode` in `ROOMS`).",
   },
-  ABANDON_SECONDS: { ...seconds('admission', 1, WEEK_SECONDS), default: 180, description: 'A waiting visitor silent this long loses the place.' },
+  AWAY_SECONDS: {
+    ...seconds('admission', 1, WEEK_SECONDS),
+    default: AWAY_SECONDS_DEFAULT,
+    formerly: ['ABANDON_SECONDS'],
+    description:
+      'How long a waiting visitor may be away (phone locked, tab frozen, offline, browser closed) and keep the place, which moves up meanwhile; silent longer, it is given up ([places.md](places.md#away-and-back)). A room may say otherwise (`awaySeconds`).',
+  },
+  CLAIM_SECONDS: {
+    ...seconds('admission', 1, WEEK_SECONDS),
+    unset: '`SESSION_SECONDS`',
+    description:
+      "How long a visitor released while away has to come back for the held request's replay; after it, the place is given up. At most `SESSION_SECONDS` ([places.md](places.md#away-and-back)). A room may say otherwise (`claimSeconds`).",
+  },
   REPORT_RETENTION_HOURS: {
     type: 'integer',
     section: 'store',

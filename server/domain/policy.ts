@@ -22,7 +22,7 @@ export interface Admitted {
 
 /** Everything the policy in force of a room depends on. */
 export interface PolicyInputs {
-  /** The configuration's: ACTIVE_LIMIT, RELEASE_PER_MINUTE (or the room's), SESSION_SECONDS, ABANDON_SECONDS. */
+  /** The configuration's: ACTIVE_LIMIT, RELEASE_PER_MINUTE (or the room's), SESSION_SECONDS, the room's AWAY_SECONDS and CLAIM_SECONDS. */
   readonly configured: ReleasePolicy;
   /** The operator's limits (`POST /admin/limits`, kept in the store): empty when none is set. */
   readonly operator: LimitOverrides;

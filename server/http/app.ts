@@ -31,7 +31,7 @@ import type { Metrics } from './metrics';
 import type { Sampler } from '../domain/console/sampler';
 import { installOpenApi } from './openapi';
 import path from 'node:path';
-import { installSessions } from './session';
+import { SESSION_COOKIE_MIN_SECONDS, installSessions } from './session';
 import { AdminFailures } from './admin/failures';
 import { BotChallenges } from '../domain/bot-check/challenge';
 import type { ErrorLog } from './sink/error-log';
@@ -95,7 +95,9 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
 
   // First: a refused request target is answered before any other hook sees it.
   installEdge(app, config.trustProxy);
-  installSessions(app, config.sessionSecret);
+  // The cookie outlives the longest a place is kept away (then its claim), a day at least.
+  const placeSeconds = Math.max(...config.rooms.map((room) => room.awaySeconds + config.sessionSeconds));
+  installSessions(app, config.sessionSecret, Math.max(SESSION_COOKIE_MIN_SECONDS, placeSeconds));
   installErrorHandlers(app);
   installSecurityHeaders(app, pagePolicy(ERROR_PAGE_STYLES), isOriginAnswer);
   // Before any route, so that the document describes them all.

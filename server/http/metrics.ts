@@ -75,7 +75,7 @@ export class Metrics {
     });
     this.walkAways = new Counter({
       name: 'waiting_room_walk_aways_total',
-      help: 'Waiting visitors silent past ABANDON_SECONDS that this instance dropped from the line.',
+      help: 'Waiting visitors silent past AWAY_SECONDS that this instance dropped from the line.',
       labelNames: ['room'],
       registers,
     });

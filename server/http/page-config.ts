@@ -12,7 +12,7 @@ import type { ServerConfig } from '../process/config';
 import type { RequestOrigin } from './request-origin';
 import type { ServedLanguage } from './languages';
 import type { Session } from './session';
-import type { Entry } from '../store/types';
+import type { Entry, ReleasePolicy } from '../store/types';
 
 export type { RequestOrigin } from './request-origin';
 
@@ -20,6 +20,8 @@ export type { RequestOrigin } from './request-origin';
 export interface RoomPage {
   readonly routes: Routes;
   readonly queueChannel: string;
+  /** The room's configured release policy: its away time is told to the visitor. */
+  readonly configured?: Pick<ReleasePolicy, 'abandonMs'>;
 }
 
 /** The first room's: the contract's routes and line-wide channel, as a single line has always had. */
@@ -58,6 +60,8 @@ export function pageConfigFor(
     ...(language ? { language: language.json } : {}),
     ...(event && { event }),
     ...(altcha && { altcha }),
+    // Whole minutes, rounded down: the page never promises more than the room keeps.
+    ...(room.configured && { awayMinutes: Math.max(1, Math.floor(room.configured.abandonMs / 60_000)) }),
   };
 }
 

@@ -16,6 +16,19 @@ export interface Session {
 
 export const SESSION_COOKIE = 'waiting_room_session';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** How long the session cookie outlives the browser (its Max-Age, s): see `installSessions`. */
+    readonly sessionCookieSeconds?: number;
+  }
+}
+
+/**
+ * The session cookie's least lifetime: a day, so that a visitor who closes the browser and opens
+ * it again keeps a place that waited for hours, and still not a cookie that lasts for ever.
+ */
+export const SESSION_COOKIE_MIN_SECONDS = 24 * 3600;
+
 /** The session each request carries (read once) or was given. */
 const sessions = new WeakMap<FastifyRequest, Session | null>();
 
@@ -25,8 +38,10 @@ const sessions = new WeakMap<FastifyRequest, Session | null>();
  * dynamic import() that the test runner's module sandbox cannot run, while 11.0.2 uses the
  * CommonJS `cookie@1`, with the same parsing, serialisation and signature format.
  */
-export function installSessions(app: FastifyInstance, secret: string): void {
+export function installSessions(app: FastifyInstance, secret: string, cookieSeconds = SESSION_COOKIE_MIN_SECONDS): void {
   app.register(fastifyCookie, { secret });
+  // A browser drops a cookie without Max-Age when it closes: the place in line would go with it.
+  app.decorate('sessionCookieSeconds', cookieSeconds);
 }
 
 /** The request's session from its cookie, or undefined when there is none or it was tampered with. */
@@ -101,6 +116,7 @@ function writeSession(request: FastifyRequest, reply: FastifyReply, session: Ses
     sameSite: 'lax',
     path: '/',
     secure: request.protocol === 'https',
+    ...(request.server.sessionCookieSeconds !== undefined && { maxAge: request.server.sessionCookieSeconds }),
   });
   return session;
 }

@@ -29,10 +29,16 @@ export function roomsConfig(
     admission: AdmissionConfig;
     botChallenge: BotChallengeMode;
     queueingStatusCode: QueueingStatusCode;
+    awaySeconds: number;
+    claimSeconds: number;
   },
   responseTimeoutMs: number,
+  sessionSeconds: number,
 ): RoomWithEvents[] {
   const given = jsonSetting('ROOMS', v.ROOMS, v.ROOMS_FILE, '[{"name": "tickets", "protect": ["/tickets"]}, …]');
+  if (defaults.claimSeconds > sessionSeconds) {
+    throw new ConfigError(`CLAIM_SECONDS (${defaults.claimSeconds}) must be at most SESSION_SECONDS (${sessionSeconds}): a replay needs its admission.`);
+  }
   if (given === undefined) {
     return [
       {
@@ -104,6 +110,10 @@ export function roomsConfig(
     if (!(BOT_CHALLENGES as readonly unknown[]).includes(botChallenge)) {
       throw new ConfigError(`${at}.botChallenge must be one of ${BOT_CHALLENGES.join(', ')}.`);
     }
+    const claimSeconds = whole('claimSeconds') ?? defaults.claimSeconds;
+    if (claimSeconds > sessionSeconds) {
+      throw new ConfigError(`${at}.claimSeconds (${claimSeconds}) must be at most SESSION_SECONDS (${sessionSeconds}): a replay needs its admission.`);
+    }
     const queueingStatusCode = room.queueingStatusCode ?? defaults.queueingStatusCode;
     if (!(QUEUEING_STATUS_CODES as readonly unknown[]).includes(queueingStatusCode)) {
       throw new ConfigError(`${at}.queueingStatusCode must be one of ${QUEUEING_STATUS_CODES.join(', ')}.`);
@@ -120,6 +130,8 @@ export function roomsConfig(
       botChallenge: botChallenge as BotChallengeMode,
       queueingStatusCode: queueingStatusCode as QueueingStatusCode,
       connectorOrigins: origins,
+      awaySeconds: whole('awaySeconds') ?? defaults.awaySeconds,
+      claimSeconds,
       ...(room.page !== undefined && { page: roomPage(room.page, `${at}.page`, pagesBase) }),
     };
   });

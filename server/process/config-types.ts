@@ -44,7 +44,6 @@ export interface ServerConfig {
   /** How long a revoked pass may still be honoured by a connector (PASS_REVOCATION_SECONDS), and its slot kept. */
   readonly passRevocationSeconds: number;
   readonly sessionSeconds: number;
-  readonly abandonSeconds: number;
   readonly adminToken: string;
   /** True when ADMIN_TOKEN was unset and a random one was made (printed at start). */
   readonly adminTokenGenerated: boolean;
@@ -135,6 +134,10 @@ export interface RoomConfig {
   readonly connectorOrigins: readonly string[];
   /** The room's own waiting page (docs/own-page.md); unset: the default one. */
   readonly page?: RoomPageConfig;
+  /** How long a waiting visitor may be away and keep the place (AWAY_SECONDS, or the room's `awaySeconds`). */
+  readonly awaySeconds: number;
+  /** How long a visitor released while away has to come back for the replay (CLAIM_SECONDS, or the room's `claimSeconds`). */
+  readonly claimSeconds: number;
 }
 
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];

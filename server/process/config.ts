@@ -45,8 +45,10 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     admission,
     botChallenge: v.BOT_CHALLENGE,
     queueingStatusCode: Number(v.QUEUEING_STATUS_CODE) as QueueingStatusCode,
+    awaySeconds: v.AWAY_SECONDS,
+    claimSeconds: v.CLAIM_SECONDS ?? v.SESSION_SECONDS,
   };
-  const rooms = roomsConfig(read, defaults, gateway.responseTimeoutMs);
+  const rooms = roomsConfig(read, defaults, gateway.responseTimeoutMs, v.SESSION_SECONDS);
   const connected = rooms.find((room) => room.connectorOrigins.length > 0);
   if (connected && v.PASS_SECRET === undefined) {
     throw new ConfigError(`Room "${connected.name}" takes connectors (connectorOrigins): set PASS_SECRET, the secret its sites check the pass with.`);
@@ -63,7 +65,6 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     ...(v.PASS_SECRET !== undefined && { passSecret: v.PASS_SECRET }),
     passRevocationSeconds: v.PASS_REVOCATION_SECONDS,
     sessionSeconds: v.SESSION_SECONDS,
-    abandonSeconds: v.ABANDON_SECONDS,
     adminToken: v.ADMIN_TOKEN ?? randomBytes(18).toString('base64url'),
     adminTokenGenerated: v.ADMIN_TOKEN === undefined,
     adminSessionSeconds: v.ADMIN_SESSION_SECONDS,

@@ -41,16 +41,17 @@ export function roomNames(name: string, first: boolean, cluster = false): RoomNa
   };
 }
 
-/** The release policy the configuration sets for `room`: its limits, with the server's session and abandon times. */
+/** The release policy the configuration sets for `room`: its limits and away and claim times, with the server's session time. */
 export function configuredPolicy(
-  config: Pick<ServerConfig, 'sessionSeconds' | 'abandonSeconds'>,
-  room: Pick<RoomConfig, 'activeLimit' | 'releasePerMinute'>,
+  config: Pick<ServerConfig, 'sessionSeconds'>,
+  room: Pick<RoomConfig, 'activeLimit' | 'releasePerMinute' | 'awaySeconds' | 'claimSeconds'>,
 ): ReleasePolicy {
   return {
     activeLimit: room.activeLimit,
     sessionMs: config.sessionSeconds * 1000,
     perMinute: room.releasePerMinute,
-    abandonMs: config.abandonSeconds * 1000,
+    abandonMs: room.awaySeconds * 1000,
+    claimMs: room.claimSeconds * 1000,
   };
 }
 

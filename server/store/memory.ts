@@ -384,7 +384,7 @@ export class MemoryStore implements QueueStore {
 
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     this.expireAdmissions(now);
-    this.forgetExpired(now, policy.sessionMs);
+    this.forgetExpired(now, Math.min(policy.claimMs ?? policy.sessionMs, policy.sessionMs));
     let released: Entry[] = [];
     if (!this.paused && policy.perMinute > 0) {
       const tokens = this.refill(now, policy.perMinute);
@@ -683,12 +683,12 @@ export class MemoryStore implements QueueStore {
     this.soonestEnd = Math.min(this.soonestEnd, until);
   }
 
-  /** Released visitors are kept while their admission lasts, for queue_info and the replay. */
-  private forgetExpired(now: number, sessionMs: number): void {
+  /** Released visitors are kept for their claim window (at most their admission), for queue_info and the replay. */
+  private forgetExpired(now: number, claimMs: number): void {
     let expired = 0;
     for (const uuid of this.releasedOrder) {
       const entry = this.entries.get(uuid);
-      if (entry?.releasedAt !== undefined && entry.releasedAt + sessionMs > now) break;
+      if (entry?.releasedAt !== undefined && entry.releasedAt + claimMs > now) break;
       if (entry?.state === 'released') this.forget(uuid);
       expired++;
     }

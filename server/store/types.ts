@@ -103,6 +103,12 @@ export interface ReleasePolicy extends AdmissionLimits {
    */
   readonly abandonMs: number;
   /**
+   * How long (ms) after its release a released place is kept for its replay, whether or not the
+   * visitor came back (CLAIM_SECONDS): then it is forgotten, and queue_info answers 404. Capped
+   * by `sessionMs`; absent: `sessionMs`. The admission itself lasts `sessionMs`.
+   */
+  readonly claimMs?: number;
+  /**
    * Each release draws uniformly among those waiting instead of taking the head (an event's
    * `random` queueing). Places drawn from the middle do not count in `served`.
    */

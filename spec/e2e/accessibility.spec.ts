@@ -64,7 +64,7 @@ describe('accessibility of the waiting page', () => {
     losing = await startWaitingRoom({
       ACTIVE_LIMIT: '1',
       RELEASE_PER_MINUTE: '0',
-      ABANDON_SECONDS: '2',
+      AWAY_SECONDS: '2',
       PAGE_TIMINGS: JSON.stringify({ anonymousPoll: 4_000, poll: 60_000 }),
     });
     await losing.fill(1);

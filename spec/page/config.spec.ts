@@ -85,7 +85,9 @@ describe('page config: a valid config', () => {
     expect(configOf(raw).config.queue.uri).toBe('/checkout?item=42');
   });
 
-  it('should accept documented timing overrides', () => {
+  it('should accept documented timing overrides, and the away time in minutes', () => {
+    expect(configOf(validConfig({ awayMinutes: 30 })).config.awayMinutes).toBe(30);
+    expect('awayMinutes' in configOf(validConfig()).config).toBe(false);
     const { config } = configOf(validConfig({ timings: { poll: 1000, anonymousPoll: 500, leaveDelay: 20.5 } }));
     expect(config.timings).toEqual({ poll: 1000, anonymousPoll: 500, leaveDelay: 20.5 });
   });
@@ -214,6 +216,8 @@ describe('page config: malformed and hostile values are refused clearly', () => 
     ['a negative timing', { timings: { leaveDelay: -5 } }, 'timings.leaveDelay must be a positive finite number'],
     ['an infinite timing', { timings: { connectionCheck: Infinity } }, 'timings.connectionCheck must be a positive finite number'],
     ['a timing in a string', { timings: { poll: '1000' } }, 'timings.poll must be a positive finite number'],
+    ['an away time of 0', { awayMinutes: 0 }, 'awayMinutes must be an integer from 1 to 10080'],
+    ['an away time in a string', { awayMinutes: '30' }, 'awayMinutes must be an integer from 1 to 10080'],
     ['timings that are not an object', { timings: [1] }, 'timings must be an object'],
     ['a bot-check challenge that is not an object', { altcha: 'solve me' }, 'altcha must be an ALTCHA challenge'],
     ['a bot-check challenge without parameters', { altcha: { signature: 'dd' } }, 'altcha must be an ALTCHA challenge'],

@@ -92,7 +92,16 @@ async function load({
   // What waits for the first paint; run at once unless the test paints itself.
   const afterPaint: Array<() => void> = [];
   const deps: PageDeps = {
-    window: { document, location, history, navigator: { language }, ...windowExtras } as unknown as Window,
+    // The window's own events (`online`, `pageshow`: a return to the page) go to jsdom's window.
+    window: {
+      document,
+      location,
+      history,
+      navigator: { language },
+      addEventListener: window.addEventListener.bind(window),
+      removeEventListener: window.removeEventListener.bind(window),
+      ...windowExtras,
+    } as unknown as Window,
     fetch,
     loadPusher: loadPusher ?? (async () => createPusher),
     createQueue$,
@@ -564,6 +573,24 @@ describe('page: start-up before the view (React, a file of its own)', () => {
     expect(page.root().textContent).toContain('Your position12');
     await page.inAct(() => page!.pushers[0].enter('connected'));
     expect(queueInfos()).toHaveLength(2);
+  });
+
+  it('should ask queue_info once when the visitor comes back to the page (resume, visible, online), 250 ms after the last signal', async () => {
+    page = await load();
+    await page.inAct(() => page!.pushers[0].enter('connected'));
+    await page.advanceTo(1_000);
+    const before = queueInfos().length;
+    await page.inAct(() => {
+      document.dispatchEvent(new Event('resume'));
+      document.dispatchEvent(new Event('visibilitychange'));
+      window.dispatchEvent(new Event('online'));
+    });
+    await page.advanceTo(1_249);
+    expect(queueInfos()).toHaveLength(before);
+    await page.advanceTo(1_250);
+    expect(queueInfos()).toHaveLength(before + 1);
+    await page.advanceTo(5_000);
+    expect(queueInfos()).toHaveLength(before + 1);
   });
 
   it('should not ask queue_info before the connection while the place waits for its bot check', async () => {

@@ -70,6 +70,21 @@ describe('view: waiting block', () => {
     expect(time.textContent).toMatch(/^Last updated at \d\d:\d\d:\d\d/);
   });
 
+  it('should say the visitor may leave, and for how long, in their language and its plural, when the config says it', () => {
+    const { queue$ } = controlledQueue(waitingAt(3));
+    const { unmount } = render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} awayMinutes={30} />);
+    expect(document.querySelector('.wr-away')!.textContent).toBe('You may leave this page: your place is kept for 30 minutes while you are away.');
+    unmount();
+    render(<WaitingRoom queue$={queue$} texts={textsFor('ru')} loadLostPlace={loadLostPlace} awayMinutes={21} />);
+    expect(document.querySelector('.wr-away')!.textContent).toBe('Можно уйти с этой страницы: ваше место сохраняется 21 минуту, пока вас нет.');
+  });
+
+  it('should say nothing of leaving without the away time', () => {
+    const { queue$ } = controlledQueue(waitingAt(3));
+    render(<WaitingRoom queue$={queue$} texts={ENGLISH} loadLostPlace={loadLostPlace} />);
+    expect(document.querySelector('.wr-away')).toBeNull();
+  });
+
   it.each([
     [0, 'less than a minute'],
     [1, 'about 1 minute'],

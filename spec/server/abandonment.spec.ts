@@ -8,7 +8,7 @@ import { Visitor } from './support/visitor';
 
 /**
  * Visitors who walk away (close the page, lose their connection) stop polling; after
- * ABANDON_SECONDS of silence their place goes, whatever the room is doing, so that those who
+ * AWAY_SECONDS of silence their place goes, whatever the room is doing, so that those who
  * stay move up. The release loop runs on the manual clock.
  */
 describe('abandonment', () => {
@@ -17,7 +17,7 @@ describe('abandonment', () => {
 
   beforeEach(async () => {
     clock = new ManualClock();
-    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', ABANDON_SECONDS: '1' }, { clock });
+    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', AWAY_SECONDS: '1' }, { clock });
   });
   afterEach(() => server.close());
 

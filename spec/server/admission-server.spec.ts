@@ -25,7 +25,7 @@ describe('adaptive admission in the server', () => {
     RELEASE_PER_MINUTE: '600',
     ACTIVE_LIMIT: '100',
     SESSION_SECONDS: '60',
-    ABANDON_SECONDS: '3600',
+    AWAY_SECONDS: '3600',
   };
   const start = async (env: Record<string, string> = {}) => {
     clock = new ManualClock();

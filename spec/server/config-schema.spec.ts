@@ -39,8 +39,9 @@ describe('the configuration schema', () => {
 describe('former names', () => {
   const renamed = VARIABLES.flatMap(([name, schema]) => (schema.formerly ?? []).map((old) => [old, name] as const));
 
-  it('should include the realtime timeouts, now in seconds by name', () => {
+  it('should include the away time and the realtime timeouts, now in seconds by name', () => {
     expect(renamed).toEqual([
+      ['ABANDON_SECONDS', 'AWAY_SECONDS'],
       ['REALTIME_ACTIVITY_TIMEOUT', 'REALTIME_ACTIVITY_TIMEOUT_SECONDS'],
       ['REALTIME_PONG_TIMEOUT', 'REALTIME_PONG_TIMEOUT_SECONDS'],
     ]);

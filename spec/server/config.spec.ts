@@ -12,9 +12,8 @@ describe('loadConfig', () => {
       port: 8080,
       host: '127.0.0.1',
       protect: ['/checkout'],
-      rooms: [expect.objectContaining({ name: 'default', protect: ['/checkout'], activeLimit: 2, releasePerMinute: 6 })],
+      rooms: [expect.objectContaining({ name: 'default', protect: ['/checkout'], activeLimit: 2, releasePerMinute: 6, awaySeconds: 1800, claimSeconds: 300 })],
       sessionSeconds: 300,
-      abandonSeconds: 180,
       adminTokenGenerated: true,
       sessionSecretGenerated: true,
       redisUrl: undefined,
@@ -87,7 +86,8 @@ describe('loadConfig', () => {
       ACTIVE_LIMIT: '50',
       RELEASE_PER_MINUTE: '0',
       SESSION_SECONDS: '600',
-      ABANDON_SECONDS: '90',
+      AWAY_SECONDS: '90',
+      CLAIM_SECONDS: '120',
       ADMIN_TOKEN: 'a-long-enough-admin-token-here',
       SESSION_SECRET: 's'.repeat(32),
       REDIS_URL: 'redis://localhost:6379',
@@ -126,9 +126,8 @@ describe('loadConfig', () => {
       port: 9000,
       host: '0.0.0.0',
       protect: ['/checkout', '/tickets/'],
-      rooms: [expect.objectContaining({ protect: ['/checkout', '/tickets/'], activeLimit: 50, releasePerMinute: 0 })],
+      rooms: [expect.objectContaining({ protect: ['/checkout', '/tickets/'], activeLimit: 50, releasePerMinute: 0, awaySeconds: 90, claimSeconds: 120 })],
       sessionSeconds: 600,
-      abandonSeconds: 90,
       adminToken: 'a-long-enough-admin-token-here',
       adminTokenGenerated: false,
       sessionSecretGenerated: false,
@@ -154,6 +153,36 @@ describe('loadConfig', () => {
       botCheck: { difficulty: 500, placesPerAddress: 4 },
     });
     expect(config.rooms[0]?.botChallenge).toBe('pow');
+  });
+
+  it("should read a room's away and claim times: AWAY_SECONDS (formerly ABANDON_SECONDS), CLAIM_SECONDS at most SESSION_SECONDS", () => {
+    const notices: string[] = [];
+    const formerly = loadConfig({ AWAY_SECONDS: '600' }, (notice) => notices.push(notice));
+    expect(formerly.rooms[0]).toMatchObject({ awaySeconds: 600, claimSeconds: 300 });
+    expect(notices).toEqual(['ABANDON_SECONDS is now called AWAY_SECONDS; the old name still works.']);
+
+    const rooms = loadConfig({
+      AWAY_SECONDS: '900',
+      CLAIM_SECONDS: '60',
+      ROOMS: JSON.stringify([
+        { name: 'tickets', protect: ['/tickets'], awaySeconds: 3600, claimSeconds: 120 },
+        { name: 'shop', protect: ['/shop'] },
+      ]),
+    }).rooms;
+    expect(rooms.map(({ awaySeconds, claimSeconds }) => ({ awaySeconds, claimSeconds }))).toEqual([
+      { awaySeconds: 3600, claimSeconds: 120 },
+      { awaySeconds: 900, claimSeconds: 60 },
+    ]);
+
+    expect(() => loadConfig({ SESSION_SECONDS: '60', CLAIM_SECONDS: '120' })).toThrow(
+      new ConfigError('CLAIM_SECONDS (120) must be at most SESSION_SECONDS (60): a replay needs its admission.'),
+    );
+    expect(() => loadConfig({ ROOMS: JSON.stringify([{ name: 'a', protect: ['/a'], claimSeconds: 400 }]) })).toThrow(
+      new ConfigError('ROOMS[0].claimSeconds (400) must be at most SESSION_SECONDS (300): a replay needs its admission.'),
+    );
+    expect(() => loadConfig({ ROOMS: JSON.stringify([{ name: 'a', protect: ['/a'], awaySeconds: 0 }]) })).toThrow(
+      new ConfigError('ROOMS[0].awaySeconds must be a whole number from 1 to 604800.'),
+    );
   });
 
   it('should read the adaptive admission settings, the feedback time defaulting to SESSION_SECONDS', () => {

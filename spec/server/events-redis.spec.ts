@@ -17,7 +17,7 @@ jest.setTimeout(30_000);
 const T0 = Date.UTC(2030, 0, 1);
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
 const DROP = { name: 'Drop', prequeueStartTime: at(60), eventStartTime: at(120), eventEndTime: at(3600), shuffleAtEventStart: true };
-const ENV = { ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', SESSION_SECRET: 's'.repeat(32), PUSHER_SECRET: 'shared-secret', ABANDON_SECONDS: '86400' };
+const ENV = { ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', SESSION_SECRET: 's'.repeat(32), PUSHER_SECRET: 'shared-secret', AWAY_SECONDS: '86400' };
 
 /**
  * Several instances on one Redis, each on a clock of its own that the test moves: the pre-queue's

@@ -32,7 +32,7 @@ describe('scheduled events on one instance, on a clock the test moves', () => {
 
   const start = async (env: Record<string, string> = {}) => {
     clock = new ManualClock(T0);
-    server = await startServer({ ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '3600', ABANDON_SECONDS: '86400', ...env }, { clock });
+    server = await startServer({ ACTIVE_LIMIT: '2', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '3600', AWAY_SECONDS: '86400', ...env }, { clock });
   };
   afterEach(async () => {
     for (const client of clients.splice(0)) client.disconnect();

@@ -1148,7 +1148,7 @@ describe('gateway: held bodies are bounded', () => {
 describe('gateway: the bodies held at once are bounded, in all and per address', () => {
   let running: Running;
   let clock: ManualClock;
-  const BOUNDS = { HELD_BODY_LIMIT: '2048', HELD_BODIES_PER_ADDRESS_BYTES: '4096', HELD_BODIES_MAX_BYTES: '8192', ABANDON_SECONDS: '1' };
+  const BOUNDS = { HELD_BODY_LIMIT: '2048', HELD_BODIES_PER_ADDRESS_BYTES: '4096', HELD_BODIES_MAX_BYTES: '8192', AWAY_SECONDS: '1' };
 
   beforeEach(async () => {
     clock = new ManualClock();

@@ -62,6 +62,8 @@ describe('holding protected requests', () => {
       routes: { queue_request: '/queue/request', queue_info: '/queue/info/{uuid}' },
       errorReporting: { dsn: `http://public@127.0.0.1:${server.port}/1`, sampleRate: 0.5, release: '1.0.0' },
       language: expect.objectContaining({ locale: 'en', dir: 'ltr', messages: expect.objectContaining({ 'page.heading': 'You are in line' }) }),
+      // AWAY_SECONDS, 1800 by default: the page says the visitor may leave for this long.
+      awayMinutes: 30,
     });
     expect(await stats(server)).toMatchObject({ waiting: 1, active: 1 });
   });

@@ -178,7 +178,7 @@ describe('line moved: queue_info carries ticket and served, and each release bat
   });
 
   it('should publish the places that left the head, not a ticket, once a visitor in the middle walked away, so that each page shows its place', async () => {
-    await start({ ABANDON_SECONDS: '1' }, true);
+    await start({ AWAY_SECONDS: '1' }, true);
     const pages = await holdAll(5);
     // The second one walks away; the others keep polling until the sweep has dropped it.
     const staying = pages.filter((_, i) => i !== 1);
@@ -209,7 +209,7 @@ describe('line moved: queue_info carries ticket and served, and each release bat
   });
 
   it('should publish QueueMoved after a release loop step too', async () => {
-    await start({ RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '60', ABANDON_SECONDS: '600' }, true);
+    await start({ RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '60', AWAY_SECONDS: '600' }, true);
     const pages = await holdAll(2);
     const tickets = await Promise.all(pages.map(ticketOf));
     const heard = await listen(await connect(), [QUEUE, ...pages.map(clientChannel)]);

@@ -24,7 +24,7 @@ describe('GET /metrics', () => {
 
   beforeEach(async () => {
     clock = new ManualClock();
-    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', ABANDON_SECONDS: '60' }, { clock });
+    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', AWAY_SECONDS: '60' }, { clock });
   });
   afterEach(() => server.close());
 
@@ -50,7 +50,7 @@ describe('GET /metrics', () => {
     await admin(server, 'POST', 'release', { count: 1 });
     await ada.queueInfo(page.queue.uuid);
     await admin(server, 'POST', 'limits', { releasePerMinute: 9 });
-    // The two others say nothing for longer than ABANDON_SECONDS: the sweep drops them.
+    // The two others say nothing for longer than AWAY_SECONDS: the sweep drops them.
     await clock.advance(61_000);
     text = await scrape();
 

@@ -16,7 +16,7 @@ describe('admission and release', () => {
   afterEach(() => server.close());
 
   it('should release visitors in order of arrival as admitted sessions expire', async () => {
-    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '60', ABANDON_SECONDS: '600' });
+    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '60', AWAY_SECONDS: '600' });
     await new Visitor(server.url).get('/checkout');
     const visitors = [new Visitor(server.url), new Visitor(server.url), new Visitor(server.url)];
     const pages: PageConfigJson[] = [];
@@ -56,7 +56,7 @@ describe('admission and release', () => {
   });
 
   it('should never release more than RELEASE_PER_MINUTE', async () => {
-    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '6', SESSION_SECONDS: '1', ABANDON_SECONDS: '3600' });
+    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '6', SESSION_SECONDS: '1', AWAY_SECONDS: '3600' });
     await new Visitor(server.url).get('/checkout');
     const visitors = Array.from({ length: 5 }, () => new Visitor(server.url));
     for (const visitor of visitors) await visitor.hold();
@@ -92,8 +92,8 @@ describe('admission and release', () => {
     expect(bob.queue.position).toBe(2);
   });
 
-  it('should drop a visitor silent for ABANDON_SECONDS and keep one who keeps polling', async () => {
-    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '60', ABANDON_SECONDS: '30' });
+  it('should drop a visitor silent for AWAY_SECONDS and keep one who keeps polling', async () => {
+    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '60', AWAY_SECONDS: '30' });
     await new Visitor(server.url).get('/checkout');
     const silent = new Visitor(server.url);
     const polling = new Visitor(server.url);
@@ -113,7 +113,7 @@ describe('admission and release', () => {
   });
 
   it('should stop releasing while paused and go on once resumed', async () => {
-    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '10', ABANDON_SECONDS: '3600' });
+    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '10', AWAY_SECONDS: '3600' });
     await new Visitor(server.url).get('/checkout');
     const ada = new Visitor(server.url);
     const page = await ada.hold();
@@ -129,7 +129,7 @@ describe('admission and release', () => {
   });
 
   it('should estimate the wait from the configured rate, then from the releases seen', async () => {
-    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '1', ABANDON_SECONDS: '3600' });
+    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '1', AWAY_SECONDS: '3600' });
     await new Visitor(server.url).get('/checkout');
     const visitors = Array.from({ length: 10 }, () => new Visitor(server.url));
     const pages: PageConfigJson[] = [];

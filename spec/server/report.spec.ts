@@ -17,7 +17,7 @@ describe('GET /admin/report', () => {
 
   beforeEach(async () => {
     clock = new ManualClock();
-    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', REPORT_RETENTION_HOURS: '1' }, { clock });
+    server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', REPORT_RETENTION_HOURS: '1', AWAY_SECONDS: '180' }, { clock });
     uuids.length = 0;
     // The first visitor is let in at once (nobody waits); the next three wait, one each 10 s.
     await new Visitor(server.url).get('/checkout');
@@ -67,7 +67,7 @@ describe('GET /admin/report', () => {
   it('should count those still waiting, then those gone unreleased', async () => {
     const during = await (await report(server)).json();
     expect(during).toMatchObject({ arrivals: 3, admitted: 0, waiting: 3, abandoned: 0, waits: null });
-    // Nobody polls: past ABANDON_SECONDS (180 s) the sweep drops them.
+    // Nobody polls: past AWAY_SECONDS (180 s here) the sweep drops them.
     await clock.advance(4 * MINUTE);
     expect(await (await report(server)).json()).toMatchObject({ arrivals: 3, admitted: 0, waiting: 0, abandoned: 3 });
   });

@@ -35,7 +35,8 @@ describe('sessions through @fastify/cookie', () => {
     expect(first.json.theme).toBe('light');
     expect(cookies).toHaveLength(2);
     expect(cookies).toContain('theme=dark; Path=/; SameSite=Lax');
-    expect(session).toMatch(/^waiting_room_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax$/);
+    // Only the session cookie outlives the browser (a day): a place in line must survive its restart.
+    expect(session).toMatch(/^waiting_room_session=[^;]+; Max-Age=86400; Path=\/; HttpOnly; SameSite=Lax$/);
     expect(((await again.json()) as { sessionId: string }).sessionId).toBe(first.json.sessionId);
     expect(again.headers.getSetCookie()).toEqual(['theme=dark; Path=/; SameSite=Lax']);
   });
@@ -55,8 +56,8 @@ describe('the session cookie behind a proxy', () => {
 
     const attributes = (answer: { headers: Headers }) => (answer.headers.get('set-cookie') ?? '').split('; ').slice(1);
 
-    expect(attributes(overHttps).sort()).toEqual(['HttpOnly', 'Path=/', 'SameSite=Lax', 'Secure']);
-    expect(attributes(overHttp).sort()).toEqual(['HttpOnly', 'Path=/', 'SameSite=Lax']);
+    expect(attributes(overHttps).sort()).toEqual(['HttpOnly', 'Max-Age=86400', 'Path=/', 'SameSite=Lax', 'Secure']);
+    expect(attributes(overHttp).sort()).toEqual(['HttpOnly', 'Max-Age=86400', 'Path=/', 'SameSite=Lax']);
   });
 });
 
@@ -89,7 +90,7 @@ describe('the session cookie beside the origin', () => {
     const signIn = await visitor.post('/login', { form: { name: 'Ada' } });
     await visitor.get('/nowhere?after-sign-in');
     const reached = server.origin.received.filter((one) => one.url === '/nowhere?after-sign-in');
-    const ours = new RegExp(`^${SESSION_COOKIE}=[^;]+; Path=/; HttpOnly; SameSite=Lax$`);
+    const ours = new RegExp(`^${SESSION_COOKIE}=[^;]+; Max-Age=86400; Path=/; HttpOnly; SameSite=Lax$`);
 
     expect(signIn.status).toBe(303);
     expect(signIn.headers.getSetCookie()).toEqual(expect.arrayContaining(['shop=Ada; Path=/', expect.stringMatching(ours)]));

@@ -567,6 +567,65 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       });
     });
 
+    describe('away and back', () => {
+      // The defaults: 30 minutes away, and the claim window of a release while away.
+      const away = { ...policy, abandonMs: 1_800_000, perMinute: 60, activeLimit: 1, claimMs: 120_000 };
+
+      it('should keep a silent place for the away time while those ahead leave, and give it up after', async () => {
+        const ahead = await Promise.all(['a', 'b'].map((s, i) => store.hold(s, 0, get, t0 + i)));
+        const gone = await store.hold('gone', 0, get, t0 + 2);
+        // Those ahead keep polling: one is released, the other walks away from the line meanwhile.
+        const back = t0 + 2 + away.abandonMs;
+        await store.touch(ahead[0].uuid, t0 + 1000);
+        expect((await store.releaseDue(t0 + 1000, away)).released.map((e) => e.uuid)).toEqual([ahead[0].uuid]);
+        await store.touch(ahead[1].uuid, back - 1);
+
+        // Silent for all the away time: still in line. Coming back (a queue_info), moved up by the release.
+        expect(await store.dropAbandoned(back, away.abandonMs)).toBe(0);
+        expect((await store.get(gone.uuid))?.state).toBe('waiting');
+        expect(await store.position(gone.uuid, back)).toEqual({ position: 2, ticket: gone.ticket, served: 1 });
+
+        // Away again, a moment longer than the away time: given up, and those behind move up.
+        const behind = await store.hold('behind', 0, get, back);
+        const late = back + away.abandonMs + 1;
+        await Promise.all([ahead[1], behind].map((entry) => store.touch(entry.uuid, late)));
+        expect(await store.dropAbandoned(late, away.abandonMs)).toBe(1);
+        expect(await store.get(gone.uuid)).toBeUndefined();
+        expect(await store.position(behind.uuid, late)).toMatchObject({ position: 2 });
+      });
+
+      it('should keep a place released while away, and its held request, for the claim window, then give it up', async () => {
+        const two = { ...away, activeLimit: 2, perMinute: 120 };
+        const [a, b] = [await store.hold('a', 0, post, t0), await store.hold('b', 0, post, t0)];
+        const released = t0 + 1000;
+        expect((await store.releaseDue(released, two)).released.map((e) => e.uuid)).toEqual([a.uuid, b.uuid]);
+
+        // Within the window: position 0, and the held request replayed, once.
+        const within = released + two.claimMs - 1;
+        await store.releaseDue(within, two);
+        expect(await store.position(a.uuid, within)).toMatchObject({ position: 0 });
+        expect(await store.takeHeld(a.uuid, 'a')).toEqual(post);
+        expect(await store.takeHeld(a.uuid, 'a')).toBeUndefined();
+
+        // Past the window, unclaimed: the place is forgotten (queue_info answers 404), its request with it.
+        const past = released + two.claimMs;
+        await store.releaseDue(past, two);
+        expect(await store.get(b.uuid)).toBeUndefined();
+        expect(await store.position(b.uuid, past)).toBeUndefined();
+        expect(await store.takeHeld(b.uuid, 'b')).toBeUndefined();
+      });
+
+      it('should keep a released place for the admission when no claim window is set', async () => {
+        const a = await store.hold('a', 0, get, t0);
+        const { claimMs: _none, ...noClaim } = away;
+        await store.releaseDue(t0 + 1000, noClaim);
+        await store.releaseDue(t0 + 1000 + noClaim.sessionMs - 1, noClaim);
+        expect((await store.get(a.uuid))?.state).toBe('released');
+        await store.releaseDue(t0 + 1000 + noClaim.sessionMs, noClaim);
+        expect(await store.get(a.uuid)).toBeUndefined();
+      });
+    });
+
     describe('releaseDue', () => {
       it('should tell the line moved at most once a second, and a move owed by the next step, even one that releases nobody', async () => {
         const held = await Promise.all(['a', 'b', 'c', 'd'].map((s, i) => store.hold(s, 0, get, t0 + i)));

@@ -14,14 +14,16 @@ interface EstimateProps {
   readonly updatedAt: number;
   /** The "tell me when it is my turn" control, when the browser can notify. */
   readonly children?: ReactNode;
+  /** How long the visitor may leave the page and keep the place, in minutes; absent: not said. */
+  readonly awayMinutes?: number;
 }
 
 /** The waiting block: position, estimated wait in minutes and when they were last updated. */
-export function WaitingBlock({ texts, position, estimated, updatedAt, children }: PositionProps & EstimateProps) {
+export function WaitingBlock({ texts, position, estimated, updatedAt, children, awayMinutes }: PositionProps & EstimateProps) {
   return (
     <section className="wr-block wr-waiting">
       <PositionLines texts={texts} position={position} />
-      <EstimateLines texts={texts} estimated={estimated} updatedAt={updatedAt}>
+      <EstimateLines texts={texts} estimated={estimated} updatedAt={updatedAt} awayMinutes={awayMinutes}>
         {children}
       </EstimateLines>
     </section>
@@ -59,7 +61,7 @@ function PositionLines({ texts, position }: PositionProps) {
   );
 }
 
-function EstimateLines({ texts, estimated, updatedAt, children }: EstimateProps) {
+function EstimateLines({ texts, estimated, updatedAt, children, awayMinutes }: EstimateProps) {
   const { t, lang } = texts;
   return (
     <>
@@ -68,6 +70,7 @@ function EstimateLines({ texts, estimated, updatedAt, children }: EstimateProps)
         <time dateTime={new Date(updatedAt).toISOString()}>{t('page.updated', { time: formatTime(lang, updatedAt) })}</time>
       </p>
       <p className="wr-hint">{t('page.keepOpen')}</p>
+      {awayMinutes !== undefined && <p className="wr-hint wr-away">{t('away.mayLeave', { count: awayMinutes })}</p>}
       {children}
     </>
   );

@@ -34,6 +34,8 @@ interface Props {
   readonly checking?: boolean;
   /** A room's own page: the elements its blocks are rendered into, each apart; without, the default page. */
   readonly slots?: BlockSlots;
+  /** How long the visitor may leave the page and keep the place, in minutes; absent: not said. */
+  readonly awayMinutes?: number;
 }
 
 /** What the view needs of a scheduled event (`WaitingRoom`'s `event`). */
@@ -44,7 +46,7 @@ export interface PageEvent {
 }
 
 /** The waiting page: renders the shared status stream. Replay, leave and report are the effects' job, not the view's. */
-export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls, event, onShown, checking, slots }: Props) {
+export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls, event, onShown, checking, slots, awayMinutes }: Props) {
   // What observable-hooks' useObservableState does with an observable, without the rest of that
   // hook (state from a function), which the page does not use and would load before the position.
   // The view imports nothing from rxjs, which stays in the start-up code: the subscription ends
@@ -85,7 +87,7 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
         setTexts={setTexts}
         controls={controls}
         checking={checking}
-        {...{ announcement, loadLostPlace, event }}
+        {...{ announcement, loadLostPlace, event, awayMinutes }}
       />
     );
   return (
@@ -95,7 +97,7 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
       {view.phase == 'loading' || (view.phase == 'prequeue' && !event) ? (
         <LoadingBlock texts={texts} />
       ) : view.phase == 'waiting' ? (
-        <WaitingBlock texts={texts} position={view.position} estimated={view.estimated} updatedAt={view.updatedAt}>
+        <WaitingBlock texts={texts} position={view.position} estimated={view.estimated} updatedAt={view.updatedAt} awayMinutes={awayMinutes}>
           {controls && <controls.NotifyButton texts={texts} />}
         </WaitingBlock>
       ) : (
@@ -136,6 +138,7 @@ interface OwnPageProps {
   readonly announcement: string;
   readonly loadLostPlace: Props['loadLostPlace'];
   readonly event: PageEvent | null | undefined;
+  readonly awayMinutes: number | undefined;
 }
 
 /**
@@ -144,7 +147,7 @@ interface OwnPageProps {
  * the notice stay in the root. The blocks' static markup, written by the server so that the page
  * shows before the script runs, goes as the first render comes in, before it is painted.
  */
-function OwnPage({ slots, view, texts, setTexts, controls, checking, announcement, loadLostPlace, event }: OwnPageProps) {
+function OwnPage({ slots, view, texts, setTexts, controls, checking, announcement, loadLostPlace, event, awayMinutes }: OwnPageProps) {
   useLayoutEffect(() => slots.clearStatic(), [slots]);
   // The operator's words follow a switch of language, as the blocks do.
   useEffect(() => slots.showWords(texts.lang), [slots, texts.lang]);
@@ -167,7 +170,7 @@ function OwnPage({ slots, view, texts, setTexts, controls, checking, announcemen
           {place('position', <PositionBlock texts={texts} position={view.position} />)}
           {place(
             'estimate',
-            <EstimateBlock texts={texts} estimated={view.estimated} updatedAt={view.updatedAt}>
+            <EstimateBlock texts={texts} estimated={view.estimated} updatedAt={view.updatedAt} awayMinutes={awayMinutes}>
               {controls && <controls.NotifyButton texts={texts} />}
             </EstimateBlock>,
           )}

@@ -30,6 +30,8 @@ export interface PageView {
     onShown?: () => void,
     /** The bot check runs: the loading block says so. */
     checking?: boolean,
+    /** How long the visitor may leave the page and keep the place (the page config's `awayMinutes`). */
+    awayMinutes?: number,
   ): void;
   /** The config problem, with the view loaded for it. */
   showConfigProblem(view: ConfigProblemView, texts: Texts, problems: readonly string[]): void;
@@ -42,7 +44,7 @@ export function mountView(root: HTMLElement): PageView {
   // A room's own page places the blocks apart (docs/own-page.md).
   const slots = findBlockSlots(root.ownerDocument);
   return {
-    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event, onShown, checking) => {
+    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event, onShown, checking, awayMinutes) => {
       const controls = () => loadControls().then((make) => make({ h: createElement, useState }));
       reactRoot.render(
         <StrictMode>
@@ -55,6 +57,7 @@ export function mountView(root: HTMLElement): PageView {
             onShown={onShown}
             checking={checking}
             slots={slots}
+            awayMinutes={awayMinutes}
           />
         </StrictMode>,
       );

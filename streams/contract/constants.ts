@@ -21,6 +21,11 @@ export const TIMINGS = {
    * the held GET again, which joins the line afresh.
    */
   rejoinDelay: 3_000,
+  /**
+   * Beyond the spec: how long the signals of a visitor's return to the page (visible, resumed,
+   * online) must be quiet before the one queue_info call that shows the current position.
+   */
+  backQuiet: 250,
 } as const;
 
 export type Timings = { readonly [K in keyof typeof TIMINGS]: number };

@@ -78,6 +78,11 @@ export interface PageConfigJson {
    * solve before the place enters the line. The payload of its solution goes with queue_request.
    */
   readonly altcha?: AltchaChallenge;
+  /**
+   * An extension (unreleased): how long, in minutes, the visitor may leave the page and keep the
+   * place (the room's `AWAY_SECONDS`); the page says so. Without it, nothing is said of leaving.
+   */
+  readonly awayMinutes?: number;
 }
 
 /** One language's texts, as a server hands them over (in the page config, or for a switch). */
@@ -187,4 +192,6 @@ export interface PageConfig {
   readonly event: EventFacts | null;
   /** The bot check's challenge to solve before queue_request; null when the place waits for none. */
   readonly altcha: AltchaChallenge | null;
+  /** How long, in minutes, the visitor may leave the page and keep the place; absent: not said. */
+  readonly awayMinutes?: number;
 }

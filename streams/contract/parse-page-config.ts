@@ -171,6 +171,7 @@ export function parsePageConfig(raw: unknown, address: string): ConfigResult {
     },
     errorReporting,
     timings,
+    ...(root.awayMinutes !== undefined && { awayMinutes: integer(root.awayMinutes, 'awayMinutes', 1, 10080) }),
     language,
     event: root.event
       ? {

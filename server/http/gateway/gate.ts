@@ -195,7 +195,7 @@ export function createRoomGate(
     );
     if (isApiClient(request)) {
       const status = config.rooms.find(({ name }) => name === room.name)?.queueingStatusCode ?? 503;
-      return sendHeldJson(reply, pageConfig, config.abandonSeconds, status);
+      return sendHeldJson(reply, pageConfig, room.configured.abandonMs / 1000, status);
     }
     const { page, policy } = roomPages.get(room.name) ?? defaultPage;
     return sendWaitingPage(reply, page.render(pageConfig, language, queueInfoPreload(pageConfig)), policy);
@@ -279,8 +279,8 @@ function headerOf(request: FastifyRequest): DoorRequest['header'] {
  * and stays well inside the time after which a silent visitor loses the place, since each
  * retry also says "still here".
  */
-function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, abandonSeconds: number, status: number): FastifyReply {
-  const ceiling = Math.max(1, Math.min(60, Math.floor(abandonSeconds / 3)));
+function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, awaySeconds: number, status: number): FastifyReply {
+  const ceiling = Math.max(1, Math.min(60, Math.floor(awaySeconds / 3)));
   const retryAfter = Math.min(ceiling, Math.max(2, pageConfig.queue.position));
   return reply
     .code(status)

@@ -38,7 +38,7 @@ const REPORT_SCHEMA = {
     arrivals: { type: 'integer', description: 'Places that entered the line.' },
     peakLine: { type: 'integer', description: 'The longest line sampled (every instance samples it each second while anyone waits).' },
     admitted: { type: 'integer', description: 'Places released.' },
-    abandoned: { type: 'integer', description: 'Places gone from the line unreleased: silent past ABANDON_SECONDS, or replaced.' },
+    abandoned: { type: 'integer', description: 'Places gone from the line unreleased: silent past AWAY_SECONDS, or replaced.' },
     waiting: { type: 'integer', description: 'Places still in line.' },
     revoked: { type: 'integer', description: 'Admissions the site revoked.' },
     replays: { type: 'integer', description: 'Held requests (not GET) restored by a replay.' },

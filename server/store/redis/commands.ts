@@ -141,7 +141,7 @@ interface Commands {
   waitingRoomTouch: { args: [uuid: string, now: number]; reply: 0 | 1 };
   waitingRoomRelease: { args: [count: number, now: number, sessionMs: number, abandonMs: number, seed: string, drawing: string]; reply: ReleaseReply };
   waitingRoomReleaseDue: {
-    args: [now: number, activeLimit: number, sessionMs: number, perMinute: number, abandonMs: number, seed: string, drawing: string];
+    args: [now: number, activeLimit: number, sessionMs: number, perMinute: number, abandonMs: number, seed: string, drawing: string, claimMs: number];
     reply: ReleaseReply;
   };
   waitingRoomDropAbandoned: { args: [now: number, abandonMs: number]; reply: number };

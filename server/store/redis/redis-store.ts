@@ -285,8 +285,17 @@ export class RedisStore implements QueueStore {
   }
 
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
-    const { activeLimit, sessionMs, perMinute, abandonMs } = policy;
-    const reply = await this.run('waitingRoomReleaseDue', [now, activeLimit, sessionMs, perMinute, abandonMs, randomSeed(policy), policy.drawing ?? '']);
+    const { activeLimit, sessionMs, perMinute, abandonMs, claimMs = sessionMs } = policy;
+    const reply = await this.run('waitingRoomReleaseDue', [
+      now,
+      activeLimit,
+      sessionMs,
+      perMinute,
+      abandonMs,
+      randomSeed(policy),
+      policy.drawing ?? '',
+      claimMs,
+    ]);
     return decodeRelease(reply);
   }
 

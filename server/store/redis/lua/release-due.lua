@@ -1,6 +1,6 @@
 -- args: now, activeLimit, sessionMs, perMinute, abandonMs, random seed ('' to take the head), the id
--- of an event whose draw is being placed ('' none: releases stop at its placed mark, drawnUpTo). Ends
--- admissions, forgets released visitors whose admission ended, then releases what the pause, the
+-- of an event whose draw is being placed ('' none: releases stop at its placed mark, drawnUpTo),
+-- claimMs (at most sessionMs). Ends admissions, forgets released visitors whose claim window ended, then releases what the pause, the
 -- active limit and the token bucket allow. The bucket starts with one second's worth (at least one
 -- token), refills at perMinute and holds at most one second's worth and one token more
 -- (`bucketCapacity` in memory.ts), so a paused or idle line cannot save up a burst, and the
@@ -9,7 +9,8 @@
 local now, activeLimit, sessionMs = tonumber(args[1]), tonumber(args[2]), tonumber(args[3])
 local perMinute, abandonMs = tonumber(args[4]), tonumber(args[5])
 expireAdmissions(now)
-local ended = redis.call('ZRANGEBYSCORE', releasedAt, '-inf', int(now - sessionMs), 'LIMIT', 0, FORGET_BATCH)
+local claimMs = math.min(tonumber(args[8]), sessionMs)
+local ended = redis.call('ZRANGEBYSCORE', releasedAt, '-inf', int(now - claimMs), 'LIMIT', 0, FORGET_BATCH)
 for _, uuid in ipairs(ended) do forget(uuid) end
 if redis.call('HGET', meta, 'p') == '1' or perMinute <= 0 then return {served(), {}, tellMove(now, MOVE_INTERVAL_MS)} end
 local capacity = perMinute / 60 + 1

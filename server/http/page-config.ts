@@ -6,6 +6,7 @@ import {
   type AltchaChallenge,
   type EventFactsJson,
   type PageConfigJson,
+  type RoomMessageJson,
   type Routes,
 } from '@waiting-room/streams/contract';
 import type { ServerConfig } from '../process/config';
@@ -41,6 +42,8 @@ export function pageConfigFor(
   event?: EventFactsJson,
   /** The bot check's challenge, while the place waits for it. */
   altcha?: AltchaChallenge,
+  /** The operator's message to those waiting in the room, once one was ever set. */
+  message?: RoomMessageJson,
 ): PageConfigJson {
   return {
     queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
@@ -58,6 +61,7 @@ export function pageConfigFor(
     ...(language ? { language: language.json } : {}),
     ...(event && { event }),
     ...(altcha && { altcha }),
+    ...(message && { message }),
   };
 }
 

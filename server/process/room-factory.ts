@@ -10,8 +10,10 @@ import type { RedisClient } from '../redis/connection';
 import { redisTargetOf, roomPrefix } from '../redis/target';
 import { Releases, type ReleaseMeter } from '../domain/releases';
 import { OperatorLimits, RoomPolicy } from '../domain/room-policy';
+import { RoomMessage } from '../domain/room-message';
 import type { Room } from '../domain/rooms';
 import { createStore } from './stores';
+import { LOCALES } from '../../locales';
 import type { QueueStore, ReleasePolicy } from '../store/types';
 
 /**
@@ -126,6 +128,14 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
     botCheck: new RoomBotCheck(line, { mode: room.botChallenge, difficulty: config.botCheck.difficulty }, clock, events),
     routes: names.routes,
     queueChannel: names.queueChannel,
+    message: new RoomMessage({
+      store: line,
+      clock,
+      publisher,
+      queueChannel: names.queueChannel,
+      locale: room.locale ?? config.languages.defaultLocale,
+      find: (tag) => LOCALES.find((locale) => locale.toLowerCase() === tag.toLowerCase()),
+    }),
     locale: room.locale,
   };
 }

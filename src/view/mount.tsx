@@ -13,6 +13,7 @@ import type { Controls, ReactKit } from './controls';
 import type { LostPlaceView } from './lost-place';
 import { WaitingRoom, type PageEvent } from './WaitingRoom';
 import { findBlockSlots } from './block-slots';
+import type { ShownMessage } from './MessageBlock';
 
 /** The language switch and the notify button, once loaded, made with this React. */
 export type LoadControls = () => Promise<(react: ReactKit) => Controls>;
@@ -30,6 +31,8 @@ export interface PageView {
     onShown?: () => void,
     /** The bot check runs: the loading block says so. */
     checking?: boolean,
+    /** The operator's message, the newest heard. */
+    message$?: Observable<ShownMessage>,
   ): void;
   /** The config problem, with the view loaded for it. */
   showConfigProblem(view: ConfigProblemView, texts: Texts, problems: readonly string[]): void;
@@ -42,7 +45,7 @@ export function mountView(root: HTMLElement): PageView {
   // A room's own page places the blocks apart (docs/own-page.md).
   const slots = findBlockSlots(root.ownerDocument);
   return {
-    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event, onShown, checking) => {
+    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event, onShown, checking, message$) => {
       const controls = () => loadControls().then((make) => make({ h: createElement, useState }));
       reactRoot.render(
         <StrictMode>
@@ -55,6 +58,7 @@ export function mountView(root: HTMLElement): PageView {
             onShown={onShown}
             checking={checking}
             slots={slots}
+            message$={message$}
           />
         </StrictMode>,
       );

@@ -1,6 +1,7 @@
 import type { Timings } from './constants.js';
 import type { Messages } from './messages.js';
 import type { ROUTES } from './names.js';
+import type { RoomMessageJson } from './room-message.js';
 
 /** Verbs a held request may carry; anything else is a configuration error. */
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -78,6 +79,11 @@ export interface PageConfigJson {
    * solve before the place enters the line. The payload of its solution goes with queue_request.
    */
   readonly altcha?: AltchaChallenge;
+  /**
+   * The operator's message to the room's waiting visitors (since 1.6.0), once one was ever set:
+   * what the page shows until `QueueMessage` or a queue_info answer brings a newer one.
+   */
+  readonly message?: RoomMessageJson;
 }
 
 /** One language's texts, as a server hands them over (in the page config, or for a switch). */
@@ -187,4 +193,6 @@ export interface PageConfig {
   readonly event: EventFacts | null;
   /** The bot check's challenge to solve before queue_request; null when the place waits for none. */
   readonly altcha: AltchaChallenge | null;
+  /** The operator's message as the server wrote it (`roomMessageOf`); null when none, or unreadable. */
+  readonly message: RoomMessageJson | null;
 }

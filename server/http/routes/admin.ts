@@ -7,6 +7,7 @@ import { requireAdminAccess, type AdminAccessOptions } from '../admin/access';
 import { adminConsoleRoutes, type AdminConsoleOptions } from './admin-console';
 import { ADMISSION_VIEW_SCHEMA } from '../../domain/admission/view';
 import { eventAdminRoutes } from './events';
+import { messageAdminRoutes } from './admin-message';
 import { KDF } from '../../domain/bot-check/challenge';
 import { MAX_DIFFICULTY } from '../../process/config';
 import type { SchemaTypedApp } from '../type-provider';
@@ -94,6 +95,7 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
   // Options without the prefix this scope already has.
   await app.register(adminConsoleRoutes, { ...options, prefix: '' });
   await app.register(eventAdminRoutes, { rooms, clock, prefix: '' });
+  await app.register(messageAdminRoutes, { rooms, prefix: '' });
 
   app.get(
     '/stats',

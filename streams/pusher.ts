@@ -1,4 +1,4 @@
-import { defer, filter, map, merge, Observable, of, ReplaySubject, startWith, switchMap, take, throwError } from 'rxjs';
+import { defer, filter, map, merge, Observable, of, ReplaySubject, shareReplay, startWith, switchMap, take, throwError } from 'rxjs';
 import { REALTIME } from './contract/constants.js';
 import { CHANNELS } from './contract/names.js';
 import type { PageConfig } from './contract/page-config.js';
@@ -129,6 +129,12 @@ export function realtimeSources(pusher: PusherLike, config: Pick<PageConfig, 'qu
       take(1),
       switchMap((channel) => fromPusherEvent<T>(channel, name)),
     );
+  // The line-wide channel, joined once the visitor's is (never before), once for both its events.
+  const line$ = channel$.pipe(
+    take(1),
+    map(() => pusher.subscribe(config.realtime.queueChannel)),
+    shareReplay({ bufferSize: 1, refCount: false }),
+  );
   const error$ = fromPusherEvent<unknown>(connection, 'error');
   const refused = (detail: unknown) => throwError(() => new SubscriptionError(channelName, detail));
 
@@ -142,13 +148,9 @@ export function realtimeSources(pusher: PusherLike, config: Pick<PageConfig, 'qu
     error$,
     subscribed$: onChannel<unknown>('pusher:subscription_succeeded'),
     release$: onChannel<unknown>(CHANNELS.releaseEvent),
-    moved$: channel$.pipe(
-      take(1),
-      switchMap(() => fromPusherEvent<LineMoved>(pusher.subscribe(config.realtime.queueChannel), CHANNELS.movedEvent)),
-    ),
-    message$: channel$.pipe(
-      take(1),
-      switchMap(() => fromPusherEvent<unknown>(pusher.subscribe(config.realtime.queueChannel), CHANNELS.messageEvent)),
+    moved$: line$.pipe(switchMap((line) => fromPusherEvent<LineMoved>(line, CHANNELS.movedEvent))),
+    message$: line$.pipe(
+      switchMap((line) => fromPusherEvent<unknown>(line, CHANNELS.messageEvent)),
       map(roomMessageOf),
       filter((message): message is RoomMessageJson => message !== null),
     ),

@@ -17,12 +17,12 @@ export interface ShownMessage {
  */
 export function MessageBlock({ texts, text }: { texts: Texts; text: string }) {
   return (
-    <section className="wr-message" role="status" aria-live="polite" aria-atomic="true">
+    <div className="wr-message" aria-live="polite" aria-atomic="true">
       {text && (
         <p>
           <strong className="wr-message-label">{texts.t('message.label')}</strong> {text}
         </p>
       )}
-    </section>
+    </div>
   );
 }

@@ -1,4 +1,19 @@
-import { NEVER, defer, finalize, from, shareReplay, tap, type Observable, type SchedulerLike } from 'rxjs';
+import {
+  EMPTY,
+  NEVER,
+  connect,
+  defer,
+  endWith,
+  finalize,
+  from,
+  ignoreElements,
+  merge,
+  shareReplay,
+  takeUntil,
+  tap,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
 import {
   pusherOptions,
   realtimeSources,
@@ -8,7 +23,7 @@ import {
   type QueueStatus,
   type SourceErrorHandler,
 } from '@waiting-room/streams';
-import type { AltchaChallenge, PageConfig } from '@waiting-room/streams/contract';
+import { roomMessageOf, type AltchaChallenge, type PageConfig, type RoomMessageJson } from '@waiting-room/streams/contract';
 import { createQueueInfo } from './adapters/queue-info';
 import { createQueueRequest } from './adapters/queue-request';
 import type { FetchLike } from './adapters/http';
@@ -32,6 +47,11 @@ export interface PageQueueDeps {
   readonly onSourceError?: SourceErrorHandler;
   /** The signs that the visitor is back on the page (`adapters/back.ts`): each return asks queue_info once. */
   readonly back$?: Observable<unknown>;
+  /**
+   * Told each operator's message heard, pushed (`QueueMessage`) or in a queue_info answer, while
+   * the status lasts; the newest is the one with the largest version (`newerMessage`).
+   */
+  readonly onMessage?: (message: RoomMessageJson) => void;
 }
 
 const none = () => NEVER;
@@ -70,16 +90,24 @@ export function createPageQueue$(config: PageConfig, hash: string, deps: PageQue
     // queue_request. A failure is reported when the core asks for it (`onSourceError`), not before.
     const solution = config.altcha && deps.solveAltcha(config.altcha);
     solution?.catch(() => undefined);
-    const queueInfo = createQueueInfo(deps.fetch, routes.queue_info, queue.uuid);
+    const heard = (body: unknown) => {
+      const message = roomMessageOf((body as { message?: unknown } | null)?.message);
+      if (message) deps.onMessage?.(message);
+    };
+    const queueInfo = createQueueInfo(deps.fetch, routes.queue_info, queue.uuid, deps.onMessage && heard);
+    // With a pre-queue's opening (beyond the spec), on its channel, joined only by a page in one.
+    const { message$, ...realtimeOnes } = laterRealtimeSources(realtime, Boolean(config.event));
     const sources: QueueSources = {
-      // With a pre-queue's opening (beyond the spec), on its channel, joined only by a page in one.
-      ...laterRealtimeSources(realtime, Boolean(config.event)),
+      ...realtimeOnes,
       queueInfo: () => queueInfo().pipe(tap({ error: deps.onQueueInfoFailed })),
       queueRequest: createQueueRequest(deps.fetch, routes.queue_request, { _token: csrfToken, user_id: userId, uuid: queue.uuid }),
       ...(solution && { altcha$: from(solution) }),
       ...(deps.back$ && { back$: deps.back$ }),
     };
+    // Beside the status, not a part of it: heard while the status lasts, and ended with it.
+    const told$ = deps.onMessage ? (message$ ?? EMPTY).pipe(tap(deps.onMessage), ignoreElements()) : EMPTY;
     return deps.createQueue$(sources, options).pipe(
+      connect((status$) => merge(status$, told$.pipe(takeUntil(status$.pipe(ignoreElements(), endWith(null)))))),
       finalize(() => {
         stopped = true;
         pusher?.disconnect();

@@ -1,5 +1,5 @@
-import { map, of, switchMap, timer } from 'rxjs';
-import type { ErrorReportingSettings, LanguageJson } from '@waiting-room/streams/contract';
+import { ReplaySubject, map, of, switchMap, timer } from 'rxjs';
+import { messageTextFor, newerMessage, type ErrorReportingSettings, type LanguageJson, type RoomMessageJson } from '@waiting-room/streams/contract';
 import { readPageConfig } from './config/read-page-config';
 import { createErrorReporter, describeError, type Report } from './adapters/error-reporter';
 import { loadOnce } from './adapters/load-once';
@@ -13,6 +13,7 @@ import type { CreateControls } from './view/controls';
 import type { ConfigProblemView } from './view/config-problem';
 import type { LostPlaceView } from './view/lost-place';
 import type { EventView } from './view/event-view';
+import type { ShownMessage } from './view/MessageBlock';
 import type { LoadControls, MountView, PageView } from './view/mount';
 
 export interface PageDeps extends PageQueueDeps {
@@ -94,8 +95,19 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   const connectWhen = config.altcha ? Promise.resolve() : new Promise<void>((resolve) => (connect = resolve));
   const connectAfterPaint = () => deps.afterFirstPaint(connect);
   afterStartUp(connect);
+  // The operator's message: the config's, then the newest heard (the largest version), replayed to
+  // the view whenever it loads.
+  let newest = config.message;
+  const message$ = new ReplaySubject<ShownMessage>(1);
+  const shownMessage = (message: RoomMessageJson | null): ShownMessage => ({ textFor: (locale) => messageTextFor(message, locale) });
+  message$.next(shownMessage(newest));
+  const onMessage = (heard: RoomMessageJson) => {
+    const kept = newerMessage(newest, heard);
+    if (kept !== newest) message$.next(shownMessage((newest = kept)));
+  };
   const queue$ = createPageQueue$(config, hash, {
     ...deps,
+    onMessage,
     loadPusher: () => connectWhen.then(deps.loadPusher),
     onQueueInfoFailed: connectAfterPaint,
     onSourceError: (source, error) => report(`Waiting room source ${source} failed: ${describeError(error)}`),
@@ -133,7 +145,17 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   Promise.all([deps.loadView(), shown]).then(
     ([mount, loaded]) =>
       stopped ||
-      show(mount).showWaitingRoom(shown$, loaded, loadLostPlace, loadControls, pageEvent, positionShown, config.altcha !== undefined, config.awayMinutes),
+      show(mount).showWaitingRoom(
+        shown$,
+        loaded,
+        loadLostPlace,
+        loadControls,
+        pageEvent,
+        positionShown,
+        config.altcha !== undefined,
+        config.awayMinutes,
+        message$.asObservable(),
+      ),
     (error) => {
       report(`Waiting room view could not load: ${describeError(error)}`);
       connectAfterPaint();

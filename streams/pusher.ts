@@ -1,8 +1,9 @@
-import { defer, filter, map, merge, Observable, of, ReplaySubject, startWith, switchMap, take, throwError } from 'rxjs';
+import { defer, filter, map, merge, Observable, of, ReplaySubject, shareReplay, startWith, switchMap, take, throwError } from 'rxjs';
 import { REALTIME } from './contract/constants.js';
 import { CHANNELS } from './contract/names.js';
 import type { PageConfig } from './contract/page-config.js';
 import type { LineMoved, QueueOpened } from './contract/queue-info.js';
+import { roomMessageOf, type RoomMessageJson } from './contract/room-message.js';
 import type { ConnectionState, QueueSources } from './types.js';
 
 /**
@@ -30,6 +31,8 @@ export interface PusherLike {
 export type RealtimeSources = Pick<QueueSources, 'state$' | 'error$' | 'subscribe' | 'subscribed$' | 'release$'> & {
   readonly moved$: Observable<LineMoved>;
   readonly opened$?: Observable<QueueOpened>;
+  /** Beside the status (since 1.6.0): each `QueueMessage` on the line-wide channel, read by `roomMessageOf`. */
+  readonly message$?: Observable<RoomMessageJson>;
 };
 
 /** pusher-js's transport names, as `REALTIME.enabledTransports` lists them. */
@@ -109,6 +112,8 @@ export function pusherOptions(config: Pick<PageConfig, 'realtime' | 'csrfToken'>
  *   channel, once `subscribe()` has created it (the core calls it on `'connected'`);
  * - `moved$`: `QueueMoved` on the public line-wide channel the config names (`realtime.queueChannel`, `App.Queue` by default), joined with the visitor's channel; should
  *   that fail, only the pushes are lost, the polls go on;
+ * - `message$`: `QueueMessage` on that same line-wide channel, joined with the visitor's channel
+ *   too (so never before it): the operator's message, each one `roomMessageOf` can read;
  * - `opened$`, only in a scheduled event's pre-queue (the config's `event`): `QueueOpened` on
  *   `CHANNELS.event(id)`.
  * Disconnecting the client is the caller's, once the status stream completes.
@@ -124,6 +129,12 @@ export function realtimeSources(pusher: PusherLike, config: Pick<PageConfig, 'qu
       take(1),
       switchMap((channel) => fromPusherEvent<T>(channel, name)),
     );
+  // The line-wide channel, joined once the visitor's is (never before), once for both its events.
+  const line$ = channel$.pipe(
+    take(1),
+    map(() => pusher.subscribe(config.realtime.queueChannel)),
+    shareReplay({ bufferSize: 1, refCount: false }),
+  );
   const error$ = fromPusherEvent<unknown>(connection, 'error');
   const refused = (detail: unknown) => throwError(() => new SubscriptionError(channelName, detail));
 
@@ -137,9 +148,11 @@ export function realtimeSources(pusher: PusherLike, config: Pick<PageConfig, 'qu
     error$,
     subscribed$: onChannel<unknown>('pusher:subscription_succeeded'),
     release$: onChannel<unknown>(CHANNELS.releaseEvent),
-    moved$: channel$.pipe(
-      take(1),
-      switchMap(() => fromPusherEvent<LineMoved>(pusher.subscribe(config.realtime.queueChannel), CHANNELS.movedEvent)),
+    moved$: line$.pipe(switchMap((line) => fromPusherEvent<LineMoved>(line, CHANNELS.movedEvent))),
+    message$: line$.pipe(
+      switchMap((line) => fromPusherEvent<unknown>(line, CHANNELS.messageEvent)),
+      map(roomMessageOf),
+      filter((message): message is RoomMessageJson => message !== null),
     ),
     subscribe: (): Observable<unknown> =>
       defer(() => {

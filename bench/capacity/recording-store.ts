@@ -39,6 +39,8 @@ export class RecordingStore implements QueueStore {
   setLimits: QueueStore['setLimits'] = (...args) => this.inner.setLimits(...args);
   challengeDifficulty: QueueStore['challengeDifficulty'] = () => this.inner.challengeDifficulty();
   setChallengeDifficulty: QueueStore['setChallengeDifficulty'] = (...args) => this.inner.setChallengeDifficulty(...args);
+  message: QueueStore['message'] = () => this.inner.message();
+  setMessage: QueueStore['setMessage'] = (...args) => this.inner.setMessage(...args);
   close: QueueStore['close'] = () => this.inner.close();
   dropAbandoned: QueueStore['dropAbandoned'] = (...args) => this.inner.dropAbandoned(...args);
   events: QueueStore['events'] = () => this.inner.events();

@@ -170,6 +170,7 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
       clock,
       log: silent,
       publisher: () => ({
+        async publishMessage() {},
         async publishRelease(entry) {
           // Each visitor's user id is its number + 1.
           const visitor = entry.userId - 1;

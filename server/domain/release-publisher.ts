@@ -1,4 +1,4 @@
-import { CHANNELS, type QueueOpened } from '@waiting-room/streams/contract';
+import { CHANNELS, type QueueOpened, type RoomMessageJson } from '@waiting-room/streams/contract';
 import type { Entry } from '../store/types';
 
 /** Tells the pages about releases. */
@@ -16,6 +16,12 @@ export interface ReleasePublisher {
    * `App.Event.{id}`, data `{"spread": ms}`): one event for the whole pre-queue (`events/schedule.ts`).
    */
   publishOpened(id: string, opened: QueueOpened): Promise<void>;
+  /**
+   * Tells every page waiting in a line the operator's message, or that it is cleared
+   * (`QueueMessage` on the line's public `channel`, data a `RoomMessageJson`): one event for the
+   * whole line, as `publishMoved`.
+   */
+  publishMessage(channel: string, message: RoomMessageJson): Promise<void>;
 }
 
 /** The channel a visitor's page listens on: private when signed in, public otherwise. */

@@ -7,6 +7,7 @@ import type { BotCheck } from './bot-check/room-check';
 import type { Releases } from './releases';
 import type { ReportRecorder } from './report/recorder';
 import type { OperatorLimits } from './room-policy';
+import type { RoomMessage } from './room-message';
 import type { AdmissionLimits, Entry, QueueStore, ReleasePolicy } from '../store/types';
 
 /** One line at run time, with everything it needs (`room-factory.ts` builds each alike). */
@@ -34,6 +35,8 @@ export interface Room {
   readonly routes: { readonly queue_request: string; readonly queue_info: string };
   /** The public channel where its line's moves (`QueueMoved`) reach its pages, and no other room's. */
   readonly queueChannel: string;
+  /** The operator's message to those waiting (`PUT /admin/message`), kept in its store. */
+  readonly message: RoomMessage;
   /** The language its pages speak, when its operator set one (a visitor may still pick another). */
   readonly locale?: Locale;
 }

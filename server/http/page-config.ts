@@ -6,6 +6,7 @@ import {
   type AltchaChallenge,
   type EventFactsJson,
   type PageConfigJson,
+  type RoomMessageJson,
   type Routes,
 } from '@waiting-room/streams/contract';
 import type { ServerConfig } from '../process/config';
@@ -43,6 +44,8 @@ export function pageConfigFor(
   event?: EventFactsJson,
   /** The bot check's challenge, while the place waits for it. */
   altcha?: AltchaChallenge,
+  /** The operator's message to those waiting in the room, once one was ever set. */
+  message?: RoomMessageJson,
 ): PageConfigJson {
   return {
     queue: { uuid: entry.uuid, uri: entry.request.uri, method: entry.request.method, position },
@@ -62,6 +65,7 @@ export function pageConfigFor(
     ...(altcha && { altcha }),
     // Whole minutes, rounded down: the page never promises more than the room keeps.
     ...(room.configured && { awayMinutes: Math.max(1, Math.floor(room.configured.abandonMs / 60_000)) }),
+    ...(message && { message }),
   };
 }
 

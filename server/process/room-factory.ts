@@ -11,8 +11,10 @@ import { redisTargetOf, roomPrefix } from '../redis/target';
 import { Releases, type ReleaseMeter } from '../domain/releases';
 import { OperatorLimits, RoomPolicy } from '../domain/room-policy';
 import { ReportRecorder } from '../domain/report/recorder';
+import { RoomMessage } from '../domain/room-message';
 import type { Room } from '../domain/rooms';
 import { createStore } from './stores';
+import { LOCALES } from '../../locales';
 import type { QueueStore, ReleasePolicy } from '../store/types';
 
 /**
@@ -131,6 +133,14 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
     report,
     routes: names.routes,
     queueChannel: names.queueChannel,
+    message: new RoomMessage({
+      store: line,
+      clock,
+      publisher,
+      queueChannel: names.queueChannel,
+      locale: room.locale ?? config.languages.defaultLocale,
+      find: (tag) => LOCALES.find((locale) => locale.toLowerCase() === tag.toLowerCase()),
+    }),
     locale: room.locale,
   };
 }

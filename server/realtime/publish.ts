@@ -29,6 +29,9 @@ export function fanoutPublisher(fanout: Fanout, room?: string): ReleasePublisher
     publishOpened(id, opened) {
       return fanout.publish({ channel: CHANNELS.event(id), event: CHANNELS.openedEvent, data: JSON.stringify(opened), ...of });
     },
+    publishMessage(channel, message) {
+      return fanout.publish({ channel, event: CHANNELS.messageEvent, data: JSON.stringify(message), ...of });
+    },
   };
 }
 
@@ -46,6 +49,9 @@ export function pusherPublisher(options: Pusher.Options): ReleasePublisher {
     },
     async publishOpened(id, opened) {
       await pusher.trigger(CHANNELS.event(id), CHANNELS.openedEvent, opened);
+    },
+    async publishMessage(channel, message) {
+      await pusher.trigger(channel, CHANNELS.messageEvent, message);
     },
   };
 }

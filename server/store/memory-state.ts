@@ -1,6 +1,6 @@
 import { CONTROL_CHARACTERS, EVENT_ID, readEventFields, type DropEvent } from '../domain/events/event';
 import type { EventState } from './event-store';
-import type { Entry, HeldRequest, LimitOverrides } from './types';
+import type { Entry, HeldRequest, LimitOverrides, StoredMessage } from './types';
 
 /** The events part of the memory store's state: the room's events, and where each one's draw stands. */
 export interface MemoryEventsState {
@@ -48,6 +48,8 @@ export interface MemoryStoreState {
   readonly limits?: LimitOverrides;
   /** The bot check's difficulty the operator set; absent: the configured one. */
   readonly challengeDifficulty?: number;
+  /** The operator's message to those waiting; absent when none was ever set. */
+  readonly message?: StoredMessage;
   /** The release loop's token bucket; `tokens` is null until its first refill. */
   readonly bucket: { readonly tokens: number | null; readonly at: number };
   /** The events and their draws; absent in files written before there were events. */
@@ -105,12 +107,23 @@ export function readMemoryStoreState(value: unknown): MemoryStoreState {
     paused: flag(state.paused, 'paused'),
     limits: readLimits(state.limits),
     ...(state.challengeDifficulty !== undefined && { challengeDifficulty: whole(state.challengeDifficulty, 'challengeDifficulty', 1) }),
+    ...(state.message !== undefined && { message: readMessage(state.message) }),
     bucket: {
       tokens: bucket.tokens === null ? null : finite(bucket.tokens, 'bucket.tokens'),
       at: finite(bucket.at, 'bucket.at'),
     },
     ...(state.events !== undefined && { events: readEvents(state.events) }),
     ...(state.revocations !== undefined && { revocations: readRevocations(state.revocations) }),
+  };
+}
+
+function readMessage(value: unknown): StoredMessage {
+  const message = record(value, 'message');
+  const texts = message.texts === undefined ? undefined : record(message.texts, 'message.texts');
+  return {
+    version: whole(message.version, 'message.version', 0),
+    ...(message.text !== undefined && { text: text(message.text, 'message.text') }),
+    ...(texts && { texts: Object.fromEntries(Object.entries(texts).map(([tag, one]) => [tag, text(one, `message.texts.${tag}`)])) }),
   };
 }
 

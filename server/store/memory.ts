@@ -15,6 +15,7 @@ import type {
   HoldOptions,
   LimitChange,
   LimitOverrides,
+  MessageTexts,
   PlaceInLine,
   Position,
   QueueStore,
@@ -24,6 +25,7 @@ import type {
   Revocation,
   RevocationsRead,
   Stats,
+  StoredMessage,
 } from './types';
 import { MOVE_INTERVAL_MS, REVOCATIONS_PER_READ, revocationCursor, revocationsAfter, revokedSlot } from './types';
 
@@ -89,6 +91,7 @@ export class MemoryStore implements QueueStore {
   private paused = false;
   private overrides: LimitOverrides = {};
   private difficulty?: number;
+  private roomMessage?: StoredMessage;
   private bucket = { tokens: Number.NaN, at: 0 };
   private eventList: StoredEvents = { version: 0, events: [] };
   private readonly eventStates = new Map<string, KeptEventState>();
@@ -147,6 +150,7 @@ export class MemoryStore implements QueueStore {
     store.paused = saved.paused;
     store.overrides = { ...saved.limits };
     store.difficulty = saved.challengeDifficulty;
+    store.roomMessage = saved.message;
     store.bucket = { tokens: saved.bucket.tokens ?? Number.NaN, at: saved.bucket.at };
     if (saved.revocations) {
       store.revocationEpoch = saved.revocations.epoch;
@@ -174,6 +178,7 @@ export class MemoryStore implements QueueStore {
       paused: this.paused,
       limits: { ...this.overrides },
       ...(this.difficulty !== undefined && { challengeDifficulty: this.difficulty }),
+      ...(this.roomMessage !== undefined && { message: this.roomMessage }),
       // NaN (not yet filled) has no JSON form.
       bucket: { tokens: Number.isNaN(this.bucket.tokens) ? null : this.bucket.tokens, at: this.bucket.at },
       events: { version: this.eventList.version, list: [...this.eventList.events], states: [...this.eventStates] },
@@ -602,6 +607,16 @@ export class MemoryStore implements QueueStore {
   async setChallengeDifficulty(difficulty: number | null): Promise<number | undefined> {
     this.difficulty = difficulty ?? undefined;
     return this.difficulty;
+  }
+
+  async message(): Promise<StoredMessage | undefined> {
+    return this.roomMessage;
+  }
+
+  async setMessage(message: MessageTexts | null, now: number): Promise<StoredMessage> {
+    const version = Math.max((this.roomMessage?.version ?? 0) + 1, Math.floor(now));
+    this.roomMessage = { ...message, version };
+    return this.roomMessage;
   }
 
   async close(): Promise<void> {}

@@ -217,6 +217,21 @@ export interface LimitOverrides {
 /** A change of `LimitOverrides`: a number sets the field, `null` goes back to the configured value, absent leaves it. */
 export type LimitChange = { readonly [K in keyof LimitOverrides]?: number | null };
 
+/** The operator's message to a line's waiting visitors: plain text, for any language (`text`) and per language tag (`texts`). */
+export interface MessageTexts {
+  readonly text?: string;
+  readonly texts?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The line's message as the store keeps it: its texts (none once cleared) and its version, which
+ * every change makes larger, a clearing included: at least one more than the last, and at least
+ * the `now` of the change, so that a store started afresh (an emptied Redis) still gives larger ones.
+ */
+export interface StoredMessage extends MessageTexts {
+  readonly version: number;
+}
+
 /** An admission a site ended: the passes of `session` that end at `expiresAt` or before admit nobody. */
 export interface Revocation {
   readonly session: string;
@@ -387,6 +402,12 @@ export interface QueueStore extends EventStore, ReportStore {
 
   /** Sets the bot check's difficulty (null: back to the configured one); answers it as it now is. */
   setChallengeDifficulty(difficulty: number | null): Promise<number | undefined>;
+
+  /** The operator's message to those waiting (see `StoredMessage`); undefined when none was ever set. */
+  message(): Promise<StoredMessage | undefined>;
+
+  /** Sets the message (null clears it) with its next version, at `now`; answers it as it now is. */
+  setMessage(message: MessageTexts | null, now: number): Promise<StoredMessage>;
 
   close(): Promise<void>;
 }

@@ -71,6 +71,15 @@ describe('the operator console in a browser', () => {
     await console.getByRole('button', { name: 'Resume releases' }).waitFor({ timeout: 10_000 });
     expect(await server.stats()).toMatchObject({ paused: true });
 
+    // Speak to those waiting from the page: Ada's page shows the message, then no more once cleared.
+    await console.getByLabel(/^Plain text, every language/).fill('Back in five minutes.');
+    await console.getByRole('button', { name: 'Show', exact: true }).click();
+    await console.getByText('Message shown on every waiting page.').waitFor({ timeout: 10_000 });
+    await ada.page.waitForFunction(() => document.querySelector('.wr-message')?.textContent?.includes('Back in five minutes.'), undefined, { timeout: 5000 });
+    await console.getByRole('button', { name: 'Clear', exact: true }).click();
+    await console.getByText('Message cleared.').waitFor({ timeout: 10_000 });
+    await ada.page.waitForFunction(() => document.querySelector('.wr-message')?.textContent === '', undefined, { timeout: 5000 });
+
     // Release one from the page: Ada's page replays her held request.
     await console.getByLabel('Visitors to release').fill('1');
     await console.getByRole('button', { name: 'Release', exact: true }).click();

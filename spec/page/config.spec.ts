@@ -32,6 +32,7 @@ describe('page config: a valid config', () => {
       timings: {},
       language: null,
       event: null,
+      message: null,
       altcha: null,
     });
     expect(warnings).toEqual([]);

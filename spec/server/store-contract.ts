@@ -1009,5 +1009,24 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         expect(await store.challengeDifficulty()).toBeUndefined();
       });
     });
+
+    describe('the operator’s message', () => {
+      it('should have none until one is set', async () => {
+        expect(await store.message()).toBeUndefined();
+      });
+
+      it('should keep the texts with a version that grows with each change, a clearing included', async () => {
+        const set = await store.setMessage({ text: 'Doors open at 10 <soon>', texts: { en: 'Doors open at 10', fr: 'Ouverture à 10 h' } }, t0);
+        expect(set).toEqual({ version: t0, text: 'Doors open at 10 <soon>', texts: { en: 'Doors open at 10', fr: 'Ouverture à 10 h' } });
+        expect(await store.message()).toEqual(set);
+        // The same now again still gives a larger version.
+        const again = await store.setMessage({ text: 'Sold out soon' }, t0);
+        expect(again).toEqual({ version: t0 + 1, text: 'Sold out soon' });
+        const cleared = await store.setMessage(null, t0 + 1);
+        expect(cleared).toEqual({ version: t0 + 2 });
+        expect(await store.message()).toEqual(cleared);
+        expect(await store.setMessage({ texts: { 'pt-BR': 'Olá' } }, t0 + 5000)).toEqual({ version: t0 + 5000, texts: { 'pt-BR': 'Olá' } });
+      });
+    });
   });
 }

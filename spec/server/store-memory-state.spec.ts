@@ -121,6 +121,14 @@ describe('memory store state', () => {
     expect(await copy.stats(t0 + 1)).toMatchObject({ waiting: 2, pending: 0 });
   });
 
+  it('should keep the operator’s message and its version', async () => {
+    const store = new MemoryStore();
+    await store.setMessage({ text: 'Back at noon', texts: { fr: 'De retour à midi' } }, t0);
+    const copy = roundTrip(store);
+    expect(await copy.message()).toEqual({ version: t0, text: 'Back at noon', texts: { fr: 'De retour à midi' } });
+    expect((await copy.setMessage(null, t0)).version).toBe(t0 + 1);
+  });
+
   it('should keep the revocation feed, its cursor and the slots it keeps', async () => {
     const store = new MemoryStore();
     await store.admit('a', t0, policy);

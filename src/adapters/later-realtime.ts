@@ -22,6 +22,7 @@ export function laterRealtimeSources(realtime: Promise<RealtimeSources>, withOpe
     subscribed$: later((sources) => sources.subscribed$),
     release$: later((sources) => sources.release$),
     moved$: later((sources) => sources.moved$),
+    message$: later((sources) => sources.message$ ?? EMPTY),
     ...(withOpening && { opened$: later((sources) => sources.opened$ ?? EMPTY) }),
   };
 }

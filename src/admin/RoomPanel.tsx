@@ -48,6 +48,19 @@ export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
       return texts.saved;
     });
   };
+  const showMessage = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const text = (event.currentTarget.elements.namedItem('text') as HTMLTextAreaElement).value;
+    void act(async () => {
+      await consoleApi.message(session, room, text);
+      return texts.messageSaved;
+    });
+  };
+  const clearMessage = () =>
+    act(async () => {
+      await consoleApi.message(session, room, null);
+      return texts.messageCleared;
+    });
   const resetLimits = () =>
     act(async () => {
       await consoleApi.limits(session, room, { activeLimit: null, releasePerMinute: null });
@@ -144,6 +157,17 @@ export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
           </button>
           <button type="button" className="ac-secondary" disabled={busy} onClick={() => void resetLimits()}>
             {texts.reset}
+          </button>
+        </form>
+        <form onSubmit={showMessage} aria-labelledby={`${id}-message`}>
+          <h3 id={`${id}-message`}>{texts.messageHeading}</h3>
+          <label htmlFor={`${id}-message-text`}>{texts.messageLabel}</label>
+          <textarea id={`${id}-message-text`} name="text" maxLength={500} rows={2} required />
+          <button type="submit" disabled={busy}>
+            {texts.messageSet}
+          </button>
+          <button type="button" className="ac-secondary" disabled={busy} onClick={() => void clearMessage()}>
+            {texts.messageClear}
           </button>
         </form>
       </div>

@@ -68,6 +68,11 @@ export const consoleApi = {
     call<{ paused: boolean }>('POST', `/admin/${paused ? 'pause' : 'resume'}?room=${encodeURIComponent(room)}`, { csrfToken: session.csrfToken }),
   release: (session: ConsoleSession, room: string, count: number) =>
     call<{ released: string[] }>('POST', '/admin/release', { body: { count, room }, csrfToken: session.csrfToken }),
+  message: (session: ConsoleSession, room: string, text: string | null) =>
+    call<unknown>(text === null ? 'DELETE' : 'PUT', `/admin/message?room=${encodeURIComponent(room)}`, {
+      ...(text !== null && { body: { text } }),
+      csrfToken: session.csrfToken,
+    }),
   limits: (session: ConsoleSession, room: string, limits: { activeLimit?: number | null; releasePerMinute?: number | null }) =>
     call<unknown>('POST', '/admin/limits', { body: { ...limits, room }, csrfToken: session.csrfToken }),
 };

@@ -43,6 +43,12 @@ export interface ConsoleTexts {
   readonly save: string;
   readonly reset: string;
   readonly saved: string;
+  readonly messageHeading: string;
+  readonly messageLabel: string;
+  readonly messageSet: string;
+  readonly messageClear: string;
+  readonly messageSaved: string;
+  readonly messageCleared: string;
   readonly admission: string;
   readonly chartLabel: (waiting: number, active: number) => string;
   readonly series: { readonly waiting: string; readonly active: string; readonly rate: string };
@@ -119,6 +125,12 @@ export const ENGLISH: ConsoleTexts = {
   save: 'Save limits',
   reset: 'Back to configured',
   saved: 'Limits saved: every instance follows within a second.',
+  messageHeading: 'Message to those waiting',
+  messageLabel: 'Plain text, every language (per language: PUT /admin/message)',
+  messageSet: 'Show',
+  messageClear: 'Clear',
+  messageSaved: 'Message shown on every waiting page.',
+  messageCleared: 'Message cleared.',
   admission: 'Adaptive admission',
   chartLabel: (waiting, active) => `The last hour: ${waiting} waiting and ${active} active now.`,
   series: { waiting: 'Waiting', active: 'Active', rate: 'Releases a minute' },
@@ -187,6 +199,12 @@ export const FRENCH: ConsoleTexts = {
   save: 'Enregistrer',
   reset: 'Revenir à la configuration',
   saved: 'Limites enregistrées : chaque instance les suit en une seconde.',
+  messageHeading: 'Message aux visiteurs en attente',
+  messageLabel: 'Texte brut, toutes langues (par langue : PUT /admin/message)',
+  messageSet: 'Afficher',
+  messageClear: 'Effacer',
+  messageSaved: "Message affiché sur chaque page d'attente.",
+  messageCleared: 'Message effacé.',
   admission: 'Admission adaptative',
   chartLabel: (waiting, active) => `La dernière heure : ${waiting} en attente et ${active} actifs maintenant.`,
   series: { waiting: 'En attente', active: 'Actifs', rate: 'Sorties par minute' },

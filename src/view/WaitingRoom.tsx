@@ -17,6 +17,7 @@ import type { Controls } from './controls';
 import type { LostPlaceView } from './lost-place';
 import type { EventView } from './event-view';
 import type { EventFacts } from '@waiting-room/streams/contract';
+import { MessageBlock, type ShownMessage } from './MessageBlock';
 
 interface Props {
   readonly queue$: Observable<QueueStatus>;
@@ -36,6 +37,8 @@ interface Props {
   readonly slots?: BlockSlots;
   /** How long the visitor may leave the page and keep the place, in minutes; absent: not said. */
   readonly awayMinutes?: number;
+  /** The operator's message, the newest heard (null: none). */
+  readonly message$?: Observable<ShownMessage>;
 }
 
 /** What the view needs of a scheduled event (`WaitingRoom`'s `event`). */
@@ -46,7 +49,7 @@ export interface PageEvent {
 }
 
 /** The waiting page: renders the shared status stream. Replay, leave and report are the effects' job, not the view's. */
-export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls, event, onShown, checking, slots, awayMinutes }: Props) {
+export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControls, event, onShown, checking, slots, awayMinutes, message$ }: Props) {
   // What observable-hooks' useObservableState does with an observable, without the rest of that
   // hook (state from a function), which the page does not use and would load before the position.
   // The view imports nothing from rxjs, which stays in the start-up code: the subscription ends
@@ -55,6 +58,15 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
   useSubscription(queue$, (status) => setView(toWaitingView(status)));
   const [texts, setTexts] = useState(initial);
   const { t } = texts;
+  const [message, setMessage] = useState<ShownMessage>();
+  useEffect(() => {
+    // Subscribed once in the document: a message already heard comes in just after the first
+    // render, into a live region that is there, and so is announced.
+    const subscription = message$?.subscribe(setMessage);
+    return () => subscription?.unsubscribe();
+  }, [message$]);
+  // In the visitor's language as it is now, else the room's, else for any language.
+  const messageText = message?.textFor(texts.lang) ?? '';
   const position = view.phase == 'waiting' ? view.position : 0;
   useDocumentTitle(position ? t('page.tabTitle', { position }) : t('page.title'));
   // Announced once per change of the position (or of the language), never for a poll that
@@ -87,13 +99,14 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
         setTexts={setTexts}
         controls={controls}
         checking={checking}
-        {...{ announcement, loadLostPlace, event, awayMinutes }}
+        {...{ announcement, loadLostPlace, event, awayMinutes, messageText }}
       />
     );
   return (
     <>
       <Announcer text={announcement} />
       {notice && <NoticeLine texts={texts} notice={notice} />}
+      <MessageBlock texts={texts} text={messageText} />
       {view.phase == 'loading' || (view.phase == 'prequeue' && !event) ? (
         <LoadingBlock texts={texts} />
       ) : view.phase == 'waiting' ? (
@@ -139,6 +152,7 @@ interface OwnPageProps {
   readonly loadLostPlace: Props['loadLostPlace'];
   readonly event: PageEvent | null | undefined;
   readonly awayMinutes: number | undefined;
+  readonly messageText: string;
 }
 
 /**
@@ -147,7 +161,7 @@ interface OwnPageProps {
  * the notice stay in the root. The blocks' static markup, written by the server so that the page
  * shows before the script runs, goes as the first render comes in, before it is painted.
  */
-function OwnPage({ slots, view, texts, setTexts, controls, checking, announcement, loadLostPlace, event, awayMinutes }: OwnPageProps) {
+function OwnPage({ slots, view, texts, setTexts, controls, checking, announcement, loadLostPlace, event, awayMinutes, messageText }: OwnPageProps) {
   useLayoutEffect(() => slots.clearStatic(), [slots]);
   // The operator's words follow a switch of language, as the blocks do.
   useEffect(() => slots.showWords(texts.lang), [slots, texts.lang]);
@@ -163,6 +177,7 @@ function OwnPage({ slots, view, texts, setTexts, controls, checking, announcemen
     <>
       <Announcer text={announcement} />
       {notice && <NoticeLine texts={texts} notice={notice} />}
+      {place('message', <MessageBlock texts={texts} text={messageText} />)}
       {loading && checkingApart && place('bot-check', <LoadingBlock texts={texts} />)}
       {place('loading', loading ? !checkingApart && <LoadingBlock texts={texts} /> : <StatusBlock view={view} texts={texts} loadLostPlace={loadLostPlace} />)}
       {view.phase == 'waiting' && (

@@ -13,6 +13,7 @@ import type { Controls, ReactKit } from './controls';
 import type { LostPlaceView } from './lost-place';
 import { WaitingRoom, type PageEvent } from './WaitingRoom';
 import { findBlockSlots } from './block-slots';
+import type { ShownMessage } from './MessageBlock';
 
 /** The language switch and the notify button, once loaded, made with this React. */
 export type LoadControls = () => Promise<(react: ReactKit) => Controls>;
@@ -32,6 +33,8 @@ export interface PageView {
     checking?: boolean,
     /** How long the visitor may leave the page and keep the place (the page config's `awayMinutes`). */
     awayMinutes?: number,
+    /** The operator's message, the newest heard. */
+    message$?: Observable<ShownMessage>,
   ): void;
   /** The config problem, with the view loaded for it. */
   showConfigProblem(view: ConfigProblemView, texts: Texts, problems: readonly string[]): void;
@@ -44,7 +47,7 @@ export function mountView(root: HTMLElement): PageView {
   // A room's own page places the blocks apart (docs/own-page.md).
   const slots = findBlockSlots(root.ownerDocument);
   return {
-    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event, onShown, checking, awayMinutes) => {
+    showWaitingRoom: (queue$, texts, loadLostPlace, loadControls, event, onShown, checking, awayMinutes, message$) => {
       const controls = () => loadControls().then((make) => make({ h: createElement, useState }));
       reactRoot.render(
         <StrictMode>
@@ -58,6 +61,7 @@ export function mountView(root: HTMLElement): PageView {
             checking={checking}
             slots={slots}
             awayMinutes={awayMinutes}
+            message$={message$}
           />
         </StrictMode>,
       );

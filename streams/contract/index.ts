@@ -33,6 +33,7 @@ export {
   type DrawRecord,
   type DrawVerdict,
 } from './draw.js';
+export { MAX_MESSAGE_LENGTH, messageTextFor, newerMessage, roomMessageOf, type RoomMessageJson } from './room-message.js';
 export { originOf, toSameOriginPath } from './same-origin-path.js';
 export { isUuid, UUID_PATTERN } from './uuid.js';
 export { LANGUAGE_COOKIE, translator, type Message, type MessageValues, type Messages, type PluralCategory, type Translate } from './messages.js';

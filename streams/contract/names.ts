@@ -23,7 +23,7 @@ export const AUTH_ENDPOINT = '/pusher/auth';
  */
 export const HELD_HEADER = { name: 'waiting-room', value: 'held' } as const;
 
-/** Channel and event names (spec sections 3 and 6; `queue` and `movedEvent` are an extension). */
+/** Channel and event names (spec sections 3 and 6; `queue`, `movedEvent` and `messageEvent` are an extension). */
 export const CHANNELS = {
   /** Signed-in users; pusher-js requires the `private-` prefix for authorized channels. */
   user: (userId: number, uuid: string) => `private-App.User.${userId}.${uuid}`,
@@ -43,6 +43,11 @@ export const CHANNELS = {
    * it listens there, and hears `openedEvent` at the opening.
    */
   event: (id: string) => `App.Event.${id}`,
+  /**
+   * Published on the line-wide channel when the operator sets or clears the room's message, with
+   * a `RoomMessageJson` (an extension, since 1.6.0).
+   */
+  messageEvent: 'QueueMessage',
   /** Published on `event(id)` once the event has opened (its pre-queue drawn), with `{"spread": ms}` (`QueueOpened`). */
   openedEvent: 'QueueOpened',
 } as const;

@@ -1,6 +1,7 @@
 import type { Timings } from './constants.js';
 import type { Messages } from './messages.js';
 import type { ROUTES } from './names.js';
+import type { RoomMessageJson } from './room-message.js';
 
 /** Verbs a held request may carry; anything else is a configuration error. */
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -79,10 +80,15 @@ export interface PageConfigJson {
    */
   readonly altcha?: AltchaChallenge;
   /**
-   * An extension (unreleased): how long, in minutes, the visitor may leave the page and keep the
+   * How long (since 1.6.0), in minutes, the visitor may leave the page and keep the
    * place (the room's `AWAY_SECONDS`); the page says so. Without it, nothing is said of leaving.
    */
   readonly awayMinutes?: number;
+  /**
+   * The operator's message to the room's waiting visitors (since 1.6.0), once one was ever set:
+   * what the page shows until `QueueMessage` or a queue_info answer brings a newer one.
+   */
+  readonly message?: RoomMessageJson;
 }
 
 /** One language's texts, as a server hands them over (in the page config, or for a switch). */
@@ -194,4 +200,6 @@ export interface PageConfig {
   readonly altcha: AltchaChallenge | null;
   /** How long, in minutes, the visitor may leave the page and keep the place; absent: not said. */
   readonly awayMinutes?: number;
+  /** The operator's message as the server wrote it (`roomMessageOf`); null when none, or unreadable. */
+  readonly message: RoomMessageJson | null;
 }

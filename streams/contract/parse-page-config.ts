@@ -3,6 +3,7 @@ import { MAX_POSITION, METHODS, type AltchaChallenge, type ErrorReportingSetting
 import { AUTH_ENDPOINT, CHANNELS } from './names.js';
 import { originOf, toSameOriginPath } from './same-origin-path.js';
 import { isUuid } from './uuid.js';
+import { roomMessageOf } from './room-message.js';
 
 /** Either a usable config, or every problem found (with whatever error reporting could be read). */
 export type ConfigResult =
@@ -189,6 +190,8 @@ export function parsePageConfig(raw: unknown, address: string): ConfigResult {
       'an ALTCHA challenge',
       (root.altcha || null) as AltchaChallenge | null,
     ),
+    // Beside the line, not a part of it: an unreadable message is none, and the page goes on.
+    message: roomMessageOf(root.message),
   };
   check(!routes.queue_info || config.routes.queue_info.includes('{uuid}'), 'routes.queue_info', 'a path with "{uuid}" in it', 0);
   return problems.length ? { ok: false, problems, errorReporting, language: languageSound ? language : null } : { ok: true, config, warnings };

@@ -192,6 +192,7 @@ export function createRoomGate(
       language,
       facts.event,
       altcha,
+      await room.message.shown(),
     );
     if (isApiClient(request)) {
       const status = config.rooms.find(({ name }) => name === room.name)?.queueingStatusCode ?? 503;

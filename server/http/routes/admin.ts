@@ -8,6 +8,7 @@ import { adminConsoleRoutes, type AdminConsoleOptions } from './admin-console';
 import { ADMISSION_VIEW_SCHEMA } from '../../domain/admission/view';
 import { eventAdminRoutes } from './events';
 import { reportRoutes } from './report';
+import { messageAdminRoutes } from './admin-message';
 import { KDF } from '../../domain/bot-check/challenge';
 import { MAX_DIFFICULTY } from '../../process/config';
 import type { SchemaTypedApp } from '../type-provider';
@@ -96,6 +97,7 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
   await app.register(adminConsoleRoutes, { ...options, prefix: '' });
   await app.register(eventAdminRoutes, { rooms, clock, prefix: '' });
   await app.register(reportRoutes, { rooms, clock, prefix: '' });
+  await app.register(messageAdminRoutes, { rooms, prefix: '' });
 
   app.get(
     '/stats',

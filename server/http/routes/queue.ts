@@ -179,6 +179,16 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
               estimated: { type: 'integer', description: 'Minutes.' },
               ticket: { type: 'integer', description: 'An extension: position = ticket - served.' },
               served: { type: 'integer' },
+              message: {
+                type: 'object',
+                description: "An extension: the operator's message to those waiting, once one was ever set (as QueueMessage carries it).",
+                properties: {
+                  version: { type: 'integer' },
+                  text: { type: 'string' },
+                  texts: { type: 'object', additionalProperties: { type: 'string' } },
+                  locale: { type: 'string' },
+                },
+              },
               opensIn: {
                 type: 'integer',
                 description:
@@ -213,12 +223,15 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
       // In an event's pre-queue there is no position yet; with its random queueing, no rank.
       await room.events.ready(now);
       const perMinute = room.releases.policy.perMinute;
+      // The operator's message, read at most once a second per instance: a page that missed its push hears of it here.
+      const message = await room.message.shown();
+      const told = message && { message };
       const event = room.events.answerFor(place, now, perMinute);
-      if (event) return answer(reply, event);
+      if (event) return answer(reply, { ...event, ...told });
       const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
       const estimated = estimateMinutes(position, recent, now, perMinute);
       // Each room's `QueueMoved` (on its own channel) moves its pages from this ticket.
-      return answer(reply, position > 0 ? { position, estimated, ticket: served + position, served } : { position, estimated });
+      return answer(reply, position > 0 ? { position, estimated, ticket: served + position, served, ...told } : { position, estimated, ...told });
     },
   );
 }

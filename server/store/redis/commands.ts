@@ -26,7 +26,8 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  *   all, p paused ('1'), bt and ba the release bucket's tokens and when it was last filled,
  *   la and lr the operator's active limit and releases a minute (absent: the configured ones),
  *   ms and mt the served last told to the pages as a move and when (see Release.moved), cd the
- *   operator's bot-check difficulty (absent: the configured one), re and rs the revocation feed's
+ *   operator's bot-check difficulty (absent: the configured one), mv and mg the operator's message's
+ *   version and its texts as JSON (see StoredMessage), re and rs the revocation feed's
  *   epoch and last sequence number, and v the line's version: how many entries the log has had;
  * - waiting: sorted set of the waiting uuids by ticket, the line: its head is the lowest score,
  *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go
@@ -74,6 +75,8 @@ export type EntryReply = [uuid: string, request: string, ...fields: string[]];
 export type ReleaseReply = [served: number, released: EntryReply[], moved: 0 | 1];
 /** An event's state: its hash's fields and values (seed, after, open, drawn, announced). */
 export type EventStateReply = string[];
+/** The operator's message: its version and its texts as JSON, each null when not set. */
+export type MessageReply = [version: string | null, json: string | null];
 /** The operator's active limit and releases a minute, each null when not set. */
 export type LimitsReply = [activeLimit: string | null, perMinute: string | null];
 
@@ -157,6 +160,8 @@ interface Commands {
   waitingRoomSetLimits: { args: [activeLimit: string, perMinute: string]; reply: LimitsReply };
   waitingRoomChallengeDifficulty: { args: []; reply: string | null };
   waitingRoomSetChallengeDifficulty: { args: [difficulty: Optional<number>]; reply: string | null };
+  waitingRoomMessage: { args: []; reply: MessageReply };
+  waitingRoomSetMessage: { args: [json: string, now: number]; reply: MessageReply };
   waitingRoomEvents: { args: []; reply: [version: string | null, json: string | null] };
   waitingRoomSaveEvents: { args: [version: number, json: string]; reply: 0 | 1 };
   waitingRoomEventState: { args: [id: string]; reply: EventStateReply };
@@ -224,6 +229,8 @@ declare module 'ioredis' {
     waitingRoomSetLimits(...call: Call<'waitingRoomSetLimits'>): Result<Answer<'waitingRoomSetLimits'>, Context>;
     waitingRoomChallengeDifficulty(...call: Call<'waitingRoomChallengeDifficulty'>): Result<Answer<'waitingRoomChallengeDifficulty'>, Context>;
     waitingRoomSetChallengeDifficulty(...call: Call<'waitingRoomSetChallengeDifficulty'>): Result<Answer<'waitingRoomSetChallengeDifficulty'>, Context>;
+    waitingRoomMessage(...call: Call<'waitingRoomMessage'>): Result<Answer<'waitingRoomMessage'>, Context>;
+    waitingRoomSetMessage(...call: Call<'waitingRoomSetMessage'>): Result<Answer<'waitingRoomSetMessage'>, Context>;
     waitingRoomEvents(...call: Call<'waitingRoomEvents'>): Result<Answer<'waitingRoomEvents'>, Context>;
     waitingRoomSaveEvents(...call: Call<'waitingRoomSaveEvents'>): Result<Answer<'waitingRoomSaveEvents'>, Context>;
     waitingRoomEventState(...call: Call<'waitingRoomEventState'>): Result<Answer<'waitingRoomEventState'>, Context>;
@@ -268,6 +275,8 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomSetLimits: ['set-limits'],
   waitingRoomChallengeDifficulty: ['challenge-difficulty'],
   waitingRoomSetChallengeDifficulty: ['set-challenge-difficulty'],
+  waitingRoomMessage: ['message'],
+  waitingRoomSetMessage: ['set-message'],
   waitingRoomEvents: ['events', true],
   waitingRoomSaveEvents: ['save-events', true],
   waitingRoomEventState: ['event-state', true],

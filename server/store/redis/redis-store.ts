@@ -30,6 +30,7 @@ import {
   type CommandReply,
   type EventStateReply,
   type LimitsReply,
+  type MessageReply,
   type ReleaseReply,
 } from './commands';
 import type {
@@ -41,6 +42,7 @@ import type {
   HoldOptions,
   LimitChange,
   LimitOverrides,
+  MessageTexts,
   PlaceInLine,
   Position,
   QueueStore,
@@ -50,6 +52,7 @@ import type {
   Revocation,
   RevocationsRead,
   Stats,
+  StoredMessage,
 } from '../types';
 import { REVOCATIONS_PER_READ, revocationCursor, revocationsAfter } from '../types';
 
@@ -423,6 +426,14 @@ export class RedisStore implements QueueStore {
     return reply === null ? undefined : Number(reply);
   }
 
+  async message(): Promise<StoredMessage | undefined> {
+    return storedMessage(await this.run('waitingRoomMessage', []));
+  }
+
+  async setMessage(message: MessageTexts | null, now: number): Promise<StoredMessage> {
+    return storedMessage(await this.run('waitingRoomSetMessage', [message ? JSON.stringify(message) : '', now])) as StoredMessage;
+  }
+
   /** Closes the client the store made; a client given to the store is left to its owner. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -546,4 +557,11 @@ function decodeEventState(fields: EventStateReply): EventState {
 
 function decodeRelease([served, entries, moved]: ReleaseReply): Release {
   return { released: entries.map(decodeEntry), served, moved: moved === 1 };
+}
+
+/** The message as the scripts answer it: undefined when none was ever set. */
+function storedMessage([version, json]: MessageReply): StoredMessage | undefined {
+  if (version === null) return undefined;
+  const texts = json === null ? {} : (JSON.parse(json) as MessageTexts);
+  return { ...texts, version: Number(version) };
 }

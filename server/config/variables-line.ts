@@ -49,6 +49,15 @@ export const LINE_VARIABLES = {
     description:
       "The status of a held API client's answer (its body the waiting page's config, with `Retry-After`): `503`, or `200`, `202` or `429` for clients that treat a 503 as a failure. A room may say otherwise (`queueingStatusCode` in `ROOMS`).",
   },
+  CODE_MINUTES: {
+    type: 'integer',
+    section: 'admission',
+    minimum: 1,
+    maximum: 525_600,
+    default: 1440,
+    description:
+      'How long a priority code issued by `POST /admin/codes` stays usable ([places.md](places.md#ahead-with-a-code)); a room may say otherwise (`codeMinutes`).',
+  },
   ABANDON_SECONDS: { ...seconds('admission', 1, WEEK_SECONDS), default: 180, description: 'A waiting visitor silent this long loses the place.' },
 
   ADMIN_TOKEN: {

@@ -33,6 +33,8 @@ export interface Room {
   readonly queueChannel: string;
   /** The language its pages speak, when its operator set one (a visitor may still pick another). */
   readonly locale?: Locale;
+  /** How long a priority code issued for it stays usable (ms). */
+  readonly codeMs: number;
 }
 
 /** The rooms of a server, found by path, by name or by a place in line. */

@@ -28,6 +28,7 @@ export function roomsConfig(
     admission: AdmissionConfig;
     botChallenge: BotChallengeMode;
     queueingStatusCode: QueueingStatusCode;
+    codeMinutes: number;
   },
   responseTimeoutMs: number,
 ): RoomWithEvents[] {
@@ -112,6 +113,7 @@ export function roomsConfig(
       protect,
       activeLimit: whole('activeLimit') ?? defaults.activeLimit,
       releasePerMinute: whole('releasePerMinute') ?? defaults.releasePerMinute,
+      codeMinutes: whole('codeMinutes') ?? defaults.codeMinutes,
       ...(room.locale === undefined ? {} : { locale: localeOf(room.locale, `${at}.locale`) }),
       admission: { ...defaults.admission, mode: mode as AdmissionMode, originLatencyTargetMs: target },
       ...(room.events !== undefined && { events: room.events }),

@@ -133,6 +133,8 @@ export interface RoomConfig {
   readonly connectorOrigins: readonly string[];
   /** The room's own waiting page (docs/own-page.md); unset: the default one. */
   readonly page?: RoomPageConfig;
+  /** How long a priority code issued for it stays usable, in minutes (CODE_MINUTES, or the room's `codeMinutes`). */
+  readonly codeMinutes: number;
 }
 
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];

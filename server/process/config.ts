@@ -44,6 +44,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     admission,
     botChallenge: v.BOT_CHALLENGE,
     queueingStatusCode: Number(v.QUEUEING_STATUS_CODE) as QueueingStatusCode,
+    codeMinutes: v.CODE_MINUTES,
   };
   const rooms = roomsConfig(read, defaults, gateway.responseTimeoutMs);
   const connected = rooms.find((room) => room.connectorOrigins.length > 0);

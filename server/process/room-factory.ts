@@ -127,5 +127,6 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
     routes: names.routes,
     queueChannel: names.queueChannel,
     locale: room.locale,
+    codeMs: room.codeMinutes * 60_000,
   };
 }

@@ -7,6 +7,7 @@ import { requireAdminAccess, type AdminAccessOptions } from '../admin/access';
 import { adminConsoleRoutes, type AdminConsoleOptions } from './admin-console';
 import { ADMISSION_VIEW_SCHEMA } from '../../domain/admission/view';
 import { eventAdminRoutes } from './events';
+import { codeAdminRoutes } from './codes';
 import { KDF } from '../../domain/bot-check/challenge';
 import { MAX_DIFFICULTY } from '../../process/config';
 import type { SchemaTypedApp } from '../type-provider';
@@ -47,6 +48,11 @@ const STATS = {
       properties: { releasePerMinute: { type: 'integer' }, activeLimit: { type: 'integer' } },
     },
     paused: { type: 'boolean' },
+    codes: {
+      type: 'object',
+      description: 'Priority codes issued for the room (POST /admin/codes) and used of those, since the line began.',
+      properties: { issued: { type: 'integer' }, used: { type: 'integer' } },
+    },
   },
 } as const;
 
@@ -73,7 +79,7 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
     return rooms.named(request.query.room ?? (typeof body === 'object' && body !== null && 'room' in body ? body.room : undefined));
   };
   const statsOf = async (room: Room) => {
-    const stats = await room.store.stats(clock.now());
+    const [stats, codes] = await Promise.all([room.store.stats(clock.now()), room.store.codeCounts()]);
     const { policy } = room.releases;
     const { configured } = room;
     return {
@@ -87,6 +93,7 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
       activeLimit: policy.activeLimit,
       configured: { releasePerMinute: configured.perMinute, activeLimit: configured.activeLimit },
       paused: stats.paused,
+      codes,
     };
   };
 
@@ -94,6 +101,7 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
   // Options without the prefix this scope already has.
   await app.register(adminConsoleRoutes, { ...options, prefix: '' });
   await app.register(eventAdminRoutes, { rooms, clock, prefix: '' });
+  await app.register(codeAdminRoutes, { rooms, clock, prefix: '' });
 
   app.get(
     '/stats',

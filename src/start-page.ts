@@ -118,7 +118,16 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
       .then(deps.loadControls)
       .then(
         (create) => (react) =>
-          create(react, { window: win, fetch: deps.fetch, queue$, keep: (kept) => effects.add(kept), report, textsOf, codeRoute: config.routes.queue_request, csrfToken: config.csrfToken }),
+          create(react, {
+            window: win,
+            fetch: deps.fetch,
+            queue$,
+            keep: (kept) => effects.add(kept),
+            report,
+            textsOf,
+            codeRoute: config.routes.queue_request,
+            csrfToken: config.csrfToken,
+          }),
       ),
   );
   // Beyond the spec: in a scheduled event's pre-queue the view counts down to the opening, so it

@@ -119,7 +119,7 @@ export const createControls: CreateControls = ({ h, useState }, { window: win, f
         const field = event.currentTarget.elements.namedItem('code') as HTMLInputElement;
         if (field.value.trim() == '' || sending) return;
         setSending(true);
-        sendCode(field.value).then((sent) => {
+        void sendCode(field.value).then((sent) => {
           setSending(false);
           setAnswer(sent);
           if (sent.kind == 'moved') field.value = '';

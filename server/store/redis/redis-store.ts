@@ -340,9 +340,8 @@ export class RedisStore implements QueueStore {
       limits.perAddress,
       limits.windowMs,
     ]);
-    return CODE_OUTCOMES[outcome] === 'moved' || CODE_OUTCOMES[outcome] === 'ahead'
-      ? { outcome: CODE_OUTCOMES[outcome] as 'moved' | 'ahead', position: position as number }
-      : { outcome: CODE_OUTCOMES[outcome] as 'wrong' | 'limited' | 'not-waiting' | 'no-place' };
+    const named = CODE_OUTCOMES[outcome];
+    return named === 'moved' || named === 'ahead' ? { outcome: named, position: position ?? 0 } : { outcome: named };
   }
 
   async codeCounts(): Promise<CodeCounts> {

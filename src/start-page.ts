@@ -128,9 +128,19 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   );
   // Fetched once the position shows: it needs neither control.
   const loadControls: LoadControls = loadOnce(() =>
-    new Promise<void>((resolve) => afterStartUp(resolve))
-      .then(deps.loadControls)
-      .then((create) => (react) => create(react, { window: win, fetch: deps.fetch, queue$, keep: (kept) => effects.add(kept), report, textsOf })),
+    new Promise<void>((resolve) => afterStartUp(resolve)).then(deps.loadControls).then(
+      (create) => (react) =>
+        create(react, {
+          window: win,
+          fetch: deps.fetch,
+          queue$,
+          keep: (kept) => effects.add(kept),
+          report,
+          textsOf,
+          codeRoute: config.routes.queue_request,
+          csrfToken: config.csrfToken,
+        }),
+    ),
   );
   // Beyond the spec: in a scheduled event's pre-queue the view counts down to the opening, so it
   // gets the status again every second meanwhile (on the page's scheduler, as every timer).

@@ -34,6 +34,9 @@ export class RecordingStore implements QueueStore {
   takeHeld: QueueStore['takeHeld'] = (...args) => this.inner.takeHeld(...args);
   moveSession: QueueStore['moveSession'] = (...args) => this.inner.moveSession(...args);
   stats: QueueStore['stats'] = (...args) => this.inner.stats(...args);
+  addCodes: QueueStore['addCodes'] = (...args) => this.inner.addCodes(...args);
+  useCode: QueueStore['useCode'] = (...args) => this.inner.useCode(...args);
+  codeCounts: QueueStore['codeCounts'] = () => this.inner.codeCounts();
   setPaused: QueueStore['setPaused'] = (...args) => this.inner.setPaused(...args);
   limits: QueueStore['limits'] = () => this.inner.limits();
   setLimits: QueueStore['setLimits'] = (...args) => this.inner.setLimits(...args);

@@ -55,6 +55,7 @@ export const ROOM_FIELDS = {
     variable: 'BOT_CHALLENGE',
     description: 'Whether a held visitor solves a proof of work before taking a place ([bot-check.md](bot-check.md)).',
   },
+  codeMinutes: { variable: 'CODE_MINUTES', description: 'How long a priority code issued for it stays usable ([places.md](places.md#ahead-with-a-code)).' },
   queueingStatusCode: { variable: 'QUEUEING_STATUS_CODE', description: "The status of a held API client's answer." },
   reportRetentionHours: {
     variable: 'REPORT_RETENTION_HOURS',
@@ -78,7 +79,7 @@ export type RoomField = keyof typeof ROOM_FIELDS;
 export const ROOM_FIELD_NAMES = Object.keys(ROOM_FIELDS) as RoomField[];
 
 /** The whole-number fields of a room, each bounded as the variable it stands in for. */
-export type RoomWholeField = 'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs' | 'reportRetentionHours' | 'awaySeconds' | 'claimSeconds';
+export type RoomWholeField = 'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs' | 'reportRetentionHours' | 'awaySeconds' | 'claimSeconds' | 'codeMinutes';
 
 /** The range of a whole-number field of a room: its variable's `minimum` and `maximum`. */
 export function roomFieldRange(field: RoomWholeField): { readonly min: number; readonly max: number } {

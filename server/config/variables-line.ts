@@ -71,6 +71,15 @@ export const LINE_VARIABLES = {
     description:
       "How long a room's report (`GET /admin/report`) is kept after its last change, in hours: long enough to read it the morning after ([drop-day.md](drop-day.md#report)). A room may say otherwise (`reportRetentionHours` in `ROOMS`).",
   },
+  CODE_MINUTES: {
+    type: 'integer',
+    section: 'admission',
+    minimum: 1,
+    maximum: 525_600,
+    default: 1440,
+    description:
+      'How long a priority code issued by `POST /admin/codes` stays usable ([places.md](places.md#ahead-with-a-code)); a room may say otherwise (`codeMinutes`).',
+  },
 
   ADMIN_TOKEN: {
     type: 'string',

@@ -39,6 +39,8 @@ export interface Room {
   readonly message: RoomMessage;
   /** The language its pages speak, when its operator set one (a visitor may still pick another). */
   readonly locale?: Locale;
+  /** How long a priority code issued for it stays usable (ms). */
+  readonly codeMs: number;
 }
 
 /** The rooms of a server, found by path, by name or by a place in line. */

@@ -24,6 +24,7 @@ import { drawRoutes } from './routes/events';
 import { assetRoutes } from './routes/assets';
 import { pusherAuthRoutes } from './routes/pusher-auth';
 import { queueRoutes } from './routes/queue';
+import { codeRoutes } from './routes/codes';
 import { languageRoutes } from './routes/language';
 import { sinkRoutes } from './routes/sink';
 import { metricsRoutes } from './routes/metrics';
@@ -114,6 +115,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
   app.register(async (own) => {
     installBodyParsers(own);
     own.register(queueRoutes, { rooms, clock, challenges, answered: (ms) => metrics.queueInfoAnswered(ms), budget: parts.answerBudget });
+    own.register(codeRoutes, { rooms, clock });
     own.register(languageRoutes);
     own.register(pusherAuthRoutes, { app: pusherApp, rooms });
     own.register(adminRoutes, {

@@ -31,6 +31,7 @@ export function roomsConfig(
     queueingStatusCode: QueueingStatusCode;
     awaySeconds: number;
     claimSeconds: number;
+    codeMinutes: number;
   },
   responseTimeoutMs: number,
   sessionSeconds: number,
@@ -124,6 +125,7 @@ export function roomsConfig(
       activeLimit: whole('activeLimit') ?? defaults.activeLimit,
       releasePerMinute: whole('releasePerMinute') ?? defaults.releasePerMinute,
       reportRetentionHours: whole('reportRetentionHours') ?? defaults.reportRetentionHours,
+      codeMinutes: whole('codeMinutes') ?? defaults.codeMinutes,
       ...(room.locale === undefined ? {} : { locale: localeOf(room.locale, `${at}.locale`) }),
       admission: { ...defaults.admission, mode: mode as AdmissionMode, originLatencyTargetMs: target },
       ...(room.events !== undefined && { events: room.events }),

@@ -138,6 +138,8 @@ export interface RoomConfig {
   readonly awaySeconds: number;
   /** How long a visitor released while away has to come back for the replay (CLAIM_SECONDS, or the room's `claimSeconds`). */
   readonly claimSeconds: number;
+  /** How long a priority code issued for it stays usable, in minutes (CODE_MINUTES, or the room's `codeMinutes`). */
+  readonly codeMinutes: number;
 }
 
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];

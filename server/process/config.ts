@@ -47,6 +47,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     queueingStatusCode: Number(v.QUEUEING_STATUS_CODE) as QueueingStatusCode,
     awaySeconds: v.AWAY_SECONDS,
     claimSeconds: v.CLAIM_SECONDS ?? v.SESSION_SECONDS,
+    codeMinutes: v.CODE_MINUTES,
   };
   const rooms = roomsConfig(read, defaults, gateway.responseTimeoutMs, v.SESSION_SECONDS);
   const connected = rooms.find((room) => room.connectorOrigins.length > 0);

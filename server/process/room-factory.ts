@@ -142,5 +142,6 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
       find: (tag) => LOCALES.find((locale) => locale.toLowerCase() === tag.toLowerCase()),
     }),
     locale: room.locale,
+    codeMs: room.codeMinutes * 60_000,
   };
 }

@@ -1,6 +1,6 @@
 import { CONTROL_CHARACTERS, EVENT_ID, readEventFields, type DropEvent } from '../domain/events/event';
 import type { EventState } from './event-store';
-import type { Entry, HeldRequest, LimitOverrides, StoredMessage } from './types';
+import { PRIORITY_TICKET_BASE, type Entry, type HeldRequest, type LimitOverrides, type StoredMessage } from './types';
 
 /** The events part of the memory store's state: the room's events, and where each one's draw stands. */
 export interface MemoryEventsState {
@@ -56,6 +56,14 @@ export interface MemoryStoreState {
   readonly events?: MemoryEventsState;
   /** The revocation feed; absent in files written before there was one. */
   readonly revocations?: MemoryRevocationsState;
+  /** The priority codes: counts, and each one not yet used by its hash with when it expires (ms); absent in files written before there were codes. */
+  readonly codes?: MemoryCodesState;
+}
+
+export interface MemoryCodesState {
+  readonly issued: number;
+  readonly used: number;
+  readonly list: readonly (readonly [hash: string, expiresAt: number])[];
 }
 
 /** The revocation feed: its epoch, its last sequence number, and each revoked session with its admission's end (s) and its number. */
@@ -114,6 +122,16 @@ export function readMemoryStoreState(value: unknown): MemoryStoreState {
     },
     ...(state.events !== undefined && { events: readEvents(state.events) }),
     ...(state.revocations !== undefined && { revocations: readRevocations(state.revocations) }),
+    ...(state.codes !== undefined && { codes: readCodes(state.codes) }),
+  };
+}
+
+function readCodes(value: unknown): MemoryCodesState {
+  const codes = record(value, 'codes');
+  return {
+    issued: whole(codes.issued, 'codes.issued', 0),
+    used: whole(codes.used, 'codes.used', 0),
+    list: pairs(codes.list, 'codes.list', (expiresAt, path) => finite(expiresAt, path)),
   };
 }
 
@@ -205,7 +223,7 @@ function readEntry(value: unknown, path: string): Entry {
     uuid: text(entry.uuid, `${path}.uuid`),
     sessionId: text(entry.sessionId, `${path}.sessionId`),
     userId: whole(entry.userId, `${path}.userId`, 0),
-    ticket: state === 'pending' ? 0 : whole(entry.ticket, `${path}.ticket`, 1),
+    ticket: state === 'pending' ? 0 : ticketOf(entry.ticket, `${path}.ticket`),
     request: readRequest(entry.request, `${path}.request`),
     state,
     heldAt: finite(entry.heldAt, `${path}.heldAt`),
@@ -281,4 +299,11 @@ function flag(value: unknown, path: string): boolean {
 
 function refuse(why: string): never {
   throw new Error(`Refused the memory store state: ${why}.`);
+}
+
+/** A ticket in line: 1 and up, or a code holder's (`PRIORITY_TICKET_BASE` up, below 0). */
+function ticketOf(value: unknown, path: string): number {
+  const ticket = whole(value, path, PRIORITY_TICKET_BASE + 1);
+  if (ticket === 0) refuse(`${path} must not be 0 for a place in line`);
+  return ticket;
 }

@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { PlacesPerAddressError } from './errors';
 import { readMemoryStoreState, MEMORY_STATE_VERSION, type KeptDraw, type MemoryStoreState } from './memory-state';
-import { RankedLine } from './ranked-line';
 import { RELEASES_KEPT } from '../domain/estimate';
 import { MemoryReport } from './report-memory';
+import { PriorityLine } from './priority-line';
 import type { DrawKey, DrawStep, EventState, StoredEvents, UnkeyedEntrants } from './event-store';
 import type { DropEvent } from '../domain/events/event';
 import type {
   AdmissionLimits,
   Arrival,
+  CodeCounts,
+  CodeGuessLimits,
+  CodeUse,
   Entry,
   EntryState,
   HeldRequest,
@@ -27,7 +30,7 @@ import type {
   Stats,
   StoredMessage,
 } from './types';
-import { MOVE_INTERVAL_MS, REVOCATIONS_PER_READ, revocationCursor, revocationsAfter, revokedSlot } from './types';
+import { MOVE_INTERVAL_MS, PRIORITY_TICKET_BASE, REVOCATIONS_PER_READ, isPriorityTicket, revocationCursor, revocationsAfter, revokedSlot } from './types';
 
 export type { MemoryStoreState } from './memory-state';
 
@@ -65,7 +68,7 @@ export class MemoryStore implements QueueStore {
    * a crowd held while thousands are admitted does not scan them all on each arrival.
    */
   private soonestEnd = Number.NEGATIVE_INFINITY;
-  private readonly line = new RankedLine();
+  private readonly line = new PriorityLine();
   /**
    * The waiting places, longest silent first: a Map iterates in insertion order, and every sign
    * of life moves the place to the end (`seen`). The clock only goes forward, so this is the order
@@ -84,6 +87,16 @@ export class MemoryStore implements QueueStore {
   /** The `served` last told as a move, and when (see `Release.moved`). */
   private moveTold = { served: 0, at: Number.NEGATIVE_INFINITY };
   private nextTicket = 1;
+  /** The next code holder's ticket, counted from `PRIORITY_TICKET_BASE`. */
+  private nextPriority = 1;
+  /** A priority code's hash → when it expires (ms); gone once used. */
+  private readonly codes = new Map<string, number>();
+  private codesIssued = 0;
+  private codesUsed = 0;
+  /** Wrong codes by place (uuid), for as long as the place lasts. */
+  private readonly placeGuesses = new Map<string, number>();
+  /** Wrong codes by address key, each count until its window ends (ms). */
+  private readonly addressGuesses = new Map<string, { count: number; until: number }>();
   /** Released uuids in release order, to forget them once their admission ends. */
   private releasedOrder: string[] = [];
   private releasedTotal = 0;
@@ -145,6 +158,13 @@ export class MemoryStore implements QueueStore {
     for (const [sessionId, until] of saved.admitted) store.admitted.set(sessionId, until);
     store.served = saved.served;
     store.nextTicket = saved.nextTicket;
+    // The code holders still waiting keep their order; the next one goes behind them.
+    store.nextPriority = 1 + Math.max(0, ...entries.filter((entry) => isPriorityTicket(entry.ticket)).map((entry) => entry.ticket - PRIORITY_TICKET_BASE));
+    if (saved.codes) {
+      store.codesIssued = saved.codes.issued;
+      store.codesUsed = saved.codes.used;
+      for (const [hash, expiresAt] of saved.codes.list) store.codes.set(hash, expiresAt);
+    }
     store.releasedTotal = saved.releasedTotal;
     store.releaseTimes = saved.releaseTimes.slice(0, RECENT_RELEASES);
     store.paused = saved.paused;
@@ -182,6 +202,7 @@ export class MemoryStore implements QueueStore {
       // NaN (not yet filled) has no JSON form.
       bucket: { tokens: Number.isNaN(this.bucket.tokens) ? null : this.bucket.tokens, at: this.bucket.at },
       events: { version: this.eventList.version, list: [...this.eventList.events], states: [...this.eventStates] },
+      codes: { issued: this.codesIssued, used: this.codesUsed, list: [...this.codes] },
       revocations: {
         epoch: this.revocationEpoch,
         sequence: this.revocationSequence,
@@ -357,9 +378,11 @@ export class MemoryStore implements QueueStore {
       // While a draw is placed, only the places up to its placed mark may leave.
       const size = limit === undefined ? this.line.size : this.line.countUpTo(limit);
       if (size === 0) break;
-      const uuid = policy.random ? this.line.removeAt(1 + Math.floor(this.random() * size)) : this.line.shift();
+      // A draw is among those without a code: the code holders leave first, from the head.
+      const drawn = policy.random && this.line.countUpTo(0) === 0;
+      const uuid = drawn ? this.line.removeAt(1 + Math.floor(this.random() * size)) : this.line.shift();
       if (uuid === undefined) break;
-      if (!policy.random) this.served++;
+      if (!drawn) this.served++;
       this.silence.delete(uuid);
       const entry = this.entries.get(uuid);
       if (!entry) continue;
@@ -454,6 +477,42 @@ export class MemoryStore implements QueueStore {
       this.entryBySession.set(to, entry.uuid);
     }
     if (until !== undefined) this.admitUntil(to, until);
+  }
+
+  async addCodes(hashes: readonly string[], now: number, expiresAt: number): Promise<void> {
+    for (const [hash, until] of this.codes) if (until <= now) this.codes.delete(hash);
+    for (const hash of hashes) this.codes.set(hash, expiresAt);
+    this.codesIssued += hashes.length;
+  }
+
+  async useCode(sessionId: string, hash: string, now: number, limits: CodeGuessLimits): Promise<CodeUse> {
+    const entry = this.entryFor(sessionId);
+    if (!entry) return { outcome: 'no-place' };
+    if (entry.state !== 'waiting') return { outcome: 'not-waiting' };
+    if (isPriorityTicket(entry.ticket)) return { outcome: 'ahead', position: this.positionOf(entry) };
+    const byAddress = this.addressGuesses.get(limits.address);
+    const addressCount = byAddress && byAddress.until > now ? byAddress.count : 0;
+    if ((limits.address !== '' && addressCount >= limits.perAddress) || (this.placeGuesses.get(entry.uuid) ?? 0) >= limits.perPlace) {
+      return { outcome: 'limited' };
+    }
+    const expiresAt = this.codes.get(hash);
+    if (expiresAt === undefined || expiresAt <= now) {
+      this.placeGuesses.set(entry.uuid, (this.placeGuesses.get(entry.uuid) ?? 0) + 1);
+      if (limits.address !== '') {
+        this.addressGuesses.set(limits.address, { count: addressCount + 1, until: addressCount === 0 ? now + limits.windowMs : byAddress!.until });
+      }
+      return { outcome: 'wrong' };
+    }
+    this.codes.delete(hash);
+    this.codesUsed++;
+    this.line.remove(entry.ticket);
+    entry.ticket = PRIORITY_TICKET_BASE + this.nextPriority++;
+    this.line.push(entry.ticket, entry.uuid);
+    return { outcome: 'moved', position: this.positionOf(entry) };
+  }
+
+  async codeCounts(): Promise<CodeCounts> {
+    return { issued: this.codesIssued, used: this.codesUsed };
   }
 
   async stats(now: number): Promise<Stats> {
@@ -715,6 +774,7 @@ export class MemoryStore implements QueueStore {
     const entry = this.entries.get(uuid);
     if (!entry) return;
     this.entries.delete(uuid);
+    this.placeGuesses.delete(uuid);
     this.uncount(entry);
     if (entry.state === 'waiting') {
       this.line.remove(entry.ticket);

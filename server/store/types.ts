@@ -270,6 +270,46 @@ export function revokedSlot(sessionId: string): string {
   return `~${sessionId}`;
 }
 
+/**
+ * A place moved ahead with a priority code holds a ticket from this base up (the first code used
+ * gets `PRIORITY_TICKET_BASE + 1`, the next `+ 2`): below every ticket of the line, so that each
+ * code holder waits ahead of every place without a code and behind the code holders before it.
+ * Still a safe integer, and a Redis score held exactly.
+ */
+export const PRIORITY_TICKET_BASE = -(2 ** 52);
+
+/** Whether a ticket is a code holder's (see `PRIORITY_TICKET_BASE`). */
+export function isPriorityTicket(ticket: number): boolean {
+  return ticket < 0;
+}
+
+/** The bounds on wrong codes `useCode` counts, in one step with the code's check. */
+export interface CodeGuessLimits {
+  /** The client address's key (see `bot-check/address.ts`); '' counts nothing for the address. */
+  readonly address: string;
+  /** Most wrong codes one place may send, ever. */
+  readonly perPlace: number;
+  /** Most wrong codes one address may send within `windowMs`. */
+  readonly perAddress: number;
+  readonly windowMs: number;
+}
+
+/**
+ * What a code did (`useCode`): `moved` the place is now ahead (its new `position`); `ahead` it
+ * already was, by an earlier code, and this one was not used; `wrong` no such code (unknown, used
+ * or expired), counted against the place and the address; `limited` too many wrong codes, not
+ * even checked; `not-waiting` the session's place is pending or released; `no-place` the
+ * session has none.
+ */
+export type CodeUse =
+  { readonly outcome: 'moved' | 'ahead'; readonly position: number } | { readonly outcome: 'wrong' | 'limited' | 'not-waiting' | 'no-place' };
+
+/** The priority codes of a line so far: issued, and used of those. */
+export interface CodeCounts {
+  readonly issued: number;
+  readonly used: number;
+}
+
 /** A room's store: its line, its events (`event-store.ts`) and its report (`domain/report/record.ts`). */
 export interface QueueStore extends EventStore, ReportStore {
   /**
@@ -386,6 +426,24 @@ export interface QueueStore extends EventStore, ReportStore {
    * to `from`, only the user id changes.
    */
   moveSession(from: string, to: string, userId: number): Promise<void>;
+
+  /**
+   * Keeps new priority codes, by their hashes only (`domain/codes.ts`), each usable once until
+   * `expiresAt` (ms). Counted in `codeCounts().issued`.
+   */
+  addCodes(hashes: readonly string[], now: number, expiresAt: number): Promise<void>;
+
+  /**
+   * The session's place takes the code whose hash is `hash`, in one step: the code is used (never
+   * again), and the place moves ahead of every place without a code, behind the earlier code
+   * holders (a ticket from `PRIORITY_TICKET_BASE`). Everyone it passes moves back one place; no
+   * one else moves. Past `limits`, nothing is checked (`limited`); a wrong code counts against
+   * both bounds. See `CodeUse`.
+   */
+  useCode(sessionId: string, hash: string, now: number, limits: CodeGuessLimits): Promise<CodeUse>;
+
+  /** The codes issued and used in this line so far. */
+  codeCounts(): Promise<CodeCounts>;
 
   stats(now: number): Promise<Stats>;
 

@@ -259,12 +259,23 @@ describe('the operator console', () => {
       await clock.advance(SAMPLE_MS);
       await waitFor(() => samples.length === 1, 'the first sample');
       await admin(server, 'POST', 'release', { count: 1 });
+      await admin(server, 'POST', 'codes', { count: 2 });
       await clock.advance(SAMPLE_MS);
       await waitFor(() => samples.length === 2, 'the second sample');
 
       expect(samples.map((sample) => sample.rooms[0])).toEqual([
-        expect.objectContaining({ room: 'default', waiting: 2, active: 1, released: 0, arrived: 2, paused: false, activeLimit: 1, perMinute: 0 }),
-        expect.objectContaining({ waiting: 1, active: 2, released: 1, arrived: 2 }),
+        expect.objectContaining({
+          room: 'default',
+          waiting: 2,
+          active: 1,
+          released: 0,
+          arrived: 2,
+          paused: false,
+          activeLimit: 1,
+          perMinute: 0,
+          codes: { issued: 0, used: 0 },
+        }),
+        expect.objectContaining({ waiting: 1, active: 2, released: 1, arrived: 2, codes: { issued: 2, used: 0 } }),
       ]);
       expect(samples[1].t - samples[0].t).toBe(SAMPLE_MS);
       // The console's first call has the last hour, and where to listen.

@@ -41,6 +41,7 @@ describe('admin API', () => {
       activeLimit: 1,
       configured: { releasePerMinute: 4, activeLimit: 1 },
       paused: false,
+      codes: { issued: 0, used: 0 },
       heldBodies: { count: 0, bytes: 0, refused: 0 },
     });
   });

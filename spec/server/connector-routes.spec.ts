@@ -2,7 +2,7 @@ import { signPass, verifyPass } from '@waiting-room/connector';
 import { signEnter } from '@waiting-room/connector/core/enter';
 import { ConfigError, loadConfig } from '../../server/process/config';
 import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
-import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
+import { E2E_ADMIN_TOKEN, startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 import { startTestOrigin, type TestOrigin } from './support/origin';
 import { startServer, type StartedWithOrigin } from './support/server';
 import { Visitor } from './support/visitor';
@@ -61,6 +61,25 @@ describe("the connectors' routes", () => {
     expect(entered.status).toBe(400);
     expect(((await entered.json()) as { error: { code: string } }).error.code).toBe(error);
     expect((await server.stats()).waiting).toBe(0);
+  });
+
+  test('apply a priority code the visitor brings in the enter address, once the visitor has a place', async () => {
+    server = await startWaitingRoom({ PASS_SECRET: SECRET, CONNECTOR_ORIGINS: SITE, ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0' });
+    await server.fill(1);
+    const uuidOf = async (answer: Response) => /"uuid":"([0-9a-f-]{36})"/.exec(await answer.text())?.[1];
+    const query = (n: number) => signed({ target: `${SITE}/checkout?item=${n}`, visitor: `${VISITOR}${n}` });
+    const first = await uuidOf(await enter(server, await query(1)));
+    const issued = await fetch(`${server.url}/admin/codes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${E2E_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{"count": 1}',
+    });
+    const [code] = ((await issued.json()) as { codes: string[] }).codes;
+    // The code is not signed: the visitor adds it to the address the connector signed.
+    const second = await uuidOf(await enter(server, { ...(await query(2)), code }));
+    const third = await uuidOf(await enter(server, { ...(await query(3)), code }));
+    expect(await server.stats()).toMatchObject({ waiting: 3, codes: { issued: 1, used: 1 } });
+    expect(await server.release(3)).toEqual([second, first, third]);
   });
 
   test('send an admitted visitor back to the target, hash-free, with a pass given to the named visitor', async () => {

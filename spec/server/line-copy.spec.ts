@@ -86,7 +86,7 @@ describe("an instance's copy of the line", () => {
   /** The line Redis holds from now on, and the log's head a read of it starts from (its tickets: the head's, and the last). */
   const redisHolds = ([version, served, lastId]: [number, number, string], places: [string, number][]) => {
     const last = Math.max(0, ...places.map(([, ticket]) => ticket));
-    heads.push([version, served, lastId, places[0]?.[1] ?? last + 1, last]);
+    heads.push([version, served, lastId, places[0]?.[1] ?? last + 1, last, []]);
     tail.places = places;
     tail.version = version;
   };

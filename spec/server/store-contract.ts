@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { PlacesPerAddressError } from '../../server/store/errors';
 import { ABANDON_BATCH } from '../../server/store/memory';
 import type { HeldRequest, QueueStore, ReleasePolicy } from '../../server/store/types';
+import { describeCodes } from './store-codes-contract';
 
 /**
  * The behaviour every queue store must have, run against each implementation so that the
@@ -25,6 +26,8 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
     afterEach(async () => {
       await store.close();
     });
+
+    describeCodes(() => store);
 
     const positions = async (uuids: string[], now = t0) => Promise.all(uuids.map(async (uuid) => (await store.placeInLine(uuid, now))?.position));
 

@@ -307,3 +307,24 @@ describe('memory store state', () => {
     });
   });
 });
+
+describe('memory store state: priority codes', () => {
+  it('should keep the codes not yet used, their counts and the code holders ahead across a restart', async () => {
+    const t0 = 1_700_000_000_000;
+    const get: HeldRequest = { method: 'GET', uri: '/checkout' };
+    const limits = { address: '', perPlace: 5, perAddress: 5, windowMs: 60_000 };
+    const store = new MemoryStore();
+    const uuids: string[] = [];
+    for (const session of ['a', 'b', 'c', 'd']) uuids.push((await store.hold(session, 0, get, t0)).uuid);
+    await store.addCodes(['h1', 'h2'], t0, t0 + 60_000);
+    await store.useCode('c', 'h1', t0, limits);
+
+    const restored = MemoryStore.fromState(JSON.parse(JSON.stringify(store.toState())));
+
+    expect(await restored.codeCounts()).toEqual({ issued: 2, used: 1 });
+    expect(await restored.useCode('b', 'h1', t0, limits)).toEqual({ outcome: 'wrong' });
+    expect(await restored.useCode('d', 'h2', t0, limits)).toEqual({ outcome: 'moved', position: 2 });
+    const positions = await Promise.all(uuids.map(async (uuid) => (await restored.position(uuid, t0))?.position));
+    expect(positions).toEqual([3, 4, 1, 2]);
+  });
+});

@@ -653,6 +653,27 @@ describe("redis queue store's copy of the line", () => {
     expect((await Promise.all(entrants.map((uuid) => two.position(uuid, t0)))).map((answer) => answer?.position)).toEqual([5, 4, 3, 2]);
   });
 
+  it('should follow a place moved ahead with a code by another instance, without reading the line again, and load code holders first', async () => {
+    const room = newRoom();
+    const [one, two, truth] = [open(server.url, room), open(server.url, room), open(server.url, room, sentToRedis)];
+    const line = (await holdInOrder(one, ['a', 'b', 'c', 'd'])).map((entry) => entry.uuid);
+    await untilCopied(two, line[0]);
+    const heads = jest.spyOn(two as unknown as { run: (name: string) => unknown }, 'run');
+    const limits = { address: '', perPlace: 3, perAddress: 3, windowMs: 60_000 };
+
+    await one.addCodes(['h1', 'h2'], t0, t0 + 60_000);
+    await one.useCode('c', 'h1', t0, limits);
+    await one.useCode('d', 'h2', t0, limits);
+
+    await untilSame(two, truth, line);
+    expect(heads.mock.calls.filter(([name]) => name === 'waitingRoomLogHead')).toEqual([]);
+    expect((await Promise.all(line.map((uuid) => two.position(uuid, t0)))).map((answer) => answer?.position)).toEqual([3, 4, 1, 2]);
+    // A copy that loads now reads the code holders, then the rest, and answers from itself.
+    const three = open(server.url, room);
+    await untilCopied(three, line[0]);
+    expect((await Promise.all(line.map((uuid) => three.position(uuid, t0)))).map((answer) => answer?.position)).toEqual([3, 4, 1, 2]);
+  });
+
   it('should stop answering from a copy of a line Redis no longer holds', async () => {
     const room = newRoom();
     const store = open(server.url, room);

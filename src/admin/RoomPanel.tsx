@@ -96,6 +96,11 @@ export function RoomPanel({ texts, session, room, points }: RoomPanelProps) {
             <Figure label={texts.walkAwaysPerMinute} name="walk-aways">
               {figure(texts, figures.walkAwaysPerMinute, 1)}
             </Figure>
+            {now.codes && (
+              <Figure label={texts.codesUsed} name="codes">
+                {figure(texts, now.codes.used)} <small>{texts.ofIssued(now.codes.issued)}</small>
+              </Figure>
+            )}
           </dl>
           {now.admission && (
             <p className="ac-admission" data-figure="admission">

@@ -22,6 +22,8 @@ export interface ConsoleTexts {
   readonly minutes: (n: number) => string;
   readonly arrivalsPerMinute: string;
   readonly walkAwaysPerMinute: string;
+  readonly codesUsed: string;
+  readonly ofIssued: (issued: number) => string;
   readonly pageErrorsPerMinute: string;
   readonly origin: (url: string) => string;
   readonly originLatency: string;
@@ -103,6 +105,8 @@ export const ENGLISH: ConsoleTexts = {
   estimate: 'Estimate shown to new visitors',
   minutes: (n) => `${n} min`,
   arrivalsPerMinute: 'Arrivals a minute',
+  codesUsed: 'Priority codes used',
+  ofIssued: (issued) => `of ${number('en')(issued)} issued`,
   walkAwaysPerMinute: 'Walk-aways a minute',
   pageErrorsPerMinute: 'Page errors a minute',
   origin: (url) => `Origin ${url}`,
@@ -177,6 +181,8 @@ export const FRENCH: ConsoleTexts = {
   estimate: 'Attente annoncée aux nouveaux',
   minutes: (n) => `${n} min`,
   arrivalsPerMinute: 'Arrivées par minute',
+  codesUsed: 'Codes prioritaires utilisés',
+  ofIssued: (issued) => `sur ${number('fr')(issued)} émis`,
   walkAwaysPerMinute: 'Abandons par minute',
   pageErrorsPerMinute: 'Erreurs des pages par minute',
   origin: (url) => `Origine ${url}`,

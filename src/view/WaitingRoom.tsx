@@ -117,6 +117,7 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
         <StatusBlock view={view} texts={texts} loadLostPlace={loadLostPlace} />
       )}
       {event && (view.phase == 'prequeue' || view.phase == 'waiting') && <LazyBlock load={event.load} args={[texts, event.facts, view, event.uuid]} />}
+      {controls && view.phase == 'waiting' && <controls.CodeForm texts={texts} />}
       {controls && <controls.LanguageSwitch texts={texts} show={setTexts} />}
     </>
   );
@@ -192,6 +193,7 @@ function OwnPage({ slots, view, texts, setTexts, controls, checking, announcemen
         </>
       )}
       {inEvent && place(view.phase == 'prequeue' ? 'countdown' : 'verify', <LazyBlock load={event.load} args={[texts, event.facts, view, event.uuid]} />)}
+      {controls && view.phase == 'waiting' && place('code', <controls.CodeForm texts={texts} />)}
       {controls && place('language', <controls.LanguageSwitch texts={texts} show={setTexts} />)}
     </>
   );

@@ -12,6 +12,7 @@ import type { FetchLike } from '../adapters/http';
 import type { Texts } from '../i18n/texts';
 import { switchLanguage } from '../i18n/switch-language';
 import { notifyTurn } from '../notify/turn-notifier';
+import { createSendCode, type CodeAnswer } from '../adapters/code';
 
 export interface Controls {
   /**
@@ -27,6 +28,13 @@ export interface Controls {
    * notifications are blocked and that the tab title shows the place.
    */
   NotifyButton(props: { readonly texts: Texts }): ReactElement | null;
+  /**
+   * "Have a code?": a labelled field and a button; the code goes to `POST /queue/code`, and the
+   * answer (the new position, a wrong code, too many tries) is said in a live region. The
+   * position block follows at the next queue_info, on the page's own schedule: no call or timer
+   * of the specification's is added or moved.
+   */
+  CodeForm(props: { readonly texts: Texts }): ReactElement;
 }
 
 /** The page's React, which the controls are made with (one React). */
@@ -44,12 +52,16 @@ export interface ControlsDeps {
   readonly report: (message: string) => void;
   /** Makes a language's texts (the page's translator: this file bundles nothing the page does). */
   readonly textsOf: (language: LanguageJson) => Texts;
+  /** The page's queue_request route, whose room the code goes to (`createSendCode`), and the session's CSRF token. */
+  readonly codeRoute: string;
+  readonly csrfToken: string;
 }
 
 /** The controls, made with the page's React; the type of `createControls`. */
 export type CreateControls = (react: ReactKit, deps: ControlsDeps) => Controls;
 
-export const createControls: CreateControls = ({ h, useState }, { window: win, fetch, queue$, keep, report, textsOf }) => {
+export const createControls: CreateControls = ({ h, useState }, { window: win, fetch, queue$, keep, report, textsOf, codeRoute, csrfToken }) => {
+  const sendCode = createSendCode(fetch, codeRoute, csrfToken);
   // The texts notifications are written in: those shown last, so a switch of language follows.
   let shown: Texts;
   const notifications = (win as { Notification?: typeof Notification }).Notification;
@@ -97,6 +109,33 @@ export const createControls: CreateControls = ({ h, useState }, { window: win, f
       return state == 'offer'
         ? h('p', { className: 'wr-actions' }, h('button', { type: 'button', onClick: ask }, t('notify.offer')))
         : h('p', { className: 'wr-hint', role: 'status' }, t(state == 'on' ? 'notify.on' : 'notify.blocked'));
+    },
+    CodeForm({ texts }) {
+      const [answer, setAnswer] = useState<CodeAnswer | null>(null);
+      const [sending, setSending] = useState(false);
+      const { t } = texts;
+      const submit = (event: { preventDefault(): void; currentTarget: HTMLFormElement }) => {
+        event.preventDefault();
+        const field = event.currentTarget.elements.namedItem('code') as HTMLInputElement;
+        if (field.value.trim() == '' || sending) return;
+        setSending(true);
+        void sendCode(field.value).then((sent) => {
+          setSending(false);
+          setAnswer(sent);
+          if (sent.kind == 'moved') field.value = '';
+        });
+      };
+      const said = answer && (answer.kind == 'moved' ? t('code.moved', { position: answer.position }) : t(`code.${answer.kind}`));
+      return h(
+        'form',
+        { className: 'wr-code', onSubmit: submit, noValidate: true },
+        h('label', { htmlFor: 'wr-code' }, t('code.label')),
+        ' ',
+        h('input', { id: 'wr-code', name: 'code', type: 'text', autoComplete: 'off', autoCapitalize: 'characters', spellCheck: false, maxLength: 64 }),
+        ' ',
+        h('button', { type: 'submit', disabled: sending }, t('code.submit')),
+        h('p', { className: 'wr-hint', role: 'status', 'aria-live': 'polite' }, said ?? ''),
+      );
     },
   };
 };

@@ -3,7 +3,7 @@
  * `{{block:<name>}}` placeholder as an element with `PAGE_BLOCK_ATTRIBUTE`, and the page renders
  * that block into it. Shared by the server, which checks templates, and the page.
  */
-export const PAGE_BLOCKS = ['loading', 'position', 'estimate', 'countdown', 'bot-check', 'verify', 'language', 'message'] as const;
+export const PAGE_BLOCKS = ['loading', 'position', 'estimate', 'countdown', 'bot-check', 'verify', 'language', 'message', 'code'] as const;
 
 export type PageBlock = (typeof PAGE_BLOCKS)[number];
 

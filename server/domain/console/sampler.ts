@@ -75,7 +75,7 @@ export class Sampler {
   }
 
   private async roomSample(room: Room, now: number): Promise<RoomSample> {
-    const [stats, recent] = await Promise.all([room.store.stats(now), room.store.recentReleases()]);
+    const [stats, recent, codes] = await Promise.all([room.store.stats(now), room.store.recentReleases(), room.store.codeCounts()]);
     const { policy } = room.releases;
     const limitOverrides = room.operator.overrides;
     const admission = this.options.admission?.(room);
@@ -90,6 +90,7 @@ export class Sampler {
       perMinute: policy.perMinute,
       operatorSet: { activeLimit: limitOverrides.activeLimit !== undefined, perMinute: limitOverrides.perMinute !== undefined },
       estimate: estimateMinutes(stats.waiting + 1, recent.times, now, policy.perMinute),
+      codes,
       ...(admission ? { admission } : {}),
     };
   }

@@ -28,6 +28,8 @@ export interface RoomSample {
   readonly operatorSet: { readonly activeLimit: boolean; readonly perMinute: boolean };
   /** The estimate, in minutes, that a visitor joining now is shown. */
   readonly estimate: number;
+  /** Priority codes issued for the room and used of those, since the line began (docs/places.md). */
+  readonly codes?: { readonly issued: number; readonly used: number };
   /** The admission controller's state, when the room's admission is adaptive. */
   readonly admission?: AdmissionState;
 }

@@ -9,6 +9,7 @@ import { ADMISSION_VIEW_SCHEMA } from '../../domain/admission/view';
 import { eventAdminRoutes } from './events';
 import { reportRoutes } from './report';
 import { messageAdminRoutes } from './admin-message';
+import { codeAdminRoutes } from './codes';
 import { KDF } from '../../domain/bot-check/challenge';
 import { MAX_DIFFICULTY } from '../../process/config';
 import type { SchemaTypedApp } from '../type-provider';
@@ -49,6 +50,11 @@ const STATS = {
       properties: { releasePerMinute: { type: 'integer' }, activeLimit: { type: 'integer' } },
     },
     paused: { type: 'boolean' },
+    codes: {
+      type: 'object',
+      description: 'Priority codes issued for the room (POST /admin/codes) and used of those, since the line began.',
+      properties: { issued: { type: 'integer' }, used: { type: 'integer' } },
+    },
   },
 } as const;
 
@@ -75,7 +81,7 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
     return rooms.named(request.query.room ?? (typeof body === 'object' && body !== null && 'room' in body ? body.room : undefined));
   };
   const statsOf = async (room: Room) => {
-    const stats = await room.store.stats(clock.now());
+    const [stats, codes] = await Promise.all([room.store.stats(clock.now()), room.store.codeCounts()]);
     const { policy } = room.releases;
     const { configured } = room;
     return {
@@ -89,6 +95,7 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
       activeLimit: policy.activeLimit,
       configured: { releasePerMinute: configured.perMinute, activeLimit: configured.activeLimit },
       paused: stats.paused,
+      codes,
     };
   };
 
@@ -98,6 +105,7 @@ export async function adminRoutes(app: SchemaTypedApp, options: AdminOptions): P
   await app.register(eventAdminRoutes, { rooms, clock, prefix: '' });
   await app.register(reportRoutes, { rooms, clock, prefix: '' });
   await app.register(messageAdminRoutes, { rooms, prefix: '' });
+  await app.register(codeAdminRoutes, { rooms, clock, prefix: '' });
 
   app.get(
     '/stats',

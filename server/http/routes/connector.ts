@@ -1,6 +1,8 @@
 import { decodeJwt } from 'jose';
 import { PASS_PARAMETER, REVOKED_ROUTE, verifyFeedToken, verifyPass } from '@waiting-room/connector';
 import { ENTER_LIFETIME_SECONDS, verifyEnter } from '@waiting-room/connector/core/enter';
+import { CODE_GUESSES, codeHash, normalCode } from '../../domain/codes';
+import { addressKey } from '../../domain/bot-check/address';
 import type { Clock } from '../../domain/clock';
 import type { Room, Rooms } from '../../domain/rooms';
 import type { ServerConfig } from '../../process/config';
@@ -73,6 +75,12 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
             ),
             at: { type: 'string', maxLength: 16, description: 'When the connector signed the address, in seconds since the epoch.' },
             sig: { type: 'string', maxLength: 64, description: "The connector's signature of room, visitor, target and `at` (PASS_SECRET)." },
+            code: {
+              type: 'string',
+              maxLength: 64,
+              description:
+                'A priority code the visitor brings (docs/places.md), not signed: the code is its own proof. Applied once the visitor has a place; a wrong one counts against the bounds on wrong codes.',
+            },
           },
         },
         response: {
@@ -118,7 +126,14 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
       const answered = await options.gate(request, reply, room, session, undefined, () => {
         admitted = true;
       });
-      if (!admitted) return answered;
+      if (!admitted) {
+        const code = request.query.code === undefined ? undefined : normalCode(request.query.code);
+        if (code !== undefined) {
+          const used = await room.store.useCode(session.id, codeHash(room.name, code), clock.now(), { address: addressKey(request.ip), ...CODE_GUESSES });
+          request.log.info({ room: room.name, outcome: used.outcome }, 'a priority code brought in the enter address');
+        }
+        return answered;
+      }
       const now = clock.now();
       if (handoffs.hand(`${room.name}\n${session.id}\n${request.query.visitor}\n${target.href}`, now) > HANDOFF_LOOP_LIMIT) {
         request.log.warn(

@@ -2,7 +2,7 @@ import type { RedisClient } from '../../redis/connection';
 import type { Result } from 'ioredis';
 import { readLua } from '../../redis/lua';
 import { ABANDON_BATCH, RECENT_RELEASES } from '../memory';
-import { MOVE_INTERVAL_MS } from '../types';
+import { MOVE_INTERVAL_MS, PRIORITY_TICKET_BASE } from '../types';
 
 /**
  * The Redis queue store's commands: Lua scripts (`lua/<name>.lua`) that Redis runs atomically,
@@ -28,7 +28,9 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  *   ms and mt the served last told to the pages as a move and when (see Release.moved), cd the
  *   operator's bot-check difficulty (absent: the configured one), mv and mg the operator's message's
  *   version and its texts as JSON (see StoredMessage), re and rs the revocation feed's
- *   epoch and last sequence number, and v the line's version: how many entries the log has had;
+ *   epoch and last sequence number, ci and cu the priority codes issued and used, pt the last
+ *   code holder's ticket counted from PRIORITY_TICKET_BASE, and v the line's version: how many
+ *   entries the log has had;
  * - waiting: sorted set of the waiting uuids by ticket, the line: its head is the lowest score,
  *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go
  *   from the middle (visitors who walked away);
@@ -47,6 +49,8 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  * - named from ARGV[1] as the entries are: `<prefix>rv`, sorted set of the revoked sessions by
  *   their sequence number in the revocation feed, and `<prefix>rx`, hash of each one's revoked
  *   admission's end (s); each kept until that end;
+ * - named from ARGV[1] too: `<prefix>c:<hash>`, a priority code not yet used (its value when it
+ *   expires), and `<prefix>cg:<address>`, the wrong codes an address sent in its current window;
  * - log: stream of the line's changes, one entry for each call that changed it (v the line's
  *   version after it, s served after it, c its changes, see `changed` in prelude.lua), read by
  *   every instance's copy of the line (see line-copy.ts); the last `LOG_LENGTH` or so are kept.
@@ -67,7 +71,7 @@ const INLINE_REQUEST_BYTES = 64;
 const FORGET_BATCH = 500;
 
 /** The constants the scripts read, defined in Lua before the prelude: the same values as the store's here. */
-const CONSTANTS = { DEADLINE_PASSED, INLINE_REQUEST_BYTES, RECENT_RELEASES, LOG_LENGTH, MOVE_INTERVAL_MS, FORGET_BATCH, ABANDON_BATCH };
+const CONSTANTS = { DEADLINE_PASSED, INLINE_REQUEST_BYTES, RECENT_RELEASES, LOG_LENGTH, MOVE_INTERVAL_MS, FORGET_BATCH, ABANDON_BATCH, PRIORITY_TICKET_BASE };
 
 /** An entry as the scripts answer it: its uuid, its held request, then its hash's fields and values (see prelude.lua). */
 export type EntryReply = [uuid: string, request: string, ...fields: string[]];
@@ -138,7 +142,13 @@ interface Commands {
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
   waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[]] | null };
   waitingRoomPositions: { args: string[]; reply: number[] };
-  waitingRoomLogHead: { args: []; reply: [version: number, served: number, lastId: string, first: number, last: number] };
+  waitingRoomLogHead: { args: []; reply: [version: number, served: number, lastId: string, first: number, last: number, ahead: string[]] };
+  waitingRoomAddCodes: { args: [now: number, expiresAt: number, ...hashes: string[]]; reply: number };
+  waitingRoomUseCode: {
+    args: [sessionId: string, hash: string, now: number, address: string, perPlace: number, perAddress: number, windowMs: number];
+    reply: [outcome: 0 | 1 | 3 | 5] | [outcome: 2 | 4, position: number];
+  };
+  waitingRoomCodeCounts: { args: []; reply: [issued: number, used: number] };
   waitingRoomMarkSeen: { args: string[]; reply: number };
   waitingRoomRecentReleases: { args: []; reply: [served: number, times: string[]] };
   waitingRoomTouch: { args: [uuid: string, now: number]; reply: 0 | 1 };
@@ -214,6 +224,9 @@ declare module 'ioredis' {
     waitingRoomPlaceInLine(...call: Call<'waitingRoomPlaceInLine'>): Result<Answer<'waitingRoomPlaceInLine'>, Context>;
     waitingRoomPositions(...call: Call<'waitingRoomPositions'>): Result<Answer<'waitingRoomPositions'>, Context>;
     waitingRoomLogHead(...call: Call<'waitingRoomLogHead'>): Result<Answer<'waitingRoomLogHead'>, Context>;
+    waitingRoomAddCodes(...call: Call<'waitingRoomAddCodes'>): Result<Answer<'waitingRoomAddCodes'>, Context>;
+    waitingRoomUseCode(...call: Call<'waitingRoomUseCode'>): Result<Answer<'waitingRoomUseCode'>, Context>;
+    waitingRoomCodeCounts(...call: Call<'waitingRoomCodeCounts'>): Result<Answer<'waitingRoomCodeCounts'>, Context>;
     waitingRoomMarkSeen(...call: Call<'waitingRoomMarkSeen'>): Result<Answer<'waitingRoomMarkSeen'>, Context>;
     waitingRoomRecentReleases(...call: Call<'waitingRoomRecentReleases'>): Result<Answer<'waitingRoomRecentReleases'>, Context>;
     waitingRoomTouch(...call: Call<'waitingRoomTouch'>): Result<Answer<'waitingRoomTouch'>, Context>;
@@ -261,6 +274,9 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomPositions: ['positions'],
   waitingRoomLogHead: ['log-head'],
   waitingRoomMarkSeen: ['mark-seen'],
+  waitingRoomAddCodes: ['add-codes'],
+  waitingRoomUseCode: ['use-code'],
+  waitingRoomCodeCounts: ['code-counts'],
   waitingRoomRecentReleases: ['recent-releases'],
   waitingRoomTouch: ['touch'],
   waitingRoomRelease: ['release'],

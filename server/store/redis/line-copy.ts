@@ -1,5 +1,5 @@
 import type { RedisClient } from '../../redis/connection';
-import { RankedLine } from '../ranked-line';
+import { PriorityLine } from '../priority-line';
 import type { Position } from '../types';
 import type { CommandReply } from './commands';
 
@@ -59,7 +59,7 @@ class Overtaken extends Error {}
  * connection, and the copy reads the line again, in pages.
  */
 export class LineCopy {
-  private line = new RankedLine();
+  private line = new PriorityLine();
   private tickets = new Map<string, number>();
   private served = 0;
   /** The version of the line the copy holds: the last log entry applied. */
@@ -149,9 +149,14 @@ export class LineCopy {
   private async load(): Promise<void> {
     const epoch = this.epoch;
     const previous = this.version;
-    const [version, served, lastId, first, last] = await this.options.head();
-    const line = new RankedLine();
+    const [version, served, lastId, first, last, ahead] = await this.options.head();
+    const line = new PriorityLine();
     const tickets = new Map<string, number>();
+    // The code holders, few, came whole with the head; the rest of the line is read in pages.
+    for (let i = 0; i + 1 < ahead.length; i += 2) {
+      line.push(Number(ahead[i + 1]), ahead[i]);
+      tickets.set(ahead[i], Number(ahead[i + 1]));
+    }
     const buffered: LogEntry[] = [];
     let readId = lastId;
     let expected = version + 1;
@@ -282,6 +287,21 @@ export class LineCopy {
         const ticket = Number(change.slice(1, colon));
         const uuid = change.slice(colon + 1);
         if (ticket <= paged) continue;
+        try {
+          this.line.push(ticket, uuid);
+        } catch {
+          return false;
+        }
+        this.tickets.set(uuid, ticket);
+      } else if (change.startsWith('^')) {
+        // A place moved ahead with a code (use-code.lua). While loading, whether the pages or the
+        // head read it before or after the move is not known: the copy is read again (codes are few).
+        if (paged > 0) return false;
+        const colon = change.indexOf(':');
+        const ticket = Number(change.slice(1, colon));
+        const uuid = change.slice(colon + 1);
+        const before = this.tickets.get(uuid);
+        if (before !== undefined) this.line.remove(before);
         try {
           this.line.push(ticket, uuid);
         } catch {

@@ -14,6 +14,12 @@ import {
   type RedisTarget,
 } from '../../redis/connection';
 import { PlacesPerAddressError, StoreUnavailableError } from '../errors';
+
+/** Codes kept by one script call (`addCodes`). */
+const CODES_PER_CALL = 500;
+
+/** use-code.lua's outcomes, by number. */
+const CODE_OUTCOMES = ['no-place', 'not-waiting', 'ahead', 'limited', 'moved', 'wrong'] as const;
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { Deadlines } from './deadline';
 import { BLOCK_MS, BROKEN, LineCopy } from './line-copy';
@@ -53,6 +59,9 @@ import type {
   RevocationsRead,
   Stats,
   StoredMessage,
+  CodeCounts,
+  CodeGuessLimits,
+  CodeUse,
 } from '../types';
 import { REVOCATIONS_PER_READ, revocationCursor, revocationsAfter } from '../types';
 
@@ -335,6 +344,32 @@ export class RedisStore implements QueueStore {
 
   async moveSession(from: string, to: string, userId: number): Promise<void> {
     await this.run('waitingRoomMoveSession', [from, to, userId]);
+  }
+
+  async addCodes(hashes: readonly string[], now: number, expiresAt: number): Promise<void> {
+    // In slices, so that one call never holds Redis for long however many codes are issued.
+    for (let i = 0; i < hashes.length; i += CODES_PER_CALL) {
+      await this.run('waitingRoomAddCodes', [now, expiresAt, ...hashes.slice(i, i + CODES_PER_CALL)]);
+    }
+  }
+
+  async useCode(sessionId: string, hash: string, now: number, limits: CodeGuessLimits): Promise<CodeUse> {
+    const [outcome, position] = await this.run('waitingRoomUseCode', [
+      sessionId,
+      hash,
+      now,
+      limits.address,
+      limits.perPlace,
+      limits.perAddress,
+      limits.windowMs,
+    ]);
+    const named = CODE_OUTCOMES[outcome];
+    return named === 'moved' || named === 'ahead' ? { outcome: named, position: position ?? 0 } : { outcome: named };
+  }
+
+  async codeCounts(): Promise<CodeCounts> {
+    const [issued, used] = await this.run('waitingRoomCodeCounts', []);
+    return { issued, used };
   }
 
   async stats(now: number): Promise<Stats> {

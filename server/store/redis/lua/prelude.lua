@@ -24,7 +24,9 @@ end
 local function entryKey(uuid) return prefix .. 'e:' .. uuid end
 
 -- This call's changes to the line, logged together once it is done (see publishChanges):
--- '+ticket:uuid' a place entered at the back, '-uuid' a place left it, '!' places were reordered.
+-- '+ticket:uuid' a place entered at the back, '-uuid' a place left it, '^ticket:uuid' a place moved
+-- ahead with a priority code to that ticket (behind the code holders before it), '!' places were
+-- reordered.
 local changes = {}
 local function changed(change) changes[#changes + 1] = change end
 local function requestKey(uuid) return prefix .. 'r:' .. uuid end
@@ -161,7 +163,8 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed, limit)
   if seed then math.randomseed(seed) end
   while #out < count do
     local head
-    if seed then
+    -- A draw is among those without a code: the code holders leave first, from the head.
+    if seed and redis.call('ZCOUNT', waiting, '-inf', '(0') == 0 then
       local size = limit and redis.call('ZCOUNT', waiting, '-inf', int(limit)) or redis.call('ZCARD', waiting)
       if size == 0 then break end
       local rank = math.random(size) - 1

@@ -50,6 +50,12 @@ export const LINE_VARIABLES = {
       "The status of a held API client's answer (its body the waiting page's config, with `Retry-After`): `503`, or `200`, `202` or `429` for clients that treat a 503 as a failure. A room may say otherwise (`queueingStatusCode` in `ROOMS`).",
   },
   ABANDON_SECONDS: { ...seconds('admission', 1, WEEK_SECONDS), default: 180, description: 'A waiting visitor silent this long loses the place.' },
+  HANDOFF_SECONDS: {
+    ...seconds('admission', 30, 3600),
+    default: 600,
+    description:
+      'How long a "continue on another device" link moves the place, once ([places.md](places.md#onto-another-device)): time to pick up the other device and scan, short enough that a photographed code is soon worth nothing.',
+  },
 
   ADMIN_TOKEN: {
     type: 'string',

@@ -45,6 +45,8 @@ export interface ServerConfig {
   readonly passRevocationSeconds: number;
   readonly sessionSeconds: number;
   readonly abandonSeconds: number;
+  /** How long a link that moves a place to another browser works (HANDOFF_SECONDS). */
+  readonly handoffSeconds: number;
   readonly adminToken: string;
   /** True when ADMIN_TOKEN was unset and a random one was made (printed at start). */
   readonly adminTokenGenerated: boolean;

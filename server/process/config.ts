@@ -63,6 +63,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     passRevocationSeconds: v.PASS_REVOCATION_SECONDS,
     sessionSeconds: v.SESSION_SECONDS,
     abandonSeconds: v.ABANDON_SECONDS,
+    handoffSeconds: v.HANDOFF_SECONDS,
     adminToken: v.ADMIN_TOKEN ?? randomBytes(18).toString('base64url'),
     adminTokenGenerated: v.ADMIN_TOKEN === undefined,
     adminSessionSeconds: v.ADMIN_SESSION_SECONDS,

@@ -6,6 +6,7 @@
  */
 
 import type { EventStore } from './event-store';
+import type { HandoffStore } from './handoff';
 
 /** A protected request that was not let through, kept to be replayed after release. */
 export interface HeldRequest {
@@ -248,7 +249,7 @@ export function revokedSlot(sessionId: string): string {
   return `~${sessionId}`;
 }
 
-export interface QueueStore extends EventStore {
+export interface QueueStore extends EventStore, HandoffStore<Entry> {
   /**
    * Lets a session through when it is admitted, or admits it when nobody waits and fewer
    * than `activeLimit` sessions are active. False means the request must be held.

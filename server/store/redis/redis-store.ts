@@ -15,6 +15,7 @@ import {
 } from '../../redis/connection';
 import { PlacesPerAddressError, StoreUnavailableError } from '../errors';
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
+import { HANDOFF_RECORD_MS, MOVED_MARK_MS, type HandoffOffer, type HandoffOutcome } from '../handoff';
 import { Deadlines } from './deadline';
 import { BLOCK_MS, BROKEN, LineCopy } from './line-copy';
 import { PositionBatch } from './position-batch';
@@ -312,6 +313,21 @@ export class RedisStore implements QueueStore {
 
   async moveSession(from: string, to: string, userId: number): Promise<void> {
     await this.run('waitingRoomMoveSession', [from, to, userId]);
+  }
+
+  async offerHandoff(key: string, offer: HandoffOffer, now: number): Promise<boolean> {
+    return (await this.run('waitingRoomOfferHandoff', [key, offer.uuid, offer.sessionId, offer.name, offer.expiresAt, HANDOFF_RECORD_MS, now])) === 1;
+  }
+
+  async takeHandoff(key: string, to: string, newUuid: string, now: number): Promise<HandoffOutcome<Entry>> {
+    const reply = await this.run('waitingRoomTakeHandoff', [key, to, newUuid, now, MOVED_MARK_MS, HANDOFF_RECORD_MS]);
+    if (reply[0] !== 'moved') return { moved: false, refusal: reply[0] };
+    const [, from, name, entry] = reply;
+    return { moved: true, entry: decodeEntry(entry), from, name };
+  }
+
+  async movedAway(uuid: string, now: number): Promise<boolean> {
+    return (await this.run('waitingRoomMovedAway', [uuid, now])) === 1;
   }
 
   async stats(now: number): Promise<Stats> {

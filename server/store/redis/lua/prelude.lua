@@ -24,7 +24,8 @@ end
 local function entryKey(uuid) return prefix .. 'e:' .. uuid end
 
 -- This call's changes to the line, logged together once it is done (see publishChanges):
--- '+ticket:uuid' a place entered at the back, '-uuid' a place left it, '!' places were reordered.
+-- '+ticket:uuid' a place entered at the back, '-uuid' a place left it, '!' places were reordered,
+-- '~old:new' a place kept its ticket under a new uuid (take-handoff.lua).
 local changes = {}
 local function changed(change) changes[#changes + 1] = change end
 local function requestKey(uuid) return prefix .. 'r:' .. uuid end

@@ -9,6 +9,7 @@ import { runEffects } from './effects/run-effects';
 import { createPageQueue$, type PageQueueDeps } from './page-queue';
 import { checkingTexts, textsOf } from './i18n/texts';
 import type { CreateControls } from './view/controls';
+import type { QrCode } from './view/qr-code';
 import type { ConfigProblemView } from './view/config-problem';
 import type { LostPlaceView } from './view/lost-place';
 import type { EventView } from './view/event-view';
@@ -30,6 +31,8 @@ export interface PageDeps extends PageQueueDeps {
   readonly loadEnglish: () => Promise<LanguageJson>;
   /** Loads the language switch and "tell me when it is my turn" (lazily: the position needs neither). */
   readonly loadControls: () => Promise<CreateControls>;
+  /** Loads the QR code's drawing (lazily: only a visitor who opens "continue on another device" needs it). */
+  readonly loadQrCode: () => Promise<QrCode>;
   /** Loads a scheduled event's view (lazily: only a visitor in a pre-queue needs it). */
   readonly loadEventView: () => Promise<EventView>;
   readonly afterFirstPaint: (run: () => void) => void;
@@ -114,9 +117,19 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
   );
   // Fetched once the position shows: it needs neither control.
   const loadControls: LoadControls = loadOnce(() =>
-    new Promise<void>((resolve) => afterStartUp(resolve))
-      .then(deps.loadControls)
-      .then((create) => (react) => create(react, { window: win, fetch: deps.fetch, queue$, keep: (kept) => effects.add(kept), report, textsOf })),
+    new Promise<void>((resolve) => afterStartUp(resolve)).then(deps.loadControls).then(
+      (create) => (react) =>
+        create(react, {
+          window: win,
+          fetch: deps.fetch,
+          queue$,
+          keep: (kept) => effects.add(kept),
+          report,
+          textsOf,
+          ...(config.handoffRoute !== null && { handoff: { route: config.handoffRoute, csrfToken: config.csrfToken, uuid: config.queue.uuid } }),
+          loadQrCode: deps.loadQrCode,
+        }),
+    ),
   );
   // Beyond the spec: in a scheduled event's pre-queue the view counts down to the opening, so it
   // gets the status again every second meanwhile (on the page's scheduler, as every timer).

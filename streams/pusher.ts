@@ -30,6 +30,7 @@ export interface PusherLike {
 export type RealtimeSources = Pick<QueueSources, 'state$' | 'error$' | 'subscribe' | 'subscribed$' | 'release$'> & {
   readonly moved$: Observable<LineMoved>;
   readonly opened$?: Observable<QueueOpened>;
+  readonly handedOff$?: Observable<unknown>;
 };
 
 /** pusher-js's transport names, as `REALTIME.enabledTransports` lists them. */
@@ -105,8 +106,8 @@ export function pusherOptions(config: Pick<PageConfig, 'realtime' | 'csrfToken'>
  * - `subscribe()`: joins the visitor's channel (private `CHANNELS.user` for a signed-in visitor,
  *   public `CHANNELS.client` otherwise); emits once subscribed, or errors with a
  *   `SubscriptionError`. pusher-js ignores a repeat and joins again by itself after a reconnection;
- * - `subscribed$`, `release$`: `pusher:subscription_succeeded` and `RequestUnqueud` on that
- *   channel, once `subscribe()` has created it (the core calls it on `'connected'`);
+ * - `subscribed$`, `release$`, `handedOff$`: `pusher:subscription_succeeded`, `RequestUnqueud` and
+ *   `PlaceHandedOff` on that channel, once `subscribe()` has created it (the core calls it on `'connected'`);
  * - `moved$`: `QueueMoved` on the public line-wide channel the config names (`realtime.queueChannel`, `App.Queue` by default), joined with the visitor's channel; should
  *   that fail, only the pushes are lost, the polls go on;
  * - `opened$`, only in a scheduled event's pre-queue (the config's `event`): `QueueOpened` on
@@ -137,6 +138,7 @@ export function realtimeSources(pusher: PusherLike, config: Pick<PageConfig, 'qu
     error$,
     subscribed$: onChannel<unknown>('pusher:subscription_succeeded'),
     release$: onChannel<unknown>(CHANNELS.releaseEvent),
+    handedOff$: onChannel<unknown>(CHANNELS.handedOffEvent),
     moved$: channel$.pipe(
       take(1),
       switchMap(() => fromPusherEvent<LineMoved>(pusher.subscribe(config.realtime.queueChannel), CHANNELS.movedEvent)),

@@ -56,6 +56,11 @@ export interface QueueSources {
    * Without it, queue_request goes as the spec has it.
    */
   readonly altcha$?: Observable<string>;
+  /**
+   * Each `PlaceHandedOff` event on the visitor's channel (an extension; optional): the place moved
+   * to another browser. The first ends the status stream in `moved`.
+   */
+  readonly handedOff$?: Observable<unknown>;
 }
 
 /** The name of a source, as in `QueueSources`. */
@@ -140,4 +145,9 @@ export type QueueStatus =
    */
   | { readonly kind: 'lost'; readonly rejoin: string | null }
   /** Beyond the spec: load `target` (the held GET, hash kept) now, to join the line again. */
-  | { readonly kind: 'rejoining'; readonly target: string };
+  | { readonly kind: 'rejoining'; readonly target: string }
+  /**
+   * Beyond the spec: the place moved to another browser ("continue on another device"); this page
+   * follows it no more and never replays.
+   */
+  | { readonly kind: 'moved' };

@@ -22,6 +22,9 @@ export interface RoomPage {
   readonly queueChannel: string;
 }
 
+/** Where a page asks for a link that moves its place to another browser (`routes/handoff.ts`). */
+export const HANDOFF_ROUTE = '/queue/handoff';
+
 /** The first room's: the contract's routes and line-wide channel, as a single line has always had. */
 const FIRST_ROOM: RoomPage = { routes: ROUTES, queueChannel: CHANNELS.queue };
 
@@ -58,6 +61,8 @@ export function pageConfigFor(
     ...(language ? { language: language.json } : {}),
     ...(event && { event }),
     ...(altcha && { altcha }),
+    // A room's query (`?room=`) as its named routes carry it.
+    handoff: { route: HANDOFF_ROUTE + (/\?.*$/.exec(room.routes.queue_request)?.[0] ?? '') },
   };
 }
 

@@ -29,6 +29,9 @@ export function fanoutPublisher(fanout: Fanout, room?: string): ReleasePublisher
     publishOpened(id, opened) {
       return fanout.publish({ channel: CHANNELS.event(id), event: CHANNELS.openedEvent, data: JSON.stringify(opened), ...of });
     },
+    publishHandedOff(entry) {
+      return fanout.publish({ channel: channelFor(entry), event: CHANNELS.handedOffEvent, data: JSON.stringify({ uuid: entry.uuid }), ...of });
+    },
   };
 }
 
@@ -46,6 +49,9 @@ export function pusherPublisher(options: Pusher.Options): ReleasePublisher {
     },
     async publishOpened(id, opened) {
       await pusher.trigger(CHANNELS.event(id), CHANNELS.openedEvent, opened);
+    },
+    async publishHandedOff(entry) {
+      await pusher.trigger(channelFor(entry), CHANNELS.handedOffEvent, { uuid: entry.uuid });
     },
   };
 }

@@ -78,6 +78,12 @@ export interface PageConfigJson {
    * solve before the place enters the line. The payload of its solution goes with queue_request.
    */
   readonly altcha?: AltchaChallenge;
+  /**
+   * An extension (since 1.5.0): where the page asks for a link that moves the place to another
+   * browser ("continue on another device", `POST`, JSON `{_token, uuid}`, answer `{url, expiresAt}`).
+   * Absent: the page offers none.
+   */
+  readonly handoff?: { readonly route: string };
 }
 
 /** One language's texts, as a server hands them over (in the page config, or for a switch). */
@@ -187,4 +193,6 @@ export interface PageConfig {
   readonly event: EventFacts | null;
   /** The bot check's challenge to solve before queue_request; null when the place waits for none. */
   readonly altcha: AltchaChallenge | null;
+  /** Where the page asks for a link to move the place to another browser; null: it offers none (since 1.5.0). */
+  readonly handoffRoute: string | null;
 }

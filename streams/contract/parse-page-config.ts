@@ -188,6 +188,7 @@ export function parsePageConfig(raw: unknown, address: string): ConfigResult {
       'an ALTCHA challenge',
       (root.altcha || null) as AltchaChallenge | null,
     ),
+    handoffRoute: root.handoff === undefined ? null : route(section(root.handoff, 'handoff').route, 'handoff.route'),
   };
   check(!routes.queue_info || config.routes.queue_info.includes('{uuid}'), 'routes.queue_info', 'a path with "{uuid}" in it', 0);
   return problems.length ? { ok: false, problems, errorReporting, language: languageSound ? language : null } : { ok: true, config, warnings };

@@ -8,6 +8,8 @@
 import type { EventStore } from './event-store';
 import type { HandoffStore } from './handoff';
 
+export type { HandoffOffer, HandoffOutcome, HandoffRefusal } from './handoff';
+
 /** A protected request that was not let through, kept to be replayed after release. */
 export interface HeldRequest {
   /** Upper-case HTTP verb. */

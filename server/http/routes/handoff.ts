@@ -3,7 +3,7 @@ import { isUuid, MOVED_AWAY, UNKNOWN_UUID } from '@waiting-room/streams/contract
 import type { Clock } from '../../domain/clock';
 import type { Room, Rooms } from '../../domain/rooms';
 import type { ServerConfig } from '../../process/config';
-import type { HandoffRefusal } from '../../store/handoff';
+import type { HandoffRefusal } from '../../store/types';
 import { HttpError } from '../errors';
 import { errorResponses, failsWith } from '../openapi';
 import { HANDOFF_ROUTE, pageConfigFor } from '../page-config';

@@ -33,7 +33,14 @@ export function describeHandoffStore(name: string, createStore: () => Promise<Qu
 
       const outcome = await store.takeHandoff('k1', 'laptop', 'moved-1', t0 + 1_000);
       expect(outcome).toMatchObject({ moved: true, from: place.uuid, name: 'Ada' });
-      expect(outcome.moved && outcome.entry).toMatchObject({ uuid: 'moved-1', sessionId: 'laptop', userId: 7, ticket: place.ticket, state: 'waiting', request: post });
+      expect(outcome.moved && outcome.entry).toMatchObject({
+        uuid: 'moved-1',
+        sessionId: 'laptop',
+        userId: 7,
+        ticket: place.ticket,
+        state: 'waiting',
+        request: post,
+      });
       expect((await store.placeInLine('moved-1', t0 + 1_000))?.position).toBe(2);
       expect(await store.get(place.uuid)).toBeUndefined();
       expect(await store.movedAway(place.uuid, t0 + 1_000)).toBe(true);

@@ -148,7 +148,10 @@ interface Commands {
   waitingRoomTakeHeld: { args: [uuid: string, sessionId: string]; reply: string | null };
   waitingRoomUntakeHeld: { args: [uuid: string]; reply: 1 };
   waitingRoomMoveSession: { args: [from: string, to: string, userId: number]; reply: 0 | 1 };
-  waitingRoomOfferHandoff: { args: [key: string, uuid: string, sessionId: string, name: string, expiresAt: number, recordMs: number, now: number]; reply: 0 | 1 };
+  waitingRoomOfferHandoff: {
+    args: [key: string, uuid: string, sessionId: string, name: string, expiresAt: number, recordMs: number, now: number];
+    reply: 0 | 1;
+  };
   waitingRoomTakeHandoff: {
     args: [key: string, to: string, newUuid: string, now: number, movedMs: number, recordMs: number];
     reply: ['moved', from: string, name: string, entry: EntryReply] | ['unknown' | 'used' | 'expired' | 'gone'];

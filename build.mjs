@@ -265,6 +265,7 @@ const LAZY_MODULES = {
   'lost-place': 'src/view/lost-place.ts',
   english: 'src/i18n/english.ts',
   controls: 'src/view/controls.ts',
+  'qr-code': 'src/view/qr-code.ts',
   event: 'src/view/event-view.ts',
   'bot-check': 'bot-check/solve.ts',
 };

@@ -64,5 +64,7 @@ export function statusView({ held, status }: Progress, { t, count, time }: Texts
     case 'failed':
     case 'leaving':
       return say('failed', t('element.failed'));
+    case 'moved':
+      return say('lost', t('handoff.moved.heading'));
   }
 }

@@ -101,7 +101,7 @@ export const SAME_AS_ENGLISH: Readonly<Record<string, readonly string[]>> = {
  * Latin-letter words a catalogue written in another script keeps: the names of standards and of
  * things a browser shows by these names, in any letter case. Any other Latin word there is English left untranslated.
  */
-export const LATIN_WORDS_KEPT: readonly string[] = ['sha-256', 'hmac-sha256', 'javascript', 'cookie', 'cookies', 'id'];
+export const LATIN_WORDS_KEPT: readonly string[] = ['sha-256', 'hmac-sha256', 'javascript', 'cookie', 'cookies', 'id', 'qr'];
 
 const LATIN_WORD = /[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*/g;
 

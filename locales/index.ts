@@ -124,7 +124,12 @@ export const LOCALES = Object.keys(CATALOGUES) as Locale[];
  */
 export const SERVER_ONLY_NAMESPACES: readonly string[] = ['error', 'html', 'verify'];
 
+/** Why a "continue on another device" link moved nothing: said by the server's page only. */
+const SERVER_ONLY_HANDOFF = 'handoff.refused.';
+
 /** The messages of `messages` that a page gets: all but the server's own namespaces. */
 export function clientMessages(messages: Messages): Messages {
-  return Object.fromEntries(Object.entries(messages).filter(([key]) => !SERVER_ONLY_NAMESPACES.includes(key.split('.')[0] ?? '')));
+  return Object.fromEntries(
+    Object.entries(messages).filter(([key]) => !SERVER_ONLY_NAMESPACES.includes(key.split('.')[0] ?? '') && !key.startsWith(SERVER_ONLY_HANDOFF)),
+  );
 }

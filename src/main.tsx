@@ -22,6 +22,8 @@ startPage(document.getElementById('waiting-room') ?? document.body, {
   loadEnglish: () => import('./i18n/english').then(({ ENGLISH }) => ENGLISH),
   // A separate chunk, fetched once the position shows: the language switch and the notifications.
   loadControls: () => import('./view/controls').then(({ createControls }) => createControls),
+  // A separate chunk, fetched only when the visitor opens "continue on another device".
+  loadQrCode: () => import('./view/qr-code').then(({ qrCode }) => qrCode),
   // A separate chunk, prefetched once the position shows.
   loadReplay: () => import('./effects/perform-replay').then(({ performReplay }) => performReplay),
   // A separate chunk and its workers, fetched only for a bot check.

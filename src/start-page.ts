@@ -10,6 +10,7 @@ import { backSignals } from './adapters/back';
 import { createPageQueue$, type PageQueueDeps } from './page-queue';
 import { checkingTexts, textsOf } from './i18n/texts';
 import type { CreateControls } from './view/controls';
+import type { QrCode } from './view/qr-code';
 import type { ConfigProblemView } from './view/config-problem';
 import type { LostPlaceView } from './view/lost-place';
 import type { EventView } from './view/event-view';
@@ -32,6 +33,8 @@ export interface PageDeps extends PageQueueDeps {
   readonly loadEnglish: () => Promise<LanguageJson>;
   /** Loads the language switch and "tell me when it is my turn" (lazily: the position needs neither). */
   readonly loadControls: () => Promise<CreateControls>;
+  /** Loads the QR code's drawing (lazily: only a visitor who opens "continue on another device" needs it). */
+  readonly loadQrCode: () => Promise<QrCode>;
   /** Loads a scheduled event's view (lazily: only a visitor in a pre-queue needs it). */
   readonly loadEventView: () => Promise<EventView>;
   readonly afterFirstPaint: (run: () => void) => void;
@@ -139,6 +142,8 @@ export function startPage(root: HTMLElement, deps: PageDeps): () => void {
           textsOf,
           codeRoute: config.routes.queue_request,
           csrfToken: config.csrfToken,
+          ...(config.handoffRoute !== null && { handoff: { route: config.handoffRoute, csrfToken: config.csrfToken, uuid: config.queue.uuid } }),
+          loadQrCode: deps.loadQrCode,
         }),
     ),
   );

@@ -26,6 +26,7 @@ import { leave } from './rules/leave.js';
 import { lineMoved } from './rules/line-moved.js';
 import { leaveAfterFailure } from './rules/leave-after-failure.js';
 import { lostPlace } from './rules/lost-place.js';
+import { movedAway } from './rules/moved-away.js';
 import { opening } from './rules/opening.js';
 import { poll } from './rules/poll.js';
 import { positionZero } from './rules/position-zero.js';
@@ -58,6 +59,9 @@ import { waiting } from './rules/waiting.js';
  *      `rejoin` set to its target and `rejoining` 3 s later (`rejoinDelay`), then completes; for
  *      another verb, with `rejoin` null, and completes at once. A release event received first
  *      wins: the stream has ended at `released`, and a lost place after it cannot matter;
+ *    - or, beyond the spec, `moved` when the place moved to another browser (a `handedOff$` event,
+ *      or a queue_info call saying so, see `placeMovedAway`), then completes: this page never
+ *      replays. A release event received first wins, as for `lost`;
  *    - or, with no pending request URI, only `leaving` 'back' at once, `leaving` 'root' 3 s
  *      later, then completes, without subscribing to any source.
  * At the ending every source, call, poll and timer is let go: nothing after it can matter.
@@ -151,6 +155,7 @@ function inLine(sources: QueueSources, options: QueueOptions, request: HeldReque
                   request,
                 ),
                 lostPlace(results$, request),
+                movedAway(results$, guarded('handedOff$', sources.handedOff$ ?? EMPTY)),
                 merge(
                   positionZero(results$, timings.positionZeroTimeout, scheduler),
                   connectionCheck(state$, guarded('error$', sources.error$), timings.connectionCheck, scheduler),

@@ -19,7 +19,17 @@ export {
   type RealtimeSources,
 } from './pusher.js';
 export { readQueueInfo, type ResponseLike } from './read-queue-info.js';
-export { isPlaceLost, isPlacePending, placeLost, placePending, type PlaceLost, type PlacePending } from './place-lost.js';
+export {
+  isPlaceLost,
+  isPlaceMovedAway,
+  isPlacePending,
+  placeLost,
+  placeMovedAway,
+  placePending,
+  type PlaceLost,
+  type PlaceMovedAway,
+  type PlacePending,
+} from './place-lost.js';
 export type {
   ConnectionState,
   FailureMessage,

@@ -34,3 +34,20 @@ export const isPlaceLost = (error: unknown): error is PlaceLost => (error as Par
 
 /** True for a value marked as a place waiting for its bot check (made by `placePending()`, or by any copy of it). */
 export const isPlacePending = (error: unknown): error is PlacePending => (error as Partial<PlacePending> | null)?.placePending === true;
+
+/**
+ * A place can have moved to another browser (an extension): the server knows the uuid as that of
+ * a place that goes on elsewhere (see `MOVED_AWAY` in the contract). A `queueInfo()` call says so
+ * by erroring with a value marked `placeMovedAway: true`; the status stream then ends in `moved`.
+ */
+export interface PlaceMovedAway {
+  readonly placeMovedAway: true;
+}
+
+/** The error a `queueInfo()` call fails with when the place moved to another browser; `message` says how it said so. */
+export function placeMovedAway(message: string): Error & PlaceMovedAway {
+  return Object.assign(new Error(message), { placeMovedAway: true as const });
+}
+
+/** True for a value marked as a place moved to another browser (made by `placeMovedAway()`, or by any copy of it). */
+export const isPlaceMovedAway = (error: unknown): error is PlaceMovedAway => (error as Partial<PlaceMovedAway> | null)?.placeMovedAway === true;

@@ -33,6 +33,7 @@ export type RealtimeSources = Pick<QueueSources, 'state$' | 'error$' | 'subscrib
   readonly opened$?: Observable<QueueOpened>;
   /** Beside the status (since 1.6.0): each `QueueMessage` on the line-wide channel, read by `roomMessageOf`. */
   readonly message$?: Observable<RoomMessageJson>;
+  readonly handedOff$?: Observable<unknown>;
 };
 
 /** pusher-js's transport names, as `REALTIME.enabledTransports` lists them. */
@@ -108,8 +109,8 @@ export function pusherOptions(config: Pick<PageConfig, 'realtime' | 'csrfToken'>
  * - `subscribe()`: joins the visitor's channel (private `CHANNELS.user` for a signed-in visitor,
  *   public `CHANNELS.client` otherwise); emits once subscribed, or errors with a
  *   `SubscriptionError`. pusher-js ignores a repeat and joins again by itself after a reconnection;
- * - `subscribed$`, `release$`: `pusher:subscription_succeeded` and `RequestUnqueud` on that
- *   channel, once `subscribe()` has created it (the core calls it on `'connected'`);
+ * - `subscribed$`, `release$`, `handedOff$`: `pusher:subscription_succeeded`, `RequestUnqueud` and
+ *   `PlaceHandedOff` on that channel, once `subscribe()` has created it (the core calls it on `'connected'`);
  * - `moved$`: `QueueMoved` on the public line-wide channel the config names (`realtime.queueChannel`, `App.Queue` by default), joined with the visitor's channel; should
  *   that fail, only the pushes are lost, the polls go on;
  * - `message$`: `QueueMessage` on that same line-wide channel, joined with the visitor's channel
@@ -148,6 +149,7 @@ export function realtimeSources(pusher: PusherLike, config: Pick<PageConfig, 'qu
     error$,
     subscribed$: onChannel<unknown>('pusher:subscription_succeeded'),
     release$: onChannel<unknown>(CHANNELS.releaseEvent),
+    handedOff$: onChannel<unknown>(CHANNELS.handedOffEvent),
     moved$: line$.pipe(switchMap((line) => fromPusherEvent<LineMoved>(line, CHANNELS.movedEvent))),
     message$: line$.pipe(
       switchMap((line) => fromPusherEvent<unknown>(line, CHANNELS.messageEvent)),

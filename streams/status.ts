@@ -7,8 +7,9 @@ export type Failed = Extract<QueueStatus, { kind: 'failed' }>;
 export type Leaving = Extract<QueueStatus, { kind: 'leaving' }>;
 export type Lost = Extract<QueueStatus, { kind: 'lost' }>;
 export type Rejoining = Extract<QueueStatus, { kind: 'rejoining' }>;
+export type Moved = Extract<QueueStatus, { kind: 'moved' }>;
 
-/** True while the visitor is still in line; false once released, failed, leaving, lost or rejoining. */
+/** True while the visitor is still in line; false once released, failed, leaving, lost, rejoining or moved. */
 export function isLive(status: QueueStatus): status is LiveStatus {
   return status.kind === 'loading' || status.kind === 'waiting';
 }

@@ -63,6 +63,11 @@ export interface QueueSources {
    * from that call, so the position shows at once instead of at the next poll.
    */
   readonly back$?: Observable<unknown>;
+  /**
+   * Each `PlaceHandedOff` event on the visitor's channel (an extension; optional): the place moved
+   * to another browser. The first ends the status stream in `moved`.
+   */
+  readonly handedOff$?: Observable<unknown>;
 }
 
 /** The name of a source, as in `QueueSources`. */
@@ -147,4 +152,9 @@ export type QueueStatus =
    */
   | { readonly kind: 'lost'; readonly rejoin: string | null }
   /** Beyond the spec: load `target` (the held GET, hash kept) now, to join the line again. */
-  | { readonly kind: 'rejoining'; readonly target: string };
+  | { readonly kind: 'rejoining'; readonly target: string }
+  /**
+   * Beyond the spec: the place moved to another browser ("continue on another device"); this page
+   * follows it no more and never replays.
+   */
+  | { readonly kind: 'moved' };

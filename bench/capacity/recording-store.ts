@@ -33,6 +33,9 @@ export class RecordingStore implements QueueStore {
   touch: QueueStore['touch'] = (...args) => this.inner.touch(...args);
   takeHeld: QueueStore['takeHeld'] = (...args) => this.inner.takeHeld(...args);
   moveSession: QueueStore['moveSession'] = (...args) => this.inner.moveSession(...args);
+  offerHandoff: QueueStore['offerHandoff'] = (...args) => this.inner.offerHandoff(...args);
+  takeHandoff: QueueStore['takeHandoff'] = (...args) => this.inner.takeHandoff(...args);
+  movedAway: QueueStore['movedAway'] = (...args) => this.inner.movedAway(...args);
   stats: QueueStore['stats'] = (...args) => this.inner.stats(...args);
   addCodes: QueueStore['addCodes'] = (...args) => this.inner.addCodes(...args);
   useCode: QueueStore['useCode'] = (...args) => this.inner.useCode(...args);

@@ -80,6 +80,12 @@ export const LINE_VARIABLES = {
     description:
       'How long a priority code issued by `POST /admin/codes` stays usable ([places.md](places.md#ahead-with-a-code)); a room may say otherwise (`codeMinutes`).',
   },
+  HANDOFF_SECONDS: {
+    ...seconds('admission', 30, 3600),
+    default: 600,
+    description:
+      'How long a "continue on another device" link moves the place, once ([places.md](places.md#onto-another-device)): time to pick up the other device and scan, short enough that a photographed code is soon worth nothing.',
+  },
 
   ADMIN_TOKEN: {
     type: 'string',

@@ -22,6 +22,12 @@ export interface ReleasePublisher {
    * whole line, as `publishMoved`.
    */
   publishMessage(channel: string, message: RoomMessageJson): Promise<void>;
+  /**
+   * Tells the page of a place that moved to another browser (`PlaceHandedOff` on the channel of
+   * the place as it was, its old uuid) to stop following it. Optional: without it, that page
+   * learns it from its next queue_info.
+   */
+  publishHandedOff?(entry: Pick<Entry, 'uuid' | 'userId'>): Promise<void>;
 }
 
 /** The channel a visitor's page listens on: private when signed in, public otherwise. */

@@ -104,6 +104,19 @@ export class Releases {
   }
 
   /**
+   * Tells the page a place left for another browser (`entry`: the place as it was, its old uuid)
+   * to stop following it. A failure is logged, not thrown: that page learns it from its next
+   * queue_info, and nothing of the place is left for it to replay.
+   */
+  async announceHandedOff(entry: Pick<Entry, 'uuid' | 'userId'>): Promise<void> {
+    try {
+      await this.parts.publisher.publishHandedOff?.(entry);
+    } catch (error) {
+      this.parts.log.warn({ err: error, uuid: entry.uuid }, 'handoff event could not be published');
+    }
+  }
+
+  /**
    * Publishes the release event for one visitor. A failure is logged, not thrown: the page
    * still learns of the release from queue_info, and queue_request sends the event again.
    */

@@ -11,6 +11,7 @@ import type { AppCredentials } from '../realtime/signature';
 import type { Fanout } from '../realtime/fanout';
 import { eventsApiRoutes } from './routes/pusher-events-api';
 import { createGate, createRoomGate } from './gateway/gate';
+import { handoffRoutes } from './routes/handoff';
 import { connectorRoutes, revokedSlotMs } from './routes/connector';
 import { PassIssuer } from './pass';
 import { HeldBodyTally } from './gateway/held-body';
@@ -116,6 +117,7 @@ export function registerRoutes(app: FastifyInstance, parts: AppParts, upstream: 
     installBodyParsers(own);
     own.register(queueRoutes, { rooms, clock, challenges, answered: (ms) => metrics.queueInfoAnswered(ms), budget: parts.answerBudget });
     own.register(codeRoutes, { rooms, clock });
+    own.register(handoffRoutes, { config, serverConfig: config, rooms, clock, page: parts.page, roomPages: parts.roomPages, port: parts.port });
     own.register(languageRoutes);
     own.register(pusherAuthRoutes, { app: pusherApp, rooms });
     own.register(adminRoutes, {

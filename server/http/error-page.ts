@@ -1,4 +1,5 @@
 import { escapeHtml } from './html';
+import type { MessageKey } from '../../locales';
 import type { ServedLanguage } from './languages';
 
 /**
@@ -76,8 +77,22 @@ function isExplained(code: string): code is ExplainedCode {
   return (EXPLAINED_CODES as readonly string[]).includes(code);
 }
 
+/**
+ * A "continue on another device" link that moved nothing (`routes/handoff.ts`), and the old page
+ * of a place that moved: told with the catalogue's `handoff.*` texts.
+ */
+const HANDOFF_EXPLAINED: Readonly<Record<string, MessageKey>> = {
+  handoff_used: 'handoff.refused.used',
+  handoff_expired: 'handoff.refused.expired',
+  handoff_unknown: 'handoff.refused.unknown',
+  handoff_gone: 'handoff.refused.gone',
+  place_moved: 'handoff.moved.why',
+};
+
 /** The sentence that tells a person what `code` (answered with `status`) means for them. */
 export function explanation(status: number, code: string, language: ServedLanguage): string {
+  const handoff = HANDOFF_EXPLAINED[code];
+  if (handoff) return language.t(handoff);
   return language.t(`error.explain.${isExplained(code) ? code : status >= 500 ? 'server' : 'client'}`);
 }
 
@@ -90,7 +105,12 @@ export function explanation(status: number, code: string, language: ServedLangua
  */
 export function renderErrorPage(status: number, code: string, language: ServedLanguage, back?: string, retryInSeconds?: number): string {
   const { t } = language;
-  const title = t(`error.title.${isTitled(status) ? status : 'other'}`);
+  const title =
+    code === 'place_moved'
+      ? t('handoff.moved.heading')
+      : code in HANDOFF_EXPLAINED
+        ? t('handoff.refused.title')
+        : t(`error.title.${isTitled(status) ? status : 'other'}`);
   const statusText = t('error.status', { status: String(status) });
   return `<!doctype html>
 <html lang="${escapeHtml(language.locale)}" dir="${language.dir}">

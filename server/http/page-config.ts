@@ -25,6 +25,9 @@ export interface RoomPage {
   readonly configured?: Pick<ReleasePolicy, 'abandonMs'>;
 }
 
+/** Where a page asks for a link that moves its place to another browser (`routes/handoff.ts`). */
+export const HANDOFF_ROUTE = '/queue/handoff';
+
 /** The first room's: the contract's routes and line-wide channel, as a single line has always had. */
 const FIRST_ROOM: RoomPage = { routes: ROUTES, queueChannel: CHANNELS.queue };
 
@@ -66,6 +69,8 @@ export function pageConfigFor(
     // Whole minutes, rounded down: the page never promises more than the room keeps.
     ...(room.configured && { awayMinutes: Math.max(1, Math.floor(room.configured.abandonMs / 60_000)) }),
     ...(message && { message }),
+    // A room's query (`?room=`) as its named routes carry it.
+    handoff: { route: HANDOFF_ROUTE + (/\?.*$/.exec(room.routes.queue_request)?.[0] ?? '') },
   };
 }
 

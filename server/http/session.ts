@@ -108,6 +108,15 @@ export async function signIn(
   return writeSession(request, reply, { id, csrfToken: newCsrfToken(), ...user });
 }
 
+/**
+ * Gives this browser the session `id` (a new one, which only this cookie carries) with the user
+ * and name of a place moved to it from another browser (`routes/handoff.ts`): the place, its
+ * held request and its sign-in are this browser's from now on.
+ */
+export function adoptSession(request: FastifyRequest, reply: FastifyReply, id: string, user: { readonly userId: number; readonly name?: string }): Session {
+  return writeSession(request, reply, { id, csrfToken: newCsrfToken(), userId: user.userId, ...(user.name ? { name: user.name } : {}) });
+}
+
 function writeSession(request: FastifyRequest, reply: FastifyReply, session: Session): Session {
   sessions.set(request, session);
   reply.setCookie(SESSION_COOKIE, encode(session), {

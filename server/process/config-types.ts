@@ -44,6 +44,8 @@ export interface ServerConfig {
   /** How long a revoked pass may still be honoured by a connector (PASS_REVOCATION_SECONDS), and its slot kept. */
   readonly passRevocationSeconds: number;
   readonly sessionSeconds: number;
+  /** How long a link that moves a place to another browser works (HANDOFF_SECONDS). */
+  readonly handoffSeconds: number;
   readonly adminToken: string;
   /** True when ADMIN_TOKEN was unset and a random one was made (printed at start). */
   readonly adminTokenGenerated: boolean;

@@ -66,6 +66,7 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
     ...(v.PASS_SECRET !== undefined && { passSecret: v.PASS_SECRET }),
     passRevocationSeconds: v.PASS_REVOCATION_SECONDS,
     sessionSeconds: v.SESSION_SECONDS,
+    handoffSeconds: v.HANDOFF_SECONDS,
     adminToken: v.ADMIN_TOKEN ?? randomBytes(18).toString('base64url'),
     adminTokenGenerated: v.ADMIN_TOKEN === undefined,
     adminSessionSeconds: v.ADMIN_SESSION_SECONDS,

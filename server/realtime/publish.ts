@@ -32,6 +32,9 @@ export function fanoutPublisher(fanout: Fanout, room?: string): ReleasePublisher
     publishMessage(channel, message) {
       return fanout.publish({ channel, event: CHANNELS.messageEvent, data: JSON.stringify(message), ...of });
     },
+    publishHandedOff(entry) {
+      return fanout.publish({ channel: channelFor(entry), event: CHANNELS.handedOffEvent, data: JSON.stringify({ uuid: entry.uuid }), ...of });
+    },
   };
 }
 
@@ -52,6 +55,9 @@ export function pusherPublisher(options: Pusher.Options): ReleasePublisher {
     },
     async publishMessage(channel, message) {
       await pusher.trigger(channel, CHANNELS.messageEvent, message);
+    },
+    async publishHandedOff(entry) {
+      await pusher.trigger(channelFor(entry), CHANNELS.handedOffEvent, { uuid: entry.uuid });
     },
   };
 }

@@ -4,6 +4,7 @@ import { readMemoryStoreState, MEMORY_STATE_VERSION, type KeptDraw, type MemoryS
 import { RELEASES_KEPT } from '../domain/estimate';
 import { MemoryReport } from './report-memory';
 import { PriorityLine } from './priority-line';
+import { HANDOFF_RECORD_MS, MOVED_MARK_MS, type HandoffOffer, type HandoffOutcome } from './handoff';
 import type { DrawKey, DrawStep, EventState, StoredEvents, UnkeyedEntrants } from './event-store';
 import type { DropEvent } from '../domain/events/event';
 import type {
@@ -125,6 +126,13 @@ export class MemoryStore implements QueueStore {
   reportCount: QueueStore['reportCount'] = (...args) => this.report.reportCount(...args);
   reportSample: QueueStore['reportSample'] = (...args) => this.report.reportSample(...args);
   reportRead: QueueStore['reportRead'] = (...args) => this.report.reportRead(...args);
+
+  /** The links to move a place (`offerHandoff`) by key, with the session that opened each once used. */
+  private readonly handoffs = new Map<string, HandoffOffer & { to?: string }>();
+  /** Old uuid of a moved place → until when it answers "moved". */
+  private readonly movedUuids = new Map<string, number>();
+  /** When the links and moved marks were last swept of those past their time. */
+  private handoffsSwept = 0;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.random = options.random ?? Math.random;
@@ -515,6 +523,59 @@ export class MemoryStore implements QueueStore {
     return { issued: this.codesIssued, used: this.codesUsed };
   }
 
+  async offerHandoff(key: string, offer: HandoffOffer, now: number): Promise<boolean> {
+    this.sweepHandoffs(now);
+    const entry = this.entries.get(offer.uuid);
+    if (!entry || !movable(entry, offer.sessionId)) return false;
+    this.handoffs.set(key, { ...offer });
+    return true;
+  }
+
+  async takeHandoff(key: string, to: string, newUuid: string, now: number): Promise<HandoffOutcome<Entry>> {
+    this.sweepHandoffs(now);
+    const offer = this.handoffs.get(key);
+    if (!offer || now >= offer.expiresAt + HANDOFF_RECORD_MS) return { moved: false, refusal: 'unknown' };
+    if (offer.to !== undefined) return { moved: false, refusal: 'used' };
+    if (now >= offer.expiresAt) return { moved: false, refusal: 'expired' };
+    offer.to = to;
+    const entry = this.entries.get(offer.uuid);
+    if (!entry || !movable(entry, offer.sessionId)) return { moved: false, refusal: 'gone' };
+    const from = entry.uuid;
+    const until = this.admitted.get(offer.sessionId);
+    // The same ticket under the new uuid: in the line, the silence order (seen now), the released order.
+    this.entries.delete(from);
+    this.silence.delete(from);
+    entry.uuid = newUuid;
+    entry.sessionId = to;
+    entry.lastSeen = now;
+    this.entries.set(newUuid, entry);
+    if (entry.state === 'waiting') {
+      this.line.assign(entry.ticket, newUuid);
+      this.silence.set(newUuid, entry);
+    } else {
+      const at = this.releasedOrder.indexOf(from);
+      if (at >= 0) this.releasedOrder[at] = newUuid;
+    }
+    this.entryBySession.delete(offer.sessionId);
+    this.entryBySession.set(to, newUuid);
+    this.admitted.delete(offer.sessionId);
+    if (until !== undefined) this.admitted.set(to, until);
+    this.movedUuids.set(from, now + MOVED_MARK_MS);
+    return { moved: true, entry: { ...entry }, from, name: offer.name };
+  }
+
+  async movedAway(uuid: string, now: number): Promise<boolean> {
+    return (this.movedUuids.get(uuid) ?? 0) > now;
+  }
+
+  /** Forgets, at most once a minute, the links and moved marks past their time. */
+  private sweepHandoffs(now: number): void {
+    if (now - this.handoffsSwept < 60_000) return;
+    this.handoffsSwept = now;
+    for (const [key, offer] of this.handoffs) if (now >= offer.expiresAt + HANDOFF_RECORD_MS) this.handoffs.delete(key);
+    for (const [uuid, until] of this.movedUuids) if (now >= until) this.movedUuids.delete(uuid);
+  }
+
   async stats(now: number): Promise<Stats> {
     this.expireAdmissions(now);
     return {
@@ -796,4 +857,9 @@ export function bucketCapacity(perMinute: number): number {
  */
 export function wholeTokens(tokens: number): number {
   return Math.floor(tokens + 1e-9);
+}
+
+/** A place a link may move: still `sessionId`'s, in line or released with its held request not yet replayed. */
+function movable(entry: Entry, sessionId: string): boolean {
+  return entry.sessionId === sessionId && (entry.state === 'waiting' || (entry.state === 'released' && !entry.replayed));
 }

@@ -7,6 +7,9 @@
 
 import type { EventStore } from './event-store';
 import type { ReportStore } from '../domain/report/record';
+import type { HandoffStore } from './handoff';
+
+export type { HandoffOffer, HandoffOutcome, HandoffRefusal } from './handoff';
 
 /** A protected request that was not let through, kept to be replayed after release. */
 export interface HeldRequest {
@@ -311,7 +314,7 @@ export interface CodeCounts {
 }
 
 /** A room's store: its line, its events (`event-store.ts`) and its report (`domain/report/record.ts`). */
-export interface QueueStore extends EventStore, ReportStore {
+export interface QueueStore extends EventStore, ReportStore, HandoffStore<Entry> {
   /**
    * Lets a session through when it is admitted, or admits it when nobody waits and fewer
    * than `activeLimit` sessions are active. False means the request must be held.

@@ -34,8 +34,16 @@ describe('page config: a valid config', () => {
       event: null,
       message: null,
       altcha: null,
+      handoffRoute: null,
     });
     expect(warnings).toEqual([]);
+  });
+
+  it('should keep the handoff route the server offers, and refuse one of another origin', () => {
+    const ok = parsePageConfig({ ...validConfig(), handoff: { route: '/queue/handoff?room=b' } }, ORIGIN);
+    expect(ok.ok && ok.config.handoffRoute).toBe('/queue/handoff?room=b');
+    const refused = parsePageConfig({ ...validConfig(), handoff: { route: 'https://elsewhere.example/queue/handoff' } }, ORIGIN);
+    expect(refused.ok).toBe(false);
   });
 
   it('should keep the bot check’s challenge as the server wrote it, for the solver to check the rest', () => {

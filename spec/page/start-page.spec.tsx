@@ -15,6 +15,7 @@ import { createControls } from '../../src/view/controls';
 import { ENGLISH as ENGLISH_LANGUAGE } from '../../src/i18n/english';
 import { languageOf } from './fakes/texts';
 import { eventView } from '../../src/view/event-view';
+import { qrCode } from '../../src/view/qr-code';
 import { LOCALES } from '../../locales';
 
 const TEMPLATE = readFileSync(path.join(__dirname, '../../public/index.html'), 'utf8');
@@ -114,6 +115,7 @@ async function load({
     loadEnglish,
     loadControls,
     loadEventView,
+    loadQrCode: async () => qrCode,
     solveAltcha,
     afterFirstPaint: (run) => (holdPaint ? afterPaint.push(run) : run()),
   };

@@ -12,6 +12,7 @@ import { stopAllServerProcesses } from '../support/server-process';
 import { startTestOrigin, type TestOrigin } from './support/origin';
 import { connectPusher, record, subscribe } from './support/realtime';
 import { describeQueueStore } from './store-contract';
+import { describeHandoffStore } from './store-handoff-contract';
 import { describeEventStore } from './store-events-contract';
 import { describeReportStore } from './store-report-contract';
 import { expectLineKeptAfterFailover } from './support/failover';
@@ -62,6 +63,7 @@ function clusterStore(): RedisStore {
 describeQueueStore('redis cluster', async () => clusterStore());
 describeEventStore('redis cluster', async () => clusterStore());
 describeReportStore('redis cluster', async () => clusterStore());
+describeHandoffStore('redis cluster', async () => clusterStore());
 
 describe('the fan-out of several rooms on a Cluster', () => {
   it("should carry each room's messages on its own shard to the other instances", async () => {

@@ -11,6 +11,7 @@ import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describeQueueStore } from './store-contract';
 import { describeReportStore } from './store-report-contract';
+import { describeHandoffStore } from './store-handoff-contract';
 import { describeEventStore, drawInOrder } from './store-events-contract';
 
 const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
@@ -81,6 +82,7 @@ afterAll(async () => {
 describeQueueStore('redis', async () => open(server.url, newRoom()));
 describeEventStore('redis', async () => open(server.url, newRoom()));
 describeReportStore('redis', async () => open(server.url, newRoom()));
+describeHandoffStore('redis', async () => open(server.url, newRoom()));
 
 describe('redis queue store shared by several instances', () => {
   let one: RedisStore;

@@ -21,6 +21,7 @@ export function laterRealtimeSources(realtime: Promise<RealtimeSources>, withOpe
     subscribe: () => later((sources) => sources.subscribe()),
     subscribed$: later((sources) => sources.subscribed$),
     release$: later((sources) => sources.release$),
+    handedOff$: later((sources) => sources.handedOff$ ?? EMPTY),
     moved$: later((sources) => sources.moved$),
     message$: later((sources) => sources.message$ ?? EMPTY),
     ...(withOpening && { opened$: later((sources) => sources.opened$ ?? EMPTY) }),

@@ -112,6 +112,7 @@ export function WaitingRoom({ queue$, texts: initial, loadLostPlace, loadControl
       ) : view.phase == 'waiting' ? (
         <WaitingBlock texts={texts} position={view.position} estimated={view.estimated} updatedAt={view.updatedAt} awayMinutes={awayMinutes}>
           {controls && <controls.NotifyButton texts={texts} />}
+          {controls && <controls.Handoff texts={texts} />}
         </WaitingBlock>
       ) : (
         <StatusBlock view={view} texts={texts} loadLostPlace={loadLostPlace} />
@@ -134,6 +135,13 @@ function NoticeLine({ texts, notice }: { texts: Texts; notice: NonNullable<Notic
 /** What shows in the loading block's place once the visitor has left the line: the place lost, released, or leaving. */
 function StatusBlock({ view, texts, loadLostPlace }: { view: WaitingView; texts: Texts; loadLostPlace: Props['loadLostPlace'] }) {
   if (view.phase == 'lost') return <LazyBlock load={loadLostPlace} args={[texts, view.rejoin]} />;
+  if (view.phase == 'moved')
+    return (
+      <section className="wr-block wr-moved" role="alert">
+        <h1>{texts.t('handoff.moved.heading')}</h1>
+        <p>{texts.t('handoff.moved.why')}</p>
+      </section>
+    );
   if (view.phase == 'prequeue' || view.phase == 'loading' || view.phase == 'waiting') return null;
   return (
     <section className="wr-block" role="status">
@@ -188,6 +196,7 @@ function OwnPage({ slots, view, texts, setTexts, controls, checking, announcemen
             'estimate',
             <EstimateBlock texts={texts} estimated={view.estimated} updatedAt={view.updatedAt} awayMinutes={awayMinutes}>
               {controls && <controls.NotifyButton texts={texts} />}
+              {controls && <controls.Handoff texts={texts} />}
             </EstimateBlock>,
           )}
         </>

@@ -13,6 +13,7 @@ import type { Texts } from '../i18n/texts';
 import { switchLanguage } from '../i18n/switch-language';
 import { notifyTurn } from '../notify/turn-notifier';
 import { createSendCode, type CodeAnswer } from '../adapters/code';
+import type { QrCode, QrDrawing } from './qr-code';
 
 export interface Controls {
   /**
@@ -35,7 +36,23 @@ export interface Controls {
    * of the specification's is added or moved.
    */
   CodeForm(props: { readonly texts: Texts }): ReactElement;
+  /**
+   * "Continue on another device", when the server offers it (`handoff`): pressed, it asks for a
+   * link (POST, checked as queue_request is) and loads the QR code's drawing (a file of its own),
+   * then shows the link, the code and until when it works. Pressed again, it closes.
+   */
+  Handoff(props: { readonly texts: Texts }): ReactElement | null;
 }
+
+/** What the page knows to ask for a link that moves its place (the config's `handoff`). */
+export interface HandoffRequest {
+  readonly route: string;
+  readonly csrfToken: string;
+  readonly uuid: string;
+}
+
+type HandoffPanel =
+  { readonly kind: 'closed' | 'asking' | 'failed' } | { readonly kind: 'open'; readonly url: string; readonly expiresAt: string; readonly qr: QrDrawing };
 
 /** The page's React, which the controls are made with (one React). */
 export interface ReactKit {
@@ -55,12 +72,19 @@ export interface ControlsDeps {
   /** The page's queue_request route, whose room the code goes to (`createSendCode`), and the session's CSRF token. */
   readonly codeRoute: string;
   readonly csrfToken: string;
+  /** Where to ask for a link that moves the place to another browser; none: no such offer. */
+  readonly handoff?: HandoffRequest;
+  /** Loads the QR code's drawing (a file of its own, with its encoder). */
+  readonly loadQrCode: () => Promise<QrCode>;
 }
 
 /** The controls, made with the page's React; the type of `createControls`. */
 export type CreateControls = (react: ReactKit, deps: ControlsDeps) => Controls;
 
-export const createControls: CreateControls = ({ h, useState }, { window: win, fetch, queue$, keep, report, textsOf, codeRoute, csrfToken }) => {
+export const createControls: CreateControls = (
+  { h, useState },
+  { window: win, fetch, queue$, keep, report, textsOf, codeRoute, csrfToken, handoff, loadQrCode },
+) => {
   const sendCode = createSendCode(fetch, codeRoute, csrfToken);
   // The texts notifications are written in: those shown last, so a switch of language follows.
   let shown: Texts;
@@ -135,6 +159,61 @@ export const createControls: CreateControls = ({ h, useState }, { window: win, f
         ' ',
         h('button', { type: 'submit', disabled: sending }, t('code.submit')),
         h('p', { className: 'wr-hint', role: 'status', 'aria-live': 'polite' }, said ?? ''),
+      );
+    },
+    Handoff({ texts }) {
+      const [panel, setPanel] = useState<HandoffPanel>({ kind: 'closed' });
+      if (!handoff) return null;
+      const { t } = texts;
+      const ask = () => {
+        setPanel({ kind: 'asking' });
+        const link = fetch(handoff.route, {
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          body: JSON.stringify({ _token: handoff.csrfToken, uuid: handoff.uuid }),
+        }).then(async (response) => {
+          if (!response.ok) throw new Error(`the handoff route answered ${response.status}`);
+          return (await response.json()) as { url: string; expiresAt: string };
+        });
+        Promise.all([link, loadQrCode()]).then(
+          ([{ url, expiresAt }, draw]) => setPanel({ kind: 'open', url, expiresAt, qr: draw(url) }),
+          (error: unknown) => {
+            report(`Waiting room handoff link could not be made: ${String(error)}`);
+            setPanel({ kind: 'failed' });
+          },
+        );
+      };
+      const open = panel.kind == 'open' || panel.kind == 'asking';
+      return h(
+        'div',
+        { className: 'wr-handoff' },
+        h(
+          'p',
+          { className: 'wr-actions' },
+          h('button', { type: 'button', 'aria-expanded': open, onClick: open ? () => setPanel({ kind: 'closed' }) : ask }, t('handoff.open')),
+        ),
+        panel.kind == 'failed' && h('p', { className: 'wr-hint', role: 'alert' }, t('handoff.failed')),
+        panel.kind == 'open' &&
+          h(
+            'div',
+            { className: 'wr-handoff-panel' },
+            h('p', null, t('handoff.explain', { time: new Intl.DateTimeFormat(texts.lang, { timeStyle: 'short' }).format(new Date(panel.expiresAt)) })),
+            h(
+              'svg',
+              { className: 'wr-qr', viewBox: `0 0 ${panel.qr.size} ${panel.qr.size}`, role: 'img', 'aria-label': t('handoff.qr'), width: 192, height: 192 },
+              // Dark on light whatever the page's colours: what a camera reads.
+              h('rect', { width: panel.qr.size, height: panel.qr.size, fill: '#fff' }),
+              h('path', { d: panel.qr.path, fill: '#000' }),
+            ),
+            h('input', {
+              className: 'wr-handoff-link',
+              readOnly: true,
+              value: panel.url,
+              'aria-label': t('handoff.open'),
+              onFocus: (event: { target: { select(): void } }) => event.target.select(),
+            }),
+          ),
       );
     },
   };

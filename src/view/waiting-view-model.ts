@@ -18,7 +18,9 @@ export type WaitingView =
   | { readonly phase: 'prequeue'; readonly opensAt: number; readonly now: number; readonly notice: Notice }
   | { readonly phase: 'released' | 'leaving' }
   /** Beyond the spec: the place in line was lost; `rejoin`: the page is about to join the line again. */
-  | { readonly phase: 'lost'; readonly rejoin: boolean };
+  | { readonly phase: 'lost'; readonly rejoin: boolean }
+  /** Beyond the spec: the place moved to another browser ("continue on another device"). */
+  | { readonly phase: 'moved' };
 
 export const LOADING_VIEW: WaitingView = { phase: 'loading', notice: null };
 
@@ -27,6 +29,7 @@ const LOST = ['unavailable', 'failed', 'disconnected'];
 /** Maps one status to its view. A failure is shown as leaving: the page leaves right after. */
 export function toWaitingView(status: QueueStatus): WaitingView {
   if (status.kind == 'released') return { phase: 'released' };
+  if (status.kind == 'moved') return { phase: 'moved' };
   if (status.kind == 'failed' || status.kind == 'leaving') return { phase: 'leaving' };
   if (status.kind == 'lost' || status.kind == 'rejoining') {
     return { phase: 'lost', rejoin: status.kind == 'rejoining' || status.rejoin != null };

@@ -5,7 +5,7 @@
  * a server, a page or any other client can take it alone.
  */
 export { ERROR_REPORTING, REALTIME, TIMINGS, type Timings } from './constants.js';
-export { AUTH_ENDPOINT, CHANNELS, CONFIG_ELEMENT_ID, HELD_HEADER, ROUTES, UNKNOWN_UUID } from './names.js';
+export { AUTH_ENDPOINT, CHANNELS, CONFIG_ELEMENT_ID, HELD_HEADER, MOVED_AWAY, ROUTES, UNKNOWN_UUID } from './names.js';
 export {
   MAX_POSITION,
   METHODS,

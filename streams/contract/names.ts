@@ -50,6 +50,11 @@ export const CHANNELS = {
   messageEvent: 'QueueMessage',
   /** Published on `event(id)` once the event has opened (its pre-queue drawn), with `{"spread": ms}` (`QueueOpened`). */
   openedEvent: 'QueueOpened',
+  /**
+   * On the visitor's channel, with `{"uuid": "…"}` (an extension, since 1.5.0): the place moved to
+   * another browser, under another uuid; this page stops following it and never replays.
+   */
+  handedOffEvent: 'PlaceHandedOff',
 } as const;
 
 /** The id of the `<script type="application/json">` element that carries the page config. */
@@ -60,3 +65,9 @@ export const CONFIG_ELEMENT_ID = 'waiting-room-config';
  * server does not know the uuid (any longer): the place in line is lost, not the call.
  */
 export const UNKNOWN_UUID = 'unknown_uuid';
+
+/**
+ * The error code of a 410 from queue_info (an extension, since 1.5.0) when the uuid is that of a
+ * place moved to another browser: this page's place goes on there, not here.
+ */
+export const MOVED_AWAY = 'place_moved';

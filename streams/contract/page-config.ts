@@ -89,6 +89,12 @@ export interface PageConfigJson {
    * what the page shows until `QueueMessage` or a queue_info answer brings a newer one.
    */
   readonly message?: RoomMessageJson;
+  /**
+   * An extension (since 1.6.0): where the page asks for a link that moves the place to another
+   * browser ("continue on another device", `POST`, JSON `{_token, uuid}`, answer `{url, expiresAt}`).
+   * Absent: the page offers none.
+   */
+  readonly handoff?: { readonly route: string };
 }
 
 /** One language's texts, as a server hands them over (in the page config, or for a switch). */
@@ -202,4 +208,6 @@ export interface PageConfig {
   readonly awayMinutes?: number;
   /** The operator's message as the server wrote it (`roomMessageOf`); null when none, or unreadable. */
   readonly message: RoomMessageJson | null;
+  /** Where the page asks for a link to move the place to another browser; null: it offers none (since 1.6.0). */
+  readonly handoffRoute: string | null;
 }

@@ -192,6 +192,7 @@ export function parsePageConfig(raw: unknown, address: string): ConfigResult {
     ),
     // Beside the line, not a part of it: an unreadable message is none, and the page goes on.
     message: roomMessageOf(root.message),
+    handoffRoute: root.handoff === undefined ? null : route(section(root.handoff, 'handoff').route, 'handoff.route'),
   };
   check(!routes.queue_info || config.routes.queue_info.includes('{uuid}'), 'routes.queue_info', 'a path with "{uuid}" in it', 0);
   return problems.length ? { ok: false, problems, errorReporting, language: languageSound ? language : null } : { ok: true, config, warnings };

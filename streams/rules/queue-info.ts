@@ -1,6 +1,6 @@
 import { catchError, defaultIfEmpty, defer, map, of, take, type Observable, type SchedulerLike } from 'rxjs';
 import { queueInfoOf, type QueueInfo } from '../contract/queue-info.js';
-import { isPlaceLost, isPlacePending } from '../place-lost.js';
+import { isPlaceLost, isPlaceMovedAway, isPlacePending } from '../place-lost.js';
 
 /**
  * The outcome of one queue_info call: an answer stamped with its scheduler time, or none: a
@@ -8,11 +8,13 @@ import { isPlaceLost, isPlacePending } from '../place-lost.js';
  * place waits for its bot check (see place-lost.ts).
  */
 export type PollResult =
-  { readonly ok: true; readonly info: QueueInfo; readonly at: number } | { readonly ok: false; readonly lost?: true; readonly pending?: true };
+  | { readonly ok: true; readonly info: QueueInfo; readonly at: number }
+  | { readonly ok: false; readonly lost?: true; readonly pending?: true; readonly movedAway?: true };
 
 const FAILED: PollResult = { ok: false };
 const LOST: PollResult = { ok: false, lost: true };
 const PENDING: PollResult = { ok: false, pending: true };
+const MOVED_AWAY: PollResult = { ok: false, movedAway: true };
 
 /**
  * One queue_info call that never errors (rule: a failed call never ends the status stream).
@@ -20,6 +22,7 @@ const PENDING: PollResult = { ok: false, pending: true };
  * - `{ok: true, info, at}` for the first answer, `at` being `scheduler.now()` when it arrived;
  * - `{ok: false, lost: true}` when the call errors with a lost-place marker (`isPlaceLost`);
  * - `{ok: false, pending: true}` when it errors with a pending-place marker (`isPlacePending`);
+ * - `{ok: false, movedAway: true}` when it errors with a moved-place marker (`isPlaceMovedAway`);
  * - `{ok: false}` when the call errors otherwise (or throws), completes without an answer, or
  *   answers something that is not a non-negative finite position and estimate — showing NaN or
  *   starting the position-0 watchdog on garbage would be worse than counting a failure.
@@ -34,6 +37,6 @@ export function callQueueInfo(queueInfo: () => Observable<QueueInfo>, scheduler:
       return info ? { ok: true, info, at: scheduler.now() } : FAILED;
     }),
     defaultIfEmpty(FAILED),
-    catchError((error: unknown) => of(isPlaceLost(error) ? LOST : isPlacePending(error) ? PENDING : FAILED)),
+    catchError((error: unknown) => of(isPlaceLost(error) ? LOST : isPlacePending(error) ? PENDING : isPlaceMovedAway(error) ? MOVED_AWAY : FAILED)),
   );
 }

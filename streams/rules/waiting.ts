@@ -18,9 +18,9 @@ const NOTHING_SHOWN: Shown = { last: null, failedPolls: 0, connection: null };
 function record(shown: Shown, input: ShownResult | ConnectionState): Shown {
   if (typeof input == 'string') return { ...shown, connection: input };
   if (input.ok) return { ...shown, last: { info: input.info, at: input.at }, failedPolls: 'pushed' in input ? shown.failedPolls : 0 };
-  // A lost place is no failed poll: the status stream ends there (rules/lost-place). Nor is a place
-  // waiting for its bot check: the server answered, with no position yet.
-  return input.lost || input.pending ? shown : { ...shown, failedPolls: shown.failedPolls + 1 };
+  // A lost or moved place is no failed poll: the status stream ends there (rules/lost-place,
+  // rules/moved-away). Nor is a place waiting for its bot check: the server answered, with no position yet.
+  return input.lost || input.movedAway || input.pending ? shown : { ...shown, failedPolls: shown.failedPolls + 1 };
 }
 
 function sameStatus(a: LiveStatus, b: LiveStatus): boolean {

@@ -298,7 +298,8 @@ function sendHeldJson(reply: FastifyReply, pageConfig: PageConfigJson, awaySecon
  * referrer, yet its replay form still says it comes from the site: `no-referrer` would send
  * `Origin: null`, which Django's and Rails' CSRF checks refuse.
  */
-function sendWaitingPage(reply: FastifyReply, html: string, policy: string): FastifyReply {
+/** Sends a waiting page with its policy, never cached. */
+export function sendWaitingPage(reply: FastifyReply, html: string, policy: string): FastifyReply {
   return reply
     .code(200)
     .header(HELD_HEADER.name, HELD_HEADER.value)

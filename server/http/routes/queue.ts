@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isUuid, PENDING_STATUS, ROUTES, UNKNOWN_UUID, UUID_PATTERN } from '@waiting-room/streams/contract';
+import { isUuid, MOVED_AWAY, PENDING_STATUS, ROUTES, UNKNOWN_UUID, UUID_PATTERN } from '@waiting-room/streams/contract';
 import type { BotChallenges } from '../../domain/bot-check/challenge';
 import type { Clock } from '../../domain/clock';
 import { HttpError } from '../errors';
@@ -201,7 +201,7 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
             description: 'The place waits for its bot check: no position yet (neither released nor lost). Ask again.',
             properties: { pending: { type: 'boolean', enum: [true] } },
           },
-          ...errorResponses(404),
+          ...errorResponses(404, 410),
         },
       },
       ...(options.answered && {
@@ -216,7 +216,13 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
       const room = roomOf(request);
       const now = clock.now();
       const place = isUuid(uuid) ? await room.store.position(uuid, now) : undefined;
-      if (!place) throw new HttpError(404, UNKNOWN_UUID, 'No place in line has this uuid.');
+      if (!place) {
+        // Asked only of an unknown uuid: the polls of places in line never pay for it.
+        if (isUuid(uuid) && (await room.store.movedAway(uuid, now))) {
+          throw new HttpError(410, MOVED_AWAY, 'This place moved to another browser (continue on another device); it goes on there.');
+        }
+        throw new HttpError(404, UNKNOWN_UUID, 'No place in line has this uuid.');
+      }
       reply.header('cache-control', 'no-store');
       if (place.pending) return answer(reply.code(PENDING_STATUS), { pending: true });
       const { position, served } = place;

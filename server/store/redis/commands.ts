@@ -161,6 +161,15 @@ interface Commands {
   waitingRoomTakeHeld: { args: [uuid: string, sessionId: string]; reply: string | null };
   waitingRoomUntakeHeld: { args: [uuid: string]; reply: 1 };
   waitingRoomMoveSession: { args: [from: string, to: string, userId: number]; reply: 0 | 1 };
+  waitingRoomOfferHandoff: {
+    args: [key: string, uuid: string, sessionId: string, name: string, expiresAt: number, recordMs: number, now: number];
+    reply: 0 | 1;
+  };
+  waitingRoomTakeHandoff: {
+    args: [key: string, to: string, newUuid: string, now: number, movedMs: number, recordMs: number];
+    reply: ['moved', from: string, name: string, entry: EntryReply] | ['unknown' | 'used' | 'expired' | 'gone'];
+  };
+  waitingRoomMovedAway: { args: [uuid: string, now: number]; reply: 0 | 1 };
   waitingRoomStats: {
     args: [now: number];
     reply: [waiting: number, active: number, released: number, paused: 0 | 1, arrived: number, pending: number];
@@ -236,6 +245,9 @@ declare module 'ioredis' {
     waitingRoomTakeHeld(...call: Call<'waitingRoomTakeHeld'>): Result<Answer<'waitingRoomTakeHeld'>, Context>;
     waitingRoomUntakeHeld(...call: Call<'waitingRoomUntakeHeld'>): Result<Answer<'waitingRoomUntakeHeld'>, Context>;
     waitingRoomMoveSession(...call: Call<'waitingRoomMoveSession'>): Result<Answer<'waitingRoomMoveSession'>, Context>;
+    waitingRoomOfferHandoff(...call: Call<'waitingRoomOfferHandoff'>): Result<Answer<'waitingRoomOfferHandoff'>, Context>;
+    waitingRoomTakeHandoff(...call: Call<'waitingRoomTakeHandoff'>): Result<Answer<'waitingRoomTakeHandoff'>, Context>;
+    waitingRoomMovedAway(...call: Call<'waitingRoomMovedAway'>): Result<Answer<'waitingRoomMovedAway'>, Context>;
     waitingRoomStats(...call: Call<'waitingRoomStats'>): Result<Answer<'waitingRoomStats'>, Context>;
     waitingRoomSetPaused(...call: Call<'waitingRoomSetPaused'>): Result<Answer<'waitingRoomSetPaused'>, Context>;
     waitingRoomLimits(...call: Call<'waitingRoomLimits'>): Result<Answer<'waitingRoomLimits'>, Context>;
@@ -285,6 +297,9 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomTakeHeld: ['take-held'],
   waitingRoomUntakeHeld: ['untake-held'],
   waitingRoomMoveSession: ['move-session'],
+  waitingRoomOfferHandoff: ['offer-handoff'],
+  waitingRoomTakeHandoff: ['take-handoff'],
+  waitingRoomMovedAway: ['moved-away'],
   waitingRoomStats: ['stats'],
   waitingRoomSetPaused: ['set-paused'],
   waitingRoomLimits: ['limits'],

@@ -308,6 +308,15 @@ export class LineCopy {
           return false;
         }
         this.tickets.set(uuid, ticket);
+      } else if (change.startsWith('~')) {
+        // A place moved to another browser: its ticket under a new uuid (take-handoff.lua). One
+        // the copy does not hold yet is read with its new uuid from the pages.
+        const [from, to] = change.slice(1).split(':');
+        const ticket = this.tickets.get(from);
+        if (ticket === undefined) continue;
+        this.tickets.delete(from);
+        this.line.assign(ticket, to);
+        this.tickets.set(to, ticket);
       } else if (change.startsWith('=')) {
         // A step of a draw: the place now holds a ticket already in line (place-drawn.lua).
         const colon = change.indexOf(':');

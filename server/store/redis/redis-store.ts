@@ -21,6 +21,7 @@ const CODES_PER_CALL = 500;
 /** use-code.lua's outcomes, by number. */
 const CODE_OUTCOMES = ['no-place', 'not-waiting', 'ahead', 'limited', 'moved', 'wrong'] as const;
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
+import { HANDOFF_RECORD_MS, MOVED_MARK_MS, type HandoffOffer, type HandoffOutcome } from '../handoff';
 import { Deadlines } from './deadline';
 import { BLOCK_MS, BROKEN, LineCopy } from './line-copy';
 import { PositionBatch } from './position-batch';
@@ -370,6 +371,21 @@ export class RedisStore implements QueueStore {
   async codeCounts(): Promise<CodeCounts> {
     const [issued, used] = await this.run('waitingRoomCodeCounts', []);
     return { issued, used };
+  }
+
+  async offerHandoff(key: string, offer: HandoffOffer, now: number): Promise<boolean> {
+    return (await this.run('waitingRoomOfferHandoff', [key, offer.uuid, offer.sessionId, offer.name, offer.expiresAt, HANDOFF_RECORD_MS, now])) === 1;
+  }
+
+  async takeHandoff(key: string, to: string, newUuid: string, now: number): Promise<HandoffOutcome<Entry>> {
+    const reply = await this.run('waitingRoomTakeHandoff', [key, to, newUuid, now, MOVED_MARK_MS, HANDOFF_RECORD_MS]);
+    if (reply[0] !== 'moved') return { moved: false, refusal: reply[0] };
+    const [, from, name, entry] = reply;
+    return { moved: true, entry: decodeEntry(entry), from, name };
+  }
+
+  async movedAway(uuid: string, now: number): Promise<boolean> {
+    return (await this.run('waitingRoomMovedAway', [uuid, now])) === 1;
   }
 
   async stats(now: number): Promise<Stats> {

@@ -26,7 +26,7 @@ local function entryKey(uuid) return prefix .. 'e:' .. uuid end
 -- This call's changes to the line, logged together once it is done (see publishChanges):
 -- '+ticket:uuid' a place entered at the back, '-uuid' a place left it, '^ticket:uuid' a place moved
 -- ahead with a priority code to that ticket (behind the code holders before it), '!' places were
--- reordered.
+-- reordered, '~old:new' a place kept its ticket under a new uuid (take-handoff.lua).
 local changes = {}
 local function changed(change) changes[#changes + 1] = change end
 local function requestKey(uuid) return prefix .. 'r:' .. uuid end

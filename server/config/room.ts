@@ -79,7 +79,8 @@ export type RoomField = keyof typeof ROOM_FIELDS;
 export const ROOM_FIELD_NAMES = Object.keys(ROOM_FIELDS) as RoomField[];
 
 /** The whole-number fields of a room, each bounded as the variable it stands in for. */
-export type RoomWholeField = 'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs' | 'reportRetentionHours' | 'awaySeconds' | 'claimSeconds' | 'codeMinutes';
+export type RoomWholeField =
+  'activeLimit' | 'releasePerMinute' | 'originLatencyTargetMs' | 'reportRetentionHours' | 'awaySeconds' | 'claimSeconds' | 'codeMinutes';
 
 /** The range of a whole-number field of a room: its variable's `minimum` and `maximum`. */
 export function roomFieldRange(field: RoomWholeField): { readonly min: number; readonly max: number } {

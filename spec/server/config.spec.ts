@@ -157,7 +157,7 @@ describe('loadConfig', () => {
 
   it("should read a room's away and claim times: AWAY_SECONDS (formerly ABANDON_SECONDS), CLAIM_SECONDS at most SESSION_SECONDS", () => {
     const notices: string[] = [];
-    const formerly = loadConfig({ AWAY_SECONDS: '600' }, (notice) => notices.push(notice));
+    const formerly = loadConfig({ ABANDON_SECONDS: '600' }, (notice) => notices.push(notice));
     expect(formerly.rooms[0]).toMatchObject({ awaySeconds: 600, claimSeconds: 300 });
     expect(notices).toEqual(['ABANDON_SECONDS is now called AWAY_SECONDS; the old name still works.']);
 

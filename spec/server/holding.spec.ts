@@ -64,6 +64,7 @@ describe('holding protected requests', () => {
       language: expect.objectContaining({ locale: 'en', dir: 'ltr', messages: expect.objectContaining({ 'page.heading': 'You are in line' }) }),
       // AWAY_SECONDS, 1800 by default: the page says the visitor may leave for this long.
       awayMinutes: 30,
+      handoff: { route: '/queue/handoff' },
     });
     expect(await stats(server)).toMatchObject({ waiting: 1, active: 1 });
   });

@@ -30,6 +30,10 @@ describe('rooms in the configuration', () => {
         botChallenge: 'off',
         queueingStatusCode: 503,
         connectorOrigins: [],
+        reportRetentionHours: 72,
+        awaySeconds: 1800,
+        claimSeconds: 300,
+        codeMinutes: 1440,
       },
     ]);
   });

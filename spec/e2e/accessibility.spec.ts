@@ -132,7 +132,9 @@ describe('accessibility of the waiting page', () => {
       await expect(violations(visitor.page)).resolves.toEqual([]);
       await expect(scrollsSideways(visitor.page)).resolves.toBe(false);
       const reached = await tabThrough(visitor.page);
-      expect(reached.map((one) => one.control)).toEqual([expect.stringMatching(/^button /), `select ${locale}`]);
+      // The notification button, "continue on another device", the code's field and its button, the language.
+      const button = expect.stringMatching(/^button /);
+      expect(reached.map((one) => one.control)).toEqual([button, button, 'input ', button, `select ${locale}`]);
       expect(reached.every((one) => one.shown)).toBe(true);
     }, 30_000);
 
@@ -142,9 +144,11 @@ describe('accessibility of the waiting page', () => {
       await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
       await visitor.page.locator('select').waitFor();
       await expect(scrollsSideways(visitor.page)).resolves.toBe(false);
-      for (const control of ['button', 'select']) {
-        await visitor.page.locator(control).scrollIntoViewIfNeeded();
-        await expect(visitor.page.locator(control).isVisible()).resolves.toBe(true);
+      const controls = await visitor.page.locator('button, input, select').all();
+      expect(controls.length).toBe(5);
+      for (const control of controls) {
+        await control.scrollIntoViewIfNeeded();
+        await expect(control.isVisible()).resolves.toBe(true);
       }
       await expect(visitor.page.evaluate(() => getComputedStyle(document.querySelector('.wr-position strong')!).overflow)).resolves.toBe('visible');
     }, 30_000);

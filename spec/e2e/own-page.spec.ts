@@ -73,7 +73,7 @@ describe("a room with the operator's own waiting page, beside a room with the de
     ).resolves.toBe('rgb(122, 47, 240)');
     // The loading block is gone from its place (the server's static one too), the live region in the root.
     await expect(page.locator('.wr-loading').count()).resolves.toBe(0);
-    await expect(page.locator('#waiting-room [aria-live="polite"]').count()).resolves.toBe(1);
+    await expect(page.locator('#waiting-room .wr-sr[aria-live="polite"]').count()).resolves.toBe(1);
     // The language picker, in its own place.
     await page.locator('[data-waiting-room-block="language"] select').waitFor({ timeout: 15_000 });
     // Nothing axe-core finds, the example's markup around the blocks included.

@@ -37,6 +37,12 @@ export interface RevocationFeedOptions {
   readonly revocationRefreshSeconds?: number;
   /** Where a feed that cannot be read is reported; `console.warn` by default. */
   readonly log?: (message: string) => void;
+  /**
+   * True where the runtime ends a request's I/O with its answer (Cloudflare Workers, other edge
+   * isolates): a read of the feed another request began may then never settle, so no request
+   * waits for one it did not begin. False by default; true by default in `createWebConnector`.
+   */
+  readonly readsPerRequest?: boolean;
 }
 
 /** What the feed answers. */
@@ -144,28 +150,32 @@ export class Revocations {
     if ((this.denied.get(session) ?? Number.NEGATIVE_INFINITY) < expiresAt) this.denied.set(session, expiresAt);
   }
 
-  /** Reads the feed from the cursor; one read at a time, and never rejects. */
+  /**
+   * Reads the feed from the cursor, and never rejects: one read at a time, shared by the requests
+   * that wait for it; or, where a read belongs to the request that began it, one per request.
+   */
   private refresh(now: number): Promise<void> {
-    this.refreshing ??= this.read(now)
-      .then(
-        () => {
-          if (this.failing) this.log(`waiting room: the revocation feed ${this.address()} is read again.`);
-          this.failing = false;
-          this.readAt = now;
-          this.forgetExpired(now);
-        },
-        (error: unknown) => {
-          this.failing = true;
-          this.log(
-            `waiting room: the revocation feed ${this.address()} cannot be read (${error instanceof Error ? error.message : String(error)}); ` +
-              'passes revoked by other processes are still admitted here until it can be, or until they expire. Read again in a few seconds.',
-          );
-        },
-      )
-      .finally(() => {
-        this.refreshing = undefined;
-      });
+    if (this.refreshing !== undefined) return this.refreshing;
+    const reading = this.read(now).then(
+      () => {
+        if (this.failing) this.log(`waiting room: the revocation feed ${this.address()} is read again.`);
+        this.failing = false;
+        this.readAt = Math.max(this.readAt, now);
+        this.forgetExpired(now);
+      },
+      (error: unknown) => {
+        this.failing = true;
+        this.log(
+          `waiting room: the revocation feed ${this.address()} cannot be read (${error instanceof Error ? error.message : String(error)}); ` +
+            'passes revoked by other processes are still admitted here until it can be, or until they expire. Read again in a few seconds.',
+        );
+      },
+    );
     this.triedAt = now;
+    if (this.options.readsPerRequest) return reading;
+    this.refreshing = reading.finally(() => {
+      this.refreshing = undefined;
+    });
     return this.refreshing;
   }
 

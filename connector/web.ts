@@ -12,7 +12,8 @@ export interface WebConnector {
 }
 
 export function createWebConnector(options: ConnectorOptions): WebConnector {
-  const connector = createConnector(options);
+  // The runtimes with fetch's Request are mostly edge isolates, where a request's I/O ends with it.
+  const connector = createConnector({ readsPerRequest: true, ...options });
   return {
     async handle(request) {
       const decision = await connector.decide(fromFetch(request));

@@ -118,6 +118,19 @@ describe('a revoked pass, in every connector process', () => {
     expect(await buyer.admittedBy(connector())).toBe(false);
   });
 
+  test('requests that find the list old wait for one shared read, or, where a read belongs to its request, each for its own', async () => {
+    await start();
+    const buyer = new Browser();
+    await buyer.enter();
+    const all = (site: Connector) => Promise.all([1, 2, 3].map(() => buyer.admittedBy(site)));
+    expect(await all(connector())).toEqual([true, true, true]);
+    expect(feedReads).toBe(1);
+    // An edge isolate cancels a request's reads once it is answered: no request waits for another's.
+    const edge = createConnector({ waitingRoom: server!.url, room: 'default', secret: SECRET, now: () => clock.now(), readsPerRequest: true });
+    expect(await all(edge)).toEqual([true, true, true]);
+    expect(feedReads).toBe(4);
+  });
+
   test('a revoked visitor admitted again gets a pass every process accepts', async () => {
     await start({ ACTIVE_LIMIT: '2' });
     const [a, b] = [connector(), connector()];

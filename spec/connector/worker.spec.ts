@@ -5,6 +5,7 @@ import { rawRequest } from '../support/raw-http';
 import { ensureWaitingPageBuilt } from '../support/waiting-page-built';
 import { E2E_ADMIN_TOKEN, startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
 import { CookieJar } from './support/cookie-jar';
+import { startFeedGate, type FeedGate } from './support/feed-gate';
 import { startWorkerOrigin, type WorkerOrigin } from './support/worker-origin';
 import { bundleWorker, exampleSettings, onFreePort, startExampleWorker, startWorkerd, type WorkerdServer } from './support/workerd';
 
@@ -22,6 +23,7 @@ describe('the Worker in workerd with the waiting room', () => {
   let server: WaitingRoomServer | undefined;
   let origin: WorkerOrigin;
   let worker: WorkerdServer | undefined;
+  let gate: FeedGate | undefined;
   /** The Worker's address. */
   let site: string;
 
@@ -29,16 +31,26 @@ describe('the Worker in workerd with the waiting room', () => {
     origin = await startWorkerOrigin();
   });
 
-  /** The room of wrangler.toml with one place, and the example Worker in front of the origin. */
-  async function start(): Promise<void> {
+  /**
+   * The room of wrangler.toml with one place, and the example Worker in front of the origin;
+   * with `gate`, the Worker reaches the waiting room through a FeedGate.
+   */
+  async function start(options: { revocationSeconds?: number; gate?: boolean } = {}): Promise<void> {
     const { vars } = await exampleSettings();
     await onFreePort(async (port) => {
       site = `http://127.0.0.1:${port}`;
       const ROOMS = JSON.stringify([{ name: vars.WAITING_ROOM_ROOM, protect: ['/checkout'], activeLimit: 1, connectorOrigins: [site] }]);
-      const room = await startWaitingRoom({ ROOMS, RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, PASS_REVOCATION_SECONDS: '1' });
+      const room = await startWaitingRoom({
+        ROOMS,
+        RELEASE_PER_MINUTE: '0',
+        PASS_SECRET: SECRET,
+        PASS_REVOCATION_SECONDS: String(options.revocationSeconds ?? 1),
+      });
       try {
-        worker = await startExampleWorker({ port, secret: SECRET, vars: { WAITING_ROOM_URL: room.url, ORIGIN_URL: origin.url } });
+        gate = options.gate ? await startFeedGate(room.url) : undefined;
+        worker = await startExampleWorker({ port, secret: SECRET, vars: { WAITING_ROOM_URL: gate?.url ?? room.url, ORIGIN_URL: origin.url } });
       } catch (error) {
+        await gate?.close();
         await room.close();
         throw error;
       }
@@ -48,8 +60,9 @@ describe('the Worker in workerd with the waiting room', () => {
 
   afterEach(async () => {
     await worker?.close();
+    await gate?.close();
     await server?.close();
-    worker = server = undefined;
+    worker = server = gate = undefined;
   });
 
   afterAll(async () => {
@@ -143,6 +156,40 @@ describe('the Worker in workerd with the waiting room', () => {
       async () => worker!.output(),
       (output) => output.includes('The waiting room did not revoke the pass'),
     );
+  });
+
+  // workerd ends a request's I/O with its answer: a read of the feed that a request began and did
+  // not wait for may never settle, and a later request must not wait for it.
+  test('reads the feed again for a request when a read an earlier request began is still unanswered', async () => {
+    await start({ revocationSeconds: 4, gate: true });
+    const browser = new CookieJar();
+    const enter = (await browser.get(`${site}/checkout`)).headers.get('location')!;
+    // The landing checks the pass, and reads the feed first (the deny list is empty and old).
+    await browser.get((await browser.get(enter)).headers.get('location')!);
+    expect(gate!.reads()).toBe(1);
+
+    // Past half the bound, an admitted request begins a read and answers without waiting for it.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    gate!.hold();
+    expect((await browser.get(`${site}/checkout?item=1`)).status).toBe(200);
+    await eventually(
+      'a read begun',
+      async () => gate!.reads(),
+      (reads) => reads === 2,
+    );
+
+    // Past the bound, the next admitted request waits for a read of its own, and is answered once it is.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const later = browser.get(`${site}/checkout?item=2`);
+    await eventually(
+      'a read of its own',
+      async () => gate!.reads(),
+      (reads) => reads === 3,
+    );
+    gate!.open();
+    const answer = await later;
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toContain('admitted');
   });
 
   test("passes an admitted form's body on to the origin untouched", async () => {

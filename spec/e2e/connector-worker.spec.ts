@@ -14,11 +14,6 @@ const SECRET = 'a-pass-secret-shared-with-the-worker-in-workerd';
  * `127.0.0.1`, two sites as in production, in the room of the example's wrangler.toml, of one
  * place. The site behind the Worker knows nothing of the waiting room but its revoke command.
  */
-// The trip has hung once in several runs at the revoke (the Worker's answer to /checkout/done
-// never came, under a busy machine); its cause is not found yet, so the trip may run again on
-// fresh servers, and a trip that fails every time still fails.
-jest.retryTimes(1, { logErrorsBeforeRetry: true });
-
 describe('visitors of a site behind the example Worker in workerd', () => {
   let browser: Browser;
   let server: WaitingRoomServer;

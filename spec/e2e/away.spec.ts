@@ -1,6 +1,6 @@
 import type { Browser, Page, Request, WebSocketRoute } from 'playwright-core';
 import { adminApi, type AdminApi } from '../support/admin-api';
-import { launchBrowser } from '../support/browser';
+import { freezePages, launchBrowser } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { startServerProcess, stopAllServerProcesses, type ServerProcess } from '../support/server-process';
 import { openVisitor, type Visitor } from '../support/visitor-page';
@@ -37,6 +37,8 @@ function queueInfoCalls(page: Page): { at: number; request: Request }[] {
 
 describe('a visitor who is away, and comes back', () => {
   let browser: Browser | undefined;
+  /** Browsers of one visitor each, beside the shared one. */
+  const browsers: Browser[] = [];
   let server: ServerProcess;
   let admin: AdminApi;
   const visitors: Visitor[] = [];
@@ -50,19 +52,19 @@ describe('a visitor who is away, and comes back', () => {
 
   afterAll(async () => {
     await Promise.all(visitors.splice(0).map((visitor) => visitor.close()));
-    await browser?.close();
+    await Promise.all([browser, ...browsers.splice(0)].map((each) => each?.close()));
     await stopAllServerProcesses();
   });
 
-  const visit = async (options = {}) => {
-    const visitor = await openVisitor(browser!, server.url, options);
+  const visit = async (options = {}, on = browser!) => {
+    const visitor = await openVisitor(on, server.url, options);
     visitors.push(visitor);
     return visitor;
   };
 
   /** A visitor held on the checkout, its waiting block shown. */
-  const held = async (options = {}) => {
-    const visitor = await visit(options);
+  const held = async (options = {}, on = browser!) => {
+    const visitor = await visit(options, on);
     await visitor.page.goto(server.url + HELD);
     await visitor.page.locator('.wr-waiting').waitFor({ timeout: 15_000 });
     // Settled: connected and subscribed, the calls of its start made (at once, at `connected`, at the subscription).
@@ -104,28 +106,30 @@ describe('a visitor who is away, and comes back', () => {
     return Date.now() - since;
   };
 
-  // A real freeze cannot be had here: Chromium does not freeze a page a DevTools client is attached
-  // to, and Playwright always is (CDP `Page.setWebLifecycleState` is accepted, and the page's timers
-  // and sockets run on). So the browser's own signal of a return from frozen, `resume`, is what is
-  // sent: with the polls put out of the way, only the return can ask queue_info.
-  test('resumed (Page Lifecycle `resume`) after the line moved: one queue_info call, and the position, within a second', async () => {
+  // A phone's system suspends the browser: the page's renderer stopped (support/browser.ts), a
+  // browser of its own so that no other visitor stops with it. Chromium sends `resume` when it thaws
+  // a frozen page, with `visibilitychange` when it is shown again: a burst that counts as one return.
+  test('frozen while the line moves, then while released: thawed, the position within a second with one queue_info call, then the replay once', async () => {
     const ahead = await held();
-    const visitor = await held();
+    const phone = await launchBrowser();
+    browsers.push(phone);
+    const visitor = await held({}, phone);
     await expect(visitor.position()).resolves.toBe(2);
     const calls = queueInfoCalls(visitor.page);
+    const returned = () =>
+      visitor.page.evaluate(() => {
+        document.dispatchEvent(new Event('resume'));
+        document.dispatchEvent(new Event('visibilitychange'));
+        window.dispatchEvent(new Event('online'));
+      });
 
-    await visitor.page.evaluate(() => document.dispatchEvent(new Event('freeze')));
+    let thaw = await freezePages(phone);
     await release();
     await throughAt(ahead);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(calls).toHaveLength(0);
+    thaw();
     const resumed = Date.now();
-    // A return comes as several signals at once: they count as one.
-    await visitor.page.evaluate(() => {
-      document.dispatchEvent(new Event('resume'));
-      document.dispatchEvent(new Event('visibilitychange'));
-      window.dispatchEvent(new Event('online'));
-    });
+    await returned();
     expect(await shows(visitor, 1, resumed)).toBeLessThan(1_000);
     await eventually(
       'the return to ask queue_info',
@@ -135,19 +139,25 @@ describe('a visitor who is away, and comes back', () => {
       20,
     );
     expect(calls[0].at - resumed).toBeLessThan(1_000);
-    // One call for the return, and no more.
+    // One call for the return, and no more: nothing the freeze held back comes as a flood.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(calls).toHaveLength(1);
 
-    // Released, then back: the replay. The page is not really frozen (above), so the release's push
-    // may replay it before the return is sent, taking the page away under the call; once either way.
+    // Released while frozen: nothing happens until the page runs again, then the replay, once.
+    const landings = () => visitor.navigations.filter((url) => url === server.url + HELD).length;
+    const before = landings();
+    thaw = await freezePages(phone);
     await release();
-    await visitor.page
-      .evaluate(() => document.dispatchEvent(new Event('resume')))
-      .catch((error: Error) => {
-        if (!/Execution context was destroyed/.test(error.message)) throw error;
-      });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(landings()).toBe(before);
+    thaw();
+    // The release's push, waiting in the socket, may replay the page before the return is sent.
+    await returned().catch((error: Error) => {
+      if (!/Execution context was destroyed/.test(error.message)) throw error;
+    });
     await throughAt(visitor);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(landings()).toBe(before + 1);
   }, 90_000);
 
   test('offline while the line moves and then while released: back online, the position, then the replay', async () => {

@@ -34,3 +34,28 @@ export async function launchBrowser(extraArgs: readonly string[] = []): Promise<
   }
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
+
+/**
+ * Freezes every page of `browser` as a phone's system suspends a browser in the background: its
+ * renderer processes stopped (SIGSTOP), so no script, timer or handler of theirs runs, while the
+ * browser's network process goes on receiving what the server sends, delivered once they run
+ * again. Chromium's own freeze cannot be had under a DevTools client (it skips attached pages);
+ * this is the same from the page's side. Resolves to the thaw, which sends SIGCONT.
+ */
+export async function freezePages(browser: Browser): Promise<() => void> {
+  const session = await browser.newBrowserCDPSession();
+  const { processInfo } = (await session.send('SystemInfo.getProcessInfo')) as { processInfo: { type: string; id: number }[] };
+  await session.detach();
+  const renderers = processInfo.filter((info) => info.type === 'renderer').map((info) => info.id);
+  if (renderers.length === 0) throw new Error('The browser has no renderer process to freeze.');
+  for (const pid of renderers) process.kill(pid, 'SIGSTOP');
+  return () => {
+    for (const pid of renderers) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Gone with its browser.
+      }
+    }
+  };
+}

@@ -12,8 +12,6 @@ import { RawSocket } from './support/realtime';
 import { startServer, testConfig } from './support/server';
 import { builtServerScript, runBuildDir } from '../support/run-build';
 
-const ROOT = path.resolve(__dirname, '../..');
-
 describe('start()', () => {
   it('should refuse to start without the built waiting page, saying how to build it', async () => {
     const missing = path.join(tmpdir(), 'no-such-dir', 'waiting.html');
@@ -63,8 +61,9 @@ describe('start()', () => {
 
 describe('bin/server.ts', () => {
   it('should exit with a clear message on a bad setting', async () => {
-    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
-      cwd: ROOT,
+    // The server as this run built it, as `npm start` runs it.
+    const run = promisify(execFile)(process.execPath, [builtServerScript()], {
+      cwd: runBuildDir(),
       env: { ...inheritedEnvironment(process.env), ACTIVE_LIMIT: 'lots', PORT: '0' },
     });
 
@@ -72,11 +71,11 @@ describe('bin/server.ts', () => {
       code: 1,
       stderr: expect.stringContaining('Configuration error: ACTIVE_LIMIT must be a whole number from 1 to 1000000; got "lots".'),
     });
-  });
+  }, 20_000);
 
   it('should say once at start that a former name still works, and still stop before listening on a bad value', async () => {
-    const run = promisify(execFile)(process.execPath, ['--import', 'tsx', 'bin/server.ts'], {
-      cwd: ROOT,
+    const run = promisify(execFile)(process.execPath, [builtServerScript()], {
+      cwd: runBuildDir(),
       env: { ...inheritedEnvironment(process.env), REALTIME_PONG_TIMEOUT: '5', SESSION_SECONDS: 'long', PORT: '0' },
     });
 
@@ -88,7 +87,7 @@ describe('bin/server.ts', () => {
     expect(failed.stderr.split('REALTIME_PONG_TIMEOUT is now called REALTIME_PONG_TIMEOUT_SECONDS; the old name still works.')).toHaveLength(2);
     expect(failed.stderr).toContain('Configuration error: SESSION_SECONDS must be a whole number from 1 to 604800; got "long".');
     expect(failed.stdout).not.toContain('open http');
-  });
+  }, 20_000);
 
   it.each([
     ['warns at start', {}, true],

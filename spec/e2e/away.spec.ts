@@ -52,7 +52,7 @@ describe('a visitor who is away, and comes back', () => {
 
   afterAll(async () => {
     await Promise.all(visitors.splice(0).map((visitor) => visitor.close()));
-    await Promise.all([browser, ...browsers.splice(0)].map((each) => each?.close()));
+    await Promise.all([browser, ...browsers.splice(0)].map(async (each) => each?.close()));
     await stopAllServerProcesses();
   });
 

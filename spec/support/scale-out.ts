@@ -18,7 +18,7 @@ export interface Instance extends Started {
   /** The environment it was started with (to start it again as it was). */
   readonly env: Record<string, string>;
   /** Calls its admin API. */
-  admin(method: 'GET' | 'POST', route: string, body?: unknown): Promise<Response>;
+  admin(method: 'GET' | 'POST' | 'PUT' | 'DELETE', route: string, body?: unknown): Promise<Response>;
 }
 
 /**

@@ -241,7 +241,7 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
     const perMinute = room.releases.policy.perMinute;
     const answer = room.events.answerFor(place, now, perMinute);
     if (answer) return answer.estimated;
-    return estimateMinutes(place.position, (await store.recentReleases()).times, now, perMinute);
+    return estimateMinutes(place.position, (await store.recentReleases()).times, now, perMinute, room.releases.policy);
   };
   const track = async (visitor: number, uuid: string, now: number) => {
     if (visitor % every !== 0 || isBot[visitor]) return;

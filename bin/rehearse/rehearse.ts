@@ -104,11 +104,20 @@ export interface Rehearsal {
 export interface EstimateAccuracy {
   /** Tracked visitors who waited, and their estimate at arrival against the wait that followed (minutes). */
   readonly tracked: number;
-  readonly atArrival: { readonly meanError: number; readonly bias: number; readonly within1: number } | null;
+  readonly atArrival: ErrorSummary | null;
   /** Every minute, every tracked visitor still waiting: the estimate against the rest of the wait. */
-  readonly everyMinute: { readonly meanError: number; readonly bias: number; readonly within1: number; readonly samples: number } | null;
+  readonly everyMinute: (ErrorSummary & { readonly samples: number }) | null;
   /** The mean error (minutes) of the samples of each minute, from the opening. */
   readonly byMinute: readonly { readonly minute: number; readonly meanError: number; readonly bias: number }[];
+}
+
+/** Errors in minutes: the mean, median and p90 of |estimated − waited|, the mean of estimated − waited, the share within a minute. */
+export interface ErrorSummary {
+  readonly meanError: number;
+  readonly medianError: number;
+  readonly p90Error: number;
+  readonly bias: number;
+  readonly within1: number;
 }
 
 /** A clock that runs its steps when told, as fast as they run. */
@@ -232,7 +241,7 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
     const perMinute = room.releases.policy.perMinute;
     const answer = room.events.answerFor(place, now, perMinute);
     if (answer) return answer.estimated;
-    return estimateMinutes(place.position, (await store.recentReleases()).times, now, perMinute);
+    return estimateMinutes(place.position, (await store.recentReleases()).times, now, perMinute, room.releases.policy);
   };
   const track = async (visitor: number, uuid: string, now: number) => {
     if (visitor % every !== 0 || isBot[visitor]) return;
@@ -424,8 +433,11 @@ function accuracy(
   const summary = (list: typeof judged) => {
     if (list.length === 0) return null;
     const each = errors(list);
+    const sorted = Float64Array.from(each, Math.abs).sort();
     return {
       meanError: round(average(each.map(Math.abs))),
+      medianError: round(quantile(sorted, 0.5)),
+      p90Error: round(quantile(sorted, 0.9)),
       bias: round(average(each)),
       within1: round(each.filter((error) => Math.abs(error) <= 1).length / each.length),
     };

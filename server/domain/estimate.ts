@@ -51,10 +51,13 @@ export const RELEASES_KEPT = 50;
  * if faster. While few releases were seen the observed rate is
  * blended with `perMinute`; with neither (`perMinute` 0 and no recent release) one release a
  * minute is assumed. Position 0 (released) gives 0; any other position gives at least 1.
+ *
+ * With `sessions` (the room's active limit and session length), a room whose sessions cannot free
+ * places as fast as `perMinute` is paced by them instead: see `sessionPace`.
  */
-export function estimateMinutes(position: number, recentReleases: readonly number[], now: number, perMinute: number): number {
+export function estimateMinutes(position: number, recentReleases: readonly number[], now: number, perMinute: number, sessions?: SessionLimits): number {
   if (position <= 0) return 0;
-  return minutesAt(position, estimateRate(recentReleases, now, perMinute));
+  return minutesAt(position, estimateRate(recentReleases, now, perMinute, sessions));
 }
 
 /** The estimate at `position` (1 or more) for a line going at `rate` releases a minute: whole minutes, at least 1. */
@@ -66,7 +69,9 @@ export function minutesAt(position: number, rate: number): number {
  * The release rate (a minute) `estimateMinutes` divides a position by at `now`: the same for every
  * position, so that the report keeps it once a minute and finds any place's estimate from it.
  */
-export function estimateRate(recentReleases: readonly number[], now: number, perMinute: number): number {
+export function estimateRate(recentReleases: readonly number[], now: number, perMinute: number, sessions?: SessionLimits): number {
+  const paced = sessionPace(recentReleases, now, perMinute, sessions);
+  if (paced !== undefined) return paced;
   const since = now - ESTIMATE_WINDOW_MS;
   // Newest first; sorted anyway, as servers sharing a store may stamp releases a little out of order.
   const seen = recentReleases.filter((time) => time > since && time <= now).sort((a, b) => b - a);
@@ -79,6 +84,42 @@ export function estimateRate(recentReleases: readonly number[], now: number, per
     rate = perMinute > 0 ? weight * observed + (1 - weight) * perMinute : observed;
   }
   return rate;
+}
+
+/** What a room admits at once and for how long: `ReleasePolicy`'s `activeLimit` and `sessionMs`. */
+export interface SessionLimits {
+  readonly activeLimit: number;
+  readonly sessionMs: number;
+}
+
+/**
+ * The release rate of a room paced by its sessions, or undefined when its rate paces it.
+ *
+ * While people wait, a free place is filled at once (up to `perMinute`), so the active limit is
+ * reached and a place frees only when an admission ends, `sessionMs` after it began: over a
+ * session's length the room releases `activeLimit` at most, whatever the release times look like.
+ * When that is below `perMinute`, the releases come as the sessions end: in bursts a session
+ * apart when they began together (an opening), spread when they did not. Fifty release times
+ * cannot tell one from the other (a burst of 500 fills them all, then nothing for five minutes),
+ * and the rule above reads a burst as `perMinute` and the quiet after it as a stall, hours off
+ * either way. `activeLimit` per `sessionMs` is the rate over any whole session instead: exact over
+ * long waits, off by a part of a session over short ones (when in the cycle the next places free).
+ *
+ * An admission ends no sooner than `sessionMs` after it began (a revoked one holds its place until
+ * its passes expire), so this is the fastest the room goes while people wait: a place released and
+ * never claimed may free sooner (`claimMs`), and then the wait is shorter than said, never longer.
+ * No release for longer than a session and a loop step, while people wait, is a stall (a paused
+ * line, a stopped loop): the rate slows down from there as the rule above does.
+ */
+function sessionPace(recentReleases: readonly number[], now: number, perMinute: number, sessions: SessionLimits | undefined): number | undefined {
+  if (!sessions || !(sessions.activeLimit > 0) || !(sessions.sessionMs > 0)) return undefined;
+  const pace = (sessions.activeLimit * MINUTE) / sessions.sessionMs;
+  if (!(perMinute > 0) || pace >= perMinute) return undefined;
+  let newest = Number.NEGATIVE_INFINITY;
+  for (const time of recentReleases) if (time <= now && time > newest) newest = time;
+  const quiet = now - newest;
+  const expected = sessions.sessionMs + ESTIMATE_STALL_MS;
+  return quiet > expected && Number.isFinite(quiet) ? pace * (expected / quiet) : pace;
 }
 
 /** Releases a minute over `seen` (newest first, not empty), since the latest change of rate if one shows. */

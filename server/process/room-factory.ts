@@ -103,7 +103,14 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
     operated: () => ceilings.current,
   });
   const policy = new RoomPolicy({ configured, operator, events, clock, admitted: () => admission.admitted() });
-  const report = new ReportRecorder({ store: line, clock, log, retentionMs: room.reportRetentionHours * 3_600_000, perMinute: () => policy.current.perMinute });
+  const report = new ReportRecorder({
+    store: line,
+    clock,
+    log,
+    retentionMs: room.reportRetentionHours * 3_600_000,
+    perMinute: () => policy.current.perMinute,
+    sessions: () => policy.current,
+  });
   const releases = new Releases({
     room: room.name,
     store: line,

@@ -1,4 +1,4 @@
-import { estimateMinutes } from '../../server/domain/estimate';
+import { estimateMinutes, estimateRate } from '../../server/domain/estimate';
 
 const MINUTE = 60_000;
 const SECOND = 1000;
@@ -124,5 +124,67 @@ describe('estimateMinutes', () => {
 
   it('should never answer 0 while waiting', () => {
     expect(estimateMinutes(1, releases(50, 0.1), now, 1000)).toBe(1);
+  });
+
+  describe('in a room its sessions pace', () => {
+    // 500 admitted at once for 5 minutes: 100 a minute at most, though the loop may release 2,000.
+    const sessions = { activeLimit: 500, sessionMs: 5 * MINUTE };
+    /** The fifty times a store keeps of a burst of 500 (2,000 a minute: 33 a second), its last step at `newest`. */
+    const burst = (newest: number) => [0, 1].flatMap((step) => Array.from({ length: step === 0 ? 33 : 17 }, () => newest - step * SECOND));
+
+    it('should release as the sessions end, not at the rate of a burst', () => {
+      // Without the limits, the burst reads as near the rate in force: about 30 minutes for 60,000.
+      expect(estimateMinutes(60_000, burst(now - 200), now, 2000)).toBeLessThan(40);
+      expect(estimateMinutes(60_000, burst(now - 200), now, 2000, sessions)).toBe(600);
+      expect(estimateRate(burst(now - 200), now, 2000, sessions)).toBe(100);
+    });
+
+    it('should not take the quiet between bursts for a stall', () => {
+      // Four minutes after the burst, nothing released since: the next sessions end within a minute.
+      expect(estimateMinutes(60_000, burst(now - 4 * MINUTE), now, 2000)).toBeGreaterThan(3000);
+      expect(estimateMinutes(60_000, burst(now - 4 * MINUTE), now, 2000, sessions)).toBe(600);
+    });
+
+    it('should keep the same answer from poll to poll through a cycle of bursts', () => {
+      // Bursts of 500 every 5 minutes; a visitor 3,000 places back polls every 5 s for 20 minutes.
+      let previous: number | undefined;
+      for (let at = 0; at <= 20 * MINUTE; at += 5 * SECOND) {
+        const lastBurst = Math.floor(at / (5 * MINUTE)) * 5 * MINUTE;
+        const position = 3000 - (lastBurst / (5 * MINUTE)) * 500;
+        const estimate = estimateMinutes(position, burst(now + lastBurst), now + at, 2000, sessions);
+        expect(estimate).toBe(position / 100);
+        if (previous !== undefined) expect(estimate).toBeLessThanOrEqual(previous);
+        previous = estimate;
+      }
+    });
+
+    it("should read a line with no release seen yet at the sessions' pace", () => {
+      expect(estimateMinutes(1000, [], now, 2000, sessions)).toBe(10);
+    });
+
+    it('should slow down once nothing was released for longer than a session', () => {
+      // Ten minutes without a release while people wait: the line is stalled (paused, the loop stopped).
+      expect(estimateMinutes(60_000, burst(now - 10 * MINUTE), now, 2000, sessions)).toBeGreaterThan(1100);
+      expect(estimateMinutes(60_000, burst(now - 5 * MINUTE - 4 * SECOND), now, 2000, sessions)).toBe(600);
+    });
+
+    it('should follow the rate when the sessions free places faster than it', () => {
+      const steady = releases(50, 5);
+      const roomy = { activeLimit: 1000, sessionMs: 5 * MINUTE };
+      expect(estimateMinutes(120, steady, now, 10, roomy)).toBe(estimateMinutes(120, steady, now, 10));
+      // Exactly as fast: the rate paces it too.
+      expect(estimateMinutes(120, steady, now, 200, roomy)).toBe(estimateMinutes(120, steady, now, 200));
+    });
+
+    it('should follow the release times with no release rate or no place to release to', () => {
+      const steady = releases(50, 5);
+      expect(estimateMinutes(120, steady, now, 0, sessions)).toBe(estimateMinutes(120, steady, now, 0));
+      expect(estimateMinutes(120, steady, now, 2000, { activeLimit: 0, sessionMs: 5 * MINUTE })).toBe(estimateMinutes(120, steady, now, 2000));
+    });
+
+    it('should never answer 0 while waiting', () => {
+      expect(estimateMinutes(1, burst(now - 200), now, 2000, sessions)).toBe(1);
+      expect(estimateMinutes(1, [], now, 1_000_000, { activeLimit: 100_000, sessionMs: 1000 })).toBe(1);
+    });
   });
 });

@@ -132,3 +132,21 @@ describe('GET /admin/report', () => {
     expect(await (await report(server)).json()).toMatchObject({ arrivals: 0, admitted: 0, peakLine: 0, waits: null, timeline: [] });
   });
 });
+
+describe('the estimate a report records', () => {
+  it('should be the one a room its sessions pace gives its pages', async () => {
+    // One admitted at once for a minute: one release a minute, though the loop could release 60.
+    const clock = new ManualClock();
+    const server = await startServer({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '60', AWAY_SECONDS: '600' }, { clock });
+    try {
+      await new Visitor(server.url).get('/checkout');
+      for (let i = 0; i < 3; i++) await new Visitor(server.url).hold();
+      const rows = (await (await report(server, '?format=csv')).text()).split('\r\n').slice(1, 4);
+      const column = REPORT_CSV_COLUMNS.indexOf('estimate_at_arrival_min');
+      // Positions 1, 2 and 3: a minute each, not a second each at the rate of 60.
+      expect(rows.map((row) => row.split(',')[column])).toEqual(['1', '2', '3']);
+    } finally {
+      await server.close();
+    }
+  });
+});

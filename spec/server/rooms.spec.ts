@@ -158,8 +158,9 @@ describe('several rooms in front of one origin', () => {
     // Each room's line moves on a channel of its own; the first room's is the one a single line has.
     expect(atCheckout.realtime).not.toHaveProperty('queueChannel');
     expect([atTickets.realtime.queueChannel, atVip.realtime.queueChannel]).toEqual(['App.Queue.tickets', 'App.Queue.vip']);
-    // Every room's answer carries ticket and served of its own line, for its QueueMoved.
-    expect((await ada.get(`/queue/info/${atCheckout.queue.uuid}`)).json).toEqual({ position: 1, estimated: 1, ticket: 1, served: 0 });
+    // Every room's answer carries ticket and served of its own line, for its QueueMoved; its estimate, its own
+    // limits (one admitted at once for the default 5 minutes: the head waits for that session to end).
+    expect((await ada.get(`/queue/info/${atCheckout.queue.uuid}`)).json).toEqual({ position: 1, estimated: 5, ticket: 1, served: 0 });
     expect((await bob.get(atTickets.routes.queue_info.replace('{uuid}', atTickets.queue.uuid))).json).toEqual({
       position: 1,
       estimated: expect.any(Number),

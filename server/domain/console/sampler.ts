@@ -89,7 +89,7 @@ export class Sampler {
       activeLimit: policy.activeLimit,
       perMinute: policy.perMinute,
       operatorSet: { activeLimit: limitOverrides.activeLimit !== undefined, perMinute: limitOverrides.perMinute !== undefined },
-      estimate: estimateMinutes(stats.waiting + 1, recent.times, now, policy.perMinute),
+      estimate: estimateMinutes(stats.waiting + 1, recent.times, now, policy.perMinute, policy),
       codes,
       ...(admission ? { admission } : {}),
     };

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock';
-import { estimateMinutes, estimateRate } from '../estimate';
+import { estimateMinutes, estimateRate, type SessionLimits } from '../estimate';
 import type { Logger } from '../logger';
 import type { Entry, QueueStore } from '../../store/types';
 import type { ReportCounter } from './record';
@@ -12,6 +12,8 @@ export interface RecorderParts {
   readonly retentionMs: number;
   /** The release rate in force, which the estimate blends in while few releases were seen. */
   readonly perMinute: () => number;
+  /** The active limit and session length in force, with which a room paced by its sessions is estimated (`estimate.ts`). */
+  readonly sessions?: () => SessionLimits;
 }
 
 /**
@@ -39,7 +41,7 @@ export class ReportRecorder {
     return this.guard('arrival', async () => {
       const { store, retentionMs } = this.parts;
       const recent = await store.recentReleases();
-      const estimate = estimateMinutes(position, recent.times, now, this.parts.perMinute());
+      const estimate = estimateMinutes(position, recent.times, now, this.parts.perMinute(), this.parts.sessions?.());
       await store.reportArrival({ uuid: entry.uuid, heldAt: entry.heldAt, arrivedAt: now, lineNumber: recent.served + position, estimate }, retentionMs);
     });
   }
@@ -80,7 +82,7 @@ export class ReportRecorder {
       if (!some && !this.sampledSome) return;
       this.sampledSome = some;
       const recent = await store.recentReleases();
-      const rate = estimateRate(recent.times, now, this.parts.perMinute());
+      const rate = estimateRate(recent.times, now, this.parts.perMinute(), this.parts.sessions?.());
       await store.reportSample(now, { served: recent.served, rate, waiting: stats.waiting }, retentionMs);
     });
   }

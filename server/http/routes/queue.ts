@@ -228,14 +228,15 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
       const { position, served } = place;
       // In an event's pre-queue there is no position yet; with its random queueing, no rank.
       await room.events.ready(now);
-      const perMinute = room.releases.policy.perMinute;
+      const policy = room.releases.policy;
+      const perMinute = policy.perMinute;
       // The operator's message, read at most once a second per instance: a page that missed its push hears of it here.
       const message = await room.message.shown();
       const told = message && { message };
       const event = room.events.answerFor(place, now, perMinute);
       if (event) return answer(reply, { ...event, ...told });
       const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
-      const estimated = estimateMinutes(position, recent, now, perMinute);
+      const estimated = estimateMinutes(position, recent, now, perMinute, policy);
       // Each room's `QueueMoved` (on its own channel) moves its pages from this ticket.
       return answer(reply, position > 0 ? { position, estimated, ticket: served + position, served, ...told } : { position, estimated, ...told });
     },

@@ -139,6 +139,26 @@ class VirtualClock implements Clock {
 
 const silent = pino({ level: 'silent' });
 
+/** Every visitor's held request: one object, which the store keeps by reference for each place. */
+const REQUEST = Object.freeze({ method: 'GET', uri: '/' });
+
+/** Estimates read of followed visitors, a column each: a line of hours gives millions. */
+class Samples {
+  readonly visitor: number[] = [];
+  readonly at: number[] = [];
+  readonly estimated: number[] = [];
+
+  get length(): number {
+    return this.visitor.length;
+  }
+
+  push(visitor: number, at: number, estimated: number): void {
+    this.visitor.push(visitor);
+    this.at.push(at);
+    this.estimated.push(estimated);
+  }
+}
+
 /** Runs the rehearsal; throws an Error naming an unknown room or event. */
 export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
   const started = performance.now();
@@ -228,7 +248,9 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
   const people = n - botCount;
   const every = Math.max(1, Math.ceil(people / TRACKED));
   const trackedPlace = new Map<number, string>();
-  const samples: { visitor: number; at: number; estimated: number; atArrival: boolean }[] = [];
+  /** At arrival, and every minute while waiting. */
+  const atArrival = new Samples();
+  const everyMinute = new Samples();
   const solving: { at: number; visitor: number }[] = [];
   let solvingHead = 0;
   let botCheckSeen = false;
@@ -247,7 +269,7 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
     if (visitor % every !== 0 || isBot[visitor]) return;
     trackedPlace.set(visitor, uuid);
     const estimated = await estimateOf(uuid, now);
-    if (estimated !== undefined) samples.push({ visitor, at: now, estimated, atArrival: true });
+    if (estimated !== undefined) atArrival.push(visitor, now, estimated);
   };
 
   // What the gate does with a protected request (server/http/gateway/gate.ts).
@@ -261,14 +283,7 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
     const checked = room.botCheck.mode(now) === 'pow';
     botCheckSeen ||= checked;
     const limits = scheduled === 'line' ? room.limits : undefined;
-    const arrival = await store.arrive(
-      `v${visitor}`,
-      visitor + 1,
-      { method: 'GET', uri: '/' },
-      now,
-      limits,
-      checked ? { pendingUntil: now + CHALLENGE_LIFETIME_MS } : {},
-    );
+    const arrival = await store.arrive(`v${visitor}`, visitor + 1, REQUEST, now, limits, checked ? { pendingUntil: now + CHALLENGE_LIFETIME_MS } : {});
     if (arrival.admitted) return void (releasedAt[visitor] = now);
     if (isBot[visitor] && checked) return;
     outstanding++;
@@ -296,7 +311,15 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
     if (at > end) break;
     clock.time = at;
     if (arrivalAt === at) {
-      await arrive(nextArrival++, at);
+      // The arrivals before the next timer and solve, one after another (an arrival comes first at the same time).
+      const until = Math.min(timer.at, end);
+      do {
+        clock.time = opening + arrivals[nextArrival];
+        await arrive(nextArrival++, clock.time);
+      } while (
+        nextArrival < n &&
+        opening + arrivals[nextArrival] <= Math.min(until, solvingHead < solving.length ? solving[solvingHead].at : Number.POSITIVE_INFINITY)
+      );
       continue;
     }
     if (solvedAt === at) {
@@ -331,7 +354,7 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
           continue;
         }
         const estimated = await estimateOf(uuid, at);
-        if (estimated !== undefined) samples.push({ visitor, at, estimated, atArrival: false });
+        if (estimated !== undefined) everyMinute.push(visitor, at, estimated);
       }
     }
     if (nextArrival >= n && solvingHead >= solving.length && outstanding === 0) {
@@ -346,9 +369,17 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
   if (allPoints.length > 0 && timeline[timeline.length - 1] !== allPoints[allPoints.length - 1]) timeline.push(allPoints[allPoints.length - 1]);
 
   const waitOf = (i: number) => (releasedAt[i] - (opening + arrivals[i])) / SECOND;
-  const peopleThrough: number[] = [];
-  for (let i = 0; i < n; i++) if (!isBot[i] && !Number.isNaN(releasedAt[i])) peopleThrough.push(i);
-  const allWaits = Float64Array.from(peopleThrough, waitOf).sort();
+  // The people let in, in order of arrival, and their waits (s), as arrays of numbers.
+  let throughCount = 0;
+  for (let i = 0; i < n; i++) if (!isBot[i] && !Number.isNaN(releasedAt[i])) throughCount++;
+  const peopleThrough = new Int32Array(throughCount);
+  const waits = new Float64Array(throughCount);
+  for (let i = 0, k = 0; i < n; i++) {
+    if (isBot[i] || Number.isNaN(releasedAt[i])) continue;
+    peopleThrough[k] = i;
+    waits[k++] = waitOf(i);
+  }
+  const allWaits = waits.slice().sort();
   const policy = room.limits;
   return {
     room: roomConfig.name,
@@ -368,7 +399,7 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
       p99: round(quantile(allWaits, 0.99)),
       max: round(allWaits.length > 0 ? allWaits[allWaits.length - 1] : Number.NaN),
     },
-    waitsByArrival: waitsByArrival(arrivals, peopleThrough, waitOf, samples),
+    waitsByArrival: waitsByArrival(arrivals, peopleThrough, waits, waitOf, atArrival),
     origin: {
       capacity: origin.capacity ?? null,
       curve: origin.curve ?? null,
@@ -376,63 +407,64 @@ export async function rehearse(input: RehearsalInput): Promise<Rehearsal> {
       overCapacitySeconds: origin.capacity === undefined ? null : (overCapacity * config.releaseIntervalMs) / SECOND,
       peakOriginMs: origin.latencyMs ? peakOriginMs : null,
     },
-    estimate: accuracy(samples, releasedAt, opening),
+    estimate: accuracy(atArrival, everyMinute, releasedAt, opening),
     timeline,
     tookSeconds: round((performance.now() - started) / SECOND),
   };
 }
 
-function waitsByArrival(
-  arrivals: Float64Array,
-  through: readonly number[],
-  waitOf: (i: number) => number,
-  samples: readonly { visitor: number; estimated: number; atArrival: boolean }[],
-): WaitRow[] {
+/** Rows of waits by arrival time: `through` (visitors) and `waits` (s) in order of arrival, so each row is a run of them. */
+function waitsByArrival(arrivals: Float64Array, through: Int32Array, waits: Float64Array, waitOf: (i: number) => number, samples: Samples): WaitRow[] {
   if (through.length === 0) return [];
   const first = arrivals[through[0]];
   const last = arrivals[through[through.length - 1]];
   const width = niceStep((last - first) / 10);
-  const rows = new Map<number, { waits: number[]; estimated: number[]; waited: number[] }>();
-  const rowOf = (i: number) => {
-    const key = width === 0 ? 0 : Math.floor((arrivals[i] - first) / width);
-    let row = rows.get(key);
-    if (!row) rows.set(key, (row = { waits: [], estimated: [], waited: [] }));
-    return row;
-  };
-  for (const i of through) rowOf(i).waits.push(waitOf(i));
-  for (const sample of samples) {
-    if (!sample.atArrival || Number.isNaN(waitOf(sample.visitor))) continue;
-    const row = rowOf(sample.visitor);
-    row.estimated.push(sample.estimated);
-    row.waited.push(waitOf(sample.visitor) / 60);
+  const keyOf = (i: number) => (width === 0 ? 0 : Math.floor((arrivals[i] - first) / width));
+  const estimates = new Map<number, { estimated: number[]; waited: number[] }>();
+  for (let k = 0; k < samples.length; k++) {
+    const visitor = samples.visitor[k];
+    if (Number.isNaN(waitOf(visitor))) continue;
+    const key = keyOf(visitor);
+    let row = estimates.get(key);
+    if (!row) estimates.set(key, (row = { estimated: [], waited: [] }));
+    row.estimated.push(samples.estimated[k]);
+    row.waited.push(waitOf(visitor) / 60);
   }
-  return [...rows]
-    .sort(([a], [b]) => a - b)
-    .map(([key, row]) => {
-      const waits = Float64Array.from(row.waits).sort();
-      return {
-        from: first + key * width,
-        to: first + (key + 1) * width,
-        visitors: waits.length,
-        p50: round(quantile(waits, 0.5)),
-        p90: round(quantile(waits, 0.9)),
-        p99: round(quantile(waits, 0.99)),
-        estimated: row.estimated.length > 0 ? round(average(row.estimated)) : null,
-        waited: row.waited.length > 0 ? round(average(row.waited)) : null,
-      };
+  const rows: WaitRow[] = [];
+  for (let start = 0; start < through.length;) {
+    const key = keyOf(through[start]);
+    let end = start + 1;
+    while (end < through.length && keyOf(through[end]) === key) end++;
+    const sorted = waits.slice(start, end).sort();
+    const row = estimates.get(key);
+    rows.push({
+      from: first + key * width,
+      to: first + (key + 1) * width,
+      visitors: sorted.length,
+      p50: round(quantile(sorted, 0.5)),
+      p90: round(quantile(sorted, 0.9)),
+      p99: round(quantile(sorted, 0.99)),
+      estimated: row ? round(average(row.estimated)) : null,
+      waited: row ? round(average(row.waited)) : null,
     });
+    start = end;
+  }
+  return rows;
 }
 
-function accuracy(
-  samples: readonly { visitor: number; at: number; estimated: number; atArrival: boolean }[],
-  releasedAt: Float64Array,
-  opening: number,
-): EstimateAccuracy {
-  const judged = samples.filter((sample) => !Number.isNaN(releasedAt[sample.visitor]));
-  const errors = (list: typeof judged) => list.map((sample) => sample.estimated - (releasedAt[sample.visitor] - sample.at) / MINUTE);
-  const summary = (list: typeof judged) => {
-    if (list.length === 0) return null;
-    const each = errors(list);
+function accuracy(atArrival: Samples, everyMinute: Samples, releasedAt: Float64Array, opening: number): EstimateAccuracy {
+  /** Each judged sample's error (minutes): the estimate less the wait that followed; visitors never let in are not judged. */
+  const errors = (samples: Samples) => {
+    const each: number[] = [];
+    for (let k = 0; k < samples.length; k++) {
+      const released = releasedAt[samples.visitor[k]];
+      if (Number.isNaN(released)) continue;
+      each.push(samples.estimated[k] - (released - samples.at[k]) / MINUTE);
+    }
+    return each;
+  };
+  const summary = (each: readonly number[]) => {
+    if (each.length === 0) return null;
     const sorted = Float64Array.from(each, Math.abs).sort();
     return {
       meanError: round(average(each.map(Math.abs))),
@@ -442,24 +474,25 @@ function accuracy(
       within1: round(each.filter((error) => Math.abs(error) <= 1).length / each.length),
     };
   };
-  const arrival = judged.filter((sample) => sample.atArrival);
-  const minutes = judged.filter((sample) => !sample.atArrival);
-  const byMinute = new Map<number, (typeof judged)[number][]>();
-  for (const sample of minutes) {
-    const minute = Math.round((sample.at - opening) / MINUTE);
+  const arrival = errors(atArrival);
+  const minutes = errors(everyMinute);
+  // The minutes of the judged samples, in order (the samples are taken minute after minute).
+  const byMinute = new Map<number, number[]>();
+  for (let k = 0; k < everyMinute.length; k++) {
+    const released = releasedAt[everyMinute.visitor[k]];
+    if (Number.isNaN(released)) continue;
+    const minute = Math.round((everyMinute.at[k] - opening) / MINUTE);
+    const error = everyMinute.estimated[k] - (released - everyMinute.at[k]) / MINUTE;
     const list = byMinute.get(minute);
-    if (list) list.push(sample);
-    else byMinute.set(minute, [sample]);
+    if (list) list.push(error);
+    else byMinute.set(minute, [error]);
   }
-  const everyMinute = summary(minutes);
+  const everyMinuteSummary = summary(minutes);
   return {
     tracked: arrival.length,
     atArrival: summary(arrival),
-    everyMinute: everyMinute && { ...everyMinute, samples: minutes.length },
-    byMinute: [...byMinute].map(([minute, list]) => {
-      const each = errors(list);
-      return { minute, meanError: round(average(each.map(Math.abs))), bias: round(average(each)) };
-    }),
+    everyMinute: everyMinuteSummary && { ...everyMinuteSummary, samples: minutes.length },
+    byMinute: [...byMinute].map(([minute, each]) => ({ minute, meanError: round(average(each.map(Math.abs))), bias: round(average(each)) })),
   };
 }
 

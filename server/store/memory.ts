@@ -4,6 +4,7 @@ import { readMemoryStoreState, MEMORY_STATE_VERSION, type KeptDraw, type MemoryS
 import { RELEASES_KEPT } from '../domain/estimate';
 import { MemoryReport } from './report-memory';
 import { PriorityLine } from './priority-line';
+import { EndOrder } from './end-order';
 import { HANDOFF_RECORD_MS, MOVED_MARK_MS, type HandoffOffer, type HandoffOutcome } from './handoff';
 import type { DrawKey, DrawStep, EventState, StoredEvents, UnkeyedEntrants } from './event-store';
 import type { DropEvent } from '../domain/events/event';
@@ -65,10 +66,10 @@ export class MemoryStore implements QueueStore {
   /** Session id → admitted until (ms). */
   private readonly admitted = new Map<string, number>();
   /**
-   * No admission ends before this (ms): `expireAdmissions` scans only once one may have, so that
-   * a crowd held while thousands are admitted does not scan them all on each arrival.
+   * Every end set in `admitted`, soonest first: `expireAdmissions` takes only those that have
+   * come, so that neither an arrival nor a release step reads every admission.
    */
-  private soonestEnd = Number.NEGATIVE_INFINITY;
+  private readonly ends = new EndOrder();
   private readonly line = new PriorityLine();
   /**
    * The waiting places, longest silent first: a Map iterates in insertion order, and every sign
@@ -77,11 +78,19 @@ export class MemoryStore implements QueueStore {
    */
   private readonly silence = new Map<string, MutableEntry>();
   /**
+   * No place in `silence` was last seen before this (ms): the sweep reads the silence order only
+   * once one may be silent for too long. Reading a Map from its start also steps over every place
+   * taken from its head since the Map was last rebuilt, hundreds of thousands in a long line.
+   */
+  private silentSince = Number.NEGATIVE_INFINITY;
+  /**
    * The pending places, soonest dropped first: every place is pending for the same time from its
    * hold, and a later hold that extends it moves it to the end, so the sweep stops at the first
    * place still within its time.
    */
   private readonly pending = new Map<string, MutableEntry>();
+  /** No place in `pending` is kept beyond this (ms), as `silentSince` for the pending order. */
+  private pendingSince = Number.NEGATIVE_INFINITY;
   /** Address key → places pending or waiting that count against it. */
   private readonly addresses = new Map<string, number>();
   private served = 0;
@@ -98,10 +107,15 @@ export class MemoryStore implements QueueStore {
   private readonly placeGuesses = new Map<string, number>();
   /** Wrong codes by address key, each count until its window ends (ms). */
   private readonly addressGuesses = new Map<string, { count: number; until: number }>();
-  /** Released uuids in release order, to forget them once their admission ends. */
+  /** Released uuids in release order, to forget them once their admission ends; those before `releasedHead` are forgotten. */
   private releasedOrder: string[] = [];
+  private releasedHead = 0;
   private releasedTotal = 0;
-  private releaseTimes: number[] = [];
+  /**
+   * The last release times, newest first. Never changed in place, only replaced: every answer
+   * shares the one in force instead of a copy for each visitor who asks.
+   */
+  private releaseTimes: readonly number[] = [];
   private paused = false;
   private overrides: LimitOverrides = {};
   private difficulty?: number;
@@ -163,7 +177,7 @@ export class MemoryStore implements QueueStore {
       .sort((a, b) => a.releasedAt! - b.releasedAt! || a.ticket - b.ticket)
       .map((entry) => entry.uuid);
     for (const [sessionId, uuid] of saved.sessions) store.entryBySession.set(sessionId, uuid);
-    for (const [sessionId, until] of saved.admitted) store.admitted.set(sessionId, until);
+    for (const [sessionId, until] of saved.admitted) store.admitUntil(sessionId, until);
     store.served = saved.served;
     store.nextTicket = saved.nextTicket;
     // The code holders still waiting keep their order; the next one goes behind them.
@@ -220,6 +234,10 @@ export class MemoryStore implements QueueStore {
   }
 
   async admit(sessionId: string, now: number, limits: AdmissionLimits): Promise<boolean> {
+    return this.admitNow(sessionId, now, limits);
+  }
+
+  private admitNow(sessionId: string, now: number, limits: AdmissionLimits): boolean {
     this.expireAdmissions(now);
     if ((this.admitted.get(sessionId) ?? 0) > now) return true;
     if (this.line.size > 0 || this.admitted.size >= limits.activeLimit) return false;
@@ -282,6 +300,11 @@ export class MemoryStore implements QueueStore {
   }
 
   async hold(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): Promise<Entry> {
+    return { ...this.holdEntry(sessionId, userId, request, now, options) };
+  }
+
+  /** `hold`, giving the place itself: it is seen at `now`, at the end of the silence order when it waits. */
+  private holdEntry(sessionId: string, userId: number, request: HeldRequest, now: number, options: HoldOptions = {}): MutableEntry {
     const current = this.entryFor(sessionId);
     if (current && current.state !== 'released') {
       Object.assign(current, options.keepRequest ? { userId } : { request, userId });
@@ -290,7 +313,7 @@ export class MemoryStore implements QueueStore {
         else if (options.pendingUntil > current.pendingUntil!) this.keepPending(current, options.pendingUntil);
       }
       this.seen(current, now);
-      return { ...current };
+      return current;
     }
     const { address, placesPerAddress = 0 } = options;
     if (address !== undefined && placesPerAddress > 0 && (this.addresses.get(address) ?? 0) >= placesPerAddress) {
@@ -298,7 +321,7 @@ export class MemoryStore implements QueueStore {
     }
     if (current) this.forget(current.uuid);
     const entry: MutableEntry = {
-      uuid: randomUUID(),
+      uuid: flatUuid(),
       sessionId,
       userId,
       ticket: 0,
@@ -307,14 +330,16 @@ export class MemoryStore implements QueueStore {
       heldAt: now,
       lastSeen: now,
       replayed: false,
-      ...(address !== undefined && { address }),
     };
     this.entries.set(entry.uuid, entry);
     this.entryBySession.set(sessionId, entry.uuid);
-    if (address !== undefined) this.count(address, 1);
+    if (address !== undefined) {
+      entry.address = address;
+      this.count(address, 1);
+    }
     if (options.pendingUntil === undefined) this.enter(entry, now);
     else this.keepPending(entry, options.pendingUntil);
-    return { ...entry };
+    return entry;
   }
 
   async enterLine(uuid: string, now: number): Promise<EntryState | undefined> {
@@ -342,16 +367,17 @@ export class MemoryStore implements QueueStore {
     limits: AdmissionLimits | undefined,
     options?: HoldOptions,
   ): Promise<Arrival> {
-    if (limits && (await this.admit(sessionId, now, limits))) return { admitted: true };
-    const entry = await this.hold(sessionId, userId, request, now, options);
-    return { admitted: false, place: (await this.placeInLine(entry.uuid, now)) as PlaceInLine };
+    if (limits && this.admitNow(sessionId, now, limits)) return { admitted: true };
+    // Held, the place was seen now: what `placeInLine` would say of it.
+    const entry = this.holdEntry(sessionId, userId, request, now, options);
+    return { admitted: false, place: { entry: { ...entry }, position: this.positionOf(entry), recentReleases: this.releaseTimes } };
   }
 
   async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {
     const entry = this.entries.get(uuid);
     if (!entry) return undefined;
     this.seen(entry, now);
-    return { entry: { ...entry }, position: this.positionOf(entry), recentReleases: [...this.releaseTimes] };
+    return { entry: { ...entry }, position: this.positionOf(entry), recentReleases: this.releaseTimes };
   }
 
   async position(uuid: string, now: number): Promise<Position | undefined> {
@@ -363,7 +389,7 @@ export class MemoryStore implements QueueStore {
   }
 
   async recentReleases(): Promise<RecentReleases> {
-    return { served: this.served, times: [...this.releaseTimes] };
+    return { served: this.served, times: this.releaseTimes };
   }
 
   async touch(uuid: string, now: number): Promise<boolean> {
@@ -404,10 +430,11 @@ export class MemoryStore implements QueueStore {
       this.admitUntil(entry.sessionId, this.admissionEnd(entry.sessionId, now, policy.sessionMs));
       this.releasedOrder.push(entry.uuid);
       this.releasedTotal++;
-      this.releaseTimes.unshift(now);
       released.push({ ...entry });
     }
-    this.releaseTimes.length = Math.min(this.releaseTimes.length, RECENT_RELEASES);
+    // Every release of this step at `now`, newest first, before the older ones.
+    const times = Math.min(released.length, RECENT_RELEASES);
+    if (times > 0) this.releaseTimes = new Array<number>(times).fill(now).concat(this.releaseTimes.slice(0, RECENT_RELEASES - times));
     return { released, served: this.served };
   }
 
@@ -442,16 +469,28 @@ export class MemoryStore implements QueueStore {
 
   async dropAbandoned(now: number, abandonMs: number): Promise<number> {
     let dropped = 0;
-    for (const [uuid, entry] of this.silence) {
-      if (dropped >= ABANDON_BATCH || now - entry.lastSeen <= abandonMs) break;
-      this.forget(uuid);
-      dropped++;
+    if (now - this.silentSince > abandonMs) {
+      this.silentSince = Number.POSITIVE_INFINITY;
+      for (const [uuid, entry] of this.silence) {
+        if (dropped >= ABANDON_BATCH || now - entry.lastSeen <= abandonMs) {
+          this.silentSince = entry.lastSeen;
+          break;
+        }
+        this.forget(uuid);
+        dropped++;
+      }
     }
-    let expired = 0;
-    for (const [uuid, entry] of this.pending) {
-      if (expired >= ABANDON_BATCH || entry.pendingUntil! > now) break;
-      this.forget(uuid);
-      expired++;
+    if (this.pendingSince <= now) {
+      this.pendingSince = Number.POSITIVE_INFINITY;
+      let expired = 0;
+      for (const [uuid, entry] of this.pending) {
+        if (expired >= ABANDON_BATCH || entry.pendingUntil! > now) {
+          this.pendingSince = entry.pendingUntil!;
+          break;
+        }
+        this.forget(uuid);
+        expired++;
+      }
     }
     return dropped;
   }
@@ -552,14 +591,15 @@ export class MemoryStore implements QueueStore {
     if (entry.state === 'waiting') {
       this.line.assign(entry.ticket, newUuid);
       this.silence.set(newUuid, entry);
+      this.silentSince = Math.min(this.silentSince, now);
     } else {
-      const at = this.releasedOrder.indexOf(from);
+      const at = this.releasedOrder.indexOf(from, this.releasedHead);
       if (at >= 0) this.releasedOrder[at] = newUuid;
     }
     this.entryBySession.delete(offer.sessionId);
     this.entryBySession.set(to, newUuid);
     this.admitted.delete(offer.sessionId);
-    if (until !== undefined) this.admitted.set(to, until);
+    if (until !== undefined) this.admitUntil(to, until);
     this.movedUuids.set(from, now + MOVED_MARK_MS);
     return { moved: true, entry: { ...entry }, from, name: offer.name };
   }
@@ -759,6 +799,7 @@ export class MemoryStore implements QueueStore {
     entry.lastSeen = now;
     this.line.push(entry.ticket, entry.uuid);
     this.silence.set(entry.uuid, entry);
+    this.silentSince = Math.min(this.silentSince, now);
   }
 
   /** A pending place kept until `until`: to the end of the pending order (every later time is later). */
@@ -766,6 +807,7 @@ export class MemoryStore implements QueueStore {
     entry.pendingUntil = until;
     this.pending.delete(entry.uuid);
     this.pending.set(entry.uuid, entry);
+    this.pendingSince = Math.min(this.pendingSince, until);
   }
 
   private count(address: string, change: number): void {
@@ -787,6 +829,7 @@ export class MemoryStore implements QueueStore {
     if (entry.state !== 'waiting') return;
     this.silence.delete(entry.uuid);
     this.silence.set(entry.uuid, entry);
+    this.silentSince = Math.min(this.silentSince, now);
   }
 
   /**
@@ -804,36 +847,44 @@ export class MemoryStore implements QueueStore {
   }
 
   private expireAdmissions(now: number): void {
-    if (now < this.soonestEnd) return;
-    let soonest = Number.POSITIVE_INFINITY;
-    for (const [sessionId, until] of this.admitted) {
-      if (until <= now) this.admitted.delete(sessionId);
-      else soonest = Math.min(soonest, until);
-    }
-    this.soonestEnd = soonest;
+    if (now < this.ends.soonest) return;
+    this.ends.takeUpTo(now, (sessionId, until) => {
+      // An end changed or removed since it was set is not this session's any more.
+      if (this.admitted.get(sessionId) === until) this.admitted.delete(sessionId);
+    });
   }
 
   private admitUntil(sessionId: string, until: number): void {
     this.admitted.set(sessionId, until);
-    this.soonestEnd = Math.min(this.soonestEnd, until);
+    this.ends.add(until, sessionId);
   }
 
   /** Released visitors are kept for their claim window (at most their admission), for queue_info and the replay. */
   private forgetExpired(now: number, claimMs: number): void {
-    let expired = 0;
-    for (const uuid of this.releasedOrder) {
+    const order = this.releasedOrder;
+    let head = this.releasedHead;
+    for (; head < order.length; head++) {
+      const uuid = order[head];
       const entry = this.entries.get(uuid);
       if (entry?.releasedAt !== undefined && entry.releasedAt + claimMs > now) break;
-      if (entry?.state === 'released') this.forget(uuid);
-      expired++;
+      if (entry?.state === 'released') this.forgetEntry(entry);
     }
-    if (expired > 0) this.releasedOrder = this.releasedOrder.slice(expired);
+    // The forgotten head is cut off once it is most of the array: amortised O(1) a release.
+    if (head > 1024 && head * 2 > order.length) {
+      this.releasedOrder = order.slice(head);
+      head = 0;
+    }
+    this.releasedHead = head;
   }
 
   /** Forgets a place, taking it off the line when it waits. */
   private forget(uuid: string): void {
     const entry = this.entries.get(uuid);
-    if (!entry) return;
+    if (entry) this.forgetEntry(entry);
+  }
+
+  private forgetEntry(entry: MutableEntry): void {
+    const { uuid } = entry;
     this.entries.delete(uuid);
     this.placeGuesses.delete(uuid);
     this.uncount(entry);
@@ -844,6 +895,17 @@ export class MemoryStore implements QueueStore {
     this.pending.delete(uuid);
     if (this.entryBySession.get(entry.sessionId) === uuid) this.entryBySession.delete(entry.sessionId);
   }
+}
+
+/**
+ * A random uuid as one flat string. `randomUUID` joins it of 31 pieces, a rope of about 480 bytes;
+ * a place keeps its uuid as long as it waits, so the store keeps it flat (56 bytes): reading a
+ * character flattens a rope in place, and the next collection keeps only the flat string.
+ */
+function flatUuid(): string {
+  const uuid = randomUUID();
+  uuid.charCodeAt(0);
+  return uuid;
 }
 
 /** The release bucket's size: a second's worth of the rate, and one token more (see `refill`). */

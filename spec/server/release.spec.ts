@@ -128,14 +128,19 @@ describe('admission and release', () => {
     expect((await ada.queueInfo(page.queue.uuid)).json.position).toBe(0);
   });
 
-  it('should estimate the wait from the configured rate, then from the releases seen', async () => {
-    // Sessions of a second: the rate, not the active limit, paces the room.
-    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '1', SESSION_SECONDS: '1', AWAY_SECONDS: '3600' });
+  /** One admitted, ten held behind: the queue_info of the first and of the last of them. */
+  const tenHeld = async () => {
     await new Visitor(server.url).get('/checkout');
     const visitors = Array.from({ length: 10 }, () => new Visitor(server.url));
     const pages: PageConfigJson[] = [];
     for (const visitor of visitors) pages.push(await visitor.hold());
-    const last = () => visitors[9].queueInfo(pages[9].queue.uuid);
+    return { first: () => visitors[0].queueInfo(pages[0].queue.uuid), last: () => visitors[9].queueInfo(pages[9].queue.uuid) };
+  };
+
+  it('should estimate the wait from the configured rate, then from the releases seen', async () => {
+    // Sessions of a second: the rate, not the active limit, paces the room.
+    await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '1', SESSION_SECONDS: '1', AWAY_SECONDS: '3600' });
+    const { last } = await tenHeld();
 
     expect((await last()).json).toEqual({ position: 10, estimated: 10, ticket: 10, served: 0 });
 
@@ -153,17 +158,13 @@ describe('admission and release', () => {
   it('should estimate a room its sessions pace from its active limit and session length', async () => {
     // One admitted at once for a minute: one release a minute, though the loop could release 60.
     await start({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '60', SESSION_SECONDS: '60', AWAY_SECONDS: '3600' });
-    await new Visitor(server.url).get('/checkout');
-    const visitors = Array.from({ length: 10 }, () => new Visitor(server.url));
-    const pages: PageConfigJson[] = [];
-    for (const visitor of visitors) pages.push(await visitor.hold());
-    const last = () => visitors[9].queueInfo(pages[9].queue.uuid);
+    const { first, last } = await tenHeld();
 
     expect((await last()).json).toEqual({ position: 10, estimated: 10, ticket: 10, served: 0 });
     // The first session ends, the head is released, and nothing more for a minute: no stall, the same pace.
     for (let elapsed = 0; elapsed < 110_000; elapsed += 10_000) {
       await clock.advance(10_000);
-      await visitors[0].queueInfo(pages[0].queue.uuid);
+      await first();
     }
     expect((await last()).json).toEqual({ position: 9, estimated: 9, ticket: 10, served: 1 });
   });

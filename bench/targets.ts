@@ -99,7 +99,7 @@ export function checkTargets(
 }
 
 /** Whether a room kept the origin healthy in a window: its p99 within the target, fewer than 1 % errors. */
-export function healthy(window: RoomResult['steady'], targetMs: number): boolean {
+function healthy(window: RoomResult['steady'], targetMs: number): boolean {
   return window.origin.latencyMs.p99 <= targetMs && window.visitors.errorShare < TARGETS.adaptiveResettleErrorShare;
 }
 

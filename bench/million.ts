@@ -5,8 +5,6 @@
  * - the gateway's copy loaded in pages (today's `LineCopy`): from its first poll to answering
  *   from its copy, the longest Redis call meanwhile (SLOWLOG), the traffic's calls refused, the
  *   gateway's heap per place (after a full GC), and a sample of its answers checked against Redis;
- * - the whole line read in one script, as the copy did before (`ZRANGE 0 -1` with the log's head):
- *   its time in Redis (SLOWLOG) and the traffic refused meanwhile, at the sizes where it can run;
  * and once, at the full size: Redis's memory per place, and the store's part of `/admin/stats` and
  * of the console's sample (`stats`, `recentReleases`).
  */
@@ -28,8 +26,8 @@ export interface MillionOptions {
 export interface LoadRow {
   /** Places waiting when the load began. */
   readonly places: number;
-  readonly way: 'pages' | 'one script';
-  /** From the first poll (or the script sent) to the copy answering (or the script's reply), ms. */
+  readonly way: 'pages';
+  /** From the first poll to the copy answering, ms. */
   readonly loadMs: number | null;
   /** The longest Redis call while it loaded, ms, and which. */
   readonly longestCallMs: number;
@@ -44,11 +42,10 @@ export interface LoadRow {
   readonly grew: number;
   /** Places the traffic's releases released a second time (must be 0). */
   readonly releasedTwice: number;
-  /** The gateway's heap per place, bytes (pages only). */
+  /** The gateway's heap per place, bytes. */
   readonly gatewayBytesPerPlace: number | null;
-  /** Sampled answers of the copy that differ from Redis's (pages only; must be 0). */
+  /** Sampled answers of the copy that differ from Redis's (must be 0). */
   readonly wrong: number | null;
-  readonly error?: string;
 }
 
 export interface MillionResult {
@@ -66,11 +63,6 @@ const policy: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 300_000, per
 const get = { method: 'GET', uri: '/tickets?show=42' };
 const SLOW_US = 50_000;
 const SAMPLE = 2000;
-/** The copy's load before this change: the whole line and the log's head in one script. */
-const ONE_SCRIPT = `local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local version = tonumber(redis.call('HGET', KEYS[2], 'v') or '0')
-return {version, tonumber(redis.call('HGET', KEYS[2], 's') or '0'), last[1] and last[1][1] or '0-0', redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')}`;
-
 export async function measureMillion(options: MillionOptions): Promise<MillionResult> {
   const { places, redisUrl, log } = options;
   const prefix = `million-${Date.now()}:`;
@@ -114,7 +106,6 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
       }
       const paused = performance.now();
       loads.push(await loadInPages(size));
-      loads.push(await loadInOneScript(size));
       if (size === places) break;
       // The measurements are not part of the fill's time.
       filledOffset += performance.now() - paused;
@@ -148,7 +139,7 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
    */
   async function withTraffic<T>(
     during: () => Promise<T>,
-    reader: RedisStore = others,
+    reader: RedisStore,
   ): Promise<[T, { calls: number; refused: number; grew: number; releasedTwice: number }]> {
     const counts = { calls: 0, refused: 0, grew: 0, releasedTwice: 0 };
     const told = new Map<string, number>();
@@ -265,43 +256,6 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
       };
     } finally {
       await gateway.close();
-    }
-  }
-
-  async function loadInOneScript(size: number): Promise<LoadRow> {
-    log(`million: the whole line of ${size} read in one script, as the copy did before…`);
-    polled = await spread(size);
-    await slowlogReset();
-    const reader = new Redis(redisUrl, { commandTimeout: 60_000 });
-    try {
-      const [outcome, traffic] = await withTraffic(async () => {
-        const start = performance.now();
-        try {
-          await reader.eval(ONE_SCRIPT, 3, `${prefix}log`, `${prefix}meta`, `${prefix}waiting`);
-          return { ms: performance.now() - start };
-        } catch (error) {
-          return { ms: null, error: (error as Error).message };
-        }
-      });
-      const slow = await longest();
-      return {
-        places: size,
-        way: 'one script',
-        loadMs: outcome.ms === null ? null : round(outcome.ms),
-        longestCallMs: slow.ms,
-        longestCall: slow.call,
-        slowCalls: slow.over,
-        slowest: slow.slowest,
-        refused: traffic.refused,
-        trafficCalls: traffic.calls,
-        grew: traffic.grew,
-        releasedTwice: traffic.releasedTwice,
-        gatewayBytesPerPlace: null,
-        wrong: null,
-        ...(outcome.error ? { error: outcome.error } : {}),
-      };
-    } finally {
-      reader.disconnect();
     }
   }
 }

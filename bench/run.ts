@@ -21,7 +21,7 @@
  *   BENCH_PAGE_LOAD_RUNS=5    page loads in Chromium (Fast 3G, CPU 4× slower), each cold then reloaded; median reported
  *   BENCH_DROP_ENTRANTS=100000  drop: the pre-queue an event opens with, on the memory store and on Redis
  *   BENCH_MILLION_PLACES=1000000  million (only when BENCH_ONLY names it): one room's line on one Redis, a gateway's copy
- *                             of it loaded in pages beside the whole line read in one script, at 100,000, 300,000 and this size
+ *                             of it loaded in pages, at 100,000, 300,000 and this size
  *   BENCH_ARRIVALS=10000      arrivals (only when BENCH_ONLY names it): held arrivals through the gateway on one Redis, the CPU,
  *                             Redis calls and memory of each, then their releases (bench/results/arrivals.json)
  *   BENCH_OPENING_ENTRANTS=1000000  opening-million (not run by default): the pre-queue an event opens with on one Redis

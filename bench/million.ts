@@ -23,47 +23,15 @@ export interface MillionOptions {
   readonly log: (line: string) => void;
 }
 
-export interface LoadRow {
-  /** Places waiting when the load began. */
-  readonly places: number;
-  readonly way: 'pages';
-  /** From the first poll to the copy answering, ms. */
-  readonly loadMs: number | null;
-  /** The longest Redis call while it loaded, ms, and which. */
-  readonly longestCallMs: number;
-  readonly longestCall: string;
-  /** Calls over 50 ms while it loaded, and the longest three of them. */
-  readonly slowCalls: number;
-  readonly slowest: readonly string[];
-  /** The traffic's calls (arrivals, releases, polls) refused while it loaded, of those made. */
-  readonly refused: number;
-  readonly trafficCalls: number;
-  /** Polls of the gateway whose position was larger than the one it gave the same place before (must be 0). */
-  readonly grew: number;
-  /** Places the traffic's releases released a second time (must be 0). */
-  readonly releasedTwice: number;
-  /** The gateway's heap per place, bytes. */
-  readonly gatewayBytesPerPlace: number | null;
-  /** Sampled answers of the copy that differ from Redis's (must be 0). */
-  readonly wrong: number | null;
-}
-
-export interface MillionResult {
-  readonly places: number;
-  readonly fillSeconds: number;
-  readonly holdsPerSecond: number;
-  readonly redisBytesPerPlace: number;
-  readonly loads: readonly LoadRow[];
-  /** `stats` and `recentReleases` at the full size, ms: median and longest of 50. */
-  readonly statsMs: { readonly median: number; readonly max: number };
-}
+/** bench/README.md says what each figure is. */
+export type MillionResult = Awaited<ReturnType<typeof measureMillion>>;
 
 const t0 = Date.UTC(2030, 0, 1);
 const policy: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 300_000, perMinute: 600, abandonMs: 24 * 3_600_000 };
 const get = { method: 'GET', uri: '/tickets?show=42' };
 const SLOW_US = 50_000;
 const SAMPLE = 2000;
-export async function measureMillion(options: MillionOptions): Promise<MillionResult> {
+export async function measureMillion(options: MillionOptions) {
   const { places, redisUrl, log } = options;
   const prefix = `million-${Date.now()}:`;
   const probe = new Redis(redisUrl);
@@ -94,7 +62,7 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
   try {
     await arrive(1);
     const before = await usedMemory();
-    const loads: LoadRow[] = [];
+    const loads: Awaited<ReturnType<typeof loadInPages>>[] = [];
     const filling = performance.now();
     const sizes = [...options.checkpoints.filter((size) => size < places), places];
     for (const size of sizes) {
@@ -213,7 +181,7 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
     return found.flat();
   }
 
-  async function loadInPages(size: number): Promise<LoadRow> {
+  async function loadInPages(size: number) {
     log(`million: a gateway joins at ${size} places, its copy loaded in pages…`);
     const heapBefore = heap();
     polled = await spread(size);

@@ -10,9 +10,8 @@
  * - latency: one keep-alive connection, sequential `GET /` (1 KB); p50/p99 direct and proxied,
  *   and what the gateway adds.
  * - throughput: a closed loop over many keep-alive connections; requests a second direct and
- *   proxied (median of the slices), and their ratio; CPU time per request of each process. Twice:
- *   on `GET /` (constant bytes at once, every process on every core: the proxy's worst case), then
- *   on `GET /page` (about 1 ms of the origin's CPU first, the origin and the gateway pinned to one
+ *   proxied (median of the slices), and their ratio; CPU time per request of each process. On
+ *   `GET /page` (about 1 ms of the origin's CPU first, the origin and the gateway pinned to one
  *   CPU and the load generator to another: a site's route, the one judged).
  * - streaming: a large download (`/download?mb=N`, generated in 64 KiB chunks) read as a stream,
  *   direct and proxied, then 1 GiB proxied, with the gateway's RSS sampled every 25 ms (flat
@@ -155,8 +154,6 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
       () => pools.proxied.close(),
     );
     const loop = { pools, connections: options.connections, sliceSeconds, origin, gateway, errors };
-    log('    in front of an origin answering constant bytes (worst case), the three processes on every core…');
-    const constant = await throughputPhase({ ...loop, path: '/' });
     const cpus = allowedCpus(process.pid);
     const pinning = cpus && cpus.length >= 2 ? { loadGenerator: cpus[0], servers: cpus[1] } : undefined;
     log(
@@ -202,7 +199,7 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
         addedP50Ms: round(latency.proxied.p50 - latency.direct.p50, 3),
         addedP99Ms: round(latency.proxied.p99 - latency.direct.p99, 3),
       },
-      throughput: { constant, working, breakEvenOriginMicros },
+      throughput: { working, breakEvenOriginMicros },
       streaming: {
         direct: directDownload,
         proxied: proxiedDownload,

@@ -1,4 +1,4 @@
-import type { AdmissionResult, RoomResult } from './admission/run-admission';
+import type { AdmissionResult } from './admission/run-admission';
 import type { RampResult } from './capacity/ramp';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { StoreComparisonResult } from './capacity/stores';
@@ -99,6 +99,8 @@ export function checkTargets(
 }
 
 /** Whether a room kept the origin healthy in a window: its p99 within the target, fewer than 1 % errors. */
+type RoomResult = AdmissionResult['rooms'][number];
+
 function healthy(window: RoomResult['steady'], targetMs: number): boolean {
   return window.origin.latencyMs.p99 <= targetMs && window.visitors.errorShare < TARGETS.adaptiveResettleErrorShare;
 }

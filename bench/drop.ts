@@ -13,8 +13,6 @@
  *   contract's `verifyDraw` (Web Crypto, as the verify page and `verify-draw` run it) takes on it.
  */
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { FastifyBaseLogger } from 'fastify';
 import Redis from 'ioredis';
 import { verifyDraw } from '@waiting-room/streams/contract';
@@ -24,6 +22,7 @@ import { EventSchedule } from '../server/domain/events/schedule';
 import { MemoryStore } from '../server/store/memory';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { QueueStore } from '../server/store/types';
+import { heapAfterGc, usedMemory } from './probes';
 
 export interface DropOptions {
   readonly entrants: number;
@@ -137,12 +136,7 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
 
 /** The memory this store's line takes: the JS heap after a full GC, or Redis's own count. */
 async function memoryOf(kind: 'memory' | 'redis', probe?: Redis): Promise<number> {
-  if (kind === 'redis' && probe) return Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
+  return kind === 'redis' && probe ? usedMemory(probe) : heapAfterGc();
 }
 
 async function removeKeys(redis: Redis, prefix: string): Promise<void> {

@@ -9,9 +9,8 @@
  * of the console's sample (`stats`, `recentReleases`).
  */
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import Redis from 'ioredis';
+import { heapAfterGc, usedMemory } from './probes';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../server/store/types';
 
@@ -58,10 +57,9 @@ export async function measureMillion(options: MillionOptions) {
     }
   };
   const arrive = (count: number) => Promise.all(Array.from({ length: count }, () => holdOnce(`s${++sessions}`)));
-  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
   try {
     await arrive(1);
-    const before = await usedMemory();
+    const before = await usedMemory(probe);
     const loads: Awaited<ReturnType<typeof loadInPages>>[] = [];
     const filling = performance.now();
     const sizes = [...options.checkpoints.filter((size) => size < places), places];
@@ -79,7 +77,7 @@ export async function measureMillion(options: MillionOptions) {
       filledOffset += performance.now() - paused;
     }
     const fillSeconds = (performance.now() - filling - filledOffset) / 1000;
-    const redisBytesPerPlace = Math.round(((await usedMemory()) - before) / places);
+    const redisBytesPerPlace = Math.round(((await usedMemory(probe)) - before) / places);
     const timings: number[] = [];
     for (let i = 0; i < 50; i++) {
       const start = performance.now();
@@ -183,7 +181,7 @@ export async function measureMillion(options: MillionOptions) {
 
   async function loadInPages(size: number) {
     log(`million: a gateway joins at ${size} places, its copy loaded in pages…`);
-    const heapBefore = heap();
+    const heapBefore = heapAfterGc();
     polled = await spread(size);
     await slowlogReset();
     const gateway = new RedisStore(redisUrl, { prefix });
@@ -198,7 +196,7 @@ export async function measureMillion(options: MillionOptions) {
         return performance.now() - start;
       }, gateway);
       const slow = await longest();
-      const gatewayBytesPerPlace = Math.round((heap() - heapBefore) / size);
+      const gatewayBytesPerPlace = Math.round((heapAfterGc() - heapBefore) / size);
       // Once the log has brought the last changes: the copy's answers against Redis's.
       await new Promise((resolve) => setTimeout(resolve, 500));
       const uuids = await spread(size - 10_000);
@@ -226,14 +224,6 @@ export async function measureMillion(options: MillionOptions) {
       await gateway.close();
     }
   }
-}
-
-function heap(): number {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;

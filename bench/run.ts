@@ -28,6 +28,7 @@ import { renderMarkdown, type BenchResults } from './report';
 import { connectorPassChecks, measureConnectorPass } from './connector-pass';
 import { compareRuns, readBaseline } from './compare';
 import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
+import { commandCalls, redisCpuSeconds, usedMemory } from './probes';
 
 const resultsDir = path.join(__dirname, 'results');
 /** The parts run when `BENCH_ONLY` is unset; `PARTS` holds them all, in the order they run. */
@@ -308,17 +309,12 @@ async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T
   const { default: Redis } = await import('ioredis');
   const redis = await startRedisServer();
   const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  const field = (info: string, name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? Number.NaN);
-  const storeMemory = async () => field(await probe.info('memory'), 'used_memory');
-  const storeCpu = async () => {
-    const info = await probe.info('cpu');
-    return field(info, 'used_cpu_user') + field(info, 'used_cpu_sys');
-  };
+  const storeMemory = () => usedMemory(probe);
+  const storeCpu = () => redisCpuSeconds(probe);
   const flushStore = async () => void (await probe.flushall());
   const storeScriptCalls = async () => {
     const stats = await probe.info('commandstats');
-    const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-    return calls('evalsha') + calls('eval');
+    return commandCalls(stats, 'evalsha') + commandCalls(stats, 'eval');
   };
   try {
     return await run(redis.url, { storeMemory, storeCpu, flushStore, storeScriptCalls });

@@ -15,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { HELD_HEADER } from '@waiting-room/streams/contract';
 import { distribution } from './stats';
+import { commandCalls, infoField } from './probes';
 import { Child } from './capacity/ipc';
 import { request } from './capacity/http-client';
 import type { CpuSample, MemorySample, ServerReady } from './capacity/protocol';
@@ -78,8 +79,8 @@ export async function measureArrivals(options: ArrivalsOptions) {
     };
     const sample = async () => {
       const info = await probe.info('everything');
-      const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? Number.NaN);
-      const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+      const field = (name: string) => infoField(info, name);
+      const calls = (command: string) => commandCalls(info, command);
       return {
         cpu: await server.request<CpuSample>('cpu'),
         redisCpu: field('used_cpu_user') + field('used_cpu_sys'),

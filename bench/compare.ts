@@ -145,7 +145,7 @@ export const FIGURES: readonly Figure[] = [
     label: 'throughput through the gateway ÷ direct',
     unit: '×',
     lowerIsBetter: false,
-    read: (r) => finite(r?.gateway?.throughput?.ratio),
+    read: (r) => finite(r?.gateway?.throughput?.working?.ratio),
   },
   { key: 'rampMemory', label: 'capacity ramp knee, memory store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'memory') },
   { key: 'rampRedis', label: 'capacity ramp knee, Redis store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'redis') },

@@ -102,21 +102,3 @@ export function connectorPassChecks(result: ConnectorPassResult): TargetCheck[] 
     },
   ];
 }
-
-/** The report's section. */
-export function connectorPassReport(result: ConnectorPassResult): string[] {
-  const { firstCheckUs: first, nextChecksUs: next, settings } = result;
-  const us = (value: number) => `${value.toFixed(1)} µs`;
-  return [
-    "## The connector's pass",
-    '',
-    `${settings.visitors} admitted visitors, each with a pass of their own; the first request of each verifies it, then ${settings.requestsEach} rounds of one request each. \`decide()\`, the whole middleware's decision, timed in the bench's process.`,
-    '',
-    '| request | p50 | p90 | p99 | max |',
-    '| --- | --- | --- | --- | --- |',
-    `| a visitor's first (the pass verified) | ${us(first.p50)} | ${us(first.p90)} | ${us(first.p99)} | ${us(first.max)} |`,
-    `| the next ones (per request, by round) | ${us(next.p50)} | ${us(next.p90)} | ${us(next.p99)} | ${us(next.max)} |`,
-    '',
-    `Calls to the waiting room: ${result.callsToWaitingRoom}; reads of the revocation feed: ${result.feedReads} in ${result.seconds.toFixed(1)} s.`,
-  ];
-}

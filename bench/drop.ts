@@ -13,8 +13,6 @@
  *   contract's `verifyDraw` (Web Crypto, as the verify page and `verify-draw` run it) takes on it.
  */
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { FastifyBaseLogger } from 'fastify';
 import Redis from 'ioredis';
 import { verifyDraw } from '@waiting-room/streams/contract';
@@ -24,6 +22,7 @@ import { EventSchedule } from '../server/domain/events/schedule';
 import { MemoryStore } from '../server/store/memory';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { QueueStore } from '../server/store/types';
+import { heapAfterGc, usedMemory } from './probes';
 
 export interface DropOptions {
   readonly entrants: number;
@@ -32,41 +31,16 @@ export interface DropOptions {
   readonly log: (line: string) => void;
 }
 
-export interface DropRow {
-  readonly store: 'memory' | 'redis';
-  readonly entrants: number;
-  /** Places taken a second while the pre-queue filled (the store's `hold`, in batches of 1,000). */
-  readonly holdsPerSecond: number;
-  /** Bytes per pre-queued visitor: JS heap after GC (memory), or Redis's used_memory (redis). */
-  readonly bytesPerEntrant: number;
-  /** From the opening due to every entrant positioned by the draw, ms. */
-  readonly openingMs: number;
-  /** Of which: the draw's keys and steps, as the server logs them, ms. */
-  readonly drawMs: number;
-  /** Sampled entrants whose position is not the one the draw gives (must be 0). */
-  readonly misplaced: number;
-  /** The `QueueOpened` announced: its spread, ms. */
-  readonly spreadMs: number | null;
-  /** The public draw: built once per instance, ms; its bytes, plain and gzipped. */
-  readonly recordMs: number;
-  readonly recordBytes: number;
-  readonly recordGzipBytes: number;
-  /** `verifyDraw` on it with Web Crypto, ms. */
-  readonly verifyMs: number;
-}
-
-export interface DropResult {
-  readonly entrants: number;
-  readonly rows: readonly DropRow[];
-}
+/** Each store's figures: bench/README.md says what each is. */
+export type DropResult = Awaited<ReturnType<typeof measureDrop>>;
 
 const T0 = Date.UTC(2030, 4, 1, 9, 0);
 const PREQUEUE = T0 + 60_000;
 const OPENING = T0 + 120_000;
 const SAMPLE = 1000;
 
-export async function measureDrop(options: DropOptions): Promise<DropResult> {
-  const rows: DropRow[] = [await measureStore('memory', new MemoryStore(), options)];
+export async function measureDrop(options: DropOptions) {
+  const rows = [await measureStore('memory', new MemoryStore(), options)];
   if (options.redisUrl) {
     const prefix = `drop-bench-${Date.now()}:`;
     // Room for the pre-queue's bursts of holds on a busy machine: the bench measures, it does not cut short.
@@ -82,7 +56,7 @@ export async function measureDrop(options: DropOptions): Promise<DropResult> {
   return { entrants: options.entrants, rows };
 }
 
-async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options: DropOptions, probe?: Redis): Promise<DropRow> {
+async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options: DropOptions, probe?: Redis) {
   const { entrants, log } = options;
   let now = T0;
   const clock: Clock = { now: () => now, every: () => () => undefined };
@@ -162,12 +136,7 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
 
 /** The memory this store's line takes: the JS heap after a full GC, or Redis's own count. */
 async function memoryOf(kind: 'memory' | 'redis', probe?: Redis): Promise<number> {
-  if (kind === 'redis' && probe) return Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
+  return kind === 'redis' && probe ? usedMemory(probe) : heapAfterGc();
 }
 
 async function removeKeys(redis: Redis, prefix: string): Promise<void> {

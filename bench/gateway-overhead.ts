@@ -10,9 +10,8 @@
  * - latency: one keep-alive connection, sequential `GET /` (1 KB); p50/p99 direct and proxied,
  *   and what the gateway adds.
  * - throughput: a closed loop over many keep-alive connections; requests a second direct and
- *   proxied (median of the slices), and their ratio; CPU time per request of each process. Twice:
- *   on `GET /` (constant bytes at once, every process on every core: the proxy's worst case), then
- *   on `GET /page` (about 1 ms of the origin's CPU first, the origin and the gateway pinned to one
+ *   proxied (median of the slices), and their ratio; CPU time per request of each process. On
+ *   `GET /page` (about 1 ms of the origin's CPU first, the origin and the gateway pinned to one
  *   CPU and the load generator to another: a site's route, the one judged).
  * - streaming: a large download (`/download?mb=N`, generated in 64 KiB chunks) read as a stream,
  *   direct and proxied, then 1 GiB proxied, with the gateway's RSS sampled every 25 ms (flat
@@ -50,141 +49,8 @@ export interface GatewayOverheadOptions {
   readonly log: (line: string) => void;
 }
 
-export interface LatencyFigures {
-  readonly count: number;
-  readonly p50: number;
-  readonly p90: number;
-  readonly p99: number;
-  readonly max: number;
-}
-
-export interface ThroughputSide {
-  /** Median of the slices' requests a second. */
-  readonly perSecond: number;
-  readonly slicesPerSecond: readonly number[];
-  readonly answered: number;
-  readonly latencyMs: LatencyFigures;
-  /** CPU time of each process per answered request, over this side's slices (µs). */
-  readonly cpuMicrosPerRequest: { readonly origin: number; readonly gateway?: number; readonly client: number };
-}
-
-export interface ThroughputFigures {
-  /** What the load generator asks for: `/` (constant bytes) or `/page` (after the origin's work). */
-  readonly path: string;
-  /** Where each process ran: the CPUs (taskset) of the load generator and of the origin and gateway; none when not pinned. */
-  readonly pinned?: { readonly loadGenerator: number; readonly servers: number };
-  readonly direct: ThroughputSide;
-  readonly proxied: ThroughputSide;
-  /** proxied ÷ direct, of the slices' medians. */
-  readonly ratio: number;
-  /**
-   * The ratio the CPU a request predicts, origin ÷ (origin + gateway), for an origin and a
-   * gateway that share one core and a load generator that is not the limit.
-   */
-  readonly sharedCoreRatio: number;
-}
-
-export interface RssFigures {
-  /** The gateway's RSS just before the download (bytes). */
-  readonly start: number;
-  readonly max: number;
-  readonly end: number;
-  /** max − start. */
-  readonly growth: number;
-  /** Highest RSS while the first half of the bytes passed, and while the second half did: a flat line has both alike. */
-  readonly maxFirstHalf: number;
-  readonly maxSecondHalf: number;
-  /** The gateway's own account (`process.memoryUsage()`): Buffers' memory and the JS heap, at the start and at their highest. */
-  readonly startArrayBuffers: number;
-  readonly maxArrayBuffers: number;
-  readonly startHeapUsed: number;
-  readonly maxHeapUsed: number;
-  readonly samples: number;
-  readonly source: 'proc' | 'ipc';
-}
-
-export interface DownloadFigures {
-  readonly expectedBytes: number;
-  readonly receivedBytes: number;
-  readonly status: number;
-  readonly seconds: number;
-  readonly mibPerSecond: number;
-  /** The reader stopped this long after the first `stallAfterMib` MiB (0: read straight through). */
-  readonly stallMs: number;
-  /**
-   * With a stall: bytes the origin had written but the reader not yet received when the stall
-   * ended, held in the sockets' buffers and the gateway. Bounded when backpressure holds; the
-   * rest of the download when it does not.
-   */
-  readonly inFlightAtStallEndBytes?: number;
-  /**
-   * Of those, the bytes in the kernel's socket queues (send and receive, every loopback socket
-   * of the origin's and the gateway's ports; Linux only): the rest is in the processes' own
-   * buffers, the reader's and, proxied, the gateway's.
-   */
-  readonly inKernelAtStallEndBytes?: number;
-  /** The gateway's RSS during the download (proxied only). */
-  readonly gatewayRss?: RssFigures;
-}
-
-export interface GatewayOverheadResult {
-  readonly settings: {
-    readonly seconds: number;
-    readonly slices: number;
-    readonly sliceSeconds: number;
-    readonly warmupSeconds: number;
-    readonly connections: number;
-    readonly originWorkMicros: number;
-    /** Rounds of the working origin's SHA-256 chain a request, calibrated to originWorkMicros. */
-    readonly originWorkRounds: number;
-    readonly downloadMib: number;
-    readonly longDownloadMib: number;
-    readonly stallAfterMib: number;
-    readonly stallMs: number;
-    readonly bodyBytes: number;
-    readonly chunkBytes: number;
-    readonly uploadMib: number;
-  };
-  readonly latency: {
-    readonly direct: LatencyFigures;
-    readonly proxied: LatencyFigures;
-    /** proxied − direct (ms). */
-    readonly addedP50Ms: number;
-    readonly addedP99Ms: number;
-  };
-  readonly throughput: {
-    /** In front of an origin that answers constant bytes at once: the proxy's worst case. */
-    readonly constant: ThroughputFigures;
-    /** In front of an origin that works for each answer, sharing one core with the gateway: the judged one. */
-    readonly working: ThroughputFigures;
-    /**
-     * The origin's CPU a request (µs) above which a gateway sharing its core keeps at least the
-     * judged share of its throughput: G × r ÷ (1 − r), G the gateway's CPU a request.
-     */
-    readonly breakEvenOriginMicros: number;
-  };
-  readonly streaming: {
-    readonly direct: DownloadFigures;
-    readonly proxied: DownloadFigures;
-    /** 1 GiB (or ten times the first) proxied, read straight through: memory that grows with the size would show. */
-    readonly proxiedLong: DownloadFigures;
-    readonly proxiedStalled: DownloadFigures;
-    readonly directStalled: DownloadFigures;
-    /** proxied ÷ direct MiB/s. */
-    readonly ratio: number;
-    /** The gateway's highest RSS during the long download less its highest during the first (bytes). */
-    readonly longPeakOverShortPeak: number;
-    /** The gateway's highest Buffer memory (arrayBuffers) during the long download less during the first. */
-    readonly longBuffersOverShortBuffers: number;
-  };
-  readonly upload: {
-    readonly bytes: number;
-    readonly direct: { readonly status: number; readonly counted: number; readonly seconds: number };
-    readonly proxied: { readonly status: number; readonly counted: number; readonly seconds: number };
-  };
-  /** Failed requests, wrong statuses or short bodies in any phase (zero expected). */
-  readonly errors: { readonly total: number; readonly kinds: Record<string, { count: number; example: string }> };
-}
+/** Every figure of the run; bench/README.md says what each is. */
+export type GatewayOverheadResult = Awaited<ReturnType<typeof measureGatewayOverhead>>;
 
 const MIB = 1024 * 1024;
 /** The origin's `GET /` body. */
@@ -218,7 +84,7 @@ interface Ready {
 }
 
 /** Runs the whole gateway benchmark and returns its figures; both children are ended whatever happens. */
-export async function measureGatewayOverhead(options: GatewayOverheadOptions): Promise<GatewayOverheadResult> {
+export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
   const { log } = options;
   const children: Child<Ready>[] = [];
   const closers: (() => Promise<unknown>)[] = [];
@@ -288,8 +154,6 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
       () => pools.proxied.close(),
     );
     const loop = { pools, connections: options.connections, sliceSeconds, origin, gateway, errors };
-    log('    in front of an origin answering constant bytes (worst case), the three processes on every core…');
-    const constant = await throughputPhase({ ...loop, path: '/' });
     const cpus = allowedCpus(process.pid);
     const pinning = cpus && cpus.length >= 2 ? { loadGenerator: cpus[0], servers: cpus[1] } : undefined;
     log(
@@ -335,7 +199,7 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions): P
         addedP50Ms: round(latency.proxied.p50 - latency.direct.p50, 3),
         addedP99Ms: round(latency.proxied.p99 - latency.direct.p99, 3),
       },
-      throughput: { constant, working, breakEvenOriginMicros },
+      throughput: { working, breakEvenOriginMicros },
       streaming: {
         direct: directDownload,
         proxied: proxiedDownload,
@@ -379,7 +243,7 @@ interface PhaseOptions {
  * A closed loop on `path`, direct and proxied in alternating slices after a warm-up on each,
  * with the CPU each process spent per answered request.
  */
-async function throughputPhase(options: PhaseOptions): Promise<ThroughputFigures> {
+async function throughputPhase(options: PhaseOptions) {
   const { pools, connections, sliceSeconds, origin, gateway, errors, path: target, pinning } = options;
   const pids = { loadGenerator: process.pid, servers: [origin.ready.pid, gateway.ready.pid] };
   if (pinning) {
@@ -454,7 +318,7 @@ interface LoopTally {
 const newTally = (): LoopTally => ({ latencies: [], slicesPerSecond: [], cpu: { origin: 0, gateway: 0, client: 0 } });
 const cpuSeconds = (before: CpuSample, after: CpuSample) => (after.user - before.user + after.system - before.system) / 1e6;
 
-function side(tally: LoopTally, proxied: boolean): ThroughputSide {
+function side(tally: LoopTally, proxied: boolean) {
   const perRequest = (seconds: number) => Math.round((seconds / Math.max(1, tally.latencies.length)) * 1e6 * 10) / 10;
   return {
     perSecond: Math.round(median(tally.slicesPerSecond)),
@@ -592,7 +456,7 @@ async function download(
     originStreamed?: () => Promise<number>;
     kernelQueued?: () => number | undefined;
   } = {},
-): Promise<DownloadFigures> {
+) {
   const { memory, originStreamed } = options;
   const streamedBefore = originStreamed ? await originStreamed() : 0;
   let inFlight: number | undefined;
@@ -651,7 +515,7 @@ async function download(
   };
 }
 
-function memoryFigures(samples: readonly MemorySample[], expected: number, source: 'proc' | 'ipc'): RssFigures {
+function memoryFigures(samples: readonly MemorySample[], expected: number, source: 'proc' | 'ipc') {
   const maxOf = (list: readonly MemorySample[], key: 'rss' | 'heapUsed' | 'arrayBuffers') =>
     list.length === 0 ? Number.NaN : list.reduce((top, item) => Math.max(top, item[key]), -Infinity);
   const [first, last] = [samples[0], samples[samples.length - 1]];

@@ -5,15 +5,12 @@
  * - the gateway's copy loaded in pages (today's `LineCopy`): from its first poll to answering
  *   from its copy, the longest Redis call meanwhile (SLOWLOG), the traffic's calls refused, the
  *   gateway's heap per place (after a full GC), and a sample of its answers checked against Redis;
- * - the whole line read in one script, as the copy did before (`ZRANGE 0 -1` with the log's head):
- *   its time in Redis (SLOWLOG) and the traffic refused meanwhile, at the sizes where it can run;
  * and once, at the full size: Redis's memory per place, and the store's part of `/admin/stats` and
  * of the console's sample (`stats`, `recentReleases`).
  */
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import Redis from 'ioredis';
+import { heapAfterGc, usedMemory } from './probes';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../server/store/types';
 
@@ -25,53 +22,15 @@ export interface MillionOptions {
   readonly log: (line: string) => void;
 }
 
-export interface LoadRow {
-  /** Places waiting when the load began. */
-  readonly places: number;
-  readonly way: 'pages' | 'one script';
-  /** From the first poll (or the script sent) to the copy answering (or the script's reply), ms. */
-  readonly loadMs: number | null;
-  /** The longest Redis call while it loaded, ms, and which. */
-  readonly longestCallMs: number;
-  readonly longestCall: string;
-  /** Calls over 50 ms while it loaded, and the longest three of them. */
-  readonly slowCalls: number;
-  readonly slowest: readonly string[];
-  /** The traffic's calls (arrivals, releases, polls) refused while it loaded, of those made. */
-  readonly refused: number;
-  readonly trafficCalls: number;
-  /** Polls of the gateway whose position was larger than the one it gave the same place before (must be 0). */
-  readonly grew: number;
-  /** Places the traffic's releases released a second time (must be 0). */
-  readonly releasedTwice: number;
-  /** The gateway's heap per place, bytes (pages only). */
-  readonly gatewayBytesPerPlace: number | null;
-  /** Sampled answers of the copy that differ from Redis's (pages only; must be 0). */
-  readonly wrong: number | null;
-  readonly error?: string;
-}
-
-export interface MillionResult {
-  readonly places: number;
-  readonly fillSeconds: number;
-  readonly holdsPerSecond: number;
-  readonly redisBytesPerPlace: number;
-  readonly loads: readonly LoadRow[];
-  /** `stats` and `recentReleases` at the full size, ms: median and longest of 50. */
-  readonly statsMs: { readonly median: number; readonly max: number };
-}
+/** bench/README.md says what each figure is. */
+export type MillionResult = Awaited<ReturnType<typeof measureMillion>>;
 
 const t0 = Date.UTC(2030, 0, 1);
 const policy: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 300_000, perMinute: 600, abandonMs: 24 * 3_600_000 };
 const get = { method: 'GET', uri: '/tickets?show=42' };
 const SLOW_US = 50_000;
 const SAMPLE = 2000;
-/** The copy's load before this change: the whole line and the log's head in one script. */
-const ONE_SCRIPT = `local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local version = tonumber(redis.call('HGET', KEYS[2], 'v') or '0')
-return {version, tonumber(redis.call('HGET', KEYS[2], 's') or '0'), last[1] and last[1][1] or '0-0', redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')}`;
-
-export async function measureMillion(options: MillionOptions): Promise<MillionResult> {
+export async function measureMillion(options: MillionOptions) {
   const { places, redisUrl, log } = options;
   const prefix = `million-${Date.now()}:`;
   const probe = new Redis(redisUrl);
@@ -98,11 +57,10 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
     }
   };
   const arrive = (count: number) => Promise.all(Array.from({ length: count }, () => holdOnce(`s${++sessions}`)));
-  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
   try {
     await arrive(1);
-    const before = await usedMemory();
-    const loads: LoadRow[] = [];
+    const before = await usedMemory(probe);
+    const loads: Awaited<ReturnType<typeof loadInPages>>[] = [];
     const filling = performance.now();
     const sizes = [...options.checkpoints.filter((size) => size < places), places];
     for (const size of sizes) {
@@ -114,13 +72,12 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
       }
       const paused = performance.now();
       loads.push(await loadInPages(size));
-      loads.push(await loadInOneScript(size));
       if (size === places) break;
       // The measurements are not part of the fill's time.
       filledOffset += performance.now() - paused;
     }
     const fillSeconds = (performance.now() - filling - filledOffset) / 1000;
-    const redisBytesPerPlace = Math.round(((await usedMemory()) - before) / places);
+    const redisBytesPerPlace = Math.round(((await usedMemory(probe)) - before) / places);
     const timings: number[] = [];
     for (let i = 0; i < 50; i++) {
       const start = performance.now();
@@ -148,7 +105,7 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
    */
   async function withTraffic<T>(
     during: () => Promise<T>,
-    reader: RedisStore = others,
+    reader: RedisStore,
   ): Promise<[T, { calls: number; refused: number; grew: number; releasedTwice: number }]> {
     const counts = { calls: 0, refused: 0, grew: 0, releasedTwice: 0 };
     const told = new Map<string, number>();
@@ -222,9 +179,9 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
     return found.flat();
   }
 
-  async function loadInPages(size: number): Promise<LoadRow> {
+  async function loadInPages(size: number) {
     log(`million: a gateway joins at ${size} places, its copy loaded in pages…`);
-    const heapBefore = heap();
+    const heapBefore = heapAfterGc();
     polled = await spread(size);
     await slowlogReset();
     const gateway = new RedisStore(redisUrl, { prefix });
@@ -239,7 +196,7 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
         return performance.now() - start;
       }, gateway);
       const slow = await longest();
-      const gatewayBytesPerPlace = Math.round((heap() - heapBefore) / size);
+      const gatewayBytesPerPlace = Math.round((heapAfterGc() - heapBefore) / size);
       // Once the log has brought the last changes: the copy's answers against Redis's.
       await new Promise((resolve) => setTimeout(resolve, 500));
       const uuids = await spread(size - 10_000);
@@ -267,51 +224,6 @@ export async function measureMillion(options: MillionOptions): Promise<MillionRe
       await gateway.close();
     }
   }
-
-  async function loadInOneScript(size: number): Promise<LoadRow> {
-    log(`million: the whole line of ${size} read in one script, as the copy did before…`);
-    polled = await spread(size);
-    await slowlogReset();
-    const reader = new Redis(redisUrl, { commandTimeout: 60_000 });
-    try {
-      const [outcome, traffic] = await withTraffic(async () => {
-        const start = performance.now();
-        try {
-          await reader.eval(ONE_SCRIPT, 3, `${prefix}log`, `${prefix}meta`, `${prefix}waiting`);
-          return { ms: performance.now() - start };
-        } catch (error) {
-          return { ms: null, error: (error as Error).message };
-        }
-      });
-      const slow = await longest();
-      return {
-        places: size,
-        way: 'one script',
-        loadMs: outcome.ms === null ? null : round(outcome.ms),
-        longestCallMs: slow.ms,
-        longestCall: slow.call,
-        slowCalls: slow.over,
-        slowest: slow.slowest,
-        refused: traffic.refused,
-        trafficCalls: traffic.calls,
-        grew: traffic.grew,
-        releasedTwice: traffic.releasedTwice,
-        gatewayBytesPerPlace: null,
-        wrong: null,
-        ...(outcome.error ? { error: outcome.error } : {}),
-      };
-    } finally {
-      reader.disconnect();
-    }
-  }
-}
-
-function heap(): number {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;

@@ -19,6 +19,7 @@ import { EventSchedule } from '../server/domain/events/schedule';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../server/store/types';
 import { drawnEvent } from './drop';
+import { redisCpuSeconds, usedMemory } from './probes';
 
 export interface OpeningMillionOptions {
   readonly entrants: number;
@@ -172,15 +173,7 @@ export async function measureOpeningMillion({ entrants, redisUrl, log }: Opening
 }
 
 /** Redis's CPU time so far, ms. */
-async function redisCpu(probe: Redis): Promise<number> {
-  const info = await probe.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? Number.NaN);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
-}
-
-async function usedMemory(probe: Redis): Promise<number> {
-  return Number(/used_memory:(\d+)/.exec(await probe.info('memory'))?.[1]);
-}
+const redisCpu = async (probe: Redis) => (await redisCpuSeconds(probe)) * 1000;
 
 async function removeKeys(redis: Redis, prefix: string): Promise<void> {
   let cursor = '0';

@@ -55,61 +55,9 @@ export interface PageLoadOptions {
 /** The documented example of a room's own page (docs/own-page.md), holding the demo shop's /checkout. */
 export const OWN_PAGE_ROOMS = path.resolve(__dirname, '../docs/examples/waiting-page.rooms.json');
 
-/** Moments of one load, in ms from the navigation's start. */
-export interface LoadTimeline {
-  readonly htmlReceived: number;
-  readonly startUpScriptReceived: number;
-  readonly socketOpening: number;
-  readonly socketOpen: number;
-  readonly firstQueueInfoSent: number;
-  readonly firstQueueInfoAnswered: number;
-  readonly viewReceived: number;
-  readonly positionShown: number;
-}
-
-export interface LoadedResource {
-  /** The file name under /assets/, or the path. */
-  readonly name: string;
-  readonly type: string;
-  readonly bytes: number;
-  readonly encoding: string;
-  readonly requestedAtMs: number;
-  /** When its last byte arrived; null when it never finished (`failed` says why). */
-  readonly receivedAtMs: number | null;
-  /** The browser's reason when it did not finish, e.g. net::ERR_ABORTED for a call whose answer the page did not read. */
-  readonly failed?: string;
-}
-
-export interface LoadRun {
-  readonly timeline: LoadTimeline;
-  readonly wireBytesBeforePosition: number;
-  /** The scripts requested before the position shows, at their gzipped size in the build. */
-  readonly jsBeforePosition: { readonly gzip: number; readonly files: readonly string[] };
-  readonly wireBytesInAll: number;
-  readonly resources: readonly LoadedResource[];
-  readonly reload: { readonly scriptAndStyleBytes: number; readonly wireBytes: number; readonly positionShownMs: number };
-}
-
-export interface PageLoadResult {
-  readonly settings: {
-    readonly network: typeof FAST_3G;
-    readonly cpuSlowdown: number;
-    readonly runs: number;
-    readonly chromium: string;
-    readonly positionShown: string;
-    /** The build's initial-JavaScript budget, gzipped (its size.json). */
-    readonly jsBudgetGzip: number;
-  };
-  readonly median: {
-    readonly positionShownMs: number;
-    readonly wireBytesBeforePosition: number;
-    readonly jsBeforePositionGzip: number;
-    readonly reloadScriptAndStyleBytes: number;
-    readonly reloadPositionShownMs: number;
-    readonly timeline: LoadTimeline;
-  };
-  readonly runs: readonly LoadRun[];
-}
+/** Every figure of the loads: bench/README.md says what each is. */
+export type PageLoadResult = Awaited<ReturnType<typeof measurePageLoad>>;
+type LoadRun = Awaited<ReturnType<typeof oneRun>>;
 
 const POSITION_SHOWN =
   "the first animation frame after the waiting block (.wr-waiting) with the position's digits entered the document, from the navigation's start";
@@ -225,14 +173,12 @@ async function slowPhone(browser: Browser, locale?: string) {
   return { context, page, network };
 }
 
-type ColdLoad = Omit<LoadRun, 'reload'>;
-
 /**
  * One cold load of the held page at `url` in `phone`. `settle`: wait for the network to go quiet,
  * so that the late answers (queue_request, the lazy files fetched once the position shows) count
  * in all; without it, only what came before the position is exact.
  */
-async function coldLoad({ page, network }: Awaited<ReturnType<typeof slowPhone>>, url: string, pageDir: string, settle: boolean): Promise<ColdLoad> {
+async function coldLoad({ page, network }: Awaited<ReturnType<typeof slowPhone>>, url: string, pageDir: string, settle: boolean) {
   {
     await page.goto(url, { waitUntil: 'commit' });
     const shownAtMs = await positionShown(page);
@@ -254,7 +200,8 @@ async function coldLoad({ page, network }: Awaited<ReturnType<typeof slowPhone>>
     };
     const asset = (prefix: string) => cold.resources.find((resource) => new URL(resource.url).pathname.startsWith(`/assets/${prefix}`));
     const queueInfo = cold.resources.filter((resource) => new URL(resource.url).pathname.startsWith('/queue/info/')).sort((a, b) => a.sentAt - b.sentAt)[0];
-    const timeline: LoadTimeline = {
+    /** Moments of the load, in ms from the navigation's start. */
+    const timeline = {
       htmlReceived: ms(document.finished?.at),
       startUpScriptReceived: ms(asset('main-')?.finished?.at),
       socketOpening: ms(cold.socket.opening),
@@ -281,7 +228,7 @@ async function coldLoad({ page, network }: Awaited<ReturnType<typeof slowPhone>>
 }
 
 /** One cold load and one reload of the held page at `url`, in a fresh context. */
-async function oneRun(browser: Browser, url: string, pageDir: string): Promise<LoadRun> {
+async function oneRun(browser: Browser, url: string, pageDir: string) {
   const phone = await slowPhone(browser);
   const { context, page, network } = phone;
   try {
@@ -382,7 +329,7 @@ export async function measureLanguages(options: {
 }
 
 /** Builds nothing: loads the page built in `options.pageDir` `options.runs` times, each cold then reloaded. */
-export async function measurePageLoad(options: PageLoadOptions): Promise<PageLoadResult> {
+export async function measurePageLoad(options: PageLoadOptions) {
   return withHeldPage(options.pageDir, options.env, async (browser, url) => {
     const runs: LoadRun[] = [];
     for (let i = 0; i < options.runs; i++) {
@@ -395,7 +342,7 @@ export async function measurePageLoad(options: PageLoadOptions): Promise<PageLoa
       );
     }
     const mid = (pick: (run: LoadRun) => number) => median(runs.map(pick));
-    const moments = Object.keys(runs[0].timeline) as (keyof LoadTimeline)[];
+    const moments = Object.keys(runs[0].timeline) as (keyof LoadRun['timeline'])[];
     return {
       settings: {
         network: FAST_3G,
@@ -411,7 +358,7 @@ export async function measurePageLoad(options: PageLoadOptions): Promise<PageLoa
         jsBeforePositionGzip: mid((run) => run.jsBeforePosition.gzip),
         reloadScriptAndStyleBytes: mid((run) => run.reload.scriptAndStyleBytes),
         reloadPositionShownMs: mid((run) => run.reload.positionShownMs),
-        timeline: Object.fromEntries(moments.map((moment) => [moment, mid((run) => run.timeline[moment])])) as unknown as LoadTimeline,
+        timeline: Object.fromEntries(moments.map((moment) => [moment, mid((run) => run.timeline[moment])])) as LoadRun['timeline'],
       },
       runs,
     };

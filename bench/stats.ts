@@ -37,14 +37,5 @@ export function preciseNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
-/** A small seeded generator (mulberry32), so that every run of a benchmark draws the same numbers. */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator, so that every run of a benchmark draws the same numbers. */
+export { mulberry32 } from '../bin/rehearse/rehearse';

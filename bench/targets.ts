@@ -1,4 +1,4 @@
-import type { AdmissionResult, RoomResult } from './admission/run-admission';
+import type { AdmissionResult } from './admission/run-admission';
 import type { RampResult } from './capacity/ramp';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { StoreComparisonResult } from './capacity/stores';
@@ -99,7 +99,9 @@ export function checkTargets(
 }
 
 /** Whether a room kept the origin healthy in a window: its p99 within the target, fewer than 1 % errors. */
-export function healthy(window: RoomResult['steady'], targetMs: number): boolean {
+type RoomResult = AdmissionResult['rooms'][number];
+
+function healthy(window: RoomResult['steady'], targetMs: number): boolean {
   return window.origin.latencyMs.p99 <= targetMs && window.visitors.errorShare < TARGETS.adaptiveResettleErrorShare;
 }
 
@@ -250,7 +252,7 @@ function fixed(value: number | undefined, digits = 1): string {
 
 function gatewayChecks(gateway: GatewayOverheadResult): TargetCheck[] {
   const { latency, throughput, streaming, errors } = gateway;
-  const { constant, working } = throughput;
+  const { working } = throughput;
   const errorNote = errors.total > 0 ? `${errors.total} failed requests in the gateway benchmark` : undefined;
   const ms = (value: number) => `${value.toFixed(2)} ms`;
   const streamed = [streaming.proxied, streaming.proxiedLong, streaming.proxiedStalled];
@@ -277,15 +279,6 @@ function gatewayChecks(gateway: GatewayOverheadResult): TargetCheck[] {
         `gateway ${working.proxied.cpuMicrosPerRequest.gateway} µs a request, enough for any origin above ${throughput.breakEvenOriginMicros} µs)`,
       verdict: errors.total === 0 && working.ratio >= TARGETS.gatewayThroughputRatio ? 'PASS' : 'MISS',
       note: working.pinned ? errorNote : [errorNote, 'not pinned: taskset missing or one CPU'].filter(Boolean).join('; '),
-    },
-    {
-      name: 'the same in front of an origin answering constant bytes, every process on every core (worst case, bounded by the CPU a request: not judged)',
-      target: '–',
-      measured:
-        `${constant.ratio.toFixed(2)} (proxied ${constant.proxied.perSecond}/s, direct ${constant.direct.perSecond}/s; CPU a request: gateway ${constant.proxied.cpuMicrosPerRequest.gateway} µs, ` +
-        `origin ${constant.direct.cpuMicrosPerRequest.origin} µs, load generator ${constant.direct.cpuMicrosPerRequest.client} µs)`,
-      verdict: 'N/A',
-      note: errorNote,
     },
     {
       name: `flat memory: the gateway's highest RSS while ${mib(streaming.proxiedLong.expectedBytes)} stream through it, beside its highest while ${mib(streaming.proxied.expectedBytes)} did`,

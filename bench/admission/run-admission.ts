@@ -84,46 +84,7 @@ interface GatewayReady {
   readonly pid: number;
 }
 
-/** What a room did in a window: its origin's side and its visitors'. */
-export interface WindowFigures {
-  /** Origin answers a second ÷ the origin's capacity in that window. */
-  readonly goodput: number;
-  readonly origin: OriginFigures;
-  readonly visitors: VisitorFigures;
-}
-
-export interface RoomResult {
-  readonly name: string;
-  readonly env: Record<string, string>;
-  readonly steady: WindowFigures;
-  /** The first 60 s after the halving. */
-  readonly halved: WindowFigures;
-  /** What came after it, to the end of the run. */
-  readonly after: WindowFigures;
-  /**
-   * Seconds from the halving until, from then to the end of the run, the origin's p99 is within
-   * the target and its goodput at least 90 % of the halved capacity; null if that never came.
-   */
-  readonly resettleSeconds: number | null;
-  /** Every 2 s: the rate and limit in force, the line, and (adaptive) the last decision. */
-  readonly timeline: readonly TimelinePoint[];
-  /** The origin's p99 and answers a second, 5 s at a time from the start. */
-  readonly originTimeline: readonly { readonly t: number; readonly perSecond: number; readonly p99Ms: number }[];
-}
-
-export interface TimelinePoint {
-  readonly t: number;
-  readonly releasePerMinute: number;
-  readonly activeLimit: number;
-  readonly waiting: number;
-  readonly active: number;
-  readonly decision?: string;
-  /** Adaptive: the p99 the room measured in its last decision's window (ms). */
-  readonly measuredP99Ms?: number;
-  /** The room's event-loop delay since the last point, p99 (ms): a busy machine shows here. */
-  readonly loopDelayP99Ms: number;
-}
-
+/** Every figure of the run, each room's in `rooms`: bench/README.md says what each is. */
 export type AdmissionResult = Awaited<ReturnType<typeof measureAdmission>>;
 
 export async function measureAdmission(options: AdmissionBenchOptions) {
@@ -159,7 +120,8 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
       seed: 7,
     };
     const { startedAt } = await visitors.request<{ startedAt: number }>('start', visitorOptions);
-    const timelines: TimelinePoint[][] = gateways.map(() => []);
+    /** Every 2 s: the rate and limit in force, the line, (adaptive) the last decision, and the room's event-loop delay p99. */
+    const timelines: (Awaited<ReturnType<typeof sample>> & { loopDelayP99Ms: number })[][] = gateways.map(() => []);
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
@@ -189,7 +151,7 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
         origins.request<OriginFigures[]>('figures', { from, to }),
         visitors.request<VisitorFigures[]>('figures', { from, to }),
       ]);
-      return originFigures.map((origin, i): WindowFigures => ({
+      return originFigures.map((origin, i) => ({
         goodput: Math.round((origin.answeredPerSecond / capacity) * 1000) / 1000,
         origin,
         visitors: visitorFigures[i],
@@ -205,7 +167,7 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
     ]);
     await visitors.request('stop');
 
-    const rooms = CONFIGURATIONS.map((configuration, i): RoomResult => {
+    const rooms = CONFIGURATIONS.map((configuration, i) => {
       const pairs = answers[i];
       return {
         name: configuration.name,
@@ -259,7 +221,7 @@ function roomEnv(configuration: Configuration, upstream: string, visitsPerMinute
   };
 }
 
-async function sample(gateway: GatewayReady, t: number): Promise<Omit<TimelinePoint, 'loopDelayP99Ms'>> {
+async function sample(gateway: GatewayReady, t: number) {
   const get = async <T>(route: string) =>
     (await (await fetch(`${gateway.url}/admin/${route}`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).json()) as T;
   const [stats, admission] = await Promise.all([

@@ -516,8 +516,8 @@ function quantile(sorted: Float64Array, q: number): number {
 const average = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const round = (value: number) => Math.round(value * 100) / 100;
 
-/** A small seeded generator (mulberry32): the same bots every run. */
-function mulberry32(seed: number): () => number {
+/** A small seeded generator (mulberry32): the same bots every run, the same draws in every benchmark run. */
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -40,6 +40,12 @@ const queueInfo = (visitor: Visitor, page: PageConfigJson, uuid = page.queue.uui
 
 /** The hidden form the page submits to replay a held POST (the specification's section 4). */
 const replayForm = (page: PageConfigJson) => ({ form: { uuid: page.queue.uuid, _token: page.csrfToken } });
+/** The bodies of the POSTs `origin` was sent at `path`. */
+const postsAt = (origin: TestOrigin, path: string) =>
+  origin
+    .at(path)
+    .filter((one) => one.method === 'POST')
+    .map((one) => one.body.toString());
 
 /** An admin call's status and JSON. */
 async function adminCall(instance: Instance, method: 'GET' | 'POST' | 'PUT' | 'DELETE', route: string, body?: unknown) {
@@ -195,12 +201,7 @@ describe('scale-out: a visitor keeps their place across instances', () => {
     expect(replay.status).toBe(200);
     expect(replay.text).toContain('<th>quantity</th><td>3</td>');
     expect([twice.status, twice.json?.error?.code]).toEqual([409, 'already_replayed']);
-    expect(
-      origin
-        .at('/checkout-handoff')
-        .filter((one) => one.method === 'POST')
-        .map((one) => one.body.toString()),
-    ).toEqual([body]);
+    expect(postsAt(origin, '/checkout-handoff')).toEqual([body]);
   });
 
   it('should move a place ahead with a code issued on one instance and entered on the other, once, and bound wrong codes across both', async () => {
@@ -281,12 +282,7 @@ describe('scale-out: a visitor keeps their place across instances', () => {
     expect(replay.status).toBe(200);
     expect(replay.text).toContain('<th>note</th><td>back</td>');
     expect([twice.status, twice.json?.error?.code]).toEqual([409, 'already_replayed']);
-    expect(
-      origin
-        .at('/checkout-away')
-        .filter((one) => one.method === 'POST')
-        .map((one) => one.body.toString()),
-    ).toEqual([body]);
+    expect(postsAt(origin, '/checkout-away')).toEqual([body]);
 
     // The one behind comes back past the claim window: the place is gone, on either instance.
     await new Promise((resolve) => setTimeout(resolve, CLAIM_SECONDS * 1000 - (Date.now() - releasedAt)));

@@ -36,9 +36,9 @@ describe("the server's Node flags", () => {
       return Number(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\d+)$/m.exec(metrics)?.[1]);
     };
     // Grown while the server started. The memory reducer of Node 22's V8 shrinks it once the heap
-    // has been idle a while (8 s at the least, past 30 s on a busy machine; to 1 MB without the flag); Node 24's keeps an idle server's young
-    // generation as grown, with the flag or without (measured over 100 s), so only the floor holds,
-    // checked past the reducer's first turn.
+    // has been idle a while (8 s at the least, past 30 s on a busy machine; to 1 MB without the
+    // flag); Node 24's keeps an idle server's young generation as grown, with the flag or without
+    // (measured over 100 s), so only the floor holds, checked past the reducer's first turn.
     const shrinks = Number(process.versions.node.split('.')[0]) < 24;
     const grown = await newSpace();
     let now = grown;

@@ -11,6 +11,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { AWAY_SECONDS_DEFAULT } from '../server/config/variable';
+import { seenSpacing } from '../server/store/redis/seen-marks';
 import type { ArrivalsResult } from './arrivals';
 import { withFigures } from './performance-figures';
 
@@ -42,6 +44,12 @@ export interface ArrivalsResults {
 export const SIZES = [100_000, 1_000_000, 10_000_000];
 /** The page's polls a second, anonymous visitors: every 5 s, and every 60 s for everyone (the specification's timing). */
 const POLLS_PER_SECOND = 1 / 5 + 1 / 60;
+/**
+ * Marks of seen a place a second: a gateway marks a place it answers at most once a spacing of
+ * the away time (`SeenMarks`), AWAY_SECONDS' default here; assumed: a visitor's polls reach one
+ * gateway process (its connection kept alive), else each process that answers it marks it.
+ */
+const MARKS_PER_SECOND = Math.min(POLLS_PER_SECOND, 1000 / seenSpacing(AWAY_SECONDS_DEFAULT * 1000));
 /** Assumed: the crowd arrives over the first five minutes of the opening. */
 const OPENING_SECONDS = 300;
 /** Assumed: the line is released within an hour. */
@@ -99,8 +107,7 @@ export function sizeRoom(visitors: number, costs: Costs) {
   const processes = Math.max(bySockets, byCpu);
   const socketsPerProcess = Math.ceil(visitors / processes);
   const processBytes = costs.processBaseBytes + socketsPerProcess * costs.socketBytes + visitors * LINE_COPY_BYTES_PER_PLACE;
-  // Every poll marks its place within a second: at most one mark a place a second.
-  const marksPerSecond = visitors * Math.min(1, POLLS_PER_SECOND);
+  const marksPerSecond = visitors * MARKS_PER_SECOND;
   const redisCores =
     (arrivalsPerSecond * costs.arrivalRedisMicros + marksPerSecond * costs.markRedisMicros + releasesPerSecond * costs.releaseRedisMicros) / 1e6;
   const redisShards = Math.ceil(redisCores / PLANNED_CORE);
@@ -143,12 +150,12 @@ export function sizingMarkdown(latest: LatestResults, arrivals: ArrivalsResults)
     '| --- | --- | --- | --- |',
     `| a held arrival (the waiting page, ${count(costs.pageBytes)} bytes) | ${fixed(costs.arrivalCpuMicros)} µs | ${fixed(costs.arrivalRedisMicros)} µs | Redis ${count(costs.redisBytesPerPlace)} B a place |`,
     `| a poll (queue_info from the gateway's copy of the line) | ${fixed(costs.pollCpuMicros)} µs | | copy ${LINE_COPY_BYTES_PER_PLACE} B a place, in every gateway |`,
-    `| a mark of seen (one a place a second at most) | | ${fixed(costs.markRedisMicros)} µs | |`,
+    `| a mark of seen (one a place every ${seenSpacing(AWAY_SECONDS_DEFAULT * 1000) / 1000} s at most) | | ${fixed(costs.markRedisMicros)} µs | |`,
     `| a move written to one socket | ${fixed(costs.moveCpuMicrosPerSocket)} µs | | ${MOVE_FRAME_BYTES} B (${MOVE_FRAME_BYTES + PACKET_BYTES} B with its packet's headers) |`,
     `| a release | ${fixed(costs.releaseCpuMicros)} µs | ${fixed(costs.releaseRedisMicros)} µs | |`,
     `| a waiting socket (RSS after GC, settled) | | | ${count(costs.socketBytes)} B |`,
     '',
-    `Rates: a visitor polls ${fixed(POLLS_PER_SECOND, 3)} times a second (every 5 s, and every 60 s, the page's specification), one move a second reaches every waiting socket, ` +
+    `Rates: a visitor polls ${fixed(POLLS_PER_SECOND, 3)} times a second (every 5 s, and every 60 s, the page's specification) and Redis hears of it ${fixed(MARKS_PER_SECOND, 3)} times a second (each gateway marks a place it answers once in ${seenSpacing(AWAY_SECONDS_DEFAULT * 1000) / 1000} to ${(2 * seenSpacing(AWAY_SECONDS_DEFAULT * 1000)) / 1000} s, with \`AWAY_SECONDS\` at its default; a visitor's polls taken to reach one process), one move a second reaches every waiting socket, ` +
       `the crowd arrives over the first ${OPENING_SECONDS / 60} minutes and is released within ${DRAIN_SECONDS / 3600} hour; ` +
       `a gateway process holds at most ${count(SOCKETS_PER_PROCESS)} sockets (its open files: 20,000), and a process or a Redis shard is planned at ${PLANNED_CORE * 100} % of a core.`,
     '',

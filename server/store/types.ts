@@ -375,8 +375,9 @@ export interface QueueStore extends EventStore, ReportStore, HandoffStore<Entry>
 
   /**
    * Like `placeInLine` without the entry and the release times, for queue_info's hot path: the
-   * visitor's position, ticket and the line's `served`, and marks them as seen at `now`.
-   * Undefined when unknown.
+   * visitor's position, ticket and the line's `served`, and marks them as seen at `now` (a
+   * Redis store may keep its mark of a moment ago instead, `RedisStoreOptions.awayMs`). Undefined
+   * when unknown.
    */
   position(uuid: string, now: number): Promise<Position | undefined>;
 

@@ -6,7 +6,7 @@ import { RedisStore, type RedisStoreOptions } from '../../server/store/redis/red
 import { drawKey, drawOrder } from '../../server/domain/events/draw';
 import { encodeRequest } from '../../server/store/redis/codec';
 import { BLOCK_MS } from '../../server/store/redis/line-copy';
-import { SEEN_FLUSH_MS } from '../../server/store/redis/seen-marks';
+import { SEEN_FLUSH_MS, seenSpacing } from '../../server/store/redis/seen-marks';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describeQueueStore } from './store-contract';
@@ -572,6 +572,31 @@ describe("redis queue store's copy of the line", () => {
     // The silent head is dropped; the two who polled are not.
     expect(await store.dropAbandoned(later + 1, policy.abandonMs)).toBe(1);
     expect((await store.stats(later)).waiting).toBe(2);
+  });
+
+  it('should space the marks of one place by its away time, and never let the sweep take a visitor who polls', async () => {
+    const room = newRoom();
+    const awayMs = 600_000;
+    const spacing = seenSpacing(awayMs);
+    const store = open(server.url, room, { awayMs });
+    const [present, silent] = await holdInOrder(store, ['present', 'silent']);
+    await untilCopied(store, present.uuid);
+    const marks: number[] = [];
+    let dropped = 0;
+    // A page polling every 5 s for twice the away time, the sweep running beside it.
+    for (let now = t0 + 5000; now <= t0 + 2 * awayMs; now += 5000) {
+      await store.position(present.uuid, now);
+      const seen = Number((await store.get(present.uuid))?.lastSeen);
+      if (marks.at(-1) !== seen) marks.push(seen);
+      expect(now - seen).toBeLessThanOrEqual(2 * spacing + 5000);
+      dropped += await store.dropAbandoned(now, awayMs);
+    }
+    expect(dropped).toBe(1);
+    expect(await store.get(silent.uuid)).toBeUndefined();
+    expect((await store.stats(t0 + 2 * awayMs)).waiting).toBe(1);
+    // 240 polls, written once in one to two spacings.
+    expect(marks.length).toBeGreaterThanOrEqual((2 * awayMs) / (2 * spacing + 5000));
+    expect(marks.length).toBeLessThanOrEqual((2 * awayMs) / spacing);
   });
 
   it('should read its own writes at once: a release, an arrival and a place left are told by the next poll', async () => {

@@ -85,6 +85,12 @@ export interface RedisStoreOptions {
    * before it reached a replica may let the request be replayed once more (docs/durability.md).
    */
   readonly replayReplicas?: number;
+  /**
+   * How long a waiting place may be silent before the sweep drops it (the room's AWAY_SECONDS),
+   * in ms: the polls the copy answers then mark each place at most about every twentieth of it
+   * (`SeenMarks`). Undefined: every poll is marked.
+   */
+  readonly awayMs?: number;
 }
 
 /** Longest wait for the replicas to acknowledge a replay's mark, in ms (below the command timeout). */
@@ -127,7 +133,7 @@ export class RedisStore implements QueueStore {
   private lineCopy?: LineCopy;
   private tail?: RedisClient;
   /** The polls the copy answered, marked seen in Redis late and together. */
-  private readonly seenMarks = new SeenMarks((pairs) => this.run('waitingRoomMarkSeen', pairs, false));
+  private readonly seenMarks: SeenMarks;
   /** The report, beside the line under its prefix (`RedisReport`). */
   private readonly report: RedisReport;
 
@@ -159,6 +165,7 @@ export class RedisStore implements QueueStore {
     this.prefix = options.prefix ?? DEFAULT_PREFIX;
     this.keys = SCRIPT_KEYS.map((key) => this.prefix + key);
     this.report = new RedisReport(client, this.prefix);
+    this.seenMarks = new SeenMarks((pairs) => this.run('waitingRoomMarkSeen', pairs, false), { awayMs: options.awayMs });
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
     this.localLine = options.localLine ?? true;
     this.replayReplicas = options.replayReplicas ?? 0;

@@ -12,6 +12,25 @@ export const SEEN_FLUSH_MS = 1000;
 export const SEEN_FLUSH_SIZE = 10_000;
 /** Most marks in one call, so that none holds Redis for long (about 3 ms for 2,000). */
 export const SEEN_CALL_SIZE = 2000;
+/** Longest spacing between two marks of one place (`SeenMarkOptions.awayMs`). */
+export const SEEN_SPACING_MAX_MS = 30_000;
+
+/** The spacing of one place's marks for a room whose sweep drops places silent for `awayMs`: a twentieth of it, at most `SEEN_SPACING_MAX_MS`. */
+export const seenSpacing = (awayMs: number): number => Math.min(SEEN_SPACING_MAX_MS, Math.floor(awayMs / 20));
+
+export interface SeenMarkOptions {
+  readonly flushMs?: number;
+  readonly flushSize?: number;
+  readonly callSize?: number;
+  /**
+   * How long a place may be silent before the sweep drops it (the room's AWAY_SECONDS), or
+   * undefined to write a mark for every poll. Given, a place this instance marked is not marked
+   * again for `seenSpacing(awayMs)` to twice that: the sweep then reads a last-seen at most about a
+   * tenth of `awayMs` older than the latest poll, and a page polling every 5 s costs Redis one
+   * mark every 45 s or so instead of one every 5 s.
+   */
+  readonly awayMs?: number;
+}
 
 /**
  * The last-seen marks of the polls answered from the instance's copy of the line (`LineCopy`),
@@ -22,24 +41,52 @@ export const SEEN_CALL_SIZE = 2000;
  * (`flush`), so that what it reads (an entry's last-seen, the sweep, a release) counts every poll
  * this instance answered before.
  *
+ * With `awayMs`, one place's marks are spaced (see `SeenMarkOptions.awayMs`): the places marked in
+ * the current spacing and in the one before are remembered, in two sets that take turns, so that
+ * memory holds only the places this instance answered lately.
+ *
  * A write that fails is not tried again: Redis is away, and each place's next poll marks it again.
  */
 export class SeenMarks {
   private readonly marks = new Map<string, number>();
   private timer?: NodeJS.Timeout;
+  private readonly flushMs: number;
+  private readonly flushSize: number;
+  private readonly callSize: number;
+  private readonly spacingMs: number;
+  /** The places marked since `turnedAt`, and in the spacing before it. */
+  private markedNow = new Set<string>();
+  private markedBefore = new Set<string>();
+  private turnedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly write: WriteMarks,
-    private readonly flushMs = SEEN_FLUSH_MS,
-    private readonly flushSize = SEEN_FLUSH_SIZE,
-    private readonly callSize = SEEN_CALL_SIZE,
-  ) {}
+    options: SeenMarkOptions = {},
+  ) {
+    this.flushMs = options.flushMs ?? SEEN_FLUSH_MS;
+    this.flushSize = options.flushSize ?? SEEN_FLUSH_SIZE;
+    this.callSize = options.callSize ?? SEEN_CALL_SIZE;
+    this.spacingMs = options.awayMs === undefined ? 0 : seenSpacing(options.awayMs);
+  }
 
   mark(uuid: string, now: number): void {
+    if (this.spacingMs > 0 && this.markedLately(uuid, now)) return;
     const before = this.marks.get(uuid);
     if (before === undefined || now > before) this.marks.set(uuid, now);
     if (this.marks.size >= this.flushSize) this.due();
     else this.timer ??= setTimeout(this.due, this.flushMs).unref();
+  }
+
+  /** Whether the place was marked within the spacing; if not, it counts as marked from now. */
+  private markedLately(uuid: string, now: number): boolean {
+    if (now - this.turnedAt >= this.spacingMs) {
+      this.markedBefore = now - this.turnedAt >= 2 * this.spacingMs ? new Set() : this.markedNow;
+      this.markedNow = new Set();
+      this.turnedAt = now;
+    }
+    if (this.markedNow.has(uuid) || this.markedBefore.has(uuid)) return true;
+    this.markedNow.add(uuid);
+    return false;
   }
 
   /** Marks waiting to be written. */
@@ -74,7 +121,15 @@ export class SeenMarks {
       pairs.push(String(at), uuid);
       this.marks.delete(uuid);
     }
-    if (pairs.length > 0) this.write(pairs).catch(() => undefined);
+    if (pairs.length > 0) this.write(pairs).catch(() => this.forget(pairs));
     return pairs.length / 2;
+  }
+
+  /** The places of a write that failed may be marked again at their next poll. */
+  private forget(pairs: readonly string[]): void {
+    for (let i = 1; i < pairs.length; i += 2) {
+      this.markedNow.delete(pairs[i]);
+      this.markedBefore.delete(pairs[i]);
+    }
   }
 }

@@ -370,7 +370,7 @@ export class MemoryStore implements QueueStore {
     if (limits && this.admitNow(sessionId, now, limits)) return { admitted: true };
     // Held, the place was seen now: what `placeInLine` would say of it.
     const entry = this.holdEntry(sessionId, userId, request, now, options);
-    return { admitted: false, place: { entry: { ...entry }, position: this.positionOf(entry), recentReleases: this.releaseTimes } };
+    return { admitted: false, place: { entry: { ...entry }, position: this.positionOf(entry) } };
   }
 
   async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {

@@ -124,7 +124,10 @@ export interface ReleasePolicy extends AdmissionLimits {
 }
 
 /** What a protected request's arrival meets (`arrive`): let through, or held, with its place. */
-export type Arrival = { readonly admitted: true } | { readonly admitted: false; readonly place: PlaceInLine };
+export type Arrival = { readonly admitted: true } | { readonly admitted: false; readonly place: ArrivedPlace };
+
+/** A held arrival's place as `placeInLine` reads it, but the release times, which queue_info reads apart (`recentReleases`). */
+export type ArrivedPlace = Omit<PlaceInLine, 'recentReleases'>;
 
 /** What queue_info needs, read in one step. */
 export interface PlaceInLine {
@@ -353,8 +356,8 @@ export interface QueueStore extends EventStore, ReportStore, HandoffStore<Entry>
 
   /**
    * A protected request's arrival, in one step: `admit` with `limits` (undefined: nobody is let
-   * through, as in a pre-queue); when not admitted, `hold` with `options`, and the place as
-   * `placeInLine` reads it. Throws `PlacesPerAddressError` as `hold` does.
+   * through, as in a pre-queue); when not admitted, `hold` with `options`, and the place
+   * (`ArrivedPlace`). Throws `PlacesPerAddressError` as `hold` does.
    */
   arrive(sessionId: string, userId: number, request: HeldRequest, now: number, limits: AdmissionLimits | undefined, options?: HoldOptions): Promise<Arrival>;
 

@@ -157,9 +157,9 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         const first = await store.arrive('c', 7, get, t0, policy);
         const second = await store.arrive('d', 0, get, t0 + 1, policy);
         if (first.admitted || second.admitted) throw new Error('held sessions were admitted');
-        expect(first.place).toMatchObject({ entry: { sessionId: 'c', userId: 7, state: 'waiting', request: get }, position: 1, recentReleases: [] });
+        expect(first.place).toEqual({ entry: expect.objectContaining({ sessionId: 'c', userId: 7, state: 'waiting', request: get }), position: 1 });
         expect(second.place.position).toBe(2);
-        expect(await store.placeInLine(second.place.entry.uuid, t0 + 1)).toEqual(second.place);
+        expect(await store.placeInLine(second.place.entry.uuid, t0 + 1)).toEqual({ ...second.place, recentReleases: [] });
         const again = await store.arrive('c', 7, get, t0 + 2, policy);
         expect(!again.admitted && again.place.entry.uuid).toBe(first.place.entry.uuid);
       });

@@ -135,7 +135,7 @@ interface Commands {
       pendingUntil: Optional<number>,
       keep: '1' | '',
     ];
-    reply: [1] | [2] | [0, [entry: EntryReply, position: number, recentReleases: string[]]];
+    reply: [1] | [2] | [0, [entry: EntryReply, position: number]];
   };
   waitingRoomEnterLine: { args: [uuid: string, now: number]; reply: 'waiting' | 'released' | null };
   waitingRoomDropPending: { args: [uuid: string]; reply: 0 | 1 };

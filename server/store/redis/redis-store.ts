@@ -232,8 +232,8 @@ export class RedisStore implements QueueStore {
     ]);
     if (reply[0] === 1) return { admitted: true };
     if (reply[0] === 2) throw new PlacesPerAddressError(placesPerAddress);
-    const [entry, position, recent] = reply[1];
-    return { admitted: false, place: { entry: decodeEntry(entry), position, recentReleases: recent.map(Number) } };
+    const [entry, position] = reply[1];
+    return { admitted: false, place: { entry: decodeEntry(entry), position } };
   }
 
   async enterLine(uuid: string, now: number): Promise<EntryState | undefined> {

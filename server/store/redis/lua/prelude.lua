@@ -246,20 +246,36 @@ local function holdPlace(session, userId, request, now, newUuid, address, cap, p
   end
   if address ~= '' and cap > 0 and tonumber(redis.call('HGET', addresses, address) or '0') >= cap then return 0 end
   if current then forget(current) end
-  redis.call('HSET', entryKey(newUuid), 's', session, 'u', userId, 't', 0, 'h', now, 'l', now)
-  keepRequest(newUuid, request)
-  redis.call('HSET', sessions, session, newUuid)
+  -- A new place: its hash written in one step, and answered as `entry` reads it, without reading it back.
+  local fields = {'s', session, 'u', userId, 'h', now, 'l', now}
+  local function field(name, value)
+    fields[#fields + 1] = name
+    fields[#fields + 1] = value
+  end
   if address ~= '' then
-    redis.call('HSET', entryKey(newUuid), 'ip', address)
+    field('ip', address)
     redis.call('HINCRBY', addresses, address, 1)
   end
   if pendingUntil == '' then
-    enter(newUuid, now)
+    local ticket = int(redis.call('HINCRBY', meta, 't', 1))
+    field('t', ticket)
+    redis.call('ZADD', waiting, ticket, newUuid)
+    redis.call('ZADD', seen, now, newUuid)
+    changed('+' .. ticket .. ':' .. newUuid)
   else
-    redis.call('HSET', entryKey(newUuid), 'p', pendingUntil)
+    field('t', '0')
+    field('p', pendingUntil)
     redis.call('ZADD', pending, pendingUntil, newUuid)
   end
-  return entry(newUuid)
+  local answer = {newUuid, request, unpack(fields)}
+  if #request <= INLINE_REQUEST_BYTES then
+    field('q', request)
+  else
+    redis.call('SET', requestKey(newUuid), request)
+  end
+  redis.call('HSET', entryKey(newUuid), unpack(fields))
+  redis.call('HSET', sessions, session, newUuid)
+  return answer
 end
 
 -- admit.lua's step (see there): 1 when the session is admitted, or is now.

@@ -5,6 +5,7 @@ import { protectionTest } from './protection';
 import type { EventSchedule } from './events/schedule';
 import type { BotCheck } from './bot-check/room-check';
 import type { Releases } from './releases';
+import type { RecentReleasesCache } from './recent-releases-cache';
 import type { ReportRecorder } from './report/recorder';
 import type { OperatorLimits } from './room-policy';
 import type { RoomMessage } from './room-message';
@@ -31,6 +32,8 @@ export interface Room {
   readonly botCheck: BotCheck;
   /** Writes its report as its line changes (`GET /admin/report` reads it). */
   readonly report: ReportRecorder;
+  /** This instance's copy of its line's release times, for the estimates it gives (queue_info, the report). */
+  readonly recentReleases: RecentReleasesCache;
   /** The named routes its page calls. */
   readonly routes: { readonly queue_request: string; readonly queue_info: string };
   /** The public channel where its line's moves (`QueueMoved`) reach its pages, and no other room's. */

@@ -10,6 +10,7 @@ import type { RedisClient } from '../redis/connection';
 import { redisTargetOf, roomPrefix } from '../redis/target';
 import { Releases, type ReleaseMeter } from '../domain/releases';
 import { OperatorLimits, RoomPolicy } from '../domain/room-policy';
+import { RecentReleasesCache } from '../domain/recent-releases-cache';
 import { ReportRecorder } from '../domain/report/recorder';
 import { RoomMessage } from '../domain/room-message';
 import type { Room } from '../domain/rooms';
@@ -103,8 +104,10 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
     operated: () => ceilings.current,
   });
   const policy = new RoomPolicy({ configured, operator, events, clock, admitted: () => admission.admitted() });
+  const recentReleases = new RecentReleasesCache(line);
   const report = new ReportRecorder({
     store: line,
+    recentReleases,
     clock,
     log,
     retentionMs: room.reportRetentionHours * 3_600_000,
@@ -138,6 +141,7 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
     events,
     botCheck: new RoomBotCheck(line, { mode: room.botChallenge, difficulty: config.botCheck.difficulty }, clock, events),
     report,
+    recentReleases,
     routes: names.routes,
     queueChannel: names.queueChannel,
     message: new RoomMessage({

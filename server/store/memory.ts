@@ -370,14 +370,14 @@ export class MemoryStore implements QueueStore {
     if (limits && this.admitNow(sessionId, now, limits)) return { admitted: true };
     // Held, the place was seen now: what `placeInLine` would say of it.
     const entry = this.holdEntry(sessionId, userId, request, now, options);
-    return { admitted: false, place: { entry: { ...entry }, position: this.positionOf(entry) } };
+    return { admitted: false, place: { entry: { ...entry }, position: this.positionOf(entry), served: this.served } };
   }
 
   async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {
     const entry = this.entries.get(uuid);
     if (!entry) return undefined;
     this.seen(entry, now);
-    return { entry: { ...entry }, position: this.positionOf(entry), recentReleases: this.releaseTimes };
+    return { entry: { ...entry }, position: this.positionOf(entry), recentReleases: this.releaseTimes, served: this.served };
   }
 
   async position(uuid: string, now: number): Promise<Position | undefined> {

@@ -136,6 +136,8 @@ export interface PlaceInLine {
   readonly position: number;
   /** Times (ms) of the most recent releases, newest first, for the wait estimate. */
   readonly recentReleases: readonly number[];
+  /** The line's `served` (see `Position`), read in the same step. */
+  readonly served: number;
 }
 
 /**

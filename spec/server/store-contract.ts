@@ -157,11 +157,21 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         const first = await store.arrive('c', 7, get, t0, policy);
         const second = await store.arrive('d', 0, get, t0 + 1, policy);
         if (first.admitted || second.admitted) throw new Error('held sessions were admitted');
-        expect(first.place).toEqual({ entry: expect.objectContaining({ sessionId: 'c', userId: 7, state: 'waiting', request: get }), position: 1 });
+        expect(first.place).toEqual({ entry: expect.objectContaining({ sessionId: 'c', userId: 7, state: 'waiting', request: get }), position: 1, served: 0 });
         expect(second.place.position).toBe(2);
         expect(await store.placeInLine(second.place.entry.uuid, t0 + 1)).toEqual({ ...second.place, recentReleases: [] });
         const again = await store.arrive('c', 7, get, t0 + 2, policy);
         expect(!again.admitted && again.place.entry.uuid).toBe(first.place.entry.uuid);
+      });
+
+      it('should answer the line’s served with the place, as a poll reads it', async () => {
+        await Promise.all(['a', 'b', 'c'].map((session, i) => store.arrive(session, 0, get, t0 + i, undefined)));
+        await store.release(2, t0 + 10, policy);
+        const held = await store.arrive('d', 0, get, t0 + 11, undefined);
+        if (held.admitted) throw new Error('a pre-queue admits nobody');
+        expect(held.place).toMatchObject({ position: 2, served: 2 });
+        expect(await store.position(held.place.entry.uuid, t0 + 12)).toEqual({ position: 2, ticket: held.place.entry.ticket, served: 2 });
+        expect(await store.placeInLine(held.place.entry.uuid, t0 + 12)).toMatchObject({ position: 2, served: 2 });
       });
 
       it('should hold whatever the room has without limits (a pre-queue), and refuse past the places of an address', async () => {

@@ -358,6 +358,29 @@ describe("redis queue store's commands", () => {
   });
 });
 
+describe("redis queue store's arrivals", () => {
+  it('should hold an arrival in one script, and write the report rows of one turn in one more', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    await store.hold('warm', 0, get, t0);
+    const before = await scriptCalls();
+    const arrivals = await Promise.all(Array.from({ length: 20 }, (_, i) => store.arrive(`s${i}`, 0, get, t0 + 1, undefined)));
+    expect((await scriptCalls()) - before).toBe(20);
+    const places = arrivals.map((arrival) => (arrival.admitted ? undefined : arrival.place));
+    expect(places.map((place) => place?.position)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+
+    const rows = places.map((place, i) => ({ uuid: place!.entry.uuid, heldAt: t0 + 1, arrivedAt: t0 + 1, lineNumber: i + 2, estimate: 1 }));
+    const written = rows.map((row) => store.reportArrival(row, 3_600_000));
+    // A release reported before the arrivals' turn ended still finds their rows.
+    const released = store.reportReleases([{ uuid: rows[0].uuid, heldAt: t0 + 1 }], t0 + 5, 3_600_000);
+    await Promise.all([...written, released]);
+    expect((await scriptCalls()) - before).toBe(20 + 2);
+    const { rows: read } = await store.reportRead(t0, t0 + 60_000);
+    expect(read).toHaveLength(20);
+    expect(read.find((row) => row.uuid === rows[0].uuid)).toMatchObject({ lineNumber: 2, releasedAt: t0 + 5 });
+  });
+});
+
 describe("redis queue store's events kept by the version before", () => {
   it('should place a draw whose opening the version before froze, and read the draw it kept comma-separated', async () => {
     const room = newRoom();

@@ -1,11 +1,14 @@
 import type { Clock } from '../clock';
 import { estimateMinutes, estimateRate, type SessionLimits } from '../estimate';
 import type { Logger } from '../logger';
+import type { RecentReleasesCache } from '../recent-releases-cache';
 import type { Entry, QueueStore } from '../../store/types';
 import type { ReportCounter } from './record';
 
 export interface RecorderParts {
   readonly store: QueueStore;
+  /** The instance's copy of the line's release times, shared with queue_info: an arrival reads none of its own. */
+  readonly recentReleases: Pick<RecentReleasesCache, 'read'>;
   readonly clock: Clock;
   readonly log: Logger;
   /** How long the room's report is kept after its last write (REPORT_RETENTION_HOURS), in ms. */
@@ -33,16 +36,16 @@ export class ReportRecorder {
   }
 
   /**
-   * A place entered the line at `now` (held, or its bot check solved) at `position`: its row, with
-   * its number in the line and the estimate its page was given.
+   * A place entered the line at `now` (held, or its bot check solved) at `position`, the line's
+   * `served` read with it: its row, with its number in the line and the estimate its page was given.
    */
-  arrived(entry: Pick<Entry, 'uuid' | 'heldAt' | 'state'>, position: number, now: number): Promise<void> {
+  arrived(entry: Pick<Entry, 'uuid' | 'heldAt' | 'state'>, position: number, served: number, now: number): Promise<void> {
     if (entry.state !== 'waiting' || position < 1) return Promise.resolve();
     return this.guard('arrival', async () => {
       const { store, retentionMs } = this.parts;
-      const recent = await store.recentReleases();
-      const estimate = estimateMinutes(position, recent.times, now, this.parts.perMinute(), this.parts.sessions?.());
-      await store.reportArrival({ uuid: entry.uuid, heldAt: entry.heldAt, arrivedAt: now, lineNumber: recent.served + position, estimate }, retentionMs);
+      const times = await this.parts.recentReleases.read(served);
+      const estimate = estimateMinutes(position, times, now, this.parts.perMinute(), this.parts.sessions?.());
+      await store.reportArrival({ uuid: entry.uuid, heldAt: entry.heldAt, arrivedAt: now, lineNumber: served + position, estimate }, retentionMs);
     });
   }
 

@@ -175,7 +175,7 @@ export function createRoomGate(
     const { place } = arrival;
     const held = place.entry;
     // A place new at this request enters the report (a pending one, once its bot check is solved).
-    if (held.heldAt === now) void room.report.arrived(held, place.position, now);
+    if (held.heldAt === now) void room.report.arrived(held, place.position, place.served, now);
     // A pending place gets the challenge that lets it in line.
     const altcha =
       held.state === 'pending' ? await options.challenges.issue({ uuid: held.uuid, room: room.name }, await room.botCheck.difficulty()) : undefined;

@@ -7,7 +7,6 @@ import { estimateMinutes } from '../../domain/estimate';
 import { errorResponses, failsWith } from '../openapi';
 import type { Room, Rooms } from '../../domain/rooms';
 import { checkCsrf, requireSession } from '../session';
-import { RecentReleasesCache } from '../../domain/recent-releases-cache';
 import { TurnBudget } from '../turn-budget';
 import type { SchemaTypedApp } from '../type-provider';
 
@@ -76,8 +75,6 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
     // Fastify waits for the reply sent (now or later) when the handler returns it.
     return reply;
   };
-  // Line-wide, so read once per move of the line for every poll of this instance, not per poll.
-  const recentReleases = new Map(rooms.all.map((room) => [room.name, new RecentReleasesCache(room.store)]));
   /** The room a call names (`?room=`, which a page of any room but the first carries). */
   const roomOf = (request: { readonly query: { readonly room?: string } }): Room => rooms.named(request.query.room);
 
@@ -150,7 +147,7 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
   /** A place that solved its bot check enters the report: at its position now (the report keeps the first arrival only). */
   async function enteredReport(room: Room, uuid: string, now: number): Promise<void> {
     const place = await room.store.placeInLine(uuid, now).catch(() => undefined);
-    if (place) await room.report.arrived(place.entry, place.position, now);
+    if (place) await room.report.arrived(place.entry, place.position, place.served, now);
   }
 
   /**
@@ -235,7 +232,8 @@ export async function queueRoutes(app: SchemaTypedApp, options: QueueRouteOption
       const told = message && { message };
       const event = room.events.answerFor(place, now, perMinute);
       if (event) return answer(reply, { ...event, ...told });
-      const recent = position > 0 ? await (recentReleases.get(room.name) as RecentReleasesCache).read(served) : [];
+      // Line-wide, so read once per move of the line for every poll of this instance, not per poll.
+      const recent = position > 0 ? await room.recentReleases.read(served) : [];
       const estimated = estimateMinutes(position, recent, now, perMinute, policy);
       // Each room's `QueueMoved` (on its own channel) moves its pages from this ticket.
       return answer(reply, position > 0 ? { position, estimated, ticket: served + position, served, ...told } : { position, estimated, ...told });

@@ -135,12 +135,12 @@ interface Commands {
       pendingUntil: Optional<number>,
       keep: '1' | '',
     ];
-    reply: [1] | [2] | [0, [entry: EntryReply, position: number]];
+    reply: [1] | [2] | [0, [entry: EntryReply, position: number, served: number]];
   };
   waitingRoomEnterLine: { args: [uuid: string, now: number]; reply: 'waiting' | 'released' | null };
   waitingRoomDropPending: { args: [uuid: string]; reply: 0 | 1 };
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
-  waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[]] | null };
+  waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[], served: number] | null };
   waitingRoomPositions: { args: string[]; reply: number[] };
   waitingRoomLogHead: { args: []; reply: [version: number, served: number, lastId: string, first: number, last: number, ahead: string[]] };
   waitingRoomAddCodes: { args: [now: number, expiresAt: number, ...hashes: string[]]; reply: number };

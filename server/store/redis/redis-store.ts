@@ -232,8 +232,8 @@ export class RedisStore implements QueueStore {
     ]);
     if (reply[0] === 1) return { admitted: true };
     if (reply[0] === 2) throw new PlacesPerAddressError(placesPerAddress);
-    const [entry, position] = reply[1];
-    return { admitted: false, place: { entry: decodeEntry(entry), position } };
+    const [entry, position, served] = reply[1];
+    return { admitted: false, place: { entry: decodeEntry(entry), position, served } };
   }
 
   async enterLine(uuid: string, now: number): Promise<EntryState | undefined> {
@@ -252,8 +252,8 @@ export class RedisStore implements QueueStore {
   async placeInLine(uuid: string, now: number): Promise<PlaceInLine | undefined> {
     const reply = await this.run('waitingRoomPlaceInLine', [uuid, now]);
     if (!reply) return undefined;
-    const [entry, position, recent] = reply;
-    return { entry: decodeEntry(entry), position, recentReleases: recent.map(Number) };
+    const [entry, position, recent, served] = reply;
+    return { entry: decodeEntry(entry), position, recentReleases: recent.map(Number), served };
   }
 
   /**
@@ -496,6 +496,7 @@ export class RedisStore implements QueueStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.seenMarks.flush();
+    await this.report.writeArrivals();
     this.closed = true;
     this.lineCopy?.close();
     this.tail?.disconnect();

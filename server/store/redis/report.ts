@@ -16,8 +16,8 @@ import {
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** `lua/report-arrive.lua`. */
-    waitingRoomReportArrive(rows: string, uuid: string, row: string, ttlMs: string): Result<1, Context>;
+    /** `lua/report-arrive.lua`: then uuid, row, uuid, row, …. */
+    waitingRoomReportArrive(rows: string, ttlMs: string, ...uuidsAndRows: string[]): Result<1, Context>;
     /** `lua/report-release.lua`. */
     waitingRoomReportRelease(rows: string, at: string, ttlMs: string, ...uuids: string[]): Result<1, Context>;
     /** `lua/report-replay.lua`. */
@@ -34,6 +34,24 @@ const COUNTER_FIELDS: Record<ReportCounter | 'replays', string> = { botSolved: '
 const COUNTER_OF = new Map(Object.entries(COUNTER_FIELDS).map(([counter, field]) => [field, counter as ReportCounter | 'replays']));
 /** Fields one HSCAN step asks for: a large hour is read in steps that each hold Redis briefly. */
 const SCAN_COUNT = 2000;
+/** Most arrivals one call writes. */
+const ARRIVALS_PER_CALL = 500;
+
+/** The arrivals that wait to be written to one hour's rows, and the promise their callers hold. */
+interface ArrivalBatch {
+  readonly fields: string[];
+  readonly ttlMs: string;
+  readonly written: Promise<void>;
+  settle(error?: Error): void;
+}
+
+function arrivalBatch(ttlMs: string): ArrivalBatch {
+  let settle: (error?: Error) => void = () => undefined;
+  const written = new Promise<void>((resolve, reject) => {
+    settle = (error) => (error === undefined ? resolve() : reject(error));
+  });
+  return { fields: [], ttlMs, written, settle };
+}
 
 const SCRIPTS = [
   ['waitingRoomReportArrive', 'report-arrive', 1],
@@ -52,9 +70,15 @@ const SCRIPTS = [
  *   minute's first sample, and the longest line sampled), and `<minute>:b|f|v|y` the bot checks
  *   solved and failed, the revocations and the replays.
  * Each write is one script that also sets the key's time to live to the retention: a key is gone
- * that long after its last write, by Redis itself.
+ * that long after its last write, by Redis itself. The arrivals of one turn of the event loop are
+ * written together, one script for many (an arrival's own is one script: `arrive.lua`), and
+ * before any other call of the report, so that a release or a read finds them.
  */
 export class RedisReport implements ReportStore {
+  /** The arrivals waiting for the end of this turn, by the hour's rows they go to. */
+  private readonly arrivals = new Map<string, ArrivalBatch>();
+  private writing?: NodeJS.Immediate;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
@@ -65,12 +89,43 @@ export class RedisReport implements ReportStore {
     }
   }
 
-  async reportArrival(arrival: ReportArrival, retentionMs: number): Promise<void> {
-    const row = `${arrival.arrivedAt},${arrival.lineNumber},${arrival.estimate}`;
-    await (await this.client()).waitingRoomReportArrive(this.rowsKey(reportBucket(arrival.heldAt)), arrival.uuid, row, String(retentionMs));
+  reportArrival(arrival: ReportArrival, retentionMs: number): Promise<void> {
+    const key = this.rowsKey(reportBucket(arrival.heldAt));
+    let batch = this.arrivals.get(key);
+    if (!batch) {
+      batch = arrivalBatch(String(retentionMs));
+      this.arrivals.set(key, batch);
+    }
+    batch.fields.push(arrival.uuid, `${arrival.arrivedAt},${arrival.lineNumber},${arrival.estimate}`);
+    this.writing ??= setImmediate(() => void this.writeArrivals());
+    return batch.written;
+  }
+
+  /** Sends every arrival that waits (as the turn ends, before another call, and when the store closes), each hour's in calls of `ARRIVALS_PER_CALL`, sent at once and in order. */
+  async writeArrivals(): Promise<void> {
+    if (this.writing) clearImmediate(this.writing);
+    this.writing = undefined;
+    const batches = [...this.arrivals];
+    this.arrivals.clear();
+    await Promise.all(
+      batches.map(async ([key, batch]) => {
+        try {
+          const client = await this.client();
+          const calls: Promise<unknown>[] = [];
+          for (let i = 0; i < batch.fields.length; i += 2 * ARRIVALS_PER_CALL) {
+            calls.push(client.waitingRoomReportArrive(key, batch.ttlMs, ...batch.fields.slice(i, i + 2 * ARRIVALS_PER_CALL)));
+          }
+          await Promise.all(calls);
+          batch.settle();
+        } catch (error) {
+          batch.settle(error as Error);
+        }
+      }),
+    );
   }
 
   async reportReleases(places: readonly ReportPlace[], at: number, retentionMs: number): Promise<void> {
+    void this.writeArrivals();
     const byHour = new Map<number, string[]>();
     for (const { uuid, heldAt } of places) {
       const hour = reportBucket(heldAt);
@@ -81,6 +136,7 @@ export class RedisReport implements ReportStore {
   }
 
   async reportReplay(place: ReportPlace, at: number, retentionMs: number): Promise<void> {
+    void this.writeArrivals();
     const field = `${reportMinute(at)}:${COUNTER_FIELDS.replays}`;
     await (
       await this.client()
@@ -107,6 +163,7 @@ export class RedisReport implements ReportStore {
   }
 
   async reportRead(from: number, to: number): Promise<ReportData> {
+    void this.writeArrivals();
     // HSCAN may give a field twice (while Redis resizes the hash): rows by uuid.
     const rows = new Map<string, ReportRow>();
     const minutes = new Map<number, { -readonly [K in keyof ReportMinute]: ReportMinute[K] }>();

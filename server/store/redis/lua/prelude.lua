@@ -287,11 +287,11 @@ local function admitSession(session, now, activeLimit, sessionMs)
   return 1
 end
 
--- place-in-line.lua's step (see there): {entry, position, recent release times}, or false.
+-- place-in-line.lua's step (see there): {entry, position, recent release times, served}, or false.
 local function placeOf(uuid, now)
   local state = redis.call('HMGET', entryKey(uuid), 't', 'a')
   if not state[1] then return false end
   redis.call('HSET', entryKey(uuid), 'l', now)
   if not state[2] then redis.call('ZADD', seen, 'XX', now, uuid) end
-  return {entry(uuid), positionOf(uuid, state[2]), redis.call('LRANGE', recent, 0, -1)}
+  return {entry(uuid), positionOf(uuid, state[2]), redis.call('LRANGE', recent, 0, -1), served()}
 end

@@ -1,5 +1,7 @@
--- A place's arrival in the report, once. KEYS: the rows' hash of its hour. ARGV: the uuid, the
--- row ("arrivedAt,lineNumber,estimate"), the time to live (ms).
-redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+-- Places' arrivals in the report, each once. KEYS: the rows' hash of their hour. ARGV: the time to
+-- live (ms), then for each place its uuid and its row ("arrivedAt,lineNumber,estimate").
+for i = 2, #ARGV, 2 do
+  redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1

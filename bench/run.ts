@@ -191,7 +191,7 @@ async function main(): Promise<void> {
     const pageDir = path.join(workDir, 'page');
     /** How long each part took (s): bench/README.md quotes them. */
     const partSeconds: Record<string, number> = {};
-    log('page weight: building the page and a naive bundle…');
+    log('page weight: building the page…');
     // The other parts serve this build, so the page is always built.
     let partStarted = Date.now();
     const pageWeight: PageWeightResult = await measurePageWeight(pageDir);

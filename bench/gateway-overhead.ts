@@ -4,8 +4,8 @@
  * `UPSTREAM` set to that origin), in alternating slices, so that a change in the machine's load
  * weighs on both alike. `PROTECT=/checkout`, so `/` passes the gate at once: the pure proxy path.
  *
- * Three processes: the origin and the gateway each in a child of their own (this file, started
- * with BENCH_GATEWAY_ROLE=origin or gateway), the load generator in the orchestrator.
+ * Three processes: the origin (this file, started with BENCH_GATEWAY_ROLE=origin) and the gateway
+ * (`admission/gateway.ts`) each in a child of their own, the load generator in the orchestrator.
  *
  * - latency: one keep-alive connection, sequential `GET /` (1 KB); what the gateway adds to p50.
  * - throughput: a closed loop over many keep-alive connections on `GET /page` (about 1 ms of the
@@ -107,11 +107,14 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
       env: { ...process.env, BENCH_GATEWAY_ROLE: 'origin', BENCH_GATEWAY_ORIGIN_WORK_US: String(options.originWorkMicros) },
     });
     children.push(origin);
-    const gateway = await Child.start<Ready>(__filename, {
+    // The real server from an environment of its own (so that the machine's REDIS_URL or PUSHER_*
+    // cannot change what is measured): memory store, `/` unprotected, its log at the default
+    // level, as an adopter runs it (a line a request would cost here too).
+    const env = { UPSTREAM: origin.ready.url, PORT: '0', HOST: '127.0.0.1', PROTECT: '/checkout', ADMIN_TOKEN: randomBytes(24).toString('base64url') };
+    const gateway = await Child.start<Ready>(path.join(__dirname, 'admission/gateway.ts'), {
       name: 'gateway bench server',
-      // Its log at the default level, as an adopter runs it (a line a request would cost here too).
       quiet: true,
-      env: { ...process.env, BENCH_GATEWAY_ROLE: 'gateway', BENCH_GATEWAY_UPSTREAM: origin.ready.url, BENCH_PAGE_DIR: options.pageDir },
+      env: { ...process.env, BENCH_ADMISSION_ENV: JSON.stringify(env), BENCH_PAGE_DIR: options.pageDir },
     });
     children.push(gateway);
     log(`  origin ${origin.ready.url} (pid ${origin.ready.pid}), gateway ${gateway.ready.url} (pid ${gateway.ready.pid})`);
@@ -422,43 +425,12 @@ async function stream(response: http.ServerResponse, total: number, chunk: Buffe
   if (!gone) response.end();
 }
 
-/**
- * The gateway: the real `start(loadConfig(env))` in front of the origin, from an environment of
- * its own (so that the machine's REDIS_URL or PUSHER_* cannot change what is measured): memory
- * store, embedded realtime, `/` unprotected, the default log level.
- */
-async function runGateway(): Promise<void> {
-  const { loadConfig } = await import('../server/process/config');
-  const { start } = await import('../server/process/start');
-  const upstream = process.env.BENCH_GATEWAY_UPSTREAM;
-  const pageDir = process.env.BENCH_PAGE_DIR;
-  if (!upstream || !pageDir) throw new Error('BENCH_GATEWAY_UPSTREAM and BENCH_PAGE_DIR must be set.');
-  const config = {
-    ...loadConfig({
-      UPSTREAM: upstream,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      PROTECT: '/checkout',
-      ADMIN_TOKEN: randomBytes(24).toString('base64url'),
-    }),
-    assetsDir: pageDir,
-    pageHtmlPath: path.join(pageDir, 'waiting.html'),
-  };
-  const server = await start(config);
-  serveRequests({ url: server.url, pid: process.pid } satisfies Ready, {
-    cpu: (): CpuSample => process.cpuUsage(),
-    memory: () => process.memoryUsage(),
-  });
-}
-
 if (require.main === module) {
-  const role = process.env.BENCH_GATEWAY_ROLE;
-  const run = role === 'origin' ? runOrigin : role === 'gateway' ? runGateway : undefined;
-  if (!run) {
-    console.error('Started by bench/run.ts (BENCH_ONLY=gateway npm run bench), with BENCH_GATEWAY_ROLE=origin or gateway.');
+  if (process.env.BENCH_GATEWAY_ROLE !== 'origin') {
+    console.error('Started by bench/run.ts (BENCH_ONLY=gateway npm run bench), with BENCH_GATEWAY_ROLE=origin.');
     process.exit(1);
   }
-  run().catch((error: unknown) => {
+  runOrigin().catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });

@@ -1,7 +1,7 @@
 /**
- * One waiting room of the admission benchmark: the real `start(loadConfig(env))` in a process of
- * its own, in front of one of the benchmark's origins, with the page the benchmark built. The
- * environment (BENCH_ADMISSION_ENV, JSON) is the configuration under test.
+ * The real server (`start(loadConfig(env))`) in a process of its own, with the page the benchmark
+ * built: one waiting room of the admission benchmark and the rehearsal, the gateway of the
+ * gateway benchmark. The environment (BENCH_ADMISSION_ENV, JSON) is the configuration under test.
  */
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     { url: server.url, port: server.port, adminToken: server.adminToken, realtimeKey: config.pusher.key, pid: process.pid },
     {
       cpu: (): CpuSample => process.cpuUsage(),
+      memory: () => process.memoryUsage(),
       /** The event loop's delay since the last call (ms): time the room's own measures of the origin may include. */
       loopDelay: () => {
         const figures = { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 };

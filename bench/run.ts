@@ -245,7 +245,7 @@ async function main(): Promise<void> {
       ],
       targetsRedis:
         capacityRedis || storeComparison
-          ? [...(capacityRedis ? checkTargets(capacityRedis, undefined) : []), ...checkRedisTargets(memory, capacityRedis, storeComparison)]
+          ? [...(capacityRedis ? checkTargets(capacityRedis, undefined) : []), ...checkRedisTargets(storeComparison)]
           : undefined,
       pageWeight,
       ...measured,

@@ -2,7 +2,6 @@ import type { AdmissionResult } from './admission/run-admission';
 import type { RampResult } from './capacity/ramp';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { StoreComparisonResult } from './capacity/stores';
-import { redisVsMemory } from './compare';
 import type { EstimateResult } from './estimate-accuracy';
 import type { GatewayOverheadResult } from './gateway-overhead';
 import type { BotCheckResult } from './bot-check';
@@ -202,11 +201,7 @@ function fanoutChecks(capacity: CapacityResult): TargetCheck[] {
  * bare server, each taken in its own run, is shown beside it, not judged (the bare server's
  * throughput moves with the machine's load between the runs).
  */
-export function checkRedisTargets(
-  capacity: CapacityResult | undefined,
-  capacityRedis: CapacityResult | undefined,
-  stores?: StoreComparisonResult,
-): TargetCheck[] {
+export function checkRedisTargets(stores?: StoreComparisonResult): TargetCheck[] {
   const checks: TargetCheck[] = [];
   if (stores) {
     const { median } = stores;
@@ -219,17 +214,6 @@ export function checkRedisTargets(
         `memory ${Math.round(median.memory.perSecond)}/s, Redis ${Math.round(median.redis.perSecond)}/s; CPU a request: ` +
         `server ${median.memory.serverCpuMicrosPerRequest} µs (memory), ${median.redis.serverCpuMicrosPerRequest} µs (Redis) + redis-server ${median.redis.storeCpuMicrosPerRequest} µs)`,
       verdict: Number.isFinite(ratio) && ratio >= TARGETS.redisThroughputVsMemory && stores.errors === 0 ? 'PASS' : 'MISS',
-    });
-  }
-  if (capacity && capacityRedis) {
-    const ratio = redisVsMemory({ capacity, capacityRedis }) ?? Number.NaN;
-    checks.push({
-      name: 'the same across the two capacity runs (each ÷ bare Node http in its own run)',
-      target: 'shown, not judged',
-      measured:
-        `${fixed(ratio, 2)} (Redis ${fixed(capacityRedis.saturation.median.ratio, 2)} of bare, memory ${fixed(capacity.saturation.median.ratio, 2)}; ` +
-        `server CPU a request ${capacityRedis.saturation.median.oursCpuMicrosPerRequest} µs against ${capacity.saturation.median.oursCpuMicrosPerRequest} µs)`,
-      verdict: 'N/A',
     });
   }
   return checks;

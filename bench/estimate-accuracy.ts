@@ -92,18 +92,6 @@ export async function measureEstimateAccuracy(options: EstimateOptions = DEFAULT
       afterChangeMaeMinutes: pick('afterChangeMaeMinutes'),
       minutesUntilWithin1: pick('minutesUntilWithin1'),
       minutesUntilWithin2: pick('minutesUntilWithin2'),
-      newRateSteadyMaeMinutes: pick('newRateSteadyMaeMinutes'),
-      meanLine: pick('meanLine'),
-    },
-    perSeed: runs.map((run) => ({ seed: run.seed, ...run.figures })),
-    /** Mean absolute error minute by minute, for the first seed. */
-    timeline: runs[0].timeline,
-    definitions: {
-      error: '|estimated minutes - minutes until that visitor was actually released|, averaged over every waiting visitor at each 15 s sample',
-      steady: 'samples from minute 5 until the change whose release also came before the change (the future rate was the one seen)',
-      afterChange: 'samples in the two minutes after the change',
-      minutesUntilWithin: 'minutes from the change until the error of every later sample time stays within the bound',
-      newRateSteady: 'samples from 10 minutes after the change to the end',
     },
   };
 }
@@ -131,7 +119,6 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
     abandonMs: 24 * 60 * MINUTE,
   });
   const samples: Sample[] = [];
-  const lineLengths: number[] = [];
   let visitorCount = 0;
 
   const arrive = async (now: number) => {
@@ -154,7 +141,6 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
       waiting.delete(entry.uuid);
     }
     if (now < end && now % SAMPLE_MS === 0) {
-      lineLengths.push(waiting.size);
       for (const uuid of waiting) {
         const place = await store.placeInLine(uuid, now);
         if (!place) throw new Error(`the store lost ${uuid}`);
@@ -175,18 +161,12 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
   const maeAt = [...byTime].map(([at, errors]) => ({ at, mae: mean(errors) }));
   const steady = samples.filter((sample) => sample.at >= 5 * MINUTE && releasedAt.get(sample.uuid)! < change);
   const afterChange = samples.filter((sample) => sample.at >= change && sample.at < change + 2 * MINUTE);
-  const newRate = samples.filter((sample) => sample.at >= change + 10 * MINUTE);
   const until = (bound: number) => {
     const after = maeAt.filter(({ at }) => at >= change);
     const lastOutside = after.filter(({ mae }) => mae > bound).pop();
     if (!lastOutside) return 0;
     return (lastOutside.at + SAMPLE_MS - change) / MINUTE;
   };
-  const timeline = [];
-  for (let minute = 0; minute < options.endAtMinutes; minute++) {
-    const inMinute = maeAt.filter(({ at }) => at >= minute * MINUTE && at < (minute + 1) * MINUTE);
-    timeline.push({ minute, maeMinutes: round(mean(inMinute.map(({ mae }) => mae))) });
-  }
   return {
     seed,
     figures: {
@@ -194,10 +174,7 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
       afterChangeMaeMinutes: round(mean(afterChange.map(errorOf))),
       minutesUntilWithin1: round(until(1)),
       minutesUntilWithin2: round(until(2)),
-      newRateSteadyMaeMinutes: round(mean(newRate.map(errorOf))),
-      meanLine: round(mean(lineLengths)),
     },
-    timeline,
   };
 }
 

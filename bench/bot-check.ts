@@ -2,32 +2,25 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { solveChallenge } from 'altcha-lib';
-import { deriveKey as nativeDeriveKey } from 'altcha-lib/algorithms/scrypt';
 import type { AltchaChallenge } from '@waiting-room/streams/contract';
-import { BotChallenges, KDF } from '../server/domain/bot-check/challenge';
-import type { Clock } from '../server/domain/clock';
+import { KDF } from '../server/domain/bot-check/challenge';
 import { DEFAULT_DIFFICULTY, loadConfig } from '../server/process/config';
 import { demoShop } from '../demo/origin';
 import { start } from '../server/process/start';
 import { launchBrowser } from '../spec/support/browser';
 import { CPU_SLOWDOWN } from './slow-phone';
-import { distribution, mean, median } from './stats';
+import { distribution, median } from './stats';
 
 export interface BotCheckOptions {
   /** The page built in this run (its bot-check chunk and worker are what a visitor loads). */
   readonly pageDir: string;
   /** Solves of each kind in the browser, each of a fresh challenge. */
   readonly browserSolves: number;
-  /** Solves by the bot's native scrypt. */
-  readonly botSolves: number;
-  /** Verifications timed on the server. */
-  readonly verifications: number;
   readonly difficulty: number;
   readonly log: (line: string) => void;
 }
 
-export const DEFAULT_BOT_CHECK_OPTIONS = { browserSolves: 15, botSolves: 40, verifications: 5000, difficulty: DEFAULT_DIFFICULTY } as const;
+export const DEFAULT_BOT_CHECK_OPTIONS = { browserSolves: 15, difficulty: DEFAULT_DIFFICULTY } as const;
 
 type Distribution = ReturnType<typeof distribution>;
 
@@ -36,8 +29,6 @@ export interface BotCheckResult {
     readonly difficulty: number;
     readonly kdf: typeof KDF;
     readonly browserSolves: number;
-    readonly botSolves: number;
-    readonly verifications: number;
   };
   readonly browser: {
     /** What a visitor's page does here: `solveAltcha`, its Web Workers (as many as the cores), no throttling (ms). */
@@ -52,25 +43,10 @@ export interface BotCheckResult {
     /** Milliseconds a try (one key derivation) takes in the browser, unthrottled: main-thread time ÷ tries. */
     readonly msPerTry: number;
   };
-  readonly bot: {
-    /** CPU time (user + system) per solve with Node's native scrypt (OpenSSL), mean (ms). */
-    readonly cpuMsPerPlace: number;
-    readonly cpuSecondsPer1000Places: number;
-    readonly triesPerPlace: number;
-    readonly msPerTry: number;
-  };
-  readonly server: {
-    /** CPU per challenge issued: one key derivation, and the signatures (µs). */
-    readonly issueCpuMicros: number;
-    /** CPU per solution checked: HMACs only (µs). */
-    readonly verifyCpuMicros: number;
-  };
 }
 
 /**
- * The bot check's price, measured in one run: what a solve costs a visitor in Chromium (CPU
- * throttled 4×), what a place costs a bot with the fastest implementation at hand (Node's native
- * scrypt), and what the server spends on a challenge and on a solution.
+ * What a solve costs a visitor in Chromium (CPU throttled 4×), the bot check's judged figure.
  *
  * CPU throttling (`Emulation.setCPUThrottlingRate`) reaches a page's main thread only: Chromium
  * refuses it on a worker. So the slow phone is measured on the page's thread, solving with one
@@ -151,14 +127,9 @@ export async function measureBotCheck(options: BotCheckOptions): Promise<BotChec
       mainThread.push(await solve('main', 1));
       throttled.push((await solve('main', CPU_SLOWDOWN)).ms);
     }
-
-    log(`bot check: ${options.botSolves} solves with Node's native scrypt…`);
-    const bot = await measureBot(challenge, options.botSolves);
-    log(`bot check: ${options.verifications} verifications on the server…`);
-    const serverCost = await measureServer(difficulty, options.verifications);
     const mainMs = mainThread.map((one) => one.ms);
     return {
-      settings: { difficulty, kdf: KDF, browserSolves: options.browserSolves, botSolves: options.botSolves, verifications: options.verifications },
+      settings: { difficulty, kdf: KDF, browserSolves: options.browserSolves },
       browser: {
         workers: distribution(workers),
         concurrency,
@@ -167,8 +138,6 @@ export async function measureBotCheck(options: BotCheckOptions): Promise<BotChec
         throttleRatio: round(median(throttled) / median(mainMs), 2),
         msPerTry: round(mainThread.reduce((sum, one) => sum + one.ms, 0) / mainThread.reduce((sum, one) => sum + one.tries, 0), 3),
       },
-      bot,
-      server: serverCost,
     };
   } finally {
     await browser.close();
@@ -202,56 +171,6 @@ export async function solveOnThisThread(challenge) {
   const name = `bench-solver-${randomBytes(4).toString('hex')}.js`;
   writeFileSync(path.join(pageDir, name), result.outputFiles[0].contents);
   return `/assets/${name}`;
-}
-
-/** A bot solving with Node's native scrypt: CPU time per place, and per try. */
-async function measureBot(challenge: () => Promise<AltchaChallenge>, solves: number): Promise<BotCheckResult['bot']> {
-  const cpu: number[] = [];
-  let tries = 0;
-  for (let i = 0; i < solves; i++) {
-    const given = await challenge();
-    const before = process.cpuUsage();
-    const solution = await solveChallenge({ challenge: given, deriveKey: nativeDeriveKey, timeout: 0 });
-    const used = process.cpuUsage(before);
-    if (!solution) throw new Error('The bot found no solution.');
-    cpu.push((used.user + used.system) / 1000);
-    tries += solution.counter + 1;
-  }
-  const cpuMsPerPlace = mean(cpu);
-  return {
-    cpuMsPerPlace: round(cpuMsPerPlace, 1),
-    cpuSecondsPer1000Places: round(cpuMsPerPlace, 0),
-    triesPerPlace: round(tries / solves, 1),
-    msPerTry: round(cpu.reduce((sum, ms) => sum + ms, 0) / tries, 3),
-  };
-}
-
-/** The server's CPU per challenge issued and per solution checked (in this process). */
-async function measureServer(difficulty: number, verifications: number): Promise<BotCheckResult['server']> {
-  const clock: Clock = { now: () => Date.now(), every: () => () => undefined };
-  const challenges = new BotChallenges(randomBytes(32).toString('base64url'), clock);
-  const issues = 200;
-  let before = process.cpuUsage();
-  const issued: AltchaChallenge[] = [];
-  for (let i = 0; i < issues; i++) issued.push(await challenges.issue({ uuid: `place-${i}`, room: 'default' }, difficulty));
-  let used = process.cpuUsage(before);
-  const issueCpuMicros = (used.user + used.system) / issues;
-  const payloads: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    const solution = await solveChallenge({
-      challenge: issued[i],
-      deriveKey: nativeDeriveKey,
-      timeout: 0,
-    });
-    payloads.push(Buffer.from(JSON.stringify({ challenge: issued[i], solution })).toString('base64'));
-  }
-  before = process.cpuUsage();
-  for (let i = 0; i < verifications; i++) {
-    const verdict = await challenges.verify(payloads[i % payloads.length], { uuid: `place-${i % payloads.length}`, room: 'default' });
-    if (!verdict.verified) throw new Error('A right solution was refused.');
-  }
-  used = process.cpuUsage(before);
-  return { issueCpuMicros: round(issueCpuMicros, 0), verifyCpuMicros: round((used.user + used.system) / verifications, 1) };
 }
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;

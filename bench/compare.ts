@@ -112,13 +112,6 @@ export const FIGURES: readonly Figure[] = [
     read: (results) => finite(results?.storeComparison?.median?.redis?.storeCpuMicrosPerRequest),
   },
   {
-    key: 'redisVsMemoryAcrossRuns',
-    label: 'queue_info throughput, Redis store ÷ memory store across the two capacity runs (each ÷ bare Node http in its own run)',
-    unit: '×',
-    lowerIsBetter: false,
-    read: (results) => redisVsMemory(results),
-  },
-  {
     key: 'estimateSteady',
     label: 'wait estimate error, steady rate',
     unit: 'min',
@@ -150,13 +143,6 @@ export const FIGURES: readonly Figure[] = [
   { key: 'rampMemory', label: 'capacity ramp knee, memory store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'memory') },
   { key: 'rampRedis', label: 'capacity ramp knee, Redis store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'redis') },
 ];
-
-/** The Redis store's throughput ratio to the bare server over the memory store's, each from its own capacity run (shown, not judged). */
-export function redisVsMemory(results: Results): number | undefined {
-  const redis = finite(results?.capacityRedis?.saturation?.median?.ratio);
-  const memory = finite(results?.capacity?.saturation?.median?.ratio);
-  return redis === undefined || memory === undefined ? undefined : redis / memory;
-}
 
 function rampKnee(results: Results, store: string): number | undefined {
   return finite((results?.ramps as Results[] | undefined)?.find((ramp) => ramp?.settings?.store === store)?.knee);

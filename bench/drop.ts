@@ -8,14 +8,11 @@
  *   no release loop ticks while the bench fills the pre-queue: the worst case), its steps and the
  *   announcement, timed from the moment it is due to the moment the draw is done and every
  *   entrant has the position it gives; each position of a sample of 1,000 entrants is then checked
- *   against the draw recomputed apart (`BENCH_ONLY=opening-million` measures the first release);
- * - the public draw: the time to build it once and its size, plain and gzipped, and the time the
- *   contract's `verifyDraw` (Web Crypto, as the verify page and `verify-draw` run it) takes on it.
+ *   against the draw recomputed apart (`BENCH_ONLY=opening-million` measures the first release).
  */
 import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import Redis from 'ioredis';
-import { verifyDraw } from '@waiting-room/streams/contract';
 import type { Clock } from '../server/domain/clock';
 import { drawOrder } from '../server/domain/events/draw';
 import { EventSchedule } from '../server/domain/events/schedule';
@@ -105,15 +102,6 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
       const uuid = uuids[Math.floor((i * uuids.length) / SAMPLE)];
       if ((await store.position(uuid, now))?.position !== rank.get(uuid)) misplaced++;
     }
-
-    const building = performance.now();
-    const answer = await schedule.draw(event.id);
-    const recordMs = performance.now() - building;
-    if (answer.kind !== 'drawn') throw new Error(`the draw is ${answer.kind}`);
-    const verifying = performance.now();
-    const verdict = await verifyDraw(JSON.parse(answer.json), { uuid: uuids[0] });
-    const verifyMs = performance.now() - verifying;
-    if (!verdict.ok) throw new Error(`the published draw does not verify: ${verdict.problems.map((problem) => problem.message).join('; ')}`);
     const round = (value: number) => Math.round(value * 10) / 10;
     return {
       store: kind,
@@ -124,10 +112,6 @@ async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options
       drawMs: round(drawn[0] ?? Number.NaN),
       misplaced,
       spreadMs: announced[0] ?? null,
-      recordMs: round(recordMs),
-      recordBytes: Buffer.byteLength(answer.json),
-      recordGzipBytes: answer.gzip.length,
-      verifyMs: round(verifyMs),
     };
   } finally {
     await store.close();

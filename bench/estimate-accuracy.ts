@@ -31,18 +31,6 @@ export interface EstimateOptions {
   readonly initialLine: number;
   readonly seeds: readonly number[];
   /**
-   * True: the configured rate handed to the estimate follows the change (the operator changed
-   * RELEASE_PER_MINUTE; queue_info passes the policy in force). False: it stays at `rateBefore`
-   * while the line slows for a reason the configuration does not know.
-   */
-  readonly announced: boolean;
-  /**
-   * True: releases come at random at the rate (a Poisson count each second, by the store's
-   * `release`, as an operator's manual releases or sessions ending at random would), not on the
-   * release loop's beat: what the estimate does when release gaps are not regular.
-   */
-  readonly atRandom?: boolean;
-  /**
    * Set: nobody sets the rate. The server's own adaptive controller (`AdaptiveAdmission`) does, in
    * front of a model origin (`spec/server/support/model-origin.ts`) that can take `rateBefore`
    * then `rateAfter` visits a minute, each visit `perVisit` requests over `visitSeconds`: the
@@ -62,7 +50,6 @@ export const DEFAULT_ESTIMATE_OPTIONS: EstimateOptions = {
   endAtMinutes: 40,
   initialLine: 40,
   seeds: [1, 2, 3, 4, 5],
-  announced: true,
 };
 
 /**
@@ -85,21 +72,6 @@ export const ADAPTIVE_ESTIMATE: { readonly label: string; readonly options: Esti
   },
 };
 
-/** Other lines, to see how the estimate does beyond the judged scenario. */
-export const ESTIMATE_VARIANTS: readonly { readonly label: string; readonly options: EstimateOptions }[] = [
-  { label: '6 → 3/min, configured rate stays 6', options: { ...DEFAULT_ESTIMATE_OPTIONS, announced: false } },
-  { label: '3 → 6/min', options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 3, rateAfter: 6 } },
-  { label: '30 → 15/min, 200 waiting', options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 30, rateAfter: 15, initialLine: 200 } },
-  {
-    label: '2 → 1/min, 20 waiting, change at minute 30',
-    options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 2, rateAfter: 1, initialLine: 20, changeAtMinutes: 30, endAtMinutes: 60 },
-  },
-  // Faster than the fifty release times the store keeps cover in a minute.
-  { label: '120 → 60/min, 1,000 waiting', options: { ...DEFAULT_ESTIMATE_OPTIONS, rateBefore: 120, rateAfter: 60, initialLine: 1000 } },
-  { label: '6 → 3/min, released at random', options: { ...DEFAULT_ESTIMATE_OPTIONS, atRandom: true } },
-  ADAPTIVE_ESTIMATE,
-];
-
 interface Sample {
   readonly at: number;
   readonly uuid: string;
@@ -120,18 +92,6 @@ export async function measureEstimateAccuracy(options: EstimateOptions = DEFAULT
       afterChangeMaeMinutes: pick('afterChangeMaeMinutes'),
       minutesUntilWithin1: pick('minutesUntilWithin1'),
       minutesUntilWithin2: pick('minutesUntilWithin2'),
-      newRateSteadyMaeMinutes: pick('newRateSteadyMaeMinutes'),
-      meanLine: pick('meanLine'),
-    },
-    perSeed: runs.map((run) => ({ seed: run.seed, ...run.figures })),
-    /** Mean absolute error minute by minute, for the first seed. */
-    timeline: runs[0].timeline,
-    definitions: {
-      error: '|estimated minutes - minutes until that visitor was actually released|, averaged over every waiting visitor at each 15 s sample',
-      steady: 'samples from minute 5 until the change whose release also came before the change (the future rate was the one seen)',
-      afterChange: 'samples in the two minutes after the change',
-      minutesUntilWithin: 'minutes from the change until the error of every later sample time stays within the bound',
-      newRateSteady: 'samples from 10 minutes after the change to the end',
     },
   };
 }
@@ -159,7 +119,6 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
     abandonMs: 24 * 60 * MINUTE,
   });
   const samples: Sample[] = [];
-  const lineLengths: number[] = [];
   let visitorCount = 0;
 
   const arrive = async (now: number) => {
@@ -176,21 +135,17 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
       await arrive(now);
       nextArrival += exponential(random, arrivalRateAt(nextArrival));
     }
-    const { released } = options.atRandom
-      ? await store.release(poisson(random, rateAt(now) / (MINUTE / STEP_MS)), now, policyAt(now))
-      : await store.releaseDue(now, policyAt(now));
+    const { released } = await store.releaseDue(now, policyAt(now));
     for (const entry of released) {
       releasedAt.set(entry.uuid, now);
       waiting.delete(entry.uuid);
     }
     if (now < end && now % SAMPLE_MS === 0) {
-      lineLengths.push(waiting.size);
       for (const uuid of waiting) {
         const place = await store.placeInLine(uuid, now);
         if (!place) throw new Error(`the store lost ${uuid}`);
         // As queue_info: the estimate gets the configured rate, i.e. the policy in force.
-        const configured = options.announced || controller ? policyAt(now).perMinute : options.rateBefore;
-        const estimated = estimate(place.position, place.recentReleases, now, configured);
+        const estimated = estimate(place.position, place.recentReleases, now, policyAt(now).perMinute);
         samples.push({ at: now, uuid, position: place.position, estimated });
       }
     }
@@ -206,18 +161,12 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
   const maeAt = [...byTime].map(([at, errors]) => ({ at, mae: mean(errors) }));
   const steady = samples.filter((sample) => sample.at >= 5 * MINUTE && releasedAt.get(sample.uuid)! < change);
   const afterChange = samples.filter((sample) => sample.at >= change && sample.at < change + 2 * MINUTE);
-  const newRate = samples.filter((sample) => sample.at >= change + 10 * MINUTE);
   const until = (bound: number) => {
     const after = maeAt.filter(({ at }) => at >= change);
     const lastOutside = after.filter(({ mae }) => mae > bound).pop();
     if (!lastOutside) return 0;
     return (lastOutside.at + SAMPLE_MS - change) / MINUTE;
   };
-  const timeline = [];
-  for (let minute = 0; minute < options.endAtMinutes; minute++) {
-    const inMinute = maeAt.filter(({ at }) => at >= minute * MINUTE && at < (minute + 1) * MINUTE);
-    timeline.push({ minute, maeMinutes: round(mean(inMinute.map(({ mae }) => mae))) });
-  }
   return {
     seed,
     figures: {
@@ -225,10 +174,7 @@ async function simulate(options: EstimateOptions, seed: number, estimate: Estima
       afterChangeMaeMinutes: round(mean(afterChange.map(errorOf))),
       minutesUntilWithin1: round(until(1)),
       minutesUntilWithin2: round(until(2)),
-      newRateSteadyMaeMinutes: round(mean(newRate.map(errorOf))),
-      meanLine: round(mean(lineLengths)),
     },
-    timeline,
   };
 }
 
@@ -237,14 +183,6 @@ const round = (value: number) => Math.round(value * 100) / 100;
 /** Milliseconds to the next arrival of a Poisson process of `perMinute`. */
 function exponential(random: () => number, perMinute: number): number {
   return (-Math.log(1 - random()) / perMinute) * MINUTE;
-}
-
-/** A Poisson count of the given mean (Knuth's method: the means here are small). */
-function poisson(random: () => number, mean: number): number {
-  const limit = Math.exp(-mean);
-  let count = -1;
-  for (let product = 1; product > limit; product *= random()) count++;
-  return count;
 }
 
 /**

@@ -82,10 +82,8 @@ interface Recorded {
   type: string;
   /** The protocol's monotonic clock, in seconds. */
   sentAt: number;
-  encoding: string;
   chunks: { at: number; bytes: number }[];
   finished?: { at: number; bytes: number };
-  failed?: string;
 }
 
 /** The page's network as the DevTools protocol reports it, from the moment `recording()` is called. */
@@ -94,21 +92,12 @@ async function recordNetwork(cdp: CDPSession) {
   let frames: { at: number; bytes: number }[] = [];
   let socket = { opening: Number.NaN, open: Number.NaN };
   cdp.on('Network.requestWillBeSent', (event) => {
-    resources.set(event.requestId, { url: event.request.url, type: event.type ?? 'Other', sentAt: event.timestamp, encoding: 'identity', chunks: [] });
-  });
-  cdp.on('Network.responseReceived', (event) => {
-    const resource = resources.get(event.requestId);
-    const encoding = Object.entries(event.response.headers).find(([name]) => name.toLowerCase() === 'content-encoding')?.[1];
-    if (resource && encoding) resource.encoding = String(encoding);
+    resources.set(event.requestId, { url: event.request.url, type: event.type ?? 'Other', sentAt: event.timestamp, chunks: [] });
   });
   cdp.on('Network.dataReceived', (event) => resources.get(event.requestId)?.chunks.push({ at: event.timestamp, bytes: event.encodedDataLength }));
   cdp.on('Network.loadingFinished', (event) => {
     const resource = resources.get(event.requestId);
     if (resource) resource.finished = { at: event.timestamp, bytes: event.encodedDataLength };
-  });
-  cdp.on('Network.loadingFailed', (event) => {
-    const resource = resources.get(event.requestId);
-    if (resource) resource.failed = event.errorText;
   });
   cdp.on('Network.webSocketWillSendHandshakeRequest', (event) => {
     if (Number.isNaN(socket.opening)) socket.opening = event.timestamp;
@@ -211,19 +200,7 @@ async function coldLoad({ page, network }: Awaited<ReturnType<typeof slowPhone>>
       viewReceived: ms(asset('view-')?.finished?.at),
       positionShown: shownAtMs,
     };
-    const resources = cold.resources
-      .filter((resource) => resource.url.startsWith('http'))
-      .map((resource) => ({
-        name: new URL(resource.url).pathname.replace(/^\/assets\//, ''),
-        type: resource.type,
-        bytes: bytesBy(resource),
-        encoding: resource.encoding,
-        requestedAtMs: Math.round(ms(resource.sentAt)),
-        receivedAtMs: resource.finished ? Math.round(ms(resource.finished.at)) : null,
-        ...(resource.failed ? { failed: resource.failed } : {}),
-      }));
-    const wireBytesInAll = resources.reduce((sum, resource) => sum + resource.bytes, 0) + cold.frames.reduce((sum, frame) => sum + frame.bytes, 0);
-    return { timeline, wireBytesBeforePosition, jsBeforePosition, wireBytesInAll, resources };
+    return { timeline, wireBytesBeforePosition, jsBeforePosition };
   }
 }
 

@@ -12,12 +12,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Pool } from 'undici';
-import WebSocket from 'ws';
 import { CHANNELS } from '@waiting-room/streams/contract';
 import { arrivalTimes, parseCrowd } from '../bin/rehearse/crowd';
 import { rehearse } from '../bin/rehearse/rehearse';
 import { loadConfig } from '../server/process/config';
 import { Child } from './capacity/ipc';
+import { RealtimeSockets } from './realtime-sockets';
 import { percentile, preciseNow } from './stats';
 
 export interface RehearsalBenchOptions {
@@ -34,7 +34,6 @@ export const REALITY_ENV = {
   SESSION_SECONDS: '10',
 } as const;
 
-const CHANNELS_PER_SOCKET = 900;
 /** The page's poll of queue_info while it waits. */
 const POLL_MS = 5000;
 
@@ -97,24 +96,10 @@ export type RehearsalBenchResult = Awaited<ReturnType<typeof measureRehearsal>>;
 /** The crowd against the real server: each visitor's wait (s), the drain and the estimate at arrival against the wait. */
 async function realRun(server: { url: string; realtimeKey: string }, arrivals: Float64Array) {
   const pool = new Pool(server.url, { connections: 256 });
-  const host = new URL(server.url).host;
-  const sockets: { ws: WebSocket; channels: number }[] = [];
   const problems: string[] = [];
   const listening = new Map<string, (at: number) => void>();
-  for (let i = 0; i < Math.ceil(arrivals.length / CHANNELS_PER_SOCKET); i++) {
-    const ws = new WebSocket(`ws://${host}/app/${server.realtimeKey}?protocol=7&client=js&version=8.6.0&flash=false`, { perMessageDeflate: false });
-    await new Promise<void>((resolve, reject) => {
-      ws.on('message', (raw) => {
-        const message = JSON.parse(raw.toString()) as { event: string; channel?: string };
-        if (message.event === 'pusher:connection_established') resolve();
-        else if (message.event === 'pusher:ping') ws.send('{"event":"pusher:pong","data":{}}');
-        else if (message.event === CHANNELS.releaseEvent && message.channel) listening.get(message.channel)?.(preciseNow());
-      });
-      ws.once('error', reject);
-      ws.once('close', (code) => problems.push(`a realtime socket closed (${code})`));
-    });
-    sockets.push({ ws, channels: 0 });
-  }
+  const onRelease = (channel: string) => listening.get(channel)?.(preciseNow());
+  const sockets = await RealtimeSockets.open(server.url, server.realtimeKey, arrivals.length, onRelease, (what) => void problems.push(what));
   const waits: number[] = [];
   const late: number[] = [];
   const estimates: { estimated: number; waited: number }[] = [];
@@ -132,12 +117,10 @@ async function realRun(server: { url: string; realtimeKey: string }, arrivals: F
     const uuid = (JSON.parse(body) as { queue?: { uuid?: string } }).queue?.uuid;
     if (answer.statusCode !== 503 || !uuid) throw new Error(`held without a place (${answer.statusCode})`);
     const channel = CHANNELS.client(uuid);
-    const socket = sockets.find((one) => one.channels < CHANNELS_PER_SOCKET) as (typeof sockets)[number];
-    socket.channels++;
     let heard: (at: number) => void = () => {};
     const released = new Promise<number>((resolve) => (heard = resolve));
     listening.set(channel, heard);
-    socket.ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { auth: '', channel } }));
+    sockets.subscribe(channel);
     // The page's estimate, and its poll every 5 s: a release before the subscription took is read there.
     const poll = async () =>
       (await (await pool.request({ method: 'GET', path: `/queue/info/${uuid}` })).body.json()) as { position: number; estimated: number };
@@ -167,10 +150,7 @@ async function realRun(server: { url: string; realtimeKey: string }, arrivals: F
     visits.push(visit(n, arrivedAt).catch((error: unknown) => void problems.push((error as Error).message)));
   }
   await Promise.all(visits);
-  for (const { ws } of sockets) {
-    ws.removeAllListeners('close');
-    ws.close();
-  }
+  sockets.close();
   await pool.close();
   const errors = estimates.map(({ estimated, waited }) => estimated - waited);
   return {

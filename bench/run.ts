@@ -13,7 +13,7 @@ import { runCapacity, type CapacityOptions } from './capacity/run-capacity';
 import { compareStores } from './capacity/stores';
 import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission } from './admission/run-admission';
 import { OPENING_FILE, measureOpening, openingChecks } from './admission/opening';
-import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, ESTIMATE_VARIANTS, measureEstimateAccuracy } from './estimate-accuracy';
+import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy } from './estimate-accuracy';
 import { measureDrop } from './drop';
 import { measureEstimateByRehearsal, measureRehearsal, REALITY_CROWD, REALITY_ENV, type RehearsalBenchResult } from './rehearsal';
 import { measureMillion } from './million';
@@ -72,9 +72,8 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
   estimate: async ({ log }) => {
     log('wait estimate: simulating a line whose release rate halves…');
     const estimate = await measureEstimateAccuracy(DEFAULT_ESTIMATE_OPTIONS);
-    const estimateVariants = [];
-    for (const { label, options } of ESTIMATE_VARIANTS) estimateVariants.push({ label, result: await measureEstimateAccuracy(options) });
-    return { estimate, estimateVariants };
+    // Beside it, the rate set by adaptive admission: judged too.
+    return { estimate, estimateVariants: [{ label: ADAPTIVE_ESTIMATE.label, result: await measureEstimateAccuracy(ADAPTIVE_ESTIMATE.options) }] };
   },
   capacity: async ({ capacity: options, log }) => {
     log(`server capacity (memory store): ${options.visitors} visitors…`);
@@ -192,7 +191,7 @@ async function main(): Promise<void> {
     const pageDir = path.join(workDir, 'page');
     /** How long each part took (s): bench/README.md quotes them. */
     const partSeconds: Record<string, number> = {};
-    log('page weight: building the page and a naive bundle…');
+    log('page weight: building the page…');
     // The other parts serve this build, so the page is always built.
     let partStarted = Date.now();
     const pageWeight: PageWeightResult = await measurePageWeight(pageDir);
@@ -246,7 +245,7 @@ async function main(): Promise<void> {
       ],
       targetsRedis:
         capacityRedis || storeComparison
-          ? [...(capacityRedis ? checkTargets(capacityRedis, undefined) : []), ...checkRedisTargets(memory, capacityRedis, storeComparison)]
+          ? [...(capacityRedis ? checkTargets(capacityRedis, undefined) : []), ...checkRedisTargets(storeComparison)]
           : undefined,
       pageWeight,
       ...measured,

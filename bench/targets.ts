@@ -2,7 +2,6 @@ import type { AdmissionResult } from './admission/run-admission';
 import type { RampResult } from './capacity/ramp';
 import type { CapacityResult } from './capacity/run-capacity';
 import type { StoreComparisonResult } from './capacity/stores';
-import { redisVsMemory } from './compare';
 import type { EstimateResult } from './estimate-accuracy';
 import type { GatewayOverheadResult } from './gateway-overhead';
 import type { BotCheckResult } from './bot-check';
@@ -202,11 +201,7 @@ function fanoutChecks(capacity: CapacityResult): TargetCheck[] {
  * bare server, each taken in its own run, is shown beside it, not judged (the bare server's
  * throughput moves with the machine's load between the runs).
  */
-export function checkRedisTargets(
-  capacity: CapacityResult | undefined,
-  capacityRedis: CapacityResult | undefined,
-  stores?: StoreComparisonResult,
-): TargetCheck[] {
+export function checkRedisTargets(stores?: StoreComparisonResult): TargetCheck[] {
   const checks: TargetCheck[] = [];
   if (stores) {
     const { median } = stores;
@@ -219,17 +214,6 @@ export function checkRedisTargets(
         `memory ${Math.round(median.memory.perSecond)}/s, Redis ${Math.round(median.redis.perSecond)}/s; CPU a request: ` +
         `server ${median.memory.serverCpuMicrosPerRequest} µs (memory), ${median.redis.serverCpuMicrosPerRequest} µs (Redis) + redis-server ${median.redis.storeCpuMicrosPerRequest} µs)`,
       verdict: Number.isFinite(ratio) && ratio >= TARGETS.redisThroughputVsMemory && stores.errors === 0 ? 'PASS' : 'MISS',
-    });
-  }
-  if (capacity && capacityRedis) {
-    const ratio = redisVsMemory({ capacity, capacityRedis }) ?? Number.NaN;
-    checks.push({
-      name: 'the same across the two capacity runs (each ÷ bare Node http in its own run)',
-      target: 'shown, not judged',
-      measured:
-        `${fixed(ratio, 2)} (Redis ${fixed(capacityRedis.saturation.median.ratio, 2)} of bare, memory ${fixed(capacity.saturation.median.ratio, 2)}; ` +
-        `server CPU a request ${capacityRedis.saturation.median.oursCpuMicrosPerRequest} µs against ${capacity.saturation.median.oursCpuMicrosPerRequest} µs)`,
-      verdict: 'N/A',
     });
   }
   return checks;
@@ -261,7 +245,7 @@ function gatewayChecks(gateway: GatewayOverheadResult): TargetCheck[] {
   const { inFlightAtStallEndBytes, inKernelAtStallEndBytes } = streaming.proxiedStalled;
   const held = inFlightAtStallEndBytes === undefined || inKernelAtStallEndBytes === undefined ? undefined : inFlightAtStallEndBytes - inKernelAtStallEndBytes;
   // The gateway's RSS before the first proxied download: both peaks are read against it.
-  const rest = streaming.proxied.gatewayRss?.start ?? Number.NaN;
+  const rest = streaming.proxied.gatewayRss.start;
   const signedMib = (bytes: number) => `${bytes >= 0 ? '+' : '−'}${mib(Math.abs(bytes))}`;
   return [
     {
@@ -275,7 +259,7 @@ function gatewayChecks(gateway: GatewayOverheadResult): TargetCheck[] {
       name: `throughput through the gateway / direct, origin working ${Math.round(working.direct.cpuMicrosPerRequest.origin)} µs of CPU a request${working.pinned ? ', sharing one core with the gateway' : ''}`,
       target: `≥ ${TARGETS.gatewayThroughputRatio}`,
       measured:
-        `${working.ratio.toFixed(2)} (medians of ${working.direct.slicesPerSecond.length} slices: proxied ${working.proxied.perSecond}/s, direct ${working.direct.perSecond}/s; ` +
+        `${working.ratio.toFixed(2)} (medians of ${working.direct.slices} slices: proxied ${working.proxied.perSecond}/s, direct ${working.direct.perSecond}/s; ` +
         `gateway ${working.proxied.cpuMicrosPerRequest.gateway} µs a request, enough for any origin above ${throughput.breakEvenOriginMicros} µs)`,
       verdict: errors.total === 0 && working.ratio >= TARGETS.gatewayThroughputRatio ? 'PASS' : 'MISS',
       note: working.pinned ? errorNote : [errorNote, 'not pinned: taskset missing or one CPU'].filter(Boolean).join('; '),
@@ -284,19 +268,18 @@ function gatewayChecks(gateway: GatewayOverheadResult): TargetCheck[] {
       name: `flat memory: the gateway's highest RSS while ${mib(streaming.proxiedLong.expectedBytes)} stream through it, beside its highest while ${mib(streaming.proxied.expectedBytes)} did`,
       target: `≤ +${mib(flatBound)} (${TARGETS.gatewayLongDownloadGrowthShare * 100} % of the extra bytes)`,
       measured:
-        `${signedMib(streaming.longPeakOverShortPeak)} (${mib(streaming.proxiedLong.gatewayRss?.max ?? Number.NaN)} against ${mib(streaming.proxied.gatewayRss?.max ?? Number.NaN)}; ` +
-        `Buffers ${signedMib(streaming.longBuffersOverShortBuffers)}; above the RSS before the first, ${mib(rest)}: ` +
-        `+${mib((streaming.proxied.gatewayRss?.max ?? Number.NaN) - rest)} during the ${mib(streaming.proxied.expectedBytes)}, +${mib((streaming.proxiedLong.gatewayRss?.max ?? Number.NaN) - rest)} during the ${mib(streaming.proxiedLong.expectedBytes)})`,
+        `${signedMib(streaming.longPeakOverShortPeak)} (${mib(streaming.proxiedLong.gatewayRss.max)} against ${mib(streaming.proxied.gatewayRss.max)}; above the RSS before the first, ${mib(rest)}: ` +
+        `+${mib(streaming.proxied.gatewayRss.max - rest)} during the ${mib(streaming.proxied.expectedBytes)}, +${mib(streaming.proxiedLong.gatewayRss.max - rest)} during the ${mib(streaming.proxiedLong.expectedBytes)})`,
       verdict: complete && streaming.longPeakOverShortPeak <= flatBound ? 'PASS' : 'MISS',
       note: complete ? undefined : 'a download did not arrive whole',
     },
     {
-      name: `backpressure: bytes the gateway and the reader hold when a reader stalled ${streaming.proxiedStalled.stallMs / 1000} s resumes`,
+      name: `backpressure: bytes the gateway and the reader hold when a reader stalled ${(streaming.proxiedStalled.stallMs ?? Number.NaN) / 1000} s resumes`,
       target: `≤ ${mib(TARGETS.gatewayStalledHeldBytes)}`,
       measured:
         held === undefined
           ? 'not measured (no /proc/net/tcp)'
-          : `${mib(held)} (the kernel's socket queues held ${mib(streaming.proxiedStalled.inKernelAtStallEndBytes ?? Number.NaN)}; the gateway's RSS grew ${mib(streaming.proxiedStalled.gatewayRss?.growth ?? Number.NaN)})`,
+          : `${mib(held)} (the kernel's socket queues held ${mib(streaming.proxiedStalled.inKernelAtStallEndBytes ?? Number.NaN)}; the gateway's RSS grew ${mib(streaming.proxiedStalled.gatewayRss.growth)})`,
       verdict: held === undefined ? 'N/A' : complete && held <= TARGETS.gatewayStalledHeldBytes ? 'PASS' : 'MISS',
     },
   ];

@@ -18,7 +18,6 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Child } from '../capacity/ipc';
 import { preciseNow } from '../stats';
-import type { AdaptiveAdmissionView } from '../../server/domain/admission/view';
 import type { OriginFigures, OriginSpec } from './origin';
 import type { VisitorFigures, VisitorsOptions } from './visitors';
 
@@ -120,22 +119,6 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
       seed: 7,
     };
     const { startedAt } = await visitors.request<{ startedAt: number }>('start', visitorOptions);
-    /** Every 2 s: the rate and limit in force, the line, (adaptive) the last decision, and the room's event-loop delay p99. */
-    const timelines: (Awaited<ReturnType<typeof sample>> & { loopDelayP99Ms: number })[][] = gateways.map(() => []);
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const t = Math.round((preciseNow() - startedAt) / 100) / 10;
-        await Promise.all(
-          gateways.map(async (gateway, i) => {
-            const loop = await gateway.request<{ p99: number }>('loopDelay');
-            timelines[i].push({ ...(await sample(gateway.ready, t)), loopDelayP99Ms: Math.round(loop.p99) });
-          }),
-        );
-        await sleep(2000);
-      }
-    })();
-
     const steadyFrom = startedAt + options.warmupSeconds * 1000;
     const halvedAt = steadyFrom + options.steadySeconds * 1000;
     const end = halvedAt + options.halvedSeconds * 1000;
@@ -143,8 +126,6 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
     await sleep(halvedAt - preciseNow());
     await origins.request('halve');
     await sleep(end - preciseNow());
-    sampling = false;
-    await sampler;
 
     const windowOf = async (from: number, to: number, capacity: number) => {
       const [originFigures, visitorFigures] = await Promise.all([
@@ -176,8 +157,6 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
         halved: halved[i],
         after: after[i],
         resettleSeconds: resettle(pairs, halvedAt, end, options.targetMs, capacityPerSecond / 2),
-        timeline: timelines[i],
-        originTimeline: originTimeline(pairs, startedAt, end),
       };
     });
     return {
@@ -221,25 +200,6 @@ function roomEnv(configuration: Configuration, upstream: string, visitsPerMinute
   };
 }
 
-async function sample(gateway: GatewayReady, t: number) {
-  const get = async <T>(route: string) =>
-    (await (await fetch(`${gateway.url}/admin/${route}`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).json()) as T;
-  const [stats, admission] = await Promise.all([
-    get<{ releasePerMinute: number; activeLimit: number; waiting: number; active: number }>('stats'),
-    get<Partial<AdaptiveAdmissionView>>('admission'),
-  ]);
-  const decision = admission.decision ? `${admission.decision.action} (${admission.decision.reason})` : undefined;
-  return {
-    t,
-    releasePerMinute: stats.releasePerMinute,
-    activeLimit: stats.activeLimit,
-    waiting: stats.waiting,
-    active: stats.active,
-    decision,
-    measuredP99Ms: admission.signals?.p99Ms,
-  };
-}
-
 /**
  * Seconds after the halving from which the origin's p99 to the end is within the target and its
  * answers at least 90 % of the halved capacity (5 s steps); null when no such time came.
@@ -253,20 +213,6 @@ function resettle(answers: readonly [number, number][], halvedAt: number, end: n
     if (p99 <= targetMs && perSecond >= 0.9 * capacity) return (t - halvedAt) / 1000;
   }
   return null;
-}
-
-function originTimeline(answers: readonly [number, number][], from: number, end: number) {
-  const points = [];
-  for (let t = from; t < end; t += 5000) {
-    const latencies = answers.filter(([at]) => at >= t && at < t + 5000).map(([, ms]) => ms);
-    latencies.sort((a, b) => a - b);
-    points.push({
-      t: (t - from) / 1000,
-      perSecond: latencies.length / 5,
-      p99Ms: Math.round(latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)] ?? 0),
-    });
-  }
-  return points;
 }
 
 function pick(env: Record<string, string>, names: readonly string[]): Record<string, string> {

@@ -14,9 +14,9 @@
  * Requests from the orchestrator: `start`, `figures`, `stop`.
  */
 import { Pool } from 'undici';
-import WebSocket from 'ws';
 import { CHANNELS } from '@waiting-room/streams/contract';
 import { serveRequests } from '../capacity/ipc';
+import { CHANNELS_PER_SOCKET, RealtimeSockets } from '../realtime-sockets';
 import { mulberry32, percentile, preciseNow } from '../stats';
 import { latencyFigures } from './figures';
 
@@ -38,8 +38,6 @@ export interface VisitorsOptions {
   readonly seed: number;
 }
 
-/** Channels a socket carries at most (the rooms under test allow 1,000). */
-const CHANNELS_PER_SOCKET = 900;
 const SESSION_COOKIE = /^(waiting_room_session=[^;]*)/;
 
 /** What became of a shopping request. */
@@ -55,45 +53,13 @@ interface Waiting {
   readonly cookie: string;
   readonly heldAt: number;
   readonly n: number;
-  readonly socket: RealtimeSocket;
   /** Requests of the visit already answered: a visitor held again mid-visit goes on from there. */
   readonly done: number;
 }
 
-class RealtimeSocket {
-  readonly ws: WebSocket;
-  channels = 0;
-  readonly ready: Promise<void>;
-
-  constructor(url: string, onRelease: (channel: string) => void, onError: (what: string) => void) {
-    this.ws = new WebSocket(url, { perMessageDeflate: false });
-    this.ready = new Promise((resolve, reject) => {
-      this.ws.on('message', (raw) => {
-        const message = JSON.parse(raw.toString()) as { event: string; channel?: string };
-        if (message.event === 'pusher:connection_established') resolve();
-        else if (message.event === 'pusher:ping') this.ws.send('{"event":"pusher:pong","data":{}}');
-        else if (message.event === CHANNELS.releaseEvent && message.channel) onRelease(message.channel);
-        else if (message.event === 'pusher:error') onError(`realtime error ${raw.toString().slice(0, 120)}`);
-      });
-      this.ws.on('error', reject);
-      this.ws.on('close', (code) => onError(`realtime socket closed (${code})`));
-    });
-  }
-
-  subscribe(channel: string): void {
-    this.channels++;
-    this.ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { auth: '', channel } }));
-  }
-
-  unsubscribe(channel: string): void {
-    this.channels--;
-    this.ws.send(JSON.stringify({ event: 'pusher:unsubscribe', data: { channel } }));
-  }
-}
-
 class Room {
   private readonly pool: Pool;
-  private readonly sockets: RealtimeSocket[] = [];
+  private sockets?: RealtimeSockets;
   private readonly waiting = new Map<string, Waiting>();
   private due = 0;
   private next = 0;
@@ -117,17 +83,15 @@ class Room {
   }
 
   async open(): Promise<void> {
-    const url = new URL(this.target.url);
-    const ws = `ws://${url.host}/app/${this.target.realtimeKey}?protocol=7&client=js&version=8.6.0&flash=false`;
-    for (let i = 0; i < Math.ceil(this.options.lineCap / CHANNELS_PER_SOCKET) + 1; i++) {
-      const socket = new RealtimeSocket(
-        ws,
-        (channel) => this.released(channel),
-        (what) => this.problem(what),
-      );
-      this.sockets.push(socket);
-      await socket.ready;
-    }
+    const { url, realtimeKey } = this.target;
+    const channels = this.options.lineCap + CHANNELS_PER_SOCKET;
+    this.sockets = await RealtimeSockets.open(
+      url,
+      realtimeKey,
+      channels,
+      (channel) => this.released(channel),
+      (what) => this.problem(what),
+    );
   }
 
   /** Called every few ms: the arrivals due since, while the line has room. */
@@ -173,18 +137,16 @@ class Room {
       uuid = undefined;
     }
     if (!uuid) return this.problem('held without a place');
-    const socket = this.sockets.find((one) => one.channels < CHANNELS_PER_SOCKET);
-    if (!socket) return this.problem('no socket with room for a channel');
     const channel = CHANNELS.client(uuid);
-    this.waiting.set(channel, { cookie, heldAt, n, socket, done });
-    socket.subscribe(channel);
+    if (!this.sockets?.subscribe(channel)) return this.problem('no socket with room for a channel');
+    this.waiting.set(channel, { cookie, heldAt, n, done });
   }
 
   private released(channel: string): void {
     const visitor = this.waiting.get(channel);
     if (!visitor) return;
     this.waiting.delete(channel);
-    visitor.socket.unsubscribe(channel);
+    this.sockets?.unsubscribe(channel);
     const now = preciseNow();
     this.releasedAt.push(now);
     this.waitedMs.push(now - visitor.heldAt);
@@ -260,7 +222,7 @@ class Room {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const socket of this.sockets) socket.ws.terminate();
+    this.sockets?.close();
     await this.pool.destroy();
   }
 }

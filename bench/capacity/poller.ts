@@ -11,7 +11,9 @@
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { distribution, preciseNow } from '../stats';
-import { Errors, errorKind, lanes, queueInfo, type PolledVisitor } from './http-client';
+import type autocannon from 'autocannon';
+import { loadSlice } from '../load';
+import { Errors, errorKind, queueInfo, type PolledVisitor } from './http-client';
 import { serveRequests } from './ipc';
 
 /** The page's poll periods (spec section 9), before time compression. */
@@ -164,7 +166,6 @@ interface SaturateArg {
 }
 
 interface Tally {
-  readonly agent: http.Agent;
   /** The visitors this name's server holds (`PolledVisitor.target`), or every visitor when none names it (the bare server). */
   readonly visitors: readonly PolledVisitor[];
   readonly latencies: number[];
@@ -176,9 +177,9 @@ interface Tally {
 }
 
 /**
- * Closed loop: `connections` keep-alive connections each send the next waiting visitor's
- * queue_info (of those the name's server holds) as soon as the previous answer is in, one slice per name in `order`, each name
- * keeping its own connections from slice to slice. Returns the figures by name.
+ * Closed loop (autocannon): `connections` keep-alive connections each send the next waiting
+ * visitor's queue_info (of those the name's server holds) as soon as the previous answer is in,
+ * one slice per name in `order`. Returns the figures by name.
  */
 async function saturate(arg: SaturateArg) {
   if (visitors.length === 0) throw new Error('no waiting visitor to poll');
@@ -187,7 +188,6 @@ async function saturate(arg: SaturateArg) {
     const origin = new URL(arg.urls[name]).origin;
     const own = visitors.filter((visitor) => visitor.target !== undefined && new URL(visitor.target).origin === origin);
     const tally: Tally = {
-      agent: new http.Agent({ keepAlive: true, maxSockets: arg.connections, localAddress }),
       visitors: own.length > 0 ? own : visitors,
       latencies: [],
       errors: new Errors(),
@@ -199,7 +199,6 @@ async function saturate(arg: SaturateArg) {
     await slice(new URL(arg.urls[name]), arg.connections, arg.warmupSeconds, tally, false);
   }
   for (const name of arg.order) await slice(new URL(arg.urls[name]), arg.connections, arg.sliceSeconds, tallies.get(name)!, true);
-  for (const tally of tallies.values()) tally.agent.destroy();
   return Object.fromEntries(
     [...tallies].map(([name, tally]) => [
       name,
@@ -220,32 +219,24 @@ async function saturate(arg: SaturateArg) {
   );
 }
 
-/** One slice of the closed loop; answers that come after its end still count (they were sent in it). */
+/** One slice of the closed loop, each request a visitor's queue_info with its cookie, as the page's fetch sends it. */
 async function slice(base: URL, connections: number, seconds: number, tally: Tally, counted: boolean): Promise<void> {
   const { visitors } = tally;
   let next = Math.floor(Math.random() * visitors.length);
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const end = started + seconds * 1000;
-  await lanes(connections, async () => {
-    if (performance.now() >= end) return false;
+  const setupRequest = (request: autocannon.Request) => {
     const visitor = visitors[next++ % visitors.length];
-    try {
-      const answer = await queueInfo(tally.agent, base, visitor);
-      if (!counted) {
-        if (answer.status === 200) tally.warmupAnswered++;
-        return true;
-      }
-      if (answer.status === 200) tally.latencies.push(answer.ms);
-      else tally.errors.add(`queue_info: status ${answer.status}`, answer.body);
-    } catch (error) {
-      if (counted) tally.errors.add(`queue_info: ${errorKind(error)}`, String(error));
-    }
-    return true;
-  });
-  if (!counted) return;
+    return { ...request, path: `/queue/info/${visitor.uuid}`, headers: { cookie: visitor.cookie, accept: 'application/json' } };
+  };
+  const cpuBefore = process.cpuUsage();
+  const answers = await loadSlice({ url: base.origin, connections, seconds, requests: [{ setupRequest }] });
+  if (!counted) {
+    tally.warmupAnswered += answers.latencies.length;
+    return;
+  }
   const cpu = process.cpuUsage(cpuBefore);
-  tally.seconds += (performance.now() - started) / 1000;
+  tally.latencies.push(...answers.latencies);
+  for (let i = 0; i < answers.errors; i++) tally.errors.add('queue_info: failed or not 200');
+  tally.seconds += answers.seconds;
   tally.cpuSeconds += (cpu.user + cpu.system) / 1e6;
 }
 

@@ -149,8 +149,7 @@ async function fanoutFloor(options: CapacityOptions, children: Child<unknown>[])
 }
 
 /**
- * Holds N/2 then N visitors, the server's memory after a full GC before, between and after: at
- * once, and settled (`settledMemory`: once V8 has given back what it grew while the visitors
+ * Holds N visitors, the server's memory after a full GC before and after: at once, and settled (`settledMemory`: once V8 has given back what it grew while the visitors
  * arrived), which is what a sample can be compared by.
  */
 async function holdVisitors({ options, server, visitors, admin }: Bench) {
@@ -161,17 +160,14 @@ async function holdVisitors({ options, server, visitors, admin }: Bench) {
   };
   const baseline = await sample();
   const storeBaseline = await options.storeMemory?.();
-  const half = Math.floor(options.visitors / 2);
   const holdArg = { concurrency: 64, maxErrors: Math.max(10, Math.ceil(options.visitors / 100)) };
   options.log(`  holding ${options.visitors} visitors in ${options.visitorProcesses} processes…`);
-  const holdHalf = await visitors.hold(half, holdArg);
-  const memoryHalf = await sample();
   const holdFull = await visitors.hold(options.visitors, holdArg);
   const memoryFull = await sample();
   const storeFull = await options.storeMemory?.();
   const stats = await admin('GET', '/admin/stats');
-  options.log(`  held ${holdFull.held} (${(holdHalf.seconds + holdFull.seconds).toFixed(1)} s); server says ${JSON.stringify(stats)}`);
-  return { holdHalf, holdFull, stats, baseline, storeBaseline, memoryHalf, memoryFull, storeFull };
+  options.log(`  held ${holdFull.held} (${holdFull.seconds.toFixed(1)} s); server says ${JSON.stringify(stats)}`);
+  return { holdFull, stats, baseline, storeBaseline, memoryFull, storeFull };
 }
 
 type Held = Awaited<ReturnType<typeof holdVisitors>>;
@@ -341,14 +337,14 @@ function capacityFigures(
   memoryEnd: MemorySample,
   floor: FanoutFloor,
 ) {
-  const { holdHalf, holdFull } = held;
+  const { holdFull } = held;
   const perVisitor = (from: MemorySample, to: MemorySample, count: number) => ({
     rss: (to.rss - from.rss) / count,
     heapUsed: (to.heapUsed - from.heapUsed) / count,
     external: (to.external + to.arrayBuffers - from.external - from.arrayBuffers) / count,
   });
   const errors = {
-    hold: holdHalf.errorCount + holdFull.errorCount,
+    hold: holdFull.errorCount,
     visitorLives: lives.errorCount,
     pacedPolls: pacedRuns.reduce((sum, run) => sum + run.errorCount + run.unanswered, 0),
     releasesNotDelivered: pacedRuns.reduce((sum, run) => sum + run.releases.notDelivered, 0),
@@ -377,22 +373,18 @@ function capacityFigures(
       store: options.redisUrl ? 'redis' : 'memory',
     },
     limits,
-    hold: { half: holdHalf, full: holdFull, held: holdFull.held, serverStats: held.stats },
+    hold: { full: holdFull, held: holdFull.held, serverStats: held.stats },
     memory: {
       baseline: held.baseline.atOnce,
-      half: held.memoryHalf.atOnce,
       full: held.memoryFull.atOnce,
       end: memoryEnd,
       /** Right after the arrivals (as runs before settled samples measured it). */
       perVisitorBytes: perVisitor(held.baseline.atOnce, held.memoryFull.atOnce, holdFull.held),
-      perVisitorBytesSecondHalf: perVisitor(held.memoryHalf.atOnce, held.memoryFull.atOnce, holdFull.held - holdHalf.held),
       /** Settled samples (`settledMemory`): what the targets judge. */
       settled: {
         baseline: held.baseline.settled,
-        half: held.memoryHalf.settled,
         full: held.memoryFull.settled,
         perVisitorBytes: perVisitor(held.baseline.settled, held.memoryFull.settled, holdFull.held),
-        perVisitorBytesSecondHalf: perVisitor(held.memoryHalf.settled, held.memoryFull.settled, holdFull.held - holdHalf.held),
       },
       /** In Redis (used_memory), for the Redis store: the line's share outside the server process. */
       storePerVisitorBytes:

@@ -46,7 +46,8 @@ const tier = (name, extra) => ({
 });
 
 module.exports = {
-  // The page and the server, built once for the whole run into a folder of its own (WAITING_ROOM_BUILD).
+  // The page and the server, built once for the whole run into a folder of its own (WAITING_ROOM_BUILD),
+  // or taken as they are from the folder WAITING_ROOM_BUILD names before the run (.ci/run).
   globalSetup: '<rootDir>/spec/support/global-setup.ts',
   globalTeardown: '<rootDir>/spec/support/global-teardown.ts',
   reporters: ['default', '<rootDir>/spec/support/file-times-reporter.js'],

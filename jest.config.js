@@ -51,6 +51,7 @@ module.exports = {
   globalSetup: '<rootDir>/spec/support/global-setup.ts',
   globalTeardown: '<rootDir>/spec/support/global-teardown.ts',
   reporters: ['default', '<rootDir>/spec/support/file-times-reporter.js'],
+  testSequencer: '<rootDir>/spec/support/longest-first.js',
   // A worker per core, not Jest's default of one fewer (on two cores, one: every file in turn).
   // Most files wait on sockets, processes and timers more than they compute, so two files side
   // by side take little longer than one; `npx jest <file> -i` still runs one file alone.

@@ -46,10 +46,12 @@ const tier = (name, extra) => ({
 });
 
 module.exports = {
-  // The page and the server, built once for the whole run into a folder of its own (WAITING_ROOM_BUILD).
+  // The page and the server, built once for the whole run into a folder of its own (WAITING_ROOM_BUILD),
+  // or taken as they are from the folder WAITING_ROOM_BUILD names before the run (.ci/run).
   globalSetup: '<rootDir>/spec/support/global-setup.ts',
   globalTeardown: '<rootDir>/spec/support/global-teardown.ts',
   reporters: ['default', '<rootDir>/spec/support/file-times-reporter.js'],
+  testSequencer: '<rootDir>/spec/support/longest-first.js',
   // A worker per core, not Jest's default of one fewer (on two cores, one: every file in turn).
   // Most files wait on sockets, processes and timers more than they compute, so two files side
   // by side take little longer than one; `npx jest <file> -i` still runs one file alone.

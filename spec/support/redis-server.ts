@@ -99,6 +99,34 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** How far above its port a Redis Cluster node listens for the other nodes (its cluster bus). */
+export const CLUSTER_BUS_OFFSET = 10_000;
+
+/**
+ * A loopback port free at the time of asking for a Redis Cluster node, whose cluster bus port
+ * (`CLUSTER_BUS_OFFSET` higher, 65535 at most) is free too: a node whose bus port is taken, by
+ * another test's server or by a node of another cluster, exits at start.
+ */
+export async function freeClusterPort(): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const held = createServer();
+    const port = await new Promise<number>((resolve, reject) => {
+      held.once('error', reject);
+      held.listen(0, '127.0.0.1', () => resolve((held.address() as { port: number }).port));
+    });
+    const bus = createServer();
+    const busFree =
+      port + CLUSTER_BUS_OFFSET <= 65_535 &&
+      (await new Promise<boolean>((resolve) => {
+        bus.once('error', () => resolve(false));
+        bus.listen(port + CLUSTER_BUS_OFFSET, '127.0.0.1', () => resolve(true));
+      }));
+    await Promise.all([new Promise((resolve) => held.close(resolve)), busFree ? new Promise((resolve) => bus.close(resolve)) : undefined]);
+    if (busFree) return port;
+    if (attempt >= 100) throw new Error('No loopback port with its cluster bus port free was found in 100 attempts.');
+  }
+}
+
 /** The last characters of a process's log kept for failure messages. */
 const OUTPUT_KEPT = 64_000;
 const outputs = new WeakMap<ChildProcess, () => string>();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
-import { findRedisServer, freePort, launch, outputOf } from './redis-server';
+import { findRedisServer, freeClusterPort, freePort, launch, outputOf } from './redis-server';
 
 /**
  * Real Redis topologies for the tests, on loopback ports: a primary with a replica watched by
@@ -201,7 +201,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       'notice',
     ];
     for (let i = 0; i < 6; i++) {
-      const port = await freePort();
+      const port = await freeClusterPort();
       const child = await launch(binary, port, dir, extraOf(port));
       children.push(child);
       nodes.push(processOf(child, port));

@@ -11,6 +11,9 @@ const ROOT = path.resolve(__dirname, '../..');
  */
 export const BUILD_VARIABLE = 'WAITING_ROOM_BUILD';
 
+/** The build folder the run's global set-up made itself, which its tear-down removes. */
+export const OWN_BUILD_VARIABLE = 'WAITING_ROOM_OWN_BUILD';
+
 /** Whether this process runs inside a jest run, whose global set-up built the page and the server. */
 export const inTestRun = (): boolean => Boolean(process.env[BUILD_VARIABLE]);
 

@@ -375,7 +375,7 @@ describe("redis queue store's arrivals", () => {
     const released = store.reportReleases([{ uuid: rows[0].uuid, heldAt: t0 + 1 }], t0 + 5, 3_600_000);
     await Promise.all([...written, released]);
     expect((await scriptCalls()) - before).toBe(20 + 2);
-    const { rows: read } = await store.reportRead(t0, t0 + 60_000);
+    const { rows: read } = await store.reportRead(t0, t0 + 60_000, t0 + 60_000);
     expect(read).toHaveLength(20);
     expect(read.find((row) => row.uuid === rows[0].uuid)).toMatchObject({ lineNumber: 2, releasedAt: t0 + 5 });
   });

@@ -34,12 +34,19 @@ local function requestKey(uuid) return prefix .. 'r:' .. uuid end
 -- Integers of up to 2^53 printed in full, never in exponent form.
 local function int(n) return string.format('%.0f', n) end
 
+-- A long request is kept in its own key; a short one is answered, for the entry's field q.
+local function keepLongRequest(uuid, request)
+  if #request <= INLINE_REQUEST_BYTES then return request end
+  redis.call('SET', requestKey(uuid), request)
+  return nil
+end
+
 local function keepRequest(uuid, request)
-  if #request <= INLINE_REQUEST_BYTES then
-    redis.call('HSET', entryKey(uuid), 'q', request)
+  local short = keepLongRequest(uuid, request)
+  if short then
+    redis.call('HSET', entryKey(uuid), 'q', short)
     redis.call('DEL', requestKey(uuid))
   else
-    redis.call('SET', requestKey(uuid), request)
     redis.call('HDEL', entryKey(uuid), 'q')
   end
 end
@@ -79,15 +86,21 @@ local function uncount(uuid)
   redis.call('HDEL', entryKey(uuid), 'ip')
 end
 
--- A place enters the line at the back: the next ticket, and the sweep's order from now.
-local function enter(uuid, now)
-  local ticket = redis.call('HINCRBY', meta, 't', 1)
-  redis.call('HSET', entryKey(uuid), 't', ticket, 'l', now)
-  redis.call('HDEL', entryKey(uuid), 'p')
-  redis.call('ZREM', pending, uuid)
+-- The place takes the next ticket at the back of the line, and the sweep's order from now;
+-- answers the ticket. Its entry's fields are the caller's to write.
+local function takeTicket(uuid, now)
+  local ticket = int(redis.call('HINCRBY', meta, 't', 1))
   redis.call('ZADD', waiting, ticket, uuid)
   redis.call('ZADD', seen, now, uuid)
-  changed('+' .. int(ticket) .. ':' .. uuid)
+  changed('+' .. ticket .. ':' .. uuid)
+  return ticket
+end
+
+-- A pending place enters the line at the back.
+local function enter(uuid, now)
+  redis.call('HSET', entryKey(uuid), 't', takeTicket(uuid, now), 'l', now)
+  redis.call('HDEL', entryKey(uuid), 'p')
+  redis.call('ZREM', pending, uuid)
 end
 
 local function forget(uuid)
@@ -257,22 +270,16 @@ local function holdPlace(session, userId, request, now, newUuid, address, cap, p
     redis.call('HINCRBY', addresses, address, 1)
   end
   if pendingUntil == '' then
-    local ticket = int(redis.call('HINCRBY', meta, 't', 1))
-    field('t', ticket)
-    redis.call('ZADD', waiting, ticket, newUuid)
-    redis.call('ZADD', seen, now, newUuid)
-    changed('+' .. ticket .. ':' .. newUuid)
+    field('t', takeTicket(newUuid, now))
   else
     field('t', '0')
     field('p', pendingUntil)
     redis.call('ZADD', pending, pendingUntil, newUuid)
   end
+  -- As `entry` answers it: the request second, and q not among the fields.
   local answer = {newUuid, request, unpack(fields)}
-  if #request <= INLINE_REQUEST_BYTES then
-    field('q', request)
-  else
-    redis.call('SET', requestKey(newUuid), request)
-  end
+  local short = keepLongRequest(newUuid, request)
+  if short then field('q', short) end
   redis.call('HSET', entryKey(newUuid), unpack(fields))
   redis.call('HSET', sessions, session, newUuid)
   return answer

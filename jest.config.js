@@ -31,7 +31,8 @@ const SPEC = '/spec/.+\\.spec\\.tsx?$';
  * the chaos suite, several server instances on one Redis (scale-out), the package packed and installed, a container's build, workerd. Every other
  * spec file is in the fast tier: the two tiers are one pattern and its complement, so a new file
  * is always in exactly one (spec/tiers.spec.ts checks it against Jest's own list). A system test
- * drives whole programs, so `npm run test:system` gives its tests 30 s rather than Jest's 5 s.
+ * drives whole programs, so the system tier gives its tests 30 s rather than Jest's 5 s
+ * (spec/support/system-timeout.js).
  */
 const SYSTEM = ['/spec/e2e/.+\\.spec\\.tsx?$', '/spec/(.+/)?[^/]*(cluster|sentinel|chaos|failover|scale-out|package|container|worker)[^/]*\\.spec\\.tsx?$'];
 
@@ -56,5 +57,5 @@ module.exports = {
   // Most files wait on sockets, processes and timers more than they compute, so two files side
   // by side take little longer than one; `npx jest <file> -i` still runs one file alone.
   maxWorkers: '100%',
-  projects: [tier('fast', { testRegex: SPEC, testPathIgnorePatterns: ['/node_modules/', ...SYSTEM] }), tier('system', { testRegex: SYSTEM })],
+  projects: [tier('fast', { testRegex: SPEC, testPathIgnorePatterns: ['/node_modules/', ...SYSTEM] }), tier('system', { testRegex: SYSTEM, setupFilesAfterEnv: ['<rootDir>/spec/support/system-timeout.js'] })],
 };

@@ -11,7 +11,6 @@ import type { GatewayOverheadResult } from './gateway-overhead';
 import type { PageLoadResult } from './page-load';
 import type { PageWeightResult } from './page-weight';
 import type { ConnectorPassResult } from './connector-pass';
-import type { BotCheckResult } from './bot-check';
 import type { TargetCheck } from './goals';
 
 export interface BenchResults {
@@ -43,7 +42,6 @@ export interface BenchResults {
   /** The run this one is compared with (bench/results/baseline.json unless BENCH_BASELINE names another). */
   readonly previousRun?: { readonly file: string; readonly date?: string };
   readonly comparison?: readonly ComparedFigure[];
-  readonly botCheck?: BotCheckResult;
 }
 
 /** Each part's section of the summary, in order: its title and where its results are. bench/README.md says what each figure is. */
@@ -64,8 +62,6 @@ const SECTIONS: readonly [title: string, key: string][] = [
   ['An opening of a million', 'openingMillion'],
   ['Capacity ramp', 'ramps'],
   ["The connector's pass", 'connectorPass'],
-  ['Bot check', 'botCheck'],
-  ['Rehearsals against reality, and the estimate in rehearsals', 'rehearsal'],
 ];
 
 const fixed = (value: number, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–');

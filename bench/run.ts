@@ -15,11 +15,9 @@ import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission } from '.
 import { OPENING_FILE, measureOpening, openingChecks } from './admission/opening';
 import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy } from './estimate-accuracy';
 import { measureDrop } from './drop';
-import { measureEstimateByRehearsal, measureRehearsal, REALITY_CROWD, REALITY_ENV, type RehearsalBenchResult } from './rehearsal';
 import { measureMillion } from './million';
 import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
 import { measureOpeningMillion, type OpeningMillionResult } from './opening-million';
-import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck } from './bot-check';
 import { measureGatewayOverhead } from './gateway-overhead';
 import { LOCALES } from '../locales';
 import { checkPageBudget, languageLoadChecks, measureLanguages, measurePageLoad, OWN_PAGE_ROOMS, pageLoadChecks, type LanguageLoad } from './page-load';
@@ -32,7 +30,7 @@ import { commandCalls, redisCpuSeconds, usedMemory } from './probes';
 
 const resultsDir = path.join(__dirname, 'results');
 /** The parts run when `BENCH_ONLY` is unset; `PARTS` holds them all, in the order they run. */
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector,rehearsal';
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,gateway,admission,opening,drop,connector';
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -48,7 +46,6 @@ type Measured = Partial<Omit<BenchResults, 'date' | 'machine' | 'seconds' | 'par
   languageLoads?: LanguageLoad[];
   arrivals?: ArrivalsResult;
   openingMillion?: OpeningMillionResult;
-  rehearsal?: { againstReality: RehearsalBenchResult; estimate: Awaited<ReturnType<typeof measureEstimateByRehearsal>> };
 };
 interface Context {
   readonly pageDir: string;
@@ -156,19 +153,6 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
     }
     return { ramps };
   },
-  rehearsal: async ({ pageDir, log }) => {
-    log('rehearsal: one crowd through `waiting-room rehearse` and through the real server…');
-    const againstReality = await measureRehearsal({ crowd: REALITY_CROWD, env: REALITY_ENV, pageDir, log });
-    log(`rehearsal against reality: ${JSON.stringify(againstReality)}`);
-    log('rehearsal: the estimate at a steady rate, a rate that halves and an opening burst…');
-    const estimate = await measureEstimateByRehearsal();
-    log(`rehearsal, the estimate: ${JSON.stringify(estimate)}`);
-    return { rehearsal: { againstReality, estimate } };
-  },
-  'bot-check': async ({ pageDir, log }) => {
-    const browserSolves = countFromEnv('BENCH_BOT_SOLVES', DEFAULT_BOT_CHECK_OPTIONS.browserSolves, 3);
-    return { botCheck: await measureBotCheck({ ...DEFAULT_BOT_CHECK_OPTIONS, browserSolves, pageDir, log }) };
-  },
   connector: async ({ log }) => ({ connectorPass: await measureConnectorPass({ visitors: 2000, requestsEach: 50, log }) }),
 };
 
@@ -237,7 +221,6 @@ async function main(): Promise<void> {
           measured.gateway,
           measured.admission,
           estimateVariants?.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result,
-          measured.botCheck,
         ),
         ...checkRampTargets(measured.ramps ?? []),
         ...(measured.opening ? openingChecks(measured.opening) : []),

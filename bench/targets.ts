@@ -4,8 +4,6 @@ import type { CapacityResult } from './capacity/run-capacity';
 import type { StoreComparisonResult } from './capacity/stores';
 import type { EstimateResult } from './estimate-accuracy';
 import type { GatewayOverheadResult } from './gateway-overhead';
-import type { BotCheckResult } from './bot-check';
-import { CPU_SLOWDOWN } from './slow-phone';
 import { TARGETS, type TargetCheck, type Verdict } from './goals';
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
@@ -18,20 +16,8 @@ export function checkTargets(
   gateway?: GatewayOverheadResult,
   admission?: AdmissionResult,
   adaptiveEstimate?: EstimateResult,
-  botCheck?: BotCheckResult,
 ): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  if (botCheck) {
-    const { throttled, mainThread, throttleRatio } = botCheck.browser;
-    // The throttling gives a little less than its rate: the slower of the two readings is judged.
-    const judged = Math.max(throttled.p50, mainThread.p50 * CPU_SLOWDOWN);
-    checks.push({
-      name: `bot check: median solve in Chromium, CPU ${CPU_SLOWDOWN}× slower, difficulty ${botCheck.settings.difficulty}`,
-      target: `≤ ${TARGETS.botCheckSolveP50Ms} ms`,
-      measured: `${throttled.p50} ms throttled (×${throttleRatio} measured; ${CPU_SLOWDOWN} × the unthrottled ${mainThread.p50} ms: ${Math.round(mainThread.p50 * CPU_SLOWDOWN)} ms)`,
-      verdict: judged <= TARGETS.botCheckSolveP50Ms ? 'PASS' : 'MISS',
-    });
-  }
   if (capacity) {
     const { held } = capacity.hold;
     const asked = capacity.settings.visitors;

@@ -204,21 +204,11 @@ function readingNotes(results: Results): string[] {
     );
   }
   const sideBySide = results.storeComparison?.median;
-  const redis = results.capacityRedis?.saturation?.median;
-  const memory = results.capacity?.saturation?.median;
   if (sideBySide) {
     notes.push(
       `- **Redis store beside the memory store:** both servers held ${Number(results.storeComparison.settings.visitors).toLocaleString('en-US')} waiting visitors each and one closed-loop poller took turns on them; ` +
         `a queue_info cost our server ${formatFigure(sideBySide.redis.serverCpuMicrosPerRequest, 'µs')} on Redis and ${formatFigure(sideBySide.memory.serverCpuMicrosPerRequest, 'µs')} on memory, ` +
         `and redis-server ${formatFigure(sideBySide.redis.storeCpuMicrosPerRequest, 'µs')} more (the poller ${formatFigure(sideBySide.redis.generatorCpuMicrosPerRequest, 'µs')} / ${formatFigure(sideBySide.memory.generatorCpuMicrosPerRequest, 'µs')}), on the same two cores.`,
-    );
-  } else if (redis && memory) {
-    // As the bench reckons the server's: its share of a core over the busy seconds (the counted ones and a warm-up), per answer.
-    const seconds = results.capacityRedis.settings.saturateSeconds;
-    const perRequest = (share: number, perSecond: number) => (share * (seconds + 1) * 1e6) / (perSecond * seconds);
-    notes.push(
-      `- **Redis store:** a queue_info cost the server ${us(redis.oursCpuMicrosPerRequest)} of CPU (memory store ${us(memory.oursCpuMicrosPerRequest)}), ` +
-        `and redis-server about ${us(typeof redis.storeCpu === 'number' ? perRequest(redis.storeCpu, redis.oursPerSecond) : Number.NaN)} more, on the same two cores.`,
     );
   }
   for (const ramp of results.ramps ?? []) {

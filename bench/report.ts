@@ -28,7 +28,6 @@ export interface BenchResults {
   /** The same, for a room's own page (the documented example template). */
   readonly ownPageLoad?: PageLoadResult;
   readonly estimate?: EstimateResult;
-  readonly estimateVariants?: readonly { readonly label: string; readonly result: EstimateResult }[];
   readonly capacity?: CapacityResult;
   readonly capacityRedis?: CapacityResult;
   readonly storeComparison?: StoreComparisonResult;

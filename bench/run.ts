@@ -13,7 +13,7 @@ import { runCapacity, type CapacityOptions } from './capacity/run-capacity';
 import { compareStores } from './capacity/stores';
 import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission } from './admission/run-admission';
 import { OPENING_FILE, measureOpening, openingChecks } from './admission/opening';
-import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy } from './estimate-accuracy';
+import { DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy } from './estimate-accuracy';
 import { measureDrop } from './drop';
 import { measureMillion } from './million';
 import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
@@ -68,9 +68,7 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
   },
   estimate: async ({ log }) => {
     log('wait estimate: simulating a line whose release rate halves…');
-    const estimate = await measureEstimateAccuracy(DEFAULT_ESTIMATE_OPTIONS);
-    // Beside it, the rate set by adaptive admission: judged too.
-    return { estimate, estimateVariants: [{ label: ADAPTIVE_ESTIMATE.label, result: await measureEstimateAccuracy(ADAPTIVE_ESTIMATE.options) }] };
+    return { estimate: await measureEstimateAccuracy(DEFAULT_ESTIMATE_OPTIONS) };
   },
   capacity: async ({ capacity: options, log }) => {
     log(`server capacity (memory store): ${options.visitors} visitors…`);
@@ -203,7 +201,7 @@ async function main(): Promise<void> {
       Object.assign(measured, await PARTS[part]({ pageDir, log, capacity }));
       partSeconds[part] = Math.round((Date.now() - partStarted) / 100) / 10;
     }
-    const { pageLoad, ownPageLoad, languageLoads, estimate, estimateVariants, capacity: memory, capacityRedis, storeComparison } = measured;
+    const { pageLoad, ownPageLoad, languageLoads, estimate, capacity: memory, capacityRedis, storeComparison } = measured;
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -215,13 +213,7 @@ async function main(): Promise<void> {
         ...(pageLoad ? pageLoadChecks(pageLoad) : []),
         ...(ownPageLoad ? pageLoadChecks(ownPageLoad, "page, a room's own (docs/examples)") : []),
         ...(languageLoads ? languageLoadChecks(languageLoads) : []),
-        ...checkTargets(
-          memory,
-          estimate,
-          measured.gateway,
-          measured.admission,
-          estimateVariants?.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result,
-        ),
+        ...checkTargets(memory, estimate, measured.gateway, measured.admission),
         ...checkRampTargets(measured.ramps ?? []),
         ...(measured.opening ? openingChecks(measured.opening) : []),
         ...(measured.connectorPass ? connectorPassChecks(measured.connectorPass) : []),
@@ -233,7 +225,6 @@ async function main(): Promise<void> {
       pageWeight,
       ...measured,
       languageLoads: undefined,
-      estimateVariants: estimateVariants ?? [],
     };
     const baseline = readBaseline(resultsDir);
     const compared = {

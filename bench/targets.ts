@@ -15,7 +15,6 @@ export function checkTargets(
   estimate: EstimateResult | undefined,
   gateway?: GatewayOverheadResult,
   admission?: AdmissionResult,
-  adaptiveEstimate?: EstimateResult,
 ): TargetCheck[] {
   const checks: TargetCheck[] = [];
   if (capacity) {
@@ -67,15 +66,6 @@ export function checkTargets(
       target: `≤ ${TARGETS.minutesBackWithin1AfterChange} min after the change`,
       measured: `${figures.minutesUntilWithin1} min (within 2 min of error after ${figures.minutesUntilWithin2} min; error ${figures.afterChangeMaeMinutes} min over the 2 min after)`,
       verdict: figures.minutesUntilWithin1 <= TARGETS.minutesBackWithin1AfterChange ? 'PASS' : 'MISS',
-    });
-  }
-  if (adaptiveEstimate) {
-    const error = adaptiveEstimate.median.steadyMaeMinutes;
-    checks.push({
-      name: 'wait estimate error, the rate set by adaptive admission',
-      target: `≤ ${TARGETS.steadyEstimateErrorMinutes} min`,
-      measured: `${error} min (back within 1 min ${adaptiveEstimate.median.minutesUntilWithin1} min after the origin halves)`,
-      verdict: error !== null && error <= TARGETS.steadyEstimateErrorMinutes ? 'PASS' : 'MISS',
     });
   }
   if (gateway) checks.push(...gatewayChecks(gateway));

@@ -156,9 +156,7 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     if (!found) return none;
     const text = found.knee.toLocaleString('en-US');
     const shown = store === 'redis' && found.knee < TARGETS.rampKnee ? `**${text} — missed**` : text;
-    return found
-      ? `${shown} (${found.settings.serverProcesses} process${found.settings.serverProcesses > 1 ? 'es' : ''}; stopped by ${found.stoppedBy})`
-      : none;
+    return `${shown} (${found.settings.serverProcesses} process${found.settings.serverProcesses > 1 ? 'es' : ''}; stopped by ${found.stoppedBy})`;
   };
   row(
     "capacity ramp: visitors at the page's own pace until the first error or a release p99 over 1 s",

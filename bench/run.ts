@@ -24,8 +24,8 @@ import { checkPageBudget, languageLoadChecks, measureLanguages, measurePageLoad,
 import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { renderMarkdown, type BenchResults } from './report';
 import { connectorPassChecks, measureConnectorPass } from './connector-pass';
-import { compareRuns, readBaseline } from './compare';
-import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
+import { compareRuns, figureChecks, readBaseline } from './compare';
+import { checkTargets } from './targets';
 import { commandCalls, redisCpuSeconds, usedMemory } from './probes';
 
 const resultsDir = path.join(__dirname, 'results');
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
       Object.assign(measured, await PARTS[part]({ pageDir, log, capacity }));
       partSeconds[part] = Math.round((Date.now() - partStarted) / 100) / 10;
     }
-    const { pageLoad, ownPageLoad, languageLoads, estimate, capacity: memory, capacityRedis, storeComparison } = measured;
+    const { pageLoad, ownPageLoad, languageLoads, capacityRedis, storeComparison } = measured;
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -213,15 +213,12 @@ async function main(): Promise<void> {
         ...(pageLoad ? pageLoadChecks(pageLoad) : []),
         ...(ownPageLoad ? pageLoadChecks(ownPageLoad, "page, a room's own (docs/examples)") : []),
         ...(languageLoads ? languageLoadChecks(languageLoads) : []),
-        ...checkTargets(memory, estimate, measured.gateway, measured.admission),
-        ...checkRampTargets(measured.ramps ?? []),
+        ...figureChecks(measured, false),
+        ...checkTargets(measured.gateway, measured.admission),
         ...(measured.opening ? openingChecks(measured.opening) : []),
         ...(measured.connectorPass ? connectorPassChecks(measured.connectorPass) : []),
       ],
-      targetsRedis:
-        capacityRedis || storeComparison
-          ? [...(capacityRedis ? checkTargets(capacityRedis, undefined) : []), ...checkRedisTargets(storeComparison)]
-          : undefined,
+      targetsRedis: capacityRedis || storeComparison ? figureChecks(measured, true) : undefined,
       pageWeight,
       ...measured,
       languageLoads: undefined,

@@ -1,16 +1,5 @@
-import type { AdmissionResult } from './admission/run-admission';
 import { openingMarkdown, type OpeningResult } from './admission/opening';
-import type { RampResult } from './capacity/ramp';
-import type { CapacityResult } from './capacity/run-capacity';
-import type { StoreComparisonResult } from './capacity/stores';
 import { formatFigure, formatRatio, type ComparedFigure } from './compare';
-import type { EstimateResult } from './estimate-accuracy';
-import type { DropResult } from './drop';
-import type { MillionResult } from './million';
-import type { GatewayOverheadResult } from './gateway-overhead';
-import type { PageLoadResult } from './page-load';
-import type { PageWeightResult } from './page-weight';
-import type { ConnectorPassResult } from './connector-pass';
 import type { TargetCheck } from './goals';
 
 export interface BenchResults {
@@ -23,21 +12,7 @@ export interface BenchResults {
   readonly parts?: readonly string[];
   readonly targets: TargetCheck[];
   readonly targetsRedis?: TargetCheck[];
-  readonly pageWeight: PageWeightResult;
-  readonly pageLoad?: PageLoadResult;
-  /** The same, for a room's own page (the documented example template). */
-  readonly ownPageLoad?: PageLoadResult;
-  readonly estimate?: EstimateResult;
-  readonly capacity?: CapacityResult;
-  readonly capacityRedis?: CapacityResult;
-  readonly storeComparison?: StoreComparisonResult;
-  readonly gateway?: GatewayOverheadResult;
-  readonly admission?: AdmissionResult;
   readonly opening?: OpeningResult;
-  readonly drop?: DropResult;
-  readonly million?: MillionResult;
-  readonly ramps?: readonly RampResult[];
-  readonly connectorPass?: ConnectorPassResult;
   /** The run this one is compared with (bench/results/baseline.json unless BENCH_BASELINE names another). */
   readonly previousRun?: { readonly file: string; readonly date?: string };
   readonly comparison?: readonly ComparedFigure[];

@@ -9,21 +9,30 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runRamp, type RampResult } from './capacity/ramp';
-import { runCapacity, type CapacityOptions } from './capacity/run-capacity';
-import { compareStores } from './capacity/stores';
-import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission } from './admission/run-admission';
-import { OPENING_FILE, measureOpening, openingChecks } from './admission/opening';
-import { DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy } from './estimate-accuracy';
-import { measureDrop } from './drop';
-import { measureMillion } from './million';
+import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
+import { compareStores, type StoreComparisonResult } from './capacity/stores';
+import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
+import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from './admission/opening';
+import { DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
+import { measureDrop, type DropResult } from './drop';
+import { measureMillion, type MillionResult } from './million';
 import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
 import { measureOpeningMillion, type OpeningMillionResult } from './opening-million';
-import { measureGatewayOverhead } from './gateway-overhead';
+import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { LOCALES } from '../locales';
-import { checkPageBudget, languageLoadChecks, measureLanguages, measurePageLoad, OWN_PAGE_ROOMS, pageLoadChecks, type LanguageLoad } from './page-load';
+import {
+  checkPageBudget,
+  languageLoadChecks,
+  measureLanguages,
+  measurePageLoad,
+  OWN_PAGE_ROOMS,
+  pageLoadChecks,
+  type LanguageLoad,
+  type PageLoadResult,
+} from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
-import { renderMarkdown, type BenchResults } from './report';
-import { connectorPassChecks, measureConnectorPass } from './connector-pass';
+import { renderMarkdown } from './report';
+import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
 import { compareRuns, figureChecks, readBaseline } from './compare';
 import { checkTargets } from './targets';
 import { commandCalls, redisCpuSeconds, usedMemory } from './probes';
@@ -42,11 +51,25 @@ function numberFromEnv(name: string, fallback: number, min: number): number {
 const countFromEnv = (name: string, fallback: number, min: number) => Math.floor(numberFromEnv(name, fallback, min));
 
 /** What the parts measured: the results' fields beside the run's own. */
-type Measured = Partial<Omit<BenchResults, 'date' | 'machine' | 'seconds' | 'partSeconds' | 'parts' | 'targets' | 'targetsRedis' | 'pageWeight'>> & {
-  languageLoads?: LanguageLoad[];
-  arrivals?: ArrivalsResult;
-  openingMillion?: OpeningMillionResult;
-};
+type Measured = Partial<{
+  pageLoad: PageLoadResult;
+  /** The same, for a room's own page (the documented example template). */
+  ownPageLoad: PageLoadResult;
+  languageLoads: LanguageLoad[];
+  estimate: EstimateResult;
+  capacity: CapacityResult;
+  capacityRedis: CapacityResult;
+  storeComparison: StoreComparisonResult;
+  gateway: GatewayOverheadResult;
+  admission: AdmissionResult;
+  opening: OpeningResult;
+  drop: DropResult;
+  million: MillionResult;
+  ramps: RampResult[];
+  connectorPass: ConnectorPassResult;
+  arrivals: ArrivalsResult;
+  openingMillion: OpeningMillionResult;
+}>;
 interface Context {
   readonly pageDir: string;
   readonly log: (line: string) => void;

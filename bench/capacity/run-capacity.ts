@@ -349,21 +349,7 @@ function capacityFigures(
   const satMedian = (pick: (pair: Saturation[number]) => number) => median(saturation.map(pick));
 
   return {
-    settings: {
-      visitors: options.visitors,
-      visitorProcesses: options.visitorProcesses,
-      timeFactor: options.factor,
-      pollSeconds: options.pollSeconds,
-      pacedRepetitions: options.pacedRepetitions,
-      saturateSeconds: options.saturateSeconds,
-      repetitions: options.repetitions,
-      connections: options.connections,
-      pollSockets: options.pollSockets,
-      releasePerMinute: options.releasePerMinute,
-      activeLimit: options.activeLimit,
-      sessionSeconds: options.sessionSeconds,
-      store: options.redisUrl ? 'redis' : 'memory',
-    },
+    settings: { ...settingsOf(options), timeFactor: options.factor, store: options.redisUrl ? 'redis' : 'memory' },
     limits,
     hold: { full: holdFull, held: holdFull.held, serverStats: held.stats },
     memory: {
@@ -450,6 +436,11 @@ function capacityFigures(
     visitorLives: { ...lives, received: lives.received.length },
     errors: { ...errors, total: errorTotal },
   };
+}
+
+/** The options as numbers, without the functions, the page's folder and Redis's address. */
+function settingsOf({ pageDir: _pageDir, log: _log, storeMemory: _memory, storeCpu: _cpu, redisUrl: _redis, ...settings }: CapacityOptions) {
+  return settings;
 }
 
 /** Refuses to start when the open-file or port limits cannot hold the visitors; raises nothing. */

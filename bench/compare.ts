@@ -6,23 +6,17 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { TARGETS as T, type TargetCheck, type Verdict } from './goals';
 
 /** Results as read back from a file: any part may be missing from an older run, so every read is guarded. */
 type Results = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-export interface Figure {
-  readonly key: string;
-  readonly label: string;
-  readonly unit: 'ms' | 'µs' | 'KB' | 'MiB' | '/s' | '×' | 'visitors' | 'min' | '';
-  /** Whether a smaller value is the better one (for reading the ratio). */
-  readonly lowerIsBetter: boolean;
-  readonly read: (results: Results) => number | undefined;
-}
+type Unit = 'ms' | 'µs' | 'KB' | 'MiB' | '/s' | '×' | 'visitors' | 'min' | '';
 
 export interface ComparedFigure {
   readonly key: string;
   readonly label: string;
-  readonly unit: Figure['unit'];
+  readonly unit: Unit;
+  /** Whether a smaller value is the better one (for reading the ratio). */
   readonly lowerIsBetter: boolean;
   readonly previous?: number;
   readonly current?: number;
@@ -30,129 +24,111 @@ export interface ComparedFigure {
   readonly ratio?: number;
 }
 
+/** A figure's goal: at most (≤) or at least (≥) a bound; 'at scale': judged only with the full crowd (`TARGETS.visitorsHeld`). */
+type Goal = readonly ['≤' | '≥', number, 'at scale'?];
+/** [key, label, unit, lower is better, where in the results (a dotted path, or a reader), its goal]. */
+type Figure = readonly [key: string, label: string, unit: Unit, lowerIsBetter: boolean, read: string | ((results: Results) => unknown), goal?: Goal];
+
 const finite = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
-const max = (values: unknown): number | undefined => {
-  const numbers = Array.isArray(values) ? values.map(finite).filter((value): value is number => value !== undefined) : [];
-  return numbers.length > 0 ? Math.max(...numbers) : undefined;
-};
+const at = (results: Results, dotted: string): unknown => dotted.split('.').reduce((value, key) => value?.[key], results);
 const kb = (bytes: unknown) => (finite(bytes) === undefined ? undefined : (bytes as number) / 1024);
 
-/** The server figures of one store's capacity run (`capacity` or `capacityRedis`). */
-function capacityFigures(part: 'capacity' | 'capacityRedis', store: string): Figure[] {
-  const figure = (key: string, label: string, unit: Figure['unit'], lowerIsBetter: boolean, read: (capacity: Results) => unknown): Figure => ({
-    key: `${store}.${key}`,
-    label: `${label} (${store})`,
-    unit,
-    lowerIsBetter,
-    read: (results) => finite(read(results?.[part])),
-  });
-  return [
-    figure('held', 'visitors held at once, without an error', 'visitors', false, (c) =>
-      c === undefined ? undefined : c?.errors?.total === 0 ? c?.hold?.held : 0,
-    ),
-    figure('releaseP99', 'release → RequestUnqueud read by the visitor, p99', 'ms', true, (c) => c?.releases?.median?.p99Ms),
-    figure('queueMovedP50', 'release → QueueMoved read at every waiting socket, p50', 'ms', true, (c) => c?.moves?.median?.p50Ms),
-    figure('queueMovedP99', 'release → QueueMoved read at every waiting socket, p99', 'ms', true, (c) => c?.moves?.median?.p99Ms),
-    figure('lastWriteP99', "release → the server's last QueueMoved socket written, p99 of batches", 'ms', true, (c) => c?.fanout?.median?.lastWriteP99Ms),
-    figure('writePerSocket', "the fan-out's own writing time per socket", 'µs', true, (c) => c?.fanout?.median?.microsPerSocketP50),
-    figure(
-      'floorPerSocket',
-      'one loopback socket write by a bare Node `net` loop (the floor)',
-      'µs',
-      true,
-      (c) => c?.fanout?.median?.floor?.microsPerSocketWall,
-    ),
-    figure('ownHoldMax', "server's event loop held by its own work (CPU time in the hold), longest", 'ms', true, (c) => c?.paced?.median?.serverOwnHoldMaxMs),
-    figure(
-      'loopDelayMax',
-      "server's event loop held by the clock (waits for a core included), longest",
-      'ms',
-      true,
-      (c) => c?.paced?.median?.serverLoopDelayMaxMs ?? max(c?.paced?.runs?.map((run: Results) => run?.serverLoopDelayMs?.max)),
-    ),
-    figure('gcPauseMax', "server's longest GC pause", 'ms', true, (c) => c?.paced?.median?.serverGcPauseMaxMs),
-    figure('pacedP99', "queue_info at the page's pace, p99", 'ms', true, (c) => c?.paced?.median?.p99Ms),
-    figure('duringFanoutP99', 'queue_info during a fan-out, p99', 'ms', true, (c) => c?.fanout?.median?.queueInfoDuringP99Ms),
-    figure('throughputRatio', 'queue_info throughput ÷ bare Node http', '×', false, (c) => c?.saturation?.median?.ratio),
-    figure('cpuPerRequest', 'server CPU per queue_info', 'µs', true, (c) => c?.saturation?.median?.oursCpuMicrosPerRequest),
-    figure('memoryAtOnce', 'memory per waiting visitor, RSS right after the arrivals', 'KB', true, (c) => kb(c?.memory?.perVisitorBytes?.rss)),
-    figure('memorySettled', 'memory per waiting visitor, RSS settled', 'KB', true, (c) => kb(c?.memory?.settled?.perVisitorBytes?.rss)),
-  ];
-}
-
-export const FIGURES: readonly Figure[] = [
-  ...capacityFigures('capacity', 'memory'),
-  ...capacityFigures('capacityRedis', 'Redis'),
-  {
-    key: 'redisVsMemoryThroughput',
-    label: 'queue_info throughput, Redis store ÷ memory store (side by side, alternating slices)',
-    unit: '×',
-    lowerIsBetter: false,
-    read: (results) => finite(results?.storeComparison?.median?.ratio),
-  },
-  {
-    key: 'memory.sideBySideCpuPerRequest',
-    label: 'server CPU per queue_info, side by side (memory)',
-    unit: 'µs',
-    lowerIsBetter: true,
-    read: (results) => finite(results?.storeComparison?.median?.memory?.serverCpuMicrosPerRequest),
-  },
-  {
-    key: 'Redis.sideBySideCpuPerRequest',
-    label: 'server CPU per queue_info, side by side (Redis)',
-    unit: 'µs',
-    lowerIsBetter: true,
-    read: (results) => finite(results?.storeComparison?.median?.redis?.serverCpuMicrosPerRequest),
-  },
-  {
-    key: 'Redis.storeCpuPerRequest',
-    label: 'redis-server CPU per queue_info, side by side (Redis)',
-    unit: 'µs',
-    lowerIsBetter: true,
-    read: (results) => finite(results?.storeComparison?.median?.redis?.storeCpuMicrosPerRequest),
-  },
-  {
-    key: 'estimateSteady',
-    label: 'wait estimate error, steady rate',
-    unit: 'min',
-    lowerIsBetter: true,
-    read: (r) => finite(r?.estimate?.median?.steadyMaeMinutes),
-  },
-  {
-    key: 'estimateBack',
-    label: 'estimate back within 1 min after the rate halves',
-    unit: 'min',
-    lowerIsBetter: true,
-    read: (r) => finite(r?.estimate?.median?.minutesUntilWithin1),
-  },
-  {
-    key: 'pageInitialGzip',
-    label: 'page JavaScript before the position shows, gzipped',
-    unit: 'KB',
-    lowerIsBetter: true,
-    read: (r) => kb(r?.pageWeight?.page?.initialJsGzip),
-  },
-  { key: 'gatewayAddedP50', label: 'latency the gateway adds, p50', unit: 'ms', lowerIsBetter: true, read: (r) => finite(r?.gateway?.latency?.addedP50Ms) },
-  {
-    key: 'gatewayThroughput',
-    label: 'throughput through the gateway ÷ direct',
-    unit: '×',
-    lowerIsBetter: false,
-    read: (r) => finite(r?.gateway?.throughput?.working?.ratio),
-  },
-  { key: 'rampMemory', label: 'capacity ramp knee, memory store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'memory') },
-  { key: 'rampRedis', label: 'capacity ramp knee, Redis store', unit: 'visitors', lowerIsBetter: false, read: (r) => rampKnee(r, 'redis') },
+const [HELD, FANOUT, HOLD, DURING]: Goal[] = [
+  ['≥', T.visitorsHeld, 'at scale'],
+  ['≤', T.fanoutP99Ms, 'at scale'],
+  ['≤', T.loopHoldMaxMs, 'at scale'],
+  ['≤', T.queueInfoDuringFanoutP99Ms, 'at scale'],
+];
+const [MEMORY, BACK]: Goal[] = [
+  ['≤', T.memoryPerVisitorBytes / 1024],
+  ['≤', T.minutesBackWithin1AfterChange],
 ];
 
-function rampKnee(results: Results, store: string): number | undefined {
-  return finite((results?.ramps as Results[] | undefined)?.find((ramp) => ramp?.settings?.store === store)?.knee);
+/** The server figures of one store's capacity run (`capacity` or `capacityRedis`). */
+const capacityFigures = (part: string, store: string): Figure[] =>
+  (
+    [
+      [
+        'held',
+        'visitors held at once, without an error',
+        'visitors',
+        false,
+        (c) => (c === undefined ? undefined : c?.errors?.total === 0 ? c?.hold?.held : 0),
+        HELD,
+      ],
+      ['releaseP99', 'release → RequestUnqueud read by the visitor, p99', 'ms', true, 'releases.median.p99Ms', ['≤', T.releaseToDeliveryP99Ms]],
+      ['queueMovedP50', 'release → QueueMoved read at every waiting socket, p50', 'ms', true, 'moves.median.p50Ms'],
+      ['queueMovedP99', 'release → QueueMoved read at every waiting socket, p99', 'ms', true, 'moves.median.p99Ms', FANOUT],
+      ['lastWriteP99', "release → the server's last QueueMoved socket written, p99 of batches", 'ms', true, 'fanout.median.lastWriteP99Ms', FANOUT],
+      ['writePerSocket', "the fan-out's own writing time per socket", 'µs', true, 'fanout.median.microsPerSocketP50'],
+      ['floorPerSocket', 'one loopback socket write by a bare Node `net` loop (the floor)', 'µs', true, 'fanout.median.floor.microsPerSocketWall'],
+      ['ownHoldMax', "server's event loop held by its own work (CPU time in the hold), longest", 'ms', true, 'paced.median.serverOwnHoldMaxMs', HOLD],
+      ['loopDelayMax', "server's event loop held by the clock (waits for a core included), longest", 'ms', true, 'paced.median.serverLoopDelayMaxMs'],
+      ['gcPauseMax', "server's longest GC pause", 'ms', true, 'paced.median.serverGcPauseMaxMs'],
+      ['pacedP99', "queue_info at the page's pace, p99", 'ms', true, 'paced.median.p99Ms'],
+      ['duringFanoutP99', 'queue_info during a fan-out, p99', 'ms', true, 'fanout.median.queueInfoDuringP99Ms', DURING],
+      ['throughputRatio', 'queue_info throughput ÷ bare Node http', '×', false, 'saturation.median.ratio', ['≥', T.throughputRatio]],
+      ['cpuPerRequest', 'server CPU per queue_info', 'µs', true, 'saturation.median.oursCpuMicrosPerRequest'],
+      ['memoryAtOnce', 'memory per waiting visitor, RSS right after the arrivals', 'KB', true, (c) => kb(c?.memory?.perVisitorBytes?.rss)],
+      ['memorySettled', 'memory per waiting visitor, RSS settled', 'KB', true, (c) => kb(c?.memory?.settled?.perVisitorBytes?.rss), MEMORY],
+    ] as Figure[]
+  ).map(([key, label, unit, lower, read, goal]) => [
+    `${store}.${key}`,
+    `${label} (${store})`,
+    unit,
+    lower,
+    (results: Results) => (typeof read === 'string' ? at(results?.[part], read) : read(results?.[part])),
+    goal,
+  ]);
+
+const rampKnee = (store: string) => (results: Results) => (results?.ramps as Results[] | undefined)?.find((ramp) => ramp?.settings?.store === store)?.knee;
+
+const FIGURES: readonly Figure[] = [
+  ...capacityFigures('capacity', 'memory'),
+  ...capacityFigures('capacityRedis', 'Redis'),
+  [
+    'redisVsMemoryThroughput',
+    'queue_info throughput, Redis store ÷ memory store (side by side, alternating slices)',
+    '×',
+    false,
+    // A run with errors is no measure of the stores.
+    (r) => (r?.storeComparison?.errors > 0 ? 0 : r?.storeComparison?.median?.ratio),
+    ['≥', T.redisThroughputVsMemory],
+  ],
+  ['memory.sideBySideCpuPerRequest', 'server CPU per queue_info, side by side (memory)', 'µs', true, 'storeComparison.median.memory.serverCpuMicrosPerRequest'],
+  ['Redis.sideBySideCpuPerRequest', 'server CPU per queue_info, side by side (Redis)', 'µs', true, 'storeComparison.median.redis.serverCpuMicrosPerRequest'],
+  ['Redis.storeCpuPerRequest', 'redis-server CPU per queue_info, side by side (Redis)', 'µs', true, 'storeComparison.median.redis.storeCpuMicrosPerRequest'],
+  ['estimateSteady', 'wait estimate error, steady rate', 'min', true, 'estimate.median.steadyMaeMinutes', ['≤', T.steadyEstimateErrorMinutes]],
+  ['estimateBack', 'estimate back within 1 min after the rate halves', 'min', true, 'estimate.median.minutesUntilWithin1', BACK],
+  ['pageInitialGzip', 'page JavaScript before the position shows, gzipped', 'KB', true, (r) => kb(r?.pageWeight?.page?.initialJsGzip)],
+  ['gatewayAddedP50', 'latency the gateway adds, p50', 'ms', true, 'gateway.latency.addedP50Ms'],
+  ['gatewayThroughput', 'throughput through the gateway ÷ direct', '×', false, 'gateway.throughput.working.ratio'],
+  ['rampMemory', 'capacity ramp knee, memory store', 'visitors', false, rampKnee('memory')],
+  ['rampRedis', 'capacity ramp knee, Redis store', 'visitors', false, rampKnee('redis'), ['≥', T.rampKnee]],
+];
+
+const valueOf = (read: Figure[4], results: Results) => finite(typeof read === 'string' ? at(results, read) : read(results));
+/** The visitors of the capacity run a figure comes from. */
+const crowdOf = (key: string, results: Results) => (key.startsWith('Redis.') ? results?.capacityRedis : results?.capacity)?.settings?.visitors ?? 0;
+
+/** PASS/MISS of every figure with a goal that `results` measured; `Redis`: the Redis store's, or the others. */
+export function figureChecks(results: Results, redis: boolean): TargetCheck[] {
+  return FIGURES.flatMap(([key, label, unit, , read, goal]) => {
+    const value = valueOf(read, results);
+    if (!goal || value === undefined || redis !== /^(Redis\.|redisVs)/.test(key)) return [];
+    const [sign, bound, scale] = goal;
+    const met = sign === '≤' ? value <= bound : value >= bound;
+    const verdict: Verdict = scale && crowdOf(key, results) < T.visitorsHeld ? 'N/A' : met ? 'PASS' : 'MISS';
+    return [{ name: label, target: `${sign} ${formatFigure(bound, unit)}`, measured: formatFigure(value, unit), verdict }];
+  });
 }
 
 /** Every figure of `current`, with the previous run's and the ratio where both have it. */
 export function compareRuns(current: Results, previous?: Results): ComparedFigure[] {
-  return FIGURES.map(({ key, label, unit, lowerIsBetter, read }) => {
-    const now = read(current);
-    const before = previous === undefined ? undefined : read(previous);
+  return FIGURES.map(([key, label, unit, lowerIsBetter, read]) => {
+    const of = (results: Results) => valueOf(read, results);
+    const now = of(current);
+    const before = previous === undefined ? undefined : of(previous);
     const ratio = now !== undefined && before !== undefined && before !== 0 ? now / before : undefined;
     return { key, label, unit, lowerIsBetter, current: now, previous: before, ratio };
   });
@@ -167,13 +143,11 @@ export function readBaseline(resultsDir: string): { file: string; date?: string;
 }
 
 /** A figure as the tables print it. */
-export function formatFigure(value: number | undefined, unit: Figure['unit']): string {
+export function formatFigure(value: number | undefined, unit: Unit): string {
   if (value === undefined) return '–';
   const digits = unit === '×' ? 2 : unit === 'visitors' || unit === '/s' ? 0 : Math.abs(value) >= 100 ? 0 : 1;
   const text = value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  if (unit === '' || unit === '×') return text;
-  if (unit === 'visitors') return text;
-  return `${text} ${unit}`;
+  return unit === '' || unit === '×' || unit === 'visitors' ? text : `${text} ${unit}`;
 }
 
 /** "this ÷ previous" as the tables print it. */

@@ -32,8 +32,6 @@ export const TARGETS = {
   redisThroughputVsMemory: 0.9,
   /** Visitors waiting at the knee of the capacity ramp, on this 2-core machine with the load generator on it. */
   rampKnee: 30_000,
-  /** The bot check's median solve in Chromium with the CPU 4× slower, at the default difficulty (ms). */
-  botCheckSolveP50Ms: 1500,
   /** The connector's check of an admitted visitor's pass, per request (µs). */
   passCheckUs: 20,
 } as const;

@@ -64,6 +64,9 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
   const row = (name: string, goal: string, memory: string, inRedis: string, against: string) =>
     lines.push(`| ${name} | ${goal} | ${memory} | ${inRedis} | ${against} |`);
   const cap = (store: Results, read: (c: Results) => string) => (store ? read(store) : none);
+  /** A row of one figure on both stores, marked where it misses `bound`. */
+  const stores = (name: string, goal: string, key: string, bound?: number) =>
+    row(name, goal, value(`memory.${key}`, bound), value(`Redis.${key}`, bound), both(key));
   row(
     'waiting visitors held at once',
     `${TARGETS.visitorsHeld.toLocaleString('en-US')}, no errors`,
@@ -71,13 +74,7 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     cap(redis, (c) => `${c.hold.held.toLocaleString('en-US')}, ${c.errors.total} errors`),
     both('held'),
   );
-  row(
-    'release → `RequestUnqueud` read by the visitor, p99',
-    `≤ ${TARGETS.releaseToDeliveryP99Ms} ms`,
-    value('memory.releaseP99', TARGETS.releaseToDeliveryP99Ms),
-    value('Redis.releaseP99', TARGETS.releaseToDeliveryP99Ms),
-    both('releaseP99'),
-  );
+  stores('release → `RequestUnqueud` read by the visitor, p99', `≤ ${TARGETS.releaseToDeliveryP99Ms} ms`, 'releaseP99', TARGETS.releaseToDeliveryP99Ms);
   row(
     'release → `QueueMoved` read at every waiting socket, p99 (p50)',
     `≤ ${TARGETS.fanoutP99Ms} ms`,
@@ -85,13 +82,7 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     `${value('Redis.queueMovedP99', TARGETS.fanoutP99Ms)} (${value('Redis.queueMovedP50')})`,
     both('queueMovedP99'),
   );
-  row(
-    "release → the server's last `QueueMoved` socket written, p99 of batches",
-    `≤ ${TARGETS.fanoutP99Ms} ms`,
-    value('memory.lastWriteP99', TARGETS.fanoutP99Ms),
-    value('Redis.lastWriteP99', TARGETS.fanoutP99Ms),
-    both('lastWriteP99'),
-  );
+  stores("release → the server's last `QueueMoved` socket written, p99 of batches", `≤ ${TARGETS.fanoutP99Ms} ms`, 'lastWriteP99', TARGETS.fanoutP99Ms);
   row(
     "server's event loop held by its own work, longest (by the clock, waits for a core included)",
     `≤ ${TARGETS.loopHoldMaxMs} ms`,
@@ -99,19 +90,12 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     `${ownHold('Redis', redis)} (${value('Redis.loopDelayMax')})`,
     both('loopDelayMax'),
   );
-  row(
-    'queue_info answered during a fan-out, p99',
-    `≤ ${TARGETS.queueInfoDuringFanoutP99Ms} ms`,
-    value('memory.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms),
-    value('Redis.duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms),
-    both('duringFanoutP99'),
-  );
-  row(
+  stores('queue_info answered during a fan-out, p99', `≤ ${TARGETS.queueInfoDuringFanoutP99Ms} ms`, 'duringFanoutP99', TARGETS.queueInfoDuringFanoutP99Ms);
+  stores(
     'queue_info throughput ÷ a bare Node `http` server answering constant JSON',
     `≥ ${TARGETS.throughputRatio}`,
-    value('memory.throughputRatio', TARGETS.throughputRatio),
-    value('Redis.throughputRatio', TARGETS.throughputRatio),
-    both('throughputRatio'),
+    'throughputRatio',
+    TARGETS.throughputRatio,
   );
   row(
     'queue_info throughput, Redis ÷ memory (both servers side by side, alternating slices)',
@@ -120,7 +104,7 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     value('redisVsMemoryThroughput', TARGETS.redisThroughputVsMemory),
     ratio('redisVsMemoryThroughput'),
   );
-  row('server CPU per queue_info', '', value('memory.cpuPerRequest'), value('Redis.cpuPerRequest'), both('cpuPerRequest'));
+  stores('server CPU per queue_info', '', 'cpuPerRequest');
   row(
     'CPU per queue_info, side by side: our server (+ redis-server)',
     '',
@@ -135,7 +119,7 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     `${value('Redis.memorySettled', TARGETS.memoryPerVisitorBytes / 1024)}${redis?.memory?.storePerVisitorBytes ? `, and ${formatFigure(redis.memory.storePerVisitorBytes / 1024, 'KB')} in Redis` : ''}`,
     both('memorySettled'),
   );
-  row('the same, right after the arrivals', '', value('memory.memoryAtOnce'), value('Redis.memoryAtOnce'), both('memoryAtOnce'));
+  stores('the same, right after the arrivals', '', 'memoryAtOnce');
   row(
     'wait estimate error, steady release rate',
     '≤ 1 min',
@@ -156,9 +140,7 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     if (!found) return none;
     const text = found.knee.toLocaleString('en-US');
     const shown = store === 'redis' && found.knee < TARGETS.rampKnee ? `**${text} — missed**` : text;
-    return found
-      ? `${shown} (${found.settings.serverProcesses} process${found.settings.serverProcesses > 1 ? 'es' : ''}; stopped by ${found.stoppedBy})`
-      : none;
+    return `${shown} (${found.settings.serverProcesses} process${found.settings.serverProcesses > 1 ? 'es' : ''}; stopped by ${found.stoppedBy})`;
   };
   row(
     "capacity ramp: visitors at the page's own pace until the first error or a release p99 over 1 s",
@@ -204,21 +186,11 @@ function readingNotes(results: Results): string[] {
     );
   }
   const sideBySide = results.storeComparison?.median;
-  const redis = results.capacityRedis?.saturation?.median;
-  const memory = results.capacity?.saturation?.median;
   if (sideBySide) {
     notes.push(
       `- **Redis store beside the memory store:** both servers held ${Number(results.storeComparison.settings.visitors).toLocaleString('en-US')} waiting visitors each and one closed-loop poller took turns on them; ` +
         `a queue_info cost our server ${formatFigure(sideBySide.redis.serverCpuMicrosPerRequest, 'µs')} on Redis and ${formatFigure(sideBySide.memory.serverCpuMicrosPerRequest, 'µs')} on memory, ` +
         `and redis-server ${formatFigure(sideBySide.redis.storeCpuMicrosPerRequest, 'µs')} more (the poller ${formatFigure(sideBySide.redis.generatorCpuMicrosPerRequest, 'µs')} / ${formatFigure(sideBySide.memory.generatorCpuMicrosPerRequest, 'µs')}), on the same two cores.`,
-    );
-  } else if (redis && memory) {
-    // As the bench reckons the server's: its share of a core over the busy seconds (the counted ones and a warm-up), per answer.
-    const seconds = results.capacityRedis.settings.saturateSeconds;
-    const perRequest = (share: number, perSecond: number) => (share * (seconds + 1) * 1e6) / (perSecond * seconds);
-    notes.push(
-      `- **Redis store:** a queue_info cost the server ${us(redis.oursCpuMicrosPerRequest)} of CPU (memory store ${us(memory.oursCpuMicrosPerRequest)}), ` +
-        `and redis-server about ${us(typeof redis.storeCpu === 'number' ? perRequest(redis.storeCpu, redis.oursPerSecond) : Number.NaN)} more, on the same two cores.`,
     );
   }
   for (const ramp of results.ramps ?? []) {

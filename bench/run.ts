@@ -9,30 +9,37 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runRamp, type RampResult } from './capacity/ramp';
-import { runCapacity, type CapacityOptions } from './capacity/run-capacity';
-import { compareStores } from './capacity/stores';
-import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission } from './admission/run-admission';
-import { OPENING_FILE, measureOpening, openingChecks } from './admission/opening';
-import { ADAPTIVE_ESTIMATE, DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy } from './estimate-accuracy';
-import { measureDrop } from './drop';
-import { measureEstimateByRehearsal, measureRehearsal, REALITY_CROWD, REALITY_ENV, type RehearsalBenchResult } from './rehearsal';
-import { measureMillion } from './million';
+import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
+import { compareStores, type StoreComparisonResult } from './capacity/stores';
+import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
+import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from './admission/opening';
+import { DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
+import { measureDrop, type DropResult } from './drop';
+import { measureMillion, type MillionResult } from './million';
 import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
 import { measureOpeningMillion, type OpeningMillionResult } from './opening-million';
-import { DEFAULT_BOT_CHECK_OPTIONS, measureBotCheck } from './bot-check';
-import { measureGatewayOverhead } from './gateway-overhead';
+import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { LOCALES } from '../locales';
-import { checkPageBudget, languageLoadChecks, measureLanguages, measurePageLoad, OWN_PAGE_ROOMS, pageLoadChecks, type LanguageLoad } from './page-load';
+import {
+  checkPageBudget,
+  languageLoadChecks,
+  measureLanguages,
+  measurePageLoad,
+  OWN_PAGE_ROOMS,
+  pageLoadChecks,
+  type LanguageLoad,
+  type PageLoadResult,
+} from './page-load';
 import { measurePageWeight, type PageWeightResult } from './page-weight';
-import { renderMarkdown, type BenchResults } from './report';
-import { connectorPassChecks, measureConnectorPass } from './connector-pass';
-import { compareRuns, readBaseline } from './compare';
-import { checkRampTargets, checkRedisTargets, checkTargets } from './targets';
+import { renderMarkdown } from './report';
+import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
+import { compareRuns, figureChecks, readBaseline } from './compare';
+import { checkTargets } from './targets';
 import { commandCalls, redisCpuSeconds, usedMemory } from './probes';
 
 const resultsDir = path.join(__dirname, 'results');
 /** The parts run when `BENCH_ONLY` is unset; `PARTS` holds them all, in the order they run. */
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,gateway,admission,opening,drop,bot-check,connector,rehearsal';
+const DEFAULT_PARTS = 'page,pageload,estimate,capacity,gateway,admission,opening,drop,connector';
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -44,12 +51,25 @@ function numberFromEnv(name: string, fallback: number, min: number): number {
 const countFromEnv = (name: string, fallback: number, min: number) => Math.floor(numberFromEnv(name, fallback, min));
 
 /** What the parts measured: the results' fields beside the run's own. */
-type Measured = Partial<Omit<BenchResults, 'date' | 'machine' | 'seconds' | 'partSeconds' | 'parts' | 'targets' | 'targetsRedis' | 'pageWeight'>> & {
-  languageLoads?: LanguageLoad[];
-  arrivals?: ArrivalsResult;
-  openingMillion?: OpeningMillionResult;
-  rehearsal?: { againstReality: RehearsalBenchResult; estimate: Awaited<ReturnType<typeof measureEstimateByRehearsal>> };
-};
+type Measured = Partial<{
+  pageLoad: PageLoadResult;
+  /** The same, for a room's own page (the documented example template). */
+  ownPageLoad: PageLoadResult;
+  languageLoads: LanguageLoad[];
+  estimate: EstimateResult;
+  capacity: CapacityResult;
+  capacityRedis: CapacityResult;
+  storeComparison: StoreComparisonResult;
+  gateway: GatewayOverheadResult;
+  admission: AdmissionResult;
+  opening: OpeningResult;
+  drop: DropResult;
+  million: MillionResult;
+  ramps: RampResult[];
+  connectorPass: ConnectorPassResult;
+  arrivals: ArrivalsResult;
+  openingMillion: OpeningMillionResult;
+}>;
 interface Context {
   readonly pageDir: string;
   readonly log: (line: string) => void;
@@ -71,9 +91,7 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
   },
   estimate: async ({ log }) => {
     log('wait estimate: simulating a line whose release rate halves…');
-    const estimate = await measureEstimateAccuracy(DEFAULT_ESTIMATE_OPTIONS);
-    // Beside it, the rate set by adaptive admission: judged too.
-    return { estimate, estimateVariants: [{ label: ADAPTIVE_ESTIMATE.label, result: await measureEstimateAccuracy(ADAPTIVE_ESTIMATE.options) }] };
+    return { estimate: await measureEstimateAccuracy(DEFAULT_ESTIMATE_OPTIONS) };
   },
   capacity: async ({ capacity: options, log }) => {
     log(`server capacity (memory store): ${options.visitors} visitors…`);
@@ -156,19 +174,6 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
     }
     return { ramps };
   },
-  rehearsal: async ({ pageDir, log }) => {
-    log('rehearsal: one crowd through `waiting-room rehearse` and through the real server…');
-    const againstReality = await measureRehearsal({ crowd: REALITY_CROWD, env: REALITY_ENV, pageDir, log });
-    log(`rehearsal against reality: ${JSON.stringify(againstReality)}`);
-    log('rehearsal: the estimate at a steady rate, a rate that halves and an opening burst…');
-    const estimate = await measureEstimateByRehearsal();
-    log(`rehearsal, the estimate: ${JSON.stringify(estimate)}`);
-    return { rehearsal: { againstReality, estimate } };
-  },
-  'bot-check': async ({ pageDir, log }) => {
-    const browserSolves = countFromEnv('BENCH_BOT_SOLVES', DEFAULT_BOT_CHECK_OPTIONS.browserSolves, 3);
-    return { botCheck: await measureBotCheck({ ...DEFAULT_BOT_CHECK_OPTIONS, browserSolves, pageDir, log }) };
-  },
   connector: async ({ log }) => ({ connectorPass: await measureConnectorPass({ visitors: 2000, requestsEach: 50, log }) }),
 };
 
@@ -219,7 +224,7 @@ async function main(): Promise<void> {
       Object.assign(measured, await PARTS[part]({ pageDir, log, capacity }));
       partSeconds[part] = Math.round((Date.now() - partStarted) / 100) / 10;
     }
-    const { pageLoad, ownPageLoad, languageLoads, estimate, estimateVariants, capacity: memory, capacityRedis, storeComparison } = measured;
+    const { pageLoad, ownPageLoad, languageLoads, capacityRedis, storeComparison } = measured;
     const results = {
       date: new Date().toISOString(),
       machine: machine(loadAtStart),
@@ -231,26 +236,15 @@ async function main(): Promise<void> {
         ...(pageLoad ? pageLoadChecks(pageLoad) : []),
         ...(ownPageLoad ? pageLoadChecks(ownPageLoad, "page, a room's own (docs/examples)") : []),
         ...(languageLoads ? languageLoadChecks(languageLoads) : []),
-        ...checkTargets(
-          memory,
-          estimate,
-          measured.gateway,
-          measured.admission,
-          estimateVariants?.find((variant) => variant.label === ADAPTIVE_ESTIMATE.label)?.result,
-          measured.botCheck,
-        ),
-        ...checkRampTargets(measured.ramps ?? []),
+        ...figureChecks(measured, false),
+        ...checkTargets(measured.gateway, measured.admission),
         ...(measured.opening ? openingChecks(measured.opening) : []),
         ...(measured.connectorPass ? connectorPassChecks(measured.connectorPass) : []),
       ],
-      targetsRedis:
-        capacityRedis || storeComparison
-          ? [...(capacityRedis ? checkTargets(capacityRedis, undefined) : []), ...checkRedisTargets(storeComparison)]
-          : undefined,
+      targetsRedis: capacityRedis || storeComparison ? figureChecks(measured, true) : undefined,
       pageWeight,
       ...measured,
       languageLoads: undefined,
-      estimateVariants: estimateVariants ?? [],
     };
     const baseline = readBaseline(resultsDir);
     const compared = {

@@ -1,100 +1,12 @@
 import type { AdmissionResult } from './admission/run-admission';
-import type { RampResult } from './capacity/ramp';
-import type { CapacityResult } from './capacity/run-capacity';
-import type { StoreComparisonResult } from './capacity/stores';
-import type { EstimateResult } from './estimate-accuracy';
 import type { GatewayOverheadResult } from './gateway-overhead';
-import type { BotCheckResult } from './bot-check';
-import { CPU_SLOWDOWN } from './slow-phone';
-import { TARGETS, type TargetCheck, type Verdict } from './goals';
+import { TARGETS, type TargetCheck } from './goals';
 
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
-/** PASS/MISS for every target, from the figures of one run. */
-export function checkTargets(
-  capacity: CapacityResult | undefined,
-  estimate: EstimateResult | undefined,
-  gateway?: GatewayOverheadResult,
-  admission?: AdmissionResult,
-  adaptiveEstimate?: EstimateResult,
-  botCheck?: BotCheckResult,
-): TargetCheck[] {
-  const checks: TargetCheck[] = [];
-  if (botCheck) {
-    const { throttled, mainThread, throttleRatio } = botCheck.browser;
-    // The throttling gives a little less than its rate: the slower of the two readings is judged.
-    const judged = Math.max(throttled.p50, mainThread.p50 * CPU_SLOWDOWN);
-    checks.push({
-      name: `bot check: median solve in Chromium, CPU ${CPU_SLOWDOWN}× slower, difficulty ${botCheck.settings.difficulty}`,
-      target: `≤ ${TARGETS.botCheckSolveP50Ms} ms`,
-      measured: `${throttled.p50} ms throttled (×${throttleRatio} measured; ${CPU_SLOWDOWN} × the unthrottled ${mainThread.p50} ms: ${Math.round(mainThread.p50 * CPU_SLOWDOWN)} ms)`,
-      verdict: judged <= TARGETS.botCheckSolveP50Ms ? 'PASS' : 'MISS',
-    });
-  }
-  if (capacity) {
-    const { held } = capacity.hold;
-    const asked = capacity.settings.visitors;
-    const errors = capacity.errors.total;
-    checks.push({
-      name: 'waiting visitors held at once, no errors',
-      target: `${TARGETS.visitorsHeld} held, 0 errors`,
-      measured: `${held} held, ${errors} errors`,
-      verdict: errors > 0 || held < asked ? 'MISS' : asked < TARGETS.visitorsHeld ? 'N/A' : 'PASS',
-      note: asked < TARGETS.visitorsHeld ? `only ${asked} visitors were asked for (BENCH_VISITORS)` : undefined,
-    });
-    const releases = capacity.releases.median;
-    const p99 = releases.p99Ms;
-    checks.push({
-      name: 'release-to-delivery p99',
-      target: `≤ ${TARGETS.releaseToDeliveryP99Ms} ms`,
-      measured: `${p99} ms (p50 ${releases.p50Ms} ms; median of ${capacity.releases.runs.length} runs, ${releases.delivered} releases)`,
-      verdict: Number.isFinite(p99) && p99 <= TARGETS.releaseToDeliveryP99Ms ? 'PASS' : 'MISS',
-    });
-    const ratio = capacity.saturation.median.ratio;
-    checks.push({
-      name: 'queue_info throughput / bare Node http',
-      target: `≥ ${TARGETS.throughputRatio}`,
-      measured: `${ratio.toFixed(2)} (median of ${capacity.saturation.runs.length} runs; medians: ours ${capacity.saturation.median.oursPerSecond.toFixed(0)}/s, bare ${capacity.saturation.median.barePerSecond.toFixed(0)}/s)`,
-      verdict: ratio >= TARGETS.throughputRatio ? 'PASS' : 'MISS',
-    });
-    // Judged once V8 has settled: a sample right after the arrivals holds tens of MB for the next burst.
-    const perVisitor = capacity.memory.settled?.perVisitorBytes ?? capacity.memory.perVisitorBytes;
-    checks.push({
-      name: 'server memory per waiting visitor (RSS after GC, settled)',
-      target: `≤ ${kb(TARGETS.memoryPerVisitorBytes)}`,
-      measured: `${kb(perVisitor.rss)} RSS (heap ${kb(perVisitor.heapUsed)}; right after the arrivals ${kb(capacity.memory.perVisitorBytes.rss)})`,
-      verdict: perVisitor.rss <= TARGETS.memoryPerVisitorBytes ? 'PASS' : 'MISS',
-    });
-    checks.push(...fanoutChecks(capacity));
-  }
-  if (estimate) {
-    const figures = estimate.median;
-    checks.push({
-      name: 'wait estimate error, steady rate',
-      target: `≤ ${TARGETS.steadyEstimateErrorMinutes} min`,
-      measured: `${figures.steadyMaeMinutes} min`,
-      verdict: figures.steadyMaeMinutes <= TARGETS.steadyEstimateErrorMinutes ? 'PASS' : 'MISS',
-    });
-    checks.push({
-      name: 'wait estimate back within 1 min after a rate change',
-      target: `≤ ${TARGETS.minutesBackWithin1AfterChange} min after the change`,
-      measured: `${figures.minutesUntilWithin1} min (within 2 min of error after ${figures.minutesUntilWithin2} min; error ${figures.afterChangeMaeMinutes} min over the 2 min after)`,
-      verdict: figures.minutesUntilWithin1 <= TARGETS.minutesBackWithin1AfterChange ? 'PASS' : 'MISS',
-    });
-  }
-  if (adaptiveEstimate) {
-    const error = adaptiveEstimate.median.steadyMaeMinutes;
-    checks.push({
-      name: 'wait estimate error, the rate set by adaptive admission',
-      target: `≤ ${TARGETS.steadyEstimateErrorMinutes} min`,
-      measured: `${error} min (back within 1 min ${adaptiveEstimate.median.minutesUntilWithin1} min after the origin halves)`,
-      verdict: error !== null && error <= TARGETS.steadyEstimateErrorMinutes ? 'PASS' : 'MISS',
-    });
-  }
-  if (gateway) checks.push(...gatewayChecks(gateway));
-  if (admission) checks.push(...admissionChecks(admission));
-  return checks;
+/** PASS/MISS for the targets of the gateway and of adaptive admission; every other figure's goal is judged in `compare.ts`. */
+export function checkTargets(gateway?: GatewayOverheadResult, admission?: AdmissionResult): TargetCheck[] {
+  return [...(gateway ? gatewayChecks(gateway) : []), ...(admission ? admissionChecks(admission) : [])];
 }
 
 /** Whether a room kept the origin healthy in a window: its p99 within the target, fewer than 1 % errors. */
@@ -149,89 +61,6 @@ function admissionChecks(admission: AdmissionResult): TargetCheck[] {
         resettled !== null && resettled <= TARGETS.adaptiveResettleSeconds && halved.visitors.errorShare < TARGETS.adaptiveResettleErrorShare ? 'PASS' : 'MISS',
     },
   ];
-}
-
-/** The line moving without holding the server: the fan-out of QueueMoved to every waiting socket. */
-function fanoutChecks(capacity: CapacityResult): TargetCheck[] {
-  const { moves, fanout, paced } = capacity;
-  const sockets = moves.median.framesPerBatchP50;
-  const small = capacity.settings.visitors < TARGETS.visitorsHeld;
-  const within = (value: number, bound: number): Verdict => (small ? 'N/A' : Number.isFinite(value) && value <= bound ? 'PASS' : 'MISS');
-  const note = small ? `only ${capacity.settings.visitors} visitors` : undefined;
-  return [
-    {
-      name: `a release reaches every waiting socket (QueueMoved read by the visitors' processes), p99`,
-      target: `≤ ${TARGETS.fanoutP99Ms} ms`,
-      measured: `${moves.median.p99Ms} ms (p50 ${moves.median.p50Ms} ms; ${sockets} sockets a batch; the server wrote its last socket at p99 ${fanout.median.lastWriteP99Ms} ms)`,
-      verdict: within(moves.median.p99Ms, TARGETS.fanoutP99Ms),
-      note,
-    },
-    {
-      name: "a release's last socket written by the server (QueueMoved), p99 of batches",
-      target: `≤ ${TARGETS.fanoutP99Ms} ms`,
-      measured:
-        `${fanout.median.lastWriteP99Ms} ms (p50 ${fanout.median.lastWriteP50Ms} ms; writing ${fanout.median.microsPerSocketP50} µs a socket, ` +
-        `where a bare loop of socket writes takes ${fanout.median.floor?.microsPerSocketWall ?? '–'} µs)`,
-      verdict: within(fanout.median.lastWriteP99Ms, TARGETS.fanoutP99Ms),
-      note,
-    },
-    {
-      name: "server's event loop held by its own work, longest (paced runs with releases)",
-      target: `≤ ${TARGETS.loopHoldMaxMs} ms`,
-      measured:
-        `${fixed(paced.median.serverOwnHoldMaxMs)} ms of its main thread's CPU time in the longest hold (GC pauses in it ${fixed(paced.median.serverOwnHoldGcMs ?? Number.NaN)} ms; ` +
-        `by the clock ${paced.median.serverLoopDelayMaxMs} ms, waits for a core included; ` +
-        `${paced.median.serverHoldsOver20Ms} holds over 20 ms, ${paced.median.serverHoldsWithGc ?? '–'} of them with a GC pause; longest GC pause ${fixed(paced.median.serverGcPauseMaxMs)} ms)`,
-      verdict: within(paced.median.serverOwnHoldMaxMs ?? paced.median.serverLoopDelayMaxMs, TARGETS.loopHoldMaxMs),
-      note,
-    },
-    {
-      name: 'queue_info answered during a fan-out, p99',
-      target: `≤ ${TARGETS.queueInfoDuringFanoutP99Ms} ms`,
-      measured: `${fanout.median.queueInfoDuringP99Ms} ms (${fanout.median.queueInfoDuringCount} answers)`,
-      verdict: within(fanout.median.queueInfoDuringP99Ms, TARGETS.queueInfoDuringFanoutP99Ms),
-      note,
-    },
-  ];
-}
-
-/**
- * The Redis store beside the memory store, in the same run: judged on their servers side by side
- * in alternating slices (`capacity/stores.ts`); the quotient of the two capacity runs' ratios to the
- * bare server, each taken in its own run, is shown beside it, not judged (the bare server's
- * throughput moves with the machine's load between the runs).
- */
-export function checkRedisTargets(stores?: StoreComparisonResult): TargetCheck[] {
-  const checks: TargetCheck[] = [];
-  if (stores) {
-    const { median } = stores;
-    const ratio = median.ratio;
-    checks.push({
-      name: 'queue_info throughput, Redis store ÷ memory store (side by side, alternating slices)',
-      target: `≥ ${TARGETS.redisThroughputVsMemory}`,
-      measured:
-        `${fixed(ratio, 2)} (median of ${stores.runs.length} runs over ${stores.settings.rounds} pairs of fresh processes; per run: ${stores.runs.map((run) => fixed(run.ratio, 2)).join(', ')}; ` +
-        `memory ${Math.round(median.memory.perSecond)}/s, Redis ${Math.round(median.redis.perSecond)}/s; CPU a request: ` +
-        `server ${median.memory.serverCpuMicrosPerRequest} µs (memory), ${median.redis.serverCpuMicrosPerRequest} µs (Redis) + redis-server ${median.redis.storeCpuMicrosPerRequest} µs)`,
-      verdict: Number.isFinite(ratio) && ratio >= TARGETS.redisThroughputVsMemory && stores.errors === 0 ? 'PASS' : 'MISS',
-    });
-  }
-  return checks;
-}
-
-/** The knee of each capacity ramp; judged on the deployment that can reach it (Redis, one process per core). */
-export function checkRampTargets(ramps: readonly RampResult[]): TargetCheck[] {
-  return ramps.map((ramp) => ({
-    name: `capacity ramp knee, ${ramp.settings.store} store (${ramp.settings.serverProcesses} server process${ramp.settings.serverProcesses > 1 ? 'es' : ''})`,
-    target: `≥ ${TARGETS.rampKnee} visitors`,
-    measured: `${ramp.knee} visitors (stopped by ${ramp.stoppedBy})`,
-    verdict: ramp.knee >= TARGETS.rampKnee ? 'PASS' : ramp.settings.store === 'memory' ? 'N/A' : 'MISS',
-    note: ramp.settings.store === 'memory' ? 'one process: bounded by its open files at about 19,000 sockets' : undefined,
-  }));
-}
-
-function fixed(value: number | undefined, digits = 1): string {
-  return value !== undefined && Number.isFinite(value) ? value.toFixed(digits) : '–';
 }
 
 function gatewayChecks(gateway: GatewayOverheadResult): TargetCheck[] {

@@ -1,6 +1,6 @@
 /**
  * The real server (`start(loadConfig(env))`) in a process of its own, with the page the benchmark
- * built: one waiting room of the admission benchmark and the rehearsal, the gateway of the
+ * built: one waiting room of the admission benchmark, the gateway of the
  * gateway benchmark. The environment (BENCH_ADMISSION_ENV, JSON) is the configuration under test.
  */
 import path from 'node:path';

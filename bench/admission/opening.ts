@@ -57,6 +57,9 @@ export interface OpeningScenario {
 const COMMON = { arrivalSeconds: 10, serviceMs: 100, ceilingFactor: 20, reactionMs: [0, 1000], upstreamTimeoutMs: 5000 } as const;
 const RELEASE_LOOP_MS = 1000;
 const STEP_MS = 2000;
+/** The real-time benchmark's compressed visit, and a visit at a person's pace with the server's default target. */
+const QUICK = { perVisit: 8, thinkMs: [500, 1500], sessionSeconds: 20, feedbackSeconds: 12, targetMs: 400, runSeconds: 180, ...COMMON } as const;
+const PERSON = { perVisit: 10, thinkMs: [3000, 9000], sessionSeconds: 120, feedbackSeconds: 120, targetMs: 1000, runSeconds: 600, ...COMMON } as const;
 
 /**
  * The admission benchmark's room (`run-admission.ts`) on the virtual clock, started cold: a crowd
@@ -67,6 +70,7 @@ const STEP_MS = 2000;
  * origin's capacity minutes later.
  */
 export const STARTED_COLD: OpeningScenario = {
+  ...QUICK,
   name: "the admission benchmark's room, started cold",
   crowd: 60 * 190,
   arrivalSeconds: 190,
@@ -75,12 +79,6 @@ export const STARTED_COLD: OpeningScenario = {
   stalls: { everyMs: 10_000, ms: 200 },
   window: [150, 190],
   workers: 16,
-  serviceMs: 100,
-  perVisit: 8,
-  thinkMs: [500, 1500],
-  sessionSeconds: 20,
-  feedbackSeconds: 12,
-  targetMs: 400,
   ceilingFactor: 4,
   runSeconds: 190,
 };
@@ -92,79 +90,12 @@ export const STARTED_COLD: OpeningScenario = {
  * server's default target.
  */
 export const OPENING_SCENARIOS: readonly OpeningScenario[] = [
-  {
-    name: 'small crowd, small origin, quick visits',
-    crowd: 1000,
-    workers: 4,
-    perVisit: 8,
-    thinkMs: [500, 1500],
-    sessionSeconds: 20,
-    feedbackSeconds: 12,
-    targetMs: 400,
-    runSeconds: 180,
-    ...COMMON,
-  },
-  {
-    name: 'crowd of 5,000, quick visits',
-    crowd: 5000,
-    workers: 16,
-    perVisit: 8,
-    thinkMs: [500, 1500],
-    sessionSeconds: 20,
-    feedbackSeconds: 12,
-    targetMs: 400,
-    runSeconds: 180,
-    ...COMMON,
-  },
-  {
-    name: 'crowd of 20,000, large origin, quick visits',
-    crowd: 20_000,
-    workers: 64,
-    perVisit: 8,
-    thinkMs: [500, 1500],
-    sessionSeconds: 20,
-    feedbackSeconds: 12,
-    targetMs: 400,
-    runSeconds: 180,
-    ...COMMON,
-  },
-  {
-    name: 'crowd of 5,000, frantic visits',
-    crowd: 5000,
-    workers: 16,
-    perVisit: 20,
-    thinkMs: [100, 500],
-    sessionSeconds: 20,
-    feedbackSeconds: 12,
-    targetMs: 400,
-    runSeconds: 180,
-    ...COMMON,
-  },
-  {
-    name: "crowd of 10,000, visits at a person's pace",
-    crowd: 10_000,
-    workers: 16,
-    perVisit: 10,
-    thinkMs: [3000, 9000],
-    sessionSeconds: 120,
-    feedbackSeconds: 120,
-    targetMs: 1000,
-    runSeconds: 600,
-    ...COMMON,
-  },
-  {
-    name: "crowd of 50,000, slow origin, a person's pace",
-    crowd: 50_000,
-    workers: 8,
-    perVisit: 10,
-    thinkMs: [3000, 9000],
-    sessionSeconds: 120,
-    feedbackSeconds: 120,
-    targetMs: 1000,
-    runSeconds: 600,
-    ...COMMON,
-    serviceMs: 300,
-  },
+  { name: 'small crowd, small origin, quick visits', crowd: 1000, workers: 4, ...QUICK },
+  { name: 'crowd of 5,000, quick visits', crowd: 5000, workers: 16, ...QUICK },
+  { name: 'crowd of 20,000, large origin, quick visits', crowd: 20_000, workers: 64, ...QUICK },
+  { name: 'crowd of 5,000, frantic visits', crowd: 5000, workers: 16, ...QUICK, perVisit: 20, thinkMs: [100, 500] },
+  { name: "crowd of 10,000, visits at a person's pace", crowd: 10_000, workers: 16, ...PERSON },
+  { name: "crowd of 50,000, slow origin, a person's pace", crowd: 50_000, workers: 8, ...PERSON, serviceMs: 300 },
 ];
 
 export interface OpeningFigures {

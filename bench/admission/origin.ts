@@ -11,8 +11,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveRequests } from '../capacity/ipc';
-import { mulberry32, preciseNow } from '../stats';
-import { latencyFigures, type LatencyFigures } from './figures';
+import { distribution, mulberry32, preciseNow } from '../stats';
 
 export interface OriginSpec {
   readonly workers: number;
@@ -118,7 +117,7 @@ class QueueingOrigin {
     const seconds = (to - from) / 1000;
     return {
       answeredPerSecond: latencies.length / seconds,
-      latencyMs: latencyFigures(latencies),
+      latencyMs: distribution(latencies),
       dropped: this.droppedAt.filter((at) => at >= from && at < to).length,
     };
   }
@@ -126,7 +125,7 @@ class QueueingOrigin {
 
 export interface OriginFigures {
   readonly answeredPerSecond: number;
-  readonly latencyMs: LatencyFigures;
+  readonly latencyMs: ReturnType<typeof distribution>;
   /** Requests dropped unserved: their client (the gateway, at its timeout) had left. */
   readonly dropped: number;
 }

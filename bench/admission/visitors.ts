@@ -17,8 +17,7 @@ import { Pool } from 'undici';
 import { CHANNELS } from '@waiting-room/streams/contract';
 import { serveRequests } from '../capacity/ipc';
 import { CHANNELS_PER_SOCKET, RealtimeSockets } from '../realtime-sockets';
-import { mulberry32, percentile, preciseNow } from '../stats';
-import { latencyFigures } from './figures';
+import { distribution, mulberry32, percentile, preciseNow } from '../stats';
 
 export interface VisitorTarget {
   readonly name: string;
@@ -211,7 +210,7 @@ class Room {
       /** Visits cut short: held again mid-visit. */
       heldAgain: held,
       errorShare: requests === 0 ? 0 : errors / requests,
-      latencyMs: latencyFigures(ok),
+      latencyMs: distribution(ok),
       releases: waits.length,
       waitSeconds: { p50: Math.round(percentile(waits, 50) / 100) / 10, p90: Math.round(percentile(waits, 90) / 100) / 10 },
       arrivals: this.arrivedAt.filter((at) => at >= from && at < to).length,

@@ -250,14 +250,12 @@ export function fanoutFigures(
 ) {
   const moves = instances.map((records) => records.filter((record) => record[0] === 'moved'));
   const lastWrite: number[] = [];
-  const firstWrite: number[] = [];
   for (const [served, decidedAt] of batches) {
     if (decidedAt < countedFrom) continue;
     const carrying = moves.map((records) => records.filter((record) => (record[1] as number) >= served));
     const done = carrying.map((records) => records.filter((record) => !record[7]).map((record) => record[4]));
     if (done.some((ends) => ends.length === 0)) continue;
     lastWrite.push(Math.max(...done.map((ends) => Math.min(...ends))) - decidedAt);
-    firstWrite.push(Math.min(...carrying.flat().map((record) => record[3])) - decidedAt);
   }
   const counted = moves.flat().filter((record) => record[4] >= countedFrom);
   const whole = counted.filter((record) => !record[7] && record[5] > 0);
@@ -266,17 +264,11 @@ export function fanoutFigures(
   return {
     /** Release decision → the servers' last socket written with a move carrying it, one value a batch. */
     lastWriteMs: distribution(lastWrite),
-    /** Release decision → its first socket written (publication, and any event ahead of it). */
-    firstWriteMs: distribution(firstWrite),
     /** Moves written to all their sockets, and those stopped by a newer one on the way. */
     moves: counted.length,
     superseded: counted.length - whole.length,
-    /** First → last socket written, per move written whole. */
-    writingMs: distribution(whole.map((record) => record[4] - record[3])),
     /** The fan-out's own writing time per socket (its slices' share), to set beside the platform's floor (`bare-fanout.ts`). */
     microsPerSocket: distribution(whole.map((record) => (record[6] * 1000) / record[5])),
-    /** First → last write per socket: the writing and everything else the event loop did meanwhile. */
-    wallMicrosPerSocket: distribution(whole.map((record) => ((record[4] - record[3]) * 1000) / record[5])),
     /** queue_info answers that were under way while a fan-out was. */
     queueInfoDuringMs: distribution(during),
   };
@@ -357,21 +349,7 @@ function capacityFigures(
   const satMedian = (pick: (pair: Saturation[number]) => number) => median(saturation.map(pick));
 
   return {
-    settings: {
-      visitors: options.visitors,
-      visitorProcesses: options.visitorProcesses,
-      timeFactor: options.factor,
-      pollSeconds: options.pollSeconds,
-      pacedRepetitions: options.pacedRepetitions,
-      saturateSeconds: options.saturateSeconds,
-      repetitions: options.repetitions,
-      connections: options.connections,
-      pollSockets: options.pollSockets,
-      releasePerMinute: options.releasePerMinute,
-      activeLimit: options.activeLimit,
-      sessionSeconds: options.sessionSeconds,
-      store: options.redisUrl ? 'redis' : 'memory',
-    },
+    settings: { ...settingsOf(options), timeFactor: options.factor, store: options.redisUrl ? 'redis' : 'memory' },
     limits,
     hold: { full: holdFull, held: holdFull.held, serverStats: held.stats },
     memory: {
@@ -393,13 +371,8 @@ function capacityFigures(
     paced: {
       runs: pacedRuns.map(({ releases, moves, fanout: _fanout, ...run }) => ({ ...run, releasesMs: releases.latencyMs, movesMs: moves.latencyMs })),
       median: {
-        perSecond: median(pacedRuns.map((run) => run.perSecond)),
-        offeredPerSecond: median(pacedRuns.map((run) => run.offeredPerSecond)),
         p50Ms: medianOf((run) => run.latencyMs.p50),
         p99Ms: medianOf((run) => run.latencyMs.p99),
-        serverCpu: median(pacedRuns.map((run) => run.serverCpu)),
-        generatorCpu: median(pacedRuns.map((run) => run.generatorCpu)),
-        queuedInGeneratorP99Ms: medianOf((run) => run.queuedInGeneratorMs.p99),
         /** The longest the server's event loop was held, over every paced run, by the clock (waits for a core included). */
         serverLoopDelayMaxMs: maxOf((run) => run.serverLoopDelayMs.max),
         /** The longest hold by the server's own work: the CPU time its main thread used while its loop was held. */
@@ -422,26 +395,17 @@ function capacityFigures(
         delivered: pacedRuns.reduce((sum, run) => sum + run.releases.delivered, 0),
         notDelivered: pacedRuns.reduce((sum, run) => sum + run.releases.notDelivered, 0),
         p50Ms: medianOf((run) => run.releases.latencyMs.p50),
-        p90Ms: medianOf((run) => run.releases.latencyMs.p90),
         p99Ms: medianOf((run) => run.releases.latencyMs.p99),
-        inServerP99Ms: medianOf((run) => run.releases.inServerMs.p99),
-        toVisitorP99Ms: medianOf((run) => run.releases.toVisitorMs.p99),
       },
     },
     /** QueueMoved on App.Queue: one frame per release batch to every waiting visitor's socket. */
     moves: {
       runs: pacedRuns.map((run) => run.moves),
       median: {
-        batches: pacedRuns.reduce((sum, run) => sum + run.moves.countedBatches, 0),
-        frames: pacedRuns.reduce((sum, run) => sum + run.moves.frames, 0),
-        counted: pacedRuns.reduce((sum, run) => sum + run.moves.counted, 0),
         missedByWaiting: pacedRuns.reduce((sum, run) => sum + run.moves.missedByWaiting, 0),
         framesPerBatchP50: median(pacedRuns.map((run) => run.moves.framesPerBatch.p50)),
         p50Ms: medianOf((run) => run.moves.latencyMs.p50),
-        p90Ms: medianOf((run) => run.moves.latencyMs.p90),
         p99Ms: medianOf((run) => run.moves.latencyMs.p99),
-        lastReadP99Ms: medianOf((run) => run.moves.lastReadMs.p99),
-        toVisitorP99Ms: medianOf((run) => run.moves.toVisitorMs.p99),
       },
     },
     /** The same fan-outs on the server's own clock: when its last socket was written. */
@@ -450,10 +414,7 @@ function capacityFigures(
       median: {
         lastWriteP50Ms: medianOf((run) => run.fanout.lastWriteMs.p50),
         lastWriteP99Ms: medianOf((run) => run.fanout.lastWriteMs.p99),
-        firstWriteP99Ms: medianOf((run) => run.fanout.firstWriteMs.p99),
-        writingP50Ms: medianOf((run) => run.fanout.writingMs.p50),
         microsPerSocketP50: medianOf((run) => run.fanout.microsPerSocket.p50),
-        wallMicrosPerSocketP50: medianOf((run) => run.fanout.wallMicrosPerSocket.p50),
         /** One write to a loopback socket by a bare Node `net` server, in a plain loop: the platform's floor. */
         floor,
         queueInfoDuringP99Ms: medianOf((run) => run.fanout.queueInfoDuringMs.p99),
@@ -468,22 +429,18 @@ function capacityFigures(
         barePerSecond: satMedian((pair) => pair.bare.perSecond),
         oursPerSecond: satMedian((pair) => pair.ours.perSecond),
         ratio: satMedian((pair) => pair.ratio),
-        oursP50Ms: round(satMedian((pair) => pair.ours.latencyMs.p50)),
-        oursP99Ms: round(satMedian((pair) => pair.ours.latencyMs.p99)),
-        bareP50Ms: round(satMedian((pair) => pair.bare.latencyMs.p50)),
-        bareP99Ms: round(satMedian((pair) => pair.bare.latencyMs.p99)),
-        oursServerCpu: satMedian((pair) => pair.ours.serverCpu),
-        bareServerCpu: satMedian((pair) => pair.bare.serverCpu),
-        generatorCpuOurs: satMedian((pair) => pair.ours.generatorCpu),
-        generatorCpuBare: satMedian((pair) => pair.bare.generatorCpu),
         oursCpuMicrosPerRequest: round(satMedian((pair) => pair.ours.serverCpuMicrosPerRequest)),
-        bareCpuMicrosPerRequest: round(satMedian((pair) => pair.bare.serverCpuMicrosPerRequest)),
         storeCpu: options.storeCpu ? satMedian((pair) => pair.ours.storeCpu ?? Number.NaN) : undefined,
       },
     },
     visitorLives: { ...lives, received: lives.received.length },
     errors: { ...errors, total: errorTotal },
   };
+}
+
+/** The options as numbers, without the functions, the page's folder and Redis's address. */
+function settingsOf({ pageDir: _pageDir, log: _log, storeMemory: _memory, storeCpu: _cpu, redisUrl: _redis, ...settings }: CapacityOptions) {
+  return settings;
 }
 
 /** Refuses to start when the open-file or port limits cannot hold the visitors; raises nothing. */
@@ -584,8 +541,6 @@ export async function releaseLatency(
   const total: number[] = [];
   const inServer: number[] = [];
   const toVisitor: number[] = [];
-  const each: [number, number, number][] = [];
-  const tenth = (value: number) => Math.round(value * 10) / 10;
   let notDelivered = 0;
   let counted = 0;
   // Every release must reach its visitor, warm-up included; only the latency skips the warm-up.
@@ -602,7 +557,6 @@ export async function releaseLatency(
       inServer.push(handed - at);
       toVisitor.push(arrived - handed);
     }
-    each.push([Math.round(at - window.countedFrom), tenth(arrived - at), handed === undefined ? Number.NaN : tenth(handed - at)]);
   }
   return {
     released: counted,
@@ -617,8 +571,6 @@ export async function releaseLatency(
     toVisitorMs: distribution(toVisitor),
     /** The visitors' processes' event-loop delay meanwhile (the worst): a late frame may be their fault. */
     visitorsLoopDelayMs: during.loopDelayMs,
-    /** Each release step (the loop releases a batch at once): [ms since counting began, releases, slowest total ms, slowest in-server ms]. */
-    steps: batches(each),
   };
 }
 
@@ -640,20 +592,6 @@ export async function moveLatency(
   const deadline = Date.now() + 5000;
   while ((await visitors.lagging(latest)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   return { batches, moves: await visitors.moves(batches, window.countedFrom) };
-}
-
-/** Groups releases decided within 50 ms of each other: one step of the release loop. */
-function batches(each: readonly [number, number, number][]): [number, number, number, number][] {
-  const steps: [number, number, number, number][] = [];
-  for (const [at, total, inServer] of [...each].sort((a, b) => a[0] - b[0])) {
-    const last = steps[steps.length - 1];
-    if (last && at - last[0] < 50) {
-      last[1]++;
-      last[2] = Math.max(last[2], total);
-      last[3] = Math.max(last[3], inServer);
-    } else steps.push([at, 1, total, inServer]);
-  }
-  return steps;
 }
 
 export async function closeAll(children: Child<unknown>[]): Promise<void> {

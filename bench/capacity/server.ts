@@ -19,13 +19,13 @@ import type { Delivered } from '../../server/realtime/delivery';
 import { serveRequests } from './ipc';
 import type { CpuSample, MemorySample, ServerReady } from './protocol';
 import { RecordingFanout, servedOf } from './recording-fanout';
-import { RecordingStore } from './recording-store';
+import { recordingStore } from './recording-store';
 
 async function main(): Promise<void> {
   const pageDir = process.env.BENCH_PAGE_DIR;
   if (!pageDir) throw new Error('BENCH_PAGE_DIR must name the built page assets.');
   const config = { ...loadConfig(process.env), assetsDir: pageDir, pageHtmlPath: path.join(pageDir, 'waiting.html') };
-  const store = new RecordingStore(createStore(config));
+  const { store, releasedAt, batchDecidedAt } = recordingStore(createStore(config));
   // The fanout the configuration asks for (local, or Redis pub/sub with REDIS_URL), as start() picks it.
   const fanout = new RecordingFanout(await createFanout(config, console));
   const fanouts = new FanoutLog();
@@ -53,9 +53,9 @@ async function main(): Promise<void> {
     /** What each fan-out since the last call took (`FanoutRecord`). */
     fanouts: () => fanouts.take(),
     /** [uuid, decided at, handed to the sockets at] of every release so far. */
-    releases: () => [...store.releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
+    releases: () => [...releasedAt].map(([uuid, at]) => [uuid, at, fanout.handedAt.get(CHANNELS.client(uuid))]),
     /** [served, decided at, QueueMoved handed to the sockets at] of every release batch so far. */
-    moves: () => [...store.batchDecidedAt].map(([served, at]) => [served, at, fanout.movedHandedAt.get(served)]),
+    moves: () => [...batchDecidedAt].map(([served, at]) => [served, at, fanout.movedHandedAt.get(served)]),
     close: async () => {
       await server.close();
       setImmediate(() => process.exit(0));

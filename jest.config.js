@@ -57,5 +57,8 @@ module.exports = {
   // Most files wait on sockets, processes and timers more than they compute, so two files side
   // by side take little longer than one; `npx jest <file> -i` still runs one file alone.
   maxWorkers: '100%',
-  projects: [tier('fast', { testRegex: SPEC, testPathIgnorePatterns: ['/node_modules/', ...SYSTEM] }), tier('system', { testRegex: SYSTEM, setupFilesAfterEnv: ['<rootDir>/spec/support/system-timeout.js'] })],
+  projects: [
+    tier('fast', { testRegex: SPEC, testPathIgnorePatterns: ['/node_modules/', ...SYSTEM] }),
+    tier('system', { testRegex: SYSTEM, setupFilesAfterEnv: ['<rootDir>/spec/support/system-timeout.js'] }),
+  ],
 };

@@ -3,4 +3,4 @@
  * (Chromium, Redis failovers, built servers) and mostly wait on them; a file may still set more.
  * Set here, per project, so that both tiers can run in one Jest run, each with its own.
  */
-jest.setTimeout(30_000);
+require('@jest/globals').jest.setTimeout(30_000);

@@ -5,12 +5,19 @@
  * - the gateway's copy loaded in pages (today's `LineCopy`): from its first poll to answering
  *   from its copy, the longest Redis call meanwhile (SLOWLOG), the traffic's calls refused, the
  *   gateway's heap per place (after a full GC), and a sample of its answers checked against Redis;
- * and once, at the full size: Redis's memory per place, and the store's part of `/admin/stats` and
- * of the console's sample (`stats`, `recentReleases`).
+ * and once, at the full size: Redis's memory per place, the store's part of `/admin/stats` and of
+ * the console's sample (`stats`, `recentReleases`), and both asked over HTTP of the real server on
+ * this line (`GET /admin/stats`, and the console's `GET /admin/live`).
  */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { heapAfterGc, usedMemory } from './probes';
+import { Child } from './capacity/ipc';
+import type { ServerReady } from './capacity/protocol';
+import { SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
+import { DEFAULT_PREFIX } from '../server/redis/connection';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../server/store/types';
 
@@ -19,6 +26,8 @@ export interface MillionOptions {
   /** Sizes on the way at which the loads are measured too (the full size always is). */
   readonly checkpoints: readonly number[];
   readonly redisUrl: string;
+  /** The built page, which the real server asked over HTTP serves. */
+  readonly pageDir: string;
   readonly log: (line: string) => void;
 }
 
@@ -32,7 +41,8 @@ const SLOW_US = 50_000;
 const SAMPLE = 2000;
 export async function measureMillion(options: MillionOptions) {
   const { places, redisUrl, log } = options;
-  const prefix = `million-${Date.now()}:`;
+  // The first room's own keys, so that the real server started on this Redis reads this line.
+  const prefix = DEFAULT_PREFIX;
   const probe = new Redis(redisUrl);
   // The fill sends its calls by the thousand: a longer wait for each than a gateway's.
   const writer = new RedisStore(redisUrl, { prefix, localLine: false, commandTimeoutMs: 5000 });
@@ -85,6 +95,7 @@ export async function measureMillion(options: MillionOptions) {
       timings.push(performance.now() - start);
     }
     timings.sort((a, b) => a - b);
+    log(`million: /admin/stats and the console's /admin/live over HTTP at ${places} places…`);
     return {
       places,
       fillSeconds: Math.round(fillSeconds),
@@ -92,6 +103,7 @@ export async function measureMillion(options: MillionOptions) {
       redisBytesPerPlace,
       loads,
       statsMs: { median: round(timings[25]), max: round(timings[49]) },
+      overHttp: await adminOverHttp(redisUrl, options.pageDir),
     };
   } finally {
     await Promise.all([writer.close(), others.close()]);
@@ -223,6 +235,44 @@ export async function measureMillion(options: MillionOptions) {
     } finally {
       await gateway.close();
     }
+  }
+}
+
+/**
+ * The operator's calls as the console makes them, of the real server on the filled line: 50 of
+ * `GET /admin/stats` and 50 of `GET /admin/live` (the console's first read: the samples of the
+ * last hour), one at a time, each timed from the request to the end of its answer.
+ */
+async function adminOverHttp(redisUrl: string, pageDir: string) {
+  const adminToken = randomBytes(18).toString('base64url');
+  const server = await Child.start<ServerReady>(path.join(__dirname, 'capacity/server.ts'), {
+    name: 'bench server (Redis store, a million waiting)',
+    execArgv: SERVER_EXEC_ARGV,
+    env: {
+      ...serverEnv({ activeLimit: 1, releasePerMinute: 0, sessionSeconds: 3600, pageDir, redisUrl }, adminToken),
+      UPSTREAM: 'http://127.0.0.1:9',
+    },
+    quiet: true,
+  });
+  try {
+    const timed = async (route: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        const start = performance.now();
+        const response = await fetch(server.ready.url + route, { headers: { authorization: `Bearer ${adminToken}` } });
+        const body = await response.text();
+        if (!response.ok) throw new Error(`GET ${route} answered ${response.status}: ${body}`);
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      return { median: round(times[25]), max: round(times[49]) };
+    };
+    const waiting = (
+      (await (await fetch(`${server.ready.url}/admin/stats`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as { waiting: number }
+    ).waiting;
+    return { waiting, statsMs: await timed('/admin/stats'), liveMs: await timed('/admin/live') };
+  } finally {
+    await server.stop();
   }
 }
 

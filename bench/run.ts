@@ -138,10 +138,10 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
     log(`drop: an event opening with ${entrants} in its pre-queue, on the memory store and on Redis…`);
     return { drop: await withRedis((redisUrl) => measureDrop({ entrants, redisUrl, log })) };
   },
-  million: async ({ log }) => {
+  million: async ({ pageDir, log }) => {
     const places = countFromEnv('BENCH_MILLION_PLACES', 1_000_000, 1000);
     log(`million: ${places} places in one room on one Redis, and a gateway's copy of the line…`);
-    return { million: await withRedis((redisUrl) => measureMillion({ places, checkpoints: [100_000, 300_000], redisUrl, log })) };
+    return { million: await withRedis((redisUrl) => measureMillion({ places, checkpoints: [100_000, 300_000], redisUrl, pageDir, log })) };
   },
   arrivals: async ({ pageDir, log }) => {
     const count = countFromEnv('BENCH_ARRIVALS', 10_000, 100);

@@ -4,6 +4,7 @@ import type { Clock } from '../domain/clock';
 import { logsEveryRequest, type ServerConfig } from '../process/config';
 import { installErrorHandlers } from './errors';
 import { AJV_OPTIONS } from './openapi';
+import { compilersFactory } from './schema-compilers';
 import { edgeOptions, installEdge } from './edge';
 import type { WaitingPage } from './page';
 import type { Languages } from './languages';
@@ -73,6 +74,7 @@ export function createFastify(config: ServerConfig, languages: Languages, logStr
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     ajv: AJV_OPTIONS,
+    schemaController: { compilersFactory },
     ...edgeOptions(config.http),
   });
   // Every error page is written in the visitor's language, even before routing (`errors.ts`).

@@ -21,7 +21,7 @@ describe("the size of a draw's steps", () => {
     expect(sizes.size).toBe(2 * FIRST_PLACE_STEP);
     for (let i = 0; i < 20; i++) sizes.took(2, 0.01);
     expect(sizes.size).toBe(PLACE_STEP_MAX);
-    // Steps of 10,000 that took 10 s (a stalled store): 500 µs an entrant, so the smallest.
+    // Steps at the most that took 10 s together (a stalled store): the smallest.
     sizes.took(2, 10_000);
     expect(sizes.size).toBe(PLACE_STEP_MIN);
   });

@@ -4,9 +4,13 @@ export const FIRST_PLACE_STEP = 250;
 /** What one step of the draw aims to take, well under the 50 ms no call to the store may take. */
 export const PLACE_STEP_MS = 15;
 
-/** The fewest and the most entrants a step places, whatever the steps measured. */
+/**
+ * The fewest and the most entrants a step places, whatever the steps measured. The most bounds a
+ * step's entry in the line's log (two changes of some 45 bytes an entrant), which a copy of the
+ * line that fell behind reads a thousand at a time.
+ */
 export const PLACE_STEP_MIN = 50;
-export const PLACE_STEP_MAX = 10_000;
+export const PLACE_STEP_MAX = 2000;
 
 /**
  * The size of the draw's steps, from the time the last ones took: a step costs about the same for

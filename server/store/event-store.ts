@@ -109,8 +109,8 @@ export interface EventStore {
 
   /**
    * One step of the draw of event `id`: the next `count` entrants by draw key, those still waiting,
-   * take in that order the first tickets of the pre-queue (each swaps tickets with the place that
-   * held it), and are appended to the kept draw. After every step the first tickets of the
+   * take in that order the first tickets of the pre-queue (a place not drawn that held one takes a
+   * ticket one of them left), and are appended to the kept draw. After every step the first tickets of the
    * pre-queue hold the entrants drawn so far, in draw order, every entrant not yet placed behind
    * them; a release given the event as `ReleasePolicy.drawing` stops there. Safe to repeat, to run
    * from several instances at once, and to take up after a stop, since it goes on from what the

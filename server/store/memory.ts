@@ -722,23 +722,39 @@ export class MemoryStore implements QueueStore {
     const step = keys.slice(from, from + count);
     const order = (state.order ?? []) as string[];
     let mark = state.placedUpTo ?? after;
-    let placed = 0;
+    // As place-drawn.lua does it: the step's entrants still waiting above the mark take the first
+    // tickets above it in draw order, and a holder not drawn takes a ticket one of them left.
+    const drawn: MutableEntry[] = [];
+    const taken = new Set<string>();
     for (const member of step) {
       const entry = this.entries.get(member.slice(64));
-      if (entry?.state !== 'waiting' || entry.ticket <= mark || entry.ticket > open) continue;
-      // The first place behind the mark: an entrant not placed yet, perhaps this one.
-      const first = this.line.firstAfter(mark) as { ticket: number; uuid: string };
-      if (first.uuid !== entry.uuid) {
-        const other = this.entries.get(first.uuid) as MutableEntry;
-        other.ticket = entry.ticket;
-        this.line.assign(other.ticket, other.uuid);
-        entry.ticket = first.ticket;
-        this.line.assign(entry.ticket, entry.uuid);
-      }
-      mark = first.ticket;
-      order.push(entry.uuid);
-      placed++;
+      if (entry?.state !== 'waiting' || entry.ticket <= mark || entry.ticket > open || taken.has(entry.uuid)) continue;
+      taken.add(entry.uuid);
+      drawn.push(entry);
     }
+    const first: { ticket: number; uuid: string }[] = [];
+    for (let ticket = mark; first.length < drawn.length; ticket = first[first.length - 1].ticket) {
+      first.push(this.line.firstAfter(ticket) as { ticket: number; uuid: string });
+    }
+    if (drawn.length > 0) {
+      const last = first[first.length - 1].ticket;
+      const left = drawn.map((entry) => entry.ticket).filter((ticket) => ticket > last);
+      left.sort((a, b) => a - b);
+      const moves: [number, MutableEntry][] = [];
+      drawn.forEach((entry, i) => {
+        const { ticket, uuid } = first[i];
+        if (uuid === entry.uuid) return;
+        moves.push([ticket, entry]);
+        if (!taken.has(uuid)) moves.push([left.shift() as number, this.entries.get(uuid) as MutableEntry]);
+      });
+      for (const [ticket, entry] of moves) {
+        entry.ticket = ticket;
+        this.line.assign(ticket, entry.uuid);
+      }
+      mark = last;
+    }
+    order.push(...drawn.map((entry) => entry.uuid));
+    const placed = drawn.length;
     const done = step.length < count;
     const { keys: _keys, keysPlaced: _keysPlaced, ...rest } = state;
     this.eventStates.set(id, { ...rest, ...(!done && { keys, keysPlaced: from + step.length }), placedUpTo: mark, order, ...(done && { drawn: true }) });

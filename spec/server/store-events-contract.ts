@@ -199,6 +199,35 @@ export function describeEventStore(name: string, createStore: () => Promise<Queu
       expect(await store.entrantsOf(drop.id)).toEqual(order);
     });
 
+    it('should keep, after every step, everyone in line once on the same tickets, the drawn so far first in draw order', async () => {
+      const [ahead] = await holdAll(['ahead']);
+      await store.startPrequeue(drop.id, seed);
+      const entrants = await holdAll(Array.from({ length: 40 }, (_, i) => `e${i}`));
+      await store.openEvent(drop.id);
+      const [later] = await holdAll(['later']);
+      // Keyed in an order that takes places from anywhere in the pre-queue.
+      const order = drawOrder(
+        seed,
+        entrants.map((entry) => entry.uuid),
+      ).map((drawn) => drawn.uuid);
+      await store.addDrawKeys(
+        drop.id,
+        order.map((uuid, rank) => ({ uuid, key: rankKey(rank) })),
+        entrants[39].ticket,
+      );
+      const everyone = [ahead, ...entrants, later].map((entry) => entry.uuid);
+      const tickets = [ahead, ...entrants, later].map((entry) => entry.ticket);
+      for (let placed = 0; placed < 40;) {
+        const step = await store.placeDrawn(drop.id, 7);
+        placed += step?.placed ?? 0;
+        const places = await Promise.all(everyone.map((uuid) => store.position(uuid, t0)));
+        expect(places.map((place) => place?.position).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(everyone.map((_, i) => i + 1));
+        expect(places.map((place) => place?.ticket).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(tickets);
+        expect(await Promise.all(order.slice(0, placed).map(async (uuid) => (await store.position(uuid, t0))?.ticket))).toEqual(tickets.slice(1, 1 + placed));
+      }
+      expect(await positionsOf(order)).toEqual(order.map((_, i) => i + 2));
+    });
+
     it('should release nobody of the pre-queue before its first step, those ahead of it at once', async () => {
       const [ahead] = await holdAll(['ahead']);
       await store.startPrequeue(drop.id, seed);

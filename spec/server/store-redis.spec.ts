@@ -703,6 +703,53 @@ describe("redis queue store's copy of the line", () => {
     expect((await Promise.all(entrants.map((uuid) => two.position(uuid, t0)))).map((answer) => answer?.position)).toEqual([5, 4, 3, 2]);
   });
 
+  it("should follow a draw's steps that move many places each, with every position and ticket right after each step", async () => {
+    const room = newRoom();
+    const [one, two, truth] = [open(server.url, room), open(server.url, room), open(server.url, room, sentToRedis)];
+    const [early] = await holdInOrder(one, ['early']);
+    await one.startPrequeue('drop', null);
+    await holdInOrder(
+      one,
+      Array.from({ length: 300 }, (_, i) => `p${i}`),
+    );
+    await one.openEvent('drop');
+    const entrants = await one.entrantsOf('drop');
+    const everyone = [early.uuid, ...entrants, ...(await holdInOrder(one, ['late'])).map((entry) => entry.uuid)];
+    // A draw that takes places from anywhere: each step gives most of its first tickets' holders another.
+    const order = [...entrants].sort((a, b) => (drawKey('0f'.repeat(32), a) < drawKey('0f'.repeat(32), b) ? -1 : 1));
+    await one.addDrawKeys(
+      'drop',
+      order.map((uuid, rank) => ({ uuid, key: rank.toString(16).padStart(64, '0') })),
+      (await one.eventState('drop')).openTicket as number,
+    );
+    await untilCopied(two, entrants[0]);
+    const heads = jest.spyOn(two as unknown as { run: (name: string) => unknown }, 'run');
+    const tickets = new Set(await admin.zrange(`${room}waiting`, '0', '-1', 'WITHSCORES').then((line) => line.filter((_, i) => i % 2 === 1)));
+
+    for (let placed = 0; !(await one.placeDrawn('drop', 40))?.done;) {
+      placed += 40;
+      await untilSame(two, truth, everyone);
+      const line = await admin.zrange(`${room}waiting`, '0', '-1', 'WITHSCORES');
+      // Positions 1..n with nobody lost, the same tickets, and each entry's ticket its place's in line.
+      expect(line.filter((_, i) => i % 2 === 0).sort()).toEqual([...everyone].sort());
+      expect(new Set(line.filter((_, i) => i % 2 === 1))).toEqual(tickets);
+      const answers = await Promise.all(everyone.map((uuid) => two.position(uuid, t0)));
+      expect(answers.map((answer) => answer?.position).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(everyone.map((_, i) => i + 1));
+      for (let i = 0; i < line.length; i += 2) expect((await truth.get(line[i]))?.ticket).toBe(Number(line[i + 1]));
+      expect(line.slice(2, 2 + 2 * placed).filter((_, i) => i % 2 === 0)).toEqual(order.slice(0, placed));
+    }
+    expect(heads.mock.calls.filter(([name]) => name === 'waitingRoomLogHead')).toEqual([]);
+    expect((await Promise.all(order.map((uuid) => two.position(uuid, t0)))).map((answer) => answer?.position)).toEqual(order.map((_, i) => i + 2));
+    // A release keeps the ticket the draw gave.
+    const { released } = await one.release(2, t0, policy);
+    expect(released.map((entry) => [entry.uuid, entry.ticket])).toEqual([
+      [early.uuid, 1],
+      [order[0], 2],
+    ]);
+    expect(await truth.position(order[0], t0)).toEqual({ position: 0, ticket: 2, served: 2 });
+    expect((await truth.get(order[0]))?.ticket).toBe(2);
+  }, 60_000);
+
   it('should follow a place moved ahead with a code by another instance, without reading the line again, and load code holders first', async () => {
     const room = newRoom();
     const [one, two, truth] = [open(server.url, room), open(server.url, room), open(server.url, room, sentToRedis)];

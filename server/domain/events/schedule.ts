@@ -10,6 +10,7 @@ import type { EventState, StoredEvents } from '../../store/event-store';
 import type { Entry, Position, QueueStore } from '../../store/types';
 import { commitmentOf, drawKey, newSeed, ticketOf } from './draw';
 import { beginsAt, checkNoOverlap, EventError, phaseOf, readEventFields, slugOf, timeOf, type DropEvent, type EventFields, type EventPhase } from './event';
+import { PlaceSteps } from './place-steps';
 
 /** The event a room follows now: in its pre-queue, or open until its end. */
 export interface EventInForce {
@@ -65,9 +66,6 @@ const LOCKED_ONCE_BEGUN = ['prequeueStartTime', 'eventStartTime', 'shuffleAtEven
 
 /** Entrants keyed in one page (`unkeyedEntrants`, then `addDrawKeys`): a few ms of Redis each. */
 export const KEY_PAGE = 2000;
-
-/** Entrants one step of the draw places (`placeDrawn`): a few ms of Redis each. */
-export const PLACE_STEP = 250;
 
 /** How often a save of the events is tried again when another instance changed them meanwhile. */
 const SAVE_ATTEMPTS = 5;
@@ -435,15 +433,19 @@ export class EventSchedule {
       return;
     }
     const started = performance.now();
+    const sizes = new PlaceSteps();
     let placed = 0;
     for (;;) {
       // Two steps in flight: Redis runs the second as soon as the first is done, each going on
       // from what the store holds, instead of waiting a round trip between them.
-      const steps = await Promise.all([store.placeDrawn(event.id, PLACE_STEP), store.placeDrawn(event.id, PLACE_STEP)]);
+      const size = sizes.size;
+      const sent = performance.now();
+      const steps = await Promise.all([store.placeDrawn(event.id, size), store.placeDrawn(event.id, size)]);
       if (steps.includes(undefined)) {
         await this.keyEntrants(event.id, state.seed);
         continue;
       }
+      sizes.took(steps.length, performance.now() - sent);
       placed += steps.reduce((sum, step) => sum + (step?.placed ?? 0), 0);
       if (steps.some((step) => step?.done)) break;
       await new Promise((resolve) => setImmediate(resolve));

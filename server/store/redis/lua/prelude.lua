@@ -1,7 +1,9 @@
 -- Shared by every script of the queue store, before its own body (see commands.ts for the keys,
 -- and for the constants in capitals, which the store defines above this).
 --
--- Entry hash fields: s session id, u user id, t ticket (0 while pending), h held at, l last seen
+-- Entry hash fields: s session id, u user id, t ticket (0 while pending; while the place waits,
+-- its score in `waiting` is the truth, which a draw's step moves without writing here, and `entry`
+-- reads it; a release writes it back), h held at, l last seen
 -- (while the place waits, its score in `seen` is the latest, and `entry` reads it), a released at
 -- (present once released), x replayed (present once replayed), p when a pending place is dropped
 -- (present while pending), ip the client address's key it counts against (while pending or
@@ -26,7 +28,9 @@ local function entryKey(uuid) return prefix .. 'e:' .. uuid end
 -- This call's changes to the line, logged together once it is done (see publishChanges):
 -- '+ticket:uuid' a place entered at the back, '-uuid' a place left it, '^ticket:uuid' a place moved
 -- ahead with a priority code to that ticket (behind the code holders before it), '!' places were
--- reordered, '~old:new' a place kept its ticket under a new uuid (take-handoff.lua).
+-- reordered, '~old:new' a place kept its ticket under a new uuid (take-handoff.lua), '=ticket:uuid'
+-- a place took a ticket already in line (a draw's step, place-drawn.lua: whole only once every
+-- change of its entry is applied).
 local changes = {}
 local function changed(change) changes[#changes + 1] = change end
 local function requestKey(uuid) return prefix .. 'r:' .. uuid end
@@ -66,14 +70,18 @@ local function entry(uuid)
   if #fields == 0 then return false end
   local out = {uuid, false}
   local seenAt = redis.call('ZSCORE', seen, uuid)
+  local ticketAt, settled
   for i = 1, #fields, 2 do
     if fields[i] == 'q' then
       out[2] = fields[i + 1]
     else
       out[#out + 1] = fields[i]
       out[#out + 1] = (fields[i] == 'l' and seenAt) or fields[i + 1]
+      if fields[i] == 't' then ticketAt = #out end
+      if fields[i] == 'a' or fields[i] == 'p' then settled = true end
     end
   end
+  if ticketAt and not settled then out[ticketAt] = redis.call('ZSCORE', waiting, uuid) or out[ticketAt] end
   if not out[2] then out[2] = redis.call('GET', requestKey(uuid)) or '' end
   return out
 end
@@ -181,7 +189,7 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed, limit)
       local size = limit and redis.call('ZCOUNT', waiting, '-inf', int(limit)) or redis.call('ZCARD', waiting)
       if size == 0 then break end
       local rank = math.random(size) - 1
-      head = redis.call('ZRANGE', waiting, rank, rank)
+      head = redis.call('ZRANGE', waiting, rank, rank, 'WITHSCORES')
       redis.call('ZREM', waiting, head[1])
     else
       if limit then
@@ -202,8 +210,8 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed, limit)
         forget(uuid)
       else
         uncount(uuid)
-        -- Out of seen from now on: the entry keeps when it was last seen.
-        redis.call('HSET', entryKey(uuid), 'a', int(now), 'l', last)
+        -- Out of seen and the line from now on: the entry keeps when it was last seen, and its ticket.
+        redis.call('HSET', entryKey(uuid), 'a', int(now), 'l', last, 't', head[2])
         redis.call('ZADD', admitted, int(admissionEnd(session, now, sessionMs)), session)
         redis.call('ZADD', releasedAt, int(now), uuid)
         redis.call('LPUSH', recent, int(now))

@@ -132,7 +132,18 @@ describe('REDIS_REPLAY_REPLICAS on a Cluster', () => {
     await cluster.readyForFailover(prefix);
     const [a, b] = [await store.hold('a', 0, held, Date.now()), await store.hold('b', 0, held, Date.now())];
     await store.release(2, Date.now(), policy);
-    expect(await store.takeHeld(a.uuid, 'a')).toEqual(held);
+    // Acknowledged by the shard's replica: refused while it is late (a busy machine can hold it
+    // past the store's 250 ms), given back, and taken on a next try, once.
+    expect(
+      await eventually(
+        'the replica acknowledging',
+        () => store.takeHeld(a.uuid, 'a'),
+        () => true,
+        10_000,
+        200,
+      ),
+    ).toEqual(held);
+    expect(await store.takeHeld(a.uuid, 'a')).toBeUndefined();
 
     // The shard's own replica frozen: the other shards' replicas, healthy, must not count.
     const primary = await cluster.readyForFailover(prefix);

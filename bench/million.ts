@@ -16,7 +16,7 @@ import Redis from 'ioredis';
 import { heapAfterGc, usedMemory } from './probes';
 import { Child } from './capacity/ipc';
 import type { ServerReady } from './capacity/protocol';
-import { SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
+import { adminClient, SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
 import { DEFAULT_PREFIX } from '../server/redis/connection';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../server/store/types';
@@ -255,21 +255,18 @@ async function adminOverHttp(redisUrl: string, pageDir: string) {
     quiet: true,
   });
   try {
+    const admin = adminClient(server.ready.url, adminToken);
     const timed = async (route: string) => {
       const times: number[] = [];
       for (let i = 0; i < 50; i++) {
         const start = performance.now();
-        const response = await fetch(server.ready.url + route, { headers: { authorization: `Bearer ${adminToken}` } });
-        const body = await response.text();
-        if (!response.ok) throw new Error(`GET ${route} answered ${response.status}: ${body}`);
+        await admin('GET', route);
         times.push(performance.now() - start);
       }
       times.sort((a, b) => a - b);
       return { median: round(times[25]), max: round(times[49]) };
     };
-    const waiting = (
-      (await (await fetch(`${server.ready.url}/admin/stats`, { headers: { authorization: `Bearer ${adminToken}` } })).json()) as { waiting: number }
-    ).waiting;
+    const { waiting } = (await admin('GET', '/admin/stats')) as { waiting: number };
     return { waiting, statsMs: await timed('/admin/stats'), liveMs: await timed('/admin/live') };
   } finally {
     await server.stop();

@@ -132,17 +132,17 @@ describe('REDIS_REPLAY_REPLICAS on a Cluster', () => {
     await cluster.readyForFailover(prefix);
     const [a, b] = [await store.hold('a', 0, held, Date.now()), await store.hold('b', 0, held, Date.now())];
     await store.release(2, Date.now(), policy);
-    // Acknowledged by the shard's replica: refused while it is late (a busy machine can hold it
-    // past the store's 250 ms), given back, and taken on a next try, once.
-    expect(
-      await eventually(
-        'the replica acknowledging',
-        () => store.takeHeld(a.uuid, 'a'),
+    // A replay refused while the shard's replica has not acknowledged it (a busy machine can hold
+    // it past the store's 250 ms) is given back, and taken on a next try, as a page retries.
+    const takenOnAcknowledgement = (what: string, uuid: string, session: string) =>
+      eventually(
+        what,
+        () => store.takeHeld(uuid, session),
         () => true,
-        10_000,
+        20_000,
         200,
-      ),
-    ).toEqual(held);
+      );
+    expect(await takenOnAcknowledgement('the replica acknowledging', a.uuid, 'a')).toEqual(held);
     expect(await store.takeHeld(a.uuid, 'a')).toBeUndefined();
 
     // The shard's own replica frozen: the other shards' replicas, healthy, must not count.
@@ -156,15 +156,7 @@ describe('REDIS_REPLAY_REPLICAS on a Cluster', () => {
     } finally {
       replica!.resume();
     }
-    expect(
-      await eventually(
-        'the replica back',
-        () => store.takeHeld(b.uuid, 'b'),
-        () => true,
-        20_000,
-        200,
-      ),
-    ).toEqual(held);
+    expect(await takenOnAcknowledgement('the replica back', b.uuid, 'b')).toEqual(held);
     expect(await store.takeHeld(b.uuid, 'b')).toBeUndefined();
   });
 });

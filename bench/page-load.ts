@@ -66,17 +66,27 @@ type LoadRun = Awaited<ReturnType<typeof oneRun>>;
 const POSITION_SHOWN =
   "the first animation frame after the waiting block (.wr-waiting) with the position's digits entered the document, from the navigation's start";
 
+/** The first frame with the position, in the page's own clock (`performance.now()`). */
+interface PositionShown {
+  /** The frame's time, from the navigation's start. */
+  readonly at: number;
+  /** When the document's fetch started, to put `at` on the DevTools protocol's clock. */
+  readonly fetchStart: number;
+}
+
 /**
- * Records `performance.now()` of the first animation frame after `.wr-waiting` shows a position
- * number, in whatever digits its language writes (Persian, Bengali). Declared as a string so that
- * no bundler touches it; it only observes the page.
+ * Records the first animation frame after `.wr-waiting` shows a position number, in whatever
+ * digits its language writes (Persian, Bengali). Declared as a string so that no bundler touches
+ * it; it only observes the page.
  */
 const WATCH_POSITION = `(() => {
   const shown = () => /\\p{Nd}/u.test(document.querySelector('.wr-waiting .wr-position strong')?.textContent || '');
   const observer = new MutationObserver(() => {
     if (!shown()) return;
     observer.disconnect();
-    requestAnimationFrame((frameAt) => { window.__positionShownAt = frameAt; });
+    requestAnimationFrame((frameAt) => {
+      window.__positionShown = { at: frameAt, fetchStart: performance.getEntriesByType('navigation')[0]?.fetchStart ?? 0 };
+    });
   });
   observer.observe(document, { childList: true, subtree: true, characterData: true });
 })();`;
@@ -88,6 +98,7 @@ interface Recorded {
   sentAt: number;
   chunks: { at: number; bytes: number }[];
   finished?: { at: number; bytes: number };
+  failed?: boolean;
 }
 
 /** The page's network as the DevTools protocol reports it, from the moment `recording()` is called. */
@@ -102,6 +113,10 @@ async function recordNetwork(cdp: CDPSession) {
   cdp.on('Network.loadingFinished', (event) => {
     const resource = resources.get(event.requestId);
     if (resource) resource.finished = { at: event.timestamp, bytes: event.encodedDataLength };
+  });
+  cdp.on('Network.loadingFailed', (event) => {
+    const resource = resources.get(event.requestId);
+    if (resource) resource.failed = true;
   });
   cdp.on('Network.webSocketWillSendHandshakeRequest', (event) => {
     if (Number.isNaN(socket.opening)) socket.opening = event.timestamp;
@@ -131,12 +146,33 @@ const bytesBy = (resource: Recorded, until = Infinity) =>
 const isScriptOrStyle = (resource: Recorded) => resource.type === 'Script' || resource.type === 'Stylesheet';
 
 /** Waits for the position in `page` and returns its frame time (ms from the navigation's start). */
-async function positionShown(page: Page): Promise<number> {
-  const handle = await page.waitForFunction(() => (window as unknown as { __positionShownAt?: number }).__positionShownAt, undefined, {
+async function positionShown(page: Page): Promise<PositionShown> {
+  const handle = await page.waitForFunction(() => (window as unknown as { __positionShown?: PositionShown }).__positionShown, undefined, {
     timeout: 60_000,
     polling: 50,
   });
-  return (await handle.jsonValue()) as number;
+  return (await handle.jsonValue()) as PositionShown;
+}
+
+/**
+ * The scripts the page asked for before its frame at `at`, in the page's own clock (Resource
+ * Timing), so that no lag between the browser and the protocol on a busy machine counts a script
+ * asked for once the position was painted as one asked for before it. A script's entry is written
+ * once it has arrived: read once every script the protocol saw asked for has.
+ */
+async function scriptsAskedBefore(page: Page, network: Awaited<ReturnType<typeof recordNetwork>>, at: number): Promise<string[]> {
+  const arrived = () => network.snapshot().resources.every((resource) => resource.type !== 'Script' || resource.finished || resource.failed);
+  for (const until = Date.now() + 30_000; !arrived(); await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (Date.now() > until) throw new Error('a script the page asked for had not arrived 30 s later');
+  }
+  return page.evaluate(
+    (frameAt) =>
+      performance
+        .getEntriesByType('resource')
+        .filter((entry) => entry.startTime <= frameAt && new URL(entry.name).pathname.endsWith('.js'))
+        .map((entry) => entry.name),
+    at,
+  );
 }
 
 /** The size of the build's gzipped copy of the script at `url`, or of the file itself when it has none. */
@@ -174,22 +210,23 @@ async function slowPhone(browser: Browser, locale?: string) {
 async function coldLoad({ page, network }: Awaited<ReturnType<typeof slowPhone>>, url: string, pageDir: string, settle: boolean) {
   {
     await page.goto(url, { waitUntil: 'commit' });
-    const shownAtMs = await positionShown(page);
+    const shown = await positionShown(page);
+    const shownAtMs = shown.at;
     if (settle) await page.waitForLoadState('networkidle');
     const cold = network.snapshot();
     const document = cold.resources.find((resource) => resource.type === 'Document');
     if (!document) throw new Error('the protocol reported no document request');
-    // performance.now() counts from the navigation's start, which is when its request was sent.
-    const origin = document.sentAt;
+    // The protocol saw the document's request sent when the page's clock read its fetchStart.
+    const origin = document.sentAt - shown.fetchStart / 1000;
     const ms = (seconds: number | undefined) => (seconds === undefined ? Number.NaN : (seconds - origin) * 1000);
     const shownAt = origin + shownAtMs / 1000;
     const wireBytesBeforePosition =
       cold.resources.reduce((sum, resource) => sum + bytesBy(resource, shownAt), 0) +
       cold.frames.filter((frame) => frame.at <= shownAt).reduce((sum, frame) => sum + frame.bytes, 0);
-    const scriptsBefore = cold.resources.filter((resource) => resource.type === 'Script' && resource.sentAt <= shownAt);
+    const scripts = await scriptsAskedBefore(page, network, shownAtMs);
     const jsBeforePosition = {
-      gzip: scriptsBefore.reduce((sum, resource) => sum + gzipSizeOf(pageDir, resource.url), 0),
-      files: scriptsBefore.map((resource) => path.basename(new URL(resource.url).pathname)),
+      gzip: scripts.reduce((sum, url) => sum + gzipSizeOf(pageDir, url), 0),
+      files: scripts.map((url) => path.basename(new URL(url).pathname)),
     };
     const asset = (prefix: string) => cold.resources.find((resource) => new URL(resource.url).pathname.startsWith(`/assets/${prefix}`));
     const queueInfo = cold.resources.filter((resource) => new URL(resource.url).pathname.startsWith('/queue/info/')).sort((a, b) => a.sentAt - b.sentAt)[0];
@@ -216,7 +253,7 @@ async function oneRun(browser: Browser, url: string, pageDir: string) {
     const cold = await coldLoad(phone, url, pageDir, true);
     network.restart();
     await page.reload({ waitUntil: 'commit' });
-    const reloadShownMs = await positionShown(page);
+    const reloadShownMs = (await positionShown(page)).at;
     await page.waitForLoadState('networkidle');
     const reloaded = network.snapshot().resources;
     return {

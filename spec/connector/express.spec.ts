@@ -25,16 +25,13 @@ describe('the Express connector with the waiting room', () => {
 
   /** The waiting room with one slot, taken, and the site of `origins` allowed to send visitors. */
   async function start(env: Record<string, string> = {}, siteSecret = SECRET, log?: { write(line: string): void }): Promise<void> {
-    // The site's port is known once it listens; the waiting room's address, once it does. The
-    // site is started against a port kept free, then the room allows the site's origin.
-    site = await startExpressSite({ waitingRoom: 'http://127.0.0.1:9', secret: SECRET });
-    await site.close();
-    const origin = site.url;
+    // The site's address is known once it listens, the waiting room's once it does: the site
+    // reads the room's at its first request.
+    site = await startExpressSite({ waitingRoom: () => server.url, secret: siteSecret });
     server = await startWaitingRoom(
-      { ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: origin, ...(log && { LOG_LEVEL: 'warn' }), ...env },
+      { ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: site.url, ...(log && { LOG_LEVEL: 'warn' }), ...env },
       log ? { logStream: log } : {},
     );
-    site = await startExpressSite({ waitingRoom: server.url, secret: siteSecret, port: Number(new URL(origin).port) });
   }
 
   afterEach(async () => {

@@ -17,13 +17,11 @@ describe('a visitor of an Express site with the connector', () => {
 
   beforeAll(async () => {
     browser = await launchBrowser();
-    // The site's address is known once it listens: it listens once to learn a free port, then
-    // again on it, knowing the waiting room's address.
-    site = await startExpressSite({ waitingRoom: 'http://127.0.0.1:9', secret: SECRET, hostname: 'localhost' });
-    await site.close();
+    // The site's address is known once it listens, the waiting room's once it does: the site
+    // reads the room's at its first request.
+    site = await startExpressSite({ waitingRoom: () => server.url, secret: SECRET, hostname: 'localhost' });
     server = await startWaitingRoom({ ACTIVE_LIMIT: '1', RELEASE_PER_MINUTE: '0', PASS_SECRET: SECRET, CONNECTOR_ORIGINS: site.url });
-    site = await startExpressSite({ waitingRoom: server.url, secret: SECRET, hostname: 'localhost', port: Number(new URL(site.url).port) });
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -9,12 +9,17 @@ const Sequencer = require('@jest/test-sequencer').default;
 const path = require('node:path');
 
 const SLOWEST = [
+  // The system tier's: the page in every language (the budgets, then accessibility and the texts)
+  // computes, so those three start apart, each beside files that wait on failovers and timers.
   'spec/e2e/page-budget.spec.ts',
-  'spec/e2e/accessibility.spec.ts',
   'spec/server/chaos-cluster.spec.ts',
-  'spec/e2e/realtime-down.spec.ts',
   'spec/e2e/away.spec.ts',
+  'spec/e2e/realtime-down.spec.ts',
+  'spec/e2e/accessibility.spec.ts',
   'spec/server/replay-failover.spec.ts',
+  'spec/e2e/connector-next.spec.ts',
+  'spec/e2e/languages.spec.ts',
+  // The fast tier's.
   'spec/server/verify-draw-cli.spec.ts',
   'spec/server/node-flags.spec.ts',
   'spec/server/store-redis.spec.ts',

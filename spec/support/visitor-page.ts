@@ -46,8 +46,10 @@ export interface Visitor {
   /** The position shown in the waiting block, or null when it is not shown. */
   position(): Promise<number | null>;
   /**
-   * Waits until the tab has loaded `url`; a timeout says where the tab is and where it went,
-   * which tells a slow machine from a page that went elsewhere.
+   * Waits until the tab has loaded the site's page at `url`: the waiting page holds a request at
+   * the request's own address, so the address alone does not say the replay landed. A timeout
+   * says where the tab is and where it went, which tells a slow machine from a page that went
+   * elsewhere.
    */
   arrivesAt(url: string, timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -101,7 +103,12 @@ export async function openVisitor(browser: Browser, origin: string, options: Vis
     },
     async arrivesAt(url, timeoutMs) {
       try {
-        await page.waitForURL(url, { timeout: timeoutMs });
+        // Evaluated again in each document the tab loads.
+        await page.waitForFunction(
+          (href) => location.href === href && document.readyState !== 'loading' && document.getElementById('waiting-room-config') === null,
+          url,
+          { timeout: timeoutMs, polling: 100 },
+        );
       } catch (error) {
         const entries = await page.evaluate(() => window.history.length).catch(() => 'unknown');
         throw new Error(

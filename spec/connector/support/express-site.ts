@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import express from 'express';
+import express, { type RequestHandler } from 'express';
 import { waitingRoom } from '@waiting-room/connector/express';
 
 /** A site of Express 5 protected by the connector, counting the requests it served admitted. */
@@ -12,19 +12,30 @@ export interface ExpressSite {
 
 /**
  * The Express app of docs/adopt.md: `/checkout` needs a pass, `/checkout/done` ends the
- * admission (`revoke()`), `/` is open. Listens on loopback, on `port` or a free one.
+ * admission (`revoke()`), `/` is open. Listens on loopback, on a free port. `waitingRoom` may be
+ * a function, read at the first request: a site is allowed by the room by its address, known
+ * once it listens, and the room's own address is known once the room listens.
  */
 export async function startExpressSite(options: {
-  waitingRoom: string;
+  waitingRoom: string | (() => string);
   secret: string;
   room?: string;
   /** The name the site is reached by (`localhost` makes it another site than the room's 127.0.0.1). */
   hostname?: string;
-  port?: number;
 }): Promise<ExpressSite> {
   let admitted = 0;
   const app = express();
-  app.use(waitingRoom({ waitingRoom: options.waitingRoom, room: options.room ?? 'default', secret: options.secret, protect: ['/checkout'] }));
+  const { waitingRoom: address } = options;
+  let protect: RequestHandler | undefined;
+  app.use((request, response, next) => {
+    protect ??= waitingRoom({
+      waitingRoom: typeof address === 'string' ? address : address(),
+      room: options.room ?? 'default',
+      secret: options.secret,
+      protect: ['/checkout'],
+    });
+    return protect(request, response, next);
+  });
   app.get('/', (_request, response) => {
     response.send('<h1>Home</h1>');
   });
@@ -37,7 +48,7 @@ export async function startExpressSite(options: {
     response.send(`<h1>Thank you</h1><p id="revoked">${revoked}</p>`);
   });
   const server = await new Promise<import('node:http').Server>((resolve) => {
-    const listening = app.listen(options.port ?? 0, '127.0.0.1', () => resolve(listening));
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -9,14 +9,15 @@ const Sequencer = require('@jest/test-sequencer').default;
 const path = require('node:path');
 
 const SLOWEST = [
-  // The system tier's: the page in every language (the budgets, then accessibility and the texts)
-  // computes, so those three start apart, each beside files that wait on failovers and timers.
-  'spec/e2e/page-budget.spec.ts',
+  // The system tier's. The chaos suite judges admissions by when its visitors' replays land, so it
+  // starts beside files that mostly wait (timers, a failover), before the files that load the page
+  // in every language (its budgets, its accessibility, its texts) keep the cores busy.
   'spec/server/chaos-cluster.spec.ts',
   'spec/e2e/away.spec.ts',
   'spec/e2e/realtime-down.spec.ts',
-  'spec/e2e/accessibility.spec.ts',
   'spec/server/replay-failover.spec.ts',
+  'spec/e2e/page-budget.spec.ts',
+  'spec/e2e/accessibility.spec.ts',
   'spec/e2e/connector-next.spec.ts',
   'spec/e2e/languages.spec.ts',
   // The fast tier's.

@@ -9,8 +9,7 @@
  * the visitors spread over them as a load balancer would.
  */
 import os from 'node:os';
-import type { MemorySample } from './protocol';
-import { openFileLimit, pacedWindow, Rig, untilNoneActive } from './rig';
+import { openFileLimit, pacedWindow, Rig, untilNoneActive, type PacedFigures } from './rig';
 
 export interface RampOptions {
   readonly store: 'memory' | 'redis';
@@ -52,7 +51,12 @@ export async function runRamp(options: RampOptions) {
       `  ${options.store}: ${serverCount} server process(es), ${visitors.children.length} visitors' processes, 2 pollers; ` +
         `+${options.step} visitors a step up to ${maxVisitors} (${bound}), releases at ${options.releasePerMinute}/min…`,
     );
-    const steps = [];
+    type Step = Pick<PacedFigures, 'polls' | 'releases' | 'servers'> & {
+      waiting: number;
+      visitorsLoopDelayMs: { max: number };
+      errors: Record<string, number>;
+    };
+    const steps: Step[] = [];
     let stoppedBy = `reached ${maxVisitors}, ${bound}`;
     for (let waiting = Math.min(options.step, maxVisitors); waiting <= maxVisitors; waiting += options.step) {
       // Those released so far were held too: the processes count every visitor they ever held.
@@ -63,7 +67,6 @@ export async function runRamp(options: RampOptions) {
         { servers, visitors, pollers, admin },
         { seconds: options.measureSeconds, warmupSeconds: 2, factor: 1, sockets: POLL_SOCKETS },
       );
-      const rss = await Promise.all(servers.map(async (server) => (await server.request<MemorySample>('memory')).rss));
       const errors = {
         hold: hold.errorCount,
         visitorLives: paced.lives.errorCount,
@@ -72,30 +75,20 @@ export async function runRamp(options: RampOptions) {
         queueMovedMissed: paced.moves.missedByWaiting,
       };
       const total = Object.values(errors).reduce((sum, count) => sum + count, 0);
-      const step = {
-        waiting,
-        polls: paced.polls,
-        releases: paced.releases,
-        moves: { sockets: paced.moves.framesPerBatch.p50, latencyMs: paced.moves.latencyMs },
-        fanout: { lastWriteMs: paced.fanout.lastWriteMs, queueInfoDuringMs: paced.fanout.queueInfoDuringMs },
-        servers: paced.servers.map((server, index) => ({ ...server, rss: rss[index] })),
-        visitorsLoopDelayMs: { max: paced.lives.loopDelayMaxMs },
-        lifeErrors: paced.lives.errors,
-        holdErrors: hold.errors,
-        errors: { ...errors, total },
-      };
-      steps.push(step);
+      const { polls, releases, moves, fanout, servers: loops, lives } = paced;
+      steps.push({ waiting, polls, releases, servers: loops, visitorsLoopDelayMs: { max: lives.loopDelayMaxMs }, errors: { ...errors, total } });
       options.log(
-        `  ${waiting} waiting: ${total} errors; release p99 ${step.releases.latencyMs.p99} ms; queue_info ${step.polls.perSecond.toFixed(0)}/s p99 ${step.polls.latencyMs.p99} ms; ` +
-          `QueueMoved read p99 ${step.moves.latencyMs.p99} ms (last written p99 ${step.fanout.lastWriteMs.p99} ms); ` +
-          `server CPU ${step.servers.map((server) => `${(server.cpu * 100).toFixed(0)}%`).join(' ')}, loop delay max ${Math.max(...step.servers.map((server) => server.loopDelayMaxMs)).toFixed(0)} ms`,
+        `  ${waiting} waiting: ${total} errors; release p99 ${releases.latencyMs.p99} ms; queue_info ${polls.perSecond.toFixed(0)}/s p99 ${polls.latencyMs.p99} ms; ` +
+          `QueueMoved read p99 ${moves.latencyMs.p99} ms (last written p99 ${fanout.lastWriteMs.p99} ms); ` +
+          `server CPU ${loops.map((server) => `${(server.cpu * 100).toFixed(0)}%`).join(' ')}, loop delay max ${Math.max(...loops.map((server) => server.loopDelayMaxMs)).toFixed(0)} ms` +
+          (total > 0 ? ` ${JSON.stringify({ hold: hold.errors, lives: lives.errors, polls: polls.errors })}` : ''),
       );
       if (total > 0) {
         stoppedBy = `${total} errors at ${waiting} waiting`;
         break;
       }
-      if (!(step.releases.latencyMs.p99 <= options.releaseP99LimitMs)) {
-        stoppedBy = `release p99 ${step.releases.latencyMs.p99} ms at ${waiting} waiting, over ${options.releaseP99LimitMs} ms`;
+      if (!(releases.latencyMs.p99 <= options.releaseP99LimitMs)) {
+        stoppedBy = `release p99 ${releases.latencyMs.p99} ms at ${waiting} waiting, over ${options.releaseP99LimitMs} ms`;
         break;
       }
       if (waiting < maxVisitors && waiting + options.step > maxVisitors) waiting = maxVisitors - options.step;

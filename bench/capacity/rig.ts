@@ -111,13 +111,8 @@ export class Rig {
   /** `count` of our servers with these settings, paused (the line's pause: in Redis, every instance's). */
   async servers(count: number, settings: ServerSettings, env: NodeJS.ProcessEnv = {}) {
     const servers: Child<ServerReady>[] = [];
-    for (let index = 0; index < count; index++)
-      servers.push(
-        await this.start<ServerReady>('server.ts', `bench server ${index + 1}`, {
-          env: { ...serverEnv(settings, this.adminToken), ...env },
-          execArgv: SERVER_EXEC_ARGV,
-        }),
-      );
+    const options = { env: { ...serverEnv(settings, this.adminToken), ...env }, execArgv: SERVER_EXEC_ARGV };
+    for (let index = 1; index <= count; index++) servers.push(await this.start<ServerReady>('server.ts', `bench server ${index}`, options));
     const admin = adminClient(servers[0].ready.url, this.adminToken);
     await admin('POST', '/admin/pause');
     return { servers, admin };
@@ -243,14 +238,8 @@ export interface Paced {
  */
 export async function pacedWindow({ servers, visitors, pollers, admin }: Paced, arg: PollArg) {
   const everyone = await visitors.waiting();
-  await Promise.all(
-    pollers.map((poller, index) =>
-      poller.request(
-        'visitors',
-        everyone.filter((_, at) => at % pollers.length === index),
-      ),
-    ),
-  );
+  const share = (index: number) => everyone.filter((_, at) => at % pollers.length === index);
+  await Promise.all(pollers.map((poller, index) => poller.request('visitors', share(index))));
   // Forget what came before: each of these answers what happened since its last call.
   await Promise.all(servers.map((server) => server.request('take')));
   await visitors.deliveries();
@@ -339,19 +328,36 @@ function fanoutFigures(instances: readonly FanoutRecord[][], batches: readonly [
 export type PacedFigures = Awaited<ReturnType<typeof pacedWindow>>;
 
 /**
- * One closed-loop run on two servers in alternating slices (ABBA ABBA…, BAAB… the next run, so
- * that a drift in the machine's load cancels out), with each server's CPU time over the run
- * (each is idle outside its own slices and the warm-up).
+ * Closed-loop runs on two servers in alternating slices (ABBA ABBA…, BAAB… the next run, so that a
+ * drift in the machine's load cancels out), with each server's CPU time over a run (each is idle
+ * outside its own slices and the warm-up), and the store's outside them (Redis's) when asked.
  */
-export async function alternating(poller: Child<unknown>, servers: Record<string, Child<ServerReady>>, run: number, connections: number, seconds: number) {
+export async function closedLoop(
+  poller: Child<unknown>,
+  servers: Record<string, Child<ServerReady>>,
+  runs: readonly number[],
+  options: { connections: number; seconds: number; storeCpu?: () => Promise<number> },
+) {
   const names = Object.keys(servers);
-  const [first, second] = run % 2 === 0 ? names : [...names].reverse();
-  const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
-  const cpuBefore = await Promise.all(names.map((name) => servers[name].request<CpuSample>('cpu')));
-  const urls = Object.fromEntries(names.map((name) => [name, servers[name].ready.url]));
-  const arg: SaturateArg = { urls, order, connections, sliceSeconds: (2 * seconds) / SLICES, warmupSeconds: SLICE_WARMUP_SECONDS };
-  const result = await poller.request<Record<string, SaturateResult>>('saturate', arg);
-  const after = await Promise.all(names.map((name) => servers[name].request<CpuSample>('cpu')));
-  const byName = Object.fromEntries(names.map((name, index) => [name, { ...result[name], serverCpuSeconds: cpuSeconds(cpuBefore[index], after[index]) }]));
-  return { order, busySeconds: seconds + SLICE_WARMUP_SECONDS, byName };
+  const cpu = () => Promise.all(names.map((name) => servers[name].request<CpuSample>('cpu')));
+  const results = [];
+  for (const run of runs) {
+    const [first, second] = run % 2 === 0 ? names : [...names].reverse();
+    const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
+    const [cpuBefore, storeBefore] = [await cpu(), await options.storeCpu?.()];
+    const urls = Object.fromEntries(names.map((name) => [name, servers[name].ready.url]));
+    const arg: SaturateArg = {
+      urls,
+      order,
+      connections: options.connections,
+      sliceSeconds: (2 * options.seconds) / SLICES,
+      warmupSeconds: SLICE_WARMUP_SECONDS,
+    };
+    const result = await poller.request<Record<string, SaturateResult>>('saturate', arg);
+    const [cpuAfter, storeAfter] = [await cpu(), await options.storeCpu?.()];
+    const byName = Object.fromEntries(names.map((name, index) => [name, { ...result[name], serverCpuSeconds: cpuSeconds(cpuBefore[index], cpuAfter[index]) }]));
+    const storeCpuSeconds = storeBefore === undefined ? undefined : storeAfter! - storeBefore;
+    results.push({ run, order, busySeconds: options.seconds + SLICE_WARMUP_SECONDS, byName, storeCpuSeconds });
+  }
+  return results;
 }

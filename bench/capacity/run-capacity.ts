@@ -9,7 +9,7 @@
 import { median } from '../stats';
 import type { FanoutFloor } from './bare-fanout';
 import type { MemorySample, ServerReady } from './protocol';
-import { alternating, openFileLimit, pacedWindow, Rig, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
+import { closedLoop, openFileLimit, pacedWindow, Rig, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
 
 export { adminClient, SERVER_EXEC_ARGV, serverEnv } from './rig';
 
@@ -30,8 +30,6 @@ export interface CapacityOptions extends ServerSettings {
   readonly pollSockets: number;
   /** Memory the store uses outside the server process (Redis's used_memory), in bytes. */
   readonly storeMemory?: () => Promise<number>;
-  /** CPU seconds the store has used outside the server process (Redis's used_cpu_*), so far. */
-  readonly storeCpu?: () => Promise<number>;
   readonly log: (line: string) => void;
 }
 
@@ -80,29 +78,27 @@ export async function runCapacity(options: CapacityOptions) {
 
     // Released visitors are gone: the closed loop polls those still waiting.
     await poller.request('visitors', await visitors.waiting());
-    const throughputRun = async (run: number) => {
-      const storeCpuBefore = await options.storeCpu?.();
-      const { order, busySeconds, byName } = await alternating(poller, { bare, ours: server }, run, options.connections, options.saturateSeconds);
-      const storeCpuAfter = await options.storeCpu?.();
-      // Server CPU time per answered request: what each answer costs, whatever else ran.
-      const withCpu = ({ serverCpuSeconds, ...figures }: (typeof byName)[string]) => ({
-        ...figures,
-        serverCpu: serverCpuSeconds / busySeconds,
-        serverCpuMicrosPerRequest: (serverCpuSeconds * 1e6) / figures.answered,
-      });
-      const storeCpu = storeCpuBefore === undefined || storeCpuAfter === undefined ? undefined : (storeCpuAfter - storeCpuBefore) / busySeconds;
-      const pair = { order, bare: withCpu(byName.bare), ours: { ...withCpu(byName.ours), storeCpu }, ratio: byName.ours.perSecond / byName.bare.perSecond };
-      log(`  throughput run ${run + 1}: bare ${pair.bare.perSecond.toFixed(0)}/s, ours ${pair.ours.perSecond.toFixed(0)}/s, ratio ${pair.ratio.toFixed(2)}`);
-      return pair;
-    };
-    const saturation: Awaited<ReturnType<typeof throughputRun>>[] = [];
-    for (let run = 0; run < options.repetitions; run++) saturation.push(await throughputRun(run));
+    const runs = Array.from({ length: options.repetitions }, (_, run) => run);
+    const saturation = (await closedLoop(poller, { bare, ours: server }, runs, { connections: options.connections, seconds: options.saturateSeconds })).map(
+      (run) => {
+        // Server CPU time per answered request: what each answer costs, whatever else ran.
+        const withCpu = ({ serverCpuSeconds, ...figures }: (typeof run.byName)[string]) => ({
+          ...figures,
+          serverCpu: serverCpuSeconds / run.busySeconds,
+          serverCpuMicrosPerRequest: (serverCpuSeconds * 1e6) / figures.answered,
+        });
+        const { bare, ours } = run.byName;
+        log(
+          `  throughput run ${run.run + 1}: bare ${bare.perSecond.toFixed(0)}/s, ours ${ours.perSecond.toFixed(0)}/s, ratio ${(ours.perSecond / bare.perSecond).toFixed(2)}`,
+        );
+        return { order: run.order, bare: withCpu(bare), ours: withCpu(ours), ratio: ours.perSecond / bare.perSecond };
+      },
+    );
     const lives = await visitors.deliveries();
 
     const perVisitor = (from: MemorySample, to: MemorySample) => ({
       rss: (to.rss - from.rss) / hold.held,
       heapUsed: (to.heapUsed - from.heapUsed) / hold.held,
-      external: (to.external + to.arrayBuffers - from.external - from.arrayBuffers) / hold.held,
     });
     const total = (pick: (run: PacedFigures) => number) => paced.reduce((sum, run) => sum + pick(run), 0);
     const medianOf = (pick: (run: PacedFigures) => number) => round(median(paced.map(pick)));
@@ -116,68 +112,44 @@ export async function runCapacity(options: CapacityOptions) {
       queueMovedMissed: total((run) => run.moves.missedByWaiting),
       saturation: saturation.reduce((sum, pair) => sum + pair.bare.errorCount + pair.ours.errorCount, 0),
     };
+    const { visitors: count, visitorProcesses, factor: timeFactor, releasePerMinute } = options;
     return {
-      settings: {
-        visitors: options.visitors,
-        visitorProcesses: options.visitorProcesses,
-        timeFactor: options.factor,
-        pollSeconds: options.pollSeconds,
-        releasePerMinute: options.releasePerMinute,
-        repetitions: options.repetitions,
-        connections: options.connections,
-        store: options.redisUrl ? 'redis' : 'memory',
-      },
+      settings: { visitors: count, visitorProcesses, timeFactor, releasePerMinute, store: options.redisUrl ? 'redis' : 'memory' },
       hold: { held: hold.held, errors: hold.errors },
       memory: {
-        baseline: baseline.atOnce,
-        full: full.atOnce,
-        /** Right after the arrivals. */
+        /** Right after the arrivals, and settled (what the goal judges). */
         perVisitorBytes: perVisitor(baseline.atOnce, full.atOnce),
-        /** Settled samples: what the goal judges. */
         settled: { baseline: baseline.settled, full: full.settled, perVisitorBytes: perVisitor(baseline.settled, full.settled) },
         /** In Redis (used_memory), for the Redis store: the line's share outside the server process. */
         storePerVisitorBytes: storeBaseline === undefined || storeFull === undefined ? undefined : (storeFull - storeBaseline) / hold.held,
       },
       paced: {
-        runs: paced.map(({ polls, servers: [loop] }) => ({ polls, loop })),
         median: {
           p50Ms: medianOf((run) => run.polls.latencyMs.p50),
           p99Ms: medianOf((run) => run.polls.latencyMs.p99),
-          /** The longest the event loop was held, over every paced run, by the clock (waits for a core included). */
+          /** The longest the event loop was held, over every paced run: by the clock (waits for a core included), and by its own work (its main thread's CPU time in the hold). */
           serverLoopDelayMaxMs: maxOf((run) => run.servers[0].loopDelayMaxMs),
-          /** The longest hold by the server's own work: its main thread's CPU time in the hold. */
           serverOwnHoldMaxMs: maxOf((run) => run.servers[0].longestOwnHoldMs),
           serverHoldsOver20Ms: total((run) => run.servers[0].holds),
           serverGcPauseMaxMs: maxOf((run) => run.servers[0].gcPauseMaxMs),
         },
       },
-      releases: {
-        median: {
-          released: median(paced.map((run) => run.releases.released)),
-          notDelivered: errors.releasesNotDelivered,
-          p50Ms: medianOf((run) => run.releases.latencyMs.p50),
-          p99Ms: medianOf((run) => run.releases.latencyMs.p99),
-        },
-      },
+      releases: { median: { p50Ms: medianOf((run) => run.releases.latencyMs.p50), p99Ms: medianOf((run) => run.releases.latencyMs.p99) } },
       /** QueueMoved on App.Queue: one frame per release batch to every waiting visitor's socket. */
       moves: {
         median: {
-          missedByWaiting: errors.queueMovedMissed,
           framesPerBatchP50: median(paced.map((run) => run.moves.framesPerBatch.p50)),
           p50Ms: medianOf((run) => run.moves.latencyMs.p50),
           p99Ms: medianOf((run) => run.moves.latencyMs.p99),
         },
       },
-      /** The same fan-outs on the server's own clock: when its last socket was written. */
+      /** The same fan-outs on the server's own clock, beside the platform's floor (a bare Node `net` loop of socket writes). */
       fanout: {
         median: {
-          lastWriteP50Ms: medianOf((run) => run.fanout.lastWriteMs.p50),
           lastWriteP99Ms: medianOf((run) => run.fanout.lastWriteMs.p99),
           microsPerSocketP50: medianOf((run) => run.fanout.microsPerSocket.p50),
-          /** One write to a loopback socket by a bare Node `net` server, in a plain loop: the platform's floor. */
           floor,
           queueInfoDuringP99Ms: medianOf((run) => run.fanout.queueInfoDuringMs.p99),
-          queueInfoDuringCount: total((run) => run.fanout.queueInfoDuringMs.count),
           moves: total((run) => run.fanout.moves),
           superseded: total((run) => run.fanout.superseded),
         },
@@ -189,7 +161,6 @@ export async function runCapacity(options: CapacityOptions) {
           oursPerSecond: satMedian((pair) => pair.ours.perSecond),
           ratio: satMedian((pair) => pair.ratio),
           oursCpuMicrosPerRequest: round(satMedian((pair) => pair.ours.serverCpuMicrosPerRequest)),
-          storeCpu: options.storeCpu ? satMedian((pair) => pair.ours.storeCpu ?? Number.NaN) : undefined,
         },
       },
       errors: { ...errors, total: Object.values(errors).reduce((sum, count) => sum + count, 0) },

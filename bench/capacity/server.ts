@@ -27,39 +27,26 @@ export type FanoutRecord = [
   writingMs: number,
   superseded: boolean,
 ];
-/** What happened since the last `take`. */
-export interface Taken {
-  readonly loopDelayMaxMs: number;
-  /** Holds over 20 ms (`HOLD_MS`), and the longest by the main thread's own CPU time in it. */
-  readonly holds: number;
-  readonly longestOwnHoldMs: number;
-  readonly gcPauseMaxMs: number;
-  readonly fanouts: FanoutRecord[];
-  /** [uuid, decided at (ms since the epoch)] of each release. */
-  readonly releases: [string, number][];
-  /** [served, decided at] of each step that tells the pages the line moved (its `QueueMoved`). */
-  readonly moves: [number, number][];
-}
-
 /** The timer that finds the holds, and a hold: how late it fires past its period. */
 const PERIOD_MS = 5;
 const HOLD_MS = 20;
 const epoch = (at: number) => Math.round((performance.timeOrigin + at) * 100) / 100;
+/** What happened since the last `take`: holds over `HOLD_MS`, each release ([uuid, decided at]) and each line move ([served, decided at]). */
+const fresh = () => ({
+  holds: 0,
+  longestOwnHoldMs: 0,
+  gcPauseMaxMs: 0,
+  fanouts: [] as FanoutRecord[],
+  releases: [] as [string, number][],
+  moves: [] as [number, number][],
+});
+export type Taken = ReturnType<typeof fresh> & { loopDelayMaxMs: number };
 
 async function main(): Promise<void> {
   const pageDir = process.env.BENCH_PAGE_DIR;
   if (!pageDir) throw new Error('BENCH_PAGE_DIR must name the built page assets.');
   const config = { ...loadConfig(process.env), assetsDir: pageDir, pageHtmlPath: path.join(pageDir, 'waiting.html') };
-  let taken: {
-    fanouts: FanoutRecord[];
-    releases: [string, number][];
-    moves: [number, number][];
-    holds: number;
-    longestOwnHoldMs: number;
-    gcPauseMaxMs: number;
-  };
-  const reset = () => (taken = { fanouts: [], releases: [], moves: [], holds: 0, longestOwnHoldMs: 0, gcPauseMaxMs: 0 });
-  reset();
+  let taken = fresh();
   const record = (release: Release): Release => {
     for (const entry of release.released) taken.releases.push([entry.uuid, entry.releasedAt ?? Number.NaN]);
     // A step that tells a move owed may release nobody: it was decided now.
@@ -100,7 +87,7 @@ async function main(): Promise<void> {
     take: (): Taken => {
       const figures = { ...taken, loopDelayMaxMs: loopDelay.max / 1e6 };
       loopDelay.reset();
-      reset();
+      taken = fresh();
       return figures;
     },
     close: async () => {

@@ -9,9 +9,9 @@
  * lines stay paused, so that nobody leaves them while they are polled.
  */
 import { median } from '../stats';
-import type { CapacityOptions } from './run-capacity';
 import type { SaturateResult } from './poller';
-import { alternating, Rig } from './rig';
+import { closedLoop, Rig } from './rig';
+import type { CapacityOptions } from './run-capacity';
 
 export type StoreComparisonOptions = Pick<
   CapacityOptions,
@@ -24,14 +24,13 @@ export type StoreComparisonOptions = Pick<
   | 'releasePerMinute'
   | 'sessionSeconds'
   | 'pageDir'
-  | 'storeCpu'
   | 'log'
 > & {
   readonly redisUrl: string;
   /** Empties the Redis the Redis store uses, between rounds. */
   readonly flushStore: () => Promise<void>;
-  /** Script calls Redis has run so far (EVALSHA and EVAL, from `INFO commandstats`). */
-  readonly storeScriptCalls?: () => Promise<number>;
+  /** CPU seconds redis-server has used so far (`INFO cpu`). */
+  readonly storeCpu: () => Promise<number>;
 };
 
 /**
@@ -42,64 +41,44 @@ export type StoreComparisonOptions = Pick<
 const ROUNDS = 3;
 const round = (value: number) => Math.round(value * 100) / 100;
 
-type Measured = SaturateResult & {
-  /** Our server's CPU time per answered queue_info (µs), and the poller's. */
-  serverCpuMicrosPerRequest: number;
-  generatorCpuMicrosPerRequest: number;
-  /** redis-server's CPU time per answer (µs), and its share of a core over the run. */
-  storeCpuMicrosPerRequest?: number;
-  storeCpu?: number;
-  pollsPerScriptCall?: number;
-};
-type StoreRun = { round: number; order: string[]; memory: Measured; redis: Measured; ratio: number };
+/** CPU time per answered queue_info (µs): the server's, the poller's, and redis-server's on the Redis store. */
+type Measured = SaturateResult & { serverCpuMicrosPerRequest: number; generatorCpuMicrosPerRequest: number; storeCpuMicrosPerRequest?: number };
 
 /** Redis ÷ memory per run and their median, and each store's CPU a request: `repetitions` runs over `ROUNDS` rounds. */
 export async function compareStores(options: StoreComparisonOptions) {
   const rounds = Math.min(ROUNDS, options.repetitions);
-  const runs: StoreRun[] = [];
+  const runs: { round: number; order: string[]; memory: Measured; redis: Measured; ratio: number }[] = [];
   let holdErrors = 0;
-  const held = { memory: 0, redis: 0 };
   for (let inRound = 1; inRound <= rounds; inRound++) {
     if (inRound > 1) await options.flushStore();
     const rig = new Rig();
     try {
-      const { servers: memoryServer } = await rig.servers(1, { ...options, redisUrl: undefined });
-      const { servers: redisServer } = await rig.servers(1, options);
-      const servers = { memory: memoryServer[0], redis: redisServer[0] };
+      const memory = (await rig.servers(1, { ...options, redisUrl: undefined })).servers[0];
+      const redis = (await rig.servers(1, options)).servers[0];
       // Each visitors' process holds its share on both servers, in turn.
-      const visitors = await rig.visitors(Math.max(2, options.visitorProcesses), [servers.memory, servers.redis]);
+      const visitors = await rig.visitors(Math.max(2, options.visitorProcesses), [memory, redis]);
       options.log(`  holding ${options.visitors} visitors on each store (held only: a GET with their cookie, no WebSocket)…`);
-      const hold = await visitors.hold(2 * options.visitors, { realtime: false });
-      holdErrors += hold.errorCount;
-      const waiting = await visitors.waiting();
-      held.memory = waiting.filter((visitor) => visitor.target === servers.memory.ready.url).length;
-      held.redis = waiting.length - held.memory;
+      holdErrors += (await visitors.hold(2 * options.visitors, { realtime: false })).errorCount;
       const [poller] = await rig.pollers(1);
-      await poller.request('visitors', waiting);
-      for (let run = 0; run < Math.ceil(options.repetitions / rounds); run++) {
-        const storeCpuBefore = await options.storeCpu?.();
-        const callsBefore = await options.storeScriptCalls?.();
-        const { order, busySeconds, byName } = await alternating(poller, servers, runs.length, options.connections, options.saturateSeconds);
-        const storeSeconds = storeCpuBefore === undefined ? undefined : (await options.storeCpu!()) - storeCpuBefore;
-        const calls = callsBefore === undefined ? undefined : (await options.storeScriptCalls!()) - callsBefore;
+      await poller.request('visitors', await visitors.waiting());
+      const perRound = Array.from({ length: Math.ceil(options.repetitions / rounds) }, (_, index) => runs.length + index);
+      for (const run of await closedLoop(poller, { memory, redis }, perRound, { ...options, seconds: options.saturateSeconds })) {
         // The servers' and redis-server's CPU time spans the warm-up slices too: per answer of the whole run.
         const measured = (store: 'memory' | 'redis'): Measured => {
-          const { serverCpuSeconds, ...figures } = byName[store];
-          const perAnswer = (seconds: number) => (seconds * 1e6) / (figures.answered + figures.warmupAnswered);
+          const { serverCpuSeconds, ...figures } = run.byName[store];
+          const all = figures.answered + figures.warmupAnswered;
           return {
             ...figures,
-            serverCpuMicrosPerRequest: perAnswer(serverCpuSeconds),
+            serverCpuMicrosPerRequest: (serverCpuSeconds * 1e6) / all,
             generatorCpuMicrosPerRequest: (figures.generatorCpu * figures.seconds * 1e6) / figures.answered,
-            ...(store === 'redis' && storeSeconds !== undefined && { storeCpuMicrosPerRequest: perAnswer(storeSeconds), storeCpu: storeSeconds / busySeconds }),
-            // With each instance's copy of the line, the calls are mostly the marks of seen.
-            ...(store === 'redis' && calls !== undefined && { pollsPerScriptCall: (figures.answered + figures.warmupAnswered) / calls }),
+            ...(store === 'redis' && { storeCpuMicrosPerRequest: (run.storeCpuSeconds! * 1e6) / all }),
           };
         };
-        const [memory, redis] = [measured('memory'), measured('redis')];
-        runs.push({ round: inRound, order, memory, redis, ratio: redis.perSecond / memory.perSecond });
+        const figures = { round: inRound, order: run.order, memory: measured('memory'), redis: measured('redis') };
+        runs.push({ ...figures, ratio: figures.redis.perSecond / figures.memory.perSecond });
         options.log(
-          `  stores round ${inRound} run ${run + 1}: memory ${memory.perSecond.toFixed(0)}/s, Redis ${redis.perSecond.toFixed(0)}/s, Redis ÷ memory ${runs.at(-1)!.ratio.toFixed(2)}; ` +
-            `server CPU a request ${memory.serverCpuMicrosPerRequest.toFixed(1)} µs / ${redis.serverCpuMicrosPerRequest.toFixed(1)} µs, redis-server ${redis.storeCpuMicrosPerRequest?.toFixed(1)} µs`,
+          `  stores round ${inRound}: memory ${figures.memory.perSecond.toFixed(0)}/s, Redis ${figures.redis.perSecond.toFixed(0)}/s, Redis ÷ memory ${runs.at(-1)!.ratio.toFixed(2)}; ` +
+            `CPU a request: server ${figures.memory.serverCpuMicrosPerRequest.toFixed(1)} / ${figures.redis.serverCpuMicrosPerRequest.toFixed(1)} µs, redis-server ${figures.redis.storeCpuMicrosPerRequest?.toFixed(1)} µs`,
         );
       }
     } finally {
@@ -110,8 +89,6 @@ export async function compareStores(options: StoreComparisonOptions) {
     round(median(runs.map(pick).filter((value): value is number => value !== undefined)));
   const perStore = (store: 'memory' | 'redis') => ({
     perSecond: of((run) => run[store].perSecond),
-    p50Ms: of((run) => run[store].latencyMs.p50),
-    p99Ms: of((run) => run[store].latencyMs.p99),
     serverCpuMicrosPerRequest: of((run) => run[store].serverCpuMicrosPerRequest),
     generatorCpuMicrosPerRequest: of((run) => run[store].generatorCpuMicrosPerRequest),
   });
@@ -123,18 +100,12 @@ export async function compareStores(options: StoreComparisonOptions) {
       rounds,
       connections: options.connections,
     },
-    held,
     runs,
     median: {
       /** Redis ÷ memory, each run's from its own slices. */
       ratio: of((run) => run.ratio),
       memory: perStore('memory'),
-      redis: {
-        ...perStore('redis'),
-        storeCpuMicrosPerRequest: of((run) => run.redis.storeCpuMicrosPerRequest),
-        storeCpu: of((run) => run.redis.storeCpu),
-        pollsPerScriptCall: of((run) => run.redis.pollsPerScriptCall),
-      },
+      redis: { ...perStore('redis'), storeCpuMicrosPerRequest: of((run) => run.redis.storeCpuMicrosPerRequest) },
     },
     errors: holdErrors + runs.reduce((sum, run) => sum + run.memory.errorCount + run.redis.errorCount, 0),
   };

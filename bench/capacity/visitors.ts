@@ -18,7 +18,7 @@ import { Errors, errorKind, queueInfo, request, type PolledVisitor } from './htt
 import { sendEvent, serveRequests } from './ipc';
 
 const CONFIG_ELEMENT = /<script id="waiting-room-config" type="application\/json">([\s\S]*?)<\/script>/;
-const SESSION_COOKIE = /^(waiting_room_session=[^;]*)/;
+const SESSION_COOKIE = /waiting_room_session=[^;,]*/;
 /** How the server frames the line's moves: `{"event":"QueueMoved","channel":"App.Queue","data":"{\"served\":123}"}`. */
 const MOVED_PREFIX = JSON.stringify({ event: CHANNELS.movedEvent, channel: CHANNELS.queue }).slice(0, -1) + ',"data":';
 const MOVED_SERVED = /\\"served\\":(\d+)/;
@@ -82,10 +82,7 @@ async function arrive(agent: http.Agent, index: number, realtime: boolean): Prom
   const configText = CONFIG_ELEMENT.exec(page.body)?.[1];
   if (configText === undefined) return undefined;
   const config = JSON.parse(configText) as { queue: { uuid: string }; csrfToken: string; realtime: { key: string; port: number } };
-  const cookie = [page.headers['set-cookie'] ?? []]
-    .flat()
-    .map((line) => SESSION_COOKIE.exec(line)?.[1])
-    .find(Boolean);
+  const cookie = SESSION_COOKIE.exec(String(page.headers['set-cookie']))?.[0];
   if (!cookie) throw new Error('the held page set no session cookie');
   const visitor: Visitor = { index, server, cookie, uuid: config.queue.uuid, target: server.origin, heard: [], highest: 0, released: false };
   if (realtime) {

@@ -50,21 +50,18 @@ async function poll(arg: PollArg) {
     const counted = counting;
     if (counted) sent++;
     const created = preciseNow();
-    queueInfo(agent, urls.get(visitor.target)!, visitor).then(
-      (answer) => {
-        if (!counted) return;
-        settled++;
-        if (answer.status !== 200) return errors.add(`queue_info: status ${answer.status}`, answer.body);
-        timeline.push([Math.round((created + answer.queuedMs) * 100) / 100, Math.round(answer.ms * 100) / 100]);
-        // Released before its page heard of it: the page would stop on the release event.
-        if ((JSON.parse(answer.body) as { position: number }).position === 0) stop(visitor.uuid);
-      },
-      (error: unknown) => {
-        if (!counted) return;
-        settled++;
-        errors.add(`queue_info: ${errorKind(error)}`, String(error));
-      },
-    );
+    queueInfo(agent, urls.get(visitor.target)!, visitor)
+      .then(
+        (answer) => {
+          if (!counted) return;
+          if (answer.status !== 200) return errors.add(`queue_info: status ${answer.status}`, answer.body);
+          timeline.push([Math.round((created + answer.queuedMs) * 100) / 100, Math.round(answer.ms * 100) / 100]);
+          // Released before its page heard of it: the page would stop on the release event.
+          if ((JSON.parse(answer.body) as { position: number }).position === 0) stop(visitor.uuid);
+        },
+        (error: unknown) => counted && errors.add(`queue_info: ${errorKind(error)}`, String(error)),
+      )
+      .finally(() => (settled += counted ? 1 : 0));
   };
   for (const visitor of visitors) {
     const own: NodeJS.Timeout[] = [];

@@ -59,9 +59,7 @@ export async function runRamp(options: RampOptions) {
     const steps: Step[] = [];
     let stoppedBy = `reached ${maxVisitors}, ${bound}`;
     for (let waiting = Math.min(options.step, maxVisitors); waiting <= maxVisitors; waiting += options.step) {
-      // Those released so far were held too: the processes count every visitor they ever held.
-      const line = (await admin('GET', '/admin/stats')) as { waiting: number };
-      const hold = await visitors.hold(visitors.everHeld + waiting - line.waiting);
+      const hold = await visitors.hold(waiting - ((await admin('GET', '/admin/stats')) as { waiting: number }).waiting);
       await untilNoneActive(admin, SESSION_SECONDS);
       const paced = await pacedWindow(
         { servers, visitors, pollers, admin },

@@ -149,43 +149,25 @@ export class Rig {
 
 /** The visitors' processes driven as one, each holding and reading its share of the sockets. */
 export class VisitorGroup {
-  private held: number[];
+  constructor(readonly children: readonly Child<unknown>[]) {}
 
-  constructor(readonly children: readonly Child<unknown>[]) {
-    this.held = children.map(() => 0);
+  private all<T>(cmd: string, arg: (index: number) => unknown = () => undefined): Promise<T[]> {
+    return Promise.all(this.children.map((child, index) => child.request<T>(cmd, arg(index))));
   }
 
-  private all<T>(cmd: string, arg?: unknown): Promise<T[]> {
-    return Promise.all(this.children.map((child) => child.request<T>(cmd, arg)));
-  }
-
-  /** Visitors held so far, the released ones included. */
-  get everHeld(): number {
-    return sum(this.held);
-  }
-
-  /** Holds visitors until `total` have been held in all (the released ones included), each process its share. */
-  async hold(total: number, { realtime = true, concurrency = 64 }: { realtime?: boolean; concurrency?: number } = {}) {
+  /** Holds `more` visitors, each process its share, `concurrency` arriving at a time in all. */
+  async hold(more: number, { realtime = true, concurrency = 64 } = {}) {
     const count = this.children.length;
-    const maxErrors = Math.max(10, Math.ceil((total - this.everHeld) / 100));
-    const results = await Promise.all(
-      this.children.map((child, index) => {
-        const share = Math.floor(total / count) + (index < total % count ? 1 : 0);
-        const arg: HoldArg = {
-          visitors: Math.max(share, this.held[index]),
-          concurrency: Math.ceil(concurrency / count),
-          maxErrors: Math.ceil(maxErrors / count),
-          realtime,
-        };
-        return child.request<HoldResult>('hold', arg);
-      }),
-    );
-    this.held = results.map((result) => result.held);
-    return {
-      held: this.everHeld,
-      errors: Object.assign({}, ...results.map((result) => result.errors)) as HoldResult['errors'],
-      errorCount: sum(results.map((result) => result.errorCount)),
-    };
+    const maxErrors = Math.ceil(Math.max(10, more / 100) / count);
+    const share = (index: number): HoldArg => ({
+      more: Math.floor(more / count) + (index < more % count ? 1 : 0),
+      concurrency: Math.ceil(concurrency / count),
+      maxErrors,
+      realtime,
+    });
+    const results = await this.all<HoldResult>('hold', share);
+    const errors = Object.assign({}, ...results.map((result) => result.errors)) as HoldResult['errors'];
+    return { held: sum(results.map((result) => result.held)), errors, errorCount: sum(results.map((result) => result.errorCount)) };
   }
 
   /** The visitors still waiting, for the pollers. */
@@ -206,7 +188,7 @@ export class VisitorGroup {
 
   /** The `QueueMoved` frames read of `batches` (see `visitors.ts`); each process forgets what it counted. */
   async moves(batches: readonly [number, number][], countedFrom: number) {
-    const shares = await this.all<MoveShare>('moves', { batches, countedFrom });
+    const shares = await this.all<MoveShare>('moves', () => ({ batches, countedFrom }));
     const perBatch = new Map<number, number>();
     for (const [served, sockets] of shares.flatMap((share) => share.perBatch)) perBatch.set(served, (perBatch.get(served) ?? 0) + sockets);
     return {
@@ -218,7 +200,7 @@ export class VisitorGroup {
   }
 
   async lagging(served: number): Promise<number> {
-    return sum(await this.all<number>('lagging', served));
+    return sum(await this.all<number>('lagging', () => served));
   }
 }
 

@@ -36,7 +36,7 @@ interface Visitor extends PolledVisitor {
 }
 
 export interface HoldArg {
-  readonly visitors: number;
+  readonly more: number;
   readonly concurrency: number;
   /** Give up after this many failed visitors. */
   readonly maxErrors: number;
@@ -56,14 +56,15 @@ let closing = false;
 let nextIndex = Number(process.env.BENCH_INDEX_BASE ?? 0);
 const replayAgent = new http.Agent({ keepAlive: true, maxSockets: 32, localAddress });
 
-/** Makes visitors until `visitors` have been held by this process (the released ones included), `concurrency` at a time. */
+/** Holds `more` visitors, `concurrency` arriving at a time. */
 async function hold(arg: HoldArg) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: arg.concurrency, localAddress });
   const errors = new Errors();
+  const [before, target] = [visitors.length, visitors.length + arg.more];
   let inFlight = 0;
   // A lane whose arrival was admitted rather than held goes on: exactly the number asked is held.
   const lane = async () => {
-    for (; visitors.length + inFlight < arg.visitors && errors.total < arg.maxErrors; inFlight--) {
+    for (; visitors.length + inFlight < target && errors.total < arg.maxErrors; inFlight--) {
       inFlight++;
       const visitor = await arrive(agent, nextIndex++, arg.realtime).catch((error: unknown) => void errors.add(`hold: ${errorKind(error)}`, String(error)));
       if (visitor) visitors.push(visitor);
@@ -71,7 +72,7 @@ async function hold(arg: HoldArg) {
   };
   await Promise.all(Array.from({ length: arg.concurrency }, lane));
   agent.destroy();
-  return { held: visitors.length, errors: errors.snapshot(), errorCount: errors.total };
+  return { held: visitors.length - before, errors: errors.snapshot(), errorCount: errors.total };
 }
 
 /** One visitor's arrival: held (subscribed and listening when `realtime`), or admitted at once (undefined). */

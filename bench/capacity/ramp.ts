@@ -9,7 +9,7 @@
  * the visitors spread over them as a load balancer would.
  */
 import os from 'node:os';
-import { openFileLimit, pacedWindow, Rig, untilNoneActive, type PacedFigures } from './rig';
+import { openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures } from './rig';
 
 export interface RampOptions {
   readonly store: 'memory' | 'redis';
@@ -65,22 +65,12 @@ export async function runRamp(options: RampOptions) {
         { servers, visitors, pollers, admin },
         { seconds: options.measureSeconds, warmupSeconds: 2, factor: 1, sockets: POLL_SOCKETS },
       );
-      const errors = {
-        hold: hold.errorCount,
-        visitorLives: paced.lives.errorCount,
-        polls: paced.polls.errorCount,
-        releasesNotDelivered: paced.releases.notDelivered,
-        queueMovedMissed: paced.moves.missedByWaiting,
-      };
+      const errors = { hold: hold.errorCount, visitorLives: paced.lives.errorCount, ...paced.errors };
       const total = Object.values(errors).reduce((sum, count) => sum + count, 0);
-      const { polls, releases, moves, fanout, servers: loops, lives } = paced;
+      const { polls, releases, servers: loops, lives } = paced;
       steps.push({ waiting, polls, releases, servers: loops, visitorsLoopDelayMs: { max: lives.loopDelayMaxMs }, errors: { ...errors, total } });
-      options.log(
-        `  ${waiting} waiting: ${total} errors; release p99 ${releases.latencyMs.p99} ms; queue_info ${polls.perSecond.toFixed(0)}/s p99 ${polls.latencyMs.p99} ms; ` +
-          `QueueMoved read p99 ${moves.latencyMs.p99} ms (last written p99 ${fanout.lastWriteMs.p99} ms); ` +
-          `server CPU ${loops.map((server) => `${(server.cpu * 100).toFixed(0)}%`).join(' ')}, loop delay max ${Math.max(...loops.map((server) => server.loopDelayMaxMs)).toFixed(0)} ms` +
-          (total > 0 ? ` ${JSON.stringify({ hold: hold.errors, lives: lives.errors, polls: polls.errors })}` : ''),
-      );
+      const details = total > 0 ? ` ${JSON.stringify({ hold: hold.errors, lives: lives.errors, polls: polls.errors })}` : '';
+      options.log(`  ${waiting} waiting, ${hold.errorCount + lives.errorCount} holding or listening errors, ${summary(paced)}${details}`);
       if (total > 0) {
         stoppedBy = `${total} errors at ${waiting} waiting`;
         break;

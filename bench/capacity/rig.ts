@@ -258,23 +258,21 @@ export async function pacedWindow({ servers, visitors, pollers, admin }: Paced, 
 
   const timeline = polls.flatMap((poll) => poll.timeline);
   const latencies = timeline.map(([, ms]) => ms);
+  const errorCount = sum(polls.map((poll) => poll.errorCount));
+  const fanouts = taken.map((server) => server.fanouts);
   return {
     polls: {
       answered: latencies.length,
       perSecond: sum(polls.map((poll) => poll.perSecond)),
       latencyMs: distribution(latencies),
       errors: Object.assign({}, ...polls.map((poll) => poll.errors)) as PollResult['errors'],
-      errorCount: sum(polls.map((poll) => poll.errorCount)),
+      errorCount,
     },
     servers: taken.map(({ fanouts: _fanouts, releases: _releases, moves: _moves, ...loop }, index) => ({ cpu: cpu[index], ...loop })),
     releases: { released: counted.length, notDelivered: decided.length - delivered.length, latencyMs: distribution(counted) },
     moves,
-    fanout: fanoutFigures(
-      taken.map((server) => server.fanouts),
-      batches,
-      countedFrom,
-      timeline,
-    ),
+    fanout: fanoutFigures(fanouts, batches, countedFrom, timeline),
+    errors: { polls: errorCount, releasesNotDelivered: decided.length - delivered.length, queueMovedMissed: moves.missedByWaiting },
     lives: { errors: lives.errors, errorCount: lives.errorCount, loopDelayMaxMs: lives.loopDelayMaxMs },
   };
 }
@@ -308,6 +306,17 @@ function fanoutFigures(instances: readonly FanoutRecord[][], batches: readonly [
 }
 
 export type PacedFigures = Awaited<ReturnType<typeof pacedWindow>>;
+
+/** A paced window in one line, for the run's log. */
+export function summary({ polls, releases, moves, fanout, servers, errors }: PacedFigures): string {
+  const most = (pick: (server: PacedFigures['servers'][number]) => number) => Math.max(...servers.map(pick)).toFixed(1);
+  return (
+    `${sum(Object.values(errors))} polling or delivery errors; queue_info ${polls.perSecond.toFixed(0)}/s p99 ${polls.latencyMs.p99} ms (during fan-outs ${fanout.queueInfoDuringMs.p99} ms); ` +
+    `release p99 ${releases.latencyMs.p99} ms; QueueMoved to ${moves.framesPerBatch.p50} sockets read p99 ${moves.latencyMs.p99} ms (last written p99 ${fanout.lastWriteMs.p99} ms); ` +
+    `server CPU ${servers.map((server) => `${(server.cpu * 100).toFixed(0)}%`).join(' ')}, loop held ${most((server) => server.loopDelayMaxMs)} ms ` +
+    `(own work ${most((server) => server.longestOwnHoldMs)} ms), GC pause max ${most((server) => server.gcPauseMaxMs)} ms`
+  );
+}
 
 /**
  * Closed-loop runs on two servers in alternating slices (ABBA ABBA…, BAAB… the next run, so that a

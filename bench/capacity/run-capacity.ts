@@ -9,7 +9,7 @@
 import { median } from '../stats';
 import type { FanoutFloor } from './bare-fanout';
 import type { MemorySample, ServerReady } from './protocol';
-import { closedLoop, openFileLimit, pacedWindow, Rig, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
+import { closedLoop, openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
 
 export { adminClient, SERVER_EXEC_ARGV, serverEnv } from './rig';
 
@@ -67,13 +67,7 @@ export async function runCapacity(options: CapacityOptions) {
       const arg = { seconds: options.pollSeconds, warmupSeconds: PACED_WARMUP_SECONDS, factor: options.factor, sockets: options.pollSockets };
       const figures = await pacedWindow({ servers, visitors, pollers: [poller], admin }, arg);
       paced.push(figures);
-      const [{ loopDelayMaxMs, longestOwnHoldMs, gcPauseMaxMs }] = figures.servers;
-      log(
-        `  paced run ${run}: queue_info ${figures.polls.perSecond.toFixed(0)}/s, p99 ${figures.polls.latencyMs.p99} ms (during fan-outs ${figures.fanout.queueInfoDuringMs.p99} ms); ` +
-          `releases p99 ${figures.releases.latencyMs.p99} ms, ${figures.releases.notDelivered} not delivered; QueueMoved to ${figures.moves.framesPerBatch.p50} sockets ` +
-          `read p99 ${figures.moves.latencyMs.p99} ms, last written p99 ${figures.fanout.lastWriteMs.p99} ms, ${figures.moves.missedByWaiting} missed; ` +
-          `loop held ${loopDelayMaxMs.toFixed(1)} ms (own work ${longestOwnHoldMs.toFixed(1)} ms), GC pause max ${gcPauseMaxMs.toFixed(1)} ms`,
-      );
+      log(`  paced run ${run}: ${summary(figures)}`);
     }
 
     // Released visitors are gone: the closed loop polls those still waiting.
@@ -107,9 +101,9 @@ export async function runCapacity(options: CapacityOptions) {
     const errors = {
       hold: hold.errorCount,
       visitorLives: lives.errorCount,
-      pacedPolls: total((run) => run.polls.errorCount),
-      releasesNotDelivered: total((run) => run.releases.notDelivered),
-      queueMovedMissed: total((run) => run.moves.missedByWaiting),
+      pacedPolls: total((run) => run.errors.polls),
+      releasesNotDelivered: total((run) => run.errors.releasesNotDelivered),
+      queueMovedMissed: total((run) => run.errors.queueMovedMissed),
       saturation: saturation.reduce((sum, pair) => sum + pair.bare.errorCount + pair.ours.errorCount, 0),
     };
     const { visitors: count, visitorProcesses, factor: timeFactor, releasePerMinute } = options;

@@ -35,7 +35,7 @@ import { renderMarkdown } from './report';
 import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
 import { compareRuns, figureChecks, readBaseline } from './compare';
 import { checkTargets } from './targets';
-import { commandCalls, redisCpuSeconds, usedMemory } from './probes';
+import { redisCpuSeconds, usedMemory } from './probes';
 
 const resultsDir = path.join(__dirname, 'results');
 /** The parts run when `BENCH_ONLY` is unset; `PARTS` holds them all, in the order they run. */
@@ -293,7 +293,6 @@ type StoreProbes = {
   storeMemory: () => Promise<number>;
   storeCpu: () => Promise<number>;
   flushStore: () => Promise<void>;
-  storeScriptCalls: () => Promise<number>;
 };
 
 /** Runs `run` against a redis-server of its own on a free port, with probes of its memory and CPU time. */
@@ -305,12 +304,8 @@ async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T
   const storeMemory = () => usedMemory(probe);
   const storeCpu = () => redisCpuSeconds(probe);
   const flushStore = async () => void (await probe.flushall());
-  const storeScriptCalls = async () => {
-    const stats = await probe.info('commandstats');
-    return commandCalls(stats, 'evalsha') + commandCalls(stats, 'eval');
-  };
   try {
-    return await run(redis.url, { storeMemory, storeCpu, flushStore, storeScriptCalls });
+    return await run(redis.url, { storeMemory, storeCpu, flushStore });
   } finally {
     probe.disconnect();
     await redis.close();

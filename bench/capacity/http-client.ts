@@ -11,16 +11,12 @@ export interface Answer {
   readonly queuedMs: number;
 }
 
-/** Times an idempotent request is sent again after meeting a kept-alive socket the server had closed. */
-const STALE_SOCKET_RETRIES = 8;
-
 /**
  * One request over `agent`'s keep-alive sockets, read whole. An idempotent request that met a
  * kept-alive socket the server had just closed (it closes idle ones after its keep-alive timeout,
  * and the page's own pace leaves sockets idle about that long) is sent again, as browsers do: that
- * is the client's race, not a failure of the server. After a stall several pooled sockets may have
- * gone idle together, so it is sent again as long as it meets another such socket (the agent drops
- * each one), up to `STALE_SOCKET_RETRIES`, not only once.
+ * is the client's race, not the server's failure. After a stall several pooled sockets may have
+ * gone idle together, so it is sent again as long as it meets another, up to 8 times.
  */
 export async function request(
   agent: http.Agent,
@@ -32,68 +28,41 @@ export async function request(
 ): Promise<Answer> {
   for (let retries = 0; ; retries++) {
     try {
-      return await requestOnce(agent, base, method, path, headers, body);
+      return await new Promise<Answer>((resolve, reject) => {
+        const created = performance.now();
+        let sent = created;
+        const length = body === undefined ? {} : { 'content-length': Buffer.byteLength(body) };
+        const outgoing = http.request({ host: base.hostname, port: base.port, method, path, agent, headers: { ...headers, ...length } }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject);
+          response.on('end', () => {
+            const [status, body, ms] = [response.statusCode ?? 0, Buffer.concat(chunks).toString(), performance.now() - sent];
+            resolve({ status, headers: response.headers, body, ms, queuedMs: sent - created });
+          });
+        });
+        outgoing.once('socket', () => (sent = performance.now()));
+        outgoing.on('error', (error) => reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket })));
+        outgoing.end(body);
+      });
     } catch (error) {
       const stale = (error as { reusedSocket?: boolean }).reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET';
-      if (!stale || (method !== 'GET' && method !== 'HEAD') || retries >= STALE_SOCKET_RETRIES) throw error;
+      if (!stale || (method !== 'GET' && method !== 'HEAD') || retries >= 8) throw error;
     }
   }
 }
 
-function requestOnce(agent: http.Agent, base: URL, method: string, path: string, headers: http.OutgoingHttpHeaders = {}, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const created = performance.now();
-    let sent = created;
-    const outgoing = http.request(
-      {
-        host: base.hostname,
-        port: base.port,
-        method,
-        path,
-        agent,
-        headers: body === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(body) },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks).toString(),
-            ms: performance.now() - sent,
-            queuedMs: sent - created,
-          }),
-        );
-        response.on('error', reject);
-      },
-    );
-    outgoing.once('socket', () => {
-      sent = performance.now();
-    });
-    outgoing.on('error', (error) => reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket })));
-    outgoing.end(body);
-  });
-}
-
 /** Counts errors by kind, keeping one example of each. */
 export class Errors {
-  private readonly counts = new Map<string, { count: number; example: string }>();
+  private readonly counts: Record<string, { count: number; example: string }> = {};
+  total = 0;
 
   add(kind: string, example = ''): void {
-    const known = this.counts.get(kind);
-    if (known) known.count++;
-    else this.counts.set(kind, { count: 1, example: example.slice(0, 300) });
-  }
-
-  get total(): number {
-    let sum = 0;
-    for (const { count } of this.counts.values()) sum += count;
-    return sum;
+    this.total++;
+    (this.counts[kind] ??= { count: 0, example: example.slice(0, 300) }).count++;
   }
 
   snapshot(): Record<string, { count: number; example: string }> {
-    return Object.fromEntries(this.counts);
+    return { ...this.counts };
   }
 }
 
@@ -102,23 +71,11 @@ export const errorKind = (error: unknown): string =>
   ((error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error)) +
   ((error as { reusedSocket?: boolean })?.reusedSocket ? ' (on a kept-alive socket)' : '');
 
-/** Runs `worker` on `concurrency` lanes until it returns false. */
-export async function lanes(concurrency: number, worker: () => Promise<boolean>): Promise<void> {
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (await worker()) {
-        // The worker does the work; the lane only repeats it.
-      }
-    }),
-  );
-}
-
-/** What the poller needs to poll queue_info as a visitor: its uuid, its session cookie, and the server it talks to. */
+/** What the poller needs to poll queue_info as a visitor: its uuid, its session cookie, and the origin of the server that holds it. */
 export interface PolledVisitor {
   readonly uuid: string;
   readonly cookie: string;
-  /** Origin of the server that holds it (the poller's own target when unset). */
-  readonly target?: string;
+  readonly target: string;
 }
 
 /** queue_info for one visitor, with its cookie, as the page's fetch sends it. */

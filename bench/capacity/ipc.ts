@@ -1,6 +1,11 @@
+/** The benchmarks' child processes, driven by requests over Node's IPC channel. */
 import { fork, type ChildProcess } from 'node:child_process';
-import type { ChildEvent, Reply, Request, Ready } from './protocol';
 
+type Message =
+  | { type: 'ready'; value: unknown }
+  | { type: 'request'; id: number; cmd: string; arg?: unknown }
+  | { type: 'reply'; id: number; value?: unknown; error?: string }
+  | { type: 'event'; name: string; value: unknown };
 type Handler = (arg: never) => unknown;
 
 /**
@@ -8,9 +13,9 @@ type Handler = (arg: never) => unknown;
  * The child exits when the parent goes away, so that no benchmark process is left behind.
  */
 export function serveRequests(ready: unknown, handlers: Record<string, Handler>): void {
-  const send = process.send?.bind(process);
-  if (!send) throw new Error('This benchmark process must be started by bench/run.ts (it needs an IPC channel).');
-  process.on('message', (message: Request) => {
+  const send = (message: Message) => process.send!(message);
+  if (!process.send) throw new Error('This benchmark process must be started by bench/run.ts (it needs an IPC channel).');
+  process.on('message', (message: Message) => {
     if (message?.type !== 'request') return;
     const handler = handlers[message.cmd];
     Promise.resolve()
@@ -19,17 +24,17 @@ export function serveRequests(ready: unknown, handlers: Record<string, Handler>)
         return handler(message.arg as never);
       })
       .then(
-        (value) => send({ type: 'reply', id: message.id, value } satisfies Reply),
-        (error: unknown) => send({ type: 'reply', id: message.id, error: String((error as Error)?.stack ?? error) } satisfies Reply),
+        (value) => send({ type: 'reply', id: message.id, value }),
+        (error: unknown) => send({ type: 'reply', id: message.id, error: String((error as Error)?.stack ?? error) }),
       );
   });
   process.on('disconnect', () => process.exit(0));
-  send({ type: 'ready', value: ready } satisfies Ready);
+  send({ type: 'ready', value: ready });
 }
 
 /** Runs inside a child: tells the parent something happened, unasked. */
 export function sendEvent(name: string, value: unknown): void {
-  process.send?.({ type: 'event', name, value } satisfies ChildEvent);
+  process.send?.({ type: 'event', name, value } satisfies Message);
 }
 
 /** A child process of the benchmark, driven by requests. */
@@ -43,11 +48,8 @@ export class Child<R = unknown> {
     readonly process: ChildProcess,
     readonly ready: R,
   ) {
-    process.on('message', (message: Reply | ChildEvent) => {
-      if (message?.type === 'event') {
-        for (const listener of this.listeners.get(message.name) ?? []) listener(message.value);
-        return;
-      }
+    process.on('message', (message: Message) => {
+      if (message?.type === 'event') for (const listener of this.listeners.get(message.name) ?? []) listener(message.value);
       if (message?.type !== 'reply') return;
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
@@ -61,11 +63,8 @@ export class Child<R = unknown> {
     });
   }
 
-  /** Forks `script` with tsx and waits for its `ready` message. */
-  static async start<R>(
-    script: string,
-    options: { env?: NodeJS.ProcessEnv; execArgv?: string[]; name: string; /** Its stdout to /dev/null (a server's log). */ quiet?: boolean },
-  ): Promise<Child<R>> {
+  /** Forks `script` with tsx and waits for its `ready` message; `quiet`: its stdout to /dev/null (a server's log). */
+  static async start<R>(script: string, options: { env?: NodeJS.ProcessEnv; execArgv?: string[]; name: string; quiet?: boolean }): Promise<Child<R>> {
     const child = fork(script, [], {
       env: options.env ?? process.env,
       execArgv: ['--import', 'tsx', ...(options.execArgv ?? [])],
@@ -73,13 +72,11 @@ export class Child<R = unknown> {
     });
     const ready = await new Promise<R>((resolve, reject) => {
       const onExit = (code: number | null) => reject(new Error(`${options.name} exited before it was ready (code ${code})`));
-      child.once('exit', onExit);
-      child.once('error', reject);
-      child.on('message', function onMessage(message: Ready<R>) {
+      child.once('exit', onExit).once('error', reject);
+      child.on('message', function onMessage(message: Message) {
         if (message?.type !== 'ready') return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(message.value);
+        child.off('message', onMessage).off('exit', onExit);
+        resolve(message.value as R);
       });
     });
     return new Child<R>(child, ready);
@@ -96,7 +93,7 @@ export class Child<R = unknown> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.process.send({ type: 'request', id, cmd, arg } satisfies Request);
+      this.process.send({ type: 'request', id, cmd, arg } satisfies Message);
     });
   }
 

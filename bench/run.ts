@@ -14,10 +14,9 @@ import { compareStores, type StoreComparisonResult } from './capacity/stores';
 import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
 import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from './admission/opening';
 import { DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
-import { measureDrop, type DropResult } from './drop';
+import { measureDrop, measureOpeningMillion, type DropResult, type OpeningMillionResult } from './drop';
 import { measureMillion, type MillionResult } from './million';
 import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
-import { measureOpeningMillion, type OpeningMillionResult } from './opening-million';
 import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { LOCALES } from '../locales';
 import {

@@ -13,7 +13,7 @@ import { demoShop } from '../demo/origin';
 import { start } from '../server/process/start';
 import { launchBrowser } from '../spec/support/browser';
 import { median } from './stats';
-import type { TargetCheck } from './goals';
+import { check, type TargetCheck } from './goals';
 
 /** DevTools' "Fast 3G" preset (its NetworkManager.ts): 1.44 Mbit/s down, 675 Kbit/s up, 562.5 ms; in bytes a second. */
 const FAST_3G = { latency: 562.5, downloadThroughput: ((1.6 * 1000 * 1000) / 8) * 0.9, uploadThroughput: ((750 * 1000) / 8) * 0.9 } as const;
@@ -267,7 +267,6 @@ export async function measurePageLoad(options: PageLoadOptions & { readonly runs
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const check = (name: string, target: string, measured: string, met: boolean): TargetCheck => ({ name, target, measured, verdict: met ? 'PASS' : 'MISS' });
 const { wireBytesBeforePosition: WIRE, positionShownMs: SHOWN, reloadScriptAndStyleBytes: RELOAD } = PAGE_LOAD_TARGETS;
 
 /** PASS/MISS for the page's targets, on the medians (the JavaScript budget on every run); `page` names the page measured. */

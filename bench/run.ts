@@ -11,13 +11,12 @@ import path from 'node:path';
 import { runRamp, type RampResult } from './capacity/ramp';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
 import { compareStores, type StoreComparisonResult } from './capacity/stores';
-import { DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
+import { admissionChecks, DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
 import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from './admission/opening';
-import { DEFAULT_ESTIMATE_OPTIONS, measureEstimateAccuracy, type EstimateResult } from './estimate-accuracy';
 import { measureDrop, measureOpeningMillion, type DropResult, type OpeningMillionResult } from './drop';
 import { measureMillion, type MillionResult } from './million';
 import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
-import { measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
+import { gatewayChecks, measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
 import { LOCALES } from '../locales';
 import {
   checkPageBudget,
@@ -33,12 +32,11 @@ import { measurePageWeight, type PageWeightResult } from './page-weight';
 import { renderMarkdown } from './report';
 import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
 import { compareRuns, figureChecks, readBaseline } from './compare';
-import { checkTargets } from './targets';
 import { commandCalls, redisCpuSeconds, usedMemory } from './probes';
 
 const resultsDir = path.join(__dirname, 'results');
 /** The parts run when `BENCH_ONLY` is unset; `PARTS` holds them all, in the order they run. */
-const DEFAULT_PARTS = 'page,pageload,estimate,capacity,gateway,admission,opening,drop,connector';
+const DEFAULT_PARTS = 'page,pageload,capacity,gateway,admission,opening,drop,connector';
 
 function numberFromEnv(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -55,7 +53,6 @@ type Measured = Partial<{
   /** The same, for a room's own page (the documented example template). */
   ownPageLoad: PageLoadResult;
   languageLoads: LanguageLoad[];
-  estimate: EstimateResult;
   capacity: CapacityResult;
   capacityRedis: CapacityResult;
   storeComparison: StoreComparisonResult;
@@ -87,10 +84,6 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
     const ownPageLoad = await measurePageLoad({ pageDir, runs, log, env: { ROOMS_FILE: OWN_PAGE_ROOMS } });
     log(`page load in every language: one visitor per language (${LOCALES.length}), the same way…`);
     return { pageLoad, ownPageLoad, languageLoads: await measureLanguages({ pageDir, locales: LOCALES, log }) };
-  },
-  estimate: async ({ log }) => {
-    log('wait estimate: simulating a line whose release rate halves…');
-    return { estimate: await measureEstimateAccuracy(DEFAULT_ESTIMATE_OPTIONS) };
   },
   capacity: async ({ capacity: options, log }) => {
     log(`server capacity (memory store): ${options.visitors} visitors…`);
@@ -236,7 +229,8 @@ async function main(): Promise<void> {
         ...(ownPageLoad ? pageLoadChecks(ownPageLoad, "page, a room's own (docs/examples)") : []),
         ...(languageLoads ? languageLoadChecks(languageLoads) : []),
         ...figureChecks(measured, false),
-        ...checkTargets(measured.gateway, measured.admission),
+        ...(measured.gateway ? gatewayChecks(measured.gateway) : []),
+        ...(measured.admission ? admissionChecks(measured.admission) : []),
         ...(measured.opening ? openingChecks(measured.opening) : []),
         ...(measured.connectorPass ? connectorPassChecks(measured.connectorPass) : []),
       ],

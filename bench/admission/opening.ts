@@ -138,41 +138,30 @@ class Agenda {
   private seq = 0;
 
   at(at: number, run: () => Promise<void> | void): void {
-    const heap = this.heap;
-    heap.push({ at, seq: this.seq++, run });
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.before(i, parent)) break;
-      [heap[i], heap[parent]] = [heap[parent], heap[i]];
-      i = parent;
-    }
+    this.heap.push({ at, seq: this.seq++, run });
+    for (let i = this.heap.length - 1, parent = (i - 1) >> 1; i > 0 && this.before(i, parent); i = parent, parent = (i - 1) >> 1) this.swap(i, parent);
   }
 
   next(): { at: number; run: () => Promise<void> | void } | undefined {
-    const heap = this.heap;
+    const { heap } = this;
     const top = heap[0];
     const last = heap.pop();
-    if (heap.length > 0 && last) {
-      heap[0] = last;
-      let i = 0;
-      for (;;) {
-        const left = 2 * i + 1;
-        const right = left + 1;
-        let smallest = i;
-        if (left < heap.length && this.before(left, smallest)) smallest = left;
-        if (right < heap.length && this.before(right, smallest)) smallest = right;
-        if (smallest === i) break;
-        [heap[i], heap[smallest]] = [heap[smallest], heap[i]];
-        i = smallest;
-      }
+    if (heap.length === 0 || !last) return top;
+    heap[0] = last;
+    for (let i = 0; ;) {
+      const smallest = [2 * i + 1, 2 * i + 2].reduce((most, child) => (child < heap.length && this.before(child, most) ? child : most), i);
+      if (smallest === i) return top;
+      this.swap(i, smallest);
+      i = smallest;
     }
-    return top;
+  }
+
+  private swap(a: number, b: number): void {
+    [this.heap[a], this.heap[b]] = [this.heap[b], this.heap[a]];
   }
 
   private before(a: number, b: number): boolean {
-    const x = this.heap[a];
-    const y = this.heap[b];
+    const [x, y] = [this.heap[a], this.heap[b]];
     return x.at < y.at || (x.at === y.at && x.seq < y.seq);
   }
 }

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Child } from '../capacity/ipc';
 import { preciseNow } from '../stats';
+import { check, TARGETS, type TargetCheck } from '../goals';
 import type { OriginFigures, OriginSpec } from './origin';
 import type { VisitorFigures, VisitorsOptions } from './visitors';
 
@@ -217,4 +218,51 @@ function resettle(answers: readonly [number, number][], halvedAt: number, end: n
 
 function pick(env: Record<string, string>, names: readonly string[]): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, env[name]]));
+}
+
+type RoomResult = AdmissionResult['rooms'][number];
+
+/** PASS/MISS for adaptive admission: its goodput, against every fixed setting that kept the origin healthy, and after the halving. */
+export function admissionChecks({ settings: { targetMs }, rooms }: AdmissionResult): TargetCheck[] {
+  // Healthy in a window: the origin's p99 within the target, fewer than 1 % errors.
+  const healthy = (window: RoomResult['steady']) => window.origin.latencyMs.p99 <= targetMs && window.visitors.errorShare < TARGETS.adaptiveResettleErrorShare;
+  const adaptive = rooms.find((room) => room.env.ADMISSION === 'adaptive') as RoomResult;
+  const fixed = rooms.filter((room) => room !== adaptive);
+  const { steady, halved, resettleSeconds: resettled } = adaptive;
+  const beats = (rivals: RoomResult[], none: string) =>
+    [
+      rivals.length === 0 ? none : rivals.map((room) => `${room.name} ${room.steady.goodput.toFixed(2)}`).join(', ') + ` against ${steady.goodput.toFixed(2)}`,
+      rivals.every((room) => steady.goodput > room.steady.goodput),
+    ] as const;
+  return [
+    check(
+      "adaptive admission: goodput ÷ the origin's capacity, steady, its p99 within the target",
+      `≥ ${TARGETS.adaptiveGoodput}, p99 ≤ ${targetMs} ms`,
+      `${steady.goodput.toFixed(2)}, p99 ${steady.origin.latencyMs.p99} ms`,
+      steady.goodput >= TARGETS.adaptiveGoodput && healthy(steady),
+    ),
+    check(
+      'adaptive admission beats every fixed setting that keeps the origin healthy (steady)',
+      'higher goodput than each',
+      ...beats(
+        fixed.filter((room) => healthy(room.steady)),
+        'no fixed setting kept the origin healthy',
+      ),
+      "a setting is healthy when the origin's p99 is within the target and visitors see under 1 % errors",
+    ),
+    check(
+      'adaptive admission beats every fixed setting that keeps the origin healthy through the run, the halving included (steady goodput)',
+      'higher goodput than each',
+      ...beats(
+        fixed.filter((room) => [room.steady, room.halved, room.after].every(healthy)),
+        'no fixed setting kept the origin healthy through the run',
+      ),
+    ),
+    check(
+      'adaptive admission after the origin loses half its capacity',
+      `p99 back within the target in ≤ ${TARGETS.adaptiveResettleSeconds} s, < 1 % errors`,
+      `${resettled === null ? 'not within the run' : `${resettled} s`}, ${(halved.visitors.errorShare * 100).toFixed(2)} % errors`,
+      resettled !== null && resettled <= TARGETS.adaptiveResettleSeconds && halved.visitors.errorShare < TARGETS.adaptiveResettleErrorShare,
+    ),
+  ];
 }

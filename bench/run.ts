@@ -98,16 +98,13 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
   },
   admission: async ({ pageDir, log }) => {
     log('adaptive admission: rooms in front of origins of known capacity, side by side, then the origins halve…');
-    const defaults = DEFAULT_ADMISSION_OPTIONS;
-    const admission = await measureAdmission({
-      ...defaults,
-      warmupSeconds: numberFromEnv('BENCH_ADMISSION_WARMUP_SECONDS', defaults.warmupSeconds, 10),
-      steadySeconds: numberFromEnv('BENCH_ADMISSION_STEADY_SECONDS', defaults.steadySeconds, 10),
-      halvedSeconds: numberFromEnv('BENCH_ADMISSION_HALVED_SECONDS', defaults.halvedSeconds, RESETTLE_SECONDS + 10),
-      pageDir,
-      log,
-    });
-    return { admission };
+    const { warmupSeconds, steadySeconds, halvedSeconds } = DEFAULT_ADMISSION_OPTIONS;
+    const seconds = {
+      warmupSeconds: numberFromEnv('BENCH_ADMISSION_WARMUP_SECONDS', warmupSeconds, 10),
+      steadySeconds: numberFromEnv('BENCH_ADMISSION_STEADY_SECONDS', steadySeconds, 10),
+      halvedSeconds: numberFromEnv('BENCH_ADMISSION_HALVED_SECONDS', halvedSeconds, RESETTLE_SECONDS + 10),
+    };
+    return { admission: await measureAdmission({ ...DEFAULT_ADMISSION_OPTIONS, ...seconds, pageDir, log }) };
   },
   opening: async ({ log }) => {
     log('opening bursts: adaptive admission on a virtual clock, crowds in the first seconds…');
@@ -115,15 +112,10 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
   },
   gateway: async ({ pageDir, log }) => {
     log(`gateway overhead: a Node http origin, directly and through the gateway…`);
-    const gateway = await measureGatewayOverhead({
-      seconds: numberFromEnv('BENCH_GATEWAY_SECONDS', 4, 1),
-      connections: countFromEnv('BENCH_GATEWAY_CONNECTIONS', 64, 1),
-      downloadMib: countFromEnv('BENCH_GATEWAY_DOWNLOAD_MB', 100, 1),
-      originWorkMicros: numberFromEnv('BENCH_GATEWAY_ORIGIN_WORK_US', 1000, 1),
-      pageDir,
-      log,
-    });
-    return { gateway };
+    const seconds = numberFromEnv('BENCH_GATEWAY_SECONDS', 4, 1);
+    const [connections, downloadMib] = [countFromEnv('BENCH_GATEWAY_CONNECTIONS', 64, 1), countFromEnv('BENCH_GATEWAY_DOWNLOAD_MB', 100, 1)];
+    const originWorkMicros = numberFromEnv('BENCH_GATEWAY_ORIGIN_WORK_US', 1000, 1);
+    return { gateway: await measureGatewayOverhead({ seconds, connections, downloadMib, originWorkMicros, pageDir, log }) };
   },
   drop: async ({ log }) => {
     const entrants = countFromEnv('BENCH_DROP_ENTRANTS', 100_000, 10);
@@ -143,9 +135,7 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
   'opening-million': async ({ log }) => {
     const entrants = countFromEnv('BENCH_OPENING_ENTRANTS', 1_000_000, 10);
     log(`opening-million: an event opening with ${entrants} pre-queued, on one Redis…`);
-    const openingMillion = await withRedis((redisUrl) => measureOpeningMillion({ entrants, redisUrl, log }));
-    log(`opening-million: ${JSON.stringify(openingMillion)}`);
-    return { openingMillion };
+    return { openingMillion: await withRedis((redisUrl) => measureOpeningMillion({ entrants, redisUrl, log })) };
   },
   ramp: async ({ pageDir, log }) => {
     const ramps: RampResult[] = [];
@@ -250,17 +240,17 @@ async function main(): Promise<void> {
     // One line: git keeps this file and the baseline, and indenting doubled their size.
     const json = JSON.stringify(compared) + '\n';
     const dated = `run-${results.date.replace(/[:.]/g, '-')}.json`;
-    writeFileSync(path.join(resultsDir, 'latest.json'), json);
-    writeFileSync(path.join(resultsDir, dated), json);
-    writeFileSync(path.join(resultsDir, 'latest.md'), markdown);
-    // The opening's figures are kept apart too: docs/performance.md shows them whatever the last run measured.
-    if (measured.opening) writeFileSync(path.join(resultsDir, OPENING_FILE), `${JSON.stringify({ date: results.date, opening: measured.opening }, null, 2)}\n`);
-    // So are an arrival's costs, which docs/capacity.md is computed from.
-    if (measured.arrivals)
-      writeFileSync(
-        path.join(resultsDir, ARRIVALS_FILE),
-        `${JSON.stringify({ date: results.date, machine: results.machine, arrivals: measured.arrivals }, null, 2)}\n`,
-      );
+    const write = (file: string, text: string) => writeFileSync(path.join(resultsDir, file), text);
+    for (const [file, text] of [
+      ['latest.json', json],
+      [dated, json],
+      ['latest.md', markdown],
+    ])
+      write(file, text);
+    // The opening's figures and an arrival's costs are kept apart too: the docs show them whatever the last run measured.
+    const { date, machine: on } = results;
+    if (measured.opening) write(OPENING_FILE, `${JSON.stringify({ date, opening: measured.opening }, null, 2)}\n`);
+    if (measured.arrivals) write(ARRIVALS_FILE, `${JSON.stringify({ date, machine: on, arrivals: measured.arrivals }, null, 2)}\n`);
     console.log('\n' + markdown);
     console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))}, latest.md and ${dated}`);
     // The page's JavaScript budget, on what Chromium fetched before the position: past it, the bench fails.

@@ -1,16 +1,10 @@
 /**
- * Adaptive admission against fixed settings, side by side in one run: each waiting room (the real
- * server, a process each) stands in front of an origin of its own of the same known capacity
- * (`origin.ts`), with visitors arriving at several times that capacity (`visitors.ts`). After a
- * warm-up, a steady window is measured; then every origin loses half its workers at once, and the
- * rooms are watched while they re-settle. All rooms run at the same time, so that the machine's
- * load weighs on each alike, and the origins' capacity is set by timers, not by CPU speed.
- *
- * Time is compressed: a visit is eight requests about a second apart, and SESSION_SECONDS (the
- * controller's feedback time) is 12 s, where a real checkout takes minutes. The controller's steps
- * scale with its feedback time, so its behaviour in visits is the same; what does not scale is
- * its 2 s decision step and the 6 s window of latencies it reads, which in the compressed run are
- * coarser against a visit than they would be in production: the run is, if anything, harder on it.
+ * Adaptive admission against fixed settings, side by side in one run: each room (the real server,
+ * a process each) in front of an origin of its own of the same known capacity (`origin.ts`),
+ * visitors arriving at several times that capacity (`visitors.ts`); after a warm-up a steady
+ * window, then every origin loses half its workers and the rooms are watched while they re-settle.
+ * Time is compressed (visits of about 9 s): docs/adaptive-admission.md says why that does not
+ * flatter the controller.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -22,29 +16,12 @@ import { check, TARGETS, type TargetCheck } from '../goals';
 import type { OriginFigures, OriginSpec } from './origin';
 import type { VisitorFigures, VisitorsOptions } from './visitors';
 
-export interface AdmissionBenchOptions {
-  readonly origin: OriginSpec;
-  /** Requests a visit makes once admitted. */
-  readonly perVisit: number;
-  readonly thinkMs: readonly [number, number];
-  readonly reactionMs: readonly [number, number];
-  readonly sessionSeconds: number;
-  /** ADMISSION_FEEDBACK_SECONDS: about a visit's length, shorter than the sessions. */
-  readonly feedbackSeconds: number;
-  readonly targetMs: number;
-  readonly upstreamTimeoutMs: number;
-  /** Arrivals as a multiple of the origin's capacity in visits, while fewer than `lineCap` wait. */
-  readonly arrivalsFactor: number;
-  readonly lineCap: number;
-  readonly warmupSeconds: number;
-  readonly steadySeconds: number;
-  /** After the halving: the re-settle window (60 s) and a little more to judge what it settled to. */
-  readonly halvedSeconds: number;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}
-
-export const DEFAULT_ADMISSION_OPTIONS: Omit<AdmissionBenchOptions, 'pageDir' | 'log'> = {
+/**
+ * `feedbackSeconds`: ADMISSION_FEEDBACK_SECONDS, about a visit's length; arrivals at
+ * `arrivalsFactor` × the origin's capacity in visits while fewer than `lineCap` wait;
+ * `halvedSeconds`: after the halving, the re-settle window (60 s) and a little more.
+ */
+export const DEFAULT_ADMISSION_OPTIONS = {
   origin: { workers: 16, serviceMs: 100, jitter: 0.2 },
   perVisit: 8,
   thinkMs: [500, 1500],
@@ -58,7 +35,8 @@ export const DEFAULT_ADMISSION_OPTIONS: Omit<AdmissionBenchOptions, 'pageDir' | 
   warmupSeconds: 150,
   steadySeconds: 40,
   halvedSeconds: 80,
-};
+} satisfies Omit<VisitorsOptions, 'targets' | 'arrivalsPerSecond' | 'seed'> & Record<string, unknown>;
+type AdmissionBenchOptions = typeof DEFAULT_ADMISSION_OPTIONS & { readonly origin: OriginSpec; readonly pageDir: string; readonly log: (line: string) => void };
 
 /** The errors allowed while re-settling, and the time allowed for it. */
 export const RESETTLE_SECONDS = 60;

@@ -10,7 +10,7 @@ import { TARGETS as T, type TargetCheck, type Verdict } from './goals';
 
 /** Results as read back from a file: any part may be missing from an older run, so every read is guarded. */
 type Results = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Unit = 'ms' | 'µs' | 'KB' | 'MiB' | '/s' | '×' | 'visitors' | 'min' | '';
+type Unit = 'ms' | 'µs' | 'KB' | 'MiB' | '/s' | '×' | 'visitors' | '';
 
 export interface ComparedFigure {
   readonly key: string;

@@ -1,12 +1,9 @@
 /**
- * What one held arrival costs, on Redis: the real server (`capacity/server.ts`, its line paused so
- * that everyone is held) and a redis-server of its own, new visitors each sending one GET of the
- * protected page without a cookie from this process (the load generator, whose CPU is not counted),
- * each answered with the waiting page and a new place. Read around the counted arrivals:
- * the server's CPU time (`process.cpuUsage()` in its process) and redis-server's, the commands and
- * scripts Redis ran, Redis's `used_memory` and the server's heap (after a full GC), each ÷ the
- * arrivals; and the page's bytes. Then the line is released at its full rate, and the CPU a release
- * read the same way. Written to bench/results/arrivals.json, which docs/capacity.md is computed from.
+ * What one held arrival costs, on Redis: the real server (`capacity/server.ts`, its line paused)
+ * on a redis-server of its own, new visitors each sending one GET of the protected page without a
+ * cookie; around the counted arrivals, the server's and redis-server's CPU, Redis's commands,
+ * scripts and memory and the server's heap, each ÷ the arrivals; then the CPU a release. Written
+ * to bench/results/arrivals.json, which docs/capacity.md is computed from.
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -23,19 +20,17 @@ import { adminClient, SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacit
 
 export const ARRIVALS_FILE = 'arrivals.json';
 
-export interface ArrivalsOptions {
+/** Releases a minute while the line empties (the most a room takes). */
+const RELEASE_PER_MINUTE = 60_000;
+
+export async function measureArrivals(options: {
   readonly arrivals: number;
   readonly warmup: number;
   readonly concurrency: number;
   readonly redisUrl: string;
   readonly pageDir: string;
   readonly log: (line: string) => void;
-}
-
-/** Releases a minute while the line empties (the most a room takes). */
-const RELEASE_PER_MINUTE = 60_000;
-
-export async function measureArrivals(options: ArrivalsOptions) {
+}) {
   const probe = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
   const adminToken = randomBytes(18).toString('base64url');
   const total = options.arrivals + options.warmup + 1;
@@ -68,8 +63,9 @@ export async function measureArrivals(options: ArrivalsOptions) {
             const index = next++;
             const answer = await request(agent, base, 'GET', `/checkout?item=${index}`, { accept: 'text/html', 'accept-language': 'en' });
             // Held: the waiting page with a new session; the first arrival takes the one active slot.
+            const problem = `${answer.status} ${answer.body.slice(0, 120)}`;
             if (answer.status !== 200 || answer.headers[HELD_HEADER.name] !== HELD_HEADER.value || !answer.headers['set-cookie'])
-              errors[`${answer.status} ${answer.body.slice(0, 120)}`] = (errors[`${answer.status} ${answer.body.slice(0, 120)}`] ?? 0) + 1;
+              errors[problem] = (errors[problem] ?? 0) + 1;
             ms.push(answer.ms);
             pageBytes.push(Buffer.byteLength(answer.body));
           }

@@ -10,7 +10,7 @@ import { TARGETS as T, type TargetCheck, type Verdict } from './goals';
 
 /** Results as read back from a file: any part may be missing from an older run, so every read is guarded. */
 type Results = any; // eslint-disable-line @typescript-eslint/no-explicit-any
-type Unit = 'ms' | 'µs' | 'KB' | 'MiB' | '/s' | '×' | 'visitors' | 'min' | '';
+type Unit = 'ms' | 'µs' | 'KB' | 'MiB' | '/s' | '×' | 'visitors' | '';
 
 export interface ComparedFigure {
   readonly key: string;
@@ -39,10 +39,7 @@ const [HELD, FANOUT, HOLD, DURING]: Goal[] = [
   ['≤', T.loopHoldMaxMs, 'at scale'],
   ['≤', T.queueInfoDuringFanoutP99Ms, 'at scale'],
 ];
-const [MEMORY, BACK]: Goal[] = [
-  ['≤', T.memoryPerVisitorBytes / 1024],
-  ['≤', T.minutesBackWithin1AfterChange],
-];
+const MEMORY: Goal = ['≤', T.memoryPerVisitorBytes / 1024];
 
 /** The server figures of one store's capacity run (`capacity` or `capacityRedis`). */
 const capacityFigures = (part: string, store: string): Figure[] =>
@@ -98,8 +95,6 @@ const FIGURES: readonly Figure[] = [
   ['memory.sideBySideCpuPerRequest', 'server CPU per queue_info, side by side (memory)', 'µs', true, 'storeComparison.median.memory.serverCpuMicrosPerRequest'],
   ['Redis.sideBySideCpuPerRequest', 'server CPU per queue_info, side by side (Redis)', 'µs', true, 'storeComparison.median.redis.serverCpuMicrosPerRequest'],
   ['Redis.storeCpuPerRequest', 'redis-server CPU per queue_info, side by side (Redis)', 'µs', true, 'storeComparison.median.redis.storeCpuMicrosPerRequest'],
-  ['estimateSteady', 'wait estimate error, steady rate', 'min', true, 'estimate.median.steadyMaeMinutes', ['≤', T.steadyEstimateErrorMinutes]],
-  ['estimateBack', 'estimate back within 1 min after the rate halves', 'min', true, 'estimate.median.minutesUntilWithin1', BACK],
   ['pageInitialGzip', 'page JavaScript before the position shows, gzipped', 'KB', true, (r) => kb(r?.pageWeight?.page?.initialJsGzip)],
   ['gatewayAddedP50', 'latency the gateway adds, p50', 'ms', true, 'gateway.latency.addedP50Ms'],
   ['gatewayThroughput', 'throughput through the gateway ÷ direct', '×', false, 'gateway.throughput.working.ratio'],

@@ -7,32 +7,24 @@
  */
 import { createConnector, PASS_COOKIE, REVOKED_ROUTE, signPass, VISITOR_COOKIE, type ConnectorRequest } from '@waiting-room/connector';
 import { distribution, preciseNow } from './stats';
-import { TARGETS, type TargetCheck } from './goals';
+import { check, TARGETS, type TargetCheck } from './goals';
 
+/** `visitors` admitted, each with a pass of their own, then `requestsEach` more requests each. */
 export interface ConnectorPassOptions {
-  /** Admitted visitors, each with a pass of their own. */
   readonly visitors: number;
-  /** Requests of each visitor after their first. */
   readonly requestsEach: number;
   readonly log: (line: string) => void;
 }
 
-export interface ConnectorPassResult {
-  readonly settings: { readonly visitors: number; readonly requestsEach: number };
-  /** µs per request, a visitor's first (the pass verified): each request timed alone. */
-  readonly firstCheckUs: ReturnType<typeof distribution>;
-  /** µs per request, the next ones: timed by rounds of every visitor once, per request. */
-  readonly nextChecksUs: ReturnType<typeof distribution>;
-  /** Calls to the waiting room (or anywhere) made by the admitted requests, but for reads of the revocation feed. */
-  readonly callsToWaitingRoom: number;
-  /** Reads of the revocation feed (at most one per half of its 5 s bound, whatever the requests), and the seconds the run took. */
-  readonly feedReads: number;
-  readonly seconds: number;
-}
+/**
+ * µs a request: a visitor's first (the pass verified) each timed alone, the next ones by rounds of
+ * every visitor once; the calls the admitted requests made, reads of the revocation feed apart.
+ */
+export type ConnectorPassResult = Awaited<ReturnType<typeof measureConnectorPass>>;
 
 const SECRET = 'a-bench-secret-shared-by-site-and-room-0123';
 
-export async function measureConnectorPass(options: ConnectorPassOptions): Promise<ConnectorPassResult> {
+export async function measureConnectorPass(options: ConnectorPassOptions) {
   // No waiting room listens: each read of the revocation feed fails, is counted, and admits (docs/pass.md).
   const connector = createConnector({ waitingRoom: 'http://127.0.0.1:9', room: 'shop', secret: SECRET, protect: ['/checkout'], log: () => undefined });
   const now = Math.floor(Date.now() / 1000);
@@ -85,20 +77,20 @@ export async function measureConnectorPass(options: ConnectorPassOptions): Promi
   }
 }
 
-export function connectorPassChecks(result: ConnectorPassResult): TargetCheck[] {
-  const { nextChecksUs: next, firstCheckUs: first } = result;
+export function connectorPassChecks({ nextChecksUs: next, firstCheckUs: first, callsToWaitingRoom, feedReads, seconds }: ConnectorPassResult): TargetCheck[] {
   return [
-    {
-      name: "connector: checking the pass of an admitted visitor's request (median; p99 of rounds)",
-      target: `≤ ${TARGETS.passCheckUs} µs`,
-      measured: `${next.p50.toFixed(1)} µs (p99 ${next.p99.toFixed(1)} µs); a visitor's first, verifying it: ${first.p50.toFixed(0)} µs (p99 ${first.p99.toFixed(0)} µs)`,
-      verdict: next.p50 <= TARGETS.passCheckUs ? 'PASS' : 'MISS',
-    },
-    {
-      name: "connector: calls to the waiting room by admitted visitors' requests",
-      target: '0, and the revocation feed read at most once each 2.5 s',
-      measured: `${result.callsToWaitingRoom}; the feed read ${result.feedReads} times in ${result.seconds.toFixed(1)} s`,
-      verdict: result.callsToWaitingRoom === 0 && result.feedReads <= 1 + Math.floor(result.seconds / 2.5) ? 'PASS' : 'MISS',
-    },
+    check(
+      "connector: checking the pass of an admitted visitor's request (median; p99 of rounds)",
+      `≤ ${TARGETS.passCheckUs} µs`,
+      `${next.p50.toFixed(1)} µs (p99 ${next.p99.toFixed(1)} µs); a visitor's first, verifying it: ${first.p50.toFixed(0)} µs (p99 ${first.p99.toFixed(0)} µs)`,
+      next.p50 <= TARGETS.passCheckUs,
+    ),
+    // The revocation feed is read at most once each half of its 5 s bound, whatever the requests.
+    check(
+      "connector: calls to the waiting room by admitted visitors' requests",
+      '0, and the revocation feed read at most once each 2.5 s',
+      `${callsToWaitingRoom}; the feed read ${feedReads} times in ${seconds.toFixed(1)} s`,
+      callsToWaitingRoom === 0 && feedReads <= 1 + Math.floor(seconds / 2.5),
+    ),
   ];
 }

@@ -1,126 +1,77 @@
 /**
- * Drop day at scale: an event opening with a pre-queue of N (100,000 by default), on the memory
- * store and on the Redis store, through the server's own `EventSchedule` on a clock the bench moves.
- * For each store:
- * - memory per pre-queued visitor: the JS heap (memory store, after a full GC) or Redis's
- *   `used_memory` (Redis store), from before the pre-queue to N in it, divided by N;
- * - the opening: the draw's keys (SHA-256 and HMAC-SHA256 of each entrant; here all of them, as
- *   no release loop ticks while the bench fills the pre-queue: the worst case), its steps and the
- *   announcement, timed from the moment it is due to the moment the draw is done and every
- *   entrant has the position it gives; each position of a sample of 1,000 entrants is then checked
- *   against the draw recomputed apart (`BENCH_ONLY=opening-million` measures the first release).
+ * An event opening with a pre-queue, through the server's own `EventSchedule` on a clock the bench
+ * moves, the pre-queue filled by the store's own `hold`; bench/README.md says what each figure is.
+ * - `measureDrop` (part `drop`): on the memory store and on Redis, memory per pre-queued visitor
+ *   and the opening, from due to every entrant positioned by the draw (all keyed at the opening,
+ *   as no release loop ticks while the bench fills: the worst case).
+ * - `measureOpeningMillion` (part `opening-million`): on one Redis, the keys computed as the
+ *   pre-queue fills, then the first release and the whole order in place, releasing as the draw
+ *   allows; the longest Redis calls (SLOWLOG) and Redis's CPU over it.
+ * Both then check a sample of 1,000 entrants' positions against the draw recomputed apart.
  */
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { FastifyBaseLogger } from 'fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
-import type { Clock } from '../server/domain/clock';
 import { drawOrder } from '../server/domain/events/draw';
 import { EventSchedule } from '../server/domain/events/schedule';
 import { MemoryStore } from '../server/store/memory';
 import { RedisStore } from '../server/store/redis/redis-store';
-import type { QueueStore } from '../server/store/types';
-import { heapAfterGc, usedMemory } from './probes';
+import type { QueueStore, ReleasePolicy } from '../server/store/types';
+import { heapAfterGc, redisCpuSeconds, usedMemory } from './probes';
 
-export interface DropOptions {
-  readonly entrants: number;
-  /** Also on the Redis store, on this Redis (under a prefix of its own). */
-  readonly redisUrl?: string;
-  readonly log: (line: string) => void;
-}
-
-/** Each store's figures: bench/README.md says what each is. */
-export type DropResult = Awaited<ReturnType<typeof measureDrop>>;
-
+type Log = (line: string) => void;
 const T0 = Date.UTC(2030, 4, 1, 9, 0);
 const PREQUEUE = T0 + 60_000;
-const OPENING = T0 + 120_000;
 const SAMPLE = 1000;
 
-export async function measureDrop(options: DropOptions) {
-  const rows = [await measureStore('memory', new MemoryStore(), options)];
-  if (options.redisUrl) {
-    const prefix = `drop-bench-${Date.now()}:`;
-    // Room for the pre-queue's bursts of holds on a busy machine: the bench measures, it does not cut short.
-    const store = new RedisStore(options.redisUrl, { prefix, commandTimeoutMs: 10_000 });
-    const probe = new Redis(options.redisUrl);
-    try {
-      rows.push(await measureStore('redis', store, options, probe));
-    } finally {
-      await removeKeys(probe, prefix);
-      probe.disconnect();
-    }
-  }
-  return { entrants: options.entrants, rows };
-}
-
-async function measureStore(kind: 'memory' | 'redis', store: QueueStore, options: DropOptions, probe?: Redis) {
-  const { entrants, log } = options;
-  let now = T0;
-  const clock: Clock = { now: () => now, every: () => () => undefined };
-  const drawn: number[] = [];
+/** A drawn event on `store`, its pre-queue open, and `fill`, which pre-queues `entrants` `batch` at a time (`tick`: the release loop's, every second). */
+async function preQueue(store: QueueStore, opening: number, onDraw: (ms: number) => void, onSpread: (spread: number) => void) {
+  const clock = { now: () => clock.at, every: () => () => undefined, at: T0 };
   const quiet = () => undefined;
-  const logger = {
-    info: (fields: { ms?: number }) => fields.ms !== undefined && drawn.push(fields.ms),
-    warn: quiet,
-    error: quiet,
-    debug: quiet,
-  } as unknown as FastifyBaseLogger;
-  const announced: number[] = [];
-  const announcer = { publishOpened: async (_id: string, opened: { spread: number }) => void announced.push(opened.spread) };
-  const schedule = new EventSchedule({ room: 'default', store, clock, log: logger, openingPollsPerSecond: 20_000, maxEvents: 100, announcer });
-  try {
-    const event = await schedule.create(drawnEvent('Bench drop', PREQUEUE, OPENING));
-    now = PREQUEUE;
-    await schedule.step();
-
-    const before = await memoryOf(kind, probe);
-    log(`drop (${kind} store): ${entrants} visitors entering the pre-queue…`);
-    const request = { method: 'GET', uri: '/tickets?show=42' };
-    const uuids: string[] = [];
-    const filling = performance.now();
-    for (let start = 0; start < entrants; start += 1000) {
-      const batch = Array.from({ length: Math.min(1000, entrants - start) }, (_, i) => `session-${start + i}`);
-      const held = await Promise.all(batch.map((session) => store.hold(session, 0, request, now)));
-      uuids.push(...held.map((entry) => entry.uuid));
+  const log = { info: (fields: { ms?: number }) => fields.ms !== undefined && onDraw(fields.ms), warn: quiet, error: quiet, debug: quiet };
+  const announcer = { publishOpened: async (_id: string, opened: { spread: number }) => onSpread(opened.spread) };
+  const schedule = new EventSchedule({
+    room: 'default',
+    ...{ store, clock, log: log, openingPollsPerSecond: 20_000, maxEvents: 100, announcer },
+  });
+  // An event of an hour, shuffled by the draw at its opening, under the room's limits.
+  const event = await schedule.create({
+    ...{ name: 'Bench opening', shuffleAtEventStart: true, queueingMethod: 'fifo', activeLimit: null, releasePerMinute: null, botChallenge: null },
+    ...{ prequeueStartTime: new Date(PREQUEUE).toISOString(), eventStartTime: new Date(opening).toISOString() },
+    eventEndTime: new Date(opening + 3_600_000).toISOString(),
+  });
+  clock.at = PREQUEUE;
+  await schedule.step();
+  const request = { method: 'GET', uri: '/tickets?show=42' };
+  const uuids: string[] = [];
+  const fill = async (entrants: number, batch: number, log: Log, tick: boolean) => {
+    const started = performance.now();
+    let ticked = started;
+    for (let start = 0; start < entrants; start += batch) {
+      const sessions = Array.from({ length: Math.min(batch, entrants - start) }, (_, i) => `session-${start + i}`);
+      for (const entry of await Promise.all(sessions.map((session) => store.hold(session, 0, request, clock.at)))) uuids.push(entry.uuid);
+      // The release loop's tick: it keys the arrivals so far, in the background.
+      if (tick && performance.now() - ticked >= 1000) {
+        ticked = performance.now();
+        clock.at += 1000;
+        void schedule.step();
+      }
+      if (start % 100_000 === 0 && start > 0) log(`  ${start} in the pre-queue`);
     }
-    const holdsPerSecond = entrants / ((performance.now() - filling) / 1000);
-    const bytesPerEntrant = ((await memoryOf(kind, probe)) - before) / entrants;
-
-    log(`drop (${kind} store): the opening…`);
-    now = OPENING;
-    const opening = performance.now();
-    await schedule.step();
-    // The draw goes on in the background, in steps: done once the store says so.
-    while (!(await store.eventState(event.id)).drawn) await new Promise((resolve) => setTimeout(resolve, 5));
-    const openingMs = performance.now() - opening;
-
-    // Every sampled entrant is where the draw, recomputed apart, puts them.
-    const seed = (await store.eventState(event.id)).seed as string;
-    const rank = new Map(drawOrder(seed, uuids).map((each, i) => [each.uuid, i + 1]));
-    let misplaced = 0;
+    return Math.round(entrants / ((performance.now() - started) / 1000));
+  };
+  /** Sampled entrants (after the `released` first) not at the position the draw recomputed apart gives them. */
+  const misplaced = async (released: number) => {
+    const order = drawOrder((await store.eventState(event.id)).seed as string, uuids).map((drawn) => drawn.uuid);
+    let wrong = 0;
     for (let i = 0; i < SAMPLE; i++) {
-      const uuid = uuids[Math.floor((i * uuids.length) / SAMPLE)];
-      if ((await store.position(uuid, now))?.position !== rank.get(uuid)) misplaced++;
+      const rank = released + Math.floor((i * (order.length - released)) / SAMPLE);
+      if ((await store.position(order[rank], clock.at))?.position !== rank - released + 1) wrong++;
     }
-    const round = (value: number) => Math.round(value * 10) / 10;
-    return {
-      store: kind,
-      entrants,
-      holdsPerSecond: Math.round(holdsPerSecond),
-      bytesPerEntrant: Math.round(bytesPerEntrant),
-      openingMs: round(openingMs),
-      drawMs: round(drawn[0] ?? Number.NaN),
-      misplaced,
-      spreadMs: announced[0] ?? null,
-    };
-  } finally {
-    await store.close();
-  }
-}
-
-/** The memory this store's line takes: the JS heap after a full GC, or Redis's own count. */
-async function memoryOf(kind: 'memory' | 'redis', probe?: Redis): Promise<number> {
-  return kind === 'redis' && probe ? usedMemory(probe) : heapAfterGc();
+    return { order, misplaced: wrong };
+  };
+  return { event, schedule, clock, fill, misplaced };
 }
 
 async function removeKeys(redis: Redis, prefix: string): Promise<void> {
@@ -132,17 +83,149 @@ async function removeKeys(redis: Redis, prefix: string): Promise<void> {
   } while (cursor !== '0');
 }
 
-/** An event of an hour, its pre-queue from `prequeue` (ms), shuffled by the draw at `opening` (ms), under the room's limits. */
-export function drawnEvent(name: string, prequeue: number, opening: number) {
-  return {
-    name,
-    prequeueStartTime: new Date(prequeue).toISOString(),
-    eventStartTime: new Date(opening).toISOString(),
-    eventEndTime: new Date(opening + 3_600_000).toISOString(),
-    shuffleAtEventStart: true,
-    queueingMethod: 'fifo' as const,
-    activeLimit: null,
-    releasePerMinute: null,
-    botChallenge: null,
-  };
+/** Each store's figures. */
+export type DropResult = Awaited<ReturnType<typeof measureDrop>>;
+
+/** Drop day: `entrants` pre-queued on the memory store, and on Redis when given one. */
+export async function measureDrop(options: { readonly entrants: number; readonly redisUrl?: string; readonly log: Log }) {
+  const rows = [await dropOn('memory', new MemoryStore(), options)];
+  if (options.redisUrl) {
+    const prefix = `drop-bench-${Date.now()}:`;
+    // Room for the pre-queue's bursts of holds on a busy machine: the bench measures, it does not cut short.
+    const probe = new Redis(options.redisUrl);
+    try {
+      rows.push(await dropOn('redis', new RedisStore(options.redisUrl, { prefix, commandTimeoutMs: 10_000 }), options, probe));
+    } finally {
+      await removeKeys(probe, prefix);
+      probe.disconnect();
+    }
+  }
+  return { entrants: options.entrants, rows };
+}
+
+async function dropOn(kind: 'memory' | 'redis', store: QueueStore, { entrants, log }: { entrants: number; log: Log }, probe?: Redis) {
+  const drawn: number[] = [];
+  const announced: number[] = [];
+  const opening = T0 + 120_000;
+  // The memory this store's line takes: the JS heap after a full GC, or Redis's own count.
+  const memory = () => (probe ? usedMemory(probe) : Promise.resolve(heapAfterGc()));
+  try {
+    const line = await preQueue(
+      store,
+      opening,
+      (ms) => drawn.push(ms),
+      (spread) => announced.push(spread),
+    );
+    const before = await memory();
+    log(`drop (${kind} store): ${entrants} visitors entering the pre-queue…`);
+    const holdsPerSecond = await line.fill(entrants, 1000, log, false);
+    const bytesPerEntrant = ((await memory()) - before) / entrants;
+    log(`drop (${kind} store): the opening…`);
+    line.clock.at = opening;
+    const started = performance.now();
+    await line.schedule.step();
+    // The draw goes on in the background, in steps: done once the store says so.
+    while (!(await store.eventState(line.event.id)).drawn) await sleep(5);
+    const openingMs = performance.now() - started;
+    const round = (value: number) => Math.round(value * 10) / 10;
+    return {
+      store: kind,
+      entrants,
+      holdsPerSecond,
+      bytesPerEntrant: Math.round(bytesPerEntrant),
+      openingMs: round(openingMs),
+      drawMs: round(drawn[0] ?? Number.NaN),
+      misplaced: (await line.misplaced(0)).misplaced,
+      spreadMs: announced[0] ?? null,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+export type OpeningMillionResult = Awaited<ReturnType<typeof measureOpeningMillion>>;
+
+/** An opening of `entrants` pre-queued on one Redis, releasing 500 every 100 ms as the draw allows. */
+export async function measureOpeningMillion({ entrants, redisUrl, log }: { entrants: number; redisUrl: string; log: Log }) {
+  const prefix = `opening-bench-${Date.now()}:`;
+  // Room for the pre-queue's bursts of 2,000 holds on a busy machine: the bench measures, it does not cut short.
+  const store = new RedisStore(redisUrl, { prefix, localLine: false, commandTimeoutMs: 10_000 });
+  const probe = new Redis(redisUrl);
+  const opening = T0 + 3_600_000;
+  try {
+    const line = await preQueue(
+      store,
+      opening,
+      () => undefined,
+      () => undefined,
+    );
+    const { event, clock } = line;
+    const memoryBefore = await usedMemory(probe);
+    log(`opening-million: ${entrants} visitors entering the pre-queue…`);
+    const holdsPerSecond = await line.fill(entrants, 2000, log, true);
+    const filled = performance.now();
+    while ((await store.unkeyedEntrants(event.id, 1)).uuids.length > 0) {
+      clock.at += 1000;
+      await line.schedule.step();
+      await sleep(50);
+    }
+    const keyedAfterMs = Math.round(performance.now() - filled);
+    const redisBytesPerEntrant = Math.round(((await usedMemory(probe)) - memoryBefore) / entrants);
+
+    log('opening-million: the opening…');
+    // Every call of 5 ms or more.
+    await probe.config('SET', 'slowlog-log-slower-than', '5000');
+    await probe.config('SET', 'slowlog-max-len', '10000');
+    await probe.slowlog('RESET');
+    const policy: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 3_600_000, perMinute: 0, abandonMs: 3_600_000, drawing: event.id };
+    const released: string[] = [];
+    const loadAverage = Math.round(os.loadavg()[0] * 10) / 10;
+    const cpuBefore = await redisCpuSeconds(probe);
+    clock.at = opening;
+    const started = performance.now();
+    await line.schedule.step();
+    let firstReleaseMs = Number.NaN;
+    while (Number.isNaN(firstReleaseMs)) {
+      const { released: first } = await store.release(1, clock.at, policy);
+      if (first.length > 0) {
+        firstReleaseMs = Math.round(performance.now() - started);
+        released.push(first[0].uuid);
+      }
+    }
+    let orderInPlaceMs = Number.NaN;
+    while (Number.isNaN(orderInPlaceMs)) {
+      if ((await store.eventState(event.id)).drawn) orderInPlaceMs = Math.round(performance.now() - started);
+      else {
+        for (const entry of (await store.release(500, clock.at, policy)).released) released.push(entry.uuid);
+        await sleep(100);
+      }
+    }
+    const redisCpuMs = Math.round(((await redisCpuSeconds(probe)) - cpuBefore) * 1000);
+    const slow = (await probe.slowlog('GET', 10_000)) as [number, number, number, string[]][];
+    const longest = slow.reduce<(typeof slow)[number] | undefined>((most, call) => (!most || call[2] > most[2] ? call : most), undefined);
+
+    log('opening-million: checking the order against the draw recomputed apart…');
+    const { order, misplaced } = await line.misplaced(released.length);
+    return {
+      entrants,
+      holdsPerSecond,
+      keyedAfterMs,
+      firstReleaseMs,
+      orderInPlaceMs,
+      releasedDuringPlacement: released.length,
+      releasedOutOfOrder: released.filter((uuid, i) => order[i] !== uuid).length,
+      misplaced,
+      longestCallUs: longest ? longest[2] : 0,
+      longestCall: longest ? longest[3].slice(0, 1).join(' ') : '',
+      callsOver50ms: slow.filter((call) => call[2] >= 50_000).length,
+      redisCpuMs,
+      loadAverage,
+      redisBytesPerEntrant,
+    };
+  } finally {
+    await store.close();
+    await probe.config('SET', 'slowlog-log-slower-than', '10000');
+    await removeKeys(probe, prefix);
+    probe.disconnect();
+  }
 }

@@ -1,20 +1,10 @@
 /**
- * What the gateway costs in front of a site: the same load generator (autocannon) asks a plain
- * Node `http` origin directly and through the real server (`start(loadConfig(env))` with
- * `UPSTREAM` set to that origin), in alternating slices, so that a change in the machine's load
- * weighs on both alike. `PROTECT=/checkout`, so `/` passes the gate at once: the pure proxy path.
- *
- * Three processes: the origin (this file, started with BENCH_GATEWAY_ROLE=origin) and the gateway
- * (`admission/gateway.ts`) each in a child of their own, the load generator in the orchestrator.
- *
- * - latency: one keep-alive connection, sequential `GET /` (1 KB); what the gateway adds to p50.
- * - throughput: a closed loop over many keep-alive connections on `GET /page` (about 1 ms of the
- *   origin's CPU first, the origin and the gateway pinned to one CPU and the load generator to
- *   another: a site's route); proxied ÷ direct, and the CPU each process spent a request.
- * - streaming: a download (`/download?mb=N`, generated in 64 KiB chunks) through the gateway, then
- *   1 GiB, with the gateway's RSS sampled every 25 ms (flat memory: the same peak whatever the
- *   size); once more with the reader stalled for a while, and the bytes the origin wrote ahead of
- *   the reader less those in the kernel's socket queues: what backpressure let the processes hold.
+ * What the gateway costs in front of a site: autocannon asks a plain Node `http` origin (this
+ * file, in a child with BENCH_GATEWAY_ROLE=origin) directly and through the real server
+ * (`admission/gateway.ts`, `UPSTREAM` that origin, `/` and `/page` outside `PROTECT`), in
+ * alternating slices, so that a change in the machine's load weighs on both alike: the latency
+ * added, the throughput in front of a working origin, and a download's memory and backpressure.
+ * bench/README.md says how each figure is taken.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -28,50 +18,33 @@ import { Child, serveRequests } from './capacity/ipc';
 import type { CpuSample } from './capacity/protocol';
 import { loadSlice } from './load';
 import { distribution, median } from './stats';
-import { TARGETS } from './goals';
+import { check, TARGETS, type TargetCheck } from './goals';
 
+/** `seconds` counted per target in each phase, `downloadMib` streamed (then 1 GiB), `originWorkMicros` of CPU per `GET /page`. */
 export interface GatewayOverheadOptions {
-  /** Counted seconds per target (direct, proxied) in each of the latency and throughput phases. */
   readonly seconds: number;
-  /** Keep-alive connections of the throughput loop. */
   readonly connections: number;
-  /** Size of the streamed download, in MiB (then 1 GiB, or ten times as much if that is more). */
   readonly downloadMib: number;
-  /** CPU time the working origin spends on each `GET /page` before answering (µs). */
   readonly originWorkMicros: number;
-  /** The built page (the gateway serves the waiting page from it). */
   readonly pageDir: string;
   readonly log: (line: string) => void;
 }
 
-/** Every figure of the run; bench/README.md says what each is. */
 export type GatewayOverheadResult = Awaited<ReturnType<typeof measureGatewayOverhead>>;
 
 const MIB = 1024 * 1024;
-/** The origin's `GET /` body. */
-const BODY_BYTES = 1024;
-/** The origin's download chunks. */
-const CHUNK_BYTES = 64 * 1024;
-/** Alternating slices per phase, half on each target: direct, proxied, proxied, direct, … */
+/** Alternating slices per phase, half on each target (direct, proxied, proxied, direct, …), after 1 s uncounted on each. */
 const SLICES = 8;
-/** Each target first runs this long uncounted in each phase (connections open, code warms up). */
 const WARMUP_SECONDS = 1;
 /** Warm-ups on the working origin that adjust its work to the CPU time asked, before it is measured. */
 const CALIBRATION_STEPS = 2;
 const longDownloadMib = (downloadMib: number) => Math.max(1024, 10 * downloadMib);
-/** The stalled reader stops after this much, for this long. */
-const STALL_AFTER_MIB = 8;
-const STALL_MS = 2000;
-/** A 100 MiB download takes a fraction of a second on loopback: samples this often catch its peak. */
-const MEMORY_EVERY_MS = 25;
+/** The stalled reader stops after 8 MiB for 2 s; the gateway's RSS is sampled every 25 ms, to catch a 100 MiB download's peak. */
+const [STALL_AFTER_MIB, STALL_MS, MEMORY_EVERY_MS] = [8, 2000, 25];
 
 type Target = 'direct' | 'proxied';
 const ORDER: readonly Target[] = Array.from({ length: SLICES }, (_, i) => (i % 4 === 0 || i % 4 === 3 ? 'direct' : 'proxied'));
-
-interface Ready {
-  readonly url: string;
-  readonly pid: number;
-}
+type Ready = { readonly url: string; readonly pid: number };
 
 /**
  * The headers of a browser's navigation, as a visitor who went through the line sends them: the
@@ -152,7 +125,7 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
 
     log(`  throughput: ${options.connections} keep-alive connections on an origin working ${options.originWorkMicros} µs a request…`);
     const working = await throughputPhase({ ...options, urls, sliceSeconds, origin, gateway, addErrors: (count) => (errors += count) });
-    const gatewayMicros = working.proxied.cpuMicrosPerRequest.gateway ?? Number.NaN;
+    const gatewayMicros = working.proxied.cpuMicrosPerRequest.gateway;
     const ratio = TARGETS.gatewayThroughputRatio;
     return {
       settings: { seconds: options.seconds, slices: SLICES, sliceSeconds, connections: options.connections, originWorkMicros: options.originWorkMicros },
@@ -164,6 +137,55 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
   } finally {
     await Promise.allSettled(children.map((child) => child.stop(5_000)));
   }
+}
+
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+/** PASS/MISS for the gateway's targets. */
+export function gatewayChecks({ latency, throughput, streaming, errors }: GatewayOverheadResult): TargetCheck[] {
+  const { working } = throughput;
+  const { proxied: short, proxiedLong: long, proxiedStalled: stalled } = streaming;
+  const errorNote = errors.total > 0 ? `${errors.total} failed requests in the gateway benchmark` : undefined;
+  const ms = (value: number) => `${value.toFixed(2)} ms`;
+  const complete = [short, long, stalled].every((download) => download.receivedBytes === download.expectedBytes);
+  const flatBound = TARGETS.gatewayLongDownloadGrowthShare * (long.expectedBytes - short.expectedBytes);
+  const { inFlightAtStallEndBytes: inFlight, inKernelAtStallEndBytes: inKernel } = stalled;
+  const held = inFlight === undefined || inKernel === undefined ? undefined : inFlight - inKernel;
+  // The gateway's RSS before the first proxied download: both peaks are read against it.
+  const rest = short.gatewayRss.start;
+  return [
+    check(
+      'latency the gateway adds, p50 (one keep-alive connection)',
+      `≤ ${TARGETS.gatewayAddedP50Ms} ms`,
+      `${ms(latency.addedP50Ms)} (p50 ${ms(latency.direct.p50)} direct, ${ms(latency.proxied.p50)} proxied; p99 +${ms(latency.addedP99Ms)})`,
+      errors.total === 0 && latency.addedP50Ms <= TARGETS.gatewayAddedP50Ms,
+      errorNote,
+    ),
+    check(
+      `throughput through the gateway / direct, origin working ${Math.round(working.direct.cpuMicrosPerRequest.origin)} µs of CPU a request${working.pinned ? ', sharing one core with the gateway' : ''}`,
+      `≥ ${TARGETS.gatewayThroughputRatio}`,
+      `${working.ratio.toFixed(2)} (medians of ${working.direct.slices} slices: proxied ${working.proxied.perSecond}/s, direct ${working.direct.perSecond}/s; ` +
+        `gateway ${working.proxied.cpuMicrosPerRequest.gateway} µs a request, enough for any origin above ${throughput.breakEvenOriginMicros} µs)`,
+      errors.total === 0 && working.ratio >= TARGETS.gatewayThroughputRatio,
+      working.pinned ? errorNote : [errorNote, 'not pinned: taskset missing or one CPU'].filter(Boolean).join('; '),
+    ),
+    check(
+      `flat memory: the gateway's highest RSS while ${mib(long.expectedBytes)} stream through it, beside its highest while ${mib(short.expectedBytes)} did`,
+      `≤ +${mib(flatBound)} (${TARGETS.gatewayLongDownloadGrowthShare * 100} % of the extra bytes)`,
+      `${streaming.longPeakOverShortPeak >= 0 ? '+' : '−'}${mib(Math.abs(streaming.longPeakOverShortPeak))} (${mib(long.gatewayRss.max)} against ${mib(short.gatewayRss.max)}; above the RSS before the first, ${mib(rest)}: ` +
+        `+${mib(short.gatewayRss.max - rest)} during the ${mib(short.expectedBytes)}, +${mib(long.gatewayRss.max - rest)} during the ${mib(long.expectedBytes)})`,
+      complete && streaming.longPeakOverShortPeak <= flatBound,
+      complete ? undefined : 'a download did not arrive whole',
+    ),
+    check(
+      `backpressure: bytes the gateway and the reader hold when a reader stalled ${(stalled.stallMs ?? Number.NaN) / 1000} s resumes`,
+      `≤ ${mib(TARGETS.gatewayStalledHeldBytes)}`,
+      held === undefined
+        ? 'not measured (no /proc/net/tcp)'
+        : `${mib(held)} (the kernel's socket queues held ${mib(inKernel ?? Number.NaN)}; the gateway's RSS grew ${mib(stalled.gatewayRss.growth)})`,
+      held === undefined ? undefined : complete && held <= TARGETS.gatewayStalledHeldBytes,
+    ),
+  ];
 }
 
 /**
@@ -198,54 +220,46 @@ async function throughputPhase(options: {
     }
     await loop('proxied', WARMUP_SECONDS);
     const tallies = { direct: tally(), proxied: tally() };
+    const cpu = () => Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
     for (const target of ORDER) {
-      const before = await Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
-      const clientBefore = process.cpuUsage();
+      const before = await cpu();
       const slice = await loop(target, options.sliceSeconds);
-      const client = process.cpuUsage(clientBefore);
-      const after = await Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
+      const after = await cpu();
       options.addErrors(slice.errors);
       const into = tallies[target];
       into.answered += slice.latencies.length;
       into.perSecond.push(slice.latencies.length / slice.seconds);
-      into.cpu.origin += cpuSeconds(before[0], after[0]);
-      into.cpu.gateway += cpuSeconds(before[1], after[1]);
-      into.cpu.client += (client.user + client.system) / 1e6;
+      into.origin += cpuSeconds(before[0], after[0]);
+      into.gateway += cpuSeconds(before[1], after[1]);
     }
-    const side = ({ answered, perSecond, cpu }: ReturnType<typeof tally>, proxied: boolean) => {
+    const side = ({ answered, perSecond, origin, gateway }: ReturnType<typeof tally>) => {
       const perRequest = (seconds: number) => round((seconds / Math.max(1, answered)) * 1e6, 1);
-      const gatewayMicros = proxied ? { gateway: perRequest(cpu.gateway) } : {};
       return {
         perSecond: Math.round(median(perSecond)),
         slices: perSecond.length,
-        answered,
-        cpuMicrosPerRequest: { origin: perRequest(cpu.origin), ...gatewayMicros, client: perRequest(cpu.client) },
+        cpuMicrosPerRequest: { origin: perRequest(origin), gateway: perRequest(gateway) },
       };
     };
-    const direct = side(tallies.direct, false);
-    const proxied = side(tallies.proxied, true);
-    return { originWorkRounds: rounds, ...(pinned ? { pinned } : {}), direct, proxied, ratio: round(proxied.perSecond / direct.perSecond, 3) };
+    const [direct, proxied] = [side(tallies.direct), side(tallies.proxied)];
+    return { ...(pinned ? { pinned } : {}), direct, proxied, ratio: round(proxied.perSecond / direct.perSecond, 3) };
   } finally {
     if (pinned && cpus) for (const pid of pids) setAffinity(pid, cpus);
   }
 }
 
-const tally = () => ({ answered: 0, perSecond: [] as number[], cpu: { origin: 0, gateway: 0, client: 0 } });
+const tally = () => ({ answered: 0, perSecond: [] as number[], origin: 0, gateway: 0 });
 
-/** The CPUs `pid` may run on (Linux's `taskset`), or undefined where it cannot be told. */
+/** The CPUs `pid` may run on (Linux's `taskset`, e.g. "0-1,4"), or undefined where it cannot be told. */
 function allowedCpus(pid: number): number[] | undefined {
   try {
     const list =
       execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' })
         .split(':')
         .pop() ?? '';
-    const cpus = list
-      .trim()
-      .split(',')
-      .flatMap((range) => {
-        const [first, last = first] = range.split('-').map(Number);
-        return Array.from({ length: last - first + 1 }, (_, i) => first + i);
-      });
+    const cpus = list.split(',').flatMap((range) => {
+      const [first, last = first] = range.trim().split('-').map(Number);
+      return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+    });
     return cpus.every(Number.isInteger) && cpus.length > 0 ? cpus : undefined;
   } catch {
     return undefined;
@@ -253,16 +267,11 @@ function allowedCpus(pid: number): number[] | undefined {
 }
 
 /** Lets `pid` and all its threads run on `cpus` only. */
-function setAffinity(pid: number, cpus: readonly number[]): void {
-  execFileSync('taskset', ['-a', '-pc', cpus.join(','), String(pid)], { stdio: 'ignore' });
-}
+const setAffinity = (pid: number, cpus: readonly number[]) => execFileSync('taskset', ['-a', '-pc', cpus.join(','), String(pid)], { stdio: 'ignore' });
 
-/** The gateway's RSS (bytes): from /proc when there is one (no work for the gateway), else over IPC. */
-function memoryProbe(gateway: Child<Ready>): () => Promise<number> {
-  const file = `/proc/${gateway.ready.pid}/status`;
-  if (!existsSync(file)) return async () => (await gateway.request<NodeJS.MemoryUsage>('memory')).rss;
-  return async () => Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(file, 'utf8'))?.[1]) * 1024;
-}
+/** The gateway's RSS (bytes), from /proc: no work for the gateway. */
+const memoryProbe = (gateway: Child<Ready>) => async () =>
+  Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${gateway.ready.pid}/status`, 'utf8'))?.[1]) * 1024;
 
 /**
  * Bytes queued in the kernel (send and receive queues) of the TCP sockets with one end on
@@ -338,15 +347,15 @@ async function download(
  * dynamic page stands for (`/page`), and a generated download.
  */
 async function runOrigin(): Promise<void> {
-  const page = Buffer.alloc(BODY_BYTES, 'origin page. ');
-  const chunk = Buffer.alloc(CHUNK_BYTES, 0x62);
+  const page = Buffer.alloc(1024, 'origin page. ');
+  const chunk = Buffer.alloc(64 * 1024, 0x62);
   const workMicros = Number(process.env.BENCH_GATEWAY_ORIGIN_WORK_US ?? '1000');
   let workRounds = calibrateWork(workMicros, page);
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://origin');
     if (request.method === 'GET' && (url.pathname === '/' || url.pathname === '/page')) {
       if (url.pathname === '/page') pageWork(workRounds, page);
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': BODY_BYTES });
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length });
       response.end(page);
       return;
     }
@@ -368,7 +377,6 @@ async function runOrigin(): Promise<void> {
   serveRequests({ url: `http://127.0.0.1:${port}`, pid: process.pid } satisfies Ready, {
     cpu: (): CpuSample => process.cpuUsage(),
     streamed: () => streamedBytes,
-    memory: () => process.memoryUsage(),
     // Again where the pages are measured (on the CPU it then shares with the gateway): the CPU
     // time of the same work changes with what runs beside it, a start-up measure was off by 2×.
     calibrate: () => (workRounds = calibrateWork(workMicros, page)),

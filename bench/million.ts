@@ -1,13 +1,8 @@
 /**
- * A million in one room, on one Redis: the line filled by the store's own calls (`hold`, sent
- * together), then a gateway joining while arrivals, releases and polls flow. For each size
- * measured (a smaller one on the way, then the full line):
- * - the gateway's copy loaded in pages (today's `LineCopy`): from its first poll to answering
- *   from its copy, the longest Redis call meanwhile (SLOWLOG), the traffic's calls refused, the
- *   gateway's heap per place (after a full GC), and a sample of its answers checked against Redis;
- * and once, at the full size: Redis's memory per place, the store's part of `/admin/stats` and of
- * the console's sample (`stats`, `recentReleases`), and both asked over HTTP of the real server on
- * this line (`GET /admin/stats`, and the console's `GET /admin/live`).
+ * A million in one room, on one Redis: the line filled by the store's own `hold`; at each size
+ * measured, a gateway joins while arrivals, releases and polls flow and its copy of the line loads
+ * in pages; at the full size, Redis's memory a place and the operator's calls, from the store and
+ * over HTTP of the real server on this line. bench/README.md says what each figure is.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -21,17 +16,15 @@ import { DEFAULT_PREFIX } from '../server/redis/connection';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../server/store/types';
 
+/** `checkpoints`: sizes on the way at which the loads are measured too (the full size always is). */
 export interface MillionOptions {
   readonly places: number;
-  /** Sizes on the way at which the loads are measured too (the full size always is). */
   readonly checkpoints: readonly number[];
   readonly redisUrl: string;
-  /** The built page, which the real server asked over HTTP serves. */
   readonly pageDir: string;
   readonly log: (line: string) => void;
 }
 
-/** bench/README.md says what each figure is. */
 export type MillionResult = Awaited<ReturnType<typeof measureMillion>>;
 
 const t0 = Date.UTC(2030, 0, 1);
@@ -88,13 +81,7 @@ export async function measureMillion(options: MillionOptions) {
     }
     const fillSeconds = (performance.now() - filling - filledOffset) / 1000;
     const redisBytesPerPlace = Math.round(((await usedMemory(probe)) - before) / places);
-    const timings: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      const start = performance.now();
-      await Promise.all([writer.stats(now), writer.recentReleases()]);
-      timings.push(performance.now() - start);
-    }
-    timings.sort((a, b) => a - b);
+    const statsMs = await timed(() => Promise.all([writer.stats(now), writer.recentReleases()]));
     log(`million: /admin/stats and the console's /admin/live over HTTP at ${places} places…`);
     return {
       places,
@@ -102,7 +89,7 @@ export async function measureMillion(options: MillionOptions) {
       holdsPerSecond: Math.round(places / fillSeconds),
       redisBytesPerPlace,
       loads,
-      statsMs: { median: round(timings[25]), max: round(timings[49]) },
+      statsMs,
       overHttp: await adminOverHttp(redisUrl, options.pageDir),
     };
   } finally {
@@ -164,7 +151,7 @@ export async function measureMillion(options: MillionOptions) {
   }
 
   /** The longest call since the reset, and the calls over 50 ms (the bench's own SLOWLOG and CONFIG calls left out). */
-  async function longest(): Promise<{ ms: number; call: string; over: number; slowest: string[] }> {
+  async function longest(): Promise<{ ms: number; call: string; over: number }> {
     const entries = ((await probe.slowlog('GET', 10_000)) as [number, number, number, string[]][])
       .filter(([, , , command]) => !['slowlog', 'config', 'info'].includes(command[0].toLowerCase()))
       .map(([, , micros, command]) => ({
@@ -172,13 +159,7 @@ export async function measureMillion(options: MillionOptions) {
         call: ['evalsha', 'eval'].includes(command[0].toLowerCase()) ? 'a script' : command[0].toLowerCase(),
       }))
       .sort((a, b) => b.ms - a.ms);
-    const over = entries.filter((entry) => entry.ms > SLOW_US / 1000);
-    return {
-      ms: entries[0]?.ms ?? 0,
-      call: entries[0]?.call ?? '–',
-      over: over.length,
-      slowest: over.slice(0, 3).map((entry) => `${entry.call} ${entry.ms} ms`),
-    };
+    return { ms: entries[0]?.ms ?? 0, call: entries[0]?.call ?? '–', over: entries.filter((entry) => entry.ms > SLOW_US / 1000).length };
   }
 
   /** Uuids spread over the line, one every size / SAMPLE places. */
@@ -219,12 +200,10 @@ export async function measureMillion(options: MillionOptions) {
       }
       return {
         places: size,
-        way: 'pages',
         loadMs: loadMs === null ? null : round(loadMs),
         longestCallMs: slow.ms,
         longestCall: slow.call,
         slowCalls: slow.over,
-        slowest: slow.slowest,
         refused: traffic.refused,
         trafficCalls: traffic.calls,
         grew: traffic.grew,
@@ -256,21 +235,23 @@ async function adminOverHttp(redisUrl: string, pageDir: string) {
   });
   try {
     const admin = adminClient(server.ready.url, adminToken);
-    const timed = async (route: string) => {
-      const times: number[] = [];
-      for (let i = 0; i < 50; i++) {
-        const start = performance.now();
-        await admin('GET', route);
-        times.push(performance.now() - start);
-      }
-      times.sort((a, b) => a - b);
-      return { median: round(times[25]), max: round(times[49]) };
-    };
     const { waiting } = (await admin('GET', '/admin/stats')) as { waiting: number };
-    return { waiting, statsMs: await timed('/admin/stats'), liveMs: await timed('/admin/live') };
+    return { waiting, statsMs: await timed(() => admin('GET', '/admin/stats')), liveMs: await timed(() => admin('GET', '/admin/live')) };
   } finally {
     await server.stop();
   }
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
+
+/** `call` 50 times, one at a time: the median and the longest, ms. */
+async function timed(call: () => Promise<unknown>) {
+  const times: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const start = performance.now();
+    await call();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { median: round(times[25]), max: round(times[49]) };
+}

@@ -6,15 +6,11 @@ import path from 'node:path';
 
 const root = path.resolve(__dirname, '..');
 
-interface SizeFigures {
-  readonly bytes: number;
-  readonly gzip: number;
-}
-
+type Sizes = { readonly bytes: number; readonly gzip: number; readonly files: readonly { file: string; bytes: number; gzip: number }[] };
 interface BuiltSizes {
   readonly budget: { readonly initialJsGzip: number };
-  readonly initialJs: SizeFigures & { readonly brotli: number; readonly files: readonly (SizeFigures & { file: string })[] };
-  readonly allJs: SizeFigures & { readonly files: readonly (SizeFigures & { file: string })[] };
+  readonly initialJs: Sizes & { readonly brotli: number };
+  readonly allJs: Sizes;
   readonly withinBudget: boolean;
   /** The build's files before the position shows as the server sends them (the HTML as is, the rest Brotli). */
   readonly wire: { readonly budget: number; readonly total: number; readonly withinBudget: boolean };
@@ -40,9 +36,7 @@ export async function measurePageWeight(outdir: string) {
       budgetInitialJsGzip: page.budget.initialJsGzip,
       withinBudget: page.withinBudget,
     },
-    compression: 'gzip level 9 (as build.mjs measures)',
-    runs: 1,
-    runsNote: 'sizes are deterministic: one build',
+    compression: 'gzip level 9 (as build.mjs measures); sizes are deterministic: one build',
   };
 }
 

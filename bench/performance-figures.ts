@@ -120,20 +120,6 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     both('memorySettled'),
   );
   stores('the same, right after the arrivals', '', 'memoryAtOnce');
-  row(
-    'wait estimate error, steady release rate',
-    '≤ 1 min',
-    value('estimateSteady', TARGETS.steadyEstimateErrorMinutes),
-    '(same code)',
-    ratio('estimateSteady'),
-  );
-  row(
-    'estimate back within 1 min of the truth after the rate halves',
-    '≤ 2 min',
-    value('estimateBack', TARGETS.minutesBackWithin1AfterChange),
-    '(same code)',
-    ratio('estimateBack'),
-  );
   const ramp = (store: string) => (results.ramps ?? []).find((one: Results) => one?.settings?.store === store);
   const knee = (store: string) => {
     const found = ramp(store);

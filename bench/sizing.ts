@@ -20,25 +20,18 @@ export const SIZING_START =
   '<!-- sizing: written by `node --import tsx bench/sizing.ts` from bench/results/arrivals.json and latest.json; do not edit by hand -->';
 export const SIZING_END = '<!-- end of sizing -->';
 
+type Redis = { readonly perSecond: number; readonly serverCpuMicrosPerRequest: number; readonly storeCpuMicrosPerRequest: number };
+type Settled = { readonly perVisitorBytes: { readonly rss: number }; readonly baseline: { readonly rss: number } };
 /** What is read of bench/results/latest.json: the Redis store's figures. */
 export interface LatestResults {
   readonly date: string;
   readonly machine: { readonly cpus: number; readonly cpuModel: string };
-  readonly storeComparison: {
-    readonly settings: { readonly visitors: number };
-    readonly median: { readonly redis: { readonly perSecond: number; readonly serverCpuMicrosPerRequest: number; readonly storeCpuMicrosPerRequest: number } };
-  };
-  readonly capacityRedis: {
-    readonly fanout: { readonly median: { readonly microsPerSocketP50: number } };
-    readonly memory: { readonly settled: { readonly perVisitorBytes: { readonly rss: number }; readonly baseline: { readonly rss: number } } };
-  };
+  readonly storeComparison: { readonly settings: { readonly visitors: number }; readonly median: { readonly redis: Redis } };
+  readonly capacityRedis: { readonly fanout: { readonly median: { readonly microsPerSocketP50: number } }; readonly memory: { readonly settled: Settled } };
 }
 
 /** bench/results/arrivals.json. */
-export interface ArrivalsResults {
-  readonly date: string;
-  readonly arrivals: ArrivalsResult;
-}
+export type ArrivalsResults = { readonly date: string; readonly arrivals: ArrivalsResult };
 
 /** The rooms sized. */
 export const SIZES = [100_000, 1_000_000, 10_000_000];

@@ -16,10 +16,6 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-export function mean(values: readonly number[]): number {
-  return values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
-}
-
 /** p50, p90, p99 and max of a list of latencies, rounded to 0.01. */
 export function distribution(values: readonly number[]): { count: number; p50: number; p90: number; p99: number; max: number } {
   const round = (value: number) => Math.round(value * 100) / 100;

@@ -1,14 +1,10 @@
 /**
- * Opening bursts: a crowd arrives in the first seconds at a room with `ADMISSION=adaptive` and
- * ceilings far above what its origin can take, and every visitor let in goes on browsing. A
- * simulation on a virtual clock, so that a scenario of minutes runs in a moment and gives the
- * same figures on any machine: the server's own parts do the deciding — the real
- * `AdaptiveAdmission` (the law, its signals, the memory admission store) and the real line
- * (`MemoryStore`: direct admissions under the active limit, holds, `releaseDue` on the release
- * loop's beat) — while the origin and the visitors are modelled as the real-time benchmark's
- * (`origin.ts`, `visitors.ts`) are: workers each held for a service time ± 20 % behind a
- * first-come queue, so that the latency grows with the backlog; visitors who, let in or released,
- * make their requests a think time apart, and wait in line again when their admission runs out.
+ * Opening bursts: a crowd arrives in a room's first seconds, `ADMISSION=adaptive` with ceilings far
+ * above what its origin takes, every visitor let in browsing on. On a virtual clock, so that the
+ * figures are the same on any machine: the real `AdaptiveAdmission` and `MemoryStore` decide; the
+ * origin (workers behind a first-come queue, service ± 20 %) and the visitors (requests a think
+ * time apart, in line again when their admission runs out) are modelled as `origin.ts` and
+ * `visitors.ts` are.
  */
 import pino from 'pino';
 import { AdaptiveAdmission } from '../../server/domain/admission/admission';
@@ -17,39 +13,31 @@ import type { Clock } from '../../server/domain/clock';
 import { MemoryStore } from '../../server/store/memory';
 import type { ReleasePolicy } from '../../server/store/types';
 import { mulberry32, percentile } from '../stats';
-import { TARGETS, type TargetCheck } from '../goals';
+import { check, TARGETS, type TargetCheck } from '../goals';
 
+/**
+ * `crowd` arrives evenly over `arrivalSeconds`; a visit is `perVisit` requests a think time apart;
+ * `ceilingFactor`: RELEASE_PER_MINUTE and ACTIVE_LIMIT as a multiple of what fills the origin;
+ * `lineCap`: arrivals turned away while this many wait; `coldStartMs`: the origin's first answers
+ * this much slower; `stalls`: the event loop stalled `ms` about every `everyMs`, each answer then
+ * measured late; `window`: figures of [from, to) s besides the whole run's.
+ */
 export interface OpeningScenario {
   readonly name: string;
-  /** Visitors arriving, evenly spread over the first `arrivalSeconds`. */
   readonly crowd: number;
   readonly arrivalSeconds: number;
   readonly workers: number;
   readonly serviceMs: number;
-  /** Requests a visit makes once let in, each a think time (uniform in [min, max] ms) after the last answer. */
   readonly perVisit: number;
   readonly thinkMs: readonly [number, number];
   readonly sessionSeconds: number;
   readonly feedbackSeconds: number;
-  /** ORIGIN_LATENCY_TARGET_MS. */
   readonly targetMs: number;
-  /** RELEASE_PER_MINUTE and ACTIVE_LIMIT as this multiple of what fills the origin: far too high. */
   readonly ceilingFactor: number;
   readonly runSeconds: number;
-  /** Arrivals are turned away while this many wait (a steady crowd, as the real-time benchmark's); none: all come. */
   readonly lineCap?: number;
-  /**
-   * The origin's first answers this much slower (ms each), as a server just started answers its
-   * first requests (code paths compiled, connections opened).
-   */
   readonly coldStartMs?: readonly number[];
-  /**
-   * The gateway's event loop stalled for `ms` about every `everyMs` (at random): every answer that
-   * comes meanwhile is measured up to `ms` late, as on a busy machine (the real-time benchmark's
-   * shared cores), though not late enough for the room to leave its latencies out.
-   */
   readonly stalls?: { readonly everyMs: number; readonly ms: number };
-  /** Figures of the window [from, to) s besides the whole run's, e.g. the real-time benchmark's steady window. */
   readonly window?: readonly [number, number];
 }
 
@@ -98,26 +86,8 @@ export const OPENING_SCENARIOS: readonly OpeningScenario[] = [
   { name: "crowd of 50,000, slow origin, a person's pace", crowd: 50_000, workers: 8, ...PERSON, serviceMs: 300 },
 ];
 
-export interface OpeningFigures {
-  readonly name: string;
-  readonly crowd: number;
-  readonly capacityPerSecond: number;
-  readonly targetMs: number;
-  /** The origin's p99 over every answer of the run, and in its first 10 s and 60 s. */
-  readonly p99Ms: number;
-  readonly p99FirstTenSecondsMs: number;
-  readonly p99FirstMinuteMs: number;
-  /** Busy workers ÷ workers while visitors waited (from the first arrival until the line emptied). */
-  readonly utilisation: number;
-  readonly busySeconds: number;
-  readonly answers: number;
-  readonly timeouts: number;
-  /** When the line emptied (s), or null if visitors still waited at the end. */
-  readonly lineEmptiedAtSeconds: number | null;
-  readonly met: boolean;
-  /** Over the scenario's `window`: answers a second ÷ the origin's capacity, and their p99. */
-  readonly window?: { readonly goodput: number; readonly p99Ms: number };
-}
+/** The origin's p99 over the run and in its first 10 s and minute; utilisation: busy workers ÷ workers while visitors waited. */
+export type OpeningFigures = Awaited<ReturnType<typeof simulateOpening>>;
 
 interface Visitor {
   readonly session: string;
@@ -138,51 +108,36 @@ class Agenda {
   private seq = 0;
 
   at(at: number, run: () => Promise<void> | void): void {
-    const heap = this.heap;
-    heap.push({ at, seq: this.seq++, run });
-    let i = heap.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.before(i, parent)) break;
-      [heap[i], heap[parent]] = [heap[parent], heap[i]];
-      i = parent;
-    }
+    this.heap.push({ at, seq: this.seq++, run });
+    for (let i = this.heap.length - 1, parent = (i - 1) >> 1; i > 0 && this.before(i, parent); i = parent, parent = (i - 1) >> 1) this.swap(i, parent);
   }
 
   next(): { at: number; run: () => Promise<void> | void } | undefined {
-    const heap = this.heap;
+    const { heap } = this;
     const top = heap[0];
     const last = heap.pop();
-    if (heap.length > 0 && last) {
-      heap[0] = last;
-      let i = 0;
-      for (;;) {
-        const left = 2 * i + 1;
-        const right = left + 1;
-        let smallest = i;
-        if (left < heap.length && this.before(left, smallest)) smallest = left;
-        if (right < heap.length && this.before(right, smallest)) smallest = right;
-        if (smallest === i) break;
-        [heap[i], heap[smallest]] = [heap[smallest], heap[i]];
-        i = smallest;
-      }
+    if (heap.length === 0 || !last) return top;
+    heap[0] = last;
+    for (let i = 0; ;) {
+      const smallest = [2 * i + 1, 2 * i + 2].reduce((most, child) => (child < heap.length && this.before(child, most) ? child : most), i);
+      if (smallest === i) return top;
+      this.swap(i, smallest);
+      i = smallest;
     }
-    return top;
+  }
+
+  private swap(a: number, b: number): void {
+    [this.heap[a], this.heap[b]] = [this.heap[b], this.heap[a]];
   }
 
   private before(a: number, b: number): boolean {
-    const x = this.heap[a];
-    const y = this.heap[b];
+    const [x, y] = [this.heap[a], this.heap[b]];
     return x.at < y.at || (x.at === y.at && x.seq < y.seq);
   }
 }
 
 /** One scenario, to its end; `trace` gets the rate, the limit and the origin's load every step. */
-export async function simulateOpening(
-  scenario: OpeningScenario,
-  seed = 1,
-  trace?: (line: string) => void,
-): Promise<OpeningFigures & { readonly timeline: readonly string[] }> {
+export async function simulateOpening(scenario: OpeningScenario, seed = 1, trace?: (line: string) => void) {
   const random = mulberry32(seed);
   // Stalls on a stream of their own, so that the scenarios without them draw as before.
   const stalling = mulberry32(seed + 1);
@@ -230,7 +185,6 @@ export async function simulateOpening(
   let busyWhileWaiting = 0;
   let lineEmptiedAt: number | null = null;
   let everWaited = false;
-  const timeline: string[] = [];
 
   // The origin: `workers` servers behind a first-come queue.
   const queue: OriginRequest[] = [];
@@ -322,7 +276,6 @@ export async function simulateOpening(
     const stats = await line.stats(now);
     const recent = answerTimes.length;
     const point = `${(now / 1000).toFixed(0)} s: ${'signals' in view && view.signals ? `p50 ${view.signals.p50Ms}, p90 ${view.signals.p90Ms} of ${view.signals.requests}; ` : ''}${view.releasePerMinute}/min, limit ${view.activeLimit}, active ${stats.active}, waiting ${stats.waiting}, queue ${queue.length - head}, answers ${recent}${'decision' in view && view.decision ? `, ${view.decision.reason}: ${view.decision.detail}` : ''}`;
-    timeline.push(point);
     trace?.(point);
     if (now + STEP_MS < end) agenda.at(now + STEP_MS, admissionStep);
   };
@@ -360,7 +313,11 @@ export async function simulateOpening(
     lineEmptiedAtSeconds: lineEmptiedAt === null ? null : lineEmptiedAt / 1000,
     window: scenario.window && windowFigures(scenario.window),
   };
-  return { ...figures, met: judged(scenario, figures), timeline };
+  const { window } = figures;
+  const met = window
+    ? window.goodput >= TARGETS.adaptiveGoodput && window.p99Ms <= scenario.targetMs
+    : p99Ms <= scenario.targetMs && figures.p99FirstTenSecondsMs <= scenario.targetMs && timeouts === 0 && utilisation >= OPENING_GOAL.utilisation;
+  return { ...figures, met };
 }
 
 /** Where a run that measured the opening keeps its figures, beside `latest.json` (`bench/results/`). */
@@ -368,16 +325,6 @@ export const OPENING_FILE = 'opening.json';
 
 /** A burst's goal: the origin within its target from the first second, and at least half busy while visitors wait. */
 export const OPENING_GOAL = { utilisation: 0.5 } as const;
-
-function judged(scenario: OpeningScenario, figures: Omit<OpeningFigures, 'met'>): boolean {
-  if (scenario.window) return figures.window !== undefined && figures.window.goodput >= TARGETS.adaptiveGoodput && figures.window.p99Ms <= scenario.targetMs;
-  return (
-    figures.p99Ms <= scenario.targetMs &&
-    figures.p99FirstTenSecondsMs <= scenario.targetMs &&
-    figures.timeouts === 0 &&
-    figures.utilisation >= OPENING_GOAL.utilisation
-  );
-}
 
 export interface OpeningResult {
   readonly bursts: readonly OpeningFigures[];
@@ -387,30 +334,28 @@ export interface OpeningResult {
 
 /** Every burst, then the admission benchmark's room started cold. */
 export async function measureOpening(seed = 1): Promise<OpeningResult> {
-  const run = async (scenario: OpeningScenario): Promise<OpeningFigures> => {
-    const { timeline: _timeline, ...figures } = await simulateOpening(scenario, seed);
-    return figures;
-  };
   const bursts: OpeningFigures[] = [];
-  for (const scenario of OPENING_SCENARIOS) bursts.push(await run(scenario));
-  return { bursts, startedCold: await run(STARTED_COLD), seed };
+  for (const scenario of OPENING_SCENARIOS) bursts.push(await simulateOpening(scenario, seed));
+  return { bursts, startedCold: await simulateOpening(STARTED_COLD, seed), seed };
 }
 
 /** The bench's checks: every burst meets the goal, and the room started cold its steady goodput. */
-export function openingChecks(result: OpeningResult): TargetCheck[] {
+export function openingChecks({ bursts, startedCold: cold }: OpeningResult): TargetCheck[] {
   return [
-    ...result.bursts.map((burst) => ({
-      name: `opening burst, ${burst.name}: the origin's p99 over the run and in its first 10 s, its utilisation while visitors waited`,
-      target: `p99 ≤ ${burst.targetMs} ms, no 504, utilisation ≥ ${OPENING_GOAL.utilisation}`,
-      measured: `p99 ${burst.p99Ms} ms (first 10 s ${burst.p99FirstTenSecondsMs} ms), ${burst.timeouts} 504s, utilisation ${burst.utilisation.toFixed(2)}`,
-      verdict: burst.met ? ('PASS' as const) : ('MISS' as const),
-    })),
-    {
-      name: `opening: ${result.startedCold.name}, goodput in its steady window`,
-      target: `≥ ${TARGETS.adaptiveGoodput}, p99 ≤ ${result.startedCold.targetMs} ms`,
-      measured: `${result.startedCold.window?.goodput.toFixed(2)}, p99 ${result.startedCold.window?.p99Ms} ms`,
-      verdict: result.startedCold.met ? 'PASS' : 'MISS',
-    },
+    ...bursts.map((burst) =>
+      check(
+        `opening burst, ${burst.name}: the origin's p99 over the run and in its first 10 s, its utilisation while visitors waited`,
+        `p99 ≤ ${burst.targetMs} ms, no 504, utilisation ≥ ${OPENING_GOAL.utilisation}`,
+        `p99 ${burst.p99Ms} ms (first 10 s ${burst.p99FirstTenSecondsMs} ms), ${burst.timeouts} 504s, utilisation ${burst.utilisation.toFixed(2)}`,
+        burst.met,
+      ),
+    ),
+    check(
+      `opening: ${cold.name}, goodput in its steady window`,
+      `≥ ${TARGETS.adaptiveGoodput}, p99 ≤ ${cold.targetMs} ms`,
+      `${cold.window?.goodput.toFixed(2)}, p99 ${cold.window?.p99Ms} ms`,
+      cold.met,
+    ),
   ];
 }
 
@@ -441,8 +386,7 @@ if (require.main === module) {
   void (async () => {
     if (only) {
       for (const scenario of [...OPENING_SCENARIOS, STARTED_COLD].filter((one) => one.name.includes(only))) {
-        const { timeline: _timeline, ...figures } = await simulateOpening(scenario, 1, process.env.TRACE ? (line) => console.log(line) : undefined);
-        console.log(figures);
+        console.log(await simulateOpening(scenario, 1, process.env.TRACE ? (line) => console.log(line) : undefined));
       }
       return;
     }

@@ -1,12 +1,7 @@
 /**
- * Origins of known capacity for the admission benchmark, all in this process: each has a fixed
- * number of workers, each request holds one for a service time drawn around `serviceMs`, and
- * requests wait in a first-come queue in front of them. Capacity is `workers / serviceMs`
- * whatever the machine's speed: a worker waits on a timer, it does not compute. A request whose
- * client left while it waited (the gateway gave up at its timeout) is dropped unserved, as a
- * server that notices a closed connection does.
- *
- * Requests from the orchestrator: `start`, `halve`, `figures`.
+ * Origins of known capacity for the admission benchmark, all in this process: `workers` each held
+ * for a service time around `serviceMs` on a timer (capacity whatever the CPU), behind a
+ * first-come queue; a request whose client left while it waited is dropped unserved.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

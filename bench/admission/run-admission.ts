@@ -1,16 +1,10 @@
 /**
- * Adaptive admission against fixed settings, side by side in one run: each waiting room (the real
- * server, a process each) stands in front of an origin of its own of the same known capacity
- * (`origin.ts`), with visitors arriving at several times that capacity (`visitors.ts`). After a
- * warm-up, a steady window is measured; then every origin loses half its workers at once, and the
- * rooms are watched while they re-settle. All rooms run at the same time, so that the machine's
- * load weighs on each alike, and the origins' capacity is set by timers, not by CPU speed.
- *
- * Time is compressed: a visit is eight requests about a second apart, and SESSION_SECONDS (the
- * controller's feedback time) is 12 s, where a real checkout takes minutes. The controller's steps
- * scale with its feedback time, so its behaviour in visits is the same; what does not scale is
- * its 2 s decision step and the 6 s window of latencies it reads, which in the compressed run are
- * coarser against a visit than they would be in production: the run is, if anything, harder on it.
+ * Adaptive admission against fixed settings, side by side in one run: each room (the real server,
+ * a process each) in front of an origin of its own of the same known capacity (`origin.ts`),
+ * visitors arriving at several times that capacity (`visitors.ts`); after a warm-up a steady
+ * window, then every origin loses half its workers and the rooms are watched while they re-settle.
+ * Time is compressed (visits of about 9 s): docs/adaptive-admission.md says why that does not
+ * flatter the controller.
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
@@ -18,32 +12,16 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Child } from '../capacity/ipc';
 import { preciseNow } from '../stats';
+import { check, TARGETS, type TargetCheck } from '../goals';
 import type { OriginFigures, OriginSpec } from './origin';
 import type { VisitorFigures, VisitorsOptions } from './visitors';
 
-export interface AdmissionBenchOptions {
-  readonly origin: OriginSpec;
-  /** Requests a visit makes once admitted. */
-  readonly perVisit: number;
-  readonly thinkMs: readonly [number, number];
-  readonly reactionMs: readonly [number, number];
-  readonly sessionSeconds: number;
-  /** ADMISSION_FEEDBACK_SECONDS: about a visit's length, shorter than the sessions. */
-  readonly feedbackSeconds: number;
-  readonly targetMs: number;
-  readonly upstreamTimeoutMs: number;
-  /** Arrivals as a multiple of the origin's capacity in visits, while fewer than `lineCap` wait. */
-  readonly arrivalsFactor: number;
-  readonly lineCap: number;
-  readonly warmupSeconds: number;
-  readonly steadySeconds: number;
-  /** After the halving: the re-settle window (60 s) and a little more to judge what it settled to. */
-  readonly halvedSeconds: number;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}
-
-export const DEFAULT_ADMISSION_OPTIONS: Omit<AdmissionBenchOptions, 'pageDir' | 'log'> = {
+/**
+ * `feedbackSeconds`: ADMISSION_FEEDBACK_SECONDS, about a visit's length; arrivals at
+ * `arrivalsFactor` × the origin's capacity in visits while fewer than `lineCap` wait;
+ * `halvedSeconds`: after the halving, the re-settle window (60 s) and a little more.
+ */
+export const DEFAULT_ADMISSION_OPTIONS = {
   origin: { workers: 16, serviceMs: 100, jitter: 0.2 },
   perVisit: 8,
   thinkMs: [500, 1500],
@@ -57,7 +35,8 @@ export const DEFAULT_ADMISSION_OPTIONS: Omit<AdmissionBenchOptions, 'pageDir' | 
   warmupSeconds: 150,
   steadySeconds: 40,
   halvedSeconds: 80,
-};
+} satisfies Omit<VisitorsOptions, 'targets' | 'arrivalsPerSecond' | 'seed'> & Record<string, unknown>;
+type AdmissionBenchOptions = typeof DEFAULT_ADMISSION_OPTIONS & { readonly origin: OriginSpec; readonly pageDir: string; readonly log: (line: string) => void };
 
 /** The errors allowed while re-settling, and the time allowed for it. */
 export const RESETTLE_SECONDS = 60;
@@ -217,4 +196,51 @@ function resettle(answers: readonly [number, number][], halvedAt: number, end: n
 
 function pick(env: Record<string, string>, names: readonly string[]): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, env[name]]));
+}
+
+type RoomResult = AdmissionResult['rooms'][number];
+
+/** PASS/MISS for adaptive admission: its goodput, against every fixed setting that kept the origin healthy, and after the halving. */
+export function admissionChecks({ settings: { targetMs }, rooms }: AdmissionResult): TargetCheck[] {
+  // Healthy in a window: the origin's p99 within the target, fewer than 1 % errors.
+  const healthy = (window: RoomResult['steady']) => window.origin.latencyMs.p99 <= targetMs && window.visitors.errorShare < TARGETS.adaptiveResettleErrorShare;
+  const adaptive = rooms.find((room) => room.env.ADMISSION === 'adaptive') as RoomResult;
+  const fixed = rooms.filter((room) => room !== adaptive);
+  const { steady, halved, resettleSeconds: resettled } = adaptive;
+  const beats = (rivals: RoomResult[], none: string) =>
+    [
+      rivals.length === 0 ? none : rivals.map((room) => `${room.name} ${room.steady.goodput.toFixed(2)}`).join(', ') + ` against ${steady.goodput.toFixed(2)}`,
+      rivals.every((room) => steady.goodput > room.steady.goodput),
+    ] as const;
+  return [
+    check(
+      "adaptive admission: goodput ÷ the origin's capacity, steady, its p99 within the target",
+      `≥ ${TARGETS.adaptiveGoodput}, p99 ≤ ${targetMs} ms`,
+      `${steady.goodput.toFixed(2)}, p99 ${steady.origin.latencyMs.p99} ms`,
+      steady.goodput >= TARGETS.adaptiveGoodput && healthy(steady),
+    ),
+    check(
+      'adaptive admission beats every fixed setting that keeps the origin healthy (steady)',
+      'higher goodput than each',
+      ...beats(
+        fixed.filter((room) => healthy(room.steady)),
+        'no fixed setting kept the origin healthy',
+      ),
+      "a setting is healthy when the origin's p99 is within the target and visitors see under 1 % errors",
+    ),
+    check(
+      'adaptive admission beats every fixed setting that keeps the origin healthy through the run, the halving included (steady goodput)',
+      'higher goodput than each',
+      ...beats(
+        fixed.filter((room) => [room.steady, room.halved, room.after].every(healthy)),
+        'no fixed setting kept the origin healthy through the run',
+      ),
+    ),
+    check(
+      'adaptive admission after the origin loses half its capacity',
+      `p99 back within the target in ≤ ${TARGETS.adaptiveResettleSeconds} s, < 1 % errors`,
+      `${resettled === null ? 'not within the run' : `${resettled} s`}, ${(halved.visitors.errorShare * 100).toFixed(2)} % errors`,
+      resettled !== null && resettled <= TARGETS.adaptiveResettleSeconds && halved.visitors.errorShare < TARGETS.adaptiveResettleErrorShare,
+    ),
+  ];
 }

@@ -1,17 +1,10 @@
 /**
- * The admission benchmark's visitors, for every waiting room under test at once, in this process.
- * Each visitor arrives at a protected page as an API client would (`Accept: application/json`):
- * let in at once, or held (503 with the page's config), when it listens on its channel over the
- * Pusher protocol and, on `RequestUnqueud`, asks again after a reaction time (a page hearing the
- * event and navigating). Once in, it shops: `perVisit` protected requests, each a think time after
- * the answer to the one before. Held again mid-visit (its admission ran out), it waits in line
- * again and goes on with its visit once released. Arrivals come at `arrivalsPerSecond` while fewer than `lineCap`
- * wait: the line never empties, and the sockets it holds stay bounded.
- *
- * The channels of the waiting visitors of one room share a few sockets (the rooms under test allow
- * many subscriptions a socket): this benchmark measures the origin, not the realtime server.
- *
- * Requests from the orchestrator: `start`, `figures`, `stop`.
+ * The admission benchmark's visitors, for every room at once: each arrives at a protected page as
+ * an API client (`Accept: application/json`); let in, it makes `perVisit` requests a think time
+ * apart; held (503 with the page's config), it listens on its channel over a shared Pusher socket
+ * and replays a reaction time after `RequestUnqueud`, held again mid-visit it waits again and goes
+ * on. Arrivals come at `arrivalsPerSecond` while fewer than `lineCap` wait. Requests from the
+ * orchestrator: `start`, `figures`, `stop`.
  */
 import { Pool } from 'undici';
 import { CHANNELS } from '@waiting-room/streams/contract';
@@ -30,9 +23,8 @@ export interface VisitorsOptions {
   readonly arrivalsPerSecond: number;
   readonly lineCap: number;
   readonly perVisit: number;
-  /** Think time between a visitor's requests, drawn uniformly in [min, max] ms. */
+  /** Between a visitor's requests, and from the release event to the replay: uniform in [min, max] ms. */
   readonly thinkMs: readonly [number, number];
-  /** From the release event to the replay, drawn uniformly in [min, max] ms. */
   readonly reactionMs: readonly [number, number];
   readonly seed: number;
 }
@@ -247,12 +239,6 @@ serveRequests(
       return { startedAt: preciseNow() };
     },
     figures: ({ from, to }: { from: number; to: number }) => rooms.map((room) => room.figures(from, to)),
-    /** Each room's releases as [when, waited ms] and answers as [when, outcome] after `from`, for timelines. */
-    timeline: ({ from }: { from: number }) =>
-      rooms.map((room) => ({
-        releases: room.releasedAt.filter((at) => at >= from).map((at) => Math.round(at)),
-        errors: room.answeredAt.filter((at, i) => at >= from && room.outcome[i] === Outcome.Error).map((at) => Math.round(at)),
-      })),
     stop: async () => {
       if (ticker) clearInterval(ticker);
       await Promise.all(rooms.map((room) => room.stop()));

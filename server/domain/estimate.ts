@@ -32,7 +32,7 @@ export const RELEASES_KEPT = 50;
  * minute; irregular ones (manual, or as sessions end) keep the whole window unless the change
  * is large, since a few random gaps say little.
  *
- * Why this and not a simpler rate, measured with `bench/estimate-accuracy.ts` (steady error;
+ * Why this and not a simpler rate, measured on a simulated line whose rate halves (steady error;
  * minutes until back within 1 minute of the truth after the change; the error at the new rate):
  * - a count over the ten minutes, as before: 0.54; 7.25 after 6 → 3/min, 8.25 after 2 → 1/min.
  * - a count over the last six releases (a minute at least): 0.40; 1.25 and 4.5; but at random

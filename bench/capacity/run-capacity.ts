@@ -178,7 +178,7 @@ async function fanoutFloor(rig: Rig, options: CapacityOptions): Promise<FanoutFl
 }
 
 /** Refuses to start when a process would need more open files than its limit allows; raises nothing. */
-export function checkOpenFiles(needed: number): void {
+function checkOpenFiles(needed: number): void {
   const limit = openFileLimit();
   if (limit !== undefined && needed > limit)
     throw new Error(

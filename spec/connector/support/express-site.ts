@@ -12,12 +12,12 @@ export interface ExpressSite {
 
 /**
  * The Express app of docs/adopt.md: `/checkout` needs a pass, `/checkout/done` ends the
- * admission (`revoke()`), `/` is open. Listens on loopback, on a free port. `waitingRoom` may be
- * a function, read at the first request: a site is allowed by the room by its address, known
+ * admission (`revoke()`), `/` is open. Listens on loopback, on a free port. `waitingRoom` gives
+ * the room's address at the first request: a site is allowed by the room by its address, known
  * once it listens, and the room's own address is known once the room listens.
  */
 export async function startExpressSite(options: {
-  waitingRoom: string | (() => string);
+  waitingRoom: () => string;
   secret: string;
   room?: string;
   /** The name the site is reached by (`localhost` makes it another site than the room's 127.0.0.1). */
@@ -25,11 +25,10 @@ export async function startExpressSite(options: {
 }): Promise<ExpressSite> {
   let admitted = 0;
   const app = express();
-  const { waitingRoom: address } = options;
   let protect: RequestHandler | undefined;
   app.use((request, response, next) => {
     protect ??= waitingRoom({
-      waitingRoom: typeof address === 'string' ? address : address(),
+      waitingRoom: options.waitingRoom(),
       room: options.room ?? 'default',
       secret: options.secret,
       protect: ['/checkout'],

@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { CATALOGUES, LOCALES } from '../../locales';
+import { violations } from '../support/axe';
 import { launchBrowser } from '../support/browser';
 import { closedPort } from '../support/closed-port';
 import { openVisitor, type Visitor, type VisitorOptions } from '../support/visitor-page';
@@ -16,13 +16,6 @@ import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-roo
 const NARROW = { viewport: { width: 320, height: 640 } };
 /** A 1280×720 window zoomed to 200 %: 640×360 CSS pixels. */
 const ZOOMED = { viewport: { width: 640, height: 360 }, deviceScaleFactor: 2 };
-
-/** axe-core's findings, as short lines that say what and where (empty when there are none). */
-async function violations(page: Page): Promise<string[]> {
-  // Only the violations are read: axe need not gather what passed.
-  const { violations: found } = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
-  return found.flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')} — ${node.failureSummary ?? ''}`));
-}
 
 /** True when the page scrolls sideways. */
 const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);

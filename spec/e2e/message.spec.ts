@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
+import { violations } from '../support/axe';
 import { launchBrowser } from '../support/browser';
 import { openVisitor, type Visitor } from '../support/visitor-page';
 import { E2E_ADMIN_TOKEN, startWaitingRoom, type WaitingRoomServer } from '../support/waiting-room-server';
@@ -105,7 +105,7 @@ describe('the operator’s message on the waiting page', () => {
     // Past a poll (every 5 s), whose answer carries the same message: said once.
     await french.page.waitForTimeout(6000);
     expect(await said(french.page)).toEqual(['Message du site Ouverture à 10 h.']);
-    expect(await new AxeBuilder({ page: french.page }).analyze().then((result) => result.violations.map((one) => one.id))).toEqual([]);
+    expect(await violations(french.page)).toEqual([]);
 
     await operator('PUT', { text: 'Plain text <3 & "quotes"' });
     await german.page.waitForFunction(() => document.querySelector('.wr-message')?.textContent?.includes('<3'), undefined, { timeout: 1000 });
@@ -129,7 +129,7 @@ describe('the operator’s message on the waiting page', () => {
     const slot = '[data-waiting-room-block="message"] .wr-message';
     await shop.page.locator(`${slot} p`).waitFor({ timeout: 1000 });
     expect(await shown(shop.page, slot)).toBe('Message from the site Welcome to the shop.');
-    expect(await new AxeBuilder({ page: shop.page }).analyze().then((result) => result.violations.map((one) => one.id))).toEqual([]);
+    expect(await violations(shop.page)).toEqual([]);
 
     await operator('DELETE', undefined, SHOP.name);
     await shop.page.waitForFunction((selector) => document.querySelector(selector)?.textContent === '', slot, { timeout: 1000 });

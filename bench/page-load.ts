@@ -160,15 +160,19 @@ export function jsBudgetOf(pageDir: string): number {
   return (JSON.parse(readFileSync(path.join(pageDir, 'size.json'), 'utf8')) as { budget: { initialJsGzip: number } }).budget.initialJsGzip;
 }
 
-/** A fresh context (empty cache) on the slow phone, recording its network; `locale` sets its Accept-Language. */
-async function slowPhone(browser: Browser, locale?: string) {
+/**
+ * A fresh context (empty cache) on the slow phone, recording its network; `locale` sets its
+ * Accept-Language. `cpuSlowdown`: Chromium's CPU throttling, which spins a core while it holds the
+ * page back.
+ */
+async function slowPhone(browser: Browser, locale?: string, cpuSlowdown = CPU_SLOWDOWN) {
   const context = await browser.newContext(locale ? { locale } : {});
   await context.addInitScript(WATCH_POSITION);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   const network = await recordNetwork(cdp);
   await cdp.send('Network.emulateNetworkConditions', { offline: false, ...FAST_3G });
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
   return { context, page, network };
 }
 
@@ -250,15 +254,18 @@ export type LanguageLoad = { readonly locale: string; readonly lang: string } & 
  * the network to go quiet: only what comes before the position is measured), all with one
  * browser and one server. `concurrency`: loads side by side; the bytes are the same either way,
  * the times are not (the phones share the cores), so the bench, which judges the time, keeps 1.
+ * `cpuSlowdown`: 1 for what is fetched alone, which the page's order decides, not the CPU's speed.
  */
-export async function measureLanguages(options: PageLoadOptions & { readonly locales: readonly string[]; readonly concurrency?: number }) {
+export async function measureLanguages(
+  options: PageLoadOptions & { readonly locales: readonly string[]; readonly concurrency?: number; readonly cpuSlowdown?: number },
+) {
   return withHeldPage(options.pageDir, options.env, async (browser, url) => {
     const loads = new Array<LanguageLoad>(options.locales.length);
     let next = 0;
     const loadNext = async (): Promise<void> => {
       for (let index = next++; index < options.locales.length; index = next++) {
         const locale = options.locales[index];
-        const phone = await slowPhone(browser, locale);
+        const phone = await slowPhone(browser, locale, options.cpuSlowdown);
         try {
           const cold = await coldLoad(phone, url, options.pageDir, false);
           loads[index] = { locale, lang: await phone.page.evaluate(() => document.documentElement.lang), ...cold };

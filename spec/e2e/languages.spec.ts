@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { translator, type Message } from '@waiting-room/streams/contract';
 import { CATALOGUES, ENGLISH, LOCALES } from '../../locales';
+import { violations } from '../support/axe';
 import { launchBrowser } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { overflowing } from '../support/overflow';
@@ -11,7 +12,8 @@ import { startWaitingRoom, type WaitingRoomServer } from '../support/waiting-roo
  * Every visitor in their language, and told when their turn comes, in Chromium against the real
  * server: the page in the browser's language, a switch of language that keeps the place, the
  * place in the tab title, each change of position announced once, and the opt-in notifications;
- * and the whole waiting page in every language of the catalogue, nothing of it cut at 320 px.
+ * and the whole waiting page in every language of the catalogue, nothing of it cut at 320 px and
+ * nothing axe-core finds.
  */
 
 /**
@@ -107,7 +109,7 @@ describe('visitors in their language, told when their turn comes', () => {
     await expect(server.stats()).resolves.toMatchObject({ waiting: 12 });
   }, 40_000);
 
-  it('should show the whole waiting page in every language, in its direction, with nothing cut or overflowing at 320 px', async () => {
+  it('should show the whole waiting page in every language, in its direction, with nothing cut or overflowing at 320 px and no violation axe-core finds', async () => {
     await ahead(11);
     // One visitor, one tab, one place: each language is the same page asked for with another Accept-Language.
     const visitor = await visit({ viewport: { width: 320, height: 640 } });
@@ -187,6 +189,7 @@ describe('visitors in their language, told when their turn comes', () => {
       const left = locale === 'en' ? [] : page.body.split('\n').filter((line) => english.has(line.trim()) && line.trim() !== ENGLISH['language.name']);
       if (left.length > 0) problems.push(`${locale}: English left on the page: ${left.join(' | ')}`);
       problems.push(...(await overflowing(visitor.page)).map((found) => `${locale}: ${found}`));
+      problems.push(...(await violations(visitor.page)).map((violation) => `${locale}: ${violation}`));
     }
     expect(problems).toEqual([]);
     // Every visit kept the one place.

@@ -11,15 +11,15 @@ const path = require('node:path');
 const SLOWEST = [
   // The system tier's. The chaos suite judges admissions by when its visitors' replays land, so it
   // starts beside files that mostly wait (timers, a failover), before the files that load the page
-  // in every language (its budgets, its accessibility, its texts) keep the cores busy.
+  // in every language (its budgets; its texts and accessibility) keep the cores busy.
   'spec/server/chaos-cluster.spec.ts',
   'spec/e2e/away.spec.ts',
   'spec/e2e/realtime-down.spec.ts',
   'spec/server/replay-failover.spec.ts',
   'spec/e2e/page-budget.spec.ts',
-  'spec/e2e/accessibility.spec.ts',
-  'spec/e2e/connector-next.spec.ts',
   'spec/e2e/languages.spec.ts',
+  'spec/e2e/connector-next.spec.ts',
+  'spec/e2e/accessibility.spec.ts',
   // The fast tier's.
   'spec/server/verify-draw-cli.spec.ts',
   'spec/server/node-flags.spec.ts',

@@ -15,7 +15,7 @@ import { distribution } from './stats';
 import { commandCalls, infoField } from './probes';
 import { Child } from './capacity/ipc';
 import { request } from './capacity/http-client';
-import type { CpuSample, MemorySample, ServerReady } from './capacity/protocol';
+import type { MemorySample, ServerReady } from './capacity/server';
 import { adminClient, SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
 
 export const ARRIVALS_FILE = 'arrivals.json';
@@ -78,7 +78,7 @@ export async function measureArrivals(options: {
       const field = (name: string) => infoField(info, name);
       const calls = (command: string) => commandCalls(info, command);
       return {
-        cpu: await server.request<CpuSample>('cpu'),
+        cpu: await server.request<NodeJS.CpuUsage>('cpu'),
         redisCpu: field('used_cpu_user') + field('used_cpu_sys'),
         commands: field('total_commands_processed'),
         scripts: calls('evalsha') + calls('eval') + calls('fcall'),
@@ -101,7 +101,7 @@ export async function measureArrivals(options: {
     const memoryAfter = await server.request<MemorySample>('memory');
     agent.destroy();
     const per = (value: number) => value / options.arrivals;
-    const cpuMicros = (from: CpuSample, to: CpuSample) => to.user + to.system - from.user - from.system;
+    const cpuMicros = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => to.user + to.system - from.user - from.system;
 
     options.log('  releases: the line released at its full rate…');
     const beforeReleases = await sample();

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TARGETS as T, type TargetCheck, type Verdict } from './goals';
+import { check, TARGETS as T, type TargetCheck } from './goals';
 
 /** Results as read back from a file: any part may be missing from an older run, so every read is guarded. */
 type Results = any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -113,8 +113,7 @@ export function figureChecks(results: Results, redis: boolean): TargetCheck[] {
     if (!goal || value === undefined || redis !== /^(Redis\.|redisVs)/.test(key)) return [];
     const [sign, bound, scale] = goal;
     const met = sign === '≤' ? value <= bound : value >= bound;
-    const verdict: Verdict = scale && crowdOf(key, results) < T.visitorsHeld ? 'N/A' : met ? 'PASS' : 'MISS';
-    return [{ name: label, target: `${sign} ${formatFigure(bound, unit)}`, measured: formatFigure(value, unit), verdict }];
+    return [check(label, `${sign} ${formatFigure(bound, unit)}`, formatFigure(value, unit), scale && crowdOf(key, results) < T.visitorsHeld ? undefined : met)];
   });
 }
 

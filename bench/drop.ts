@@ -19,6 +19,7 @@ import { MemoryStore } from '../server/store/memory';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { QueueStore, ReleasePolicy } from '../server/store/types';
 import { heapAfterGc, redisCpuSeconds, usedMemory } from './probes';
+import { round } from './stats';
 
 type Log = (line: string) => void;
 const T0 = Date.UTC(2030, 4, 1, 9, 0);
@@ -26,11 +27,11 @@ const PREQUEUE = T0 + 60_000;
 const SAMPLE = 1000;
 
 /** A drawn event on `store`, its pre-queue open, and `fill`, which pre-queues `entrants` `batch` at a time (`tick`: the release loop's, every second). */
-async function preQueue(store: QueueStore, opening: number, onDraw: (ms: number) => void, onSpread: (spread: number) => void) {
+async function preQueue(store: QueueStore, opening: number, on: { draw?: (ms: number) => void; spread?: (spread: number) => void } = {}) {
   const clock = { now: () => clock.at, every: () => () => undefined, at: T0 };
   const quiet = () => undefined;
-  const log = { info: (fields: { ms?: number }) => fields.ms !== undefined && onDraw(fields.ms), warn: quiet, error: quiet, debug: quiet };
-  const announcer = { publishOpened: async (_id: string, opened: { spread: number }) => onSpread(opened.spread) };
+  const log = { info: (fields: { ms?: number }) => fields.ms !== undefined && on.draw?.(fields.ms), warn: quiet, error: quiet, debug: quiet };
+  const announcer = { publishOpened: async (_id: string, opened: { spread: number }) => on.spread?.(opened.spread) };
   const schedule = new EventSchedule({
     room: 'default',
     ...{ store, clock, log: log, openingPollsPerSecond: 20_000, maxEvents: 100, announcer },
@@ -74,15 +75,6 @@ async function preQueue(store: QueueStore, opening: number, onDraw: (ms: number)
   return { event, schedule, clock, fill, misplaced };
 }
 
-async function removeKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-}
-
 /** Each store's figures. */
 export type DropResult = Awaited<ReturnType<typeof measureDrop>>;
 
@@ -90,13 +82,11 @@ export type DropResult = Awaited<ReturnType<typeof measureDrop>>;
 export async function measureDrop(options: { readonly entrants: number; readonly redisUrl?: string; readonly log: Log }) {
   const rows = [await dropOn('memory', new MemoryStore(), options)];
   if (options.redisUrl) {
-    const prefix = `drop-bench-${Date.now()}:`;
-    // Room for the pre-queue's bursts of holds on a busy machine: the bench measures, it does not cut short.
     const probe = new Redis(options.redisUrl);
     try {
-      rows.push(await dropOn('redis', new RedisStore(options.redisUrl, { prefix, commandTimeoutMs: 10_000 }), options, probe));
+      // Room for the pre-queue's bursts of holds on a busy machine: the bench measures, it does not cut short.
+      rows.push(await dropOn('redis', new RedisStore(options.redisUrl, { prefix: `drop-bench-${Date.now()}:`, commandTimeoutMs: 10_000 }), options, probe));
     } finally {
-      await removeKeys(probe, prefix);
       probe.disconnect();
     }
   }
@@ -110,12 +100,7 @@ async function dropOn(kind: 'memory' | 'redis', store: QueueStore, { entrants, l
   // The memory this store's line takes: the JS heap after a full GC, or Redis's own count.
   const memory = () => (probe ? usedMemory(probe) : Promise.resolve(heapAfterGc()));
   try {
-    const line = await preQueue(
-      store,
-      opening,
-      (ms) => drawn.push(ms),
-      (spread) => announced.push(spread),
-    );
+    const line = await preQueue(store, opening, { draw: (ms) => drawn.push(ms), spread: (spread) => announced.push(spread) });
     const before = await memory();
     log(`drop (${kind} store): ${entrants} visitors entering the pre-queue…`);
     const holdsPerSecond = await line.fill(entrants, 1000, log, false);
@@ -127,14 +112,13 @@ async function dropOn(kind: 'memory' | 'redis', store: QueueStore, { entrants, l
     // The draw goes on in the background, in steps: done once the store says so.
     while (!(await store.eventState(line.event.id)).drawn) await sleep(5);
     const openingMs = performance.now() - started;
-    const round = (value: number) => Math.round(value * 10) / 10;
     return {
       store: kind,
       entrants,
       holdsPerSecond,
       bytesPerEntrant: Math.round(bytesPerEntrant),
-      openingMs: round(openingMs),
-      drawMs: round(drawn[0] ?? Number.NaN),
+      openingMs: round(openingMs, 1),
+      drawMs: round(drawn[0] ?? Number.NaN, 1),
       misplaced: (await line.misplaced(0)).misplaced,
       spreadMs: announced[0] ?? null,
     };
@@ -153,12 +137,7 @@ export async function measureOpeningMillion({ entrants, redisUrl, log }: { entra
   const probe = new Redis(redisUrl);
   const opening = T0 + 3_600_000;
   try {
-    const line = await preQueue(
-      store,
-      opening,
-      () => undefined,
-      () => undefined,
-    );
+    const line = await preQueue(store, opening);
     const { event, clock } = line;
     const memoryBefore = await usedMemory(probe);
     log(`opening-million: ${entrants} visitors entering the pre-queue…`);
@@ -179,7 +158,7 @@ export async function measureOpeningMillion({ entrants, redisUrl, log }: { entra
     await probe.slowlog('RESET');
     const policy: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 3_600_000, perMinute: 0, abandonMs: 3_600_000, drawing: event.id };
     const released: string[] = [];
-    const loadAverage = Math.round(os.loadavg()[0] * 10) / 10;
+    const loadAverage = round(os.loadavg()[0], 1);
     const cpuBefore = await redisCpuSeconds(probe);
     clock.at = opening;
     const started = performance.now();
@@ -224,8 +203,6 @@ export async function measureOpeningMillion({ entrants, redisUrl, log }: { entra
     };
   } finally {
     await store.close();
-    await probe.config('SET', 'slowlog-log-slower-than', '10000');
-    await removeKeys(probe, prefix);
     probe.disconnect();
   }
 }

@@ -15,9 +15,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'undici';
 import { Child, serveRequests } from './capacity/ipc';
-import type { CpuSample } from './capacity/protocol';
 import { loadSlice } from './load';
-import { distribution, median } from './stats';
+import { cpuSeconds, distribution, median, round } from './stats';
 import { check, TARGETS, type TargetCheck } from './goals';
 
 /** `seconds` counted per target in each phase, `downloadMib` streamed (then 1 GiB), `originWorkMicros` of CPU per `GET /page`. */
@@ -65,9 +64,6 @@ const BROWSER_HEADERS = {
   'sec-fetch-user': '?1',
   'upgrade-insecure-requests': '1',
 };
-
-const cpuSeconds = (before: CpuSample, after: CpuSample) => (after.user - before.user + after.system - before.system) / 1e6;
-const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Runs the whole gateway benchmark and returns its figures; both children are ended whatever happens. */
 export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
@@ -213,14 +209,14 @@ async function throughputPhase(options: {
     // runs beside it (a quiet calibration was off by a third).
     let rounds = await origin.request<number>('calibrate');
     for (let step = 0; step < CALIBRATION_STEPS; step++) {
-      const before = await origin.request<CpuSample>('cpu');
+      const before = await origin.request<NodeJS.CpuUsage>('cpu');
       const { latencies } = await loop('direct', WARMUP_SECONDS);
-      const micros = (cpuSeconds(before, await origin.request<CpuSample>('cpu')) * 1e6) / Math.max(1, latencies.length);
+      const micros = (cpuSeconds(before, await origin.request<NodeJS.CpuUsage>('cpu')) * 1e6) / Math.max(1, latencies.length);
       rounds = await origin.request<number>('workRounds', Math.max(1, Math.round((rounds * options.originWorkMicros) / micros)));
     }
     await loop('proxied', WARMUP_SECONDS);
     const tallies = { direct: tally(), proxied: tally() };
-    const cpu = () => Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
+    const cpu = () => Promise.all([origin.request<NodeJS.CpuUsage>('cpu'), gateway.request<NodeJS.CpuUsage>('cpu')]);
     for (const target of ORDER) {
       const before = await cpu();
       const slice = await loop(target, options.sliceSeconds);
@@ -375,7 +371,7 @@ async function runOrigin(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   serveRequests({ url: `http://127.0.0.1:${port}`, pid: process.pid } satisfies Ready, {
-    cpu: (): CpuSample => process.cpuUsage(),
+    cpu: (): NodeJS.CpuUsage => process.cpuUsage(),
     streamed: () => streamedBytes,
     // Again where the pages are measured (on the CPU it then shares with the gateway): the CPU
     // time of the same work changes with what runs beside it, a start-up measure was off by 2×.

@@ -34,21 +34,8 @@ export const TARGETS = {
   passCheckUs: 20,
 } as const;
 
-export type Verdict = 'PASS' | 'MISS' | 'N/A';
-
-export interface TargetCheck {
-  readonly name: string;
-  readonly target: string;
-  readonly measured: string;
-  readonly verdict: Verdict;
-  readonly note?: string;
-}
-
 /** A row of the targets table: PASS when `met`, MISS when not, N/A when it could not be told. */
-export const check = (name: string, target: string, measured: string, met: boolean | undefined, note?: string): TargetCheck => ({
-  name,
-  target,
-  measured,
-  verdict: met === undefined ? 'N/A' : met ? 'PASS' : 'MISS',
-  ...(note ? { note } : {}),
-});
+export const check = (name: string, target: string, measured: string, met: boolean | undefined, note?: string) => {
+  return { name, target, measured, verdict: met === undefined ? 'N/A' : met ? 'PASS' : 'MISS', note: note || undefined };
+};
+export type TargetCheck = ReturnType<typeof check>;

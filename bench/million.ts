@@ -9,8 +9,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { heapAfterGc, usedMemory } from './probes';
+import { round } from './stats';
 import { Child } from './capacity/ipc';
-import type { ServerReady } from './capacity/protocol';
+import type { ServerReady } from './capacity/server';
 import { adminClient, SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
 import { DEFAULT_PREFIX } from '../server/redis/connection';
 import { RedisStore } from '../server/store/redis/redis-store';
@@ -94,7 +95,6 @@ export async function measureMillion(options: MillionOptions) {
     };
   } finally {
     await Promise.all([writer.close(), others.close()]);
-    await probe.flushall().catch(() => undefined);
     probe.disconnect();
   }
 
@@ -155,7 +155,7 @@ export async function measureMillion(options: MillionOptions) {
     const entries = ((await probe.slowlog('GET', 10_000)) as [number, number, number, string[]][])
       .filter(([, , , command]) => !['slowlog', 'config', 'info'].includes(command[0].toLowerCase()))
       .map(([, , micros, command]) => ({
-        ms: round(micros / 1000),
+        ms: round(micros / 1000, 1),
         call: ['evalsha', 'eval'].includes(command[0].toLowerCase()) ? 'a script' : command[0].toLowerCase(),
       }))
       .sort((a, b) => b.ms - a.ms);
@@ -200,7 +200,7 @@ export async function measureMillion(options: MillionOptions) {
       }
       return {
         places: size,
-        loadMs: loadMs === null ? null : round(loadMs),
+        loadMs: loadMs === null ? null : round(loadMs, 1),
         longestCallMs: slow.ms,
         longestCall: slow.call,
         slowCalls: slow.over,
@@ -242,8 +242,6 @@ async function adminOverHttp(redisUrl: string, pageDir: string) {
   }
 }
 
-const round = (value: number) => Math.round(value * 10) / 10;
-
 /** `call` 50 times, one at a time: the median and the longest, ms. */
 async function timed(call: () => Promise<unknown>) {
   const times: number[] = [];
@@ -253,5 +251,5 @@ async function timed(call: () => Promise<unknown>) {
     times.push(performance.now() - start);
   }
   times.sort((a, b) => a - b);
-  return { median: round(times[25]), max: round(times[49]) };
+  return { median: round(times[25], 1), max: round(times[49], 1) };
 }

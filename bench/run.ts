@@ -10,29 +10,21 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runRamp, type RampResult } from './capacity/ramp';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
-import { compareStores, type StoreComparisonResult } from './capacity/stores';
-import { admissionChecks, DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
-import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from './admission/opening';
-import { measureDrop, measureOpeningMillion, type DropResult, type OpeningMillionResult } from './drop';
-import { measureMillion, type MillionResult } from './million';
-import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
-import { gatewayChecks, measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
+import { compareStores } from './capacity/stores';
+import { admissionChecks, DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission } from './admission/run-admission';
+import { OPENING_FILE, measureOpening, openingChecks } from './admission/opening';
+import { measureDrop, measureOpeningMillion } from './drop';
+import { measureMillion } from './million';
+import { ARRIVALS_FILE, measureArrivals } from './arrivals';
+import { gatewayChecks, measureGatewayOverhead } from './gateway-overhead';
 import { LOCALES } from '../locales';
-import {
-  checkPageBudget,
-  languageLoadChecks,
-  measureLanguages,
-  measurePageLoad,
-  OWN_PAGE_ROOMS,
-  pageLoadChecks,
-  type LanguageLoad,
-  type PageLoadResult,
-} from './page-load';
-import { measurePageWeight, type PageWeightResult } from './page-weight';
+import { checkPageBudget, languageLoadChecks, measureLanguages, measurePageLoad, OWN_PAGE_ROOMS, pageLoadChecks } from './page-load';
+import { measurePageWeight } from './page-weight';
 import { renderMarkdown } from './report';
-import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
+import { connectorPassChecks, measureConnectorPass } from './connector-pass';
 import { compareRuns, figureChecks, readBaseline } from './compare';
 import { redisCpuSeconds, usedMemory } from './probes';
+import { round } from './stats';
 
 const resultsDir = path.join(__dirname, 'results');
 /** The parts run when `BENCH_ONLY` is unset; `PARTS` holds them all, in the order they run. */
@@ -47,33 +39,10 @@ function numberFromEnv(name: string, fallback: number, min: number): number {
 }
 const countFromEnv = (name: string, fallback: number, min: number) => Math.floor(numberFromEnv(name, fallback, min));
 
-/** What the parts measured: the results' fields beside the run's own. */
-type Measured = Partial<{
-  pageLoad: PageLoadResult;
-  /** The same, for a room's own page (the documented example template). */
-  ownPageLoad: PageLoadResult;
-  languageLoads: LanguageLoad[];
-  capacity: CapacityResult;
-  capacityRedis: CapacityResult;
-  storeComparison: StoreComparisonResult;
-  gateway: GatewayOverheadResult;
-  admission: AdmissionResult;
-  opening: OpeningResult;
-  drop: DropResult;
-  million: MillionResult;
-  ramps: RampResult[];
-  connectorPass: ConnectorPassResult;
-  arrivals: ArrivalsResult;
-  openingMillion: OpeningMillionResult;
-}>;
-interface Context {
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-  readonly capacity: CapacityOptions;
-}
+type Context = { readonly pageDir: string; readonly log: (line: string) => void; readonly capacity: CapacityOptions };
 
 /** Each part, by its name in `BENCH_ONLY`, in the order they run. */
-const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
+const PARTS = {
   page: async () => ({}),
   pageload: async ({ pageDir, log }) => {
     const runs = countFromEnv('BENCH_PAGE_LOAD_RUNS', 5, 1);
@@ -85,7 +54,7 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
     log(`page load in every language: one visitor per language (${LOCALES.length}), the same way…`);
     return { pageLoad, ownPageLoad, languageLoads: await measureLanguages({ pageDir, locales: LOCALES, log }) };
   },
-  capacity: async ({ capacity: options, log }) => {
+  capacity: async ({ capacity: options, log }): Promise<{ capacity: CapacityResult; capacityRedis?: CapacityResult }> => {
     log(`server capacity (memory store): ${options.visitors} visitors…`);
     const capacity = await runCapacity(options);
     if (process.env.BENCH_REDIS !== '1') return { capacity };
@@ -157,21 +126,27 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
     return { ramps };
   },
   connector: async ({ log }) => ({ connectorPass: await measureConnectorPass({ visitors: 2000, requestsEach: 50, log }) }),
-};
+} satisfies Record<string, (context: Context) => Promise<object>>;
+type Part = keyof typeof PARTS;
+/** What the parts measured: the results' fields beside the run's own (each part's, any of them). */
+type Measured = Partial<UnionToIntersection<Awaited<ReturnType<(typeof PARTS)[Part]>>>>;
+type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const loadAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
+  const loadAtStart = os.loadavg().map((load) => round(load));
   const only = new Set(
     (process.env.BENCH_ONLY || DEFAULT_PARTS)
-      .split(',')
-      .map((part) => part.trim())
+      .trim()
+      .split(/\s*,\s*/)
       .filter(Boolean),
   );
   const unknown = [...only].filter((part) => !(part in PARTS));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; known: ${Object.keys(PARTS).join(', ')}.`);
   // With Redis, the capacity part sets the two stores side by side too.
-  const parts = Object.keys(PARTS).filter((part) => only.has(part) || (part === 'stores' && only.has('capacity') && process.env.BENCH_REDIS === '1'));
+  const parts = (Object.keys(PARTS) as Part[]).filter(
+    (part) => only.has(part) || (part === 'stores' && only.has('capacity') && process.env.BENCH_REDIS === '1'),
+  );
   const log = (line: string) => console.log(line);
   const workDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-bench-'));
   try {
@@ -180,9 +155,10 @@ async function main(): Promise<void> {
     const partSeconds: Record<string, number> = {};
     log('page weight: building the page…');
     // The other parts serve this build, so the page is always built.
-    let partStarted = Date.now();
-    const pageWeight: PageWeightResult = await measurePageWeight(pageDir);
-    partSeconds.page = Math.round((Date.now() - partStarted) / 100) / 10;
+    const secondsSince = (start: number) => round((Date.now() - start) / 1000, 1);
+    const pageStarted = Date.now();
+    const pageWeight = await measurePageWeight(pageDir);
+    partSeconds.page = secondsSince(pageStarted);
     const capacity: CapacityOptions = {
       visitors: countFromEnv('BENCH_VISITORS', 10_000, 10),
       visitorProcesses: countFromEnv('BENCH_VISITOR_PROCESSES', 4, 1),
@@ -202,9 +178,9 @@ async function main(): Promise<void> {
     };
     const measured: Measured = {};
     for (const part of parts.filter((name) => name !== 'page')) {
-      partStarted = Date.now();
+      const partStarted = Date.now();
       Object.assign(measured, await PARTS[part]({ pageDir, log, capacity }));
-      partSeconds[part] = Math.round((Date.now() - partStarted) / 100) / 10;
+      partSeconds[part] = secondsSince(partStarted);
     }
     const { pageLoad, ownPageLoad, languageLoads, capacityRedis, storeComparison } = measured;
     const results = {
@@ -241,12 +217,9 @@ async function main(): Promise<void> {
     const json = JSON.stringify(compared) + '\n';
     const dated = `run-${results.date.replace(/[:.]/g, '-')}.json`;
     const write = (file: string, text: string) => writeFileSync(path.join(resultsDir, file), text);
-    for (const [file, text] of [
-      ['latest.json', json],
-      [dated, json],
-      ['latest.md', markdown],
-    ])
-      write(file, text);
+    write('latest.json', json);
+    write(dated, json);
+    write('latest.md', markdown);
     // The opening's figures and an arrival's costs are kept apart too: the docs show them whatever the last run measured.
     const { date, machine: on } = results;
     if (measured.opening) write(OPENING_FILE, `${JSON.stringify({ date, opening: measured.opening }, null, 2)}\n`);
@@ -268,7 +241,7 @@ function machine(loadAverageAtStart: number[]) {
     memoryGb: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
     loadAverageAtStart,
-    loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100),
+    loadAverageAtEnd: os.loadavg().map((load) => round(load)),
   };
 }
 

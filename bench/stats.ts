@@ -16,9 +16,14 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+/** `value` rounded to `digits` decimals. */
+export const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** CPU seconds a process used between two `process.cpuUsage()` samples. */
+export const cpuSeconds = (before: NodeJS.CpuUsage, after: NodeJS.CpuUsage) => (after.user + after.system - before.user - before.system) / 1e6;
+
 /** p50, p90, p99 and max of a list of latencies, rounded to 0.01. */
 export function distribution(values: readonly number[]): { count: number; p50: number; p90: number; p99: number; max: number } {
-  const round = (value: number) => Math.round(value * 100) / 100;
   return {
     count: values.length,
     p50: round(percentile(values, 50)),

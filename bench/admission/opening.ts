@@ -12,7 +12,7 @@ import { MemoryAdmissionStore } from '../../server/store/admission-memory';
 import type { Clock } from '../../server/domain/clock';
 import { MemoryStore } from '../../server/store/memory';
 import type { ReleasePolicy } from '../../server/store/types';
-import { mulberry32, percentile } from '../stats';
+import { mulberry32, percentile, round } from '../stats';
 import { check, TARGETS, type TargetCheck } from '../goals';
 
 /**
@@ -287,16 +287,11 @@ export async function simulateOpening(scenario: OpeningScenario, seed = 1, trace
   }
 
   const waitedUntil = lineEmptiedAt ?? end;
-  const p99Within = (to: number) => {
-    const window = latencies.filter((_, i) => answerTimes[i] < to).sort((a, b) => a - b);
-    return Math.round(percentile(window, 99));
-  };
   const windowFigures = ([from, to]: readonly [number, number]) => {
-    const inside = latencies.filter((_, i) => answerTimes[i] >= from * 1000 && answerTimes[i] < to * 1000).sort((a, b) => a - b);
-    return { goodput: Math.round((inside.length / (to - from) / capacityPerSecond) * 100) / 100, p99Ms: Math.round(percentile(inside, 99)) };
+    const inside = latencies.filter((_, i) => answerTimes[i] >= from * 1000 && answerTimes[i] < to * 1000);
+    return { goodput: round(inside.length / (to - from) / capacityPerSecond), p99Ms: Math.round(percentile(inside, 99)) };
   };
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const p99Ms = Math.round(percentile(sorted, 99));
+  const p99Ms = Math.round(percentile(latencies, 99));
   const utilisation = Math.round((busyWhileWaiting / (scenario.workers * waitedUntil)) * 1000) / 1000;
   const figures = {
     name: scenario.name,
@@ -304,8 +299,8 @@ export async function simulateOpening(scenario: OpeningScenario, seed = 1, trace
     capacityPerSecond,
     targetMs: scenario.targetMs,
     p99Ms,
-    p99FirstTenSecondsMs: p99Within(10_000),
-    p99FirstMinuteMs: p99Within(60_000),
+    p99FirstTenSecondsMs: windowFigures([0, 10]).p99Ms,
+    p99FirstMinuteMs: windowFigures([0, 60]).p99Ms,
     utilisation,
     busySeconds: Math.round(busyMs / 100) / 10,
     answers: latencies.length,

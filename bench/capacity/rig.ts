@@ -8,12 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NODE_FLAGS } from '../../server/process/node-flags';
-import { distribution, preciseNow } from '../stats';
+import { cpuSeconds, distribution, preciseNow } from '../stats';
 import type { PolledVisitor } from './http-client';
 import { Child } from './ipc';
 import type { PollArg, PollResult, SaturateArg, SaturateResult } from './poller';
-import type { CpuSample, ServerReady } from './protocol';
-import type { FanoutRecord, Taken } from './server';
+import type { FanoutRecord, ServerReady, Taken } from './server';
 import type { Deliveries, HoldArg, HoldResult, MoveShare } from './visitors';
 
 /** The bench server's Node flags: production's, and `gc()` to read memory after a full collection. */
@@ -77,9 +76,6 @@ export async function untilNoneActive(admin: Admin, sessionSeconds: number): Pro
     await sleep(250);
   }
 }
-
-/** CPU seconds a process used between two samples. */
-export const cpuSeconds = (before: CpuSample, after: CpuSample) => (after.user + after.system - before.user - before.system) / 1e6;
 
 /** This process's open-file limit, from /proc (undefined elsewhere): read, never raised. */
 export function openFileLimit(): number | undefined {
@@ -226,7 +222,7 @@ export async function pacedWindow({ servers, visitors, pollers, admin }: Paced, 
   await Promise.all(servers.map((server) => server.request('take')));
   await visitors.deliveries();
   await visitors.moves([], 0);
-  const cpuBefore = await Promise.all(servers.map((server) => server.request<CpuSample>('cpu')));
+  const cpuBefore = await Promise.all(servers.map((server) => server.request<NodeJS.CpuUsage>('cpu')));
   const from = preciseNow();
   await admin('POST', '/admin/resume');
   const polls = await Promise.all(pollers.map((poller) => poller.request<PollResult>('poll', arg)));
@@ -234,7 +230,7 @@ export async function pacedWindow({ servers, visitors, pollers, admin }: Paced, 
   const until = preciseNow();
   const taken = await Promise.all(servers.map((server) => server.request<Taken>('take')));
   const cpu = await Promise.all(
-    servers.map(async (server, index) => cpuSeconds(cpuBefore[index], await server.request<CpuSample>('cpu')) / ((until - from) / 1000)),
+    servers.map(async (server, index) => cpuSeconds(cpuBefore[index], await server.request<NodeJS.CpuUsage>('cpu')) / ((until - from) / 1000)),
   );
   const countedFrom = Math.max(...polls.map((poll) => poll.countedFrom));
   const inWindow = <T extends [unknown, number]>(list: T[]) => list.filter(([, at]) => at >= Math.floor(from) && at <= until);
@@ -330,7 +326,7 @@ export async function closedLoop(
   options: { connections: number; seconds: number; storeCpu?: () => Promise<number> },
 ) {
   const names = Object.keys(servers);
-  const cpu = () => Promise.all(names.map((name) => servers[name].request<CpuSample>('cpu')));
+  const cpu = () => Promise.all(names.map((name) => servers[name].request<NodeJS.CpuUsage>('cpu')));
   const results = [];
   for (const run of runs) {
     const [first, second] = run % 2 === 0 ? names : [...names].reverse();

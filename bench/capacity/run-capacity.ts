@@ -6,9 +6,9 @@
  * socket, the event loop's holds), then queue_info throughput in a closed loop on ours and the
  * bare server in alternating slices.
  */
-import { median } from '../stats';
+import { median, round } from '../stats';
 import type { FanoutFloor } from './bare-fanout';
-import type { MemorySample, ServerReady } from './protocol';
+import type { MemorySample, ServerReady } from './server';
 import { closedLoop, openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
 
 export { adminClient, SERVER_EXEC_ARGV, serverEnv } from './rig';
@@ -35,7 +35,6 @@ export interface CapacityOptions extends ServerSettings {
 
 /** Paced polling first runs this long uncounted: code paths warm up and the polls spread out. */
 const PACED_WARMUP_SECONDS = 3;
-const round = (value: number) => Math.round(value * 100) / 100;
 
 /** Runs the whole capacity benchmark and returns its figures. */
 export async function runCapacity(options: CapacityOptions) {

@@ -15,7 +15,11 @@ import { start } from '../../server/process/start';
 import { createStore } from '../../server/process/stores';
 import type { QueueStore, Release } from '../../server/store/types';
 import { serveRequests } from './ipc';
-import type { CpuSample, MemorySample, ServerReady } from './protocol';
+
+/** What the server says once it listens: where, and its process. */
+export type ServerReady = { readonly url: string; readonly port: number; readonly pid: number };
+/** `process.memoryUsage()` after a full garbage collection, in bytes. */
+export type MemorySample = NodeJS.MemoryUsage;
 
 /** One event's delivery to this process's sockets: `QueueMoved` keyed by its `served`, a release by its channel. */
 export type FanoutRecord = [
@@ -83,7 +87,7 @@ async function main(): Promise<void> {
   serveRequests({ url: server.url, port: server.port, pid: process.pid } satisfies ServerReady, {
     memory: () => memoryAfterGc(),
     settledMemory: () => settledMemory(),
-    cpu: (): CpuSample => process.cpuUsage(),
+    cpu: () => process.cpuUsage(),
     take: (): Taken => {
       const figures = { ...taken, loopDelayMaxMs: loopDelay.max / 1e6 };
       loopDelay.reset();
@@ -150,8 +154,7 @@ function memoryAfterGc(): MemorySample {
   // Twice: the first pass may leave objects whose finalizers free more on the second.
   gc();
   gc();
-  const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-  return { rss, heapUsed, heapTotal, external, arrayBuffers };
+  return process.memoryUsage();
 }
 
 main().catch((error: unknown) => {

@@ -8,24 +8,12 @@
  * protected page with their own cookie, which the poller sends back), with no WebSocket, and both
  * lines stay paused, so that nobody leaves them while they are polled.
  */
-import { median } from '../stats';
+import { median, round } from '../stats';
 import type { SaturateResult } from './poller';
 import { closedLoop, Rig } from './rig';
 import type { CapacityOptions } from './run-capacity';
 
-export type StoreComparisonOptions = Pick<
-  CapacityOptions,
-  | 'visitors'
-  | 'visitorProcesses'
-  | 'saturateSeconds'
-  | 'repetitions'
-  | 'connections'
-  | 'activeLimit'
-  | 'releasePerMinute'
-  | 'sessionSeconds'
-  | 'pageDir'
-  | 'log'
-> & {
+type StoreComparisonOptions = CapacityOptions & {
   readonly redisUrl: string;
   /** Empties the Redis the Redis store uses, between rounds. */
   readonly flushStore: () => Promise<void>;
@@ -39,7 +27,6 @@ export type StoreComparisonOptions = Pick<
  * over several pairs.
  */
 const ROUNDS = 3;
-const round = (value: number) => Math.round(value * 100) / 100;
 
 /** CPU time per answered queue_info (µs): the server's, the poller's, and redis-server's on the Redis store. */
 type Measured = SaturateResult & { serverCpuMicrosPerRequest: number; generatorCpuMicrosPerRequest: number; storeCpuMicrosPerRequest?: number };

@@ -6,17 +6,14 @@
  * to bench/results/arrivals.json, which docs/capacity.md is computed from.
  */
 import http from 'node:http';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { HELD_HEADER } from '@waiting-room/streams/contract';
 import { distribution } from './stats';
 import { commandCalls, infoField } from './probes';
-import { Child } from './capacity/ipc';
 import { request } from './capacity/http-client';
-import type { MemorySample, ServerReady } from './capacity/server';
-import { adminClient, SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
+import type { MemorySample } from './capacity/server';
+import { SERVER_EXEC_ARGV, serverWithoutOrigin } from './capacity/rig';
 
 export const ARRIVALS_FILE = 'arrivals.json';
 
@@ -32,24 +29,12 @@ export async function measureArrivals(options: {
   readonly log: (line: string) => void;
 }) {
   const probe = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
-  const adminToken = randomBytes(18).toString('base64url');
   const total = options.arrivals + options.warmup + 1;
-  const server = await Child.start<ServerReady>(path.join(__dirname, 'capacity/server.ts'), {
-    name: 'bench server (Redis store)',
-    // BENCH_CPU_PROF=<dir>: the server's own `--cpu-prof`, to see where an arrival's time goes.
-    execArgv: [...SERVER_EXEC_ARGV, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
-    env: {
-      ...serverEnv(
-        { activeLimit: 1, releasePerMinute: RELEASE_PER_MINUTE, sessionSeconds: 3600, pageDir: options.pageDir, redisUrl: options.redisUrl },
-        adminToken,
-      ),
-      // Nobody reaches the origin: every arrival is held, and the released ones are not replayed.
-      UPSTREAM: 'http://127.0.0.1:9',
-    },
-    quiet: true,
-  });
+  const settings = { activeLimit: 1, releasePerMinute: RELEASE_PER_MINUTE, sessionSeconds: 3600, pageDir: options.pageDir, redisUrl: options.redisUrl };
+  // BENCH_CPU_PROF=<dir>: the server's own `--cpu-prof`, to see where an arrival's time goes.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const { server, admin } = await serverWithoutOrigin('bench server (Redis store)', settings, [...SERVER_EXEC_ARGV, ...profile]);
   try {
-    const admin = adminClient(server.ready.url, adminToken);
     await admin('POST', '/admin/pause');
     const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
     const base = new URL(server.ready.url);

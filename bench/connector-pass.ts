@@ -10,11 +10,7 @@ import { distribution, preciseNow } from './stats';
 import { check, TARGETS, type TargetCheck } from './goals';
 
 /** `visitors` admitted, each with a pass of their own, then `requestsEach` more requests each. */
-export interface ConnectorPassOptions {
-  readonly visitors: number;
-  readonly requestsEach: number;
-  readonly log: (line: string) => void;
-}
+type ConnectorPassOptions = { readonly visitors: number; readonly requestsEach: number; readonly log: (line: string) => void };
 
 /**
  * µs a request: a visitor's first (the pass verified) each timed alone, the next ones by rounds of

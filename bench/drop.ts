@@ -32,10 +32,7 @@ async function preQueue(store: QueueStore, opening: number, on: { draw?: (ms: nu
   const quiet = () => undefined;
   const log = { info: (fields: { ms?: number }) => fields.ms !== undefined && on.draw?.(fields.ms), warn: quiet, error: quiet, debug: quiet };
   const announcer = { publishOpened: async (_id: string, opened: { spread: number }) => on.spread?.(opened.spread) };
-  const schedule = new EventSchedule({
-    room: 'default',
-    ...{ store, clock, log: log, openingPollsPerSecond: 20_000, maxEvents: 100, announcer },
-  });
+  const schedule = new EventSchedule({ room: 'default', store, clock, log, openingPollsPerSecond: 20_000, maxEvents: 100, announcer });
   // An event of an hour, shuffled by the draw at its opening, under the room's limits.
   const event = await schedule.create({
     ...{ name: 'Bench opening', shuffleAtEventStart: true, queueingMethod: 'fifo', activeLimit: null, releasePerMinute: null, botChallenge: null },

@@ -1,10 +1,7 @@
 /**
- * What the gateway costs in front of a site: autocannon asks a plain Node `http` origin (this
- * file, in a child with BENCH_GATEWAY_ROLE=origin) directly and through the real server
- * (`admission/gateway.ts`, `UPSTREAM` that origin, `/` and `/page` outside `PROTECT`), in
- * alternating slices, so that a change in the machine's load weighs on both alike: the latency
- * added, the throughput in front of a working origin, and a download's memory and backpressure.
- * bench/README.md says how each figure is taken.
+ * What the gateway costs in front of a site (docs/gateway.md, "Overhead"): autocannon asks a plain
+ * Node `http` origin (this file, with BENCH_GATEWAY_ROLE=origin) directly and through the real
+ * server (`admission/gateway.ts`) in alternating slices, so that the machine's load weighs on both.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -20,14 +17,7 @@ import { cpuSeconds, distribution, median, round } from './stats';
 import { check, TARGETS, type TargetCheck } from './goals';
 
 /** `seconds` counted per target in each phase, `downloadMib` streamed (then 1 GiB), `originWorkMicros` of CPU per `GET /page`. */
-export interface GatewayOverheadOptions {
-  readonly seconds: number;
-  readonly connections: number;
-  readonly downloadMib: number;
-  readonly originWorkMicros: number;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}
+type Options = { seconds: number; connections: number; downloadMib: number; originWorkMicros: number; pageDir: string; log: (line: string) => void };
 
 export type GatewayOverheadResult = Awaited<ReturnType<typeof measureGatewayOverhead>>;
 
@@ -66,7 +56,7 @@ const BROWSER_HEADERS = {
 };
 
 /** Runs the whole gateway benchmark and returns its figures; both children are ended whatever happens. */
-export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
+export async function measureGatewayOverhead(options: Options) {
   const { log } = options;
   const children: Child<Ready>[] = [];
   let errors = 0;
@@ -120,7 +110,8 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
     const latency = { direct: distribution(latencies.direct), proxied: distribution(latencies.proxied) };
 
     log(`  throughput: ${options.connections} keep-alive connections on an origin working ${options.originWorkMicros} µs a request…`);
-    const working = await throughputPhase({ ...options, urls, sliceSeconds, origin, gateway, addErrors: (count) => (errors += count) });
+    const working = await throughputPhase(options, urls, sliceSeconds, origin, gateway);
+    errors += working.errors;
     const gatewayMicros = working.proxied.cpuMicrosPerRequest.gateway;
     const ratio = TARGETS.gatewayThroughputRatio;
     return {
@@ -189,16 +180,13 @@ export function gatewayChecks({ latency, throughput, streaming, errors }: Gatewa
  * with the CPU each process spent a request; the origin and the gateway share one CPU, the load
  * generator has another (where `taskset` can pin them).
  */
-async function throughputPhase(options: {
-  urls: Record<Target, string>;
-  connections: number;
-  sliceSeconds: number;
-  originWorkMicros: number;
-  origin: Child<Ready>;
-  gateway: Child<Ready>;
-  addErrors: (count: number) => void;
-}) {
-  const { urls, connections, origin, gateway } = options;
+async function throughputPhase(
+  { connections, originWorkMicros }: Options,
+  urls: Record<Target, string>,
+  sliceSeconds: number,
+  origin: Child<Ready>,
+  gateway: Child<Ready>,
+) {
   const cpus = allowedCpus(process.pid);
   const pinned = cpus && cpus.length >= 2 ? { loadGenerator: cpus[0], servers: cpus[1] } : undefined;
   const pids = [process.pid, origin.ready.pid, gateway.ready.pid];
@@ -212,16 +200,17 @@ async function throughputPhase(options: {
       const before = await origin.request<NodeJS.CpuUsage>('cpu');
       const { latencies } = await loop('direct', WARMUP_SECONDS);
       const micros = (cpuSeconds(before, await origin.request<NodeJS.CpuUsage>('cpu')) * 1e6) / Math.max(1, latencies.length);
-      rounds = await origin.request<number>('workRounds', Math.max(1, Math.round((rounds * options.originWorkMicros) / micros)));
+      rounds = await origin.request<number>('workRounds', Math.max(1, Math.round((rounds * originWorkMicros) / micros)));
     }
     await loop('proxied', WARMUP_SECONDS);
     const tallies = { direct: tally(), proxied: tally() };
+    let errors = 0;
     const cpu = () => Promise.all([origin.request<NodeJS.CpuUsage>('cpu'), gateway.request<NodeJS.CpuUsage>('cpu')]);
     for (const target of ORDER) {
       const before = await cpu();
-      const slice = await loop(target, options.sliceSeconds);
+      const slice = await loop(target, sliceSeconds);
       const after = await cpu();
-      options.addErrors(slice.errors);
+      errors += slice.errors;
       const into = tallies[target];
       into.answered += slice.latencies.length;
       into.perSecond.push(slice.latencies.length / slice.seconds);
@@ -237,7 +226,7 @@ async function throughputPhase(options: {
       };
     };
     const [direct, proxied] = [side(tallies.direct), side(tallies.proxied)];
-    return { ...(pinned ? { pinned } : {}), direct, proxied, ratio: round(proxied.perSecond / direct.perSecond, 3) };
+    return { ...(pinned ? { pinned } : {}), direct, proxied, ratio: round(proxied.perSecond / direct.perSecond, 3), errors };
   } finally {
     if (pinned && cpus) for (const pid of pids) setAffinity(pid, cpus);
   }

@@ -4,27 +4,17 @@
  * in pages; at the full size, Redis's memory a place and the operator's calls, from the store and
  * over HTTP of the real server on this line. bench/README.md says what each figure is.
  */
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { heapAfterGc, usedMemory } from './probes';
 import { round } from './stats';
-import { Child } from './capacity/ipc';
-import type { ServerReady } from './capacity/server';
-import { adminClient, SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
+import { serverWithoutOrigin } from './capacity/rig';
 import { DEFAULT_PREFIX } from '../server/redis/connection';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../server/store/types';
 
 /** `checkpoints`: sizes on the way at which the loads are measured too (the full size always is). */
-export interface MillionOptions {
-  readonly places: number;
-  readonly checkpoints: readonly number[];
-  readonly redisUrl: string;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}
+type MillionOptions = { places: number; checkpoints: readonly number[]; redisUrl: string; pageDir: string; log: (line: string) => void };
 
 export type MillionResult = Awaited<ReturnType<typeof measureMillion>>;
 
@@ -223,18 +213,9 @@ export async function measureMillion(options: MillionOptions) {
  * last hour), one at a time, each timed from the request to the end of its answer.
  */
 async function adminOverHttp(redisUrl: string, pageDir: string) {
-  const adminToken = randomBytes(18).toString('base64url');
-  const server = await Child.start<ServerReady>(path.join(__dirname, 'capacity/server.ts'), {
-    name: 'bench server (Redis store, a million waiting)',
-    execArgv: SERVER_EXEC_ARGV,
-    env: {
-      ...serverEnv({ activeLimit: 1, releasePerMinute: 0, sessionSeconds: 3600, pageDir, redisUrl }, adminToken),
-      UPSTREAM: 'http://127.0.0.1:9',
-    },
-    quiet: true,
-  });
+  const settings = { activeLimit: 1, releasePerMinute: 0, sessionSeconds: 3600, pageDir, redisUrl };
+  const { server, admin } = await serverWithoutOrigin('bench server (Redis store, a million waiting)', settings);
   try {
-    const admin = adminClient(server.ready.url, adminToken);
     const { waiting } = (await admin('GET', '/admin/stats')) as { waiting: number };
     return { waiting, statsMs: await timed(() => admin('GET', '/admin/stats')), liveMs: await timed(() => admin('GET', '/admin/live')) };
   } finally {

@@ -1,9 +1,7 @@
 /**
- * Page load on a slow phone: the waiting page as Chromium loads it from the real server (the page
- * built in this run, the demo shop behind it), on DevTools' Fast 3G with the CPU 4× slower, each
- * run cold in a fresh context then reloaded; bench/README.md says what each figure is. Past the
- * build's initial-JavaScript budget, on what the browser fetched before the position,
- * `checkPageBudget` throws and the bench fails.
+ * Page load on a slow phone (bench/README.md): the waiting page as Chromium loads it from the real
+ * server on DevTools' Fast 3G with the CPU 4× slower. Past the build's initial-JavaScript budget,
+ * on what the browser fetched before the position, `checkPageBudget` throws and the bench fails.
  */
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { readFileSync, statSync } from 'node:fs';
@@ -31,13 +29,8 @@ export const PAGE_LOAD_TARGETS = {
 
 const ADMIN_TOKEN = 'bench-admin-token-of-24-characters';
 
-interface PageLoadOptions {
-  /** The page as `build.mjs` built it in this run. */
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-  /** More of the server's settings: `{ROOMS_FILE: OWN_PAGE_ROOMS}` measures a room's own page. */
-  readonly env?: Readonly<Record<string, string>>;
-}
+/** `pageDir`: the page `build.mjs` built in this run; `env`: more of the server's settings (`{ROOMS_FILE: OWN_PAGE_ROOMS}`: a room's own page). */
+type PageLoadOptions = { readonly pageDir: string; readonly log: (line: string) => void; readonly env?: Readonly<Record<string, string>> };
 
 /** The documented example of a room's own page (docs/own-page.md), holding the demo shop's /checkout. */
 export const OWN_PAGE_ROOMS = path.resolve(__dirname, '../docs/examples/waiting-page.rooms.json');
@@ -46,13 +39,8 @@ export const OWN_PAGE_ROOMS = path.resolve(__dirname, '../docs/examples/waiting-
 export type PageLoadResult = Awaited<ReturnType<typeof measurePageLoad>>;
 type LoadRun = Awaited<ReturnType<typeof oneRun>>;
 
-/** The first frame with the position, in the page's own clock (`performance.now()`). */
-interface PositionShown {
-  /** The frame's time, from the navigation's start. */
-  readonly at: number;
-  /** When the document's fetch started, to put `at` on the DevTools protocol's clock. */
-  readonly fetchStart: number;
-}
+/** The first frame with the position, from the navigation's start in the page's own clock, and its document's fetchStart (to put it on the protocol's clock). */
+type PositionShown = { readonly at: number; readonly fetchStart: number };
 
 /**
  * Records the first animation frame after `.wr-waiting` shows a position number, in whatever

@@ -206,11 +206,7 @@ async function main(): Promise<void> {
       languageLoads: undefined,
     };
     const baseline = readBaseline(resultsDir);
-    const compared = {
-      ...results,
-      previousRun: baseline && { file: baseline.file, date: baseline.date },
-      comparison: compareRuns(results, baseline?.results),
-    };
+    const compared = { ...results, previousRun: baseline && { file: baseline.file, date: baseline.date }, comparison: compareRuns(results, baseline?.results) };
     mkdirSync(resultsDir, { recursive: true });
     const markdown = renderMarkdown(compared);
     // One line: git keeps this file and the baseline, and indenting doubled their size.
@@ -245,11 +241,7 @@ function machine(loadAverageAtStart: number[]) {
   };
 }
 
-type StoreProbes = {
-  storeMemory: () => Promise<number>;
-  storeCpu: () => Promise<number>;
-  flushStore: () => Promise<void>;
-};
+type StoreProbes = { storeMemory: () => Promise<number>; storeCpu: () => Promise<number>; flushStore: () => Promise<void> };
 
 /** Runs `run` against a redis-server of its own on a free port, with probes of its memory and CPU time. */
 async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T>): Promise<T> {

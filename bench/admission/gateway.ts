@@ -16,11 +16,7 @@ async function main(): Promise<void> {
   const server = await start(config);
   serveRequests(
     { url: server.url, port: server.port, adminToken: server.adminToken, realtimeKey: config.pusher.key, pid: process.pid },
-    {
-      cpu: () => process.cpuUsage(),
-      memory: () => process.memoryUsage(),
-      close: () => server.close(),
-    },
+    { cpu: () => process.cpuUsage(), memory: () => process.memoryUsage(), close: () => server.close() },
   );
 }
 

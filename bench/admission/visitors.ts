@@ -100,13 +100,8 @@ const enum Outcome {
   Held = 2,
 }
 
-interface Waiting {
-  readonly cookie: string;
-  readonly heldAt: number;
-  readonly n: number;
-  /** Requests of the visit already answered: a visitor held again mid-visit goes on from there. */
-  readonly done: number;
-}
+/** `done`: requests of the visit already answered; a visitor held again mid-visit goes on from there. */
+type Waiting = { readonly cookie: string; readonly heldAt: number; readonly n: number; readonly done: number };
 
 class Room {
   private readonly pool: Pool;

@@ -9,11 +9,7 @@ import type { ServerReady } from './server';
 
 const body = Buffer.from(JSON.stringify({ position: 4321, estimated: 12 }));
 const server = createServer((_request, response) => {
-  response.writeHead(200, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': body.length,
-    'cache-control': 'no-store',
-  });
+  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, 'cache-control': 'no-store' });
   response.end(body);
 });
 server.keepAliveTimeout = 72_000;

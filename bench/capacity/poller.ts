@@ -156,10 +156,5 @@ export type SaturateResult = Awaited<ReturnType<typeof saturate>>[string];
 
 serveRequests(
   { pid: process.pid },
-  {
-    visitors: (list: PolledVisitor[]) => (visitors = list).length,
-    poll,
-    released: (uuid: string) => releasedNow(uuid),
-    saturate,
-  },
+  { visitors: (list: PolledVisitor[]) => (visitors = list).length, poll, released: (uuid: string) => releasedNow(uuid), saturate },
 );

@@ -77,6 +77,17 @@ export async function untilNoneActive(admin: Admin, sessionSeconds: number): Pro
   }
 }
 
+/**
+ * One of our servers on `settings`' store with no origin behind it: nobody reaches the origin, so
+ * every arrival is held, and a released one's replay goes nowhere. Its stdout (its log) is dropped.
+ */
+export async function serverWithoutOrigin(name: string, settings: ServerSettings, execArgv = SERVER_EXEC_ARGV) {
+  const adminToken = randomBytes(18).toString('base64url');
+  const env = { ...serverEnv(settings, adminToken), UPSTREAM: 'http://127.0.0.1:9' };
+  const server = await Child.start<ServerReady>(path.join(__dirname, 'server.ts'), { name, execArgv, env, quiet: true });
+  return { server, admin: adminClient(server.ready.url, adminToken) };
+}
+
 /** This process's open-file limit, from /proc (undefined elsewhere): read, never raised. */
 export function openFileLimit(): number | undefined {
   try {

@@ -11,8 +11,6 @@ import type { FanoutFloor } from './bare-fanout';
 import type { MemorySample, ServerReady } from './server';
 import { closedLoop, openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
 
-export { adminClient, SERVER_EXEC_ARGV, serverEnv } from './rig';
-
 export interface CapacityOptions extends ServerSettings {
   readonly visitors: number;
   /** Processes the visitors are spread over, each reading its share of the sockets. */

@@ -1,9 +1,6 @@
 /**
- * What one held arrival costs, on Redis: the real server (`capacity/server.ts`, its line paused)
- * on a redis-server of its own, new visitors each sending one GET of the protected page without a
- * cookie; around the counted arrivals, the server's and redis-server's CPU, Redis's commands,
- * scripts and memory and the server's heap, each ÷ the arrivals; then the CPU a release. Written
- * to bench/results/arrivals.json, which docs/capacity.md is computed from.
+ * What one held arrival costs, on Redis (docs/performance.md, "A held arrival"), each figure ÷ the
+ * arrivals; written to bench/results/arrivals.json, which docs/capacity.md is computed from.
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';

@@ -1,13 +1,7 @@
 /**
- * An event opening with a pre-queue, through the server's own `EventSchedule` on a clock the bench
- * moves, the pre-queue filled by the store's own `hold`; bench/README.md says what each figure is.
- * - `measureDrop` (part `drop`): on the memory store and on Redis, memory per pre-queued visitor
- *   and the opening, from due to every entrant positioned by the draw (all keyed at the opening,
- *   as no release loop ticks while the bench fills: the worst case).
- * - `measureOpeningMillion` (part `opening-million`): on one Redis, the keys computed as the
- *   pre-queue fills, then the first release and the whole order in place, releasing as the draw
- *   allows; the longest Redis calls (SLOWLOG) and Redis's CPU over it.
- * Both then check a sample of 1,000 entrants' positions against the draw recomputed apart.
+ * An event opening with a pre-queue (docs/performance.md, "Drop day" and "An opening of a
+ * million"), through the server's own `EventSchedule` on a clock the bench moves. `measureDrop`
+ * keys everyone at the opening (no release loop ticks while it fills: the worst case).
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';

@@ -1,9 +1,4 @@
-/**
- * A million in one room, on one Redis: the line filled by the store's own `hold`; at each size
- * measured, a gateway joins while arrivals, releases and polls flow and its copy of the line loads
- * in pages; at the full size, Redis's memory a place and the operator's calls, from the store and
- * over HTTP of the real server on this line. bench/README.md says what each figure is.
- */
+/** A million in one room, on one Redis (docs/performance.md, "A million in one room"). */
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { heapAfterGc, usedMemory } from './probes';

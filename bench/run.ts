@@ -1,9 +1,6 @@
 /**
- * `npm run bench`: every part named in `PARTS` (or those `BENCH_ONLY` names), each figure measured
- * as a ratio or a distribution inside one run, so that it holds on a noisy shared machine. Writes
- * bench/results/latest.json and latest.md, and a copy of the results named by the run's time
- * (`run-<time>.json`, which git ignores), and prints the summary with PASS/MISS per target. Every
- * setting (`BENCH_*`) is in bench/README.md's "Settings".
+ * `npm run bench`: every part named in `PARTS` (or those `BENCH_ONLY` names); bench/README.md says
+ * what each measures, where the results go and every setting (`BENCH_*`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
@@ -43,7 +40,11 @@ type Context = { readonly pageDir: string; readonly log: (line: string) => void;
 
 /** Each part, by its name in `BENCH_ONLY`, in the order they run. */
 const PARTS = {
-  page: async () => ({}),
+  // The other parts serve this build, so the page is always built, first.
+  page: async ({ pageDir, log }) => {
+    log('page weight: building the page…');
+    return { pageWeight: await measurePageWeight(pageDir) };
+  },
   pageload: async ({ pageDir, log }) => {
     const runs = countFromEnv('BENCH_PAGE_LOAD_RUNS', 5, 1);
     log(`page load: ${runs} visitors on Fast 3G with the CPU 4× slower, in Chromium, against the real server…`);
@@ -108,7 +109,7 @@ const PARTS = {
   },
   ramp: async ({ pageDir, log }) => {
     const ramps: RampResult[] = [];
-    for (const store of (process.env.BENCH_RAMP_STORES || 'memory,redis').split(',').map((name) => name.trim())) {
+    for (const store of (process.env.BENCH_RAMP_STORES || 'memory,redis').split(/[\s,]+/).filter(Boolean)) {
       if (store !== 'memory' && store !== 'redis') throw new Error(`BENCH_RAMP_STORES: unknown store ${store}; known: memory, redis.`);
       const rampOptions = {
         store,
@@ -135,30 +136,18 @@ type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) e
 async function main(): Promise<void> {
   const started = Date.now();
   const loadAtStart = os.loadavg().map((load) => round(load));
-  const only = new Set(
-    (process.env.BENCH_ONLY || DEFAULT_PARTS)
-      .trim()
-      .split(/\s*,\s*/)
-      .filter(Boolean),
-  );
+  const only = new Set((process.env.BENCH_ONLY || DEFAULT_PARTS).split(/[\s,]+/).filter(Boolean));
   const unknown = [...only].filter((part) => !(part in PARTS));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; known: ${Object.keys(PARTS).join(', ')}.`);
   // With Redis, the capacity part sets the two stores side by side too.
-  const parts = (Object.keys(PARTS) as Part[]).filter(
-    (part) => only.has(part) || (part === 'stores' && only.has('capacity') && process.env.BENCH_REDIS === '1'),
-  );
+  const withStores = only.has('capacity') && process.env.BENCH_REDIS === '1';
+  const parts = (Object.keys(PARTS) as Part[]).filter((part) => part === 'page' || only.has(part) || (part === 'stores' && withStores));
   const log = (line: string) => console.log(line);
   const workDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-bench-'));
   try {
     const pageDir = path.join(workDir, 'page');
     /** How long each part took (s): bench/README.md quotes them. */
     const partSeconds: Record<string, number> = {};
-    log('page weight: building the page…');
-    // The other parts serve this build, so the page is always built.
-    const secondsSince = (start: number) => round((Date.now() - start) / 1000, 1);
-    const pageStarted = Date.now();
-    const pageWeight = await measurePageWeight(pageDir);
-    partSeconds.page = secondsSince(pageStarted);
     const capacity: CapacityOptions = {
       visitors: countFromEnv('BENCH_VISITORS', 10_000, 10),
       visitorProcesses: countFromEnv('BENCH_VISITOR_PROCESSES', 4, 1),
@@ -177,10 +166,10 @@ async function main(): Promise<void> {
       log,
     };
     const measured: Measured = {};
-    for (const part of parts.filter((name) => name !== 'page')) {
+    for (const part of parts) {
       const partStarted = Date.now();
       Object.assign(measured, await PARTS[part]({ pageDir, log, capacity }));
-      partSeconds[part] = secondsSince(partStarted);
+      partSeconds[part] = round((Date.now() - partStarted) / 1000, 1);
     }
     const { pageLoad, ownPageLoad, languageLoads, capacityRedis, storeComparison } = measured;
     const results = {
@@ -201,7 +190,6 @@ async function main(): Promise<void> {
         ...(measured.connectorPass ? connectorPassChecks(measured.connectorPass) : []),
       ],
       targetsRedis: capacityRedis || storeComparison ? figureChecks(measured, true) : undefined,
-      pageWeight,
       ...measured,
       languageLoads: undefined,
     };

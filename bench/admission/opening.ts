@@ -1,10 +1,7 @@
 /**
- * Opening bursts: a crowd arrives in a room's first seconds, `ADMISSION=adaptive` with ceilings far
- * above what its origin takes, every visitor let in browsing on. On a virtual clock, so that the
- * figures are the same on any machine: the real `AdaptiveAdmission` and `MemoryStore` decide; the
- * origin (workers behind a first-come queue, service ± 20 %) and the visitors (requests a think
- * time apart, in line again when their admission runs out) are modelled as `origin.ts` and
- * `visitors.ts` are.
+ * Opening bursts on a virtual clock (docs/adaptive-admission.md), so that the figures are the same
+ * on any machine: the real `AdaptiveAdmission` and `MemoryStore` decide; the origin and the
+ * visitors are modelled as `origin.ts` and `visitors.ts` are.
  */
 import pino from 'pino';
 import { AdaptiveAdmission } from '../../server/domain/admission/admission';

@@ -1,10 +1,6 @@
 /**
- * Adaptive admission against fixed settings, side by side in one run: each room (the real server,
- * a process each) in front of an origin of its own of the same known capacity (`origin.ts`),
- * visitors arriving at several times that capacity (`visitors.ts`); after a warm-up a steady
- * window, then every origin loses half its workers and the rooms are watched while they re-settle.
- * Time is compressed (visits of about 9 s): docs/adaptive-admission.md says why that does not
- * flatter the controller.
+ * Adaptive admission against fixed settings, side by side in one run (bench/README.md): rooms in
+ * front of origins of known capacity (`origin.ts`), visitors at several times it (`visitors.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';

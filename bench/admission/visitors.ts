@@ -1,10 +1,6 @@
 /**
- * The admission benchmark's visitors, for every room at once: each arrives at a protected page as
- * an API client (`Accept: application/json`); let in, it makes `perVisit` requests a think time
- * apart; held (503 with the page's config), it listens on its channel over a shared Pusher socket
- * and replays a reaction time after `RequestUnqueud`, held again mid-visit it waits again and goes
- * on. Arrivals come at `arrivalsPerSecond` while fewer than `lineCap` wait. Requests from the
- * orchestrator: `start`, `figures`, `stop`.
+ * The admission benchmark's visitors, for every room at once, as API clients (`Accept:
+ * application/json`); held, they listen over shared Pusher sockets (docs/adaptive-admission.md).
  */
 import { Pool } from 'undici';
 import WebSocket from 'ws';

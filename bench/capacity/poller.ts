@@ -1,10 +1,7 @@
 /**
- * The capacity benchmark's queue_info poller, in its own process (from `BENCH_SOURCE_ADDRESS`):
- * the waiting visitors' polling at the page's pace, and the closed-loop throughput slices.
- *
- * Paced polling follows the page (spec section 7): every 5 s for anonymous visitors and every 60 s
- * for everyone, both divided by a time-compression factor, each visitor at its own random phase,
- * each to the server that holds it; a visitor released stops, as its page goes away.
+ * The capacity benchmark's queue_info poller, in its own process (from `BENCH_SOURCE_ADDRESS`).
+ * Paced polling follows the page (spec section 7): every 5 s and every 60 s ÷ a time-compression
+ * factor, each visitor at its own random phase; a visitor released stops, as its page goes away.
  */
 import http from 'node:http';
 import type autocannon from 'autocannon';

@@ -1,12 +1,7 @@
 /**
- * The capacity ramp: real visitors (as in the capacity run) are added a step at a time while the
- * release loop is paused, then everyone polls queue_info at the page's own pace while it releases,
- * until the first error of any kind or a release p99 over a limit: the step before is the knee.
- *
- * One process holds at most about 19,000 sockets (the open-file limit), so the memory store, one
- * process, ends there at the latest. On Redis the deployment is the one docs/operations.md
- * describes: one server process per core sharing the line and the realtime events through Redis,
- * the visitors spread over them as a load balancer would.
+ * The capacity ramp (bench/README.md): visitors added a step at a time until the first error or a
+ * release p99 over a limit. On Redis the deployment is the one docs/operations.md describes: one
+ * server process per core sharing the line and the realtime events through Redis.
  */
 import os from 'node:os';
 import { openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures } from './rig';

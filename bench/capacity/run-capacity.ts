@@ -1,11 +1,4 @@
-/**
- * The server capacity benchmark: our server, a bare Node `http` server, the visitors and the
- * poller, each in its own process. The platform's floor for a fan-out first; then N anonymous
- * visitors held at once (the server's memory per waiting visitor), paced queue_info polling while
- * the release loop releases (release-to-delivery, each `QueueMoved` fan-out to every waiting
- * socket, the event loop's holds), then queue_info throughput in a closed loop on ours and the
- * bare server in alternating slices.
- */
+/** The server capacity benchmark, its processes and phases as bench/README.md lists them. */
 import { median, round } from '../stats';
 import type { FanoutFloor } from './bare-fanout';
 import type { MemorySample, ServerReady } from './server';

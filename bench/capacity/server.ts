@@ -1,9 +1,7 @@
 /**
- * The waiting-room server as the capacity benchmark runs it: the real `start(loadConfig(env))` in
- * its own process (run with --expose-gc), with the page built by the benchmark and its own store
- * and fan-out, watched. Answers the orchestrator's requests: memory after a full GC (at once and
- * settled), CPU time, and `take`: what happened since the last take (the event loop's delay and
- * holds, the longest GC pause, each fan-out, each release decided and each line move decided).
+ * Our server as the capacity benchmark runs it (`start(loadConfig(env))`, with --expose-gc),
+ * answering the orchestrator: memory after a full GC, CPU time, and `take`: what happened since the
+ * last take (the event loop's delay and holds, the longest GC pause, each fan-out, release and move).
  */
 import { openSync, readSync } from 'node:fs';
 import path from 'node:path';

@@ -1,12 +1,7 @@
 /**
- * The Redis store beside the memory store in the same run: two of our servers side by side, one
- * on each store (Redis's own redis-server), each holding the same number of waiting visitors, and
- * one closed-loop poller sending queue_info to each in alternating slices, so that whatever the
- * machine does meanwhile weighs on both alike and Redis ÷ memory is read from the same slices.
- *
- * queue_info needs a place in line and nothing else: the visitors are only held (a GET of the
- * protected page with their own cookie, which the poller sends back), with no WebSocket, and both
- * lines stay paused, so that nobody leaves them while they are polled.
+ * The Redis store beside the memory store (bench/README.md): two of our servers, one closed-loop
+ * poller on both in alternating slices, so that whatever the machine does weighs on both alike.
+ * queue_info needs only a place in line: the visitors are only held, and both lines stay paused.
  */
 import { median, round } from '../stats';
 import type { SaturateResult } from './poller';

@@ -1,13 +1,7 @@
 /**
- * The capacity benchmark's visitors, in a process of their own (several share the crowd, each
- * from its own loopback address `BENCH_SOURCE_ADDRESS`, a visitor staying with one of
- * `BENCH_TARGETS` in turn, as a load balancer spreads them). Each behaves as the waiting page does
- * (spec sections 4 and 7): held by a GET of a protected page with its own cookie, the uuid read
- * from the page config element, it connects over the Pusher protocol 7, subscribes to
- * `App.Client.{uuid}` and to the line-wide `App.Queue`, sends queue_request and polls queue_info
- * once. On `RequestUnqueud` it notes the frame's arrival, replays the held GET and goes away; each
- * `QueueMoved` has its arrival noted. The steady polling runs in another process (poller.ts), so
- * that this one reads the frames as soon as they come, as separate browsers would.
+ * The capacity benchmark's visitors, as the waiting page behaves (spec sections 4 and 7;
+ * bench/README.md), each process from its own loopback address. The steady polling runs in
+ * another process (poller.ts), so that this one reads the frames as they come, as browsers would.
  */
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

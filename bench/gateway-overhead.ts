@@ -237,10 +237,8 @@ const tally = () => ({ answered: 0, perSecond: [] as number[], origin: 0, gatewa
 /** The CPUs `pid` may run on (Linux's `taskset`, e.g. "0-1,4"), or undefined where it cannot be told. */
 function allowedCpus(pid: number): number[] | undefined {
   try {
-    const list =
-      execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' })
-        .split(':')
-        .pop() ?? '';
+    // "pid 123's current affinity list: 0-1,4"
+    const list = /:\s*(\S*)\s*$/.exec(execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' }))?.[1] ?? '';
     const cpus = list.split(',').flatMap((range) => {
       const [first, last = first] = range.trim().split('-').map(Number);
       return Array.from({ length: last - first + 1 }, (_, i) => first + i);
@@ -282,12 +280,8 @@ function kernelQueuedBytes(ports: readonly number[]): number | undefined {
  * samples the gateway's RSS meanwhile; with `stall`, stops reading for `STALL_MS` after the first
  * `STALL_AFTER_MIB` MiB, and reads where the bytes the origin wrote ahead of the reader are.
  */
-async function download(
-  client: Client,
-  mib: number,
-  options: { memory?: () => Promise<number>; stall?: { originStreamed: () => Promise<number>; kernelQueued: () => number | undefined } } = {},
-) {
-  const { memory, stall } = options;
+type Stall = { originStreamed: () => Promise<number>; kernelQueued: () => number | undefined };
+async function download(client: Client, mib: number, { memory, stall }: { memory?: () => Promise<number>; stall?: Stall } = {}) {
   const streamedBefore = stall ? await stall.originStreamed() : 0;
   const rss: number[] = memory ? [await memory()] : [];
   let sampling: Promise<unknown> = Promise.resolve();

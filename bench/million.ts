@@ -87,11 +87,8 @@ export async function measureMillion(options: MillionOptions) {
    * Arrivals, releases and polls while `during` runs: the calls made and those refused, the places
    * released twice, and `reader`'s answers larger than its earlier ones for the same place.
    */
-  async function withTraffic<T>(
-    during: () => Promise<T>,
-    reader: RedisStore,
-  ): Promise<[T, { calls: number; refused: number; grew: number; releasedTwice: number }]> {
-    const counts = { calls: 0, refused: 0, grew: 0, releasedTwice: 0 };
+  async function withTraffic<T>(during: () => Promise<T>, reader: RedisStore) {
+    const counts = { refused: 0, trafficCalls: 0, grew: 0, releasedTwice: 0 };
     const told = new Map<string, number>();
     const poll = async (uuid: string) => {
       const answer = await reader.position(uuid, now);
@@ -116,13 +113,13 @@ export async function measureMillion(options: MillionOptions) {
           release(),
           ...Array.from({ length: 20 }, () => poll(polled[polls++ % polled.length])),
         ];
-        counts.calls += steps.length;
+        counts.trafficCalls += steps.length;
         await Promise.all(steps.map((step) => step.catch(() => counts.refused++)));
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
     try {
-      return [await during(), counts];
+      return [await during(), counts] as const;
     } finally {
       flowing = false;
       await traffic;
@@ -136,7 +133,7 @@ export async function measureMillion(options: MillionOptions) {
   }
 
   /** The longest call since the reset, and the calls over 50 ms (the bench's own SLOWLOG and CONFIG calls left out). */
-  async function longest(): Promise<{ ms: number; call: string; over: number }> {
+  async function longest() {
     const entries = ((await probe.slowlog('GET', 10_000)) as [number, number, number, string[]][])
       .filter(([, , , command]) => !['slowlog', 'config', 'info'].includes(command[0].toLowerCase()))
       .map(([, , micros, command]) => ({
@@ -144,17 +141,14 @@ export async function measureMillion(options: MillionOptions) {
         call: ['evalsha', 'eval'].includes(command[0].toLowerCase()) ? 'a script' : command[0].toLowerCase(),
       }))
       .sort((a, b) => b.ms - a.ms);
-    return { ms: entries[0]?.ms ?? 0, call: entries[0]?.call ?? '–', over: entries.filter((entry) => entry.ms > SLOW_US / 1000).length };
+    const slowCalls = entries.filter((entry) => entry.ms > SLOW_US / 1000).length;
+    return { longestCallMs: entries[0]?.ms ?? 0, longestCall: entries[0]?.call ?? '–', slowCalls };
   }
 
   /** Uuids spread over the line, one every size / SAMPLE places. */
   async function spread(size: number): Promise<string[]> {
-    const found = await Promise.all(
-      Array.from({ length: SAMPLE }, (_, i) =>
-        probe.zrange(`${prefix}waiting`, String(Math.floor((i * size) / SAMPLE)), String(Math.floor((i * size) / SAMPLE))),
-      ),
-    );
-    return found.flat();
+    const ranks = Array.from({ length: SAMPLE }, (_, i) => String(Math.floor((i * size) / SAMPLE)));
+    return (await Promise.all(ranks.map((rank) => probe.zrange(`${prefix}waiting`, rank, rank)))).flat();
   }
 
   async function loadInPages(size: number) {
@@ -183,19 +177,7 @@ export async function measureMillion(options: MillionOptions) {
         const [copied, truth] = await Promise.all([gateway.position(uuid, now), writer.position(uuid, now)]);
         if (copied?.position !== truth?.position) wrong++;
       }
-      return {
-        places: size,
-        loadMs: loadMs === null ? null : round(loadMs, 1),
-        longestCallMs: slow.ms,
-        longestCall: slow.call,
-        slowCalls: slow.over,
-        refused: traffic.refused,
-        trafficCalls: traffic.calls,
-        grew: traffic.grew,
-        releasedTwice: traffic.releasedTwice,
-        gatewayBytesPerPlace,
-        wrong,
-      };
+      return { places: size, loadMs: loadMs === null ? null : round(loadMs, 1), ...slow, ...traffic, gatewayBytesPerPlace, wrong };
     } finally {
       await gateway.close();
     }

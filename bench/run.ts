@@ -17,9 +17,8 @@ import { gatewayChecks, measureGatewayOverhead } from './gateway-overhead';
 import { LOCALES } from '../locales';
 import { checkPageBudget, languageLoadChecks, measureLanguages, measurePageLoad, OWN_PAGE_ROOMS, pageLoadChecks } from './page-load';
 import { measurePageWeight } from './page-weight';
-import { renderMarkdown } from './report';
 import { connectorPassChecks, measureConnectorPass } from './connector-pass';
-import { compareRuns, figureChecks, readBaseline } from './compare';
+import { compareRuns, figureChecks, readBaseline, renderMarkdown } from './compare';
 import { redisCpuSeconds, usedMemory } from './probes';
 import { round } from './stats';
 

@@ -22,14 +22,8 @@ const SLICES = 8;
 const SLICE_WARMUP_SECONDS = 1;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface ServerSettings {
-  readonly activeLimit: number;
-  readonly releasePerMinute: number;
-  readonly sessionSeconds: number;
-  /** The built page (waiting.html and its assets). */
-  readonly pageDir: string;
-  readonly redisUrl?: string;
-}
+/** Our server's settings under test; `pageDir`: the built page (waiting.html and its assets). */
+export type ServerSettings = { activeLimit: number; releasePerMinute: number; sessionSeconds: number; pageDir: string; redisUrl?: string };
 
 export function serverEnv(options: ServerSettings, adminToken: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {

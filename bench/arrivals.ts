@@ -6,7 +6,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { HELD_HEADER } from '@waiting-room/streams/contract';
-import { distribution } from './stats';
+import { cpuSeconds, distribution } from './stats';
 import { commandCalls, infoField } from './probes';
 import { request } from './capacity/http-client';
 import type { MemorySample } from './capacity/server';
@@ -17,14 +17,9 @@ export const ARRIVALS_FILE = 'arrivals.json';
 /** Releases a minute while the line empties (the most a room takes). */
 const RELEASE_PER_MINUTE = 60_000;
 
-export async function measureArrivals(options: {
-  readonly arrivals: number;
-  readonly warmup: number;
-  readonly concurrency: number;
-  readonly redisUrl: string;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}) {
+type ArrivalsOptions = { arrivals: number; warmup: number; concurrency: number; redisUrl: string; pageDir: string; log: (line: string) => void };
+
+export async function measureArrivals(options: ArrivalsOptions) {
   const probe = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
   const total = options.arrivals + options.warmup + 1;
   const settings = { activeLimit: 1, releasePerMinute: RELEASE_PER_MINUTE, sessionSeconds: 3600, pageDir: options.pageDir, redisUrl: options.redisUrl };
@@ -83,7 +78,7 @@ export async function measureArrivals(options: {
     const memoryAfter = await server.request<MemorySample>('memory');
     agent.destroy();
     const per = (value: number) => value / options.arrivals;
-    const cpuMicros = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => to.user + to.system - from.user - from.system;
+    const cpuMicros = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => cpuSeconds(from, to) * 1e6;
 
     options.log('  releases: the line released at its full rate…');
     const beforeReleases = await sample();
@@ -97,7 +92,7 @@ export async function measureArrivals(options: {
     }
     const afterReleases = await sample();
     const released = total - 1 - waiting;
-    const figures = {
+    return {
       arrivals: options.arrivals,
       concurrency: options.concurrency,
       errors,
@@ -117,8 +112,6 @@ export async function measureArrivals(options: {
         redisCpuMicros: ((afterReleases.redisCpu - beforeReleases.redisCpu) * 1e6) / released,
       },
     };
-    options.log(`  arrivals: ${JSON.stringify(figures)}`);
-    return figures;
   } finally {
     probe.disconnect();
     await server.stop();

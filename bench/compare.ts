@@ -46,14 +46,7 @@ const MEMORY: Goal = ['≤', T.memoryPerVisitorBytes / 1024];
 const capacityFigures = (part: string, store: string): Figure[] =>
   (
     [
-      [
-        'held',
-        'visitors held at once, without an error',
-        'visitors',
-        false,
-        (c) => (c === undefined ? undefined : c?.errors?.total === 0 ? c?.hold?.held : 0),
-        HELD,
-      ],
+      ['held', 'visitors held at once, without an error', 'visitors', false, (c) => c && (c.errors?.total === 0 ? c.hold?.held : 0), HELD],
       ['releaseP99', 'release → RequestUnqueud read by the visitor, p99', 'ms', true, 'releases.median.p99Ms', ['≤', T.releaseToDeliveryP99Ms]],
       ['queueMovedP50', 'release → QueueMoved read at every waiting socket, p50', 'ms', true, 'moves.median.p50Ms'],
       ['queueMovedP99', 'release → QueueMoved read at every waiting socket, p99', 'ms', true, 'moves.median.p99Ms', FANOUT],

@@ -69,19 +69,17 @@ async function preQueue(store: QueueStore, opening: number, on: { draw?: (ms: nu
 /** Each store's figures. */
 export type DropResult = Awaited<ReturnType<typeof measureDrop>>;
 
-/** Drop day: `entrants` pre-queued on the memory store, and on Redis when given one. */
-export async function measureDrop(options: { readonly entrants: number; readonly redisUrl?: string; readonly log: Log }) {
-  const rows = [await dropOn('memory', new MemoryStore(), options)];
-  if (options.redisUrl) {
-    const probe = new Redis(options.redisUrl);
-    try {
-      // Room for the pre-queue's bursts of holds on a busy machine: the bench measures, it does not cut short.
-      rows.push(await dropOn('redis', new RedisStore(options.redisUrl, { prefix: `drop-bench-${Date.now()}:`, commandTimeoutMs: 10_000 }), options, probe));
-    } finally {
-      probe.disconnect();
-    }
+/** Drop day: `entrants` pre-queued on the memory store, then on Redis. */
+export async function measureDrop(options: { readonly entrants: number; readonly redisUrl: string; readonly log: Log }) {
+  const memory = await dropOn('memory', new MemoryStore(), options);
+  const probe = new Redis(options.redisUrl);
+  try {
+    // Room for the pre-queue's bursts of holds on a busy machine: the bench measures, it does not cut short.
+    const store = new RedisStore(options.redisUrl, { prefix: `drop-bench-${Date.now()}:`, commandTimeoutMs: 10_000 });
+    return { entrants: options.entrants, rows: [memory, await dropOn('redis', store, options, probe)] };
+  } finally {
+    probe.disconnect();
   }
-  return { entrants: options.entrants, rows };
 }
 
 async function dropOn(kind: 'memory' | 'redis', store: QueueStore, { entrants, log }: { entrants: number; log: Log }, probe?: Redis) {

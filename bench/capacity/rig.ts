@@ -328,28 +328,22 @@ export async function closedLoop(
   poller: Child<unknown>,
   servers: Record<string, Child<ServerReady>>,
   runs: readonly number[],
-  options: { connections: number; seconds: number; storeCpu?: () => Promise<number> },
+  { connections, seconds, storeCpu }: { connections: number; seconds: number; storeCpu?: () => Promise<number> },
 ) {
   const names = Object.keys(servers);
+  const urls = Object.fromEntries(names.map((name) => [name, servers[name].ready.url]));
   const cpu = () => Promise.all(names.map((name) => servers[name].request<NodeJS.CpuUsage>('cpu')));
   const results = [];
   for (const run of runs) {
     const [first, second] = run % 2 === 0 ? names : [...names].reverse();
     const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
-    const [cpuBefore, storeBefore] = [await cpu(), await options.storeCpu?.()];
-    const urls = Object.fromEntries(names.map((name) => [name, servers[name].ready.url]));
-    const arg: SaturateArg = {
-      urls,
-      order,
-      connections: options.connections,
-      sliceSeconds: (2 * options.seconds) / SLICES,
-      warmupSeconds: SLICE_WARMUP_SECONDS,
-    };
+    const [cpuBefore, storeBefore] = [await cpu(), await storeCpu?.()];
+    const arg: SaturateArg = { urls, order, connections, sliceSeconds: (2 * seconds) / SLICES, warmupSeconds: SLICE_WARMUP_SECONDS };
     const result = await poller.request<Record<string, SaturateResult>>('saturate', arg);
-    const [cpuAfter, storeAfter] = [await cpu(), await options.storeCpu?.()];
+    const [cpuAfter, storeAfter] = [await cpu(), await storeCpu?.()];
     const byName = Object.fromEntries(names.map((name, index) => [name, { ...result[name], serverCpuSeconds: cpuSeconds(cpuBefore[index], cpuAfter[index]) }]));
     const storeCpuSeconds = storeBefore === undefined ? undefined : storeAfter! - storeBefore;
-    results.push({ run, order, busySeconds: options.seconds + SLICE_WARMUP_SECONDS, byName, storeCpuSeconds });
+    results.push({ run, order, busySeconds: seconds + SLICE_WARMUP_SECONDS, byName, storeCpuSeconds });
   }
   return results;
 }

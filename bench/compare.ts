@@ -13,17 +13,8 @@ import { check, TARGETS as T, type TargetCheck } from './goals';
 type Results = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Unit = 'ms' | 'µs' | 'KB' | 'MiB' | '/s' | '×' | 'visitors' | '';
 
-export interface ComparedFigure {
-  readonly key: string;
-  readonly label: string;
-  readonly unit: Unit;
-  /** Whether a smaller value is the better one (for reading the ratio). */
-  readonly lowerIsBetter: boolean;
-  readonly previous?: number;
-  readonly current?: number;
-  /** This run ÷ the previous one. */
-  readonly ratio?: number;
-}
+/** A figure in both runs; `ratio`: this run ÷ the previous one, which `lowerIsBetter` says how to read. */
+export type ComparedFigure = { key: string; label: string; unit: Unit; lowerIsBetter: boolean; previous?: number; current?: number; ratio?: number };
 
 /** A figure's goal: at most (≤) or at least (≥) a bound; 'at scale': judged only with the full crowd (`TARGETS.visitorsHeld`). */
 type Goal = readonly ['≤' | '≥', number, 'at scale'?];

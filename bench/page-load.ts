@@ -59,20 +59,14 @@ const WATCH_POSITION = `(() => {
   observer.observe(document, { childList: true, subtree: true, characterData: true });
 })();`;
 
-interface Recorded {
-  url: string;
-  type: string;
-  /** The protocol's monotonic clock, in seconds. */
-  sentAt: number;
-  chunks: { at: number; bytes: number }[];
-  finished?: { at: number; bytes: number };
-  failed?: boolean;
-}
+/** Bytes received `at` a time on the protocol's monotonic clock, in seconds (as `sentAt`). */
+type Received = { at: number; bytes: number };
+type Recorded = { url: string; type: string; sentAt: number; chunks: Received[]; finished?: Received; failed?: boolean };
 
 /** The page's network as the DevTools protocol reports it, from the moment `recording()` is called. */
 async function recordNetwork(cdp: CDPSession) {
   let resources = new Map<string, Recorded>();
-  let frames: { at: number; bytes: number }[] = [];
+  let frames: Received[] = [];
   cdp.on('Network.requestWillBeSent', (event) => {
     resources.set(event.requestId, { url: event.request.url, type: event.type ?? 'Other', sentAt: event.timestamp, chunks: [] });
   });

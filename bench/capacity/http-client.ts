@@ -1,15 +1,8 @@
 /** The load generator's HTTP side: keep-alive requests with their timing, and error counts. */
 import http from 'node:http';
 
-export interface Answer {
-  readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: string;
-  /** From the request going out on a socket to the end of the answer. */
-  readonly ms: number;
-  /** How long the request waited in the generator for a free socket. */
-  readonly queuedMs: number;
-}
+/** `ms`: from the request going out on a socket to the end of the answer; `queuedMs`: how long it waited here for a free socket. */
+export type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string; ms: number; queuedMs: number };
 
 /**
  * One request over `agent`'s keep-alive sockets, read whole. An idempotent request that met a

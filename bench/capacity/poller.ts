@@ -19,14 +19,8 @@ let visitors: PolledVisitor[] = [];
 let releasedNow: (uuid: string) => void = () => undefined;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface PollArg {
-  readonly seconds: number;
-  /** Not counted: the server warms its code paths and the polls spread out. */
-  readonly warmupSeconds: number;
-  /** Time compression: 2 polls twice as often as the page does. */
-  readonly factor: number;
-  readonly sockets: number;
-}
+/** `warmupSeconds` not counted: the server warms its code paths and the polls spread out; `factor` 2 polls twice as often as the page. */
+export type PollArg = { seconds: number; warmupSeconds: number; factor: number; sockets: number };
 
 /** Polls queue_info for every waiting visitor at the page's pace (compressed). */
 async function poll(arg: PollArg) {
@@ -92,16 +86,11 @@ async function poll(arg: PollArg) {
   };
 }
 
-export interface SaturateArg {
-  /** Base URLs by name (ours and the bare server, or the two stores). */
-  readonly urls: Readonly<Record<string, string>>;
-  /** The order of the slices, e.g. A, B, B, A, …: a drift in the machine's load cancels out. */
-  readonly order: readonly string[];
-  readonly connections: number;
-  readonly sliceSeconds: number;
-  /** One uncounted slice per name first: connections open, code warms up. */
-  readonly warmupSeconds: number;
-}
+/**
+ * Base URLs by name (ours and the bare server, or the two stores); the order of the slices (A, B,
+ * B, A, …: a drift in the machine's load cancels out), after one uncounted slice per name.
+ */
+export type SaturateArg = { urls: Record<string, string>; order: string[]; connections: number; sliceSeconds: number; warmupSeconds: number };
 
 /**
  * Closed loop (autocannon): `connections` keep-alive connections each send the next waiting

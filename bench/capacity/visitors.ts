@@ -29,14 +29,8 @@ interface Visitor extends PolledVisitor {
   receivedAt?: number;
 }
 
-export interface HoldArg {
-  readonly more: number;
-  readonly concurrency: number;
-  /** Give up after this many failed visitors. */
-  readonly maxErrors: number;
-  /** false: only held (the GET with its cookie, one queue_info), all queue_info needs to answer a position. */
-  readonly realtime: boolean;
-}
+/** Give up after `maxErrors` failed visitors; `realtime` false: only held (the GET with its cookie, one queue_info), all queue_info needs. */
+export type HoldArg = { more: number; concurrency: number; maxErrors: number; realtime: boolean };
 
 const targets = (process.env.BENCH_TARGETS ?? '').split(',').map((url) => new URL(url));
 const localAddress = process.env.BENCH_SOURCE_ADDRESS || undefined;

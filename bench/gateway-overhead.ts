@@ -61,10 +61,7 @@ export async function measureGatewayOverhead(options: Options) {
   const children: Child<Ready>[] = [];
   let errors = 0;
   try {
-    const origin = await Child.start<Ready>(__filename, {
-      name: 'gateway bench origin',
-      env: { ...process.env, BENCH_GATEWAY_ROLE: 'origin', BENCH_GATEWAY_ORIGIN_WORK_US: String(options.originWorkMicros) },
-    });
+    const origin = await Child.start<Ready>(__filename, { name: 'gateway bench origin', env: { ...process.env, BENCH_GATEWAY_ROLE: 'origin' } });
     children.push(origin);
     // The real server from an environment of its own (so that the machine's REDIS_URL or PUSHER_*
     // cannot change what is measured): memory store, `/` unprotected, its log at the default
@@ -76,7 +73,6 @@ export async function measureGatewayOverhead(options: Options) {
       env: { ...process.env, BENCH_ADMISSION_ENV: JSON.stringify(env), BENCH_PAGE_DIR: options.pageDir },
     });
     children.push(gateway);
-    log(`  origin ${origin.ready.url} (pid ${origin.ready.pid}), gateway ${gateway.ready.url} (pid ${gateway.ready.pid})`);
     const urls: Record<Target, string> = { direct: origin.ready.url, proxied: gateway.ready.url };
     const sliceSeconds = (2 * options.seconds) / SLICES;
 
@@ -195,7 +191,7 @@ async function throughputPhase(
   try {
     // Calibrated where the pages are measured: the CPU time of the same work changes with what
     // runs beside it (a quiet calibration was off by a third).
-    let rounds = await origin.request<number>('calibrate');
+    let rounds = await origin.request<number>('calibrate', originWorkMicros);
     for (let step = 0; step < CALIBRATION_STEPS; step++) {
       const before = await origin.request<NodeJS.CpuUsage>('cpu');
       const { latencies } = await loop('direct', WARMUP_SECONDS);
@@ -328,8 +324,8 @@ async function download(client: Client, mib: number, { memory, stall }: { memory
 async function runOrigin(): Promise<void> {
   const page = Buffer.alloc(1024, 'origin page. ');
   const chunk = Buffer.alloc(64 * 1024, 0x62);
-  const workMicros = Number(process.env.BENCH_GATEWAY_ORIGIN_WORK_US ?? '1000');
-  let workRounds = calibrateWork(workMicros, page);
+  // `calibrate` sets it before any page is asked for.
+  let workRounds = 1;
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://origin');
     if (request.method === 'GET' && (url.pathname === '/' || url.pathname === '/page')) {
@@ -356,9 +352,9 @@ async function runOrigin(): Promise<void> {
   serveRequests({ url: `http://127.0.0.1:${port}`, pid: process.pid } satisfies Ready, {
     cpu: (): NodeJS.CpuUsage => process.cpuUsage(),
     streamed: () => streamedBytes,
-    // Again where the pages are measured (on the CPU it then shares with the gateway): the CPU
-    // time of the same work changes with what runs beside it, a start-up measure was off by 2×.
-    calibrate: () => (workRounds = calibrateWork(workMicros, page)),
+    // Where the pages are measured (on the CPU it then shares with the gateway): the CPU time of
+    // the same work changes with what runs beside it, a start-up measure was off by 2×.
+    calibrate: (micros: number) => (workRounds = calibrateWork(micros, page)),
     workRounds: (rounds: number) => (workRounds = rounds),
   });
 }

@@ -87,14 +87,8 @@ class RealtimeSockets {
   }
 }
 
-/** What became of a shopping request. */
-const enum Outcome {
-  Ok = 0,
-  /** 5xx, or no answer: the visitor saw an error. */
-  Error = 1,
-  /** Held again mid-visit: the admission ran out (the visit outlasted SESSION_SECONDS). */
-  Held = 2,
-}
+/** What became of a shopping request: an error is a 5xx or no answer; held, held again mid-visit (it outlasted SESSION_SECONDS). */
+type Outcome = 'ok' | 'error' | 'held';
 
 /** `done`: requests of the visit already answered; a visitor held again mid-visit goes on from there. */
 type Waiting = { readonly cookie: string; readonly heldAt: number; readonly n: number; readonly done: number };
@@ -209,12 +203,12 @@ class Room {
       } catch {
         status = 0;
       }
-      if (this.record(started, status) === Outcome.Held) return this.wait(body, cookie, n, i, preciseNow());
+      if (this.record(started, status) === 'held') return this.wait(body, cookie, n, i, preciseNow());
     }
   }
 
   private record(started: number, status: number): Outcome {
-    const outcome = status === 503 ? Outcome.Held : status >= 200 && status < 400 ? Outcome.Ok : Outcome.Error;
+    const outcome = status === 503 ? 'held' : status >= 200 && status < 400 ? 'ok' : 'error';
     this.answeredAt.push(preciseNow());
     this.answerMs.push(performance.now() - started);
     this.outcome.push(outcome);
@@ -234,8 +228,8 @@ class Room {
       const at = this.answeredAt[i];
       if (at < from || at >= to) continue;
       const outcome = this.outcome[i];
-      if (outcome === Outcome.Ok) ok.push(this.answerMs[i]);
-      else if (outcome === Outcome.Error) errors++;
+      if (outcome === 'ok') ok.push(this.answerMs[i]);
+      else if (outcome === 'error') errors++;
       else held++;
     }
     const waits = this.waitedMs.filter((_, i) => this.releasedAt[i] >= from && this.releasedAt[i] < to);

@@ -42,10 +42,7 @@ export async function runRamp(options: RampOptions) {
     const { servers, admin } = await rig.servers(serverCount, settings, { REALTIME_MAX_CONNECTIONS: String(perServer) });
     const visitors = await rig.visitors(Math.max(2, Math.ceil(maxVisitors / VISITORS_PER_PROCESS)), servers);
     const pollers = await rig.pollers(2, visitors);
-    options.log(
-      `  ${options.store}: ${serverCount} server process(es), ${visitors.children.length} visitors' processes, 2 pollers; ` +
-        `+${options.step} visitors a step up to ${maxVisitors} (${bound}), releases at ${options.releasePerMinute}/min…`,
-    );
+    options.log(`  ${options.store}: ${serverCount} server process(es); +${options.step} visitors a step up to ${maxVisitors} (${bound})…`);
     type Step = Pick<PacedFigures, 'polls' | 'releases' | 'servers'> & {
       waiting: number;
       visitorsLoopDelayMs: { max: number };

@@ -72,9 +72,7 @@ export async function runCapacity(options: CapacityOptions) {
           serverCpuMicrosPerRequest: (serverCpuSeconds * 1e6) / figures.answered,
         });
         const { bare, ours } = run.byName;
-        log(
-          `  throughput run ${run.run + 1}: bare ${bare.perSecond.toFixed(0)}/s, ours ${ours.perSecond.toFixed(0)}/s, ratio ${(ours.perSecond / bare.perSecond).toFixed(2)}`,
-        );
+        log(`  throughput run ${run.run + 1}: bare ${bare.perSecond.toFixed(0)}/s, ours ${ours.perSecond.toFixed(0)}/s`);
         return { order: run.order, bare: withCpu(bare), ours: withCpu(ours), ratio: ours.perSecond / bare.perSecond };
       },
     );

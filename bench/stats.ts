@@ -24,13 +24,8 @@ export const cpuSeconds = (before: NodeJS.CpuUsage, after: NodeJS.CpuUsage) => (
 
 /** p50, p90, p99 and max of a list of latencies, rounded to 0.01. */
 export function distribution(values: readonly number[]): { count: number; p50: number; p90: number; p99: number; max: number } {
-  return {
-    count: values.length,
-    p50: round(percentile(values, 50)),
-    p90: round(percentile(values, 90)),
-    p99: round(percentile(values, 99)),
-    max: round(values.length === 0 ? Number.NaN : values.reduce((top, value) => Math.max(top, value), -Infinity)),
-  };
+  const at = (p: number) => round(percentile(values, p));
+  return { count: values.length, p50: at(50), p90: at(90), p99: at(99), max: at(100) };
 }
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */

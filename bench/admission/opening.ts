@@ -19,24 +19,10 @@ import { check, TARGETS, type TargetCheck } from '../goals';
  * this much slower; `stalls`: the event loop stalled `ms` about every `everyMs`, each answer then
  * measured late; `window`: figures of [from, to) s besides the whole run's.
  */
-export interface OpeningScenario {
-  readonly name: string;
-  readonly crowd: number;
-  readonly arrivalSeconds: number;
-  readonly workers: number;
-  readonly serviceMs: number;
-  readonly perVisit: number;
-  readonly thinkMs: readonly [number, number];
-  readonly sessionSeconds: number;
-  readonly feedbackSeconds: number;
-  readonly targetMs: number;
-  readonly ceilingFactor: number;
-  readonly runSeconds: number;
-  readonly lineCap?: number;
-  readonly coldStartMs?: readonly number[];
-  readonly stalls?: { readonly everyMs: number; readonly ms: number };
-  readonly window?: readonly [number, number];
-}
+export type OpeningScenario = Crowd & Visit & Extras;
+type Crowd = { name: string; crowd: number; arrivalSeconds: number; workers: number; serviceMs: number; ceilingFactor: number };
+type Visit = { perVisit: number; thinkMs: readonly [number, number]; sessionSeconds: number; feedbackSeconds: number; targetMs: number; runSeconds: number };
+type Extras = Partial<{ lineCap: number; coldStartMs: readonly number[]; stalls: { everyMs: number; ms: number }; window: readonly [number, number] }>;
 
 /** The server's own defaults and the real-time benchmark's, where a scenario does not say. */
 const COMMON = { arrivalSeconds: 10, serviceMs: 100, ceilingFactor: 20, reactionMs: [0, 1000], upstreamTimeoutMs: 5000 } as const;

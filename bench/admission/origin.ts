@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveRequests } from '../capacity/ipc';
-import { distribution, mulberry32, preciseNow } from '../stats';
+import { distribution, mulberry32, preciseNow, round } from '../stats';
 
 /** Service times are drawn uniformly within ± `jitter` (a share) of `serviceMs`. */
 export type OriginSpec = { readonly workers: number; readonly serviceMs: number; readonly jitter: number };
@@ -130,13 +130,7 @@ serveRequests(
     figures: ({ from, to }: { from: number; to: number }) => origins.map((origin) => origin.figures(from, to)),
     /** Each origin's answers as [when, latency] pairs after `from`, for timelines. */
     answers: ({ from }: { from: number }) =>
-      origins.map((origin) => {
-        const pairs: [number, number][] = [];
-        origin.answeredAt.forEach((at, i) => {
-          if (at >= from) pairs.push([Math.round(at), Math.round(origin.latency[i] * 10) / 10]);
-        });
-        return pairs;
-      }),
+      origins.map((origin) => origin.answeredAt.flatMap((at, i): [number, number][] => (at >= from ? [[Math.round(at), round(origin.latency[i], 1)]] : []))),
     /** The mean service time the timers gave (ms): equal to `serviceMs` on a machine with time to spare. */
     serviceMs: () => origins.map((origin) => origin.services.reduce((sum, ms) => sum + ms, 0) / Math.max(1, origin.services.length)),
   },

@@ -7,11 +7,8 @@ export const TARGETS = {
   /** What the gateway may add to a request's p50 on one keep-alive connection (ms). */
   gatewayAddedP50Ms: 1,
   gatewayThroughputRatio: 0.7,
-  /**
-   * Flat memory: the gateway's highest RSS while a far larger download (1 GiB) streams through
-   * it may exceed its highest during the first by this share of the extra bytes at most (a
-   * stream that kept 1 % of what passed would show).
-   */
+  // Flat memory: the gateway's highest RSS while a far larger download (1 GiB) streams through it may exceed
+  // its highest during the first by this share of the extra bytes at most (one that kept 1 % would show).
   gatewayLongDownloadGrowthShare: 0.01,
   /** Backpressure: bytes the processes (the gateway and the reader) hold when a reader stalled 2 s resumes. */
   gatewayStalledHeldBytes: 2 * 1024 * 1024,

@@ -173,7 +173,10 @@ async function main(): Promise<void> {
     const { pageLoad, ownPageLoad, languageLoads, capacityRedis, storeComparison } = measured;
     const results = {
       date: new Date().toISOString(),
-      machine: machine(loadAtStart),
+      machine: {
+        ...{ cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+        ...{ loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map((load) => round(load)) },
+      },
       seconds: (Date.now() - started) / 1000,
       partSeconds,
       // The parts this run measured: latest.json and latest.md hold these only (the page is always built).
@@ -215,17 +218,6 @@ async function main(): Promise<void> {
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
-}
-
-function machine(loadAverageAtStart: number[]) {
-  return {
-    cpus: os.cpus().length,
-    cpuModel: os.cpus()[0]?.model,
-    memoryGb: Math.round(os.totalmem() / 2 ** 30),
-    node: process.version,
-    loadAverageAtStart,
-    loadAverageAtEnd: os.loadavg().map((load) => round(load)),
-  };
 }
 
 type StoreProbes = { storeMemory: () => Promise<number>; storeCpu: () => Promise<number>; flushStore: () => Promise<void> };

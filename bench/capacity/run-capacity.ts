@@ -4,25 +4,14 @@ import type { FanoutFloor } from './bare-fanout';
 import type { MemorySample, ServerReady } from './server';
 import { closedLoop, openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
 
-export interface CapacityOptions extends ServerSettings {
-  readonly visitors: number;
-  /** Processes the visitors are spread over, each reading its share of the sockets. */
-  readonly visitorProcesses: number;
-  /** Time compression of the page's polls (5 s and 60 s divided by it). */
-  readonly factor: number;
-  readonly pollSeconds: number;
-  /** Paced runs (each with its own releases), median reported. */
-  readonly pacedRepetitions: number;
-  readonly saturateSeconds: number;
-  readonly repetitions: number;
-  /** Keep-alive connections of the closed loop (a proxy's pool in front of the server). */
-  readonly connections: number;
-  /** Keep-alive connections of the paced polling. */
-  readonly pollSockets: number;
-  /** Memory the store uses outside the server process (Redis's used_memory), in bytes. */
-  readonly storeMemory?: () => Promise<number>;
-  readonly log: (line: string) => void;
-}
+/**
+ * The settings bench/README.md lists: `factor` compresses the page's polls (5 s and 60 s ÷ it);
+ * `pollSockets`: the paced polling's keep-alive connections, `connections` the closed loop's (a
+ * proxy's pool); `storeMemory`: what the store uses outside the server (Redis's used_memory).
+ */
+export type CapacityOptions = ServerSettings & PacedSettings & LoopSettings & { storeMemory?: () => Promise<number>; log: (line: string) => void };
+type PacedSettings = { visitors: number; visitorProcesses: number; factor: number; pollSeconds: number; pacedRepetitions: number; pollSockets: number };
+type LoopSettings = { saturateSeconds: number; repetitions: number; connections: number };
 
 /** Paced polling first runs this long uncounted: code paths warm up and the polls spread out. */
 const PACED_WARMUP_SECONDS = 3;

@@ -6,10 +6,8 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { HELD_HEADER } from '@waiting-room/streams/contract';
-import { cpuSeconds, distribution } from './stats';
-import { commandCalls, infoField } from './probes';
+import { commandCalls, cpuSeconds, distribution, infoField } from './stats';
 import { request } from './capacity/http-client';
-import type { MemorySample } from './capacity/server';
 import { SERVER_EXEC_ARGV, serverWithoutOrigin } from './capacity/rig';
 
 export const ARRIVALS_FILE = 'arrivals.json';
@@ -67,7 +65,7 @@ export async function measureArrivals(options: ArrivalsOptions) {
     await arrive(1, [], []);
     const warmupErrors = await arrive(options.warmup, [], []);
     if (Object.keys(warmupErrors).length > 0) options.log(`  arrivals not held in the warm-up: ${JSON.stringify(warmupErrors)}`);
-    const memoryBefore = await server.request<MemorySample>('memory');
+    const memoryBefore = await server.request<NodeJS.MemoryUsage>('memory');
     const before = await sample();
     const ms: number[] = [];
     const pageBytes: number[] = [];
@@ -75,7 +73,7 @@ export async function measureArrivals(options: ArrivalsOptions) {
     const errors = await arrive(options.arrivals, ms, pageBytes);
     const seconds = (performance.now() - started) / 1000;
     const after = await sample();
-    const memoryAfter = await server.request<MemorySample>('memory');
+    const memoryAfter = await server.request<NodeJS.MemoryUsage>('memory');
     agent.destroy();
     const per = (value: number) => value / options.arrivals;
     const cpuMicros = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => cpuSeconds(from, to) * 1e6;

@@ -130,15 +130,12 @@ export function formatFigure(value: number | undefined, unit: Unit): string {
 }
 
 /** "this ÷ previous" as the tables print it. */
-export function formatRatio(ratio: number | undefined): string {
-  return ratio === undefined ? '–' : ratio.toFixed(2);
-}
+export const formatRatio = (ratio: number | undefined): string => (ratio === undefined ? '–' : ratio.toFixed(2));
 
 export interface BenchResults {
   readonly date: string;
   readonly machine: { cpus: number; cpuModel?: string; memoryGb: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
   readonly seconds: number;
-  /** How long each part took, in seconds. */
   readonly partSeconds?: Readonly<Record<string, number>>;
   /** The parts this run measured (older reports: unset). */
   readonly parts?: readonly string[];

@@ -12,8 +12,7 @@ import { EventSchedule } from '../server/domain/events/schedule';
 import { MemoryStore } from '../server/store/memory';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { QueueStore, ReleasePolicy } from '../server/store/types';
-import { heapAfterGc, redisCpuSeconds, usedMemory } from './probes';
-import { round } from './stats';
+import { heapAfterGc, redisCpuSeconds, round, usedMemory } from './stats';
 
 type Log = (line: string) => void;
 const T0 = Date.UTC(2030, 4, 1, 9, 0);

@@ -215,11 +215,8 @@ async function throughputPhase(
     }
     const side = ({ answered, perSecond, origin, gateway }: ReturnType<typeof tally>) => {
       const perRequest = (seconds: number) => round((seconds / Math.max(1, answered)) * 1e6, 1);
-      return {
-        perSecond: Math.round(median(perSecond)),
-        slices: perSecond.length,
-        cpuMicrosPerRequest: { origin: perRequest(origin), gateway: perRequest(gateway) },
-      };
+      const cpuMicrosPerRequest = { origin: perRequest(origin), gateway: perRequest(gateway) };
+      return { perSecond: Math.round(median(perSecond)), slices: perSecond.length, cpuMicrosPerRequest };
     };
     const [direct, proxied] = [side(tallies.direct), side(tallies.proxied)];
     return { ...(pinned ? { pinned } : {}), direct, proxied, ratio: round(proxied.perSecond / direct.perSecond, 3), errors };
@@ -263,8 +260,7 @@ function kernelQueuedBytes(ports: readonly number[]): number | undefined {
   const port = (address: string) => parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
   for (const line of files.flatMap((file) => readFileSync(file, 'utf8').split('\n').slice(1))) {
     const fields = line.trim().split(/\s+/);
-    if (fields.length < 5 || fields[3] === '0A') continue;
-    if (!ports.includes(port(fields[1])) && !ports.includes(port(fields[2]))) continue;
+    if (fields.length < 5 || fields[3] === '0A' || (!ports.includes(port(fields[1])) && !ports.includes(port(fields[2])))) continue;
     const [tx, rx] = fields[4].split(':').map((hex) => parseInt(hex, 16));
     total += tx + rx;
   }

@@ -16,15 +16,9 @@ export async function loadSlice(options: {
 }) {
   const latencies: number[] = [];
   const started = performance.now();
+  const { url, connections, seconds: duration, headers, requests } = options;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const settings = {
-      url: options.url,
-      connections: options.connections,
-      pipelining: 1,
-      duration: options.seconds,
-      headers: options.headers,
-      requests: options.requests,
-    };
+    const settings = { url, connections, pipelining: 1, duration, headers, requests };
     const instance = autocannon(settings, (error, done) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)));
     instance.on('response', (_client, statusCode, _bytes, ms) => {
       if (statusCode >= 200 && statusCode < 300) latencies.push(ms);

@@ -1,8 +1,7 @@
 /** A million in one room, on one Redis (docs/performance.md, "A million in one room"). */
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
-import { heapAfterGc, usedMemory } from './probes';
-import { round } from './stats';
+import { heapAfterGc, round, usedMemory } from './stats';
 import { serverWithoutOrigin } from './capacity/rig';
 import { DEFAULT_PREFIX } from '../server/redis/connection';
 import { RedisStore } from '../server/store/redis/redis-store';

@@ -1,9 +1,7 @@
 /**
- * Writes the server figures of docs/performance.md from bench/results/latest.json, between the
- * markers `<!-- bench figures -->` and `<!-- end of bench figures -->`, so that the numbers there
- * are those of one run and never typed by hand. Run it after the run the page should show:
- *
- *   node --import tsx bench/performance-figures.ts [results file] [Markdown file]
+ * Writes the server figures of docs/performance.md from bench/results/latest.json between its
+ * markers, so that they are one run's and never typed by hand: run it after that run, as
+ * `node --import tsx bench/performance-figures.ts [results file] [Markdown file]`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -41,9 +39,7 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
   const ownHold = (store: string, run: Results) =>
     run?.paced?.median?.serverHoldsOver20Ms === 0 ? `none over ${TARGETS.loopHoldMaxMs} ms` : value(`${store}.ownHoldMax`, TARGETS.loopHoldMaxMs);
   const both = (key: string) => `${ratio(`memory.${key}`)} / ${ratio(`Redis.${key}`)}`;
-  const capacity = results.capacity;
-  const redis = results.capacityRedis;
-  const machine = results.machine ?? {};
+  const { capacity, capacityRedis: redis, machine = {} } = results;
   const date = utc(results.date) ?? 'an unknown date';
   const previous = utc(results.previousRun?.date ?? previousResults?.date);
   const lines: string[] = [];

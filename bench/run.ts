@@ -19,8 +19,7 @@ import { checkPageBudget, languageLoadChecks, measureLanguages, measurePageLoad,
 import { measurePageWeight } from './page-weight';
 import { connectorPassChecks, measureConnectorPass } from './connector-pass';
 import { compareRuns, figureChecks, readBaseline, renderMarkdown } from './compare';
-import { redisCpuSeconds, usedMemory } from './probes';
-import { round } from './stats';
+import { redisCpuSeconds, round, usedMemory } from './stats';
 
 const resultsDir = path.join(__dirname, 'results');
 /** The parts run when `BENCH_ONLY` is unset; `PARTS` holds them all, in the order they run. */
@@ -228,11 +227,9 @@ async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T
   const { default: Redis } = await import('ioredis');
   const redis = await startRedisServer();
   const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  const storeMemory = () => usedMemory(probe);
-  const storeCpu = () => redisCpuSeconds(probe);
-  const flushStore = async () => void (await probe.flushall());
+  const probes = { storeMemory: () => usedMemory(probe), storeCpu: () => redisCpuSeconds(probe), flushStore: async () => void (await probe.flushall()) };
   try {
-    return await run(redis.url, { storeMemory, storeCpu, flushStore });
+    return await run(redis.url, probes);
   } finally {
     probe.disconnect();
     await redis.close();

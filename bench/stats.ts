@@ -1,4 +1,7 @@
-/** Small statistics helpers shared by the benchmarks. */
+/** Small statistics helpers shared by the benchmarks, and Redis's and this process's own accounts as several read them. */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type Redis from 'ioredis';
 
 /** The `p`-th percentile (0–100) of `values` by nearest rank; NaN for an empty list. */
 export function percentile(values: readonly number[], p: number): number {
@@ -29,9 +32,31 @@ export function distribution(values: readonly number[]): { count: number; p50: n
 }
 
 /** Wall-clock milliseconds with sub-millisecond precision, comparable across processes. */
-export function preciseNow(): number {
-  return performance.timeOrigin + performance.now();
-}
+export const preciseNow = (): number => performance.timeOrigin + performance.now();
 
 /** A small seeded generator, so that every run of a benchmark draws the same numbers. */
 export { mulberry32 } from '../bin/rehearse/rehearse';
+
+/** A number `INFO` reports (`used_memory`, `used_cpu_user`…); NaN when it has none. */
+export const infoField = (info: string, name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? Number.NaN);
+
+/** Calls of `command` so far, from `INFO commandstats`. */
+export const commandCalls = (info: string, command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+
+/** Redis's `used_memory`, bytes. */
+export const usedMemory = async (probe: Redis) => infoField(await probe.info('memory'), 'used_memory');
+
+/** redis-server's CPU time so far (user and system), s. */
+export async function redisCpuSeconds(probe: Redis): Promise<number> {
+  const info = await probe.info('cpu');
+  return infoField(info, 'used_cpu_user') + infoField(info, 'used_cpu_sys');
+}
+
+/** This process's JS heap after two full collections, bytes. */
+export function heapAfterGc(): number {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}

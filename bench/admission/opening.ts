@@ -354,18 +354,15 @@ export function openingMarkdown(result: OpeningResult): string {
   ].join('\n');
 }
 
-/**
- * `node --import tsx bench/admission/opening.ts` runs every scenario and prints the table (the
- * bench's `opening` part runs the same and keeps the figures). `TRACE=1` and a part of a
- * scenario's name print that scenario's decisions, step by step.
- */
+// `node --import tsx bench/admission/opening.ts` prints every scenario's table; `TRACE=1` and a part
+// of a scenario's name print that scenario's decisions, step by step.
 if (require.main === module) {
   const only = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
   void (async () => {
     if (only) {
-      for (const scenario of [...OPENING_SCENARIOS, STARTED_COLD].filter((one) => one.name.includes(only))) {
-        console.log(await simulateOpening(scenario, 1, process.env.TRACE ? (line) => console.log(line) : undefined));
-      }
+      const trace = process.env.TRACE ? (line: string) => console.log(line) : undefined;
+      for (const scenario of [...OPENING_SCENARIOS, STARTED_COLD].filter((one) => one.name.includes(only)))
+        console.log(await simulateOpening(scenario, 1, trace));
       return;
     }
     const result = await measureOpening();

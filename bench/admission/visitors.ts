@@ -9,16 +9,9 @@ import { serveRequests } from '../capacity/ipc';
 import { distribution, mulberry32, percentile, preciseNow } from '../stats';
 
 type VisitorTarget = { readonly name: string; readonly url: string; readonly realtimeKey: string };
-export interface VisitorsOptions {
-  readonly targets: readonly VisitorTarget[];
-  readonly arrivalsPerSecond: number;
-  readonly lineCap: number;
-  readonly perVisit: number;
-  /** Between a visitor's requests, and from the release event to the replay: uniform in [min, max] ms. */
-  readonly thinkMs: readonly [number, number];
-  readonly reactionMs: readonly [number, number];
-  readonly seed: number;
-}
+/** `thinkMs` between a visitor's requests and `reactionMs` from the release event to the replay: uniform in [min, max] ms. */
+export type VisitorsOptions = { targets: readonly VisitorTarget[]; arrivalsPerSecond: number; lineCap: number; perVisit: number; seed: number } & Paces;
+type Paces = Record<'thinkMs' | 'reactionMs', readonly [number, number]>;
 
 const SESSION_COOKIE = /^(waiting_room_session=[^;]*)/;
 

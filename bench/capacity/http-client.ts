@@ -46,16 +46,13 @@ export async function request(
 
 /** Counts errors by kind, keeping one example of each. */
 export class Errors {
-  private readonly counts: Record<string, { count: number; example: string }> = {};
+  /** By kind; over IPC, a copy. */
+  readonly counts: Record<string, { count: number; example: string }> = {};
   total = 0;
 
   add(kind: string, example = ''): void {
     this.total++;
     (this.counts[kind] ??= { count: 0, example: example.slice(0, 300) }).count++;
-  }
-
-  snapshot(): Record<string, { count: number; example: string }> {
-    return { ...this.counts };
   }
 }
 
@@ -65,11 +62,7 @@ export const errorKind = (error: unknown): string =>
   ((error as { reusedSocket?: boolean })?.reusedSocket ? ' (on a kept-alive socket)' : '');
 
 /** What the poller needs to poll queue_info as a visitor: its uuid, its session cookie, and the origin of the server that holds it. */
-export interface PolledVisitor {
-  readonly uuid: string;
-  readonly cookie: string;
-  readonly target: string;
-}
+export type PolledVisitor = { readonly uuid: string; readonly cookie: string; readonly target: string };
 
 /** queue_info for one visitor, with its cookie, as the page's fetch sends it. */
 export function queueInfo(agent: http.Agent, base: URL, visitor: PolledVisitor): Promise<Answer> {

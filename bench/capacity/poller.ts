@@ -81,7 +81,7 @@ async function poll(arg: PollArg) {
     perSecond: latencies.length / seconds,
     latencyMs: distribution(latencies),
     timeline,
-    errors: errors.snapshot(),
+    errors: errors.counts,
     errorCount: errors.total + sent - settled,
   };
 }

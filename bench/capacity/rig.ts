@@ -5,7 +5,7 @@
  * alternating slices on two servers.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NODE_FLAGS } from '../../server/process/node-flags';
 import { cpuSeconds, distribution, preciseNow } from '../stats';
@@ -84,12 +84,8 @@ export async function serverWithoutOrigin(name: string, settings: ServerSettings
 
 /** This process's open-file limit, from /proc (undefined elsewhere): read, never raised. */
 export function openFileLimit(): number | undefined {
-  try {
-    const line = readFileSync('/proc/self/limits', 'utf8').match(/^Max open files\s+(\d+|unlimited)/m)?.[1];
-    return line === undefined ? undefined : line === 'unlimited' ? Infinity : Number(line);
-  } catch {
-    return undefined;
-  }
+  const line = existsSync('/proc/self/limits') ? /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] : undefined;
+  return line === undefined ? undefined : line === 'unlimited' ? Infinity : Number(line);
 }
 
 /** The loopback address the `index`-th load-generator process sends from (127.0.0.2, .3, …): each has its own ports. */
@@ -206,12 +202,7 @@ export class VisitorGroup {
 }
 
 /** The processes one paced window drives. */
-export interface Paced {
-  readonly servers: readonly Child<ServerReady>[];
-  readonly visitors: VisitorGroup;
-  readonly pollers: readonly Child<unknown>[];
-  readonly admin: Admin;
-}
+export type Paced = { servers: readonly Child<ServerReady>[]; visitors: VisitorGroup; pollers: readonly Child<unknown>[]; admin: Admin };
 
 /**
  * The page's polls (split among the pollers) while the release loop releases, then: every

@@ -1,7 +1,7 @@
 /** The server capacity benchmark, its processes and phases as bench/README.md lists them. */
 import { median, round } from '../stats';
 import type { FanoutFloor } from './bare-fanout';
-import type { MemorySample, ServerReady } from './server';
+import type { ServerReady } from './server';
 import { closedLoop, openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
 
 /**
@@ -30,7 +30,10 @@ export async function runCapacity(options: CapacityOptions) {
     const [poller] = await rig.pollers(1, visitors);
 
     // Memory after a full GC, at once and settled (once V8 has given back what it grew while the visitors arrived).
-    const sample = async () => ({ atOnce: await server.request<MemorySample>('memory'), settled: await server.request<MemorySample>('settledMemory') });
+    const sample = async () => ({
+      atOnce: await server.request<NodeJS.MemoryUsage>('memory'),
+      settled: await server.request<NodeJS.MemoryUsage>('settledMemory'),
+    });
     const baseline = await sample();
     const storeBaseline = await options.storeMemory?.();
     log(`  holding ${options.visitors} visitors in ${options.visitorProcesses} processes…`);
@@ -67,7 +70,7 @@ export async function runCapacity(options: CapacityOptions) {
     );
     const lives = await visitors.deliveries();
 
-    const perVisitor = (from: MemorySample, to: MemorySample) => ({
+    const perVisitor = (from: NodeJS.MemoryUsage, to: NodeJS.MemoryUsage) => ({
       rss: (to.rss - from.rss) / hold.held,
       heapUsed: (to.heapUsed - from.heapUsed) / hold.held,
     });

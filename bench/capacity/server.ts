@@ -16,8 +16,6 @@ import { serveRequests } from './ipc';
 
 /** What the server says once it listens: where, and its process. */
 export type ServerReady = { readonly url: string; readonly port: number; readonly pid: number };
-/** `process.memoryUsage()` after a full garbage collection, in bytes. */
-export type MemorySample = NodeJS.MemoryUsage;
 
 /** One event's delivery to this process's sockets: `QueueMoved` keyed by its `served`, a release by its channel. */
 export type FanoutRecord = [
@@ -130,7 +128,7 @@ const mainThreadCpuMicros: () => number = (() => {
  * seconds after a burst and gives back what the heap grew for it. Samples so taken are alike
  * however busy the moments before them were; samples right after a burst differ by tens of MB.
  */
-async function settledMemory(maxMs = 20_000): Promise<MemorySample & { settledMs: number }> {
+async function settledMemory(maxMs = 20_000): Promise<NodeJS.MemoryUsage & { settledMs: number }> {
   const started = performance.now();
   memoryAfterGc();
   let last = process.memoryUsage();
@@ -146,7 +144,8 @@ async function settledMemory(maxMs = 20_000): Promise<MemorySample & { settledMs
   return { ...memoryAfterGc(), settledMs: Math.round(performance.now() - started) };
 }
 
-function memoryAfterGc(): MemorySample {
+/** `process.memoryUsage()` after a full garbage collection, in bytes. */
+function memoryAfterGc(): NodeJS.MemoryUsage {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('Run the bench server with --expose-gc to measure memory.');
   // Twice: the first pass may leave objects whose finalizers free more on the second.

@@ -17,17 +17,16 @@ const SESSION_COOKIE = /waiting_room_session=[^;,]*/;
 const MOVED_PREFIX = JSON.stringify({ event: CHANNELS.movedEvent, channel: CHANNELS.queue }).slice(0, -1) + ',"data":';
 const MOVED_SERVED = /\\"served\\":(\d+)/;
 
-interface Visitor extends PolledVisitor {
-  readonly index: number;
-  readonly server: URL;
+/** `heard`: the `QueueMoved` frames read since the last `moves`, [served, read at]; `highest`: the largest `served` it ever heard. */
+type Visitor = PolledVisitor & {
+  index: number;
+  server: URL;
   ws?: WebSocket;
-  /** `QueueMoved` frames read since the last `moves`: [served, read at]. */
   heard: [number, number][];
-  /** The largest `served` this visitor ever heard. */
   highest: number;
   released: boolean;
   receivedAt?: number;
-}
+};
 
 /** Give up after `maxErrors` failed visitors; `realtime` false: only held (the GET with its cookie, one queue_info), all queue_info needs. */
 export type HoldArg = { more: number; concurrency: number; maxErrors: number; realtime: boolean };
@@ -60,7 +59,7 @@ async function hold(arg: HoldArg) {
   };
   await Promise.all(Array.from({ length: arg.concurrency }, lane));
   agent.destroy();
-  return { held: visitors.length - before, errors: errors.snapshot(), errorCount: errors.total };
+  return { held: visitors.length - before, errors: errors.counts, errorCount: errors.total };
 }
 
 /** One visitor's arrival: held (subscribed and listening when `realtime`), or admitted at once (undefined). */
@@ -181,7 +180,7 @@ function deliveries() {
   const loopDelayMaxMs = loopDelay.max / 1e6;
   loopDelay.reset();
   const received = visitors.filter((visitor) => visitor.receivedAt !== undefined).map((visitor): [string, number] => [visitor.uuid, visitor.receivedAt!]);
-  return { received, errors: lifeErrors.snapshot(), errorCount: lifeErrors.total, loopDelayMaxMs };
+  return { received, errors: lifeErrors.counts, errorCount: lifeErrors.total, loopDelayMaxMs };
 }
 
 export type HoldResult = Awaited<ReturnType<typeof hold>>;

@@ -132,20 +132,16 @@ export function formatFigure(value: number | undefined, unit: Unit): string {
 /** "this ÷ previous" as the tables print it. */
 export const formatRatio = (ratio: number | undefined): string => (ratio === undefined ? '–' : ratio.toFixed(2));
 
-export interface BenchResults {
-  readonly date: string;
-  readonly machine: { cpus: number; cpuModel?: string; memoryGb: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
-  readonly seconds: number;
-  readonly partSeconds?: Readonly<Record<string, number>>;
-  /** The parts this run measured (older reports: unset). */
-  readonly parts?: readonly string[];
-  readonly targets: TargetCheck[];
-  readonly targetsRedis?: TargetCheck[];
-  readonly opening?: OpeningResult;
-  /** The run this one is compared with (bench/results/baseline.json unless BENCH_BASELINE names another). */
-  readonly previousRun?: { readonly file: string; readonly date?: string };
-  readonly comparison?: readonly ComparedFigure[];
-}
+/** `parts`: those the run measured (older reports: unset); `previousRun`: the run it is compared with (baseline.json, or BENCH_BASELINE's). */
+type BenchResults = { date: string; machine: Machine; seconds: number; partSeconds?: Record<string, number>; parts?: readonly string[] } & Checked;
+type Machine = { cpus: number; cpuModel?: string; memoryGb: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
+type Checked = {
+  targets: TargetCheck[];
+  targetsRedis?: TargetCheck[];
+  opening?: OpeningResult;
+  previousRun?: { file: string; date?: string };
+  comparison?: readonly ComparedFigure[];
+};
 
 const fixed = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
 

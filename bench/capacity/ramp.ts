@@ -4,22 +4,15 @@
  * server process per core sharing the line and the realtime events through Redis.
  */
 import os from 'node:os';
-import { openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures } from './rig';
+import { openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
 
-export interface RampOptions {
-  readonly store: 'memory' | 'redis';
-  readonly redisUrl?: string;
-  /** Visitors added at each step. */
-  readonly step: number;
-  readonly maxVisitors: number;
-  /** Seconds of polling at the page's pace measured at each step (after a short warm-up). */
-  readonly measureSeconds: number;
-  readonly releasePerMinute: number;
-  /** A release p99 (decision → read by the visitor) over this ends the ramp. */
-  readonly releaseP99LimitMs: number;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}
+/**
+ * `step`: visitors added at each step; `measureSeconds` of polling at the page's pace measured at
+ * each (after a short warm-up); a release p99 (decision → read by the visitor) over
+ * `releaseP99LimitMs` ends the ramp.
+ */
+export type RampOptions = Pick<ServerSettings, 'releasePerMinute' | 'pageDir' | 'redisUrl'> & Steps & { log: (line: string) => void };
+type Steps = { store: 'memory' | 'redis'; step: number; maxVisitors: number; measureSeconds: number; releaseP99LimitMs: number };
 
 /** Sockets one visitors' process holds at most, well inside its open-file limit. */
 const VISITORS_PER_PROCESS = 9_000;

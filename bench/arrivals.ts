@@ -1,55 +1,30 @@
 /**
- * What one held arrival costs, on Redis: the real server (`capacity/server.ts`, its line paused)
- * on a redis-server of its own, new visitors each sending one GET of the protected page without a
- * cookie; around the counted arrivals, the server's and redis-server's CPU, Redis's commands,
- * scripts and memory and the server's heap, each ÷ the arrivals; then the CPU a release. Written
- * to bench/results/arrivals.json, which docs/capacity.md is computed from.
+ * What one held arrival costs, on Redis (docs/performance.md, "A held arrival"), each figure ÷ the
+ * arrivals; written to bench/results/arrivals.json, which docs/capacity.md is computed from.
  */
 import http from 'node:http';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
 import { HELD_HEADER } from '@waiting-room/streams/contract';
-import { distribution } from './stats';
-import { commandCalls, infoField } from './probes';
-import { Child } from './capacity/ipc';
+import { commandCalls, cpuSeconds, distribution, infoField } from './stats';
 import { request } from './capacity/http-client';
-import type { CpuSample, MemorySample, ServerReady } from './capacity/protocol';
-import { adminClient, SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
+import { SERVER_EXEC_ARGV, serverWithoutOrigin } from './capacity/rig';
 
 export const ARRIVALS_FILE = 'arrivals.json';
 
 /** Releases a minute while the line empties (the most a room takes). */
 const RELEASE_PER_MINUTE = 60_000;
 
-export async function measureArrivals(options: {
-  readonly arrivals: number;
-  readonly warmup: number;
-  readonly concurrency: number;
-  readonly redisUrl: string;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}) {
+type ArrivalsOptions = { arrivals: number; warmup: number; concurrency: number; redisUrl: string; pageDir: string; log: (line: string) => void };
+
+export async function measureArrivals(options: ArrivalsOptions) {
   const probe = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
-  const adminToken = randomBytes(18).toString('base64url');
   const total = options.arrivals + options.warmup + 1;
-  const server = await Child.start<ServerReady>(path.join(__dirname, 'capacity/server.ts'), {
-    name: 'bench server (Redis store)',
-    // BENCH_CPU_PROF=<dir>: the server's own `--cpu-prof`, to see where an arrival's time goes.
-    execArgv: [...SERVER_EXEC_ARGV, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
-    env: {
-      ...serverEnv(
-        { activeLimit: 1, releasePerMinute: RELEASE_PER_MINUTE, sessionSeconds: 3600, pageDir: options.pageDir, redisUrl: options.redisUrl },
-        adminToken,
-      ),
-      // Nobody reaches the origin: every arrival is held, and the released ones are not replayed.
-      UPSTREAM: 'http://127.0.0.1:9',
-    },
-    quiet: true,
-  });
+  const settings = { activeLimit: 1, releasePerMinute: RELEASE_PER_MINUTE, sessionSeconds: 3600, pageDir: options.pageDir, redisUrl: options.redisUrl };
+  // BENCH_CPU_PROF=<dir>: the server's own `--cpu-prof`, to see where an arrival's time goes.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const { server, admin } = await serverWithoutOrigin('bench server (Redis store)', settings, [...SERVER_EXEC_ARGV, ...profile]);
   try {
-    const admin = adminClient(server.ready.url, adminToken);
     await admin('POST', '/admin/pause');
     const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
     const base = new URL(server.ready.url);
@@ -78,7 +53,7 @@ export async function measureArrivals(options: {
       const field = (name: string) => infoField(info, name);
       const calls = (command: string) => commandCalls(info, command);
       return {
-        cpu: await server.request<CpuSample>('cpu'),
+        cpu: await server.request<NodeJS.CpuUsage>('cpu'),
         redisCpu: field('used_cpu_user') + field('used_cpu_sys'),
         commands: field('total_commands_processed'),
         scripts: calls('evalsha') + calls('eval') + calls('fcall'),
@@ -90,7 +65,7 @@ export async function measureArrivals(options: {
     await arrive(1, [], []);
     const warmupErrors = await arrive(options.warmup, [], []);
     if (Object.keys(warmupErrors).length > 0) options.log(`  arrivals not held in the warm-up: ${JSON.stringify(warmupErrors)}`);
-    const memoryBefore = await server.request<MemorySample>('memory');
+    const memoryBefore = await server.request<NodeJS.MemoryUsage>('memory');
     const before = await sample();
     const ms: number[] = [];
     const pageBytes: number[] = [];
@@ -98,10 +73,10 @@ export async function measureArrivals(options: {
     const errors = await arrive(options.arrivals, ms, pageBytes);
     const seconds = (performance.now() - started) / 1000;
     const after = await sample();
-    const memoryAfter = await server.request<MemorySample>('memory');
+    const memoryAfter = await server.request<NodeJS.MemoryUsage>('memory');
     agent.destroy();
     const per = (value: number) => value / options.arrivals;
-    const cpuMicros = (from: CpuSample, to: CpuSample) => to.user + to.system - from.user - from.system;
+    const cpuMicros = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => cpuSeconds(from, to) * 1e6;
 
     options.log('  releases: the line released at its full rate…');
     const beforeReleases = await sample();
@@ -115,7 +90,7 @@ export async function measureArrivals(options: {
     }
     const afterReleases = await sample();
     const released = total - 1 - waiting;
-    const figures = {
+    return {
       arrivals: options.arrivals,
       concurrency: options.concurrency,
       errors,
@@ -135,8 +110,6 @@ export async function measureArrivals(options: {
         redisCpuMicros: ((afterReleases.redisCpu - beforeReleases.redisCpu) * 1e6) / released,
       },
     };
-    options.log(`  arrivals: ${JSON.stringify(figures)}`);
-    return figures;
   } finally {
     probe.disconnect();
     await server.stop();

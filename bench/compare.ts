@@ -1,28 +1,20 @@
 /**
  * The run's figures beside the previous run's: the same figure read from both results files (an
- * older file may lack some; those show "–"), and this run ÷ the previous one. The previous run is
- * `bench/results/baseline.json` (a copy of the results the current figures replaced), or the file
- * `BENCH_BASELINE` names.
+ * older file may lack some; those show "–"), and this run ÷ the previous one (the previous run:
+ * `bench/results/baseline.json`, or the file `BENCH_BASELINE` names); and the run's summary,
+ * latest.md.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { TARGETS as T, type TargetCheck, type Verdict } from './goals';
+import { openingMarkdown, type OpeningResult } from './admission/opening';
+import { check, TARGETS as T, type TargetCheck } from './goals';
 
 /** Results as read back from a file: any part may be missing from an older run, so every read is guarded. */
 type Results = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Unit = 'ms' | 'µs' | 'KB' | 'MiB' | '/s' | '×' | 'visitors' | '';
 
-export interface ComparedFigure {
-  readonly key: string;
-  readonly label: string;
-  readonly unit: Unit;
-  /** Whether a smaller value is the better one (for reading the ratio). */
-  readonly lowerIsBetter: boolean;
-  readonly previous?: number;
-  readonly current?: number;
-  /** This run ÷ the previous one. */
-  readonly ratio?: number;
-}
+/** A figure in both runs; `ratio`: this run ÷ the previous one, which `lowerIsBetter` says how to read. */
+export type ComparedFigure = { key: string; label: string; unit: Unit; lowerIsBetter: boolean; previous?: number; current?: number; ratio?: number };
 
 /** A figure's goal: at most (≤) or at least (≥) a bound; 'at scale': judged only with the full crowd (`TARGETS.visitorsHeld`). */
 type Goal = readonly ['≤' | '≥', number, 'at scale'?];
@@ -45,14 +37,7 @@ const MEMORY: Goal = ['≤', T.memoryPerVisitorBytes / 1024];
 const capacityFigures = (part: string, store: string): Figure[] =>
   (
     [
-      [
-        'held',
-        'visitors held at once, without an error',
-        'visitors',
-        false,
-        (c) => (c === undefined ? undefined : c?.errors?.total === 0 ? c?.hold?.held : 0),
-        HELD,
-      ],
+      ['held', 'visitors held at once, without an error', 'visitors', false, (c) => c && (c.errors?.total === 0 ? c.hold?.held : 0), HELD],
       ['releaseP99', 'release → RequestUnqueud read by the visitor, p99', 'ms', true, 'releases.median.p99Ms', ['≤', T.releaseToDeliveryP99Ms]],
       ['queueMovedP50', 'release → QueueMoved read at every waiting socket, p50', 'ms', true, 'moves.median.p50Ms'],
       ['queueMovedP99', 'release → QueueMoved read at every waiting socket, p99', 'ms', true, 'moves.median.p99Ms', FANOUT],
@@ -113,8 +98,7 @@ export function figureChecks(results: Results, redis: boolean): TargetCheck[] {
     if (!goal || value === undefined || redis !== /^(Redis\.|redisVs)/.test(key)) return [];
     const [sign, bound, scale] = goal;
     const met = sign === '≤' ? value <= bound : value >= bound;
-    const verdict: Verdict = scale && crowdOf(key, results) < T.visitorsHeld ? 'N/A' : met ? 'PASS' : 'MISS';
-    return [{ name: label, target: `${sign} ${formatFigure(bound, unit)}`, measured: formatFigure(value, unit), verdict }];
+    return [check(label, `${sign} ${formatFigure(bound, unit)}`, formatFigure(value, unit), scale && crowdOf(key, results) < T.visitorsHeld ? undefined : met)];
   });
 }
 
@@ -146,6 +130,64 @@ export function formatFigure(value: number | undefined, unit: Unit): string {
 }
 
 /** "this ÷ previous" as the tables print it. */
-export function formatRatio(ratio: number | undefined): string {
-  return ratio === undefined ? '–' : ratio.toFixed(2);
+export const formatRatio = (ratio: number | undefined): string => (ratio === undefined ? '–' : ratio.toFixed(2));
+
+/** `parts`: those the run measured (older reports: unset); `previousRun`: the run it is compared with (baseline.json, or BENCH_BASELINE's). */
+type BenchResults = { date: string; machine: Machine; seconds: number; partSeconds?: Record<string, number>; parts?: readonly string[] } & Checked;
+type Machine = { cpus: number; cpuModel?: string; memoryGb: number; node: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
+type Checked = {
+  targets: TargetCheck[];
+  targetsRedis?: TargetCheck[];
+  opening?: OpeningResult;
+  previousRun?: { file: string; date?: string };
+  comparison?: readonly ComparedFigure[];
+};
+
+const fixed = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : '–');
+
+/** The Markdown summary of one benchmark run: the targets, the comparison, the opening bursts. */
+export function renderMarkdown(results: BenchResults): string {
+  const { machine } = results;
+  const lines = [
+    '# Waiting Room benchmark',
+    '',
+    `${results.date} · ${machine.cpus} × ${machine.cpuModel ?? 'CPU'} · ${machine.memoryGb} GB · Node ${machine.node} · ` +
+      `load average ${machine.loadAverageAtStart.join(' ')} at start, ${machine.loadAverageAtEnd.join(' ')} at end · ${fixed(results.seconds)} s`,
+  ];
+  if (results.parts) {
+    const seconds = Object.entries(results.partSeconds ?? {}).map(([part, value]) => `${part} ${fixed(value)} s`);
+    lines.push('', `Parts measured in this run: ${results.parts.join(', ')}${seconds.length > 0 ? ` (${seconds.join(', ')})` : ''}.`);
+  }
+  lines.push('', '## Targets', '', ...targetTable(results.targets));
+  if (results.targetsRedis) lines.push('', 'With the Redis store:', '', ...targetTable(results.targetsRedis));
+  if (results.comparison) lines.push('', ...comparison(results.comparison, results.previousRun));
+  if (results.opening) lines.push('', '## Opening bursts (adaptive admission, virtual clock)', '', openingMarkdown(results.opening));
+  lines.push('', 'Every figure of the run is in `latest.json`.', '');
+  return lines.join('\n');
+}
+
+function targetTable(checks: readonly TargetCheck[]): string[] {
+  return [
+    '| target | goal | measured | verdict |',
+    '| --- | --- | --- | --- |',
+    ...checks.map((check) => `| ${check.name} | ${check.target} | ${check.measured}${check.note ? ` (${check.note})` : ''} | **${check.verdict}** |`),
+  ];
+}
+
+function comparison(figures: readonly ComparedFigure[], previous: BenchResults['previousRun']): string[] {
+  const shown = figures.filter((figure) => figure.current !== undefined);
+  return [
+    '## Compared with the previous run',
+    '',
+    previous
+      ? `Previous run: \`${previous.file}\`${previous.date ? ` (${previous.date})` : ''}. A ratio below 1 is a smaller figure than before: better where lower is better (times, memory, CPU), worse where higher is (throughput, visitors). "–": not measured in one of the runs.`
+      : 'No previous run to compare with (bench/results/baseline.json, or BENCH_BASELINE).',
+    '',
+    '| figure | previous | this run | this run ÷ previous |',
+    '| --- | --- | --- | --- |',
+    ...shown.map(
+      (figure) =>
+        `| ${figure.label} | ${formatFigure(figure.previous, figure.unit)} | ${formatFigure(figure.current, figure.unit)} | ${formatRatio(figure.ratio)} |`,
+    ),
+  ];
 }

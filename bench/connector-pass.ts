@@ -1,20 +1,13 @@
 /**
- * The connector's cost on an admitted visitor's request: checking the pass in the site's own
- * process, and the calls it makes to the waiting room (there should be none). Each visitor's first
- * request verifies its pass (HMAC-SHA256 through Web Crypto); the next ones find it verified. Both
- * are timed through `decide()`, the whole decision a middleware takes, on requests as Express
- * hands them over (an absolute URL, the Cookie header).
+ * The connector's cost on an admitted visitor's request (docs/performance.md), through `decide()`,
+ * the whole decision a middleware takes, on requests as Express hands them over.
  */
 import { createConnector, PASS_COOKIE, REVOKED_ROUTE, signPass, VISITOR_COOKIE, type ConnectorRequest } from '@waiting-room/connector';
 import { distribution, preciseNow } from './stats';
 import { check, TARGETS, type TargetCheck } from './goals';
 
 /** `visitors` admitted, each with a pass of their own, then `requestsEach` more requests each. */
-export interface ConnectorPassOptions {
-  readonly visitors: number;
-  readonly requestsEach: number;
-  readonly log: (line: string) => void;
-}
+type ConnectorPassOptions = { readonly visitors: number; readonly requestsEach: number; readonly log: (line: string) => void };
 
 /**
  * µs a request: a visitor's first (the pass verified) each timed alone, the next ones by rounds of

@@ -1,13 +1,7 @@
 /**
- * An event opening with a pre-queue, through the server's own `EventSchedule` on a clock the bench
- * moves, the pre-queue filled by the store's own `hold`; bench/README.md says what each figure is.
- * - `measureDrop` (part `drop`): on the memory store and on Redis, memory per pre-queued visitor
- *   and the opening, from due to every entrant positioned by the draw (all keyed at the opening,
- *   as no release loop ticks while the bench fills: the worst case).
- * - `measureOpeningMillion` (part `opening-million`): on one Redis, the keys computed as the
- *   pre-queue fills, then the first release and the whole order in place, releasing as the draw
- *   allows; the longest Redis calls (SLOWLOG) and Redis's CPU over it.
- * Both then check a sample of 1,000 entrants' positions against the draw recomputed apart.
+ * An event opening with a pre-queue (docs/performance.md, "Drop day" and "An opening of a
+ * million"), through the server's own `EventSchedule` on a clock the bench moves. `measureDrop`
+ * keys everyone at the opening (no release loop ticks while it fills: the worst case).
  */
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -18,7 +12,7 @@ import { EventSchedule } from '../server/domain/events/schedule';
 import { MemoryStore } from '../server/store/memory';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { QueueStore, ReleasePolicy } from '../server/store/types';
-import { heapAfterGc, redisCpuSeconds, usedMemory } from './probes';
+import { heapAfterGc, redisCpuSeconds, round, usedMemory } from './stats';
 
 type Log = (line: string) => void;
 const T0 = Date.UTC(2030, 4, 1, 9, 0);
@@ -26,15 +20,12 @@ const PREQUEUE = T0 + 60_000;
 const SAMPLE = 1000;
 
 /** A drawn event on `store`, its pre-queue open, and `fill`, which pre-queues `entrants` `batch` at a time (`tick`: the release loop's, every second). */
-async function preQueue(store: QueueStore, opening: number, onDraw: (ms: number) => void, onSpread: (spread: number) => void) {
+async function preQueue(store: QueueStore, opening: number, on: { draw?: (ms: number) => void; spread?: (spread: number) => void } = {}) {
   const clock = { now: () => clock.at, every: () => () => undefined, at: T0 };
   const quiet = () => undefined;
-  const log = { info: (fields: { ms?: number }) => fields.ms !== undefined && onDraw(fields.ms), warn: quiet, error: quiet, debug: quiet };
-  const announcer = { publishOpened: async (_id: string, opened: { spread: number }) => onSpread(opened.spread) };
-  const schedule = new EventSchedule({
-    room: 'default',
-    ...{ store, clock, log: log, openingPollsPerSecond: 20_000, maxEvents: 100, announcer },
-  });
+  const log = { info: (fields: { ms?: number }) => fields.ms !== undefined && on.draw?.(fields.ms), warn: quiet, error: quiet, debug: quiet };
+  const announcer = { publishOpened: async (_id: string, opened: { spread: number }) => on.spread?.(opened.spread) };
+  const schedule = new EventSchedule({ room: 'default', store, clock, log, openingPollsPerSecond: 20_000, maxEvents: 100, announcer });
   // An event of an hour, shuffled by the draw at its opening, under the room's limits.
   const event = await schedule.create({
     ...{ name: 'Bench opening', shuffleAtEventStart: true, queueingMethod: 'fifo', activeLimit: null, releasePerMinute: null, botChallenge: null },
@@ -74,33 +65,20 @@ async function preQueue(store: QueueStore, opening: number, onDraw: (ms: number)
   return { event, schedule, clock, fill, misplaced };
 }
 
-async function removeKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-}
-
 /** Each store's figures. */
 export type DropResult = Awaited<ReturnType<typeof measureDrop>>;
 
-/** Drop day: `entrants` pre-queued on the memory store, and on Redis when given one. */
-export async function measureDrop(options: { readonly entrants: number; readonly redisUrl?: string; readonly log: Log }) {
-  const rows = [await dropOn('memory', new MemoryStore(), options)];
-  if (options.redisUrl) {
-    const prefix = `drop-bench-${Date.now()}:`;
+/** Drop day: `entrants` pre-queued on the memory store, then on Redis. */
+export async function measureDrop(options: { readonly entrants: number; readonly redisUrl: string; readonly log: Log }) {
+  const memory = await dropOn('memory', new MemoryStore(), options);
+  const probe = new Redis(options.redisUrl);
+  try {
     // Room for the pre-queue's bursts of holds on a busy machine: the bench measures, it does not cut short.
-    const probe = new Redis(options.redisUrl);
-    try {
-      rows.push(await dropOn('redis', new RedisStore(options.redisUrl, { prefix, commandTimeoutMs: 10_000 }), options, probe));
-    } finally {
-      await removeKeys(probe, prefix);
-      probe.disconnect();
-    }
+    const store = new RedisStore(options.redisUrl, { prefix: `drop-bench-${Date.now()}:`, commandTimeoutMs: 10_000 });
+    return { entrants: options.entrants, rows: [memory, await dropOn('redis', store, options, probe)] };
+  } finally {
+    probe.disconnect();
   }
-  return { entrants: options.entrants, rows };
 }
 
 async function dropOn(kind: 'memory' | 'redis', store: QueueStore, { entrants, log }: { entrants: number; log: Log }, probe?: Redis) {
@@ -110,12 +88,7 @@ async function dropOn(kind: 'memory' | 'redis', store: QueueStore, { entrants, l
   // The memory this store's line takes: the JS heap after a full GC, or Redis's own count.
   const memory = () => (probe ? usedMemory(probe) : Promise.resolve(heapAfterGc()));
   try {
-    const line = await preQueue(
-      store,
-      opening,
-      (ms) => drawn.push(ms),
-      (spread) => announced.push(spread),
-    );
+    const line = await preQueue(store, opening, { draw: (ms) => drawn.push(ms), spread: (spread) => announced.push(spread) });
     const before = await memory();
     log(`drop (${kind} store): ${entrants} visitors entering the pre-queue…`);
     const holdsPerSecond = await line.fill(entrants, 1000, log, false);
@@ -127,14 +100,13 @@ async function dropOn(kind: 'memory' | 'redis', store: QueueStore, { entrants, l
     // The draw goes on in the background, in steps: done once the store says so.
     while (!(await store.eventState(line.event.id)).drawn) await sleep(5);
     const openingMs = performance.now() - started;
-    const round = (value: number) => Math.round(value * 10) / 10;
     return {
       store: kind,
       entrants,
       holdsPerSecond,
       bytesPerEntrant: Math.round(bytesPerEntrant),
-      openingMs: round(openingMs),
-      drawMs: round(drawn[0] ?? Number.NaN),
+      openingMs: round(openingMs, 1),
+      drawMs: round(drawn[0] ?? Number.NaN, 1),
       misplaced: (await line.misplaced(0)).misplaced,
       spreadMs: announced[0] ?? null,
     };
@@ -153,12 +125,7 @@ export async function measureOpeningMillion({ entrants, redisUrl, log }: { entra
   const probe = new Redis(redisUrl);
   const opening = T0 + 3_600_000;
   try {
-    const line = await preQueue(
-      store,
-      opening,
-      () => undefined,
-      () => undefined,
-    );
+    const line = await preQueue(store, opening);
     const { event, clock } = line;
     const memoryBefore = await usedMemory(probe);
     log(`opening-million: ${entrants} visitors entering the pre-queue…`);
@@ -179,7 +146,7 @@ export async function measureOpeningMillion({ entrants, redisUrl, log }: { entra
     await probe.slowlog('RESET');
     const policy: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 3_600_000, perMinute: 0, abandonMs: 3_600_000, drawing: event.id };
     const released: string[] = [];
-    const loadAverage = Math.round(os.loadavg()[0] * 10) / 10;
+    const loadAverage = round(os.loadavg()[0], 1);
     const cpuBefore = await redisCpuSeconds(probe);
     clock.at = opening;
     const started = performance.now();
@@ -224,8 +191,6 @@ export async function measureOpeningMillion({ entrants, redisUrl, log }: { entra
     };
   } finally {
     await store.close();
-    await probe.config('SET', 'slowlog-log-slower-than', '10000');
-    await removeKeys(probe, prefix);
     probe.disconnect();
   }
 }

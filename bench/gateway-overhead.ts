@@ -1,10 +1,7 @@
 /**
- * What the gateway costs in front of a site: autocannon asks a plain Node `http` origin (this
- * file, in a child with BENCH_GATEWAY_ROLE=origin) directly and through the real server
- * (`admission/gateway.ts`, `UPSTREAM` that origin, `/` and `/page` outside `PROTECT`), in
- * alternating slices, so that a change in the machine's load weighs on both alike: the latency
- * added, the throughput in front of a working origin, and a download's memory and backpressure.
- * bench/README.md says how each figure is taken.
+ * What the gateway costs in front of a site (docs/gateway.md, "Overhead"): autocannon asks a plain
+ * Node `http` origin (this file, with BENCH_GATEWAY_ROLE=origin) directly and through the real
+ * server (`admission/gateway.ts`) in alternating slices, so that the machine's load weighs on both.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -15,20 +12,12 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'undici';
 import { Child, serveRequests } from './capacity/ipc';
-import type { CpuSample } from './capacity/protocol';
 import { loadSlice } from './load';
-import { distribution, median } from './stats';
+import { cpuSeconds, distribution, median, round } from './stats';
 import { check, TARGETS, type TargetCheck } from './goals';
 
 /** `seconds` counted per target in each phase, `downloadMib` streamed (then 1 GiB), `originWorkMicros` of CPU per `GET /page`. */
-export interface GatewayOverheadOptions {
-  readonly seconds: number;
-  readonly connections: number;
-  readonly downloadMib: number;
-  readonly originWorkMicros: number;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}
+type Options = { seconds: number; connections: number; downloadMib: number; originWorkMicros: number; pageDir: string; log: (line: string) => void };
 
 export type GatewayOverheadResult = Awaited<ReturnType<typeof measureGatewayOverhead>>;
 
@@ -66,19 +55,13 @@ const BROWSER_HEADERS = {
   'upgrade-insecure-requests': '1',
 };
 
-const cpuSeconds = (before: CpuSample, after: CpuSample) => (after.user - before.user + after.system - before.system) / 1e6;
-const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
-
 /** Runs the whole gateway benchmark and returns its figures; both children are ended whatever happens. */
-export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
+export async function measureGatewayOverhead(options: Options) {
   const { log } = options;
   const children: Child<Ready>[] = [];
   let errors = 0;
   try {
-    const origin = await Child.start<Ready>(__filename, {
-      name: 'gateway bench origin',
-      env: { ...process.env, BENCH_GATEWAY_ROLE: 'origin', BENCH_GATEWAY_ORIGIN_WORK_US: String(options.originWorkMicros) },
-    });
+    const origin = await Child.start<Ready>(__filename, { name: 'gateway bench origin', env: { ...process.env, BENCH_GATEWAY_ROLE: 'origin' } });
     children.push(origin);
     // The real server from an environment of its own (so that the machine's REDIS_URL or PUSHER_*
     // cannot change what is measured): memory store, `/` unprotected, its log at the default
@@ -90,7 +73,6 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
       env: { ...process.env, BENCH_ADMISSION_ENV: JSON.stringify(env), BENCH_PAGE_DIR: options.pageDir },
     });
     children.push(gateway);
-    log(`  origin ${origin.ready.url} (pid ${origin.ready.pid}), gateway ${gateway.ready.url} (pid ${gateway.ready.pid})`);
     const urls: Record<Target, string> = { direct: origin.ready.url, proxied: gateway.ready.url };
     const sliceSeconds = (2 * options.seconds) / SLICES;
 
@@ -124,7 +106,8 @@ export async function measureGatewayOverhead(options: GatewayOverheadOptions) {
     const latency = { direct: distribution(latencies.direct), proxied: distribution(latencies.proxied) };
 
     log(`  throughput: ${options.connections} keep-alive connections on an origin working ${options.originWorkMicros} µs a request…`);
-    const working = await throughputPhase({ ...options, urls, sliceSeconds, origin, gateway, addErrors: (count) => (errors += count) });
+    const working = await throughputPhase(options, urls, sliceSeconds, origin, gateway);
+    errors += working.errors;
     const gatewayMicros = working.proxied.cpuMicrosPerRequest.gateway;
     const ratio = TARGETS.gatewayThroughputRatio;
     return {
@@ -193,16 +176,13 @@ export function gatewayChecks({ latency, throughput, streaming, errors }: Gatewa
  * with the CPU each process spent a request; the origin and the gateway share one CPU, the load
  * generator has another (where `taskset` can pin them).
  */
-async function throughputPhase(options: {
-  urls: Record<Target, string>;
-  connections: number;
-  sliceSeconds: number;
-  originWorkMicros: number;
-  origin: Child<Ready>;
-  gateway: Child<Ready>;
-  addErrors: (count: number) => void;
-}) {
-  const { urls, connections, origin, gateway } = options;
+async function throughputPhase(
+  { connections, originWorkMicros }: Options,
+  urls: Record<Target, string>,
+  sliceSeconds: number,
+  origin: Child<Ready>,
+  gateway: Child<Ready>,
+) {
   const cpus = allowedCpus(process.pid);
   const pinned = cpus && cpus.length >= 2 ? { loadGenerator: cpus[0], servers: cpus[1] } : undefined;
   const pids = [process.pid, origin.ready.pid, gateway.ready.pid];
@@ -211,21 +191,22 @@ async function throughputPhase(options: {
   try {
     // Calibrated where the pages are measured: the CPU time of the same work changes with what
     // runs beside it (a quiet calibration was off by a third).
-    let rounds = await origin.request<number>('calibrate');
+    let rounds = await origin.request<number>('calibrate', originWorkMicros);
     for (let step = 0; step < CALIBRATION_STEPS; step++) {
-      const before = await origin.request<CpuSample>('cpu');
+      const before = await origin.request<NodeJS.CpuUsage>('cpu');
       const { latencies } = await loop('direct', WARMUP_SECONDS);
-      const micros = (cpuSeconds(before, await origin.request<CpuSample>('cpu')) * 1e6) / Math.max(1, latencies.length);
-      rounds = await origin.request<number>('workRounds', Math.max(1, Math.round((rounds * options.originWorkMicros) / micros)));
+      const micros = (cpuSeconds(before, await origin.request<NodeJS.CpuUsage>('cpu')) * 1e6) / Math.max(1, latencies.length);
+      rounds = await origin.request<number>('workRounds', Math.max(1, Math.round((rounds * originWorkMicros) / micros)));
     }
     await loop('proxied', WARMUP_SECONDS);
     const tallies = { direct: tally(), proxied: tally() };
-    const cpu = () => Promise.all([origin.request<CpuSample>('cpu'), gateway.request<CpuSample>('cpu')]);
+    let errors = 0;
+    const cpu = () => Promise.all([origin.request<NodeJS.CpuUsage>('cpu'), gateway.request<NodeJS.CpuUsage>('cpu')]);
     for (const target of ORDER) {
       const before = await cpu();
-      const slice = await loop(target, options.sliceSeconds);
+      const slice = await loop(target, sliceSeconds);
       const after = await cpu();
-      options.addErrors(slice.errors);
+      errors += slice.errors;
       const into = tallies[target];
       into.answered += slice.latencies.length;
       into.perSecond.push(slice.latencies.length / slice.seconds);
@@ -234,14 +215,11 @@ async function throughputPhase(options: {
     }
     const side = ({ answered, perSecond, origin, gateway }: ReturnType<typeof tally>) => {
       const perRequest = (seconds: number) => round((seconds / Math.max(1, answered)) * 1e6, 1);
-      return {
-        perSecond: Math.round(median(perSecond)),
-        slices: perSecond.length,
-        cpuMicrosPerRequest: { origin: perRequest(origin), gateway: perRequest(gateway) },
-      };
+      const cpuMicrosPerRequest = { origin: perRequest(origin), gateway: perRequest(gateway) };
+      return { perSecond: Math.round(median(perSecond)), slices: perSecond.length, cpuMicrosPerRequest };
     };
     const [direct, proxied] = [side(tallies.direct), side(tallies.proxied)];
-    return { ...(pinned ? { pinned } : {}), direct, proxied, ratio: round(proxied.perSecond / direct.perSecond, 3) };
+    return { ...(pinned ? { pinned } : {}), direct, proxied, ratio: round(proxied.perSecond / direct.perSecond, 3), errors };
   } finally {
     if (pinned && cpus) for (const pid of pids) setAffinity(pid, cpus);
   }
@@ -252,10 +230,8 @@ const tally = () => ({ answered: 0, perSecond: [] as number[], origin: 0, gatewa
 /** The CPUs `pid` may run on (Linux's `taskset`, e.g. "0-1,4"), or undefined where it cannot be told. */
 function allowedCpus(pid: number): number[] | undefined {
   try {
-    const list =
-      execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' })
-        .split(':')
-        .pop() ?? '';
+    // "pid 123's current affinity list: 0-1,4"
+    const list = /:\s*(\S*)\s*$/.exec(execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' }))?.[1] ?? '';
     const cpus = list.split(',').flatMap((range) => {
       const [first, last = first] = range.trim().split('-').map(Number);
       return Array.from({ length: last - first + 1 }, (_, i) => first + i);
@@ -284,8 +260,7 @@ function kernelQueuedBytes(ports: readonly number[]): number | undefined {
   const port = (address: string) => parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
   for (const line of files.flatMap((file) => readFileSync(file, 'utf8').split('\n').slice(1))) {
     const fields = line.trim().split(/\s+/);
-    if (fields.length < 5 || fields[3] === '0A') continue;
-    if (!ports.includes(port(fields[1])) && !ports.includes(port(fields[2]))) continue;
+    if (fields.length < 5 || fields[3] === '0A' || (!ports.includes(port(fields[1])) && !ports.includes(port(fields[2])))) continue;
     const [tx, rx] = fields[4].split(':').map((hex) => parseInt(hex, 16));
     total += tx + rx;
   }
@@ -297,12 +272,8 @@ function kernelQueuedBytes(ports: readonly number[]): number | undefined {
  * samples the gateway's RSS meanwhile; with `stall`, stops reading for `STALL_MS` after the first
  * `STALL_AFTER_MIB` MiB, and reads where the bytes the origin wrote ahead of the reader are.
  */
-async function download(
-  client: Client,
-  mib: number,
-  options: { memory?: () => Promise<number>; stall?: { originStreamed: () => Promise<number>; kernelQueued: () => number | undefined } } = {},
-) {
-  const { memory, stall } = options;
+type Stall = { originStreamed: () => Promise<number>; kernelQueued: () => number | undefined };
+async function download(client: Client, mib: number, { memory, stall }: { memory?: () => Promise<number>; stall?: Stall } = {}) {
   const streamedBefore = stall ? await stall.originStreamed() : 0;
   const rss: number[] = memory ? [await memory()] : [];
   let sampling: Promise<unknown> = Promise.resolve();
@@ -349,8 +320,8 @@ async function download(
 async function runOrigin(): Promise<void> {
   const page = Buffer.alloc(1024, 'origin page. ');
   const chunk = Buffer.alloc(64 * 1024, 0x62);
-  const workMicros = Number(process.env.BENCH_GATEWAY_ORIGIN_WORK_US ?? '1000');
-  let workRounds = calibrateWork(workMicros, page);
+  // `calibrate` sets it before any page is asked for.
+  let workRounds = 1;
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://origin');
     if (request.method === 'GET' && (url.pathname === '/' || url.pathname === '/page')) {
@@ -375,11 +346,11 @@ async function runOrigin(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   serveRequests({ url: `http://127.0.0.1:${port}`, pid: process.pid } satisfies Ready, {
-    cpu: (): CpuSample => process.cpuUsage(),
+    cpu: (): NodeJS.CpuUsage => process.cpuUsage(),
     streamed: () => streamedBytes,
-    // Again where the pages are measured (on the CPU it then shares with the gateway): the CPU
-    // time of the same work changes with what runs beside it, a start-up measure was off by 2×.
-    calibrate: () => (workRounds = calibrateWork(workMicros, page)),
+    // Where the pages are measured (on the CPU it then shares with the gateway): the CPU time of
+    // the same work changes with what runs beside it, a start-up measure was off by 2×.
+    calibrate: (micros: number) => (workRounds = calibrateWork(micros, page)),
     workRounds: (rounds: number) => (workRounds = rounds),
   });
 }

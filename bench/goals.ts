@@ -7,11 +7,8 @@ export const TARGETS = {
   /** What the gateway may add to a request's p50 on one keep-alive connection (ms). */
   gatewayAddedP50Ms: 1,
   gatewayThroughputRatio: 0.7,
-  /**
-   * Flat memory: the gateway's highest RSS while a far larger download (1 GiB) streams through
-   * it may exceed its highest during the first by this share of the extra bytes at most (a
-   * stream that kept 1 % of what passed would show).
-   */
+  // Flat memory: the gateway's highest RSS while a far larger download (1 GiB) streams through it may exceed
+  // its highest during the first by this share of the extra bytes at most (one that kept 1 % would show).
   gatewayLongDownloadGrowthShare: 0.01,
   /** Backpressure: bytes the processes (the gateway and the reader) hold when a reader stalled 2 s resumes. */
   gatewayStalledHeldBytes: 2 * 1024 * 1024,
@@ -34,21 +31,8 @@ export const TARGETS = {
   passCheckUs: 20,
 } as const;
 
-export type Verdict = 'PASS' | 'MISS' | 'N/A';
-
-export interface TargetCheck {
-  readonly name: string;
-  readonly target: string;
-  readonly measured: string;
-  readonly verdict: Verdict;
-  readonly note?: string;
-}
-
 /** A row of the targets table: PASS when `met`, MISS when not, N/A when it could not be told. */
-export const check = (name: string, target: string, measured: string, met: boolean | undefined, note?: string): TargetCheck => ({
-  name,
-  target,
-  measured,
-  verdict: met === undefined ? 'N/A' : met ? 'PASS' : 'MISS',
-  ...(note ? { note } : {}),
-});
+export const check = (name: string, target: string, measured: string, met: boolean | undefined, note?: string) => {
+  return { name, target, measured, verdict: met === undefined ? 'N/A' : met ? 'PASS' : 'MISS', note: note || undefined };
+};
+export type TargetCheck = ReturnType<typeof check>;

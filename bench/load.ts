@@ -5,14 +5,7 @@
  */
 import autocannon from 'autocannon';
 
-export interface LoadSlice {
-  /** The 2xx answers' times (ms). */
-  readonly latencies: number[];
-  readonly seconds: number;
-  /** Requests that failed or were not answered 2xx. */
-  readonly errors: number;
-}
-
+/** One slice of the loop: the 2xx answers' times (ms), how long it ran (s), the requests that failed or were not answered 2xx. */
 export async function loadSlice(options: {
   readonly url: string;
   readonly connections: number;
@@ -20,18 +13,12 @@ export async function loadSlice(options: {
   readonly headers?: Record<string, string>;
   /** Asked in turn by each connection; `setupRequest` may give each its own path and headers. */
   readonly requests?: autocannon.Request[];
-}): Promise<LoadSlice> {
+}) {
   const latencies: number[] = [];
   const started = performance.now();
+  const { url, connections, seconds: duration, headers, requests } = options;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const settings = {
-      url: options.url,
-      connections: options.connections,
-      pipelining: 1,
-      duration: options.seconds,
-      headers: options.headers,
-      requests: options.requests,
-    };
+    const settings = { url, connections, pipelining: 1, duration, headers, requests };
     const instance = autocannon(settings, (error, done) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)));
     instance.on('response', (_client, statusCode, _bytes, ms) => {
       if (statusCode >= 200 && statusCode < 300) latencies.push(ms);

@@ -1,29 +1,14 @@
-/**
- * A million in one room, on one Redis: the line filled by the store's own `hold`; at each size
- * measured, a gateway joins while arrivals, releases and polls flow and its copy of the line loads
- * in pages; at the full size, Redis's memory a place and the operator's calls, from the store and
- * over HTTP of the real server on this line. bench/README.md says what each figure is.
- */
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
+/** A million in one room, on one Redis (docs/performance.md, "A million in one room"). */
 import { performance } from 'node:perf_hooks';
 import Redis from 'ioredis';
-import { heapAfterGc, usedMemory } from './probes';
-import { Child } from './capacity/ipc';
-import type { ServerReady } from './capacity/protocol';
-import { adminClient, SERVER_EXEC_ARGV, serverEnv } from './capacity/run-capacity';
+import { heapAfterGc, round, usedMemory } from './stats';
+import { serverWithoutOrigin } from './capacity/rig';
 import { DEFAULT_PREFIX } from '../server/redis/connection';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../server/store/types';
 
 /** `checkpoints`: sizes on the way at which the loads are measured too (the full size always is). */
-export interface MillionOptions {
-  readonly places: number;
-  readonly checkpoints: readonly number[];
-  readonly redisUrl: string;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}
+type MillionOptions = { places: number; checkpoints: readonly number[]; redisUrl: string; pageDir: string; log: (line: string) => void };
 
 export type MillionResult = Awaited<ReturnType<typeof measureMillion>>;
 
@@ -94,7 +79,6 @@ export async function measureMillion(options: MillionOptions) {
     };
   } finally {
     await Promise.all([writer.close(), others.close()]);
-    await probe.flushall().catch(() => undefined);
     probe.disconnect();
   }
 
@@ -102,11 +86,8 @@ export async function measureMillion(options: MillionOptions) {
    * Arrivals, releases and polls while `during` runs: the calls made and those refused, the places
    * released twice, and `reader`'s answers larger than its earlier ones for the same place.
    */
-  async function withTraffic<T>(
-    during: () => Promise<T>,
-    reader: RedisStore,
-  ): Promise<[T, { calls: number; refused: number; grew: number; releasedTwice: number }]> {
-    const counts = { calls: 0, refused: 0, grew: 0, releasedTwice: 0 };
+  async function withTraffic<T>(during: () => Promise<T>, reader: RedisStore) {
+    const counts = { refused: 0, trafficCalls: 0, grew: 0, releasedTwice: 0 };
     const told = new Map<string, number>();
     const poll = async (uuid: string) => {
       const answer = await reader.position(uuid, now);
@@ -131,13 +112,13 @@ export async function measureMillion(options: MillionOptions) {
           release(),
           ...Array.from({ length: 20 }, () => poll(polled[polls++ % polled.length])),
         ];
-        counts.calls += steps.length;
+        counts.trafficCalls += steps.length;
         await Promise.all(steps.map((step) => step.catch(() => counts.refused++)));
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
     try {
-      return [await during(), counts];
+      return [await during(), counts] as const;
     } finally {
       flowing = false;
       await traffic;
@@ -151,25 +132,22 @@ export async function measureMillion(options: MillionOptions) {
   }
 
   /** The longest call since the reset, and the calls over 50 ms (the bench's own SLOWLOG and CONFIG calls left out). */
-  async function longest(): Promise<{ ms: number; call: string; over: number }> {
+  async function longest() {
     const entries = ((await probe.slowlog('GET', 10_000)) as [number, number, number, string[]][])
       .filter(([, , , command]) => !['slowlog', 'config', 'info'].includes(command[0].toLowerCase()))
       .map(([, , micros, command]) => ({
-        ms: round(micros / 1000),
+        ms: round(micros / 1000, 1),
         call: ['evalsha', 'eval'].includes(command[0].toLowerCase()) ? 'a script' : command[0].toLowerCase(),
       }))
       .sort((a, b) => b.ms - a.ms);
-    return { ms: entries[0]?.ms ?? 0, call: entries[0]?.call ?? '–', over: entries.filter((entry) => entry.ms > SLOW_US / 1000).length };
+    const slowCalls = entries.filter((entry) => entry.ms > SLOW_US / 1000).length;
+    return { longestCallMs: entries[0]?.ms ?? 0, longestCall: entries[0]?.call ?? '–', slowCalls };
   }
 
   /** Uuids spread over the line, one every size / SAMPLE places. */
   async function spread(size: number): Promise<string[]> {
-    const found = await Promise.all(
-      Array.from({ length: SAMPLE }, (_, i) =>
-        probe.zrange(`${prefix}waiting`, String(Math.floor((i * size) / SAMPLE)), String(Math.floor((i * size) / SAMPLE))),
-      ),
-    );
-    return found.flat();
+    const ranks = Array.from({ length: SAMPLE }, (_, i) => String(Math.floor((i * size) / SAMPLE)));
+    return (await Promise.all(ranks.map((rank) => probe.zrange(`${prefix}waiting`, rank, rank)))).flat();
   }
 
   async function loadInPages(size: number) {
@@ -198,19 +176,7 @@ export async function measureMillion(options: MillionOptions) {
         const [copied, truth] = await Promise.all([gateway.position(uuid, now), writer.position(uuid, now)]);
         if (copied?.position !== truth?.position) wrong++;
       }
-      return {
-        places: size,
-        loadMs: loadMs === null ? null : round(loadMs),
-        longestCallMs: slow.ms,
-        longestCall: slow.call,
-        slowCalls: slow.over,
-        refused: traffic.refused,
-        trafficCalls: traffic.calls,
-        grew: traffic.grew,
-        releasedTwice: traffic.releasedTwice,
-        gatewayBytesPerPlace,
-        wrong,
-      };
+      return { places: size, loadMs: loadMs === null ? null : round(loadMs, 1), ...slow, ...traffic, gatewayBytesPerPlace, wrong };
     } finally {
       await gateway.close();
     }
@@ -223,26 +189,15 @@ export async function measureMillion(options: MillionOptions) {
  * last hour), one at a time, each timed from the request to the end of its answer.
  */
 async function adminOverHttp(redisUrl: string, pageDir: string) {
-  const adminToken = randomBytes(18).toString('base64url');
-  const server = await Child.start<ServerReady>(path.join(__dirname, 'capacity/server.ts'), {
-    name: 'bench server (Redis store, a million waiting)',
-    execArgv: SERVER_EXEC_ARGV,
-    env: {
-      ...serverEnv({ activeLimit: 1, releasePerMinute: 0, sessionSeconds: 3600, pageDir, redisUrl }, adminToken),
-      UPSTREAM: 'http://127.0.0.1:9',
-    },
-    quiet: true,
-  });
+  const settings = { activeLimit: 1, releasePerMinute: 0, sessionSeconds: 3600, pageDir, redisUrl };
+  const { server, admin } = await serverWithoutOrigin('bench server (Redis store, a million waiting)', settings);
   try {
-    const admin = adminClient(server.ready.url, adminToken);
     const { waiting } = (await admin('GET', '/admin/stats')) as { waiting: number };
     return { waiting, statsMs: await timed(() => admin('GET', '/admin/stats')), liveMs: await timed(() => admin('GET', '/admin/live')) };
   } finally {
     await server.stop();
   }
 }
-
-const round = (value: number) => Math.round(value * 10) / 10;
 
 /** `call` 50 times, one at a time: the median and the longest, ms. */
 async function timed(call: () => Promise<unknown>) {
@@ -253,5 +208,5 @@ async function timed(call: () => Promise<unknown>) {
     times.push(performance.now() - start);
   }
   times.sort((a, b) => a - b);
-  return { median: round(times[25]), max: round(times[49]) };
+  return { median: round(times[25], 1), max: round(times[49], 1) };
 }

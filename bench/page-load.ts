@@ -1,12 +1,10 @@
 /**
- * Page load on a slow phone: the waiting page as Chromium loads it from the real server (the page
- * built in this run, the demo shop behind it), on DevTools' Fast 3G with the CPU 4× slower, each
- * run cold in a fresh context then reloaded; bench/README.md says what each figure is. Past the
- * build's initial-JavaScript budget, on what the browser fetched before the position,
- * `checkPageBudget` throws and the bench fails.
+ * Page load on a slow phone (bench/README.md): the waiting page as Chromium loads it from the real
+ * server on DevTools' Fast 3G with the CPU 4× slower. Past the build's initial-JavaScript budget,
+ * on what the browser fetched before the position, `checkPageBudget` throws and the bench fails.
  */
 import type { Browser, CDPSession, Page } from 'playwright-core';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../server/process/config';
 import { demoShop } from '../demo/origin';
@@ -31,13 +29,8 @@ export const PAGE_LOAD_TARGETS = {
 
 const ADMIN_TOKEN = 'bench-admin-token-of-24-characters';
 
-interface PageLoadOptions {
-  /** The page as `build.mjs` built it in this run. */
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-  /** More of the server's settings: `{ROOMS_FILE: OWN_PAGE_ROOMS}` measures a room's own page. */
-  readonly env?: Readonly<Record<string, string>>;
-}
+/** `pageDir`: the page `build.mjs` built in this run; `env`: more of the server's settings (`{ROOMS_FILE: OWN_PAGE_ROOMS}`: a room's own page). */
+type PageLoadOptions = { readonly pageDir: string; readonly log: (line: string) => void; readonly env?: Readonly<Record<string, string>> };
 
 /** The documented example of a room's own page (docs/own-page.md), holding the demo shop's /checkout. */
 export const OWN_PAGE_ROOMS = path.resolve(__dirname, '../docs/examples/waiting-page.rooms.json');
@@ -46,13 +39,8 @@ export const OWN_PAGE_ROOMS = path.resolve(__dirname, '../docs/examples/waiting-
 export type PageLoadResult = Awaited<ReturnType<typeof measurePageLoad>>;
 type LoadRun = Awaited<ReturnType<typeof oneRun>>;
 
-/** The first frame with the position, in the page's own clock (`performance.now()`). */
-interface PositionShown {
-  /** The frame's time, from the navigation's start. */
-  readonly at: number;
-  /** When the document's fetch started, to put `at` on the DevTools protocol's clock. */
-  readonly fetchStart: number;
-}
+/** The first frame with the position, from the navigation's start in the page's own clock, and its document's fetchStart (to put it on the protocol's clock). */
+type PositionShown = { readonly at: number; readonly fetchStart: number };
 
 /**
  * Records the first animation frame after `.wr-waiting` shows a position number, in whatever
@@ -71,20 +59,14 @@ const WATCH_POSITION = `(() => {
   observer.observe(document, { childList: true, subtree: true, characterData: true });
 })();`;
 
-interface Recorded {
-  url: string;
-  type: string;
-  /** The protocol's monotonic clock, in seconds. */
-  sentAt: number;
-  chunks: { at: number; bytes: number }[];
-  finished?: { at: number; bytes: number };
-  failed?: boolean;
-}
+/** Bytes received `at` a time on the protocol's monotonic clock, in seconds (as `sentAt`). */
+type Received = { at: number; bytes: number };
+type Recorded = { url: string; type: string; sentAt: number; chunks: Received[]; finished?: Received; failed?: boolean };
 
 /** The page's network as the DevTools protocol reports it, from the moment `recording()` is called. */
 async function recordNetwork(cdp: CDPSession) {
   let resources = new Map<string, Recorded>();
-  let frames: { at: number; bytes: number }[] = [];
+  let frames: Received[] = [];
   cdp.on('Network.requestWillBeSent', (event) => {
     resources.set(event.requestId, { url: event.request.url, type: event.type ?? 'Other', sentAt: event.timestamp, chunks: [] });
   });
@@ -148,11 +130,7 @@ async function scriptsAskedBefore(page: Page, network: Awaited<ReturnType<typeof
 /** The size of the build's gzipped copy of the script at `url`, or of the file itself when it has none. */
 function gzipSizeOf(pageDir: string, url: string): number {
   const file = path.join(pageDir, path.basename(new URL(url).pathname));
-  try {
-    return statSync(`${file}.gz`).size;
-  } catch {
-    return statSync(file).size;
-  }
+  return statSync(existsSync(`${file}.gz`) ? `${file}.gz` : file).size;
 }
 
 /** The build's initial-JavaScript budget, gzipped, from the size.json it wrote beside the page. */
@@ -287,11 +265,7 @@ export async function measurePageLoad(options: PageLoadOptions & { readonly runs
     for (let i = 0; i < options.runs; i++) {
       const run = await oneRun(browser, url, options.pageDir);
       runs.push(run);
-      options.log(
-        `  run ${i + 1}: position at ${run.positionShownMs.toFixed(0)} ms, ${run.wireBytesBeforePosition} bytes before it ` +
-          `(scripts: ${run.jsBeforePosition.files.join(', ')}: ${run.jsBeforePosition.gzip} bytes gzipped); ` +
-          `reload: ${run.reload.scriptAndStyleBytes} bytes of scripts and styles, position at ${run.reload.positionShownMs.toFixed(0)} ms`,
-      );
+      options.log(`  run ${i + 1}: position at ${run.positionShownMs.toFixed(0)} ms, ${run.wireBytesBeforePosition} bytes before it`);
     }
     const mid = (pick: (run: LoadRun) => number) => median(runs.map(pick));
     return {

@@ -1,9 +1,7 @@
 /**
- * Writes the server figures of docs/performance.md from bench/results/latest.json, between the
- * markers `<!-- bench figures -->` and `<!-- end of bench figures -->`, so that the numbers there
- * are those of one run and never typed by hand. Run it after the run the page should show:
- *
- *   node --import tsx bench/performance-figures.ts [results file] [Markdown file]
+ * Writes the server figures of docs/performance.md from bench/results/latest.json between its
+ * markers, so that they are one run's and never typed by hand: run it after that run, as
+ * `node --import tsx bench/performance-figures.ts [results file] [Markdown file]`.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,6 +19,7 @@ export const OPENING_END = '<!-- end of opening bursts -->';
 type Results = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const none = 'not measured in this run';
+const utc = (date: unknown) => (typeof date === 'string' ? date.replace('T', ' ').slice(0, 16) + ' UTC' : undefined);
 
 /** The Markdown between the markers. */
 export function figuresMarkdown(results: Results, previousResults?: Results): string {
@@ -40,12 +39,9 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
   const ownHold = (store: string, run: Results) =>
     run?.paced?.median?.serverHoldsOver20Ms === 0 ? `none over ${TARGETS.loopHoldMaxMs} ms` : value(`${store}.ownHoldMax`, TARGETS.loopHoldMaxMs);
   const both = (key: string) => `${ratio(`memory.${key}`)} / ${ratio(`Redis.${key}`)}`;
-  const capacity = results.capacity;
-  const redis = results.capacityRedis;
-  const machine = results.machine ?? {};
-  const date = typeof results.date === 'string' ? results.date.replace('T', ' ').slice(0, 16) + ' UTC' : 'an unknown date';
-  const previousDate = results.previousRun?.date ?? previousResults?.date;
-  const previous = typeof previousDate === 'string' ? previousDate.replace('T', ' ').slice(0, 16) + ' UTC' : undefined;
+  const { capacity, capacityRedis: redis, machine = {} } = results;
+  const date = utc(results.date) ?? 'an unknown date';
+  const previous = utc(results.previousRun?.date ?? previousResults?.date);
   const lines: string[] = [];
 
   lines.push(
@@ -58,9 +54,7 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
       (previous ? `"÷ previous" is this run's figure over the run of ${previous} (\`bench/results/baseline.json\`), memory / Redis. ` : '') +
       'Every figure is a ratio or a distribution taken within the run, so that it holds on a noisy machine; `bench/README.md` says how each is taken.',
   );
-  lines.push('');
-  lines.push('| target | goal | memory store | Redis store | ÷ previous |');
-  lines.push('| --- | --- | --- | --- | --- |');
+  lines.push('', '| target | goal | memory store | Redis store | ÷ previous |', '| --- | --- | --- | --- | --- |');
   const row = (name: string, goal: string, memory: string, inRedis: string, against: string) =>
     lines.push(`| ${name} | ${goal} | ${memory} | ${inRedis} | ${against} |`);
   const cap = (store: Results, read: (c: Results) => string) => (store ? read(store) : none);
@@ -136,8 +130,7 @@ export function figuresMarkdown(results: Results, previousResults?: Results): st
     `${ratio('rampMemory')} / ${ratio('rampRedis')}`,
   );
 
-  lines.push('');
-  lines.push(...readingNotes(results));
+  lines.push('', ...readingNotes(results));
 
   return lines.join('\n');
 }
@@ -202,8 +195,7 @@ export function withFigures(markdown: string, figures: string, [from, to] = [STA
 
 /** The opening bursts' block, from the file a run with the `opening` part wrote. */
 export function openingFigures(saved: Results): string {
-  const date = typeof saved.date === 'string' ? saved.date.replace('T', ' ').slice(0, 16) + ' UTC' : 'an unknown date';
-  return `From the run of ${date} (\`BENCH_ONLY=opening npm run bench\`).\n\n${openingMarkdown(saved.opening)}`;
+  return `From the run of ${utc(saved.date) ?? 'an unknown date'} (\`BENCH_ONLY=opening npm run bench\`).\n\n${openingMarkdown(saved.opening)}`;
 }
 
 function main(): void {

@@ -1,38 +1,25 @@
 /**
- * `npm run bench`: every part named in `PARTS` (or those `BENCH_ONLY` names), each figure measured
- * as a ratio or a distribution inside one run, so that it holds on a noisy shared machine. Writes
- * bench/results/latest.json and latest.md, and a copy of the results named by the run's time
- * (`run-<time>.json`, which git ignores), and prints the summary with PASS/MISS per target. Every
- * setting (`BENCH_*`) is in bench/README.md's "Settings".
+ * `npm run bench`: every part named in `PARTS` (or those `BENCH_ONLY` names); bench/README.md says
+ * what each measures, where the results go and every setting (`BENCH_*`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runRamp, type RampResult } from './capacity/ramp';
 import { runCapacity, type CapacityOptions, type CapacityResult } from './capacity/run-capacity';
-import { compareStores, type StoreComparisonResult } from './capacity/stores';
-import { admissionChecks, DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission, type AdmissionResult } from './admission/run-admission';
-import { OPENING_FILE, measureOpening, openingChecks, type OpeningResult } from './admission/opening';
-import { measureDrop, measureOpeningMillion, type DropResult, type OpeningMillionResult } from './drop';
-import { measureMillion, type MillionResult } from './million';
-import { ARRIVALS_FILE, measureArrivals, type ArrivalsResult } from './arrivals';
-import { gatewayChecks, measureGatewayOverhead, type GatewayOverheadResult } from './gateway-overhead';
+import { compareStores } from './capacity/stores';
+import { admissionChecks, DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAdmission } from './admission/run-admission';
+import { OPENING_FILE, measureOpening, openingChecks } from './admission/opening';
+import { measureDrop, measureOpeningMillion } from './drop';
+import { measureMillion } from './million';
+import { ARRIVALS_FILE, measureArrivals } from './arrivals';
+import { gatewayChecks, measureGatewayOverhead } from './gateway-overhead';
 import { LOCALES } from '../locales';
-import {
-  checkPageBudget,
-  languageLoadChecks,
-  measureLanguages,
-  measurePageLoad,
-  OWN_PAGE_ROOMS,
-  pageLoadChecks,
-  type LanguageLoad,
-  type PageLoadResult,
-} from './page-load';
-import { measurePageWeight, type PageWeightResult } from './page-weight';
-import { renderMarkdown } from './report';
-import { connectorPassChecks, measureConnectorPass, type ConnectorPassResult } from './connector-pass';
-import { compareRuns, figureChecks, readBaseline } from './compare';
-import { redisCpuSeconds, usedMemory } from './probes';
+import { checkPageBudget, languageLoadChecks, measureLanguages, measurePageLoad, OWN_PAGE_ROOMS, pageLoadChecks } from './page-load';
+import { measurePageWeight } from './page-weight';
+import { connectorPassChecks, measureConnectorPass } from './connector-pass';
+import { compareRuns, figureChecks, readBaseline, renderMarkdown } from './compare';
+import { redisCpuSeconds, round, usedMemory } from './stats';
 
 const resultsDir = path.join(__dirname, 'results');
 /** The parts run when `BENCH_ONLY` is unset; `PARTS` holds them all, in the order they run. */
@@ -47,34 +34,15 @@ function numberFromEnv(name: string, fallback: number, min: number): number {
 }
 const countFromEnv = (name: string, fallback: number, min: number) => Math.floor(numberFromEnv(name, fallback, min));
 
-/** What the parts measured: the results' fields beside the run's own. */
-type Measured = Partial<{
-  pageLoad: PageLoadResult;
-  /** The same, for a room's own page (the documented example template). */
-  ownPageLoad: PageLoadResult;
-  languageLoads: LanguageLoad[];
-  capacity: CapacityResult;
-  capacityRedis: CapacityResult;
-  storeComparison: StoreComparisonResult;
-  gateway: GatewayOverheadResult;
-  admission: AdmissionResult;
-  opening: OpeningResult;
-  drop: DropResult;
-  million: MillionResult;
-  ramps: RampResult[];
-  connectorPass: ConnectorPassResult;
-  arrivals: ArrivalsResult;
-  openingMillion: OpeningMillionResult;
-}>;
-interface Context {
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-  readonly capacity: CapacityOptions;
-}
+type Context = { readonly pageDir: string; readonly log: (line: string) => void; readonly capacity: CapacityOptions };
 
 /** Each part, by its name in `BENCH_ONLY`, in the order they run. */
-const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
-  page: async () => ({}),
+const PARTS = {
+  // The other parts serve this build, so the page is always built, first.
+  page: async ({ pageDir, log }) => {
+    log('page weight: building the page…');
+    return { pageWeight: await measurePageWeight(pageDir) };
+  },
   pageload: async ({ pageDir, log }) => {
     const runs = countFromEnv('BENCH_PAGE_LOAD_RUNS', 5, 1);
     log(`page load: ${runs} visitors on Fast 3G with the CPU 4× slower, in Chromium, against the real server…`);
@@ -85,7 +53,7 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
     log(`page load in every language: one visitor per language (${LOCALES.length}), the same way…`);
     return { pageLoad, ownPageLoad, languageLoads: await measureLanguages({ pageDir, locales: LOCALES, log }) };
   },
-  capacity: async ({ capacity: options, log }) => {
+  capacity: async ({ capacity: options, log }): Promise<{ capacity: CapacityResult; capacityRedis?: CapacityResult }> => {
     log(`server capacity (memory store): ${options.visitors} visitors…`);
     const capacity = await runCapacity(options);
     if (process.env.BENCH_REDIS !== '1') return { capacity };
@@ -139,7 +107,7 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
   },
   ramp: async ({ pageDir, log }) => {
     const ramps: RampResult[] = [];
-    for (const store of (process.env.BENCH_RAMP_STORES || 'memory,redis').split(',').map((name) => name.trim())) {
+    for (const store of (process.env.BENCH_RAMP_STORES || 'memory,redis').split(/[\s,]+/).filter(Boolean)) {
       if (store !== 'memory' && store !== 'redis') throw new Error(`BENCH_RAMP_STORES: unknown store ${store}; known: memory, redis.`);
       const rampOptions = {
         store,
@@ -157,32 +125,27 @@ const PARTS: Record<string, (context: Context) => Promise<Measured>> = {
     return { ramps };
   },
   connector: async ({ log }) => ({ connectorPass: await measureConnectorPass({ visitors: 2000, requestsEach: 50, log }) }),
-};
+} satisfies Record<string, (context: Context) => Promise<object>>;
+type Part = keyof typeof PARTS;
+/** What the parts measured: the results' fields beside the run's own (each part's, any of them). */
+type Measured = Partial<UnionToIntersection<Awaited<ReturnType<(typeof PARTS)[Part]>>>>;
+type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const loadAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
-  const only = new Set(
-    (process.env.BENCH_ONLY || DEFAULT_PARTS)
-      .split(',')
-      .map((part) => part.trim())
-      .filter(Boolean),
-  );
+  const loadAtStart = os.loadavg().map((load) => round(load));
+  const only = new Set((process.env.BENCH_ONLY || DEFAULT_PARTS).split(/[\s,]+/).filter(Boolean));
   const unknown = [...only].filter((part) => !(part in PARTS));
   if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown part ${unknown.join(', ')}; known: ${Object.keys(PARTS).join(', ')}.`);
   // With Redis, the capacity part sets the two stores side by side too.
-  const parts = Object.keys(PARTS).filter((part) => only.has(part) || (part === 'stores' && only.has('capacity') && process.env.BENCH_REDIS === '1'));
+  const withStores = only.has('capacity') && process.env.BENCH_REDIS === '1';
+  const parts = (Object.keys(PARTS) as Part[]).filter((part) => part === 'page' || only.has(part) || (part === 'stores' && withStores));
   const log = (line: string) => console.log(line);
   const workDir = mkdtempSync(path.join(tmpdir(), 'waiting-room-bench-'));
   try {
     const pageDir = path.join(workDir, 'page');
     /** How long each part took (s): bench/README.md quotes them. */
     const partSeconds: Record<string, number> = {};
-    log('page weight: building the page…');
-    // The other parts serve this build, so the page is always built.
-    let partStarted = Date.now();
-    const pageWeight: PageWeightResult = await measurePageWeight(pageDir);
-    partSeconds.page = Math.round((Date.now() - partStarted) / 100) / 10;
     const capacity: CapacityOptions = {
       visitors: countFromEnv('BENCH_VISITORS', 10_000, 10),
       visitorProcesses: countFromEnv('BENCH_VISITOR_PROCESSES', 4, 1),
@@ -201,15 +164,18 @@ async function main(): Promise<void> {
       log,
     };
     const measured: Measured = {};
-    for (const part of parts.filter((name) => name !== 'page')) {
-      partStarted = Date.now();
+    for (const part of parts) {
+      const partStarted = Date.now();
       Object.assign(measured, await PARTS[part]({ pageDir, log, capacity }));
-      partSeconds[part] = Math.round((Date.now() - partStarted) / 100) / 10;
+      partSeconds[part] = round((Date.now() - partStarted) / 1000, 1);
     }
     const { pageLoad, ownPageLoad, languageLoads, capacityRedis, storeComparison } = measured;
     const results = {
       date: new Date().toISOString(),
-      machine: machine(loadAtStart),
+      machine: {
+        ...{ cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memoryGb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+        ...{ loadAverageAtStart: loadAtStart, loadAverageAtEnd: os.loadavg().map((load) => round(load)) },
+      },
       seconds: (Date.now() - started) / 1000,
       partSeconds,
       // The parts this run measured: latest.json and latest.md hold these only (the page is always built).
@@ -225,28 +191,20 @@ async function main(): Promise<void> {
         ...(measured.connectorPass ? connectorPassChecks(measured.connectorPass) : []),
       ],
       targetsRedis: capacityRedis || storeComparison ? figureChecks(measured, true) : undefined,
-      pageWeight,
       ...measured,
       languageLoads: undefined,
     };
     const baseline = readBaseline(resultsDir);
-    const compared = {
-      ...results,
-      previousRun: baseline && { file: baseline.file, date: baseline.date },
-      comparison: compareRuns(results, baseline?.results),
-    };
+    const compared = { ...results, previousRun: baseline && { file: baseline.file, date: baseline.date }, comparison: compareRuns(results, baseline?.results) };
     mkdirSync(resultsDir, { recursive: true });
     const markdown = renderMarkdown(compared);
     // One line: git keeps this file and the baseline, and indenting doubled their size.
     const json = JSON.stringify(compared) + '\n';
     const dated = `run-${results.date.replace(/[:.]/g, '-')}.json`;
     const write = (file: string, text: string) => writeFileSync(path.join(resultsDir, file), text);
-    for (const [file, text] of [
-      ['latest.json', json],
-      [dated, json],
-      ['latest.md', markdown],
-    ])
-      write(file, text);
+    write('latest.json', json);
+    write(dated, json);
+    write('latest.md', markdown);
     // The opening's figures and an arrival's costs are kept apart too: the docs show them whatever the last run measured.
     const { date, machine: on } = results;
     if (measured.opening) write(OPENING_FILE, `${JSON.stringify({ date, opening: measured.opening }, null, 2)}\n`);
@@ -261,22 +219,7 @@ async function main(): Promise<void> {
   }
 }
 
-function machine(loadAverageAtStart: number[]) {
-  return {
-    cpus: os.cpus().length,
-    cpuModel: os.cpus()[0]?.model,
-    memoryGb: Math.round(os.totalmem() / 2 ** 30),
-    node: process.version,
-    loadAverageAtStart,
-    loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100),
-  };
-}
-
-type StoreProbes = {
-  storeMemory: () => Promise<number>;
-  storeCpu: () => Promise<number>;
-  flushStore: () => Promise<void>;
-};
+type StoreProbes = { storeMemory: () => Promise<number>; storeCpu: () => Promise<number>; flushStore: () => Promise<void> };
 
 /** Runs `run` against a redis-server of its own on a free port, with probes of its memory and CPU time. */
 async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T>): Promise<T> {
@@ -284,11 +227,9 @@ async function withRedis<T>(run: (url: string, probes: StoreProbes) => Promise<T
   const { default: Redis } = await import('ioredis');
   const redis = await startRedisServer();
   const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  const storeMemory = () => usedMemory(probe);
-  const storeCpu = () => redisCpuSeconds(probe);
-  const flushStore = async () => void (await probe.flushall());
+  const probes = { storeMemory: () => usedMemory(probe), storeCpu: () => redisCpuSeconds(probe), flushStore: async () => void (await probe.flushall()) };
   try {
-    return await run(redis.url, { storeMemory, storeCpu, flushStore });
+    return await run(redis.url, probes);
   } finally {
     probe.disconnect();
     await redis.close();

@@ -1,12 +1,7 @@
 /**
- * Writes docs/capacity.md's sizing table from the bench's results, between its markers, so that the
- * numbers there are computed and never typed by hand:
- *
- *   node --import tsx bench/sizing.ts
- *
- * Reads what one visitor costs: an arrival and a release (bench/results/arrivals.json,
- * `BENCH_ONLY=arrivals`), a poll, a mark, a socket's memory and a move's write
- * (bench/results/latest.json, the full run docs/performance.md shows); and the rates the page's
+ * Writes docs/capacity.md's sizing table between its markers (`node --import tsx bench/sizing.ts`),
+ * from what one visitor costs: an arrival and a release (bench/results/arrivals.json), a poll, a
+ * mark, a socket's memory and a move's write (bench/results/latest.json), and the rates the page's
  * specification sets. `spec/docs/capacity-figures.spec.ts` fails while the page and this differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

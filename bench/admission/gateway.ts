@@ -7,7 +7,6 @@ import path from 'node:path';
 import { loadConfig } from '../../server/process/config';
 import { start } from '../../server/process/start';
 import { serveRequests } from '../capacity/ipc';
-import type { CpuSample } from '../capacity/protocol';
 
 async function main(): Promise<void> {
   const pageDir = process.env.BENCH_PAGE_DIR;
@@ -17,11 +16,7 @@ async function main(): Promise<void> {
   const server = await start(config);
   serveRequests(
     { url: server.url, port: server.port, adminToken: server.adminToken, realtimeKey: config.pusher.key, pid: process.pid },
-    {
-      cpu: (): CpuSample => process.cpuUsage(),
-      memory: () => process.memoryUsage(),
-      close: () => server.close(),
-    },
+    { cpu: () => process.cpuUsage(), memory: () => process.memoryUsage(), close: () => server.close() },
   );
 }
 

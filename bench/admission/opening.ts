@@ -1,10 +1,7 @@
 /**
- * Opening bursts: a crowd arrives in a room's first seconds, `ADMISSION=adaptive` with ceilings far
- * above what its origin takes, every visitor let in browsing on. On a virtual clock, so that the
- * figures are the same on any machine: the real `AdaptiveAdmission` and `MemoryStore` decide; the
- * origin (workers behind a first-come queue, service ± 20 %) and the visitors (requests a think
- * time apart, in line again when their admission runs out) are modelled as `origin.ts` and
- * `visitors.ts` are.
+ * Opening bursts on a virtual clock (docs/adaptive-admission.md), so that the figures are the same
+ * on any machine: the real `AdaptiveAdmission` and `MemoryStore` decide; the origin and the
+ * visitors are modelled as `origin.ts` and `visitors.ts` are.
  */
 import pino from 'pino';
 import { AdaptiveAdmission } from '../../server/domain/admission/admission';
@@ -12,7 +9,7 @@ import { MemoryAdmissionStore } from '../../server/store/admission-memory';
 import type { Clock } from '../../server/domain/clock';
 import { MemoryStore } from '../../server/store/memory';
 import type { ReleasePolicy } from '../../server/store/types';
-import { mulberry32, percentile } from '../stats';
+import { mulberry32, percentile, round } from '../stats';
 import { check, TARGETS, type TargetCheck } from '../goals';
 
 /**
@@ -22,24 +19,10 @@ import { check, TARGETS, type TargetCheck } from '../goals';
  * this much slower; `stalls`: the event loop stalled `ms` about every `everyMs`, each answer then
  * measured late; `window`: figures of [from, to) s besides the whole run's.
  */
-export interface OpeningScenario {
-  readonly name: string;
-  readonly crowd: number;
-  readonly arrivalSeconds: number;
-  readonly workers: number;
-  readonly serviceMs: number;
-  readonly perVisit: number;
-  readonly thinkMs: readonly [number, number];
-  readonly sessionSeconds: number;
-  readonly feedbackSeconds: number;
-  readonly targetMs: number;
-  readonly ceilingFactor: number;
-  readonly runSeconds: number;
-  readonly lineCap?: number;
-  readonly coldStartMs?: readonly number[];
-  readonly stalls?: { readonly everyMs: number; readonly ms: number };
-  readonly window?: readonly [number, number];
-}
+export type OpeningScenario = Crowd & Visit & Extras;
+type Crowd = { name: string; crowd: number; arrivalSeconds: number; workers: number; serviceMs: number; ceilingFactor: number };
+type Visit = { perVisit: number; thinkMs: readonly [number, number]; sessionSeconds: number; feedbackSeconds: number; targetMs: number; runSeconds: number };
+type Extras = Partial<{ lineCap: number; coldStartMs: readonly number[]; stalls: { everyMs: number; ms: number }; window: readonly [number, number] }>;
 
 /** The server's own defaults and the real-time benchmark's, where a scenario does not say. */
 const COMMON = { arrivalSeconds: 10, serviceMs: 100, ceilingFactor: 20, reactionMs: [0, 1000], upstreamTimeoutMs: 5000 } as const;
@@ -287,16 +270,11 @@ export async function simulateOpening(scenario: OpeningScenario, seed = 1, trace
   }
 
   const waitedUntil = lineEmptiedAt ?? end;
-  const p99Within = (to: number) => {
-    const window = latencies.filter((_, i) => answerTimes[i] < to).sort((a, b) => a - b);
-    return Math.round(percentile(window, 99));
-  };
   const windowFigures = ([from, to]: readonly [number, number]) => {
-    const inside = latencies.filter((_, i) => answerTimes[i] >= from * 1000 && answerTimes[i] < to * 1000).sort((a, b) => a - b);
-    return { goodput: Math.round((inside.length / (to - from) / capacityPerSecond) * 100) / 100, p99Ms: Math.round(percentile(inside, 99)) };
+    const inside = latencies.filter((_, i) => answerTimes[i] >= from * 1000 && answerTimes[i] < to * 1000);
+    return { goodput: round(inside.length / (to - from) / capacityPerSecond), p99Ms: Math.round(percentile(inside, 99)) };
   };
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const p99Ms = Math.round(percentile(sorted, 99));
+  const p99Ms = Math.round(percentile(latencies, 99));
   const utilisation = Math.round((busyWhileWaiting / (scenario.workers * waitedUntil)) * 1000) / 1000;
   const figures = {
     name: scenario.name,
@@ -304,8 +282,8 @@ export async function simulateOpening(scenario: OpeningScenario, seed = 1, trace
     capacityPerSecond,
     targetMs: scenario.targetMs,
     p99Ms,
-    p99FirstTenSecondsMs: p99Within(10_000),
-    p99FirstMinuteMs: p99Within(60_000),
+    p99FirstTenSecondsMs: windowFigures([0, 10]).p99Ms,
+    p99FirstMinuteMs: windowFigures([0, 60]).p99Ms,
     utilisation,
     busySeconds: Math.round(busyMs / 100) / 10,
     answers: latencies.length,
@@ -376,18 +354,15 @@ export function openingMarkdown(result: OpeningResult): string {
   ].join('\n');
 }
 
-/**
- * `node --import tsx bench/admission/opening.ts` runs every scenario and prints the table (the
- * bench's `opening` part runs the same and keeps the figures). `TRACE=1` and a part of a
- * scenario's name print that scenario's decisions, step by step.
- */
+// `node --import tsx bench/admission/opening.ts` prints every scenario's table; `TRACE=1` and a part
+// of a scenario's name print that scenario's decisions, step by step.
 if (require.main === module) {
   const only = process.argv.slice(2).find((arg) => !arg.startsWith('--'));
   void (async () => {
     if (only) {
-      for (const scenario of [...OPENING_SCENARIOS, STARTED_COLD].filter((one) => one.name.includes(only))) {
-        console.log(await simulateOpening(scenario, 1, process.env.TRACE ? (line) => console.log(line) : undefined));
-      }
+      const trace = process.env.TRACE ? (line: string) => console.log(line) : undefined;
+      for (const scenario of [...OPENING_SCENARIOS, STARTED_COLD].filter((one) => one.name.includes(only)))
+        console.log(await simulateOpening(scenario, 1, trace));
       return;
     }
     const result = await measureOpening();

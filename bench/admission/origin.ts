@@ -6,20 +6,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serveRequests } from '../capacity/ipc';
-import { distribution, mulberry32, preciseNow } from '../stats';
+import { distribution, mulberry32, preciseNow, round } from '../stats';
 
-export interface OriginSpec {
-  readonly workers: number;
-  readonly serviceMs: number;
-  /** Service times are drawn uniformly within ± this share of `serviceMs`. */
-  readonly jitter: number;
-}
+/** Service times are drawn uniformly within ± `jitter` (a share) of `serviceMs`. */
+export type OriginSpec = { readonly workers: number; readonly serviceMs: number; readonly jitter: number };
 
-interface Waiting {
-  readonly response: http.ServerResponse;
-  readonly arrivedAt: number;
-  gone: boolean;
-}
+type Waiting = { readonly response: http.ServerResponse; readonly arrivedAt: number; gone: boolean };
 
 const BODY = Buffer.alloc(512, 'x');
 
@@ -54,10 +46,6 @@ class QueueingOrigin {
   /** From now on, only half the workers take new requests (those busy finish what they hold). */
   halve(): void {
     this.workers = Math.max(1, Math.floor(this.workers / 2));
-  }
-
-  get capacityPerSecond(): number {
-    return (this.workers * 1000) / this.spec.serviceMs;
   }
 
   private arrive(response: http.ServerResponse): void {
@@ -103,7 +91,7 @@ class QueueingOrigin {
   }
 
   /** What the origin did in [from, to): answers a second, their latency, drops, and the service times. */
-  figures(from: number, to: number): OriginFigures {
+  figures(from: number, to: number) {
     const latencies: number[] = [];
     for (let i = 0; i < this.answeredAt.length; i++) {
       const at = this.answeredAt[i];
@@ -118,12 +106,8 @@ class QueueingOrigin {
   }
 }
 
-export interface OriginFigures {
-  readonly answeredPerSecond: number;
-  readonly latencyMs: ReturnType<typeof distribution>;
-  /** Requests dropped unserved: their client (the gateway, at its timeout) had left. */
-  readonly dropped: number;
-}
+/** Answers a second, their latency, and the requests dropped unserved: their client (the gateway, at its timeout) had left. */
+export type OriginFigures = ReturnType<QueueingOrigin['figures']>;
 
 const origins: QueueingOrigin[] = [];
 
@@ -141,21 +125,12 @@ serveRequests(
       }
       return urls;
     },
-    halve: () => {
-      for (const origin of origins) origin.halve();
-      return origins.map((origin) => origin.capacityPerSecond);
-    },
+    halve: () => origins.forEach((origin) => origin.halve()),
     /** Each origin's figures over [from, to) (ms since the epoch). */
     figures: ({ from, to }: { from: number; to: number }) => origins.map((origin) => origin.figures(from, to)),
     /** Each origin's answers as [when, latency] pairs after `from`, for timelines. */
     answers: ({ from }: { from: number }) =>
-      origins.map((origin) => {
-        const pairs: [number, number][] = [];
-        origin.answeredAt.forEach((at, i) => {
-          if (at >= from) pairs.push([Math.round(at), Math.round(origin.latency[i] * 10) / 10]);
-        });
-        return pairs;
-      }),
+      origins.map((origin) => origin.answeredAt.flatMap((at, i): [number, number][] => (at >= from ? [[Math.round(at), round(origin.latency[i], 1)]] : []))),
     /** The mean service time the timers gave (ms): equal to `serviceMs` on a machine with time to spare. */
     serviceMs: () => origins.map((origin) => origin.services.reduce((sum, ms) => sum + ms, 0) / Math.max(1, origin.services.length)),
   },

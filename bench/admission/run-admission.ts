@@ -1,17 +1,13 @@
 /**
- * Adaptive admission against fixed settings, side by side in one run: each room (the real server,
- * a process each) in front of an origin of its own of the same known capacity (`origin.ts`),
- * visitors arriving at several times that capacity (`visitors.ts`); after a warm-up a steady
- * window, then every origin loses half its workers and the rooms are watched while they re-settle.
- * Time is compressed (visits of about 9 s): docs/adaptive-admission.md says why that does not
- * flatter the controller.
+ * Adaptive admission against fixed settings, side by side in one run (bench/README.md): rooms in
+ * front of origins of known capacity (`origin.ts`), visitors at several times it (`visitors.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Child } from '../capacity/ipc';
-import { preciseNow } from '../stats';
+import { percentile, preciseNow, round } from '../stats';
 import { check, TARGETS, type TargetCheck } from '../goals';
 import type { OriginFigures, OriginSpec } from './origin';
 import type { VisitorFigures, VisitorsOptions } from './visitors';
@@ -41,26 +37,15 @@ type AdmissionBenchOptions = typeof DEFAULT_ADMISSION_OPTIONS & { readonly origi
 /** The errors allowed while re-settling, and the time allowed for it. */
 export const RESETTLE_SECONDS = 60;
 
-interface Configuration {
-  readonly name: string;
-  readonly admission: 'adaptive' | 'fixed';
-  /** The fixed rate as a multiple of the origin's capacity (adaptive: its ceilings' multiple). */
-  readonly factor: number;
-}
-
-const CONFIGURATIONS: readonly Configuration[] = [
+/** Each room: its admission, and its fixed rate as a multiple of the origin's capacity (adaptive: its ceilings'). */
+const CONFIGURATIONS = [
   { name: 'adaptive', admission: 'adaptive', factor: 4 },
   { name: 'fixed at half', admission: 'fixed', factor: 0.5 },
   { name: 'fixed about right', admission: 'fixed', factor: 1 },
   { name: 'fixed at double', admission: 'fixed', factor: 2 },
-];
-
-interface GatewayReady {
-  readonly url: string;
-  readonly adminToken: string;
-  readonly realtimeKey: string;
-  readonly pid: number;
-}
+] as const;
+type Configuration = (typeof CONFIGURATIONS)[number];
+type GatewayReady = { readonly url: string; readonly realtimeKey: string };
 
 /** Every figure of the run, each room's in `rooms`: bench/README.md says what each is. */
 export type AdmissionResult = Awaited<ReturnType<typeof measureAdmission>>;
@@ -131,7 +116,7 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
       const pairs = answers[i];
       return {
         name: configuration.name,
-        env: pick(envs[i], ['ADMISSION', 'RELEASE_PER_MINUTE', 'ACTIVE_LIMIT']),
+        env: Object.fromEntries(['ADMISSION', 'RELEASE_PER_MINUTE', 'ACTIVE_LIMIT'].map((name) => [name, envs[i][name]])),
         steady: steady[i],
         halved: halved[i],
         after: after[i],
@@ -142,8 +127,8 @@ export async function measureAdmission(options: AdmissionBenchOptions) {
       settings: { ...options, pageDir: undefined, log: undefined, resettleSeconds: RESETTLE_SECONDS },
       capacity: { requestsPerSecond: capacityPerSecond, visitsPerMinute, halvedRequestsPerSecond: capacityPerSecond / 2 },
       /** The mean service time each origin's timers gave (ms): above `serviceMs`, the machine was short of time. */
-      measuredServiceMs: serviceMs.map((ms) => Math.round(ms * 10) / 10),
-      loadAverage: os.loadavg().map((load) => Math.round(load * 100) / 100),
+      measuredServiceMs: serviceMs.map((ms) => round(ms, 1)),
+      loadAverage: os.loadavg().map((load) => round(load)),
       rooms,
     };
   } finally {
@@ -186,16 +171,10 @@ function roomEnv(configuration: Configuration, upstream: string, visitsPerMinute
 function resettle(answers: readonly [number, number][], halvedAt: number, end: number, targetMs: number, capacity: number): number | null {
   for (let t = halvedAt; t < end - 5000; t += 5000) {
     const latencies = answers.filter(([at]) => at >= t && at < end).map(([, ms]) => ms);
-    latencies.sort((a, b) => a - b);
-    const p99 = latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)] ?? Number.POSITIVE_INFINITY;
     const perSecond = latencies.length / ((end - t) / 1000);
-    if (p99 <= targetMs && perSecond >= 0.9 * capacity) return (t - halvedAt) / 1000;
+    if (percentile(latencies, 99) <= targetMs && perSecond >= 0.9 * capacity) return (t - halvedAt) / 1000;
   }
   return null;
-}
-
-function pick(env: Record<string, string>, names: readonly string[]): Record<string, string> {
-  return Object.fromEntries(names.map((name) => [name, env[name]]));
 }
 
 type RoomResult = AdmissionResult['rooms'][number];

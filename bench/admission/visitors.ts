@@ -1,52 +1,90 @@
 /**
- * The admission benchmark's visitors, for every room at once: each arrives at a protected page as
- * an API client (`Accept: application/json`); let in, it makes `perVisit` requests a think time
- * apart; held (503 with the page's config), it listens on its channel over a shared Pusher socket
- * and replays a reaction time after `RequestUnqueud`, held again mid-visit it waits again and goes
- * on. Arrivals come at `arrivalsPerSecond` while fewer than `lineCap` wait. Requests from the
- * orchestrator: `start`, `figures`, `stop`.
+ * The admission benchmark's visitors, for every room at once, as API clients (`Accept:
+ * application/json`); held, they listen over shared Pusher sockets (docs/adaptive-admission.md).
  */
 import { Pool } from 'undici';
+import WebSocket from 'ws';
 import { CHANNELS } from '@waiting-room/streams/contract';
 import { serveRequests } from '../capacity/ipc';
-import { CHANNELS_PER_SOCKET, RealtimeSockets } from '../realtime-sockets';
 import { distribution, mulberry32, percentile, preciseNow } from '../stats';
 
-export interface VisitorTarget {
-  readonly name: string;
-  readonly url: string;
-  readonly realtimeKey: string;
-}
-
-export interface VisitorsOptions {
-  readonly targets: readonly VisitorTarget[];
-  readonly arrivalsPerSecond: number;
-  readonly lineCap: number;
-  readonly perVisit: number;
-  /** Between a visitor's requests, and from the release event to the replay: uniform in [min, max] ms. */
-  readonly thinkMs: readonly [number, number];
-  readonly reactionMs: readonly [number, number];
-  readonly seed: number;
-}
+type VisitorTarget = { readonly name: string; readonly url: string; readonly realtimeKey: string };
+/** `thinkMs` between a visitor's requests and `reactionMs` from the release event to the replay: uniform in [min, max] ms. */
+export type VisitorsOptions = { targets: readonly VisitorTarget[]; arrivalsPerSecond: number; lineCap: number; perVisit: number; seed: number } & Paces;
+type Paces = Record<'thinkMs' | 'reactionMs', readonly [number, number]>;
 
 const SESSION_COOKIE = /^(waiting_room_session=[^;]*)/;
 
-/** What became of a shopping request. */
-const enum Outcome {
-  Ok = 0,
-  /** 5xx, or no answer: the visitor saw an error. */
-  Error = 1,
-  /** Held again mid-visit: the admission ran out (the visit outlasted SESSION_SECONDS). */
-  Held = 2,
+/** Channels a socket carries at most (the rooms under test allow 1,000). */
+const CHANNELS_PER_SOCKET = 900;
+
+type Shared = { readonly ws: WebSocket; channels: number };
+
+/** A few Pusher-protocol sockets that the waiting visitors' channels share: this measures the line, not the realtime server. */
+class RealtimeSockets {
+  private readonly sockets: Shared[] = [];
+  private readonly socketOf = new Map<string, Shared>();
+
+  private constructor(
+    private readonly url: string,
+    private readonly onRelease: (channel: string) => void,
+    private readonly onProblem: (what: string) => void,
+  ) {}
+
+  /** Opens enough sockets for `channels` at once on the server at `serverUrl`. */
+  static async open(serverUrl: string, realtimeKey: string, channels: number, onRelease: (channel: string) => void, onProblem: (what: string) => void) {
+    const url = `ws://${new URL(serverUrl).host}/app/${realtimeKey}?protocol=7&client=js&version=8.6.0&flash=false`;
+    const pool = new RealtimeSockets(url, onRelease, onProblem);
+    for (let i = 0; i < Math.ceil(channels / CHANNELS_PER_SOCKET); i++) pool.sockets.push(await pool.connect());
+    return pool;
+  }
+
+  private connect(): Promise<Shared> {
+    const ws = new WebSocket(this.url, { perMessageDeflate: false });
+    return new Promise((resolve, reject) => {
+      ws.on('message', (raw) => {
+        const message = JSON.parse(raw.toString()) as { event: string; channel?: string };
+        if (message.event === 'pusher:connection_established') resolve({ ws, channels: 0 });
+        else if (message.event === 'pusher:ping') ws.send('{"event":"pusher:pong","data":{}}');
+        else if (message.event === CHANNELS.releaseEvent && message.channel) this.onRelease(message.channel);
+        else if (message.event === 'pusher:error') this.onProblem(`realtime error ${raw.toString().slice(0, 120)}`);
+      });
+      ws.once('error', reject);
+      ws.on('close', (code) => this.onProblem(`a realtime socket closed (${code})`));
+    });
+  }
+
+  /** Subscribes `channel` on a socket with room for it; false when none has. */
+  subscribe(channel: string): boolean {
+    const socket = this.sockets.find((one) => one.channels < CHANNELS_PER_SOCKET);
+    if (!socket) return false;
+    socket.channels++;
+    this.socketOf.set(channel, socket);
+    socket.ws.send(JSON.stringify({ event: 'pusher:subscribe', data: { auth: '', channel } }));
+    return true;
+  }
+
+  unsubscribe(channel: string): void {
+    const socket = this.socketOf.get(channel);
+    if (!socket) return;
+    this.socketOf.delete(channel);
+    socket.channels--;
+    socket.ws.send(JSON.stringify({ event: 'pusher:unsubscribe', data: { channel } }));
+  }
+
+  close(): void {
+    for (const { ws } of this.sockets) {
+      ws.removeAllListeners('close');
+      ws.terminate();
+    }
+  }
 }
 
-interface Waiting {
-  readonly cookie: string;
-  readonly heldAt: number;
-  readonly n: number;
-  /** Requests of the visit already answered: a visitor held again mid-visit goes on from there. */
-  readonly done: number;
-}
+/** What became of a shopping request: an error is a 5xx or no answer; held, held again mid-visit (it outlasted SESSION_SECONDS). */
+type Outcome = 'ok' | 'error' | 'held';
+
+/** `done`: requests of the visit already answered; a visitor held again mid-visit goes on from there. */
+type Waiting = { readonly cookie: string; readonly heldAt: number; readonly n: number; readonly done: number };
 
 class Room {
   private readonly pool: Pool;
@@ -75,14 +113,8 @@ class Room {
 
   async open(): Promise<void> {
     const { url, realtimeKey } = this.target;
-    const channels = this.options.lineCap + CHANNELS_PER_SOCKET;
-    this.sockets = await RealtimeSockets.open(
-      url,
-      realtimeKey,
-      channels,
-      (channel) => this.released(channel),
-      (what) => this.problem(what),
-    );
+    const onRelease = (channel: string) => this.released(channel);
+    this.sockets = await RealtimeSockets.open(url, realtimeKey, this.options.lineCap + CHANNELS_PER_SOCKET, onRelease, (what) => this.problem(what));
   }
 
   /** Called every few ms: the arrivals due since, while the line has room. */
@@ -164,12 +196,12 @@ class Room {
       } catch {
         status = 0;
       }
-      if (this.record(started, status) === Outcome.Held) return this.wait(body, cookie, n, i, preciseNow());
+      if (this.record(started, status) === 'held') return this.wait(body, cookie, n, i, preciseNow());
     }
   }
 
   private record(started: number, status: number): Outcome {
-    const outcome = status === 503 ? Outcome.Held : status >= 200 && status < 400 ? Outcome.Ok : Outcome.Error;
+    const outcome = status === 503 ? 'held' : status >= 200 && status < 400 ? 'ok' : 'error';
     this.answeredAt.push(preciseNow());
     this.answerMs.push(performance.now() - started);
     this.outcome.push(outcome);
@@ -189,8 +221,8 @@ class Room {
       const at = this.answeredAt[i];
       if (at < from || at >= to) continue;
       const outcome = this.outcome[i];
-      if (outcome === Outcome.Ok) ok.push(this.answerMs[i]);
-      else if (outcome === Outcome.Error) errors++;
+      if (outcome === 'ok') ok.push(this.answerMs[i]);
+      else if (outcome === 'error') errors++;
       else held++;
     }
     const waits = this.waitedMs.filter((_, i) => this.releasedAt[i] >= from && this.releasedAt[i] < to);

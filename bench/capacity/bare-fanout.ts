@@ -6,7 +6,7 @@
  */
 import { fork } from 'node:child_process';
 import net from 'node:net';
-import { median } from '../stats';
+import { median, round } from '../stats';
 import { serveRequests } from './ipc';
 
 const PAYLOAD = Buffer.from(JSON.stringify({ event: 'QueueMoved', channel: 'App.Queue', data: '{"served":123456}' }));
@@ -39,7 +39,6 @@ async function measure({ sockets, rounds }: { sockets: number; rounds: number })
       const cpu = process.cpuUsage(cpuBefore);
       cpuMicros.push((cpu.user + cpu.system) / accepted.length);
     }
-    const round = (value: number) => Math.round(value * 100) / 100;
     return { sockets: accepted.length, rounds, microsPerSocketWall: round(median(wallMicros)), microsPerSocketCpu: round(median(cpuMicros)) };
   } finally {
     client.kill();

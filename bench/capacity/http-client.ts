@@ -1,15 +1,8 @@
 /** The load generator's HTTP side: keep-alive requests with their timing, and error counts. */
 import http from 'node:http';
 
-export interface Answer {
-  readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: string;
-  /** From the request going out on a socket to the end of the answer. */
-  readonly ms: number;
-  /** How long the request waited in the generator for a free socket. */
-  readonly queuedMs: number;
-}
+/** `ms`: from the request going out on a socket to the end of the answer; `queuedMs`: how long it waited here for a free socket. */
+export type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string; ms: number; queuedMs: number };
 
 /**
  * One request over `agent`'s keep-alive sockets, read whole. An idempotent request that met a
@@ -53,16 +46,13 @@ export async function request(
 
 /** Counts errors by kind, keeping one example of each. */
 export class Errors {
-  private readonly counts: Record<string, { count: number; example: string }> = {};
+  /** By kind; over IPC, a copy. */
+  readonly counts: Record<string, { count: number; example: string }> = {};
   total = 0;
 
   add(kind: string, example = ''): void {
     this.total++;
     (this.counts[kind] ??= { count: 0, example: example.slice(0, 300) }).count++;
-  }
-
-  snapshot(): Record<string, { count: number; example: string }> {
-    return { ...this.counts };
   }
 }
 
@@ -72,11 +62,7 @@ export const errorKind = (error: unknown): string =>
   ((error as { reusedSocket?: boolean })?.reusedSocket ? ' (on a kept-alive socket)' : '');
 
 /** What the poller needs to poll queue_info as a visitor: its uuid, its session cookie, and the origin of the server that holds it. */
-export interface PolledVisitor {
-  readonly uuid: string;
-  readonly cookie: string;
-  readonly target: string;
-}
+export type PolledVisitor = { readonly uuid: string; readonly cookie: string; readonly target: string };
 
 /** queue_info for one visitor, with its cookie, as the page's fetch sends it. */
 export function queueInfo(agent: http.Agent, base: URL, visitor: PolledVisitor): Promise<Answer> {

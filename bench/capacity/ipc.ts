@@ -1,5 +1,6 @@
 /** The benchmarks' child processes, driven by requests over Node's IPC channel. */
 import { fork, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 
 type Message =
   | { type: 'ready'; value: unknown }
@@ -37,19 +38,19 @@ export function sendEvent(name: string, value: unknown): void {
   process.send?.({ type: 'event', name, value } satisfies Message);
 }
 
-/** A child process of the benchmark, driven by requests. */
-export class Child<R = unknown> {
+/** A child process of the benchmark, driven by requests; it emits each event the child sends. */
+export class Child<R = unknown> extends EventEmitter {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   private exitError?: Error;
-  private readonly listeners = new Map<string, ((value: unknown) => void)[]>();
 
   private constructor(
     readonly process: ChildProcess,
     readonly ready: R,
   ) {
+    super();
     process.on('message', (message: Message) => {
-      if (message?.type === 'event') for (const listener of this.listeners.get(message.name) ?? []) listener(message.value);
+      if (message?.type === 'event') this.emit(message.name, message.value);
       if (message?.type !== 'reply') return;
       const waiter = this.pending.get(message.id);
       this.pending.delete(message.id);
@@ -80,11 +81,6 @@ export class Child<R = unknown> {
       });
     });
     return new Child<R>(child, ready);
-  }
-
-  /** Calls `listener` with each event `name` the child sends. */
-  on(name: string, listener: (value: unknown) => void): void {
-    this.listeners.set(name, [...(this.listeners.get(name) ?? []), listener]);
   }
 
   /** Sends `cmd` and waits for its answer. */

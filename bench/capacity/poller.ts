@@ -1,10 +1,7 @@
 /**
- * The capacity benchmark's queue_info poller, in its own process (from `BENCH_SOURCE_ADDRESS`):
- * the waiting visitors' polling at the page's pace, and the closed-loop throughput slices.
- *
- * Paced polling follows the page (spec section 7): every 5 s for anonymous visitors and every 60 s
- * for everyone, both divided by a time-compression factor, each visitor at its own random phase,
- * each to the server that holds it; a visitor released stops, as its page goes away.
+ * The capacity benchmark's queue_info poller, in its own process (from `BENCH_SOURCE_ADDRESS`).
+ * Paced polling follows the page (spec section 7): every 5 s and every 60 s ÷ a time-compression
+ * factor, each visitor at its own random phase; a visitor released stops, as its page goes away.
  */
 import http from 'node:http';
 import type autocannon from 'autocannon';
@@ -22,14 +19,8 @@ let visitors: PolledVisitor[] = [];
 let releasedNow: (uuid: string) => void = () => undefined;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface PollArg {
-  readonly seconds: number;
-  /** Not counted: the server warms its code paths and the polls spread out. */
-  readonly warmupSeconds: number;
-  /** Time compression: 2 polls twice as often as the page does. */
-  readonly factor: number;
-  readonly sockets: number;
-}
+/** `warmupSeconds` not counted: the server warms its code paths and the polls spread out; `factor` 2 polls twice as often as the page. */
+export type PollArg = { seconds: number; warmupSeconds: number; factor: number; sockets: number };
 
 /** Polls queue_info for every waiting visitor at the page's pace (compressed). */
 async function poll(arg: PollArg) {
@@ -90,21 +81,16 @@ async function poll(arg: PollArg) {
     perSecond: latencies.length / seconds,
     latencyMs: distribution(latencies),
     timeline,
-    errors: errors.snapshot(),
+    errors: errors.counts,
     errorCount: errors.total + sent - settled,
   };
 }
 
-export interface SaturateArg {
-  /** Base URLs by name (ours and the bare server, or the two stores). */
-  readonly urls: Readonly<Record<string, string>>;
-  /** The order of the slices, e.g. A, B, B, A, …: a drift in the machine's load cancels out. */
-  readonly order: readonly string[];
-  readonly connections: number;
-  readonly sliceSeconds: number;
-  /** One uncounted slice per name first: connections open, code warms up. */
-  readonly warmupSeconds: number;
-}
+/**
+ * Base URLs by name (ours and the bare server, or the two stores); the order of the slices (A, B,
+ * B, A, …: a drift in the machine's load cancels out), after one uncounted slice per name.
+ */
+export type SaturateArg = { urls: Record<string, string>; order: string[]; connections: number; sliceSeconds: number; warmupSeconds: number };
 
 /**
  * Closed loop (autocannon): `connections` keep-alive connections each send the next waiting
@@ -156,10 +142,5 @@ export type SaturateResult = Awaited<ReturnType<typeof saturate>>[string];
 
 serveRequests(
   { pid: process.pid },
-  {
-    visitors: (list: PolledVisitor[]) => (visitors = list).length,
-    poll,
-    released: (uuid: string) => releasedNow(uuid),
-    saturate,
-  },
+  { visitors: (list: PolledVisitor[]) => (visitors = list).length, poll, released: (uuid: string) => releasedNow(uuid), saturate },
 );

@@ -1,30 +1,18 @@
 /**
- * The capacity ramp: real visitors (as in the capacity run) are added a step at a time while the
- * release loop is paused, then everyone polls queue_info at the page's own pace while it releases,
- * until the first error of any kind or a release p99 over a limit: the step before is the knee.
- *
- * One process holds at most about 19,000 sockets (the open-file limit), so the memory store, one
- * process, ends there at the latest. On Redis the deployment is the one docs/operations.md
- * describes: one server process per core sharing the line and the realtime events through Redis,
- * the visitors spread over them as a load balancer would.
+ * The capacity ramp (bench/README.md): visitors added a step at a time until the first error or a
+ * release p99 over a limit. On Redis the deployment is the one docs/operations.md describes: one
+ * server process per core sharing the line and the realtime events through Redis.
  */
 import os from 'node:os';
-import { openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures } from './rig';
+import { openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
 
-export interface RampOptions {
-  readonly store: 'memory' | 'redis';
-  readonly redisUrl?: string;
-  /** Visitors added at each step. */
-  readonly step: number;
-  readonly maxVisitors: number;
-  /** Seconds of polling at the page's pace measured at each step (after a short warm-up). */
-  readonly measureSeconds: number;
-  readonly releasePerMinute: number;
-  /** A release p99 (decision → read by the visitor) over this ends the ramp. */
-  readonly releaseP99LimitMs: number;
-  readonly pageDir: string;
-  readonly log: (line: string) => void;
-}
+/**
+ * `step`: visitors added at each step; `measureSeconds` of polling at the page's pace measured at
+ * each (after a short warm-up); a release p99 (decision → read by the visitor) over
+ * `releaseP99LimitMs` ends the ramp.
+ */
+export type RampOptions = Pick<ServerSettings, 'releasePerMinute' | 'pageDir' | 'redisUrl'> & Steps & { log: (line: string) => void };
+type Steps = { store: 'memory' | 'redis'; step: number; maxVisitors: number; measureSeconds: number; releaseP99LimitMs: number };
 
 /** Sockets one visitors' process holds at most, well inside its open-file limit. */
 const VISITORS_PER_PROCESS = 9_000;
@@ -47,10 +35,7 @@ export async function runRamp(options: RampOptions) {
     const { servers, admin } = await rig.servers(serverCount, settings, { REALTIME_MAX_CONNECTIONS: String(perServer) });
     const visitors = await rig.visitors(Math.max(2, Math.ceil(maxVisitors / VISITORS_PER_PROCESS)), servers);
     const pollers = await rig.pollers(2, visitors);
-    options.log(
-      `  ${options.store}: ${serverCount} server process(es), ${visitors.children.length} visitors' processes, 2 pollers; ` +
-        `+${options.step} visitors a step up to ${maxVisitors} (${bound}), releases at ${options.releasePerMinute}/min…`,
-    );
+    options.log(`  ${options.store}: ${serverCount} server process(es); +${options.step} visitors a step up to ${maxVisitors} (${bound})…`);
     type Step = Pick<PacedFigures, 'polls' | 'releases' | 'servers'> & {
       waiting: number;
       visitorsLoopDelayMs: { max: number };

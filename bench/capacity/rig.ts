@@ -5,15 +5,14 @@
  * alternating slices on two servers.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NODE_FLAGS } from '../../server/process/node-flags';
-import { distribution, preciseNow } from '../stats';
+import { cpuSeconds, distribution, preciseNow } from '../stats';
 import type { PolledVisitor } from './http-client';
 import { Child } from './ipc';
 import type { PollArg, PollResult, SaturateArg, SaturateResult } from './poller';
-import type { CpuSample, ServerReady } from './protocol';
-import type { FanoutRecord, Taken } from './server';
+import type { FanoutRecord, ServerReady, Taken } from './server';
 import type { Deliveries, HoldArg, HoldResult, MoveShare } from './visitors';
 
 /** The bench server's Node flags: production's, and `gc()` to read memory after a full collection. */
@@ -23,14 +22,8 @@ const SLICES = 8;
 const SLICE_WARMUP_SECONDS = 1;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export interface ServerSettings {
-  readonly activeLimit: number;
-  readonly releasePerMinute: number;
-  readonly sessionSeconds: number;
-  /** The built page (waiting.html and its assets). */
-  readonly pageDir: string;
-  readonly redisUrl?: string;
-}
+/** Our server's settings under test; `pageDir`: the built page (waiting.html and its assets). */
+export type ServerSettings = { activeLimit: number; releasePerMinute: number; sessionSeconds: number; pageDir: string; redisUrl?: string };
 
 export function serverEnv(options: ServerSettings, adminToken: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
@@ -78,17 +71,21 @@ export async function untilNoneActive(admin: Admin, sessionSeconds: number): Pro
   }
 }
 
-/** CPU seconds a process used between two samples. */
-export const cpuSeconds = (before: CpuSample, after: CpuSample) => (after.user + after.system - before.user - before.system) / 1e6;
+/**
+ * One of our servers on `settings`' store with no origin behind it: nobody reaches the origin, so
+ * every arrival is held, and a released one's replay goes nowhere. Its stdout (its log) is dropped.
+ */
+export async function serverWithoutOrigin(name: string, settings: ServerSettings, execArgv = SERVER_EXEC_ARGV) {
+  const adminToken = randomBytes(18).toString('base64url');
+  const env = { ...serverEnv(settings, adminToken), UPSTREAM: 'http://127.0.0.1:9' };
+  const server = await Child.start<ServerReady>(path.join(__dirname, 'server.ts'), { name, execArgv, env, quiet: true });
+  return { server, admin: adminClient(server.ready.url, adminToken) };
+}
 
 /** This process's open-file limit, from /proc (undefined elsewhere): read, never raised. */
 export function openFileLimit(): number | undefined {
-  try {
-    const line = readFileSync('/proc/self/limits', 'utf8').match(/^Max open files\s+(\d+|unlimited)/m)?.[1];
-    return line === undefined ? undefined : line === 'unlimited' ? Infinity : Number(line);
-  } catch {
-    return undefined;
-  }
+  const line = existsSync('/proc/self/limits') ? /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1] : undefined;
+  return line === undefined ? undefined : line === 'unlimited' ? Infinity : Number(line);
 }
 
 /** The loopback address the `index`-th load-generator process sends from (127.0.0.2, .3, …): each has its own ports. */
@@ -205,12 +202,7 @@ export class VisitorGroup {
 }
 
 /** The processes one paced window drives. */
-export interface Paced {
-  readonly servers: readonly Child<ServerReady>[];
-  readonly visitors: VisitorGroup;
-  readonly pollers: readonly Child<unknown>[];
-  readonly admin: Admin;
-}
+export type Paced = { servers: readonly Child<ServerReady>[]; visitors: VisitorGroup; pollers: readonly Child<unknown>[]; admin: Admin };
 
 /**
  * The page's polls (split among the pollers) while the release loop releases, then: every
@@ -226,7 +218,7 @@ export async function pacedWindow({ servers, visitors, pollers, admin }: Paced, 
   await Promise.all(servers.map((server) => server.request('take')));
   await visitors.deliveries();
   await visitors.moves([], 0);
-  const cpuBefore = await Promise.all(servers.map((server) => server.request<CpuSample>('cpu')));
+  const cpuBefore = await Promise.all(servers.map((server) => server.request<NodeJS.CpuUsage>('cpu')));
   const from = preciseNow();
   await admin('POST', '/admin/resume');
   const polls = await Promise.all(pollers.map((poller) => poller.request<PollResult>('poll', arg)));
@@ -234,7 +226,7 @@ export async function pacedWindow({ servers, visitors, pollers, admin }: Paced, 
   const until = preciseNow();
   const taken = await Promise.all(servers.map((server) => server.request<Taken>('take')));
   const cpu = await Promise.all(
-    servers.map(async (server, index) => cpuSeconds(cpuBefore[index], await server.request<CpuSample>('cpu')) / ((until - from) / 1000)),
+    servers.map(async (server, index) => cpuSeconds(cpuBefore[index], await server.request<NodeJS.CpuUsage>('cpu')) / ((until - from) / 1000)),
   );
   const countedFrom = Math.max(...polls.map((poll) => poll.countedFrom));
   const inWindow = <T extends [unknown, number]>(list: T[]) => list.filter(([, at]) => at >= Math.floor(from) && at <= until);
@@ -327,28 +319,22 @@ export async function closedLoop(
   poller: Child<unknown>,
   servers: Record<string, Child<ServerReady>>,
   runs: readonly number[],
-  options: { connections: number; seconds: number; storeCpu?: () => Promise<number> },
+  { connections, seconds, storeCpu }: { connections: number; seconds: number; storeCpu?: () => Promise<number> },
 ) {
   const names = Object.keys(servers);
-  const cpu = () => Promise.all(names.map((name) => servers[name].request<CpuSample>('cpu')));
+  const urls = Object.fromEntries(names.map((name) => [name, servers[name].ready.url]));
+  const cpu = () => Promise.all(names.map((name) => servers[name].request<NodeJS.CpuUsage>('cpu')));
   const results = [];
   for (const run of runs) {
     const [first, second] = run % 2 === 0 ? names : [...names].reverse();
     const order = Array.from({ length: SLICES }, (_, index) => (index % 4 === 0 || index % 4 === 3 ? first : second));
-    const [cpuBefore, storeBefore] = [await cpu(), await options.storeCpu?.()];
-    const urls = Object.fromEntries(names.map((name) => [name, servers[name].ready.url]));
-    const arg: SaturateArg = {
-      urls,
-      order,
-      connections: options.connections,
-      sliceSeconds: (2 * options.seconds) / SLICES,
-      warmupSeconds: SLICE_WARMUP_SECONDS,
-    };
+    const [cpuBefore, storeBefore] = [await cpu(), await storeCpu?.()];
+    const arg: SaturateArg = { urls, order, connections, sliceSeconds: (2 * seconds) / SLICES, warmupSeconds: SLICE_WARMUP_SECONDS };
     const result = await poller.request<Record<string, SaturateResult>>('saturate', arg);
-    const [cpuAfter, storeAfter] = [await cpu(), await options.storeCpu?.()];
+    const [cpuAfter, storeAfter] = [await cpu(), await storeCpu?.()];
     const byName = Object.fromEntries(names.map((name, index) => [name, { ...result[name], serverCpuSeconds: cpuSeconds(cpuBefore[index], cpuAfter[index]) }]));
     const storeCpuSeconds = storeBefore === undefined ? undefined : storeAfter! - storeBefore;
-    results.push({ run, order, busySeconds: options.seconds + SLICE_WARMUP_SECONDS, byName, storeCpuSeconds });
+    results.push({ run, order, busySeconds: seconds + SLICE_WARMUP_SECONDS, byName, storeCpuSeconds });
   }
   return results;
 }

@@ -1,41 +1,20 @@
-/**
- * The server capacity benchmark: our server, a bare Node `http` server, the visitors and the
- * poller, each in its own process. The platform's floor for a fan-out first; then N anonymous
- * visitors held at once (the server's memory per waiting visitor), paced queue_info polling while
- * the release loop releases (release-to-delivery, each `QueueMoved` fan-out to every waiting
- * socket, the event loop's holds), then queue_info throughput in a closed loop on ours and the
- * bare server in alternating slices.
- */
-import { median } from '../stats';
+/** The server capacity benchmark, its processes and phases as bench/README.md lists them. */
+import { median, round } from '../stats';
 import type { FanoutFloor } from './bare-fanout';
-import type { MemorySample, ServerReady } from './protocol';
+import type { ServerReady } from './server';
 import { closedLoop, openFileLimit, pacedWindow, Rig, summary, untilNoneActive, type PacedFigures, type ServerSettings } from './rig';
 
-export { adminClient, SERVER_EXEC_ARGV, serverEnv } from './rig';
-
-export interface CapacityOptions extends ServerSettings {
-  readonly visitors: number;
-  /** Processes the visitors are spread over, each reading its share of the sockets. */
-  readonly visitorProcesses: number;
-  /** Time compression of the page's polls (5 s and 60 s divided by it). */
-  readonly factor: number;
-  readonly pollSeconds: number;
-  /** Paced runs (each with its own releases), median reported. */
-  readonly pacedRepetitions: number;
-  readonly saturateSeconds: number;
-  readonly repetitions: number;
-  /** Keep-alive connections of the closed loop (a proxy's pool in front of the server). */
-  readonly connections: number;
-  /** Keep-alive connections of the paced polling. */
-  readonly pollSockets: number;
-  /** Memory the store uses outside the server process (Redis's used_memory), in bytes. */
-  readonly storeMemory?: () => Promise<number>;
-  readonly log: (line: string) => void;
-}
+/**
+ * The settings bench/README.md lists: `factor` compresses the page's polls (5 s and 60 s ÷ it);
+ * `pollSockets`: the paced polling's keep-alive connections, `connections` the closed loop's (a
+ * proxy's pool); `storeMemory`: what the store uses outside the server (Redis's used_memory).
+ */
+export type CapacityOptions = ServerSettings & PacedSettings & LoopSettings & { storeMemory?: () => Promise<number>; log: (line: string) => void };
+type PacedSettings = { visitors: number; visitorProcesses: number; factor: number; pollSeconds: number; pacedRepetitions: number; pollSockets: number };
+type LoopSettings = { saturateSeconds: number; repetitions: number; connections: number };
 
 /** Paced polling first runs this long uncounted: code paths warm up and the polls spread out. */
 const PACED_WARMUP_SECONDS = 3;
-const round = (value: number) => Math.round(value * 100) / 100;
 
 /** Runs the whole capacity benchmark and returns its figures. */
 export async function runCapacity(options: CapacityOptions) {
@@ -51,7 +30,10 @@ export async function runCapacity(options: CapacityOptions) {
     const [poller] = await rig.pollers(1, visitors);
 
     // Memory after a full GC, at once and settled (once V8 has given back what it grew while the visitors arrived).
-    const sample = async () => ({ atOnce: await server.request<MemorySample>('memory'), settled: await server.request<MemorySample>('settledMemory') });
+    const sample = async () => ({
+      atOnce: await server.request<NodeJS.MemoryUsage>('memory'),
+      settled: await server.request<NodeJS.MemoryUsage>('settledMemory'),
+    });
     const baseline = await sample();
     const storeBaseline = await options.storeMemory?.();
     log(`  holding ${options.visitors} visitors in ${options.visitorProcesses} processes…`);
@@ -82,15 +64,13 @@ export async function runCapacity(options: CapacityOptions) {
           serverCpuMicrosPerRequest: (serverCpuSeconds * 1e6) / figures.answered,
         });
         const { bare, ours } = run.byName;
-        log(
-          `  throughput run ${run.run + 1}: bare ${bare.perSecond.toFixed(0)}/s, ours ${ours.perSecond.toFixed(0)}/s, ratio ${(ours.perSecond / bare.perSecond).toFixed(2)}`,
-        );
+        log(`  throughput run ${run.run + 1}: bare ${bare.perSecond.toFixed(0)}/s, ours ${ours.perSecond.toFixed(0)}/s`);
         return { order: run.order, bare: withCpu(bare), ours: withCpu(ours), ratio: ours.perSecond / bare.perSecond };
       },
     );
     const lives = await visitors.deliveries();
 
-    const perVisitor = (from: MemorySample, to: MemorySample) => ({
+    const perVisitor = (from: NodeJS.MemoryUsage, to: NodeJS.MemoryUsage) => ({
       rss: (to.rss - from.rss) / hold.held,
       heapUsed: (to.heapUsed - from.heapUsed) / hold.held,
     });

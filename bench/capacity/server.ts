@@ -1,9 +1,7 @@
 /**
- * The waiting-room server as the capacity benchmark runs it: the real `start(loadConfig(env))` in
- * its own process (run with --expose-gc), with the page built by the benchmark and its own store
- * and fan-out, watched. Answers the orchestrator's requests: memory after a full GC (at once and
- * settled), CPU time, and `take`: what happened since the last take (the event loop's delay and
- * holds, the longest GC pause, each fan-out, each release decided and each line move decided).
+ * Our server as the capacity benchmark runs it (`start(loadConfig(env))`, with --expose-gc),
+ * answering the orchestrator: memory after a full GC, CPU time, and `take`: what happened since the
+ * last take (the event loop's delay and holds, the longest GC pause, each fan-out, release and move).
  */
 import { openSync, readSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +13,9 @@ import { start } from '../../server/process/start';
 import { createStore } from '../../server/process/stores';
 import type { QueueStore, Release } from '../../server/store/types';
 import { serveRequests } from './ipc';
-import type { CpuSample, MemorySample, ServerReady } from './protocol';
+
+/** What the server says once it listens: where, and its process. */
+export type ServerReady = { readonly url: string; readonly port: number; readonly pid: number };
 
 /** One event's delivery to this process's sockets: `QueueMoved` keyed by its `served`, a release by its channel. */
 export type FanoutRecord = [
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   serveRequests({ url: server.url, port: server.port, pid: process.pid } satisfies ServerReady, {
     memory: () => memoryAfterGc(),
     settledMemory: () => settledMemory(),
-    cpu: (): CpuSample => process.cpuUsage(),
+    cpu: () => process.cpuUsage(),
     take: (): Taken => {
       const figures = { ...taken, loopDelayMaxMs: loopDelay.max / 1e6 };
       loopDelay.reset();
@@ -128,7 +128,7 @@ const mainThreadCpuMicros: () => number = (() => {
  * seconds after a burst and gives back what the heap grew for it. Samples so taken are alike
  * however busy the moments before them were; samples right after a burst differ by tens of MB.
  */
-async function settledMemory(maxMs = 20_000): Promise<MemorySample & { settledMs: number }> {
+async function settledMemory(maxMs = 20_000): Promise<NodeJS.MemoryUsage & { settledMs: number }> {
   const started = performance.now();
   memoryAfterGc();
   let last = process.memoryUsage();
@@ -144,14 +144,14 @@ async function settledMemory(maxMs = 20_000): Promise<MemorySample & { settledMs
   return { ...memoryAfterGc(), settledMs: Math.round(performance.now() - started) };
 }
 
-function memoryAfterGc(): MemorySample {
+/** `process.memoryUsage()` after a full garbage collection, in bytes. */
+function memoryAfterGc(): NodeJS.MemoryUsage {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('Run the bench server with --expose-gc to measure memory.');
   // Twice: the first pass may leave objects whose finalizers free more on the second.
   gc();
   gc();
-  const { rss, heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-  return { rss, heapUsed, heapTotal, external, arrayBuffers };
+  return process.memoryUsage();
 }
 
 main().catch((error: unknown) => {

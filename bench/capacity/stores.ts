@@ -1,31 +1,14 @@
 /**
- * The Redis store beside the memory store in the same run: two of our servers side by side, one
- * on each store (Redis's own redis-server), each holding the same number of waiting visitors, and
- * one closed-loop poller sending queue_info to each in alternating slices, so that whatever the
- * machine does meanwhile weighs on both alike and Redis ÷ memory is read from the same slices.
- *
- * queue_info needs a place in line and nothing else: the visitors are only held (a GET of the
- * protected page with their own cookie, which the poller sends back), with no WebSocket, and both
- * lines stay paused, so that nobody leaves them while they are polled.
+ * The Redis store beside the memory store (bench/README.md): two of our servers, one closed-loop
+ * poller on both in alternating slices, so that whatever the machine does weighs on both alike.
+ * queue_info needs only a place in line: the visitors are only held, and both lines stay paused.
  */
-import { median } from '../stats';
+import { median, round } from '../stats';
 import type { SaturateResult } from './poller';
 import { closedLoop, Rig } from './rig';
 import type { CapacityOptions } from './run-capacity';
 
-export type StoreComparisonOptions = Pick<
-  CapacityOptions,
-  | 'visitors'
-  | 'visitorProcesses'
-  | 'saturateSeconds'
-  | 'repetitions'
-  | 'connections'
-  | 'activeLimit'
-  | 'releasePerMinute'
-  | 'sessionSeconds'
-  | 'pageDir'
-  | 'log'
-> & {
+type StoreComparisonOptions = CapacityOptions & {
   readonly redisUrl: string;
   /** Empties the Redis the Redis store uses, between rounds. */
   readonly flushStore: () => Promise<void>;
@@ -39,7 +22,6 @@ export type StoreComparisonOptions = Pick<
  * over several pairs.
  */
 const ROUNDS = 3;
-const round = (value: number) => Math.round(value * 100) / 100;
 
 /** CPU time per answered queue_info (µs): the server's, the poller's, and redis-server's on the Redis store. */
 type Measured = SaturateResult & { serverCpuMicrosPerRequest: number; generatorCpuMicrosPerRequest: number; storeCpuMicrosPerRequest?: number };
@@ -76,10 +58,7 @@ export async function compareStores(options: StoreComparisonOptions) {
         };
         const figures = { round: inRound, order: run.order, memory: measured('memory'), redis: measured('redis') };
         runs.push({ ...figures, ratio: figures.redis.perSecond / figures.memory.perSecond });
-        options.log(
-          `  stores round ${inRound}: memory ${figures.memory.perSecond.toFixed(0)}/s, Redis ${figures.redis.perSecond.toFixed(0)}/s, Redis ÷ memory ${runs.at(-1)!.ratio.toFixed(2)}; ` +
-            `CPU a request: server ${figures.memory.serverCpuMicrosPerRequest.toFixed(1)} / ${figures.redis.serverCpuMicrosPerRequest.toFixed(1)} µs, redis-server ${figures.redis.storeCpuMicrosPerRequest?.toFixed(1)} µs`,
-        );
+        options.log(`  stores round ${inRound}: Redis ÷ memory ${runs.at(-1)!.ratio.toFixed(2)}`);
       }
     } finally {
       await rig.close();

@@ -1,13 +1,7 @@
 /**
- * The capacity benchmark's visitors, in a process of their own (several share the crowd, each
- * from its own loopback address `BENCH_SOURCE_ADDRESS`, a visitor staying with one of
- * `BENCH_TARGETS` in turn, as a load balancer spreads them). Each behaves as the waiting page does
- * (spec sections 4 and 7): held by a GET of a protected page with its own cookie, the uuid read
- * from the page config element, it connects over the Pusher protocol 7, subscribes to
- * `App.Client.{uuid}` and to the line-wide `App.Queue`, sends queue_request and polls queue_info
- * once. On `RequestUnqueud` it notes the frame's arrival, replays the held GET and goes away; each
- * `QueueMoved` has its arrival noted. The steady polling runs in another process (poller.ts), so
- * that this one reads the frames as soon as they come, as separate browsers would.
+ * The capacity benchmark's visitors, as the waiting page behaves (spec sections 4 and 7;
+ * bench/README.md), each process from its own loopback address. The steady polling runs in
+ * another process (poller.ts), so that this one reads the frames as they come, as browsers would.
  */
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -23,26 +17,19 @@ const SESSION_COOKIE = /waiting_room_session=[^;,]*/;
 const MOVED_PREFIX = JSON.stringify({ event: CHANNELS.movedEvent, channel: CHANNELS.queue }).slice(0, -1) + ',"data":';
 const MOVED_SERVED = /\\"served\\":(\d+)/;
 
-interface Visitor extends PolledVisitor {
-  readonly index: number;
-  readonly server: URL;
+/** `heard`: the `QueueMoved` frames read since the last `moves`, [served, read at]; `highest`: the largest `served` it ever heard. */
+type Visitor = PolledVisitor & {
+  index: number;
+  server: URL;
   ws?: WebSocket;
-  /** `QueueMoved` frames read since the last `moves`: [served, read at]. */
   heard: [number, number][];
-  /** The largest `served` this visitor ever heard. */
   highest: number;
   released: boolean;
   receivedAt?: number;
-}
+};
 
-export interface HoldArg {
-  readonly more: number;
-  readonly concurrency: number;
-  /** Give up after this many failed visitors. */
-  readonly maxErrors: number;
-  /** false: only held (the GET with its cookie, one queue_info), all queue_info needs to answer a position. */
-  readonly realtime: boolean;
-}
+/** Give up after `maxErrors` failed visitors; `realtime` false: only held (the GET with its cookie, one queue_info), all queue_info needs. */
+export type HoldArg = { more: number; concurrency: number; maxErrors: number; realtime: boolean };
 
 const targets = (process.env.BENCH_TARGETS ?? '').split(',').map((url) => new URL(url));
 const localAddress = process.env.BENCH_SOURCE_ADDRESS || undefined;
@@ -72,7 +59,7 @@ async function hold(arg: HoldArg) {
   };
   await Promise.all(Array.from({ length: arg.concurrency }, lane));
   agent.destroy();
-  return { held: visitors.length - before, errors: errors.snapshot(), errorCount: errors.total };
+  return { held: visitors.length - before, errors: errors.counts, errorCount: errors.total };
 }
 
 /** One visitor's arrival: held (subscribed and listening when `realtime`), or admitted at once (undefined). */
@@ -193,7 +180,7 @@ function deliveries() {
   const loopDelayMaxMs = loopDelay.max / 1e6;
   loopDelay.reset();
   const received = visitors.filter((visitor) => visitor.receivedAt !== undefined).map((visitor): [string, number] => [visitor.uuid, visitor.receivedAt!]);
-  return { received, errors: lifeErrors.snapshot(), errorCount: lifeErrors.total, loopDelayMaxMs };
+  return { received, errors: lifeErrors.counts, errorCount: lifeErrors.total, loopDelayMaxMs };
 }
 
 export type HoldResult = Awaited<ReturnType<typeof hold>>;

@@ -138,11 +138,7 @@ export function jsBudgetOf(pageDir: string): number {
   return (JSON.parse(readFileSync(path.join(pageDir, 'size.json'), 'utf8')) as { budget: { initialJsGzip: number } }).budget.initialJsGzip;
 }
 
-/**
- * A fresh context (empty cache) on the slow phone, recording its network; `locale` sets its
- * Accept-Language. `cpuSlowdown`: Chromium's CPU throttling, which spins a core while it holds the
- * page back.
- */
+/** A fresh context (empty cache) on the slow phone, recording its network; `locale` sets its Accept-Language. */
 async function slowPhone(browser: Browser, locale?: string, cpuSlowdown = CPU_SLOWDOWN) {
   const context = await browser.newContext(locale ? { locale } : {});
   await context.addInitScript(WATCH_POSITION);
@@ -232,7 +228,8 @@ export type LanguageLoad = { readonly locale: string; readonly lang: string } & 
  * the network to go quiet: only what comes before the position is measured), all with one
  * browser and one server. `concurrency`: loads side by side; the bytes are the same either way,
  * the times are not (the phones share the cores), so the bench, which judges the time, keeps 1.
- * `cpuSlowdown`: 1 for what is fetched alone, which the page's order decides, not the CPU's speed.
+ * `cpuSlowdown`: 1 for what is fetched alone, which the page's order decides, not the CPU's speed
+ * (Chromium's throttling spins a core while it holds a page back).
  */
 export async function measureLanguages(
   options: PageLoadOptions & { readonly locales: readonly string[]; readonly concurrency?: number; readonly cpuSlowdown?: number },

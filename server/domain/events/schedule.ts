@@ -312,7 +312,8 @@ export class EventSchedule {
    * Deletes an event (DELETE), with its state and its draw; the line goes on under the room's own
    * settings. An event whose pre-queue still has entrants in line is deleted only when
    * `confirmed` (409 `event_has_entrants` otherwise): they were promised an opening and, shuffled,
-   * a draw. Deleted, they keep their places in the room's line in their order of arrival.
+   * a draw. Deleted, they keep their places in the room's line: in their order of arrival, or the
+   * draw's once drawn.
    */
   async remove(id: string, confirmed = false): Promise<void> {
     const entrants = await this.entrantCount(await this.options.store.eventState(id));
@@ -320,7 +321,7 @@ export class EventSchedule {
       throw new DomainError(
         'conflict',
         'event_has_entrants',
-        `The event has ${entrants} entrant${entrants === 1 ? '' : 's'} in line. Deleted, they keep their places in the room's line in their order of arrival, ` +
+        `The event has ${entrants} entrant${entrants === 1 ? '' : 's'} in line. Deleted, they keep their places in the room's line (in their order of arrival, or the draw's once drawn), ` +
           "under the room's own settings, and its draw is no longer published: send ?confirm=entrants to delete it all the same.",
       );
     }

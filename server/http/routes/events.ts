@@ -222,7 +222,7 @@ export async function eventAdminRoutes(app: SchemaTypedApp, options: EventRouteO
         summary: 'Delete a scheduled event',
         description:
           'With its state and its draw; the room goes on under its own settings. An event with entrants still in line (its pre-queue under way, say) ' +
-          'is deleted only with ?confirm=entrants (409 event_has_entrants otherwise): they keep their places in the line in their order of arrival.',
+          "is deleted only with ?confirm=entrants (409 event_has_entrants otherwise): they keep their places in the line, in their order of arrival or the draw's once drawn.",
         tags: TAGS,
         security: ADMIN_SECURITY,
         params: ID_PARAMS,

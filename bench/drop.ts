@@ -65,9 +65,6 @@ async function preQueue(store: QueueStore, opening: number, on: { draw?: (ms: nu
   return { event, schedule, clock, fill, misplaced };
 }
 
-/** Each store's figures. */
-export type DropResult = Awaited<ReturnType<typeof measureDrop>>;
-
 /** Drop day: `entrants` pre-queued on the memory store, then on Redis. */
 export async function measureDrop(options: { readonly entrants: number; readonly redisUrl: string; readonly log: Log }) {
   const memory = await dropOn('memory', new MemoryStore(), options);
@@ -114,8 +111,6 @@ async function dropOn(kind: 'memory' | 'redis', store: QueueStore, { entrants, l
     await store.close();
   }
 }
-
-export type OpeningMillionResult = Awaited<ReturnType<typeof measureOpeningMillion>>;
 
 /** An opening of `entrants` pre-queued on one Redis, releasing 500 every 100 ms as the draw allows. */
 export async function measureOpeningMillion({ entrants, redisUrl, log }: { entrants: number; redisUrl: string; log: Log }) {

@@ -10,8 +10,6 @@ import type { ReleasePolicy } from '../server/store/types';
 /** `checkpoints`: sizes on the way at which the loads are measured too (the full size always is). */
 type MillionOptions = { places: number; checkpoints: readonly number[]; redisUrl: string; pageDir: string; log: (line: string) => void };
 
-export type MillionResult = Awaited<ReturnType<typeof measureMillion>>;
-
 const t0 = Date.UTC(2030, 0, 1);
 const policy: ReleasePolicy = { activeLimit: 10_000_000, sessionMs: 300_000, perMinute: 600, abandonMs: 24 * 3_600_000 };
 const get = { method: 'GET', uri: '/tickets?show=42' };

@@ -89,5 +89,3 @@ export async function compareStores(options: StoreComparisonOptions) {
     errors: holdErrors + runs.reduce((sum, run) => sum + run.memory.errorCount + run.redis.errorCount, 0),
   };
 }
-
-export type StoreComparisonResult = Awaited<ReturnType<typeof compareStores>>;

@@ -21,6 +21,11 @@ export class PriorityLine {
     this.part(ticket).push(ticket, uuid);
   }
 
+  /** Puts a place at `ticket`, which no place in line holds, wherever it falls in its part. */
+  place(ticket: number, uuid: string): void {
+    this.part(ticket).place(ticket, uuid);
+  }
+
   /** 1 for the head of the line; undefined when the ticket is not in line. */
   rank(ticket: number): number | undefined {
     if (isPriorityTicket(ticket)) return this.ahead.rank(ticket);

@@ -7,6 +7,10 @@
  * indexed) tree over the slots counts the places still in line, so adding at the end, removing
  * anywhere, taking the head and ranking a ticket each cost O(log n). Empty slots are dropped
  * once they outnumber the places left, in one O(n) rebuild: amortised O(1) per removal.
+ *
+ * A place may also be put at a ticket before the last (`place`: a draw's entrant keyed to its
+ * slot). Such places wait apart until the next read, which merges all of them in one O(n) rebuild:
+ * a draw's keying puts a thousand at a time, between two reads.
  */
 export class RankedLine {
   /** Slot → ticket, ascending. */
@@ -18,10 +22,12 @@ export class RankedLine {
   /** Slots before this one are all empty. */
   private head = 0;
   private live = 0;
+  /** Places put before the last ticket and not merged yet: ticket → uuid. */
+  private placed = new Map<number, string>();
 
   /** Places in line. */
   get size(): number {
-    return this.live;
+    return this.live + this.placed.size;
   }
 
   /** Adds a place at the end. Its ticket must be larger than every ticket added before. */
@@ -36,8 +42,16 @@ export class RankedLine {
     this.live++;
   }
 
+  /** Puts a place at `ticket`, which no place in line holds, wherever it falls in the line. */
+  place(ticket: number, uuid: string): void {
+    const last = this.tickets.at(-1);
+    if (this.placed.size === 0 && (last === undefined || ticket > last)) this.push(ticket, uuid);
+    else this.placed.set(ticket, uuid);
+  }
+
   /** 1 for the head of the line; undefined when the ticket is not in line. */
   rank(ticket: number): number | undefined {
+    this.merge();
     const slot = this.slotOf(ticket);
     return slot === undefined ? undefined : this.prefix(slot + 1);
   }
@@ -45,13 +59,14 @@ export class RankedLine {
   /** Takes the place off the line; false when it is not in line. */
   remove(ticket: number): boolean {
     const slot = this.slotOf(ticket);
-    if (slot === undefined) return false;
+    if (slot === undefined) return this.placed.delete(ticket);
     this.empty(slot);
     return true;
   }
 
   /** Takes the head of the line off it: its uuid, or undefined when nobody waits. */
   shift(): string | undefined {
+    this.merge();
     this.skipEmpty();
     const uuid = this.uuids[this.head];
     if (uuid !== undefined) this.empty(this.head);
@@ -60,11 +75,13 @@ export class RankedLine {
 
   /** Places in line whose ticket is `ticket` or below. */
   countUpTo(ticket: number): number {
+    this.merge();
     return this.prefix(this.slotAfter(ticket));
   }
 
   /** The uuids in line with a ticket above `after` and at most `upTo`, in ticket order. */
   between(after: number, upTo: number): string[] {
+    this.merge();
     const found: string[] = [];
     for (let slot = this.slotAfter(after); slot < this.tickets.length && this.tickets[slot] <= upTo; slot++) {
       const uuid = this.uuids[slot];
@@ -75,6 +92,7 @@ export class RankedLine {
 
   /** Puts `uuid` in the place of `ticket`, which must be in line (the draw reorders places among their tickets). */
   assign(ticket: number, uuid: string): void {
+    this.merge();
     const slot = this.slotOf(ticket);
     if (slot === undefined) throw new Error(`Ticket ${ticket} is not in line.`);
     this.uuids[slot] = uuid;
@@ -82,6 +100,7 @@ export class RankedLine {
 
   /** The first place in line with a ticket above `ticket`, or undefined when there is none. */
   firstAfter(ticket: number): { readonly ticket: number; readonly uuid: string } | undefined {
+    this.merge();
     for (let slot = Math.max(this.head, this.slotAfter(ticket)); slot < this.tickets.length; slot++) {
       const uuid = this.uuids[slot];
       if (uuid !== undefined) return { ticket: this.tickets[slot], uuid };
@@ -91,6 +110,7 @@ export class RankedLine {
 
   /** Takes the place of rank `rank` (1 for the head) off the line: its uuid, or undefined past the end. */
   removeAt(rank: number): string | undefined {
+    this.merge();
     if (rank < 1 || rank > this.live) return undefined;
     // Descends the tree for the smallest slot count whose prefix reaches `rank`: O(log n).
     let slot = 0;
@@ -109,6 +129,7 @@ export class RankedLine {
 
   /** The uuids in line, head first. */
   *[Symbol.iterator](): IterableIterator<string> {
+    this.merge();
     for (let slot = this.head; slot < this.uuids.length; slot++) {
       const uuid = this.uuids[slot];
       if (uuid !== undefined) yield uuid;
@@ -160,16 +181,33 @@ export class RankedLine {
     return low;
   }
 
-  /** Keeps only the places in line, and builds the tree again in O(n). */
+  /** Merges the places put before the last ticket (`place`) into the slots. */
+  private merge(): void {
+    if (this.placed.size > 0) this.compact();
+  }
+
+  /** Keeps only the places in line, the placed ones merged in, and builds the tree again in O(n). */
   private compact(): void {
+    const placed = [...this.placed.keys()].sort((a, b) => a - b);
     const tickets: number[] = [];
     const uuids: string[] = [];
+    let next = 0;
+    const takePlacedUpTo = (ticket: number) => {
+      for (; next < placed.length && placed[next] < ticket; next++) {
+        tickets.push(placed[next]);
+        uuids.push(this.placed.get(placed[next]) as string);
+      }
+    };
     for (let slot = this.head; slot < this.uuids.length; slot++) {
       const uuid = this.uuids[slot];
       if (uuid === undefined) continue;
+      takePlacedUpTo(this.tickets[slot]);
       tickets.push(this.tickets[slot]);
       uuids.push(uuid);
     }
+    takePlacedUpTo(Infinity);
+    this.live += this.placed.size;
+    this.placed.clear();
     const tree = new Array<number>(tickets.length + 1).fill(1);
     tree[0] = 0;
     for (let i = 1; i < tree.length; i++) {

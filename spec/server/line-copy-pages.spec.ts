@@ -151,8 +151,8 @@ describe("a gateway's copy of a long line", () => {
     const copy = new LineCopy({
       tail: pagedTail,
       keys: { log: `${room}log`, meta: `${room}meta`, waiting: `${room}waiting` },
-      head: async () =>
-        (await client.waitingRoomLogHead(...(keys as [string, string, string, string, string, string, string, string, string, string]), room, '0'))[1],
+      head: async (pageSize) =>
+        (await client.waitingRoomLogHead(...(keys as [string, string, string, string, string, string, string, string, string, string]), room, '0', pageSize))[1],
       pageSize: 5000,
     });
     copy.start();

@@ -31,8 +31,9 @@ class Tail extends EventEmitter {
     });
   }
 
-  zrangebyscore(_key: string, min: number, max: number): Promise<string[]> {
-    const page = this.places.filter(([, ticket]) => ticket >= min && ticket <= max);
+  zrangebyscore(_key: string, min: number | string, max: number): Promise<string[]> {
+    const above = (ticket: number) => (typeof min === 'string' && min.startsWith('(') ? ticket > Number(min.slice(1)) : ticket >= Number(min));
+    const page = this.places.filter(([, ticket]) => above(ticket) && ticket <= max);
     this.afterPage?.(++this.pages);
     return Promise.resolve(page.flatMap(([uuid, ticket]) => [uuid, String(ticket)]));
   }
@@ -83,10 +84,14 @@ describe("an instance's copy of the line", () => {
   let reads: number;
   let copy: LineCopy;
 
-  /** The line Redis holds from now on, and the log's head a read of it starts from (its tickets: the head's, and the last). */
-  const redisHolds = ([version, served, lastId]: [number, number, string], places: [string, number][]) => {
-    const last = Math.max(0, ...places.map(([, ticket]) => ticket));
-    heads.push([version, served, lastId, places[0]?.[1] ?? last + 1, last, []]);
+  /**
+   * The line Redis holds from now on, and the log's head a read of it starts from: its tickets
+   * (the head's, and the last), and where its pages of two places end (`pageSize` below).
+   */
+  const redisHolds = ([version, served, lastId]: [number, number, string], places: [string, number][], lastGiven?: number) => {
+    const last = lastGiven ?? Math.max(0, ...places.map(([, ticket]) => ticket));
+    const ends = places.filter((_, rank) => rank % 2 === 1 && rank <= places.length - 2).map(([, ticket]) => ticket);
+    heads.push([version, served, lastId, places[0]?.[1] ?? last + 1, last, [], ends]);
     tail.places = places;
     tail.version = version;
   };

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import Redis from 'ioredis';
 import type { Clock } from '../../server/domain/clock';
-import { drawOrder } from '../../server/domain/events/draw';
-import { EventSchedule } from '../../server/domain/events/schedule';
+import { drawKey, drawOrder } from '../../server/domain/events/draw';
+import { EventSchedule, KEY_PAGE } from '../../server/domain/events/schedule';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import type { ReleasePolicy } from '../../server/store/types';
 import { eventually } from '../support/eventually';
@@ -117,21 +117,23 @@ describe('an opening on Redis', () => {
     await first.saveEvents(0, [event]);
     clock.now = PREQUEUE;
     await one.step();
-    // Enough entrants (120 steps) that the draw is still being placed when the instance stops.
     const entrants = await fill(first, 30_000);
+    // The opening as an instance's schedule takes it, stopped after two steps of the draw and a release.
     clock.now = OPENING;
-    await one.step();
-    // Stopped once releases have begun, the draw half-placed.
-    await eventually(
-      'a first step placed',
-      () => admin.llen(`${prefix}ev:${event.id}:order`),
-      (placed) => placed > 0,
-      10_000,
-    );
+    const { seed } = await first.openEvent(event.id);
+    for (;;) {
+      const { uuids, mark } = await first.unkeyedEntrants(event.id, KEY_PAGE);
+      await first.addDrawKeys(
+        event.id,
+        uuids.map((uuid) => ({ uuid, key: drawKey(seed as string, uuid) })),
+        mark,
+      );
+      if (uuids.length < KEY_PAGE) break;
+    }
+    for (let step = 0; step < 2; step++) expect(await first.placeDrawn(event.id, 250)).toEqual({ placed: 250, done: false });
     const released = (await first.release(5, clock.now, drawing)).released.map((entry) => entry.uuid);
     await first.close();
-    const placedBefore = await admin.llen(`${prefix}ev:${event.id}:order`);
-    expect(placedBefore).toBeLessThan(entrants.length);
+    expect(await admin.llen(`${prefix}ev:${event.id}:order`)).toBe(500);
 
     const second = new RedisStore(server.url, { prefix, commandTimeoutMs: 10_000 });
     try {

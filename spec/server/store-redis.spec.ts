@@ -12,7 +12,7 @@ import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describeQueueStore } from './store-contract';
 import { describeReportStore } from './store-report-contract';
 import { describeHandoffStore } from './store-handoff-contract';
-import { describeEventStore, drawInOrder } from './store-events-contract';
+import { describeEventStore, drawInOrder, rankKey } from './store-events-contract';
 
 const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
 const post: HeldRequest = {
@@ -392,7 +392,7 @@ describe("redis queue store's events kept by the version before", () => {
 
     expect(await store.entrantsOf('drop')).toEqual([a.uuid, b.uuid, c.uuid]);
     expect(await drawInOrder(store, 'drop', [c.uuid, a.uuid, b.uuid])).toBe(true);
-    expect([(await store.get(c.uuid))?.ticket, (await store.get(a.uuid))?.ticket, (await store.get(b.uuid))?.ticket]).toEqual([a.ticket, b.ticket, c.ticket]);
+    expect(await Promise.all([c, a, b].map(async ({ uuid }) => (await store.position(uuid, t0))?.position))).toEqual([1, 2, 3]);
     expect(await admin.exists(`${room}ev:drop:frozen`)).toBe(0);
 
     await admin.del(`${room}ev:drop:order`);
@@ -684,11 +684,11 @@ describe("redis queue store's copy of the line", () => {
     );
   }, 60_000);
 
-  it("should follow a draw's steps from the log, without reading the line again", async () => {
+  it("should follow a draw's keying from the log, without reading the line again", async () => {
     const room = newRoom();
     const [one, two, truth] = [open(server.url, room), open(server.url, room), open(server.url, room, sentToRedis)];
     await holdInOrder(one, ['early']);
-    await one.startPrequeue('drop', null);
+    await one.startPrequeue('drop', '0f'.repeat(32));
     await holdInOrder(one, ['p', 'q', 'r', 's']);
     await one.openEvent('drop');
     const entrants = await one.entrantsOf('drop');
@@ -699,55 +699,54 @@ describe("redis queue store's copy of the line", () => {
     await drawInOrder(one, 'drop', [...entrants].reverse(), 1);
 
     await untilSame(two, truth, everyone);
-    expect(snapshots.mock.calls.filter(([name]) => name === 'waitingRoomLineSnapshot')).toEqual([]);
+    expect(snapshots.mock.calls.filter(([name]) => name === 'waitingRoomLogHead')).toEqual([]);
     expect((await Promise.all(entrants.map((uuid) => two.position(uuid, t0)))).map((answer) => answer?.position)).toEqual([5, 4, 3, 2]);
   });
 
-  it("should follow a draw's steps that move many places each, with every position and ticket right after each step", async () => {
+  it("should follow a draw's keying, whose keys move places from anywhere, with every position and ticket right after each page", async () => {
     const room = newRoom();
     const [one, two, truth] = [open(server.url, room), open(server.url, room), open(server.url, room, sentToRedis)];
     const [early] = await holdInOrder(one, ['early']);
-    await one.startPrequeue('drop', null);
+    await one.startPrequeue('drop', '0f'.repeat(32));
     await holdInOrder(
       one,
       Array.from({ length: 300 }, (_, i) => `p${i}`),
     );
-    await one.openEvent('drop');
     const entrants = await one.entrantsOf('drop');
-    const everyone = [early.uuid, ...entrants, ...(await holdInOrder(one, ['late'])).map((entry) => entry.uuid)];
-    // A draw that takes places from anywhere: each step gives most of its first tickets' holders another.
-    const order = [...entrants].sort((a, b) => (drawKey('0f'.repeat(32), a) < drawKey('0f'.repeat(32), b) ? -1 : 1));
-    await one.addDrawKeys(
-      'drop',
-      order.map((uuid, rank) => ({ uuid, key: rank.toString(16).padStart(64, '0') })),
-      (await one.eventState('drop')).openTicket as number,
-    );
     await untilCopied(two, entrants[0]);
     const heads = jest.spyOn(two as unknown as { run: (name: string) => unknown }, 'run');
-    const tickets = new Set(await admin.zrange(`${room}waiting`, '0', '-1', 'WITHSCORES').then((line) => line.filter((_, i) => i % 2 === 1)));
-
-    for (let placed = 0; !(await one.placeDrawn('drop', 40))?.done;) {
-      placed += 40;
+    // Keys that take places from anywhere, some sharing their first 32 bits (a group of slots):
+    // each page moves its entrants among those keyed before.
+    const order = [...entrants].sort((a, b) => (drawKey('0f'.repeat(32), a) < drawKey('0f'.repeat(32), b) ? -1 : 1));
+    const keyOf = (rank: number) => rankKey(Math.floor(rank / 3)).slice(0, 8) + rank.toString(16).padStart(56, '0');
+    const byArrival = entrants.map((uuid) => ({ uuid, key: keyOf(order.indexOf(uuid)) }));
+    const late: string[] = [];
+    for (let start = 0; start < 300; start += 40) {
+      if (start === 280) {
+        await one.openEvent('drop');
+        late.push(...(await holdInOrder(one, ['late'])).map((entry) => entry.uuid));
+      }
+      const { mark } = await one.unkeyedEntrants('drop', 40);
+      await one.addDrawKeys('drop', byArrival.slice(start, start + 40), mark);
+      const everyone = [early.uuid, ...entrants, ...late];
       await untilSame(two, truth, everyone);
       const line = await admin.zrange(`${room}waiting`, '0', '-1', 'WITHSCORES');
-      // Positions 1..n with nobody lost, the same tickets, and each entry's ticket its place's in line.
+      // Everyone once, each entry's ticket its place's in line, and the keyed so far in key order.
       expect(line.filter((_, i) => i % 2 === 0).sort()).toEqual([...everyone].sort());
-      expect(new Set(line.filter((_, i) => i % 2 === 1))).toEqual(tickets);
-      const answers = await Promise.all(everyone.map((uuid) => two.position(uuid, t0)));
-      expect(answers.map((answer) => answer?.position).sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(everyone.map((_, i) => i + 1));
       for (let i = 0; i < line.length; i += 2) expect((await truth.get(line[i]))?.ticket).toBe(Number(line[i + 1]));
-      expect(line.slice(2, 2 + 2 * placed).filter((_, i) => i % 2 === 0)).toEqual(order.slice(0, placed));
+      const keyed = new Set(byArrival.slice(0, start + 40).map((entry) => entry.uuid));
+      expect(line.filter((uuid, i) => i % 2 === 0 && keyed.has(uuid))).toEqual(order.filter((uuid) => keyed.has(uuid)));
     }
+    expect(await one.placeDrawn('drop', 1000)).toEqual({ placed: 300, done: true });
     expect(heads.mock.calls.filter(([name]) => name === 'waitingRoomLogHead')).toEqual([]);
     expect((await Promise.all(order.map((uuid) => two.position(uuid, t0)))).map((answer) => answer?.position)).toEqual(order.map((_, i) => i + 2));
+    expect((await two.position(late[0], t0))?.position).toBe(302);
     // A release keeps the ticket the draw gave.
     const { released } = await one.release(2, t0, policy);
-    expect(released.map((entry) => [entry.uuid, entry.ticket])).toEqual([
-      [early.uuid, 1],
-      [order[0], 2],
-    ]);
-    expect(await truth.position(order[0], t0)).toEqual({ position: 0, ticket: 2, served: 2 });
-    expect((await truth.get(order[0]))?.ticket).toBe(2);
+    const ticket = (await truth.position(order[1], t0))?.ticket;
+    expect(released.map((entry) => entry.uuid)).toEqual([early.uuid, order[0]]);
+    expect((await truth.get(order[0]))?.ticket).toBe(released[1].ticket);
+    expect(ticket).toBeGreaterThan(released[1].ticket);
   }, 60_000);
 
   it('should follow a place moved ahead with a code by another instance, without reading the line again, and load code holders first', async () => {

@@ -5,12 +5,12 @@ export const FIRST_PLACE_STEP = 250;
 export const PLACE_STEP_MS = 15;
 
 /**
- * The fewest and the most entrants a step places, whatever the steps measured. The most bounds a
- * step's entry in the line's log (two changes of some 45 bytes an entrant), which a copy of the
- * line that fell behind reads a thousand at a time.
+ * The fewest and the most entrants a step places, whatever the steps measured. A step moves nobody
+ * (the keying did, add-draw-keys.lua): it reads its keys and appends them to the draw's order, about
+ * a µs of Redis an entrant, so the most keeps a step well inside `PLACE_STEP_MS` on a fast machine.
  */
 export const PLACE_STEP_MIN = 50;
-export const PLACE_STEP_MAX = 2000;
+export const PLACE_STEP_MAX = 10_000;
 
 /**
  * The size of the draw's steps, from the time the last ones took: a step costs about the same for

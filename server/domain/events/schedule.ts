@@ -64,8 +64,8 @@ export interface ScheduleOptions {
 /** Changes to an event after its pre-queue (or opening) has begun that would break its promise. */
 const LOCKED_ONCE_BEGUN = ['prequeueStartTime', 'eventStartTime', 'shuffleAtEventStart'] as const;
 
-/** Entrants keyed in one page (`unkeyedEntrants`, then `addDrawKeys`): a few ms of Redis each. */
-export const KEY_PAGE = 2000;
+/** Entrants keyed in one page (`unkeyedEntrants`, then `addDrawKeys`, which moves each to its draw slot): about 10 ms of Redis. */
+export const KEY_PAGE = 1000;
 
 /** How often a save of the events is tried again when another instance changed them meanwhile. */
 const SAVE_ATTEMPTS = 5;

@@ -67,11 +67,22 @@ export const LOG_LENGTH = 10_000;
 /** Longest held request kept inside the entry hash, in bytes (Redis's default listpack limit). */
 const INLINE_REQUEST_BYTES = 64;
 
+/**
+ * An event's draw slots (add-draw-keys.lua). A shuffled pre-queue keeps the `DRAW_SLOTS` tickets
+ * after its start (afterTicket) for its draw, and its arrivals take tickets after those, as any
+ * arrival does. Each entrant, once keyed, moves to its slot: `DRAW_GROUP` × (its key's first 32
+ * bits) + its rank among the keys sharing those bits, counted from afterTicket + 1. The slots'
+ * order is the keys' order, so the line is in draw order as soon as the last entrant is keyed, and
+ * the opening moves nobody. A pre-queue takes 2^36 tickets of the 2^53 a ticket can count.
+ */
+const DRAW_GROUP = 16;
+const DRAW_SLOTS = DRAW_GROUP * 2 ** 32;
+
 /** Most released entries forgotten by one releaseDue, so one call never blocks Redis for long. */
 const FORGET_BATCH = 500;
 
 /** The constants the scripts read, defined in Lua before the prelude: the same values as the store's here. */
-const CONSTANTS = { DEADLINE_PASSED, INLINE_REQUEST_BYTES, RECENT_RELEASES, LOG_LENGTH, MOVE_INTERVAL_MS, FORGET_BATCH, ABANDON_BATCH, PRIORITY_TICKET_BASE };
+const CONSTANTS = { DRAW_SLOTS, DRAW_GROUP, DEADLINE_PASSED, INLINE_REQUEST_BYTES, RECENT_RELEASES, LOG_LENGTH, MOVE_INTERVAL_MS, FORGET_BATCH, ABANDON_BATCH, PRIORITY_TICKET_BASE };
 
 /** An entry as the scripts answer it: its uuid, its held request, then its hash's fields and values (see prelude.lua). */
 export type EntryReply = [uuid: string, request: string, ...fields: string[]];
@@ -142,7 +153,7 @@ interface Commands {
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
   waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[], served: number] | null };
   waitingRoomPositions: { args: string[]; reply: number[] };
-  waitingRoomLogHead: { args: []; reply: [version: number, served: number, lastId: string, first: number, last: number, ahead: string[]] };
+  waitingRoomLogHead: { args: [pageSize: number]; reply: [version: number, served: number, lastId: string, first: number, last: number, ahead: string[], ends: number[]] };
   waitingRoomAddCodes: { args: [now: number, expiresAt: number, ...hashes: string[]]; reply: number };
   waitingRoomUseCode: {
     args: [sessionId: string, hash: string, now: number, address: string, perPlace: number, perAddress: number, windowMs: number];

@@ -7,8 +7,8 @@ import type { CommandReply } from './commands';
 export type LogHead = CommandReply<'waitingRoomLogHead'>;
 
 export interface LineCopyOptions {
-  /** Reads the log's head and the line's version there in one step (the `waitingRoomLogHead` script). */
-  readonly head: () => Promise<LogHead>;
+  /** Reads the log's head, the line's version there and where its pages of `pageSize` end, in one step (the `waitingRoomLogHead` script). */
+  readonly head: (pageSize: number) => Promise<LogHead>;
   /** A connection of the copy's own: it reads the line's pages and blocks on the log. */
   readonly tail: RedisClient;
   /** The store's keys (with its prefix) the copy reads: the log, and to check itself when idle, the line and its version. */
@@ -149,7 +149,7 @@ export class LineCopy {
   private async load(): Promise<void> {
     const epoch = this.epoch;
     const previous = this.version;
-    const [version, served, lastId, first, last, ahead] = await this.options.head();
+    const [version, served, lastId, first, last, ahead, ends] = await this.options.head(this.pageSize);
     const line = new PriorityLine();
     const tickets = new Map<string, number>();
     // The code holders, few, came whole with the head; the rest of the line is read in pages.
@@ -160,15 +160,16 @@ export class LineCopy {
     const buffered: LogEntry[] = [];
     let readId = lastId;
     let expected = version + 1;
-    // Pages by ticket range, each at most a page's places (tickets are distinct integers), so that
-    // the next ones can be asked for before this one is read: Redis serves them meanwhile.
-    const pages = Math.max(0, Math.ceil((last - first + 1) / this.pageSize));
+    // Pages by ticket range, cut where a page's places ended at the head (about a page's places
+    // each as the line moves on), so that the next ones can be asked for before this one is read:
+    // Redis serves them meanwhile.
+    const bounds = [first - 1, ...ends.filter((end) => end >= first && end < last), last];
+    const pages = first <= last ? bounds.length - 1 : 0;
     const asked: Promise<string[]>[] = [];
     let next = 0;
     const ask = () => {
       for (; asked.length < PAGES_AHEAD && next < pages; next++) {
-        const from = first + next * this.pageSize;
-        const page = this.options.tail.zrangebyscore(this.options.keys.waiting, from, Math.min(from + this.pageSize - 1, last), 'WITHSCORES');
+        const page = this.options.tail.zrangebyscore(this.options.keys.waiting, `(${bounds[next]}`, bounds[next + 1], 'WITHSCORES');
         // A load given up (a reorder, the store closed) leaves pages asked for and never read.
         page.catch(() => undefined);
         asked.push(page);
@@ -195,8 +196,10 @@ export class LineCopy {
     while (asked.length > 0) {
       const page = await asked.shift()!;
       ask();
-      // Mid-draw, two places may share a ticket for a moment: `push` refuses, and the load is tried again.
       for (let i = 0; i + 1 < page.length; i += 2) {
+        // Read in an earlier page too: it moved up a slot between the two reads (add-draw-keys.lua).
+        const earlier = tickets.get(page[i]);
+        if (earlier !== undefined) line.remove(earlier);
         line.push(Number(page[i + 1]), page[i]);
         tickets.set(page[i], Number(page[i + 1]));
       }
@@ -317,13 +320,16 @@ export class LineCopy {
         this.tickets.delete(from);
         this.line.assign(ticket, to);
         this.tickets.set(to, ticket);
-      } else if (change.startsWith('=')) {
-        // A step of a draw: the place now holds a ticket already in line (place-drawn.lua).
+      } else if (change.startsWith('>')) {
+        // An entrant keyed to its draw slot (add-draw-keys.lua): a ticket nobody holds. While
+        // loading, a place the pages have not read yet is read at its slot, or taken from here.
         const colon = change.indexOf(':');
         const ticket = Number(change.slice(1, colon));
         const uuid = change.slice(colon + 1);
-        if (this.line.rank(ticket) === undefined) return false;
-        this.line.assign(ticket, uuid);
+        const before = this.tickets.get(uuid);
+        if (before === ticket) continue;
+        if (before !== undefined) this.line.remove(before);
+        this.line.place(ticket, uuid);
         this.tickets.set(uuid, ticket);
       } else {
         return false;

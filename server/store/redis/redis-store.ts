@@ -283,7 +283,7 @@ export class RedisStore implements QueueStore {
     this.lineCopy = new LineCopy({
       tail,
       keys: { log: key('log'), meta: key('meta'), waiting: key('waiting') },
-      head: () => this.run('waitingRoomLogHead', []),
+      head: (pageSize) => this.run('waitingRoomLogHead', [pageSize]),
     });
     this.lineCopy.start();
     return this.lineCopy;

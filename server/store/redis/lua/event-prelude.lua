@@ -8,6 +8,33 @@
 local function eventKey(id) return prefix .. 'ev:' .. id end
 local function lastTicket() return redis.call('HGET', meta, 't') or '0' end
 
+-- A shuffled pre-queue's draw slots: the tickets in (after, drawBase(after)]; its arrivals come
+-- after them (see DRAW_SLOTS in commands.ts).
+local function drawBase(after) return after + DRAW_SLOTS end
+
+-- Moves the entrant of draw key `member` (key..uuid, kept in `keys`) from its arrival ticket to its
+-- draw slot: the first of its key's group (the keys sharing its first 32 bits, a handful at most)
+-- plus its rank in the group, whose members already in their slots move up one when it comes
+-- before them (the last first, so that no two places ever share a slot). A place gone, moved ahead
+-- with a code, or in its slot already stays as it is.
+local function keyInPlace(keys, after, member)
+  local uuid = string.sub(member, 65)
+  local ticket = tonumber(redis.call('ZSCORE', waiting, uuid))
+  if not ticket or ticket <= drawBase(after) then return end
+  local bits = string.sub(member, 1, 8)
+  local first = after + tonumber(bits, 16) * DRAW_GROUP + 1
+  local group = redis.call('ZRANGEBYLEX', keys, '[' .. bits, '(' .. bits .. 'g', 'LIMIT', 0, DRAW_GROUP + 1)
+  if #group > DRAW_GROUP then error('more than ' .. DRAW_GROUP .. ' draw keys begin with ' .. bits) end
+  for i = #group, 1, -1 do
+    local holder, slot = string.sub(group[i], 65), first + i - 1
+    local at = holder == uuid and ticket or tonumber(redis.call('ZSCORE', waiting, holder))
+    if at and at ~= slot and (holder == uuid or (at > after and at <= drawBase(after))) then
+      redis.call('ZADD', waiting, 'XX', int(slot), holder)
+      changed('>' .. int(slot) .. ':' .. holder)
+    end
+  end
+end
+
 -- Frozen entrants when there are none (cjson would write an empty table as an object).
 local NO_ENTRANTS = '[[],[]]'
 

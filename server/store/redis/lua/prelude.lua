@@ -2,7 +2,7 @@
 -- and for the constants in capitals, which the store defines above this).
 --
 -- Entry hash fields: s session id, u user id, t ticket (0 while pending; while the place waits,
--- its score in `waiting` is the truth, which a draw's step moves without writing here, and `entry`
+-- its score in `waiting` is the truth, which the draw's keying moves without writing here, and `entry`
 -- reads it; a release writes it back), h held at, l last seen
 -- (while the place waits, its score in `seen` is the latest, and `entry` reads it), a released at
 -- (present once released), x replayed (present once replayed), p when a pending place is dropped
@@ -28,9 +28,8 @@ local function entryKey(uuid) return prefix .. 'e:' .. uuid end
 -- This call's changes to the line, logged together once it is done (see publishChanges):
 -- '+ticket:uuid' a place entered at the back, '-uuid' a place left it, '^ticket:uuid' a place moved
 -- ahead with a priority code to that ticket (behind the code holders before it), '!' places were
--- reordered, '~old:new' a place kept its ticket under a new uuid (take-handoff.lua), '=ticket:uuid'
--- a place took a ticket already in line (a draw's step, place-drawn.lua: whole only once every
--- change of its entry is applied).
+-- reordered, '~old:new' a place kept its ticket under a new uuid (take-handoff.lua), '>ticket:uuid'
+-- a place moved to a ticket nobody holds (an entrant keyed to its draw slot, add-draw-keys.lua).
 local changes = {}
 local function changed(change) changes[#changes + 1] = change end
 local function requestKey(uuid) return prefix .. 'r:' .. uuid end

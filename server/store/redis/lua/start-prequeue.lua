@@ -1,7 +1,13 @@
--- args: id, seed ('' for none). Keeps them and the last ticket once; returns the state's fields.
+-- args: id, seed ('' for none). Keeps them and the last ticket once; with a seed, the line's next
+-- ticket jumps past the draw's slots (`drawBase`), where the entrants move once keyed. Returns the
+-- state's fields.
 local key = eventKey(args[1])
 if redis.call('HEXISTS', key, 'after') == 0 then
-  redis.call('HSET', key, 'after', lastTicket())
-  if args[2] ~= '' then redis.call('HSET', key, 'seed', args[2]) end
+  local after = lastTicket()
+  redis.call('HSET', key, 'after', after)
+  if args[2] ~= '' then
+    redis.call('HSET', key, 'seed', args[2])
+    redis.call('HSET', meta, 't', int(drawBase(tonumber(after))))
+  end
 end
 return redis.call('HGETALL', key)

@@ -217,6 +217,52 @@ describe("an instance's copy of the line", () => {
     expect(copy.position('d')).toEqual({ position: 1, ticket: 4, served: 2 });
   });
 
+  it("should follow entrants keyed to their draw slots, tickets before the last, without reading the line again", async () => {
+    tail.deliver(entry(6, 0, '+21:d,+22:e'));
+    await settle();
+    expect([copy.position('d')?.position, copy.position('e')?.position]).toEqual([4, 5]);
+    // e keyed before d: both move to slots between c (3) and the arrivals (21 on).
+    tail.deliver(entry(7, 0, '>10:e,>12:d'), entry(8, 0, '+23:f'));
+    await settle();
+    expect(['a', 'b', 'c', 'd', 'e', 'f'].map((uuid) => copy.position(uuid)?.position)).toEqual([1, 2, 3, 5, 4, 6]);
+    expect(copy.position('d')).toEqual({ position: 5, ticket: 12, served: 0 });
+    // Moved up a slot by a key that comes before it, then gone before any poll.
+    tail.deliver(entry(9, 0, '>13:d,>12:g,-e'));
+    await settle();
+    expect(['d', 'g', 'f'].map((uuid) => copy.position(uuid)?.position)).toEqual([5, 4, 6]);
+    expect(reads).toBe(1);
+  });
+
+  it('should hold, once its pages are read, an entrant keyed to its slot between two of them', async () => {
+    redisHolds(
+      [5, 0, '5-0'],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 21],
+        ['d', 22],
+      ],
+    );
+    tail.pages = 0;
+    // After the first page (a, b), d moves to its slot before c, where the second page finds it.
+    tail.afterPage = (page) => {
+      if (page !== 1) return;
+      tail.places = [
+        ['a', 1],
+        ['b', 2],
+        ['d', 10],
+        ['c', 21],
+      ];
+      tail.deliver(entry(6, 0, '>10:d'));
+    };
+    tail.deliver(entry(6, 0, '!'));
+    await settle();
+
+    expect(tail.pages).toBe(2);
+    expect(['a', 'b', 'c', 'd'].map((uuid) => copy.position(uuid)?.position)).toEqual([1, 2, 4, 3]);
+    expect(copy.position('d')).toEqual({ position: 3, ticket: 10, served: 0 });
+  });
+
   it('should read the line again when the log was trimmed past it during the pages, and then hold what Redis holds', async () => {
     redisHolds(
       [5, 0, '5-0'],

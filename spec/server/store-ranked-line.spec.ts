@@ -4,17 +4,21 @@ import { RankedLine } from '../../server/store/ranked-line';
 /** The memory store's line against a plain array: ranks count only the places still in line. */
 describe('RankedLine', () => {
   type Step =
-    { readonly kind: 'push'; readonly count: number } | { readonly kind: 'remove'; readonly at: number } | { readonly kind: 'shift'; readonly count: number };
+    | { readonly kind: 'push'; readonly count: number }
+    | { readonly kind: 'place'; readonly count: number; readonly at: number }
+    | { readonly kind: 'remove'; readonly at: number }
+    | { readonly kind: 'shift'; readonly count: number };
   const steps = fc.array<Step>(
     fc.oneof(
       fc.record({ kind: fc.constant('push' as const), count: fc.integer({ min: 1, max: 400 }) }),
+      fc.record({ kind: fc.constant('place' as const), count: fc.integer({ min: 1, max: 60 }), at: fc.nat() }),
       fc.record({ kind: fc.constant('remove' as const), at: fc.nat() }),
       fc.record({ kind: fc.constant('shift' as const), count: fc.integer({ min: 1, max: 400 }) }),
     ),
     { maxLength: 60 },
   );
 
-  it('should rank, remove and shift as an array of the places in line does, across rebuilds', () => {
+  it('should rank, place, remove and shift as an array of the places in line does, across rebuilds', () => {
     fc.assert(
       fc.property(steps, fc.array(fc.nat(), { minLength: 1, maxLength: 50 }), (run, probes) => {
         const line = new RankedLine();
@@ -28,6 +32,21 @@ describe('RankedLine', () => {
               ticket += 1 + (i % 3);
               line.push(ticket, `u${ticket}`);
               model.push(ticket);
+            }
+          } else if (step.kind === 'place' && model.length > 0) {
+            // Between places already in line (a draw's slots), some of them removed before any read.
+            for (let i = 0; i < step.count; i++) {
+              const index = (step.at + i * 13) % model.length;
+              const placed = model[index] + 1 / (i + 2) / 4;
+              if (model.includes(placed) || gone.includes(placed)) continue;
+              line.place(placed, `u${placed}`);
+              const after = model.findIndex((one) => one > placed);
+              model.splice(after === -1 ? model.length : after, 0, placed);
+              if (i % 5 === 4) {
+                expect(line.remove(placed)).toBe(true);
+                model.splice(model.indexOf(placed), 1);
+                gone.push(placed);
+              }
             }
           } else if (step.kind === 'remove' && model.length > 0) {
             // Mostly from the middle, in runs, so that empty slots pile up and force rebuilds.

@@ -400,6 +400,16 @@ describe("redis queue store's events kept by the version before", () => {
     expect(await store.entrantsOf('drop')).toEqual([b.uuid, c.uuid, a.uuid]);
   });
 
+  it('should refuse to key a draw whose pre-queue began on the version before, which kept no slots for it', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    await store.startPrequeue('drop', 'seed');
+    await admin.hdel(`${room}ev:drop`, 'sl');
+    const [a] = await holdInOrder(store, ['a']);
+    await expect(store.addDrawKeys('drop', [{ uuid: a.uuid, key: rankKey(1) }], a.ticket)).rejects.toThrow(/began its pre-queue on a version without draw slots/);
+    expect((await store.position(a.uuid, t0))?.ticket).toBe(a.ticket);
+  });
+
   it('should read a draw the version before kept as JSON', async () => {
     const room = newRoom();
     const store = open(server.url, room);

@@ -1,8 +1,8 @@
 -- Shared by the scripts of the store's events, after the queue store's prelude.lua. Keys, after the
 -- store's prefix: `events`, a hash of v (version) and j (the events as JSON); `ev:<id>`, a hash of
--- the event's state (seed, after, open, drawn, announced, and the draw's marks: kc keyed, pc
--- placed, pk the last draw key placed); `ev:<id>:keys`, the entrants' draw keys until the draw is
--- done (add-draw-keys.lua);
+-- the event's state (seed, after, open, drawn, announced, sl once its pre-queue kept draw slots,
+-- and the draw's marks: kc keyed, pc placed, pk the last draw key placed); `ev:<id>:keys`, the
+-- entrants' draw keys until the draw is done (add-draw-keys.lua);
 -- `ev:<id>:order`, the draw's uuids in order, a list appended by each step (the version before
 -- kept it as one JSON value, and the entrants frozen at the opening as `ev:<id>:frozen`).
 local function eventKey(id) return prefix .. 'ev:' .. id end

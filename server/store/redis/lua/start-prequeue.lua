@@ -6,7 +6,7 @@ if redis.call('HEXISTS', key, 'after') == 0 then
   local after = lastTicket()
   redis.call('HSET', key, 'after', after)
   if args[2] ~= '' then
-    redis.call('HSET', key, 'seed', args[2])
+    redis.call('HSET', key, 'seed', args[2], 'sl', '1')
     redis.call('HSET', meta, 't', int(drawBase(tonumber(after))))
   end
 end

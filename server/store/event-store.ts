@@ -103,16 +103,19 @@ export interface EventStore {
 
   /**
    * Keeps the entrants' draw keys (`DrawKey`) and raises the keyed mark to `mark`. Safe to repeat,
-   * and from several instances at once: a key is its uuid's alone. Nothing once drawn.
+   * and from several instances at once: a key is its uuid's alone. Nothing once drawn. The Redis
+   * store also moves each entrant to its draw slot, a ticket in key order kept for it at the start
+   * of the pre-queue, so that its line is in draw order once the last entrant is keyed.
    */
   addDrawKeys(id: string, keys: readonly DrawKey[], mark: number): Promise<void>;
 
   /**
    * One step of the draw of event `id`: the next `count` entrants by draw key, those still waiting,
-   * take in that order the first tickets of the pre-queue (a place not drawn that held one takes a
-   * ticket one of them left), and are appended to the kept draw. After every step the first tickets of the
-   * pre-queue hold the entrants drawn so far, in draw order, every entrant not yet placed behind
-   * them; a release given the event as `ReleasePolicy.drawing` stops there. Safe to repeat, to run
+   * are appended to the kept draw, and hold from then on, in that order, the places right behind
+   * those ahead of the pre-queue (the memory store moves them there now; the Redis store keyed them
+   * into slots in that order already). After every step the entrants drawn so far come first in
+   * the pre-queue, in draw order, every entrant not yet placed behind them; a release given the
+   * event as `ReleasePolicy.drawing` stops at the last one placed. Safe to repeat, to run
    * from several instances at once, and to take up after a stop, since it goes on from what the
    * store holds. Undefined (nothing done) until every entrant is keyed, to the opening's ticket.
    * The step that finds no key left marks the draw done (`drawn`).

@@ -722,8 +722,9 @@ export class MemoryStore implements QueueStore {
     const step = keys.slice(from, from + count);
     const order = (state.order ?? []) as string[];
     let mark = state.placedUpTo ?? after;
-    // As place-drawn.lua does it: the step's entrants still waiting above the mark take the first
-    // tickets above it in draw order, and a holder not drawn takes a ticket one of them left.
+    // In process, the step moves its entrants still waiting above the mark to the first tickets
+    // above it, in draw order, and a holder not drawn takes a ticket one of them left (Redis keyed
+    // them into their slots as they came instead, so that its opening moves nobody).
     const drawn: MutableEntry[] = [];
     const taken = new Set<string>();
     for (const member of step) {

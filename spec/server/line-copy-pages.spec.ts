@@ -152,7 +152,9 @@ describe("a gateway's copy of a long line", () => {
       tail: pagedTail,
       keys: { log: `${room}log`, meta: `${room}meta`, waiting: `${room}waiting` },
       head: async (pageSize) =>
-        (await client.waitingRoomLogHead(...(keys as [string, string, string, string, string, string, string, string, string, string]), room, '0', pageSize))[1],
+        (
+          await client.waitingRoomLogHead(...(keys as [string, string, string, string, string, string, string, string, string, string]), room, '0', pageSize)
+        )[1],
       pageSize: 5000,
     });
     copy.start();

@@ -149,7 +149,7 @@ describe("an instance's copy of the line", () => {
     expect(reads).toBe(1);
   });
 
-  it('should read the line again at a missing version, at a reorder, and when Redis starts again from 1', async () => {
+  it('should read the line again at a missing version, at a change it does not know, and when Redis starts again from 1', async () => {
     redisHolds(
       [9, 0, '9-0'],
       [
@@ -217,7 +217,7 @@ describe("an instance's copy of the line", () => {
     expect(copy.position('d')).toEqual({ position: 1, ticket: 4, served: 2 });
   });
 
-  it("should follow entrants keyed to their draw slots, tickets before the last, without reading the line again", async () => {
+  it('should follow entrants keyed to their draw slots, tickets before the last, without reading the line again', async () => {
     tail.deliver(entry(6, 0, '+21:d,+22:e'));
     await settle();
     expect([copy.position('d')?.position, copy.position('e')?.position]).toEqual([4, 5]);
@@ -296,7 +296,7 @@ describe("an instance's copy of the line", () => {
     expect(copy.position('d')).toEqual({ position: 3, ticket: 4, served: 1 });
   });
 
-  it('should read the line again when it was reordered during the pages (a draw), and hold the new order', async () => {
+  it('should read the line again when a change it does not know was logged during the pages, and hold the new order', async () => {
     redisHolds(
       [5, 0, '5-0'],
       [
@@ -308,7 +308,7 @@ describe("an instance's copy of the line", () => {
     tail.pages = 0;
     tail.afterPage = (page) => {
       if (page !== 1) return;
-      // The draw swaps a and c after a's page was read.
+      // A later version's change swaps a and c after a's page was read.
       tail.places = [
         ['c', 1],
         ['b', 2],

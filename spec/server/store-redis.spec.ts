@@ -406,7 +406,9 @@ describe("redis queue store's events kept by the version before", () => {
     await store.startPrequeue('drop', 'seed');
     await admin.hdel(`${room}ev:drop`, 'sl');
     const [a] = await holdInOrder(store, ['a']);
-    await expect(store.addDrawKeys('drop', [{ uuid: a.uuid, key: rankKey(1) }], a.ticket)).rejects.toThrow(/began its pre-queue on a version without draw slots/);
+    await expect(store.addDrawKeys('drop', [{ uuid: a.uuid, key: rankKey(1) }], a.ticket)).rejects.toThrow(
+      /began its pre-queue on a version without draw slots/,
+    );
     expect((await store.position(a.uuid, t0))?.ticket).toBe(a.ticket);
   });
 

@@ -82,7 +82,18 @@ const DRAW_SLOTS = DRAW_GROUP * 2 ** 32;
 const FORGET_BATCH = 500;
 
 /** The constants the scripts read, defined in Lua before the prelude: the same values as the store's here. */
-const CONSTANTS = { DRAW_SLOTS, DRAW_GROUP, DEADLINE_PASSED, INLINE_REQUEST_BYTES, RECENT_RELEASES, LOG_LENGTH, MOVE_INTERVAL_MS, FORGET_BATCH, ABANDON_BATCH, PRIORITY_TICKET_BASE };
+const CONSTANTS = {
+  DRAW_SLOTS,
+  DRAW_GROUP,
+  DEADLINE_PASSED,
+  INLINE_REQUEST_BYTES,
+  RECENT_RELEASES,
+  LOG_LENGTH,
+  MOVE_INTERVAL_MS,
+  FORGET_BATCH,
+  ABANDON_BATCH,
+  PRIORITY_TICKET_BASE,
+};
 
 /** An entry as the scripts answer it: its uuid, its held request, then its hash's fields and values (see prelude.lua). */
 export type EntryReply = [uuid: string, request: string, ...fields: string[]];
@@ -153,7 +164,10 @@ interface Commands {
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
   waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[], served: number] | null };
   waitingRoomPositions: { args: string[]; reply: number[] };
-  waitingRoomLogHead: { args: [pageSize: number]; reply: [version: number, served: number, lastId: string, first: number, last: number, ahead: string[], ends: number[]] };
+  waitingRoomLogHead: {
+    args: [pageSize: number];
+    reply: [version: number, served: number, lastId: string, first: number, last: number, ahead: string[], ends: number[]];
+  };
   waitingRoomAddCodes: { args: [now: number, expiresAt: number, ...hashes: string[]]; reply: number };
   waitingRoomUseCode: {
     args: [sessionId: string, hash: string, now: number, address: string, perPlace: number, perAddress: number, windowMs: number];

@@ -33,7 +33,7 @@ type LogEntry = [id: string, fields: string[]];
 /** A client's events that say a connection broke: a Redis's ('close'), or a Cluster node's ('-node'). */
 export const BROKEN = ['close', '-node'] as const;
 
-/** The load was overtaken (a gap in the log, a reorder, a new connection): read the line again. */
+/** The load was overtaken (a gap in the log, a change it cannot apply, a new connection): read the line again. */
 class Overtaken extends Error {}
 
 /**
@@ -55,7 +55,7 @@ class Overtaken extends Error {}
  * this instance has itself made applied (`written`), so that an instance reads its own writes. A
  * place it does not hold (released, pending its bot check, unknown, or entered through another
  * instance a moment ago) is left to Redis. Entries are numbered: one missed (the log trimmed past
- * a copy that fell behind, Redis emptied or restarted), a reorder (an event's draw) or a broken
+ * a copy that fell behind, Redis emptied or restarted), a change it cannot apply (one it does not know) or a broken
  * connection, and the copy reads the line again, in pages.
  */
 export class LineCopy {
@@ -144,7 +144,8 @@ export class LineCopy {
   /**
    * Reads the line in pages by ticket while draining the log into a buffer, then applies the
    * buffer: the copy then holds the line as of the log's last entry read. A gap in the log (a page
-   * slower than the log is long), a reorder, or a broken connection meanwhile, and it begins again.
+   * slower than the log is long), a change it cannot apply while loading (a code used), or a
+   * broken connection meanwhile, and it begins again.
    */
   private async load(): Promise<void> {
     const epoch = this.epoch;
@@ -170,7 +171,7 @@ export class LineCopy {
     const ask = () => {
       for (; asked.length < PAGES_AHEAD && next < pages; next++) {
         const page = this.options.tail.zrangebyscore(this.options.keys.waiting, `(${bounds[next]}`, bounds[next + 1], 'WITHSCORES');
-        // A load given up (a reorder, the store closed) leaves pages asked for and never read.
+        // A load given up (overtaken, the store closed) leaves pages asked for and never read.
         page.catch(() => undefined);
         asked.push(page);
       }
@@ -212,7 +213,7 @@ export class LineCopy {
     this.served = served;
     this.version = version;
     this.lastId = lastId;
-    if (!this.catchUp(buffered, last)) throw new Overtaken('the line was reordered during the load');
+    if (!this.catchUp(buffered, last)) throw new Overtaken('a change logged during the load could not be applied');
     // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
     this.known = this.version < previous ? this.version : Math.max(this.known, this.version);
     this.loaded = true;
@@ -229,7 +230,7 @@ export class LineCopy {
   }
 
   /**
-   * Applies the entries logged while the pages were read; false at a reorder. The pages held the
+   * Applies the entries logged while the pages were read; false at a change it cannot apply. The pages held the
    * places with a ticket up to `paged`, the last given at the log's head; every arrival logged
    * since has a larger one. A place that left is removed if the copy holds it (its page was read
    * before it left), and skipped if not (read after): a uuid never waits twice.
@@ -256,7 +257,7 @@ export class LineCopy {
     if (Number(version ?? 0) !== this.version || size !== this.line.size) this.loaded = false;
   }
 
-  /** Applies the log's entries in order; stops (and the copy is read again) at a gap or a reorder. */
+  /** Applies the log's entries in order; stops (and the copy is read again) at a gap or a change it cannot apply. */
   private apply(entries: readonly LogEntry[]): void {
     for (const [id, fields] of entries) {
       const entry = fieldsOf(fields);

@@ -400,6 +400,43 @@ describe("redis queue store's events kept by the version before", () => {
     expect(await store.entrantsOf('drop')).toEqual([b.uuid, c.uuid, a.uuid]);
   });
 
+  it('should key an entrant whose place moved to another browser under its new uuid, and keep the slot of one keyed before it moved', async () => {
+    const room = newRoom();
+    const [store, copy] = [open(server.url, room), open(server.url, room)];
+    const seed = '2a'.repeat(32);
+    const offer = (uuid: string, sessionId: string) => ({ uuid, sessionId, name: 'Ada', expiresAt: t0 + 600_000 });
+    await store.startPrequeue('drop', seed);
+    const [a, b, c, d] = await holdInOrder(store, ['a', 'b', 'c', 'd']);
+    const key = async (listed: { uuids: string[]; mark: number }) =>
+      store.addDrawKeys(
+        'drop',
+        listed.uuids.map((uuid) => ({ uuid, key: drawKey(seed, uuid) })),
+        listed.mark,
+      );
+    // a and b listed; b moves before the keys come, d once keyed.
+    const listed = await store.unkeyedEntrants('drop', 2);
+    await store.offerHandoff('kb', offer(b.uuid, 'b'), t0);
+    expect((await store.takeHandoff('kb', 'b-laptop', 'b-moved', t0 + 1000)).moved).toBe(true);
+    await key(listed);
+    await key(await store.unkeyedEntrants('drop', 10));
+    await untilCopied(copy, a.uuid);
+    const slot = (await store.position(d.uuid, t0))?.ticket;
+    await store.offerHandoff('kd', offer(d.uuid, 'd'), t0);
+    expect((await store.takeHandoff('kd', 'd-laptop', 'd-moved', t0 + 1000)).moved).toBe(true);
+    expect((await store.position('d-moved', t0))?.ticket).toBe(slot);
+    await store.openEvent('drop');
+    await key(await store.unkeyedEntrants('drop', 10));
+    expect(await store.placeDrawn('drop', 10)).toEqual({ placed: 3, done: true });
+
+    // b drawn as b-moved; d keeps the place its old uuid's key gave it, which the order names no more.
+    const keyOf = new Map([a.uuid, 'b-moved', c.uuid].map((uuid) => [uuid, drawKey(seed, uuid)]));
+    keyOf.set('d-moved', drawKey(seed, d.uuid));
+    const line = [...keyOf.keys()].sort((x, y) => ((keyOf.get(x) as string) < (keyOf.get(y) as string) ? -1 : 1));
+    expect(await store.entrantsOf('drop')).toEqual(drawOrder(seed, [a.uuid, 'b-moved', c.uuid]).map((drawn) => drawn.uuid));
+    expect(await Promise.all(line.map(async (uuid) => (await store.position(uuid, t0))?.position))).toEqual([1, 2, 3, 4]);
+    await untilSame(copy, open(server.url, room, sentToRedis), line);
+  });
+
   it('should refuse to key a draw whose pre-queue began on the version before, which kept no slots for it', async () => {
     const room = newRoom();
     const store = open(server.url, room);

@@ -36,6 +36,7 @@ if mark then redis.call('HSET', key, 'pc', int(mark)) end
 if #members > 0 then redis.call('HSET', key, 'pk', members[#members]) end
 if #members < count then
   redis.call('HSET', key, 'drawn', '1')
+  if redis.call('HGET', meta, 'pq') == args[1] then redis.call('HDEL', meta, 'pq') end
   redis.call('UNLINK', keys, key .. ':frozen')
   return {1, placed}
 end

@@ -1,5 +1,6 @@
 -- args: id, seed ('' for none). Keeps them and the last ticket once; with a seed, the line's next
--- ticket jumps past the draw's slots (`drawBase`), where the entrants move once keyed. Returns the
+-- ticket jumps past the draw's slots (`drawBase`), where the entrants move once keyed, and the
+-- event is the line's draw under way (meta pq, until drawn) for take-handoff.lua. Returns the
 -- state's fields.
 local key = eventKey(args[1])
 if redis.call('HEXISTS', key, 'after') == 0 then
@@ -7,7 +8,7 @@ if redis.call('HEXISTS', key, 'after') == 0 then
   redis.call('HSET', key, 'after', after)
   if args[2] ~= '' then
     redis.call('HSET', key, 'seed', args[2], 'sl', '1')
-    redis.call('HSET', meta, 't', int(drawBase(tonumber(after))))
+    redis.call('HSET', meta, 't', int(drawBase(tonumber(after))), 'pq', args[1])
   end
 end
 return redis.call('HGETALL', key)

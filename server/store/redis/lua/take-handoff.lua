@@ -29,6 +29,19 @@ else
   redis.call('ZREM', seen, old)
   redis.call('ZADD', seen, int(now), newUuid)
   changed('~' .. old .. ':' .. newUuid)
+  -- A draw key is its uuid's: an entrant of a shuffled pre-queue not yet in its draw slot takes a
+  -- new ticket among the pre-queue's arrivals, so that it is keyed under its new uuid (arrival order
+  -- counts for nothing there). One in its slot keeps it: its key was the old uuid's, and a visitor
+  -- must not draw again by moving.
+  local drawing = redis.call('HGET', meta, 'pq')
+  if drawing then
+    local marks = redis.call('HMGET', prefix .. 'ev:' .. drawing, 'after', 'open')
+    if not marks[2] and tonumber(ticket) > tonumber(marks[1]) + DRAW_SLOTS then
+      local fresh = int(redis.call('HINCRBY', meta, 't', 1))
+      redis.call('ZADD', waiting, fresh, newUuid)
+      changed('>' .. fresh .. ':' .. newUuid)
+    end
+  end
 end
 redis.call('HDEL', sessions, from)
 redis.call('HSET', sessions, to, newUuid)

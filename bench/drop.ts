@@ -8,7 +8,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { drawOrder } from '../server/domain/events/draw';
-import { EventSchedule } from '../server/domain/events/schedule';
+import { EventSchedule, KEY_PAGE } from '../server/domain/events/schedule';
+import { RankedLine } from '../server/store/ranked-line';
 import { MemoryStore } from '../server/store/memory';
 import { RedisStore } from '../server/store/redis/redis-store';
 import type { QueueStore, ReleasePolicy } from '../server/store/types';
@@ -112,6 +113,29 @@ async function dropOn(kind: 'memory' | 'redis', store: QueueStore, { entrants, l
   }
 }
 
+/**
+ * What a copy of the line (line-copy.ts) pays for each entrant keyed into its draw slot, µs: a
+ * line of `entrants` arrivals, each moved to a slot among the others in a random order (as keys
+ * fall), in pages of KEY_PAGE, a rank read after each page as the polls do.
+ */
+function copyKeyingCost(entrants: number): number {
+  const line = new RankedLine();
+  const arrivals = 2 ** 36;
+  for (let i = 1; i <= entrants; i++) line.push(arrivals + i, `a${i}`);
+  const slots = Array.from({ length: entrants }, (_, i) => 16 * (i + 1));
+  for (let i = entrants - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [slots[i], slots[j]] = [slots[j], slots[i]];
+  }
+  const started = performance.now();
+  for (let i = 0; i < entrants; i++) {
+    line.remove(arrivals + i + 1);
+    line.place(slots[i], `a${i + 1}`);
+    if ((i + 1) % KEY_PAGE === 0) line.rank(slots[i]);
+  }
+  return round(((performance.now() - started) * 1000) / entrants, 2);
+}
+
 /** An opening of `entrants` pre-queued on one Redis, releasing 500 every 100 ms as the draw allows. */
 export async function measureOpeningMillion({ entrants, redisUrl, log }: { entrants: number; redisUrl: string; log: Log }) {
   const prefix = `opening-bench-${Date.now()}:`;
@@ -188,6 +212,7 @@ export async function measureOpeningMillion({ entrants, redisUrl, log }: { entra
       redisCpuMs,
       loadAverage,
       redisBytesPerEntrant,
+      copyKeyingUs: copyKeyingCost(entrants),
     };
   } finally {
     await store.close();

@@ -9,8 +9,9 @@
  * once they outnumber the places left, in one O(n) rebuild: amortised O(1) per removal.
  *
  * A place may also be put at a ticket before the last (`place`: a draw's entrant keyed to its
- * slot). Such places wait apart until the next read, which merges all of them in one O(n) rebuild:
- * a draw's keying puts a thousand at a time, between two reads.
+ * slot). Such places wait apart, in ticket order, and count in ranks from there (a binary search),
+ * until they are enough to be merged into the slots in one O(n) rebuild: about √(256 n), so that
+ * a million keyed into a line of a million cost a few µs each, rebuilds included.
  */
 export class RankedLine {
   /** Slot → ticket, ascending. */
@@ -22,12 +23,13 @@ export class RankedLine {
   /** Slots before this one are all empty. */
   private head = 0;
   private live = 0;
-  /** Places put before the last ticket and not merged yet: ticket → uuid. */
-  private placed = new Map<number, string>();
+  /** Places put before the last ticket and not merged yet, in ticket order. */
+  private placedTickets: number[] = [];
+  private placedUuids: string[] = [];
 
   /** Places in line. */
   get size(): number {
-    return this.live + this.placed.size;
+    return this.live + this.placedTickets.length;
   }
 
   /** Adds a place at the end. Its ticket must be larger than every ticket added before. */
@@ -45,21 +47,31 @@ export class RankedLine {
   /** Puts a place at `ticket`, which no place in line holds, wherever it falls in the line. */
   place(ticket: number, uuid: string): void {
     const last = this.tickets.at(-1);
-    if (this.placed.size === 0 && (last === undefined || ticket > last)) this.push(ticket, uuid);
-    else this.placed.set(ticket, uuid);
+    if (this.placedTickets.length === 0 && (last === undefined || ticket > last)) return this.push(ticket, uuid);
+    const at = upperBound(this.placedTickets, ticket);
+    this.placedTickets.splice(at, 0, ticket);
+    this.placedUuids.splice(at, 0, uuid);
+    if (this.placedTickets.length > Math.max(1024, Math.sqrt(256 * this.live))) this.compact();
   }
 
   /** 1 for the head of the line; undefined when the ticket is not in line. */
   rank(ticket: number): number | undefined {
-    this.merge();
     const slot = this.slotOf(ticket);
-    return slot === undefined ? undefined : this.prefix(slot + 1);
+    if (slot !== undefined) return this.prefix(slot + 1) + upperBound(this.placedTickets, ticket);
+    const at = this.placedAt(ticket);
+    return at === undefined ? undefined : this.prefix(this.slotAfter(ticket)) + at + 1;
   }
 
   /** Takes the place off the line; false when it is not in line. */
   remove(ticket: number): boolean {
     const slot = this.slotOf(ticket);
-    if (slot === undefined) return this.placed.delete(ticket);
+    if (slot === undefined) {
+      const at = this.placedAt(ticket);
+      if (at === undefined) return false;
+      this.placedTickets.splice(at, 1);
+      this.placedUuids.splice(at, 1);
+      return true;
+    }
     this.empty(slot);
     return true;
   }
@@ -75,8 +87,7 @@ export class RankedLine {
 
   /** Places in line whose ticket is `ticket` or below. */
   countUpTo(ticket: number): number {
-    this.merge();
-    return this.prefix(this.slotAfter(ticket));
+    return this.prefix(this.slotAfter(ticket)) + upperBound(this.placedTickets, ticket);
   }
 
   /** The uuids in line with a ticket above `after` and at most `upTo`, in ticket order. */
@@ -92,7 +103,11 @@ export class RankedLine {
 
   /** Puts `uuid` in the place of `ticket`, which must be in line (the draw reorders places among their tickets). */
   assign(ticket: number, uuid: string): void {
-    this.merge();
+    const at = this.placedAt(ticket);
+    if (at !== undefined) {
+      this.placedUuids[at] = uuid;
+      return;
+    }
     const slot = this.slotOf(ticket);
     if (slot === undefined) throw new Error(`Ticket ${ticket} is not in line.`);
     this.uuids[slot] = uuid;
@@ -181,21 +196,27 @@ export class RankedLine {
     return low;
   }
 
+  /** The index of a placed ticket among those not merged yet, or undefined. */
+  private placedAt(ticket: number): number | undefined {
+    const at = upperBound(this.placedTickets, ticket) - 1;
+    return at >= 0 && this.placedTickets[at] === ticket ? at : undefined;
+  }
+
   /** Merges the places put before the last ticket (`place`) into the slots. */
   private merge(): void {
-    if (this.placed.size > 0) this.compact();
+    if (this.placedTickets.length > 0) this.compact();
   }
 
   /** Keeps only the places in line, the placed ones merged in, and builds the tree again in O(n). */
   private compact(): void {
-    const placed = [...this.placed.keys()].sort((a, b) => a - b);
+    const placed = this.placedTickets;
     const tickets: number[] = [];
     const uuids: string[] = [];
     let next = 0;
     const takePlacedUpTo = (ticket: number) => {
       for (; next < placed.length && placed[next] < ticket; next++) {
         tickets.push(placed[next]);
-        uuids.push(this.placed.get(placed[next]) as string);
+        uuids.push(this.placedUuids[next]);
       }
     };
     for (let slot = this.head; slot < this.uuids.length; slot++) {
@@ -206,8 +227,9 @@ export class RankedLine {
       uuids.push(uuid);
     }
     takePlacedUpTo(Infinity);
-    this.live += this.placed.size;
-    this.placed.clear();
+    this.live += placed.length;
+    this.placedTickets = [];
+    this.placedUuids = [];
     const tree = new Array<number>(tickets.length + 1).fill(1);
     tree[0] = 0;
     for (let i = 1; i < tree.length; i++) {
@@ -219,6 +241,18 @@ export class RankedLine {
     this.tree = tree;
     this.head = 0;
   }
+}
+
+/** How many of `sorted` are `ticket` or below: where a larger one would go. */
+function upperBound(sorted: readonly number[], ticket: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle] <= ticket) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** The lowest set bit of `i`: how many slots the tree's node `i` covers. */

@@ -55,8 +55,8 @@ class Overtaken extends Error {}
  * this instance has itself made applied (`written`), so that an instance reads its own writes. A
  * place it does not hold (released, pending its bot check, unknown, or entered through another
  * instance a moment ago) is left to Redis. Entries are numbered: one missed (the log trimmed past
- * a copy that fell behind, Redis emptied or restarted), a change it cannot apply (one it does not know) or a broken
- * connection, and the copy reads the line again, in pages.
+ * a copy that fell behind, Redis emptied or restarted), a change it cannot apply (one it does not
+ * know) or a broken connection, and the copy reads the line again, in pages.
  */
 export class LineCopy {
   private line = new PriorityLine();
@@ -230,10 +230,10 @@ export class LineCopy {
   }
 
   /**
-   * Applies the entries logged while the pages were read; false at a change it cannot apply. The pages held the
-   * places with a ticket up to `paged`, the last given at the log's head; every arrival logged
-   * since has a larger one. A place that left is removed if the copy holds it (its page was read
-   * before it left), and skipped if not (read after): a uuid never waits twice.
+   * Applies the entries logged while the pages were read; false at a change it cannot apply. The
+   * pages held the places with a ticket up to `paged`, the last given at the log's head; every
+   * arrival logged since has a larger one. A place that left is removed if the copy holds it (its
+   * page was read before it left), and skipped if not (read after): a uuid never waits twice.
    */
   private catchUp(entries: readonly LogEntry[], paged: number): boolean {
     for (const [id, fields] of entries) {

@@ -95,6 +95,7 @@ export function describeEventStore(name: string, createStore: () => Promise<Queu
       expect(before.ticket).toBe(1);
       expect(entrants[0].ticket).toBeGreaterThan(1);
       expect(later.ticket).toBeGreaterThan(entrants[2].ticket);
+      expect((await store.stats(t0)).arrived).toBe(5);
     });
 
     it('should count as entrants only those still in line', async () => {

@@ -435,6 +435,7 @@ describe("redis queue store's events kept by the version before", () => {
     expect(await store.entrantsOf('drop')).toEqual(drawOrder(seed, [a.uuid, 'b-moved', c.uuid]).map((drawn) => drawn.uuid));
     expect(await Promise.all(line.map(async (uuid) => (await store.position(uuid, t0))?.position))).toEqual([1, 2, 3, 4]);
     await untilSame(copy, open(server.url, room, sentToRedis), line);
+    expect((await store.stats(t0)).arrived).toBe(4);
   });
 
   it('should refuse to key a draw whose pre-queue began on the version before, which kept no slots for it', async () => {

@@ -22,7 +22,8 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
 
 /**
  * The keys every script receives, in this order (each after the store's prefix):
- * - meta: hash of t last ticket given, s places served (gone from the head), n released in
+ * - meta: hash of t last ticket given, sk the tickets given to no arrival (a draw's slots, a
+ *   place moved to a new ticket: the arrivals are t - sk), s places served (gone from the head), n released in
  *   all, p paused ('1'), bt and ba the release bucket's tokens and when it was last filled,
  *   la and lr the operator's active limit and releases a minute (absent: the configured ones),
  *   ms and mt the served last told to the pages as a move and when (see Release.moved), cd the

@@ -9,6 +9,7 @@ if redis.call('HEXISTS', key, 'after') == 0 then
   if args[2] ~= '' then
     redis.call('HSET', key, 'seed', args[2], 'sl', '1')
     redis.call('HSET', meta, 't', int(drawBase(tonumber(after))), 'pq', args[1])
+    redis.call('HINCRBY', meta, 'sk', DRAW_SLOTS)
   end
 end
 return redis.call('HGETALL', key)

@@ -38,6 +38,7 @@ else
     local marks = redis.call('HMGET', prefix .. 'ev:' .. drawing, 'after', 'open')
     if not marks[2] and tonumber(ticket) > tonumber(marks[1]) + DRAW_SLOTS then
       local fresh = int(redis.call('HINCRBY', meta, 't', 1))
+      redis.call('HINCRBY', meta, 'sk', 1)
       redis.call('ZADD', waiting, fresh, newUuid)
       changed('>' .. fresh .. ':' .. newUuid)
     end

@@ -438,7 +438,7 @@ describe("redis queue store's events kept by the version before", () => {
     expect((await store.stats(t0)).arrived).toBe(4);
   });
 
-  it('should refuse to key a draw whose pre-queue began on the version before, which kept no slots for it', async () => {
+  it('should refuse to key or place a draw whose pre-queue began on the version before, which kept no slots for it', async () => {
     const room = newRoom();
     const store = open(server.url, room);
     await store.startPrequeue('drop', 'seed');
@@ -448,6 +448,8 @@ describe("redis queue store's events kept by the version before", () => {
       /began its pre-queue on a version without draw slots/,
     );
     expect((await store.position(a.uuid, t0))?.ticket).toBe(a.ticket);
+    await store.openEvent('drop');
+    await expect(store.placeDrawn('drop', 10)).rejects.toThrow(/began its pre-queue on a version without draw slots/);
   });
 
   it('should read a draw the version before kept as JSON', async () => {

@@ -8,8 +8,9 @@
 -- marks the draw done. Returns {1 once done, else 0 (-1 refused), entrants placed}.
 local key = eventKey(args[1])
 local count = tonumber(args[2])
-local state = redis.call('HMGET', key, 'drawn', 'open', 'after', 'kc', 'pk')
+local state = redis.call('HMGET', key, 'drawn', 'open', 'after', 'kc', 'pk', 'seed', 'sl')
 if state[1] then return {1, 0} end
+if state[6] and not state[7] then return redis.error_reply('ERR event ' .. args[1] .. ' began its pre-queue on a version without draw slots: draw it on that version') end
 local after = tonumber(state[3])
 if not state[2] or tonumber(state[4] or drawBase(after)) < tonumber(state[2]) then return {-1, 0} end
 local keys = key .. ':keys'

@@ -793,6 +793,10 @@ describe("redis queue store's copy of the line", () => {
     expect(heads.mock.calls.filter(([name]) => name === 'waitingRoomLogHead')).toEqual([]);
     expect((await Promise.all(order.map((uuid) => two.position(uuid, t0)))).map((answer) => answer?.position)).toEqual(order.map((_, i) => i + 2));
     expect((await two.position(late[0], t0))?.position).toBe(302);
+    // A copy loaded now reads the line in pages cut by rank, across the draw's 2^36 slots.
+    const joining = open(server.url, room);
+    await untilCopied(joining, early.uuid);
+    await untilSame(joining, truth, [early.uuid, ...order, ...late]);
     // A release keeps the ticket the draw gave.
     const { released } = await one.release(2, t0, policy);
     const ticket = (await truth.position(order[1], t0))?.ticket;

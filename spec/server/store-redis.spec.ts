@@ -438,6 +438,17 @@ describe("redis queue store's events kept by the version before", () => {
     expect((await store.stats(t0)).arrived).toBe(4);
   });
 
+  it('should move a place to another browser with its ticket once the pre-queue it waits in was deleted', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    await store.startPrequeue('drop', '2b'.repeat(32));
+    const [a] = await holdInOrder(store, ['a']);
+    await store.forgetEvent('drop');
+    await store.offerHandoff('ka', { uuid: a.uuid, sessionId: 'a', name: 'Ada', expiresAt: t0 + 600_000 }, t0);
+    const moved = await store.takeHandoff('ka', 'a-laptop', 'a-moved', t0 + 1000);
+    expect(moved.moved && moved.entry.ticket).toBe(a.ticket);
+  });
+
   it('should refuse to key or place a draw whose pre-queue began on the version before, which kept no slots for it', async () => {
     const room = newRoom();
     const store = open(server.url, room);

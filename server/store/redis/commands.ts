@@ -30,8 +30,8 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  *   operator's bot-check difficulty (absent: the configured one), mv and mg the operator's message's
  *   version and its texts as JSON (see StoredMessage), re and rs the revocation feed's
  *   epoch and last sequence number, ci and cu the priority codes issued and used, pt the last
- *   code holder's ticket counted from PRIORITY_TICKET_BASE, pq the event whose draw is under
- *   way (from its shuffled pre-queue's start until drawn), and v the line's version: how many
+ *   code holder's ticket counted from PRIORITY_TICKET_BASE, pq the event of the latest shuffled
+ *   pre-queue (its draw under way until it opens), and v the line's version: how many
  *   entries the log has had;
  * - waiting: sorted set of the waiting uuids by ticket, the line: its head is the lowest score,
  *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go

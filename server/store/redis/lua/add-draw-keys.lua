@@ -11,7 +11,7 @@ local state = redis.call('HMGET', key, 'drawn', 'after', 'seed', 'sl')
 if state[1] or not state[2] then return 0 end
 -- Slots are kept (sl) by a pre-queue that began with a seed on this version (start-prequeue.lua).
 if not state[3] then return redis.error_reply('ERR event ' .. args[1] .. ' has no draw: its pre-queue began without a seed') end
-if not state[4] then return redis.error_reply('ERR event ' .. args[1] .. ' began its pre-queue on a version without draw slots: draw it on that version') end
+if not state[4] then return withoutSlots(args[1]) end
 local after = tonumber(state[2])
 local keys = key .. ':keys'
 for start = 3, #args, 1000 do

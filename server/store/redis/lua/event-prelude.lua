@@ -8,9 +8,10 @@
 local function eventKey(id) return prefix .. 'ev:' .. id end
 local function lastTicket() return redis.call('HGET', meta, 't') or '0' end
 
--- A shuffled pre-queue's draw slots: the tickets in (after, drawBase(after)]; its arrivals come
--- after them (see DRAW_SLOTS in commands.ts).
-local function drawBase(after) return after + DRAW_SLOTS end
+-- The refusal of a draw whose pre-queue began on a version that kept no draw slots (sl) for it.
+local function withoutSlots(id)
+  return redis.error_reply('ERR event ' .. id .. ' began its pre-queue on a version without draw slots: draw it on that version')
+end
 
 -- Moves the entrant of draw key `member` (key..uuid, kept in `keys`) from its arrival ticket to its
 -- draw slot: the first of its key's group (the keys sharing its first 32 bits, a handful at most)

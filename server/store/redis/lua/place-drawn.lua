@@ -10,7 +10,7 @@ local key = eventKey(args[1])
 local count = tonumber(args[2])
 local state = redis.call('HMGET', key, 'drawn', 'open', 'after', 'kc', 'pk', 'seed', 'sl')
 if state[1] then return {1, 0} end
-if state[6] and not state[7] then return redis.error_reply('ERR event ' .. args[1] .. ' began its pre-queue on a version without draw slots: draw it on that version') end
+if state[6] and not state[7] then return withoutSlots(args[1]) end
 local after = tonumber(state[3])
 if not state[2] or tonumber(state[4] or drawBase(after)) < tonumber(state[2]) then return {-1, 0} end
 local keys = key .. ':keys'
@@ -37,7 +37,6 @@ if mark then redis.call('HSET', key, 'pc', int(mark)) end
 if #members > 0 then redis.call('HSET', key, 'pk', members[#members]) end
 if #members < count then
   redis.call('HSET', key, 'drawn', '1')
-  if redis.call('HGET', meta, 'pq') == args[1] then redis.call('HDEL', meta, 'pq') end
   redis.call('UNLINK', keys, key .. ':frozen')
   return {1, placed}
 end

@@ -37,6 +37,10 @@ local function requestKey(uuid) return prefix .. 'r:' .. uuid end
 -- Integers of up to 2^53 printed in full, never in exponent form.
 local function int(n) return string.format('%.0f', n) end
 
+-- A shuffled pre-queue's draw slots: the tickets in (after, drawBase(after)]; its arrivals come
+-- after them (see DRAW_SLOTS in commands.ts).
+local function drawBase(after) return after + DRAW_SLOTS end
+
 -- A long request is kept in its own key; a short one is answered, for the entry's field q.
 local function keepLongRequest(uuid, request)
   if #request <= INLINE_REQUEST_BYTES then return request end

@@ -1,7 +1,7 @@
 -- args: id, seed ('' for none). Keeps them and the last ticket once; with a seed, the line's next
 -- ticket jumps past the draw's slots (`drawBase`), where the entrants move once keyed, and the
--- event is the line's draw under way (meta pq, until drawn) for take-handoff.lua. Returns the
--- state's fields.
+-- event is the line's latest draw (meta pq), which take-handoff.lua looks up until its opening.
+-- Returns the state's fields.
 local key = eventKey(args[1])
 if redis.call('HEXISTS', key, 'after') == 0 then
   local after = lastTicket()

@@ -36,7 +36,7 @@ else
   local drawing = redis.call('HGET', meta, 'pq')
   if drawing then
     local marks = redis.call('HMGET', prefix .. 'ev:' .. drawing, 'after', 'open')
-    if not marks[2] and tonumber(ticket) > tonumber(marks[1]) + DRAW_SLOTS then
+    if marks[1] and not marks[2] and tonumber(ticket) > drawBase(tonumber(marks[1])) then
       local fresh = int(redis.call('HINCRBY', meta, 't', 1))
       redis.call('HINCRBY', meta, 'sk', 1)
       redis.call('ZADD', waiting, fresh, newUuid)

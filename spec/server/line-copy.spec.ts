@@ -263,6 +263,36 @@ describe("an instance's copy of the line", () => {
     expect(copy.position('d')).toEqual({ position: 3, ticket: 10, served: 0 });
   });
 
+  it('should hold once, at its later page, a place moved up a slot between the reads of two pages', async () => {
+    redisHolds(
+      [5, 0, '5-0'],
+      [
+        ['a', 1],
+        ['x', 2],
+        ['b', 4],
+        ['c', 5],
+      ],
+    );
+    tail.pages = 0;
+    // x read by the first page at 2, then moved up to 3 (a key before it took its slot), where the second page reads it.
+    tail.afterPage = (page) => {
+      if (page !== 1) return;
+      tail.places = [
+        ['a', 1],
+        ['x', 3],
+        ['b', 4],
+        ['c', 5],
+      ];
+      tail.deliver(entry(6, 0, '>3:x'));
+    };
+    tail.deliver(entry(6, 0, '!'));
+    await settle();
+
+    expect(tail.pages).toBe(2);
+    expect(['a', 'x', 'b', 'c'].map((uuid) => copy.position(uuid)?.position)).toEqual([1, 2, 3, 4]);
+    expect(copy.position('x')).toEqual({ position: 2, ticket: 3, served: 0 });
+  });
+
   it('should read the line again when the log was trimmed past it during the pages, and then hold what Redis holds', async () => {
     redisHolds(
       [5, 0, '5-0'],

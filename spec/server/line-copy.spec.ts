@@ -233,62 +233,58 @@ describe("an instance's copy of the line", () => {
     expect(reads).toBe(1);
   });
 
+  /** The copy reads `before` again, in pages of two; once the first page is read, Redis holds `after` and logs `change`. */
+  const readWhileKeyed = async (before: [string, number][], after: [string, number][], change: string) => {
+    redisHolds([5, 0, '5-0'], before);
+    tail.pages = 0;
+    tail.afterPage = (page) => {
+      if (page !== 1) return;
+      tail.places = after;
+      tail.deliver(entry(6, 0, change));
+    };
+    tail.deliver(entry(6, 0, '!'));
+    await settle();
+    expect(tail.pages).toBe(2);
+  };
+
   it('should hold, once its pages are read, an entrant keyed to its slot between two of them', async () => {
-    redisHolds(
-      [5, 0, '5-0'],
+    // After the first page (a, b), d moves to its slot before c, where the second page finds it.
+    await readWhileKeyed(
       [
         ['a', 1],
         ['b', 2],
         ['c', 21],
         ['d', 22],
       ],
-    );
-    tail.pages = 0;
-    // After the first page (a, b), d moves to its slot before c, where the second page finds it.
-    tail.afterPage = (page) => {
-      if (page !== 1) return;
-      tail.places = [
+      [
         ['a', 1],
         ['b', 2],
         ['d', 10],
         ['c', 21],
-      ];
-      tail.deliver(entry(6, 0, '>10:d'));
-    };
-    tail.deliver(entry(6, 0, '!'));
-    await settle();
-
-    expect(tail.pages).toBe(2);
+      ],
+      '>10:d',
+    );
     expect(['a', 'b', 'c', 'd'].map((uuid) => copy.position(uuid)?.position)).toEqual([1, 2, 4, 3]);
     expect(copy.position('d')).toEqual({ position: 3, ticket: 10, served: 0 });
   });
 
   it('should hold once, at its later page, a place moved up a slot between the reads of two pages', async () => {
-    redisHolds(
-      [5, 0, '5-0'],
+    // x read by the first page at 2, then moved up to 3 (a key before it took its slot), where the second page reads it.
+    await readWhileKeyed(
       [
         ['a', 1],
         ['x', 2],
         ['b', 4],
         ['c', 5],
       ],
-    );
-    tail.pages = 0;
-    // x read by the first page at 2, then moved up to 3 (a key before it took its slot), where the second page reads it.
-    tail.afterPage = (page) => {
-      if (page !== 1) return;
-      tail.places = [
+      [
         ['a', 1],
         ['x', 3],
         ['b', 4],
         ['c', 5],
-      ];
-      tail.deliver(entry(6, 0, '>3:x'));
-    };
-    tail.deliver(entry(6, 0, '!'));
-    await settle();
-
-    expect(tail.pages).toBe(2);
+      ],
+      '>3:x',
+    );
     expect(['a', 'x', 'b', 'c'].map((uuid) => copy.position(uuid)?.position)).toEqual([1, 2, 3, 4]);
     expect(copy.position('x')).toEqual({ position: 2, ticket: 3, served: 0 });
   });

@@ -89,7 +89,8 @@ describe('adaptive admission in the server', () => {
 
   it.each([
     ['5xx answers', () => after(0, 503), { errors: 30, timeouts: 0 }],
-    ['timeouts', () => after(1000), { errors: 0, timeouts: 30 }],
+    // Ten times UPSTREAM_TIMEOUT_MS: on a busy machine an answer at 2.5 times it once beat the timeout.
+    ['timeouts', () => after(4000), { errors: 0, timeouts: 30 }],
   ])('should halve the rate on %s', async (_what, slow, counted) => {
     await start();
     answer = slow();

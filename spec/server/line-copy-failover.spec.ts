@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { RedisStore } from '../../server/store/redis/redis-store';
-import type { HeldRequest, Position } from '../../server/store/types';
+import type { HeldRequest, Position, ReleasePolicy } from '../../server/store/types';
 import { eventually } from '../support/eventually';
 import { startSentinelSet, type SentinelSet } from '../support/redis-topologies';
 
@@ -12,12 +12,47 @@ import { startSentinelSet, type SentinelSet } from '../support/redis-topologies'
 jest.setTimeout(90_000);
 
 const get: HeldRequest = { method: 'GET', uri: '/checkout' };
+const policy: ReleasePolicy = { activeLimit: 100, sessionMs: 300_000, perMinute: 60, abandonMs: 3_600_000 };
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let set: SentinelSet | undefined;
+const sets: SentinelSet[] = [];
 afterAll(async () => {
-  await set?.close();
+  await Promise.all(sets.map((set) => set.close()));
 });
+
+/** A primary and its replica under Sentinels, and a store writing to them apart from the gateway's. */
+async function sentinelStores(): Promise<{ sentinels: SentinelSet; writer: RedisStore; gateway: RedisStore }> {
+  const sentinels = await startSentinelSet();
+  sets.push(sentinels);
+  const target = { kind: 'sentinel' as const, sentinels: sentinels.sentinels, name: sentinels.name, tls: false };
+  return { sentinels, writer: new RedisStore(target, { localLine: false }), gateway: new RedisStore(target) };
+}
+
+/** The replica frozen, its link's buffers full: what the primary writes next dies with it. */
+async function cutReplica(sentinels: SentinelSet): Promise<void> {
+  sentinels.replica.pause();
+  const filler = new Redis({ port: sentinels.primary.port, host: '127.0.0.1' });
+  await filler.set('filler', 'x'.repeat(24 * 1024 * 1024));
+  filler.disconnect();
+}
+
+/** Kills the primary and lets the replica go on. */
+async function killPrimary(sentinels: SentinelSet): Promise<void> {
+  await sentinels.primary.kill();
+  await pause(100);
+  sentinels.replica.resume();
+}
+
+/** Resolves once the Sentinels have promoted the replica. */
+async function promoted(sentinels: SentinelSet): Promise<void> {
+  await eventually(
+    'the replica promoted',
+    () => sentinels.primaryPort(),
+    (port) => port === sentinels.replica.port,
+    30_000,
+    200,
+  );
+}
 
 /** Ranks a Redis has looked up so far: a poll sent to Redis looks one up, one answered from a copy none. */
 async function rankCalls(port: number): Promise<number> {
@@ -46,36 +81,20 @@ async function untilCopied(store: RedisStore, uuid: string, port: () => Promise<
 }
 
 it('should never answer for a place the promoted replica lacks, and answer from its copy again once read from the new primary', async () => {
-  const sentinels = (set = await startSentinelSet());
-  const target = { kind: 'sentinel' as const, sentinels: sentinels.sentinels, name: sentinels.name, tls: false };
-  const writer = new RedisStore(target, { localLine: false });
-  const gateway = new RedisStore(target);
+  const { sentinels, writer, gateway } = await sentinelStores();
   try {
     const kept = await writer.hold('a', 0, get, Date.now());
     await writer.hold('b', 0, get, Date.now());
     await sentinels.inSync();
     await untilCopied(gateway, kept.uuid, () => Promise.resolve(sentinels.primary.port));
 
-    // The replica frozen, its link's buffers full: what the primary writes next dies with it.
-    sentinels.replica.pause();
-    const filler = new Redis({ port: sentinels.primary.port, host: '127.0.0.1' });
-    await filler.set('filler', 'x'.repeat(24 * 1024 * 1024));
-    filler.disconnect();
+    await cutReplica(sentinels);
     const lost = await writer.hold('c', 0, get, Date.now());
     expect(await untilCopied(gateway, lost.uuid, () => Promise.resolve(sentinels.primary.port))).toMatchObject({ position: 3 });
 
-    await sentinels.primary.kill();
-    await pause(100);
-    sentinels.replica.resume();
+    await killPrimary(sentinels);
     // Every answer from now on, through the failover and after it: the lost place is never told a position.
     const answers: (Position | undefined | 'unavailable')[] = [];
-    const promoted = eventually(
-      'the replica promoted',
-      () => sentinels.primaryPort(),
-      (port) => port === sentinels.replica.port,
-      30_000,
-      200,
-    );
     let polling = true;
     const polls = (async () => {
       while (polling) {
@@ -84,7 +103,7 @@ it('should never answer for a place the promoted replica lacks, and answer from 
       }
     })();
     try {
-      await promoted;
+      await promoted(sentinels);
       expect(await untilCopied(gateway, kept.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 1 });
     } finally {
       polling = false;
@@ -93,6 +112,57 @@ it('should never answer for a place the promoted replica lacks, and answer from 
     expect(answers.length).toBeGreaterThan(0);
     expect(answers.filter((answer) => answer !== undefined && answer !== 'unavailable')).toEqual([]);
     expect(await gateway.position(lost.uuid, Date.now())).toBeUndefined();
+  } finally {
+    await Promise.all([writer.close(), gateway.close()]);
+  }
+});
+
+it('should move nobody back for a release the promoted replica lacks, through the failover and after it', async () => {
+  const { sentinels, writer, gateway } = await sentinelStores();
+  try {
+    const places = [];
+    for (const session of ['a', 'b', 'c', 'd']) places.push(await writer.hold(session, 0, get, Date.now()));
+    const [first, second, , last] = places;
+    await sentinels.inSync();
+    await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.primary.port));
+
+    await cutReplica(sentinels);
+    expect((await writer.release(1, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([first.uuid]);
+    expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.primary.port))).toMatchObject({ position: 3 });
+
+    // Every position told to those behind the release, through the failover and after it.
+    const told = new Map(places.slice(1).map((place) => [place.uuid, [] as number[]]));
+    let polling = true;
+    const polls = (async () => {
+      while (polling) {
+        for (const [uuid, positions] of told) {
+          const answer = await gateway.position(uuid, Date.now()).catch(() => undefined);
+          if (answer) positions.push(answer.position);
+        }
+        await pause(20);
+      }
+    })();
+    try {
+      await killPrimary(sentinels);
+      await promoted(sentinels);
+      expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 3 });
+    } finally {
+      polling = false;
+      await polls;
+    }
+    // The release was lost indeed: the promoted replica holds the released place at the head again.
+    expect((await writer.placeInLine(first.uuid, Date.now()))?.position).toBe(1);
+    for (const [uuid, positions] of told) {
+      expect(positions.length).toBeGreaterThan(0);
+      expect({ uuid, positions }).toEqual({ uuid, positions: [...positions].sort((a, b) => b - a) });
+    }
+    expect(told.get(last.uuid)!.every((position) => position <= 3)).toBe(true);
+
+    // It leaves again, moving nobody; the next release moves everyone up.
+    expect((await gateway.release(1, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([first.uuid]);
+    expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 3 });
+    expect((await gateway.release(1, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([second.uuid]);
+    expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 2 });
   } finally {
     await Promise.all([writer.close(), gateway.close()]);
   }

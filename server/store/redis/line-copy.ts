@@ -27,6 +27,11 @@ const PAGES_AHEAD = 4;
 const READ_COUNT = 1000;
 /** Wait before trying again after the log could not be read (Redis away, a draw under way). */
 const RETRY_MS = 200;
+/**
+ * Places the copy remembers having seen leave the line, the latest: a failover loses at most the
+ * writes of the replication's lag, far fewer than the log keeps.
+ */
+const REMEMBERED_REMOVALS = 10_000;
 
 type LogEntry = [id: string, fields: string[]];
 
@@ -68,6 +73,15 @@ export class LineCopy {
   private known = 0;
   private lastId = '0-0';
   private loaded = false;
+  /** Since a broken connection, until the line is read again: the line held then bounds every position told. */
+  private broken = false;
+  /** The latest places seen leaving the line, oldest first (`REMEMBERED_REMOVALS`). */
+  private readonly removed = new Set<string>();
+  /**
+   * Places Redis holds that the copy saw leave: a release or a leave a failover lost. They wait
+   * in Redis, and leave again, but count ahead of nobody here, so that no position grows.
+   */
+  private ghosts = new Set<string>();
   private closed = false;
   /** Grows at every broken connection: a load begun before it is not trusted. */
   private epoch = 0;
@@ -75,6 +89,7 @@ export class LineCopy {
   private readonly pageSize: number;
   private readonly unconfirm = () => {
     this.epoch++;
+    if (this.loaded) this.broken = true;
     this.loaded = false;
   };
 
@@ -115,6 +130,18 @@ export class LineCopy {
     return position === undefined ? undefined : { position, ticket, served: this.served };
   }
 
+  /**
+   * Since a broken connection, until the line is read again: the place's position in the line held
+   * when it broke, the most Redis's answer may be shown as. A failover may bring back a release or a
+   * leave that the copy applied, and positions were told from, behind which everyone would move
+   * back one place. Undefined otherwise.
+   */
+  bound(uuid: string): number | undefined {
+    if (!this.broken) return undefined;
+    const ticket = this.tickets.get(uuid);
+    return ticket === undefined ? undefined : this.line.rank(ticket);
+  }
+
   /** Whether the copy answers now (loaded, and confirmed since its connection last broke). */
   get ready(): boolean {
     return this.loaded;
@@ -150,6 +177,7 @@ export class LineCopy {
   private async load(): Promise<void> {
     const epoch = this.epoch;
     const previous = this.version;
+    const previousGhosts = this.ghosts;
     const [version, served, lastId, first, last, ahead, ends] = await this.options.head(this.pageSize);
     const line = new PriorityLine();
     const tickets = new Map<string, number>();
@@ -213,10 +241,30 @@ export class LineCopy {
     this.served = served;
     this.version = version;
     this.lastId = lastId;
+    this.ghosts = new Set();
     if (!this.catchUp(buffered, last)) throw new Overtaken('a change logged during the load could not be applied');
+    this.setGhostsApart(previousGhosts);
     // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
     this.known = this.version < previous ? this.version : Math.max(this.known, this.version);
     this.loaded = true;
+    this.broken = false;
+  }
+
+  /** Takes out of the ranks the places read that the copy saw leave, or held apart before: see `ghosts`. */
+  private setGhostsApart(previous: ReadonlySet<string>): void {
+    for (const uuid of [...previous, ...this.removed]) {
+      const ticket = this.tickets.get(uuid);
+      if (ticket === undefined) continue;
+      this.line.remove(ticket);
+      this.tickets.delete(uuid);
+      this.ghosts.add(uuid);
+    }
+  }
+
+  /** Notes a place seen leaving the line, forgetting the oldest beyond `REMEMBERED_REMOVALS`. */
+  private noteRemoved(uuid: string): void {
+    this.removed.add(uuid);
+    if (this.removed.size > REMEMBERED_REMOVALS) this.removed.delete(this.removed.values().next().value!);
   }
 
   /** The log's entries after `id` (up to READ_COUNT), and the line's version, in one step. */
@@ -254,7 +302,7 @@ export class LineCopy {
   private async check(): Promise<void> {
     const { tail, keys } = this.options;
     const [version, size] = await Promise.all([tail.hget(keys.meta, 'v'), tail.zcard(keys.waiting)]);
-    if (Number(version ?? 0) !== this.version || size !== this.line.size) this.loaded = false;
+    if (Number(version ?? 0) !== this.version || size !== this.line.size + this.ghosts.size) this.loaded = false;
   }
 
   /** Applies the log's entries in order; stops (and the copy is read again) at a gap or a change it cannot apply. */
@@ -282,6 +330,8 @@ export class LineCopy {
     for (const change of changes.split(',')) {
       if (change.startsWith('-')) {
         const uuid = change.slice(1);
+        this.noteRemoved(uuid);
+        if (this.ghosts.delete(uuid)) continue;
         const ticket = this.tickets.get(uuid);
         if (ticket === undefined) continue;
         this.tickets.delete(uuid);
@@ -304,6 +354,7 @@ export class LineCopy {
         const colon = change.indexOf(':');
         const ticket = Number(change.slice(1, colon));
         const uuid = change.slice(colon + 1);
+        this.ghosts.delete(uuid);
         const before = this.tickets.get(uuid);
         if (before !== undefined) this.line.remove(before);
         try {
@@ -316,6 +367,10 @@ export class LineCopy {
         // A place moved to another browser: its ticket under a new uuid (take-handoff.lua). One
         // the copy does not hold yet is read with its new uuid from the pages.
         const [from, to] = change.slice(1).split(':');
+        if (this.ghosts.delete(from)) {
+          this.ghosts.add(to);
+          continue;
+        }
         const ticket = this.tickets.get(from);
         if (ticket === undefined) continue;
         this.tickets.delete(from);
@@ -327,6 +382,7 @@ export class LineCopy {
         const colon = change.indexOf(':');
         const ticket = Number(change.slice(1, colon));
         const uuid = change.slice(colon + 1);
+        if (this.ghosts.has(uuid)) continue;
         const before = this.tickets.get(uuid);
         if (before === ticket) continue;
         if (before !== undefined) this.line.remove(before);

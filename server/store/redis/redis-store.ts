@@ -259,13 +259,20 @@ export class RedisStore implements QueueStore {
   /**
    * queue_info's every poll: answered from the instance's copy of the line when it can tell
    * (`LineCopy`), the place marked seen late (`SeenMarks`); otherwise those of one turn of the
-   * event loop go to Redis together (`PositionBatch`).
+   * event loop go to Redis together (`PositionBatch`). From a broken connection until the copy has
+   * read the line again, Redis's answer is shown no further back than the copy held the place
+   * (`LineCopy.bound`): a failover may bring back a release or a leave that positions were told from.
    */
   position(uuid: string, now: number): Promise<Position | undefined> {
-    const copied = this.localLine && !this.closed ? this.copy().position(uuid) : undefined;
-    if (!copied) return this.positions.position(uuid, now);
-    this.seenMarks.mark(uuid, now);
-    return Promise.resolve(copied);
+    const copy = this.localLine && !this.closed ? this.copy() : undefined;
+    const copied = copy?.position(uuid);
+    if (copied) {
+      this.seenMarks.mark(uuid, now);
+      return Promise.resolve(copied);
+    }
+    const bound = copy?.bound(uuid);
+    if (bound === undefined) return this.positions.position(uuid, now);
+    return this.positions.position(uuid, now).then((answer) => (answer && answer.position > bound ? { ...answer, position: bound } : answer));
   }
 
   /** Whether queue_info's polls are answered from this instance's copy of the line now (loaded and confirmed). */

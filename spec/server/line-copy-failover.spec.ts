@@ -117,7 +117,7 @@ it('should never answer for a place the promoted replica lacks, and answer from 
   }
 });
 
-it('should move nobody back for a release the promoted replica lacks, through the failover and after it', async () => {
+it('should move nobody back for a release the promoted replica lacks, and release that place again at the next step', async () => {
   const { sentinels, writer, gateway } = await sentinelStores();
   try {
     const places = [];
@@ -130,8 +130,8 @@ it('should move nobody back for a release the promoted replica lacks, through th
     expect((await writer.release(1, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([first.uuid]);
     expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.primary.port))).toMatchObject({ position: 3 });
 
-    // Every position told to those behind the release, through the failover and after it.
-    const told = new Map(places.slice(1).map((place) => [place.uuid, [] as number[]]));
+    // Every position told, to the place released and to those behind it, through the failover and after it.
+    const told = new Map(places.map((place) => [place.uuid, [] as number[]]));
     let polling = true;
     const polls = (async () => {
       while (polling) {
@@ -157,10 +157,14 @@ it('should move nobody back for a release the promoted replica lacks, through th
       expect({ uuid, positions }).toEqual({ uuid, positions: [...positions].sort((a, b) => b - a) });
     }
     expect(told.get(last.uuid)!.every((position) => position <= 3)).toBe(true);
+    expect(told.get(first.uuid)!.every((position) => position === 0)).toBe(true);
 
-    // It leaves again, moving nobody; the next release moves everyone up.
-    expect((await gateway.release(1, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([first.uuid]);
+    // The release loop's next step gives it again, even with no release due; it moves nobody.
+    const again = await gateway.releaseDue(Date.now(), { ...policy, perMinute: 0 });
+    expect(again.released.map((entry) => entry.uuid)).toEqual([first.uuid]);
+    expect((await writer.get(first.uuid))?.state).toBe('released');
     expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 3 });
+    expect((await gateway.releaseDue(Date.now(), { ...policy, perMinute: 0 })).released).toEqual([]);
     expect((await gateway.release(1, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([second.uuid]);
     expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 2 });
   } finally {

@@ -181,7 +181,17 @@ interface Commands {
   waitingRoomTouch: { args: [uuid: string, now: number]; reply: 0 | 1 };
   waitingRoomRelease: { args: [count: number, now: number, sessionMs: number, abandonMs: number, seed: string, drawing: string]; reply: ReleaseReply };
   waitingRoomReleaseDue: {
-    args: [now: number, activeLimit: number, sessionMs: number, perMinute: number, abandonMs: number, seed: string, drawing: string, claimMs: number];
+    args: [
+      now: number,
+      activeLimit: number,
+      sessionMs: number,
+      perMinute: number,
+      abandonMs: number,
+      seed: string,
+      drawing: string,
+      claimMs: number,
+      ...again: string[],
+    ];
     reply: ReleaseReply;
   };
   waitingRoomDropAbandoned: { args: [now: number, abandonMs: number]; reply: number };

@@ -75,13 +75,15 @@ export class LineCopy {
   private loaded = false;
   /** Since a broken connection, until the line is read again: the line held then bounds every position told. */
   private broken = false;
-  /** The latest places seen leaving the line, oldest first (`REMEMBERED_REMOVALS`). */
-  private readonly removed = new Set<string>();
+  /** The latest places seen leaving the line, oldest first (`REMEMBERED_REMOVALS`): true for a release. */
+  private readonly removed = new Map<string, boolean>();
   /**
    * Places Redis holds that the copy saw leave: a release or a leave a failover lost. They wait
    * in Redis, and leave again, but count ahead of nobody here, so that no position grows.
    */
   private ghosts = new Set<string>();
+  /** The ghosts the copy saw released: each is released again (`returnedReleases`), and shown released meanwhile. */
+  private returned = new Set<string>();
   private closed = false;
   /** Grows at every broken connection: a load begun before it is not trusted. */
   private epoch = 0;
@@ -137,9 +139,19 @@ export class LineCopy {
    * back one place. Undefined otherwise.
    */
   bound(uuid: string): number | undefined {
+    if (this.returned.has(uuid)) return 0;
     if (!this.broken) return undefined;
+    if (this.removed.get(uuid)) return 0;
     const ticket = this.tickets.get(uuid);
     return ticket === undefined ? undefined : this.line.rank(ticket);
+  }
+
+  /**
+   * The places a failover brought back waiting after the copy saw them released: the release loop
+   * releases them again (`releaseAgain` in lua/prelude.lua), until the log says they left.
+   */
+  returnedReleases(): string[] {
+    return [...this.returned];
   }
 
   /** Whether the copy answers now (loaded, and confirmed since its connection last broke). */
@@ -178,6 +190,7 @@ export class LineCopy {
     const epoch = this.epoch;
     const previous = this.version;
     const previousGhosts = this.ghosts;
+    const previousReturned = this.returned;
     const [version, served, lastId, first, last, ahead, ends] = await this.options.head(this.pageSize);
     const line = new PriorityLine();
     const tickets = new Map<string, number>();
@@ -242,8 +255,9 @@ export class LineCopy {
     this.version = version;
     this.lastId = lastId;
     this.ghosts = new Set();
+    this.returned = new Set();
     if (!this.catchUp(buffered, last)) throw new Overtaken('a change logged during the load could not be applied');
-    this.setGhostsApart(previousGhosts);
+    this.setGhostsApart(previousGhosts, previousReturned);
     // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
     this.known = this.version < previous ? this.version : Math.max(this.known, this.version);
     this.loaded = true;
@@ -251,20 +265,26 @@ export class LineCopy {
   }
 
   /** Takes out of the ranks the places read that the copy saw leave, or held apart before: see `ghosts`. */
-  private setGhostsApart(previous: ReadonlySet<string>): void {
-    for (const uuid of [...previous, ...this.removed]) {
+  private setGhostsApart(previous: ReadonlySet<string>, previousReturned: ReadonlySet<string>): void {
+    for (const uuid of [...previous, ...this.removed.keys()]) {
       const ticket = this.tickets.get(uuid);
       if (ticket === undefined) continue;
       this.line.remove(ticket);
       this.tickets.delete(uuid);
       this.ghosts.add(uuid);
+      if (this.removed.get(uuid) || previousReturned.has(uuid)) this.returned.add(uuid);
     }
   }
 
-  /** Notes a place seen leaving the line, forgetting the oldest beyond `REMEMBERED_REMOVALS`. */
-  private noteRemoved(uuid: string): void {
-    this.removed.add(uuid);
-    if (this.removed.size > REMEMBERED_REMOVALS) this.removed.delete(this.removed.values().next().value!);
+  /** Notes a place seen leaving the line (released or not), forgetting the oldest beyond `REMEMBERED_REMOVALS`. */
+  private noteRemoved(uuid: string, released: boolean): void {
+    this.removed.set(uuid, released || (this.removed.get(uuid) ?? false));
+    if (this.removed.size > REMEMBERED_REMOVALS) this.removed.delete(this.removed.keys().next().value!);
+  }
+
+  /** Notes the places an entry says were released (field r, `releases` in lua/prelude.lua). */
+  private noteReleased(released: string | undefined): void {
+    if (released) for (const uuid of released.split(',')) this.noteRemoved(uuid, true);
   }
 
   /** The log's entries after `id` (up to READ_COUNT), and the line's version, in one step. */
@@ -287,6 +307,7 @@ export class LineCopy {
     for (const [id, fields] of entries) {
       const entry = fieldsOf(fields);
       if (!this.applyChanges(entry.c ?? '', paged)) return false;
+      this.noteReleased(entry.r);
       this.version = Number(entry.v);
       this.served = Number(entry.s);
       this.lastId = id;
@@ -316,6 +337,7 @@ export class LineCopy {
         this.loaded = false;
         return;
       }
+      this.noteReleased(entry.r);
       this.version = version;
       this.served = Number(entry.s);
       this.lastId = id;
@@ -330,7 +352,8 @@ export class LineCopy {
     for (const change of changes.split(',')) {
       if (change.startsWith('-')) {
         const uuid = change.slice(1);
-        this.noteRemoved(uuid);
+        this.noteRemoved(uuid, false);
+        this.returned.delete(uuid);
         if (this.ghosts.delete(uuid)) continue;
         const ticket = this.tickets.get(uuid);
         if (ticket === undefined) continue;
@@ -355,6 +378,7 @@ export class LineCopy {
         const ticket = Number(change.slice(1, colon));
         const uuid = change.slice(colon + 1);
         this.ghosts.delete(uuid);
+        this.returned.delete(uuid);
         const before = this.tickets.get(uuid);
         if (before !== undefined) this.line.remove(before);
         try {
@@ -369,6 +393,7 @@ export class LineCopy {
         const [from, to] = change.slice(1).split(':');
         if (this.ghosts.delete(from)) {
           this.ghosts.add(to);
+          if (this.returned.delete(from)) this.returned.add(to);
           continue;
         }
         const ticket = this.tickets.get(from);

@@ -322,6 +322,7 @@ export class RedisStore implements QueueStore {
       randomSeed(policy),
       policy.drawing ?? '',
       claimMs,
+      ...(this.lineCopy?.returnedReleases() ?? []),
     ]);
     return decodeRelease(reply);
   }

@@ -32,6 +32,9 @@ local function entryKey(uuid) return prefix .. 'e:' .. uuid end
 -- a place moved to a ticket nobody holds (an entrant keyed to its draw slot, add-draw-keys.lua).
 local changes = {}
 local function changed(change) changes[#changes + 1] = change end
+-- The places this call released, logged beside its changes (field r): a copy of the line that saw
+-- them released can have a release a failover lost given again (line-copy.ts, releaseAgain).
+local releases = {}
 local function requestKey(uuid) return prefix .. 'r:' .. uuid end
 
 -- Integers of up to 2^53 printed in full, never in exponent form.
@@ -176,6 +179,24 @@ local function drawnUpTo(id)
   return tonumber(state[2] or state[3] or '0')
 end
 
+-- A place out of the line, released: out of seen from now on, its entry keeps when it was last
+-- seen and its ticket, and its session is admitted. Returns its entry.
+local function admitReleased(uuid, ticket, last, session, now, sessionMs)
+  uncount(uuid)
+  redis.call('HSET', entryKey(uuid), 'a', int(now), 'l', last, 't', ticket)
+  redis.call('ZADD', admitted, int(admissionEnd(session, now, sessionMs)), session)
+  redis.call('ZADD', releasedAt, int(now), uuid)
+  redis.call('LPUSH', recent, int(now))
+  releases[#releases + 1] = uuid
+  return entry(uuid)
+end
+
+local function countReleases(count)
+  if count == 0 then return end
+  redis.call('HINCRBY', meta, 'n', count)
+  redis.call('LTRIM', recent, 0, RECENT_RELEASES - 1)
+end
+
 -- Releases from the head of the line; "served" counts every place that leaves it, the silent
 -- ones dropped there included. With a seed (an event's random queueing), each release draws
 -- uniformly among those waiting instead, and served does not count them: they leave from
@@ -212,29 +233,46 @@ local function releaseNext(count, now, sessionMs, abandonMs, seed, limit)
       if now - tonumber(last) > abandonMs then
         forget(uuid)
       else
-        uncount(uuid)
-        -- Out of seen and the line from now on: the entry keeps when it was last seen, and its ticket.
-        redis.call('HSET', entryKey(uuid), 'a', int(now), 'l', last, 't', head[2])
-        redis.call('ZADD', admitted, int(admissionEnd(session, now, sessionMs)), session)
-        redis.call('ZADD', releasedAt, int(now), uuid)
-        redis.call('LPUSH', recent, int(now))
-        out[#out + 1] = entry(uuid)
+        out[#out + 1] = admitReleased(uuid, head[2], last, session, now, sessionMs)
       end
     end
   end
   if left > 0 then redis.call('HINCRBY', meta, 's', left) end
-  if #out > 0 then
-    redis.call('HINCRBY', meta, 'n', #out)
-    redis.call('LTRIM', recent, 0, RECENT_RELEASES - 1)
-  end
+  countReleases(#out)
   return {served(), out}
+end
+
+-- Releases again, ahead of anyone, the places a failover brought back waiting after their release
+-- (the copies of the line saw them released: line-copy.ts), those still waiting: each may have been
+-- told, and its admission was lost with the release. Served counts one that leaves the head, as
+-- its first release did. Returns their entries.
+local function releaseAgain(uuids, now, sessionMs)
+  local out = {}
+  for _, uuid in ipairs(uuids) do
+    local ticket = redis.call('ZSCORE', waiting, uuid)
+    local session = redis.call('HGET', entryKey(uuid), 's')
+    if ticket and session then
+      if tonumber(ticket) > 0 and redis.call('ZRANK', waiting, uuid) == 0 then redis.call('HINCRBY', meta, 's', 1) end
+      redis.call('ZREM', waiting, uuid)
+      changed('-' .. uuid)
+      local last = lastSeen(uuid)
+      redis.call('ZREM', seen, uuid)
+      out[#out + 1] = admitReleased(uuid, ticket, last, session, now, sessionMs)
+    end
+  end
+  countReleases(#out)
+  return out
 end
 
 -- Logs this call's changes to the line as one entry, and returns the line's version after it.
 local function publishChanges()
   if #changes == 0 then return tonumber(redis.call('HGET', meta, 'v') or '0') end
   local version = redis.call('HINCRBY', meta, 'v', 1)
-  redis.call('XADD', log, 'MAXLEN', '~', LOG_LENGTH, '*', 'v', version, 's', served(), 'c', table.concat(changes, ','))
+  if #releases > 0 then
+    redis.call('XADD', log, 'MAXLEN', '~', LOG_LENGTH, '*', 'v', version, 's', served(), 'c', table.concat(changes, ','), 'r', table.concat(releases, ','))
+  else
+    redis.call('XADD', log, 'MAXLEN', '~', LOG_LENGTH, '*', 'v', version, 's', served(), 'c', table.concat(changes, ','))
+  end
   return version
 end
 

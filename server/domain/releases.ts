@@ -76,6 +76,15 @@ export class Releases {
   }
 
   /**
+   * A replay came for `uuid`, which waits: gives it its release again if a failover undid it
+   * (`QueueStore.releaseAgain`), so that the replay goes on rather than being refused.
+   */
+  async releaseAgain(uuid: string): Promise<boolean> {
+    const { store, clock } = this.parts;
+    return store.releaseAgain(uuid, clock.now(), this.policy);
+  }
+
+  /**
    * The release loop's sweep, every tick whatever the room's state: drops the visitors silent for
    * longer than the abandon time wherever they are in line, so that those behind move up while
    * the room is full or paused too. Nothing is published: `served` counts only the places that

@@ -38,10 +38,14 @@ export async function takeReplay(
   session: Session,
   form: { uuid: string; fields: Record<string, unknown> },
   store: QueueStore,
-  /** Told of the place whose held request was taken (the room's report). */
-  onTaken?: (entry: Entry) => void,
+  room: {
+    /** Gives a place its release again when a failover undid it (`Releases.releaseAgain`). */
+    readonly releaseAgain: (uuid: string) => Promise<boolean>;
+    /** Told of the place whose held request was taken (the room's report). */
+    readonly onTaken?: (entry: Entry) => void;
+  },
 ): Promise<HeldRequest | undefined> {
-  const entry = await store.get(form.uuid);
+  let entry = await store.get(form.uuid);
   // The session's token, or a uuid of its own (a page opened before the visitor signed in at the
   // site carries the token of the session before): either only our page can know.
   const ours = entry !== undefined && entry.sessionId === session.id;
@@ -62,12 +66,13 @@ export async function takeReplay(
   if (method !== held.method) {
     throw new HttpError(400, 'method_mismatch', `This held request is a ${held.method}.`);
   }
+  if (entry.state === 'waiting' && (await room.releaseAgain(form.uuid))) entry = (await store.get(form.uuid)) ?? entry;
   if (entry.state !== 'released') {
     throw new HttpError(409, 'not_released', 'Not released yet: keep waiting for your turn.');
   }
   const taken = entry.replayed ? undefined : await store.takeHeld(form.uuid, session.id);
   if (!taken) throw new HttpError(409, 'already_replayed', 'This held request was already replayed.');
-  onTaken?.(entry);
+  room.onTaken?.(entry);
   return taken;
 }
 

@@ -445,6 +445,10 @@ export class MemoryStore implements QueueStore {
     return state.drawn ? undefined : (state.placedUpTo ?? state.afterTicket ?? 0);
   }
 
+  async releaseAgain(): Promise<boolean> {
+    return false;
+  }
+
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     this.expireAdmissions(now);
     this.forgetExpired(now, Math.min(policy.claimMs ?? policy.sessionMs, policy.sessionMs));

@@ -406,6 +406,14 @@ export interface QueueStore extends EventStore, ReportStore, HandoffStore<Entry>
   releaseDue(now: number, policy: ReleasePolicy): Promise<Release>;
 
   /**
+   * A replay came for a place that waits: releases it at once if its release was undone by a
+   * failover (this instance saw it released, and Redis holds it waiting again), as the release
+   * loop's next step would. Whether it did: false for every other place, and always in a store
+   * no failover reaches (memory).
+   */
+  releaseAgain(uuid: string, now: number, policy: ReleasePolicy): Promise<boolean>;
+
+  /**
    * The release loop's sweep, run on every tick whatever the room's state (full, paused, a rate
    * of 0), since visitors walk away whether or not the line moves: drops the waiting places
    * silent for longer than `abandonMs` at `now`, wherever they are in line, so that those behind

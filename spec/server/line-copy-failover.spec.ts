@@ -117,20 +117,20 @@ it('should never answer for a place the promoted replica lacks, and answer from 
   }
 });
 
-it('should move nobody back for a release the promoted replica lacks, and release that place again at the next step', async () => {
+it('should move nobody back for releases the promoted replica lacks, and release those places again at a replay or the next step', async () => {
   const { sentinels, writer, gateway } = await sentinelStores();
   try {
     const places = [];
     for (const session of ['a', 'b', 'c', 'd']) places.push(await writer.hold(session, 0, get, Date.now()));
-    const [first, second, , last] = places;
+    const [first, second, third, last] = places;
     await sentinels.inSync();
     await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.primary.port));
 
     await cutReplica(sentinels);
-    expect((await writer.release(1, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([first.uuid]);
-    expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.primary.port))).toMatchObject({ position: 3 });
+    expect((await writer.release(2, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([first.uuid, second.uuid]);
+    expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.primary.port))).toMatchObject({ position: 2 });
 
-    // Every position told, to the place released and to those behind it, through the failover and after it.
+    // Every position told, to the places released and to those behind them, through the failover and after it.
     const told = new Map(places.map((place) => [place.uuid, [] as number[]]));
     let polling = true;
     const polls = (async () => {
@@ -145,28 +145,33 @@ it('should move nobody back for a release the promoted replica lacks, and releas
     try {
       await killPrimary(sentinels);
       await promoted(sentinels);
-      expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 3 });
+      expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 2 });
     } finally {
       polling = false;
       await polls;
     }
-    // The release was lost indeed: the promoted replica holds the released place at the head again.
-    expect((await writer.placeInLine(first.uuid, Date.now()))?.position).toBe(1);
+    // The releases were lost indeed: the promoted replica holds the released places at the head again.
+    expect((await writer.placeInLine(second.uuid, Date.now()))?.position).toBe(2);
     for (const [uuid, positions] of told) {
       expect(positions.length).toBeGreaterThan(0);
       expect({ uuid, positions }).toEqual({ uuid, positions: [...positions].sort((a, b) => b - a) });
     }
-    expect(told.get(last.uuid)!.every((position) => position <= 3)).toBe(true);
+    expect(told.get(last.uuid)!.every((position) => position <= 2)).toBe(true);
     expect(told.get(first.uuid)!.every((position) => position === 0)).toBe(true);
 
-    // The release loop's next step gives it again, even with no release due; it moves nobody.
-    const again = await gateway.releaseDue(Date.now(), { ...policy, perMinute: 0 });
-    expect(again.released.map((entry) => entry.uuid)).toEqual([first.uuid]);
+    // A replay for one is let through at once; a place never released is not.
+    expect(await gateway.releaseAgain(third.uuid, Date.now(), policy)).toBe(false);
+    expect(await gateway.releaseAgain(first.uuid, Date.now(), policy)).toBe(true);
     expect((await writer.get(first.uuid))?.state).toBe('released');
-    expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 3 });
-    expect((await gateway.releaseDue(Date.now(), { ...policy, perMinute: 0 })).released).toEqual([]);
-    expect((await gateway.release(1, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([second.uuid]);
+    // The release loop's next step gives the other again, even with no release due; neither moves anybody.
+    const again = await gateway.releaseDue(Date.now(), { ...policy, perMinute: 0 });
+    expect(again.released.map((entry) => entry.uuid)).toEqual([second.uuid]);
+    expect((await writer.get(second.uuid))?.state).toBe('released');
     expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 2 });
+    expect((await gateway.releaseDue(Date.now(), { ...policy, perMinute: 0 })).released).toEqual([]);
+    expect(await gateway.releaseAgain(first.uuid, Date.now(), policy)).toBe(false);
+    expect((await gateway.release(1, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([third.uuid]);
+    expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 1 });
   } finally {
     await Promise.all([writer.close(), gateway.close()]);
   }

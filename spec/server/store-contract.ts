@@ -639,6 +639,18 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       });
     });
 
+    describe('releaseAgain', () => {
+      it('should release no place that no failover took a release from: waiting, released or unknown', async () => {
+        const [released, waiting] = await Promise.all(['a', 'b'].map((s, i) => store.hold(s, 0, get, t0 + i)));
+        expect((await store.release(1, t0 + 10, policy)).released.map((entry) => entry.uuid)).toEqual([released.uuid]);
+        for (const uuid of [waiting.uuid, released.uuid, '00000000-0000-4000-8000-000000000000']) {
+          expect(await store.releaseAgain(uuid, t0 + 20, policy)).toBe(false);
+        }
+        expect((await store.get(waiting.uuid))?.state).toBe('waiting');
+        expect((await store.placeInLine(waiting.uuid, t0 + 30))?.position).toBe(1);
+      });
+    });
+
     describe('releaseDue', () => {
       it('should tell the line moved at most once a second, and a move owed by the next step, even one that releases nobody', async () => {
         const held = await Promise.all(['a', 'b', 'c', 'd'].map((s, i) => store.hold(s, 0, get, t0 + i)));

@@ -90,7 +90,12 @@ export function createGate(options: GateOptions): (request: FastifyRequest, repl
     });
     if (bytes !== undefined && request.method === 'POST') {
       const form = replayFormUuid(request.headers['content-type'], bytes);
-      const held = form && (await takeReplay(request, session, form, store, (entry) => void room.report.replayed(entry)));
+      const held =
+        form &&
+        (await takeReplay(request, session, form, store, {
+          releaseAgain: (uuid) => room.releases.releaseAgain(uuid),
+          onTaken: (entry) => void room.report.replayed(entry),
+        }));
       if (held) {
         options.bodyBudget.giveBack(room.name, session.id);
         watchOrigin(request, admission.signals);

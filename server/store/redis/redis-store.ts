@@ -311,7 +311,12 @@ export class RedisStore implements QueueStore {
     return decodeRelease(reply);
   }
 
-  async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
+  releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
+    return this.releaseStep(now, policy, this.lineCopy?.returnedReleases() ?? []);
+  }
+
+  /** The release loop's step, releasing again first the places in `again` still waiting (releaseAgain in lua/prelude.lua). */
+  private async releaseStep(now: number, policy: ReleasePolicy, again: readonly string[]): Promise<Release> {
     const { activeLimit, sessionMs, perMinute, abandonMs, claimMs = sessionMs } = policy;
     const reply = await this.run('waitingRoomReleaseDue', [
       now,
@@ -322,9 +327,16 @@ export class RedisStore implements QueueStore {
       randomSeed(policy),
       policy.drawing ?? '',
       claimMs,
-      ...(this.lineCopy?.returnedReleases() ?? []),
+      ...again,
     ]);
     return decodeRelease(reply);
+  }
+
+  async releaseAgain(uuid: string, now: number, policy: ReleasePolicy): Promise<boolean> {
+    if (!this.lineCopy?.returnedReleases().includes(uuid)) return false;
+    // The loop's step with no release due, for this place alone: the others are the loop's to release and tell.
+    const { released } = await this.releaseStep(now, { ...policy, perMinute: 0 }, [uuid]);
+    return released.length > 0;
   }
 
   async dropAbandoned(now: number, abandonMs: number): Promise<number> {

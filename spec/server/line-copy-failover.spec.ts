@@ -3,6 +3,7 @@ import { RedisStore } from '../../server/store/redis/redis-store';
 import type { HeldRequest, Position, ReleasePolicy } from '../../server/store/types';
 import { eventually } from '../support/eventually';
 import { startSentinelSet, type SentinelSet } from '../support/redis-topologies';
+import { cutOffReplica, untilPromoted } from './support/lost-writes';
 
 /**
  * Replication is asynchronous: a replica promoted may lack the last writes of the primary it
@@ -28,30 +29,11 @@ async function sentinelStores(): Promise<{ sentinels: SentinelSet; writer: Redis
   return { sentinels, writer: new RedisStore(target, { localLine: false }), gateway: new RedisStore(target) };
 }
 
-/** The replica frozen, its link's buffers full: what the primary writes next dies with it. */
-async function cutReplica(sentinels: SentinelSet): Promise<void> {
-  sentinels.replica.pause();
-  const filler = new Redis({ port: sentinels.primary.port, host: '127.0.0.1' });
-  await filler.set('filler', 'x'.repeat(24 * 1024 * 1024));
-  filler.disconnect();
-}
-
 /** Kills the primary and lets the replica go on. */
 async function killPrimary(sentinels: SentinelSet): Promise<void> {
   await sentinels.primary.kill();
   await pause(100);
   sentinels.replica.resume();
-}
-
-/** Resolves once the Sentinels have promoted the replica. */
-async function promoted(sentinels: SentinelSet): Promise<void> {
-  await eventually(
-    'the replica promoted',
-    () => sentinels.primaryPort(),
-    (port) => port === sentinels.replica.port,
-    30_000,
-    200,
-  );
 }
 
 /** Ranks a Redis has looked up so far: a poll sent to Redis looks one up, one answered from a copy none. */
@@ -88,7 +70,7 @@ it('should never answer for a place the promoted replica lacks, and answer from 
     await sentinels.inSync();
     await untilCopied(gateway, kept.uuid, () => Promise.resolve(sentinels.primary.port));
 
-    await cutReplica(sentinels);
+    await cutOffReplica(sentinels);
     const lost = await writer.hold('c', 0, get, Date.now());
     expect(await untilCopied(gateway, lost.uuid, () => Promise.resolve(sentinels.primary.port))).toMatchObject({ position: 3 });
 
@@ -103,7 +85,7 @@ it('should never answer for a place the promoted replica lacks, and answer from 
       }
     })();
     try {
-      await promoted(sentinels);
+      await untilPromoted(sentinels);
       expect(await untilCopied(gateway, kept.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 1 });
     } finally {
       polling = false;
@@ -126,7 +108,7 @@ it('should move nobody back for releases the promoted replica lacks, and release
     await sentinels.inSync();
     await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.primary.port));
 
-    await cutReplica(sentinels);
+    await cutOffReplica(sentinels);
     expect((await writer.release(2, Date.now(), policy)).released.map((entry) => entry.uuid)).toEqual([first.uuid, second.uuid]);
     expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.primary.port))).toMatchObject({ position: 2 });
 
@@ -144,7 +126,7 @@ it('should move nobody back for releases the promoted replica lacks, and release
     })();
     try {
       await killPrimary(sentinels);
-      await promoted(sentinels);
+      await untilPromoted(sentinels);
       expect(await untilCopied(gateway, last.uuid, () => Promise.resolve(sentinels.replica.port))).toMatchObject({ position: 2 });
     } finally {
       polling = false;

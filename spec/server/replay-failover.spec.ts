@@ -1,9 +1,9 @@
-import Redis from 'ioredis';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import { StoreUnavailableError } from '../../server/store/errors';
 import type { HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { eventually } from '../support/eventually';
 import { startSentinelSet, type SentinelSet } from '../support/redis-topologies';
+import { cutOffReplica, untilPromoted } from './support/lost-writes';
 
 /**
  * The one path to a double replay: replication is asynchronous, so a replay marked on the primary
@@ -33,26 +33,12 @@ async function releasedPlace(replayReplicas: number): Promise<{ sentinels: Senti
   return { sentinels, store, uuid: entry.uuid };
 }
 
-/** The replica frozen and its link's buffers filled, so that what the primary writes next stays there. */
-async function cutOffReplica(sentinels: SentinelSet): Promise<void> {
-  sentinels.replica.pause();
-  const filler = new Redis({ port: sentinels.primary.port, host: '127.0.0.1' });
-  await filler.set('filler', 'x'.repeat(24 * 1024 * 1024));
-  filler.disconnect();
-}
-
 /** Kills the primary and waits for the replica to be promoted. */
 async function failOver(sentinels: SentinelSet): Promise<void> {
   const { primary } = sentinels;
   await primary.kill();
   sentinels.replica.resume();
-  await eventually(
-    'the replica promoted',
-    () => sentinels.primaryPort(),
-    (port) => port === sentinels.replica.port,
-    30_000,
-    200,
-  );
+  await untilPromoted(sentinels);
 }
 
 /** The store's first answer once it reaches the promoted replica (errors while it cannot, tried again). */

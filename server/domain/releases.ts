@@ -77,11 +77,16 @@ export class Releases {
 
   /**
    * A replay came for `uuid`, which waits: gives it its release again if a failover undid it
-   * (`QueueStore.releaseAgain`), so that the replay goes on rather than being refused.
+   * (`QueueStore.releaseAgain`), told as any release is, so that the replay goes on rather than
+   * being refused. Whether it did.
    */
   async releaseAgain(uuid: string): Promise<boolean> {
     const { store, clock } = this.parts;
-    return store.releaseAgain(uuid, clock.now(), this.policy);
+    const release = await store.releaseAgain(uuid, clock.now(), this.policy);
+    if (!release) return false;
+    void this.parts.report?.released(release.released);
+    await this.announceAll(release);
+    return release.released.some((entry) => entry.uuid === uuid);
   }
 
   /**

@@ -445,8 +445,8 @@ export class MemoryStore implements QueueStore {
     return state.drawn ? undefined : (state.placedUpTo ?? state.afterTicket ?? 0);
   }
 
-  async releaseAgain(): Promise<boolean> {
-    return false;
+  async releaseAgain(): Promise<Release | undefined> {
+    return undefined;
   }
 
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {

@@ -408,10 +408,10 @@ export interface QueueStore extends EventStore, ReportStore, HandoffStore<Entry>
   /**
    * A replay came for a place that waits: releases it at once if its release was undone by a
    * failover (this instance saw it released, and Redis holds it waiting again), as the release
-   * loop's next step would. Whether it did: false for every other place, and always in a store
-   * no failover reaches (memory).
+   * loop's next step would, and answers that step. Undefined for every other place, and always in
+   * a store no failover reaches (memory).
    */
-  releaseAgain(uuid: string, now: number, policy: ReleasePolicy): Promise<boolean>;
+  releaseAgain(uuid: string, now: number, policy: ReleasePolicy): Promise<Release | undefined>;
 
   /**
    * The release loop's sweep, run on every tick whatever the room's state (full, paused, a rate

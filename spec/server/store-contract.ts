@@ -644,7 +644,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
         const [released, waiting] = await Promise.all(['a', 'b'].map((s, i) => store.hold(s, 0, get, t0 + i)));
         expect((await store.release(1, t0 + 10, policy)).released.map((entry) => entry.uuid)).toEqual([released.uuid]);
         for (const uuid of [waiting.uuid, released.uuid, '00000000-0000-4000-8000-000000000000']) {
-          expect(await store.releaseAgain(uuid, t0 + 20, policy)).toBe(false);
+          expect(await store.releaseAgain(uuid, t0 + 20, policy)).toBeUndefined();
         }
         expect((await store.get(waiting.uuid))?.state).toBe('waiting');
         expect((await store.placeInLine(waiting.uuid, t0 + 30))?.position).toBe(1);

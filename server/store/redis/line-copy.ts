@@ -73,6 +73,8 @@ export class LineCopy {
   private known = 0;
   private lastId = '0-0';
   private loaded = false;
+  /** Whether the copy has held the whole line once: the line it holds may bound a position told. */
+  private held = false;
   /** Since a broken connection, until the line is read again: the line held then bounds every position told. */
   private broken = false;
   /** The latest places seen leaving the line, oldest first (`REMEMBERED_REMOVALS`): true for a release. */
@@ -91,7 +93,7 @@ export class LineCopy {
   private readonly pageSize: number;
   private readonly unconfirm = () => {
     this.epoch++;
-    if (this.loaded) this.broken = true;
+    if (this.held) this.broken = true;
     this.loaded = false;
   };
 
@@ -133,10 +135,11 @@ export class LineCopy {
   }
 
   /**
-   * Since a broken connection, until the line is read again: the place's position in the line held
-   * when it broke, the most Redis's answer may be shown as. A failover may bring back a release or a
-   * leave that the copy applied, and positions were told from, behind which everyone would move
-   * back one place. Undefined otherwise.
+   * The most Redis's answer for the place may be shown as. Since a broken connection, until the
+   * line is read again: its position in the line held when it broke, or 0 for a place the copy saw
+   * released, since a failover may bring back a release or a leave that the copy applied and
+   * positions were told from (behind it, everyone would move back one place). At any time: 0 for
+   * a place whose release a failover undid, until it is released again. Undefined otherwise.
    */
   bound(uuid: string): number | undefined {
     if (this.returned.has(uuid)) return 0;
@@ -261,6 +264,7 @@ export class LineCopy {
     // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
     this.known = this.version < previous ? this.version : Math.max(this.known, this.version);
     this.loaded = true;
+    this.held = true;
     this.broken = false;
   }
 

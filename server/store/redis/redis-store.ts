@@ -332,11 +332,10 @@ export class RedisStore implements QueueStore {
     return decodeRelease(reply);
   }
 
-  async releaseAgain(uuid: string, now: number, policy: ReleasePolicy): Promise<boolean> {
-    if (!this.lineCopy?.returnedReleases().includes(uuid)) return false;
+  async releaseAgain(uuid: string, now: number, policy: ReleasePolicy): Promise<Release | undefined> {
+    if (!this.lineCopy?.returnedReleases().includes(uuid)) return undefined;
     // The loop's step with no release due, for this place alone: the others are the loop's to release and tell.
-    const { released } = await this.releaseStep(now, { ...policy, perMinute: 0 }, [uuid]);
-    return released.length > 0;
+    return this.releaseStep(now, { ...policy, perMinute: 0 }, [uuid]);
   }
 
   async dropAbandoned(now: number, abandonMs: number): Promise<number> {

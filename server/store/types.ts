@@ -407,8 +407,8 @@ export interface QueueStore extends EventStore, ReportStore, HandoffStore<Entry>
 
   /**
    * A replay came for a place that waits: releases it at once if its release was undone by a
-   * failover (this instance saw it released, and Redis holds it waiting again), as the release
-   * loop's next step would, and answers that step. Undefined for every other place, and always in
+   * failover (this instance saw it leave the line, and Redis holds it waiting again: a page that
+   * left does not replay), as the release loop's next step would, and answers that step. Undefined for every other place, and always in
    * a store no failover reaches (memory).
    */
   releaseAgain(uuid: string, now: number, policy: ReleasePolicy): Promise<Release | undefined>;

@@ -74,6 +74,11 @@ class Tail extends EventEmitter {
 }
 
 const entry = (version: number, served: number, changes: string): Entry => [`${version}-0`, ['v', String(version), 's', String(served), 'c', changes]];
+/** An entry of a release: its changes, and the places it released (field r). */
+const releasing = (version: number, served: number, changes: string, released: string): Entry => [
+  `${version}-0`,
+  ['v', String(version), 's', String(served), 'c', changes, 'r', released],
+];
 const settle = async () => {
   for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
 };
@@ -364,5 +369,67 @@ describe("an instance's copy of the line", () => {
 
     copy.disconnected();
     expect(copy.position('b')).toBeUndefined();
+  });
+
+  it('should move nobody back for a release a failover undid, show it released, and hand it to be released again', async () => {
+    tail.deliver(releasing(6, 1, '-a', 'a'));
+    await settle();
+    expect(copy.position('c')).toEqual({ position: 2, ticket: 3, served: 1 });
+    // The promoted replica never had version 6.
+    redisHolds(
+      [5, 0, '5-0'],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
+    tail.emit('close');
+    expect([copy.bound('a'), copy.bound('b'), copy.bound('c')]).toEqual([0, 1, 2]);
+    tail.deliver();
+    await settle();
+    expect([copy.position('a'), copy.position('b'), copy.position('c')]).toEqual([
+      undefined,
+      { position: 1, ticket: 2, served: 0 },
+      { position: 2, ticket: 3, served: 0 },
+    ]);
+    expect([copy.bound('a'), copy.bound('c'), copy.sawLeave('a'), copy.sawLeave('b')]).toEqual([0, undefined, true, false]);
+    expect(copy.returnedReleases()).toEqual(['a']);
+
+    // Released again: it moves nobody, and is handed on no more.
+    tail.deliver(releasing(6, 1, '-a', 'a'));
+    await settle();
+    expect(copy.position('c')).toEqual({ position: 2, ticket: 3, served: 1 });
+    expect([copy.bound('a'), copy.returnedReleases()]).toEqual([undefined, []]);
+    expect(reads).toBe(2);
+  });
+
+  it('should note the places gone while it read the line again, and hold one apart that a failover brings back', async () => {
+    redisHolds(
+      [9, 0, '9-0'],
+      [
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
+    tail.deliver(entry(7, 0, '-a'));
+    await settle();
+    expect(reads).toBe(2);
+    expect(copy.sawLeave('a')).toBe(true);
+
+    redisHolds(
+      [5, 0, '5-0'],
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ],
+    );
+    tail.emit('close');
+    tail.deliver();
+    await settle();
+    expect([copy.position('a'), copy.position('c')]).toEqual([undefined, { position: 2, ticket: 3, served: 0 }]);
+    // Not known to be a release: held apart, not handed on.
+    expect(copy.returnedReleases()).toEqual([]);
   });
 });

@@ -157,6 +157,14 @@ export class LineCopy {
     return [...this.returned];
   }
 
+  /**
+   * Whether the copy saw the place leave the line, lately: one Redis holds waiting again was brought
+   * back by a failover (a uuid never waits twice), whether or not the copy has read the line since.
+   */
+  sawLeave(uuid: string): boolean {
+    return this.removed.has(uuid) || this.ghosts.has(uuid);
+  }
+
   /** Whether the copy answers now (loaded, and confirmed since its connection last broke). */
   get ready(): boolean {
     return this.loaded;
@@ -194,6 +202,7 @@ export class LineCopy {
     const previous = this.version;
     const previousGhosts = this.ghosts;
     const previousReturned = this.returned;
+    const previousTickets = this.tickets;
     const [version, served, lastId, first, last, ahead, ends] = await this.options.head(this.pageSize);
     const line = new PriorityLine();
     const tickets = new Map<string, number>();
@@ -260,6 +269,9 @@ export class LineCopy {
     this.ghosts = new Set();
     this.returned = new Set();
     if (!this.catchUp(buffered, last)) throw new Overtaken('a change logged during the load could not be applied');
+    // Places held before and not now left while the copy was not following the log (or were lost
+    // with a failover's last writes, which is harmless to note).
+    for (const uuid of previousTickets.keys()) if (!this.tickets.has(uuid)) this.noteRemoved(uuid, false);
     this.setGhostsApart(previousGhosts, previousReturned);
     // A version behind the one held before: Redis was emptied or replaced, and what was known with it is gone.
     this.known = this.version < previous ? this.version : Math.max(this.known, this.version);

@@ -333,7 +333,7 @@ export class RedisStore implements QueueStore {
   }
 
   async releaseAgain(uuid: string, now: number, policy: ReleasePolicy): Promise<Release | undefined> {
-    if (!this.lineCopy?.returnedReleases().includes(uuid)) return undefined;
+    if (!this.lineCopy?.sawLeave(uuid)) return undefined;
     // The loop's step with no release due, for this place alone: the others are the loop's to release and tell.
     return this.releaseStep(now, { ...policy, perMinute: 0 }, [uuid]);
   }

@@ -83,6 +83,14 @@ const settle = async () => {
   for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
 };
 
+/** The line each test starts from, and the same once its head has left. */
+const ABC: [string, number][] = [
+  ['a', 1],
+  ['b', 2],
+  ['c', 3],
+];
+const BC = ABC.slice(1);
+
 describe("an instance's copy of the line", () => {
   let tail: Tail;
   let heads: LogHead[];
@@ -104,14 +112,7 @@ describe("an instance's copy of the line", () => {
   beforeEach(async () => {
     tail = new Tail();
     heads = [];
-    redisHolds(
-      [5, 0, '5-0'],
-      [
-        ['a', 1],
-        ['b', 2],
-        ['c', 3],
-      ],
-    );
+    redisHolds([5, 0, '5-0'], ABC);
     reads = 0;
     copy = new LineCopy({
       tail: tail as unknown as Redis,
@@ -155,13 +156,7 @@ describe("an instance's copy of the line", () => {
   });
 
   it('should read the line again at a missing version, at a change it does not know, and when Redis starts again from 1', async () => {
-    redisHolds(
-      [9, 0, '9-0'],
-      [
-        ['b', 2],
-        ['c', 3],
-      ],
-    );
+    redisHolds([9, 0, '9-0'], BC);
     tail.deliver(entry(7, 0, '-a'));
     await settle();
     expect(reads).toBe(2);
@@ -295,14 +290,7 @@ describe("an instance's copy of the line", () => {
   });
 
   it('should read the line again when the log was trimmed past it during the pages, and then hold what Redis holds', async () => {
-    redisHolds(
-      [5, 0, '5-0'],
-      [
-        ['a', 1],
-        ['b', 2],
-        ['c', 3],
-      ],
-    );
+    redisHolds([5, 0, '5-0'], ABC);
     tail.pages = 0;
     tail.afterPage = (page) => {
       if (page !== 1) return;
@@ -328,14 +316,7 @@ describe("an instance's copy of the line", () => {
   });
 
   it('should read the line again when a change it does not know was logged during the pages, and hold the new order', async () => {
-    redisHolds(
-      [5, 0, '5-0'],
-      [
-        ['a', 1],
-        ['b', 2],
-        ['c', 3],
-      ],
-    );
+    redisHolds([5, 0, '5-0'], ABC);
     tail.pages = 0;
     tail.afterPage = (page) => {
       if (page !== 1) return;
@@ -376,14 +357,7 @@ describe("an instance's copy of the line", () => {
     await settle();
     expect(copy.position('c')).toEqual({ position: 2, ticket: 3, served: 1 });
     // The promoted replica never had version 6.
-    redisHolds(
-      [5, 0, '5-0'],
-      [
-        ['a', 1],
-        ['b', 2],
-        ['c', 3],
-      ],
-    );
+    redisHolds([5, 0, '5-0'], ABC);
     tail.emit('close');
     expect([copy.bound('a'), copy.bound('b'), copy.bound('c')]).toEqual([0, 1, 2]);
     tail.deliver();
@@ -405,26 +379,13 @@ describe("an instance's copy of the line", () => {
   });
 
   it('should note the places gone while it read the line again, and hold one apart that a failover brings back', async () => {
-    redisHolds(
-      [9, 0, '9-0'],
-      [
-        ['b', 2],
-        ['c', 3],
-      ],
-    );
+    redisHolds([9, 0, '9-0'], BC);
     tail.deliver(entry(7, 0, '-a'));
     await settle();
     expect(reads).toBe(2);
     expect(copy.sawLeave('a')).toBe(true);
 
-    redisHolds(
-      [5, 0, '5-0'],
-      [
-        ['a', 1],
-        ['b', 2],
-        ['c', 3],
-      ],
-    );
+    redisHolds([5, 0, '5-0'], ABC);
     tail.emit('close');
     tail.deliver();
     await settle();

@@ -143,7 +143,10 @@ export function outputOf(child: ChildProcess): string {
  */
 export async function launch(binary: string, port: number, dir: string, extra: readonly string[] = [], config?: string): Promise<ChildProcess> {
   const args = [...(config ? [config] : []), '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
-  args.push('--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--protected-mode', 'no', ...extra);
+  args.push('--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--protected-mode', 'no');
+  // A replica's sync starts at once: by default a primary waits 5 s for other replicas to share it.
+  if (!extra.includes('--sentinel')) args.push('--repl-diskless-sync-delay', '0');
+  args.push(...extra);
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_KEPT));

@@ -1,4 +1,5 @@
 import { execFile, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -93,23 +94,29 @@ export async function startSentinelSet(name = 'wr-test'): Promise<SentinelSet> {
     const primary = await start([]);
     const replica = await start(['--replicaof', '127.0.0.1', String(primary.port)]);
     await until('the replica in sync', async () => (await info(replica.port, 'replication')).includes('master_link_status:up'));
-    const sentinels: { host: string; port: number }[] = [];
-    for (let i = 0; i < 3; i++) {
-      const port = await freePort();
+    // Each Sentinel told of the replica and of the others from the start, as its own config file
+    // keeps them once it has found them: finding them by itself takes seconds (hellos every 2 s,
+    // the primary's INFO every 10 s).
+    const ids: { port: number; id: string }[] = [];
+    for (let i = 0; i < 3; i++) ids.push({ port: await freePort(), id: randomBytes(20).toString('hex') });
+    for (const [i, { port, id }] of ids.entries()) {
       const config = path.join(dir, `sentinel-${i}.conf`);
       writeFileSync(
         config,
         [
+          `sentinel myid ${id}`,
           `sentinel monitor ${name} 127.0.0.1 ${primary.port} 2`,
           `sentinel down-after-milliseconds ${name} 1000`,
           `sentinel failover-timeout ${name} 3000`,
           `sentinel parallel-syncs ${name} 1`,
+          `sentinel known-replica ${name} 127.0.0.1 ${replica.port}`,
+          ...ids.filter((other) => other.port !== port).map((other) => `sentinel known-sentinel ${name} 127.0.0.1 ${other.port} ${other.id}`),
           '',
         ].join('\n'),
       );
-      await start(['--sentinel'], config, port);
-      sentinels.push({ host: '127.0.0.1', port });
     }
+    await Promise.all(ids.map(({ port }, i) => start(['--sentinel'], path.join(dir, `sentinel-${i}.conf`), port)));
+    const sentinels = ids.map(({ port }) => ({ host: '127.0.0.1', port }));
     const primaryPort = async () => {
       const client = new Redis({ port: sentinels[0].port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
       try {

@@ -78,15 +78,15 @@ export class Releases {
   /**
    * A replay came for `uuid`, which waits: gives it its release again if a failover undid it
    * (`QueueStore.releaseAgain`), told as any release is, so that the replay goes on rather than
-   * being refused. Whether it did.
+   * being refused. Its entry once released, or undefined.
    */
-  async releaseAgain(uuid: string): Promise<boolean> {
+  async releaseAgain(uuid: string): Promise<Entry | undefined> {
     const { store, clock } = this.parts;
     const release = await store.releaseAgain(uuid, clock.now(), this.policy);
-    if (!release) return false;
+    if (!release) return undefined;
     void this.parts.report?.released(release.released);
     await this.announceAll(release);
-    return release.released.some((entry) => entry.uuid === uuid);
+    return release.released.find((entry) => entry.uuid === uuid);
   }
 
   /**

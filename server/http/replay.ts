@@ -40,7 +40,7 @@ export async function takeReplay(
   store: QueueStore,
   room: {
     /** Gives a place its release again when a failover undid it (`Releases.releaseAgain`). */
-    readonly releaseAgain: (uuid: string) => Promise<boolean>;
+    readonly releaseAgain: (uuid: string) => Promise<Entry | undefined>;
     /** Told of the place whose held request was taken (the room's report). */
     readonly onTaken?: (entry: Entry) => void;
   },
@@ -66,7 +66,7 @@ export async function takeReplay(
   if (method !== held.method) {
     throw new HttpError(400, 'method_mismatch', `This held request is a ${held.method}.`);
   }
-  if (entry.state === 'waiting' && (await room.releaseAgain(form.uuid))) entry = (await store.get(form.uuid)) ?? entry;
+  if (entry.state === 'waiting') entry = (await room.releaseAgain(form.uuid)) ?? entry;
   if (entry.state !== 'released') {
     throw new HttpError(409, 'not_released', 'Not released yet: keep waiting for your turn.');
   }

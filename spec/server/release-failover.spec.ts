@@ -1,6 +1,5 @@
-import Redis from 'ioredis';
 import { eventually } from '../support/eventually';
-import { startSentinelSet, type SentinelSet } from '../support/redis-topologies';
+import { command, startSentinelSet, type SentinelSet } from '../support/redis-topologies';
 import { adminRelease, startInstance } from '../support/scale-out';
 import { stopAllServerProcesses } from '../support/server-process';
 import { cutOffReplica, untilPromoted } from './support/lost-writes';
@@ -17,14 +16,7 @@ jest.setTimeout(90_000);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Whether a client of the Redis on `port` blocks on a stream: a gateway's copy of the line, loaded and following its log. */
-async function followed(port: number): Promise<boolean> {
-  const client = new Redis({ port, host: '127.0.0.1' });
-  try {
-    return ((await client.client('LIST')) as string).includes('cmd=xread');
-  } finally {
-    client.disconnect();
-  }
-}
+const followed = async (port: number) => String(await command(port, 'CLIENT', 'LIST')).includes('cmd=xread');
 
 let sentinels: SentinelSet;
 let origin: TestOrigin;

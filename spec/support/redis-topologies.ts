@@ -306,7 +306,7 @@ async function closeAll(children: ChildProcess[], dir: string, killOnExit: () =>
 }
 
 /** One command to the process on `port`, on a connection of its own. */
-async function command(port: number, name: string, ...args: string[]): Promise<unknown> {
+export async function command(port: number, name: string, ...args: string[]): Promise<unknown> {
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, commandTimeout: 2000 });
   client.on('error', () => undefined);
   try {

@@ -1,6 +1,5 @@
-import Redis from 'ioredis';
 import { eventually } from '../../support/eventually';
-import type { SentinelSet } from '../../support/redis-topologies';
+import { command, type SentinelSet } from '../../support/redis-topologies';
 
 /**
  * Writes a failover loses on purpose. Replication is asynchronous: with the replica frozen and its
@@ -8,9 +7,7 @@ import type { SentinelSet } from '../../support/redis-topologies';
  */
 export async function cutOffReplica(sentinels: SentinelSet): Promise<void> {
   sentinels.replica.pause();
-  const filler = new Redis({ port: sentinels.primary.port, host: '127.0.0.1' });
-  await filler.set('filler', 'x'.repeat(24 * 1024 * 1024));
-  filler.disconnect();
+  await command(sentinels.primary.port, 'SET', 'filler', 'x'.repeat(24 * 1024 * 1024));
 }
 
 /** Resolves once the Sentinels have promoted the replica. */

@@ -268,11 +268,12 @@ end
 local function publishChanges()
   if #changes == 0 then return tonumber(redis.call('HGET', meta, 'v') or '0') end
   local version = redis.call('HINCRBY', meta, 'v', 1)
+  local fields = {'v', version, 's', served(), 'c', table.concat(changes, ',')}
   if #releases > 0 then
-    redis.call('XADD', log, 'MAXLEN', '~', LOG_LENGTH, '*', 'v', version, 's', served(), 'c', table.concat(changes, ','), 'r', table.concat(releases, ','))
-  else
-    redis.call('XADD', log, 'MAXLEN', '~', LOG_LENGTH, '*', 'v', version, 's', served(), 'c', table.concat(changes, ','))
+    fields[#fields + 1] = 'r'
+    fields[#fields + 1] = table.concat(releases, ',')
   end
+  redis.call('XADD', log, 'MAXLEN', '~', LOG_LENGTH, '*', unpack(fields))
   return version
 end
 

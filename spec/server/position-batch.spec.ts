@@ -1,4 +1,5 @@
-import { MAX_BATCH, PositionBatch, RESOLVE_SLICE } from '../../server/store/redis/position-batch';
+import { RESOLVE_SLICE } from '../../server/store/redis/call-batch';
+import { MAX_BATCH, PositionBatch } from '../../server/store/redis/position-batch';
 import type { Position } from '../../server/store/types';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import Redis from 'ioredis';
-import { StoreUnavailableError } from '../../server/store/errors';
-import { RedisStore, type RedisStoreOptions } from '../../server/store/redis/redis-store';
+import { PlacesPerAddressError, StoreUnavailableError } from '../../server/store/errors';
+import { MAX_ARRIVALS, RedisStore, type RedisStoreOptions } from '../../server/store/redis/redis-store';
 import { drawKey, drawOrder } from '../../server/domain/events/draw';
 import { encodeRequest } from '../../server/store/redis/codec';
 import { BLOCK_MS } from '../../server/store/redis/line-copy';
@@ -359,13 +359,15 @@ describe("redis queue store's commands", () => {
 });
 
 describe("redis queue store's arrivals", () => {
-  it('should hold an arrival in one script, and write the report rows of one turn in one more', async () => {
+  it('should hold the arrivals of one turn in one script, logged as one change, and write their report rows in one more', async () => {
     const room = newRoom();
     const store = open(server.url, room);
     await store.hold('warm', 0, get, t0);
     const before = await scriptCalls();
+    const logged = await admin.xlen(`${room}log`);
     const arrivals = await Promise.all(Array.from({ length: 20 }, (_, i) => store.arrive(`s${i}`, 0, get, t0 + 1, undefined)));
-    expect((await scriptCalls()) - before).toBe(20);
+    expect((await scriptCalls()) - before).toBe(1);
+    expect((await admin.xlen(`${room}log`)) - logged).toBe(1);
     const places = arrivals.map((arrival) => (arrival.admitted ? undefined : arrival.place));
     expect(places.map((place) => place?.position)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
 
@@ -374,10 +376,41 @@ describe("redis queue store's arrivals", () => {
     // A release reported before the arrivals' turn ended still finds their rows.
     const released = store.reportReleases([{ uuid: rows[0].uuid, heldAt: t0 + 1 }], t0 + 5, 3_600_000);
     await Promise.all([...written, released]);
-    expect((await scriptCalls()) - before).toBe(20 + 2);
+    expect((await scriptCalls()) - before).toBe(1 + 2);
     const { rows: read } = await store.reportRead(t0, t0 + 60_000, t0 + 60_000);
     expect(read).toHaveLength(20);
     expect(read.find((row) => row.uuid === rows[0].uuid)).toMatchObject({ lineNumber: 2, releasedAt: t0 + 5 });
+  });
+
+  it("should answer each arrival of a batch on its own: admitted, held in the order they came, or refused for its address alone", async () => {
+    const store = open(server.url, newRoom());
+    const limits = { activeLimit: 1, sessionMs: 60_000 };
+    const options = { address: 'ip:1', placesPerAddress: 1 };
+    await store.stats(t0);
+    const before = await scriptCalls();
+    const [first, second, again, third, other] = await Promise.all([
+      store.arrive('a', 0, get, t0, limits, options),
+      store.arrive('b', 0, get, t0, limits, options),
+      store.arrive('b', 0, post, t0, limits, options),
+      store.arrive('c', 0, get, t0, limits, options).catch((error: unknown) => error),
+      store.arrive('d', 0, get, t0, limits, { address: 'ip:2', placesPerAddress: 1 }),
+    ]);
+    expect((await scriptCalls()) - before).toBe(1);
+    expect(first).toEqual({ admitted: true });
+    expect(second.admitted || second.place.position).toBe(1);
+    // The same session again in the batch keeps its place and gets its new request.
+    expect(again.admitted || again.place).toMatchObject({ position: 1, entry: { uuid: second.admitted || second.place.entry.uuid, request: post } });
+    expect(third).toBeInstanceOf(PlacesPerAddressError);
+    expect(other.admitted || other.place.position).toBe(2);
+  });
+
+  it(`should send at most ${MAX_ARRIVALS} arrivals a call, and those that came meanwhile right after`, async () => {
+    const store = open(server.url, newRoom());
+    await store.hold('warm', 0, get, t0);
+    const before = await scriptCalls();
+    const arrivals = await Promise.all(Array.from({ length: MAX_ARRIVALS + 8 }, (_, i) => store.arrive(`s${i}`, 0, get, t0 + 1, undefined)));
+    expect((await scriptCalls()) - before).toBe(2);
+    expect(arrivals.map((arrival) => !arrival.admitted && arrival.place.position)).toEqual(Array.from({ length: MAX_ARRIVALS + 8 }, (_, i) => i + 2));
   });
 });
 

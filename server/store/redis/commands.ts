@@ -66,6 +66,9 @@ export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', '
  */
 export const LOG_LENGTH = 10_000;
 
+/** Arguments of one arrival in arrive.lua, which takes several in one call. */
+const ARRIVAL_ARGS: ArrivalArgs['length'] = 11;
+
 /** Longest held request kept inside the entry hash, in bytes (Redis's default listpack limit). */
 const INLINE_REQUEST_BYTES = 64;
 
@@ -95,7 +98,25 @@ const CONSTANTS = {
   FORGET_BATCH,
   ABANDON_BATCH,
   PRIORITY_TICKET_BASE,
+  ARRIVAL_ARGS,
 };
+
+/** One arrival's arguments to arrive.lua, in order. */
+export type ArrivalArgs = [
+  sessionId: string,
+  now: number,
+  activeLimit: Optional<number>,
+  sessionMs: number,
+  userId: number,
+  request: string,
+  newUuid: string,
+  address: string,
+  placesPerAddress: number,
+  pendingUntil: Optional<number>,
+  keep: '1' | '',
+];
+/** One arrival's answer: admitted, refused for its address, or held with its place. */
+export type ArriveReply = [1] | [2] | [0, [entry: EntryReply, position: number, served: number]];
 
 /** An entry as the scripts answer it: its uuid, its held request, then its hash's fields and values (see prelude.lua). */
 export type EntryReply = [uuid: string, request: string, ...fields: string[]];
@@ -145,22 +166,8 @@ interface Commands {
     ];
     reply: EntryReply | 0;
   };
-  waitingRoomArrive: {
-    args: [
-      sessionId: string,
-      now: number,
-      activeLimit: Optional<number>,
-      sessionMs: number,
-      userId: number,
-      request: string,
-      newUuid: string,
-      address: string,
-      placesPerAddress: number,
-      pendingUntil: Optional<number>,
-      keep: '1' | '',
-    ];
-    reply: [1] | [2] | [0, [entry: EntryReply, position: number, served: number]];
-  };
+  /** The arrivals of one batch, `ARRIVAL_ARGS` each (`ArrivalArgs`), and an answer for each in turn. */
+  waitingRoomArrive: { args: Array<string | number>; reply: ArriveReply[] };
   waitingRoomEnterLine: { args: [uuid: string, now: number]; reply: 'waiting' | 'released' | null };
   waitingRoomDropPending: { args: [uuid: string]; reply: 0 | 1 };
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };

@@ -15,6 +15,9 @@ import {
 } from '../../redis/connection';
 import { PlacesPerAddressError, StoreUnavailableError } from '../errors';
 
+/** Most arrivals in one script call: a held request may be 64 KB (`bodyLimit`), and a call stays short. */
+export const MAX_ARRIVALS = 32;
+
 /** Codes kept by one script call (`addCodes`). */
 const CODES_PER_CALL = 500;
 
@@ -24,6 +27,7 @@ import { decodeEntry, decodeRequest, encodeRequest } from './codec';
 import { HANDOFF_RECORD_MS, MOVED_MARK_MS, type HandoffOffer, type HandoffOutcome } from '../handoff';
 import { Deadlines } from './deadline';
 import { BLOCK_MS, BROKEN, LineCopy } from './line-copy';
+import { CallBatch } from './call-batch';
 import { PositionBatch } from './position-batch';
 import { RedisReport } from './report';
 import { SeenMarks } from './seen-marks';
@@ -32,6 +36,8 @@ import {
   SCRIPT_KEYS,
   defineStoreCommands,
   type Answer,
+  type ArrivalArgs,
+  type ArriveReply,
   type CommandArgs,
   type CommandName,
   type CommandReply,
@@ -126,6 +132,15 @@ export class RedisStore implements QueueStore {
   private closed = false;
   /** Marking a visitor seen late does no harm: these calls carry no deadline. */
   private readonly positions = new PositionBatch((pairs) => this.run('waitingRoomPositions', pairs, false));
+  /**
+   * The arrivals of one turn of the event loop go to Redis together, in the order they came: the
+   * script's own cost, its deadline's check and the log's entry for their places are paid once for
+   * them all (`CallBatch`). An arrival alone waits for nothing.
+   */
+  private readonly arrivals = new CallBatch<ArrivalArgs, ArriveReply>(async (arrivals) => {
+    const replies = await this.run('waitingRoomArrive', arrivals.flat());
+    return (index) => replies[index];
+  }, MAX_ARRIVALS);
   private readonly localLine: boolean;
   private readonly replayReplicas: number;
   private readonly commandTimeoutMs: number;
@@ -154,8 +169,8 @@ export class RedisStore implements QueueStore {
     const commandTimeoutMs = options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     const given = typeof redis === 'object' && 'status' in redis ? redis : undefined;
     this.ownsClient = given === undefined;
-    // The polls' batches are sent as they are made: each is a batch already.
-    const client = given ?? connectRedis(redis as RedisTarget, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions'] });
+    // The polls' and the arrivals' batches are sent as they are made: each is a batch already.
+    const client = given ?? connectRedis(redis as RedisTarget, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions', 'waitingRoomArrive'] });
     if (client.options.keyPrefix) {
       // The scripts name the per-visitor keys themselves, where the client's prefix never reaches.
       throw new Error('Give RedisStore a client without keyPrefix, and the prefix as its `prefix` option.');
@@ -217,7 +232,7 @@ export class RedisStore implements QueueStore {
     options: HoldOptions = {},
   ): Promise<Arrival> {
     const { address = '', placesPerAddress = 0, pendingUntil, keepRequest } = options;
-    const reply = await this.run('waitingRoomArrive', [
+    const reply = await this.arrivals.call([
       sessionId,
       now,
       limits ? limits.activeLimit : '',

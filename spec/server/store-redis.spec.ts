@@ -382,7 +382,7 @@ describe("redis queue store's arrivals", () => {
     expect(read.find((row) => row.uuid === rows[0].uuid)).toMatchObject({ lineNumber: 2, releasedAt: t0 + 5 });
   });
 
-  it("should answer each arrival of a batch on its own: admitted, held in the order they came, or refused for its address alone", async () => {
+  it('should answer each arrival of a batch on its own: admitted, held in the order they came, or refused for its address alone', async () => {
     const store = open(server.url, newRoom());
     const limits = { activeLimit: 1, sessionMs: 60_000 };
     const options = { address: 'ip:1', placesPerAddress: 1 };

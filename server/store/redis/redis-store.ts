@@ -170,7 +170,8 @@ export class RedisStore implements QueueStore {
     const given = typeof redis === 'object' && 'status' in redis ? redis : undefined;
     this.ownsClient = given === undefined;
     // The polls' and the arrivals' batches are sent as they are made: each is a batch already.
-    const client = given ?? connectRedis(redis as RedisTarget, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions', 'waitingRoomArrive'] });
+    const client =
+      given ?? connectRedis(redis as RedisTarget, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions', 'waitingRoomArrive'] });
     if (client.options.keyPrefix) {
       // The scripts name the per-visitor keys themselves, where the client's prefix never reaches.
       throw new Error('Give RedisStore a client without keyPrefix, and the prefix as its `prefix` option.');

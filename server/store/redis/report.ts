@@ -71,7 +71,7 @@ const SCRIPTS = [
  *   solved and failed, the revocations and the replays.
  * Each write is one script that also sets the key's time to live to the retention: a key is gone
  * that long after its last write, by Redis itself. The arrivals of one turn of the event loop are
- * written together, one script for many (an arrival's own is one script: `arrive.lua`), and
+ * written together, one script for many (as the arrivals themselves are: `arrive.lua`), and
  * before any other call of the report, so that a release or a read finds them.
  */
 export class RedisReport implements ReportStore {

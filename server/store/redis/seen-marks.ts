@@ -12,10 +12,18 @@ export const SEEN_FLUSH_MS = 1000;
 export const SEEN_FLUSH_SIZE = 10_000;
 /** Most marks in one call, so that none holds Redis for long (about 3 ms for 2,000). */
 export const SEEN_CALL_SIZE = 2000;
-/** Longest spacing between two marks of one place (`SeenMarkOptions.awayMs`). */
-export const SEEN_SPACING_MAX_MS = 30_000;
+/**
+ * Longest spacing between two marks of one place (`SeenMarkOptions.awayMs`): a room that lets a
+ * place be silent for hours still hears of each place every few minutes.
+ */
+export const SEEN_SPACING_MAX_MS = 300_000;
 
-/** The spacing of one place's marks for a room whose sweep drops places silent for `awayMs`: a twentieth of it, at most `SEEN_SPACING_MAX_MS`. */
+/**
+ * The spacing of one place's marks for a room whose sweep drops places silent for `awayMs`: a
+ * twentieth of it, at most `SEEN_SPACING_MAX_MS`. The sweep's precision is what decides it (a
+ * tenth of `awayMs` at worst), not a fixed time: with `AWAY_SECONDS` at its default (30 minutes),
+ * 90 s, and a line of ten million costs a third of the marks that 30 s would.
+ */
 export const seenSpacing = (awayMs: number): number => Math.min(SEEN_SPACING_MAX_MS, Math.floor(awayMs / 20));
 
 export interface SeenMarkOptions {
@@ -27,7 +35,7 @@ export interface SeenMarkOptions {
    * undefined to write a mark for every poll. Given, a place this instance marked is not marked
    * again for `seenSpacing(awayMs)` to twice that: the sweep then reads a last-seen at most about a
    * tenth of `awayMs` older than the latest poll, and a page polling every 5 s costs Redis one
-   * mark every 45 s or so instead of one every 5 s.
+   * mark every two minutes or so (`AWAY_SECONDS` at its default) instead of one every 5 s.
    */
   readonly awayMs?: number;
 }

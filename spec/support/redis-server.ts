@@ -47,19 +47,15 @@ export async function startRedisServer(extra: readonly string[] = []): Promise<R
     await exited;
   };
 
-  // Another process may take the free port before redis-server binds it: try a few.
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort();
-    try {
+  try {
+    await withFreePorts(1, async ([free]) => {
+      port = free;
       await start();
-      break;
-    } catch (error) {
-      if (attempt >= 3) {
-        rmSync(dir, { recursive: true, force: true });
-        process.off('exit', killOnExit);
-        throw error;
-      }
-    }
+    });
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    process.off('exit', killOnExit);
+    throw error;
   }
 
   return {
@@ -85,6 +81,26 @@ export function findRedisServer(): string {
     throw new Error('redis-server is not installed: run `bash .ci/system-deps` to install it, then run the tests again.');
   }
   return found;
+}
+
+/**
+ * Runs `attempt` with `count` loopback ports free at the time of asking (`pick`), again with others
+ * when it fails (three tries in all): another process may take a free port before redis-server
+ * binds it. An attempt that fails must leave nothing running.
+ */
+export async function withFreePorts<T>(count: number, attempt: (ports: number[]) => Promise<T>, pick: () => Promise<number> = freePort): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    const ports: number[] = [];
+    while (ports.length < count) {
+      const port = await pick();
+      if (!ports.includes(port)) ports.push(port);
+    }
+    try {
+      return await attempt(ports);
+    } catch (error) {
+      if (tries >= 3) throw error;
+    }
+  }
 }
 
 /** A loopback port free at the time of asking. */

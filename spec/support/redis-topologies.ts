@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Redis from 'ioredis';
-import { findRedisServer, freeClusterPort, freePort, launch, outputOf } from './redis-server';
+import { findRedisServer, freeClusterPort, launch, outputOf, withFreePorts } from './redis-server';
 
 /**
  * Real Redis topologies for the tests, on loopback ports: a primary with a replica watched by
@@ -84,38 +84,55 @@ export async function startSentinelSet(name = 'wr-test'): Promise<SentinelSet> {
   const children: ChildProcess[] = [];
   const killOnExit = () => children.forEach((child) => child.kill('SIGKILL'));
   process.on('exit', killOnExit);
-  const start = async (extra: readonly string[], config?: string, port?: number) => {
-    const chosen = port ?? (await freePort());
-    const child = await launch(binary, chosen, dir, extra, config);
+  const start = async (extra: readonly string[], config: string | undefined, port: number) => {
+    const child = await launch(binary, port, dir, extra, config);
     children.push(child);
-    return processOf(child, chosen);
+    return processOf(child, port);
   };
+  const stopAll = (started: readonly ChildProcess[]) =>
+    Promise.all(
+      started.map(async (child) => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }),
+    );
   try {
-    const primary = await start([]);
-    const replica = await start(['--replicaof', '127.0.0.1', String(primary.port)]);
+    const primary = await withFreePorts(1, ([port]) => start([], undefined, port));
+    const replica = await withFreePorts(1, ([port]) => start(['--replicaof', '127.0.0.1', String(primary.port)], undefined, port));
     await until('the replica in sync', async () => (await info(replica.port, 'replication')).includes('master_link_status:up'));
     // Each Sentinel told of the replica and of the others from the start, as its own config file
     // keeps them once it has found them: finding them by itself takes seconds (hellos every 2 s,
     // the primary's INFO every 10 s).
-    const ids: { port: number; id: string }[] = [];
-    for (let i = 0; i < 3; i++) ids.push({ port: await freePort(), id: randomBytes(20).toString('hex') });
-    for (const [i, { port, id }] of ids.entries()) {
-      const config = path.join(dir, `sentinel-${i}.conf`);
-      writeFileSync(
-        config,
-        [
-          `sentinel myid ${id}`,
-          `sentinel monitor ${name} 127.0.0.1 ${primary.port} 2`,
-          `sentinel down-after-milliseconds ${name} 1000`,
-          `sentinel failover-timeout ${name} 3000`,
-          `sentinel parallel-syncs ${name} 1`,
-          `sentinel known-replica ${name} 127.0.0.1 ${replica.port}`,
-          ...ids.filter((other) => other.port !== port).map((other) => `sentinel known-sentinel ${name} 127.0.0.1 ${other.port} ${other.id}`),
-          '',
-        ].join('\n'),
-      );
-    }
-    await Promise.all(ids.map(({ port }, i) => start(['--sentinel'], path.join(dir, `sentinel-${i}.conf`), port)));
+    const ids = await withFreePorts(3, async (ports) => {
+      const chosen = ports.map((port) => ({ port, id: randomBytes(20).toString('hex') }));
+      for (const [i, { port, id }] of chosen.entries()) {
+        const config = path.join(dir, `sentinel-${i}.conf`);
+        writeFileSync(
+          config,
+          [
+            `sentinel myid ${id}`,
+            `sentinel monitor ${name} 127.0.0.1 ${primary.port} 2`,
+            `sentinel down-after-milliseconds ${name} 1000`,
+            `sentinel failover-timeout ${name} 3000`,
+            `sentinel parallel-syncs ${name} 1`,
+            `sentinel known-replica ${name} 127.0.0.1 ${replica.port}`,
+            ...chosen.filter((other) => other.port !== port).map((other) => `sentinel known-sentinel ${name} 127.0.0.1 ${other.port} ${other.id}`),
+            '',
+          ].join('\n'),
+        );
+      }
+      const before = children.length;
+      const started = await Promise.allSettled(chosen.map(({ port }, i) => start(['--sentinel'], path.join(dir, `sentinel-${i}.conf`), port)));
+      const failed = started.find((outcome) => outcome.status === 'rejected');
+      if (failed) {
+        // The others know the one that could not start by its port: all start again, elsewhere.
+        await stopAll(children.splice(before));
+        throw failed.reason;
+      }
+      return chosen;
+    });
     const sentinels = ids.map(({ port }) => ({ host: '127.0.0.1', port }));
     const primaryPort = async () => {
       const client = new Redis({ port: sentinels[0].port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
@@ -208,8 +225,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       'notice',
     ];
     for (let i = 0; i < 6; i++) {
-      const port = await freeClusterPort();
-      const child = await launch(binary, port, dir, extraOf(port));
+      const [port, child] = await withFreePorts(1, async ([free]) => [free, await launch(binary, free, dir, extraOf(free))] as const, freeClusterPort);
       children.push(child);
       nodes.push(processOf(child, port));
       started.push(nodes[i]);

@@ -4,7 +4,10 @@
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
+import { DEFAULT_PREFIX } from '../server/redis/connection';
+import { RedisStore } from '../server/store/redis/redis-store';
 import { HELD_HEADER } from '@waiting-room/streams/contract';
 import { commandCalls, cpuSeconds, distribution, infoField } from './stats';
 import { request } from './capacity/http-client';
@@ -12,14 +15,25 @@ import { SERVER_EXEC_ARGV, serverWithoutOrigin } from './capacity/rig';
 
 export const ARRIVALS_FILE = 'arrivals.json';
 
+/**
+ * Copies of the line that follow its log while more arrivals come, as every gateway process's
+ * copy does: what each costs Redis an arrival is the log's fan-out, which grows with the gateways.
+ */
+const COPIES = 8;
+
 /** Releases a minute while the line empties (the most a room takes). */
 const RELEASE_PER_MINUTE = 60_000;
 
 type ArrivalsOptions = { arrivals: number; warmup: number; concurrency: number; redisUrl: string; pageDir: string; log: (line: string) => void };
 
+/** Arrivals counted one at a time and with copies following the log: as many as the main count, capped. */
+const SIDE_ARRIVALS = 4000;
+
 export async function measureArrivals(options: ArrivalsOptions) {
   const probe = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
-  const total = options.arrivals + options.warmup + 1;
+  const side = Math.min(SIDE_ARRIVALS, options.arrivals);
+  // Counted many at a time, one at a time, then both again with copies following the log.
+  const total = options.arrivals + 3 * side + options.warmup + 1;
   const settings = { activeLimit: 1, releasePerMinute: RELEASE_PER_MINUTE, sessionSeconds: 3600, pageDir: options.pageDir, redisUrl: options.redisUrl };
   // BENCH_CPU_PROF=<dir>: the server's own `--cpu-prof`, to see where an arrival's time goes.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -29,11 +43,11 @@ export async function measureArrivals(options: ArrivalsOptions) {
     const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
     const base = new URL(server.ready.url);
     let next = 0;
-    const arrive = async (count: number, ms: number[], pageBytes: number[]) => {
+    const arrive = async (count: number, ms: number[], pageBytes: number[], concurrency = options.concurrency) => {
       const errors: Record<string, number> = {};
       const end = next + count;
       await Promise.all(
-        Array.from({ length: options.concurrency }, async () => {
+        Array.from({ length: concurrency }, async () => {
           while (next < end) {
             const index = next++;
             const answer = await request(agent, base, 'GET', `/checkout?item=${index}`, { accept: 'text/html', 'accept-language': 'en' });
@@ -58,25 +72,63 @@ export async function measureArrivals(options: ArrivalsOptions) {
         commands: field('total_commands_processed'),
         scripts: calls('evalsha') + calls('eval') + calls('fcall'),
         redisMemory: field('used_memory'),
+        redisOutBytes: field('total_net_output_bytes'),
       };
     };
-    options.log(`  arrivals: ${options.warmup} to warm up, then ${options.arrivals} counted…`);
+    const cpuMicros = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => cpuSeconds(from, to) * 1e6;
+    /** `count` arrivals, `concurrency` at a time, and what each cost the gateway and Redis. */
+    const counted = async (count: number, concurrency: number, ms: number[] = [], pageBytes: number[] = []) => {
+      const before = await sample();
+      const started = performance.now();
+      const errors = await arrive(count, ms, pageBytes, concurrency);
+      const seconds = (performance.now() - started) / 1000;
+      const after = await sample();
+      const per = (value: number) => value / count;
+      return {
+        errors,
+        perSecond: count / seconds,
+        gatewayCpuMicros: per(cpuMicros(before.cpu, after.cpu)),
+        redisCpuMicros: per((after.redisCpu - before.redisCpu) * 1e6),
+        // Commands Redis ran (those a script calls included), and the scripts called: a round trip each at most.
+        redisCommands: per(after.commands - before.commands),
+        redisScripts: per(after.scripts - before.scripts),
+        redisOutBytes: per(after.redisOutBytes - before.redisOutBytes),
+        redisBytesPerPlace: per(after.redisMemory - before.redisMemory),
+      };
+    };
+
+    /** What each copy added to an arrival, from the same count without and with the copies. */
+    const perCopy = (alone: Counted, copied: Counted) => ({
+      redisCpuMicros: (copied.redisCpuMicros - alone.redisCpuMicros) / COPIES,
+      redisOutBytes: (copied.redisOutBytes - alone.redisOutBytes) / COPIES,
+    });
+    type Counted = Awaited<ReturnType<typeof counted>>;
+
+    options.log(`  arrivals: ${options.warmup} to warm up, then ${options.arrivals} counted, ${options.concurrency} at a time…`);
     // The first arrival is let in (to an origin that is not there, 502): every other one must be held.
     await arrive(1, [], []);
     const warmupErrors = await arrive(options.warmup, [], []);
     if (Object.keys(warmupErrors).length > 0) options.log(`  arrivals not held in the warm-up: ${JSON.stringify(warmupErrors)}`);
     const memoryBefore = await server.request<NodeJS.MemoryUsage>('memory');
-    const before = await sample();
     const ms: number[] = [];
     const pageBytes: number[] = [];
-    const started = performance.now();
-    const errors = await arrive(options.arrivals, ms, pageBytes);
-    const seconds = (performance.now() - started) / 1000;
-    const after = await sample();
+    const many = await counted(options.arrivals, options.concurrency, ms, pageBytes);
     const memoryAfter = await server.request<NodeJS.MemoryUsage>('memory');
+
+    // A gateway process of a large room takes a few arrivals a second: each its own script call.
+    options.log(`  arrivals: ${side} more, one at a time…`);
+    const single = await counted(side, 1);
+    // The same count many at a time, to compare with the copies' run.
+    const manyAgain = await counted(side, options.concurrency);
+    options.log(`  copies: ${COPIES} copies of the line following its log, then ${side} more arrivals many at a time, and ${side} one at a time…`);
+    const copies = Array.from({ length: COPIES }, () => new RedisStore(options.redisUrl, { prefix: DEFAULT_PREFIX }));
+    const [someone] = await probe.zrange(`${DEFAULT_PREFIX}waiting`, '0', '0');
+    // A poll starts each copy, which answers the polls once it has loaded the line.
+    for (const copy of copies) while (!copy.answersFromCopy) await Promise.all([copy.position(someone, Date.now()), sleep(50)]);
+    const manyCopied = await counted(side, options.concurrency);
+    const singleCopied = await counted(side, 1);
+    await Promise.all(copies.map((copy) => copy.close()));
     agent.destroy();
-    const per = (value: number) => value / options.arrivals;
-    const cpuMicros = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => cpuSeconds(from, to) * 1e6;
 
     options.log('  releases: the line released at its full rate…');
     const beforeReleases = await sample();
@@ -90,20 +142,22 @@ export async function measureArrivals(options: ArrivalsOptions) {
     }
     const afterReleases = await sample();
     const released = total - 1 - waiting;
+    const { redisOutBytes: _, ...figures } = many;
     return {
       arrivals: options.arrivals,
       concurrency: options.concurrency,
-      errors,
-      perSecond: options.arrivals / seconds,
+      ...figures,
       latencyMs: distribution(ms),
-      gatewayCpuMicros: per(cpuMicros(before.cpu, after.cpu)),
-      redisCpuMicros: per((after.redisCpu - before.redisCpu) * 1e6),
-      // Commands Redis ran (those a script calls included), and the scripts called: a round trip each at most.
-      redisCommands: per(after.commands - before.commands),
-      redisScripts: per(after.scripts - before.scripts),
-      redisBytesPerPlace: per(after.redisMemory - before.redisMemory),
-      gatewayHeapBytesPerPlace: per(memoryAfter.heapUsed - memoryBefore.heapUsed),
-      pageBytes: Math.round(per(pageBytes.reduce((sum, bytes) => sum + bytes, 0))),
+      gatewayHeapBytesPerPlace: (memoryAfter.heapUsed - memoryBefore.heapUsed) / options.arrivals,
+      pageBytes: Math.round(pageBytes.reduce((sum, bytes) => sum + bytes, 0) / options.arrivals),
+      oneAtATime: { arrivals: side, ...single },
+      // What each copy following the log adds to an arrival: the log's fan-out.
+      copies: {
+        copies: COPIES,
+        errors: { ...manyCopied.errors, ...singleCopied.errors },
+        ...perCopy(manyAgain, manyCopied),
+        oneAtATime: perCopy(single, singleCopied),
+      },
       releases: {
         released,
         gatewayCpuMicros: cpuMicros(beforeReleases.cpu, afterReleases.cpu) / released,

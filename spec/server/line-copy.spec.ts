@@ -22,7 +22,11 @@ class Tail extends EventEmitter {
   private waiting?: (reply: [string, Entry[]][] | null) => void;
   private queued: Entry[] = [];
 
+  /** When each blocking read of the log was sent. */
+  readonly blockingReads: number[] = [];
+
   xread(...args: (string | number)[]): Promise<[string, Entry[]][] | null> {
+    if (args.includes('BLOCK')) this.blockingReads.push(performance.now());
     const entries = this.queued.splice(0);
     if (entries.length > 0) return Promise.resolve([['log', entries]]);
     if (!args.includes('BLOCK')) return Promise.resolve(null);
@@ -119,6 +123,8 @@ describe("an instance's copy of the line", () => {
       keys: { log: 'log', meta: 'meta', waiting: 'waiting' },
       head: () => Promise.resolve(heads[Math.min(reads++, heads.length - 1)]),
       pageSize: 2,
+      // Each read at once: the order of reads and replies is the test's (the spacing has its own test).
+      readSpacingMs: 0,
     });
     copy.start();
     await settle();
@@ -392,5 +398,40 @@ describe("an instance's copy of the line", () => {
     expect([copy.position('a'), copy.position('c')]).toEqual([undefined, { position: 2, ticket: 3, served: 0 }]);
     // Not known to be a release: held apart, not handed on.
     expect(copy.returnedReleases()).toEqual([]);
+  });
+  it('should read the log again no sooner than its spacing, but at once after a change of its own instance', async () => {
+    copy.close();
+    tail = new Tail();
+    redisHolds([5, 0, '5-0'], ABC);
+    const spacingMs = 200;
+    copy = new LineCopy({
+      tail: tail as unknown as Redis,
+      keys: { log: 'log', meta: 'meta', waiting: 'waiting' },
+      head: () => Promise.resolve(heads[0]),
+      readSpacingMs: spacingMs,
+    });
+    copy.start();
+    await settle();
+    expect(tail.blockingReads).toHaveLength(1);
+
+    tail.deliver(entry(6, 0, '+4:d'));
+    await settle();
+    expect(copy.position('d')).toEqual({ position: 4, ticket: 4, served: 0 });
+    expect(tail.blockingReads).toHaveLength(1);
+    tail.deliver(entry(7, 1, '-a'));
+    await new Promise((resolve) => setTimeout(resolve, spacingMs + 50));
+    expect(tail.blockingReads).toHaveLength(2);
+    expect(tail.blockingReads[1] - tail.blockingReads[0]).toBeGreaterThanOrEqual(spacingMs - 1);
+    expect(copy.position('b')).toEqual({ position: 1, ticket: 2, served: 1 });
+
+    // This instance changed the line (version 8): the copy reads at once, and answers once it holds it.
+    tail.deliver(entry(8, 1, '+5:e'));
+    await settle();
+    expect(tail.blockingReads).toHaveLength(2);
+    copy.written(9);
+    tail.deliver(entry(9, 1, '+6:f'));
+    await settle();
+    expect(tail.blockingReads).toHaveLength(3);
+    expect(copy.position('f')).toEqual({ position: 5, ticket: 6, served: 1 });
   });
 });

@@ -15,6 +15,8 @@ export interface LineCopyOptions {
   readonly keys: { readonly log: string; readonly meta: string; readonly waiting: string };
   /** Places read from the line in one call. Default `PAGE_SIZE`. */
   readonly pageSize?: number;
+  /** Shortest time between two reads of the log, caught up. Default `READ_SPACING_MS`. */
+  readonly readSpacingMs?: number;
 }
 
 /** Longest a read of the log blocks in Redis before it is sent again (the tail's timeout adds the store's). */
@@ -25,6 +27,14 @@ export const PAGE_SIZE = 2000;
 const PAGES_AHEAD = 4;
 /** Entries taken from the log in one read. */
 const READ_COUNT = 1000;
+/**
+ * Shortest time from one read of the log to the next once the copy has caught up. A read that
+ * blocks returns at the first entry: every gateway's copy read the log again at every change, a
+ * call each in Redis, the whole room's arrivals times the gateways. Spaced, a copy reads at most
+ * ten times a second, each read taking what came meanwhile, and at once when this instance has
+ * changed the line itself (`written`), so that it still reads its own writes.
+ */
+export const READ_SPACING_MS = 100;
 /** Wait before trying again after the log could not be read (Redis away, a draw under way). */
 const RETRY_MS = 200;
 /**
@@ -90,7 +100,10 @@ export class LineCopy {
   /** Grows at every broken connection: a load begun before it is not trusted. */
   private epoch = 0;
   private running?: Promise<void>;
+  /** Ends the wait between two reads of the log (`spaced`). */
+  private wake?: () => void;
   private readonly pageSize: number;
+  private readonly readSpacingMs: number;
   private readonly unconfirm = () => {
     this.epoch++;
     if (this.held) this.broken = true;
@@ -99,6 +112,7 @@ export class LineCopy {
 
   constructor(private readonly options: LineCopyOptions) {
     this.pageSize = options.pageSize ?? PAGE_SIZE;
+    this.readSpacingMs = options.readSpacingMs ?? READ_SPACING_MS;
     // A new connection may lead to another Redis (a replica promoted, without the last writes).
     for (const event of BROKEN) options.tail.on(event, this.unconfirm);
   }
@@ -114,7 +128,9 @@ export class LineCopy {
    * later changes before this reply arrives.
    */
   written(version: number): void {
-    if (version > this.known) this.known = version;
+    if (version <= this.known) return;
+    this.known = version;
+    if (version > this.version) this.wake?.();
   }
 
   /**
@@ -174,21 +190,43 @@ export class LineCopy {
   close(): void {
     this.closed = true;
     this.loaded = false;
+    this.wake?.();
     for (const event of BROKEN) this.options.tail.off(event, this.unconfirm);
   }
 
   private async follow(): Promise<void> {
+    let readAt = Number.NEGATIVE_INFINITY;
     while (!this.closed) {
       try {
         if (!this.loaded) await this.load();
+        await this.spaced(readAt + this.readSpacingMs - performance.now());
+        if (this.closed) return;
+        readAt = performance.now();
         const reply = await this.options.tail.xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', this.options.keys.log, this.lastId);
-        if (reply) this.apply(reply[0][1]);
+        const entries = reply?.[0][1];
+        if (entries) this.apply(entries);
         else await this.check();
+        // Behind by a whole read: read on at once.
+        if (entries?.length === READ_COUNT) readAt = Number.NEGATIVE_INFINITY;
       } catch {
         this.loaded = false;
         if (!this.closed) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     }
+  }
+
+  /** Waits `ms`, or less if this instance changes the line meanwhile (`written`) or the copy closes. */
+  private spaced(ms: number): Promise<void> {
+    if (ms <= 0 || this.version < this.known) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
   }
 
   /**

@@ -19,7 +19,7 @@ export const ARRIVALS_FILE = 'arrivals.json';
  * Copies of the line that follow its log while more arrivals come, as every gateway process's
  * copy does: what each costs Redis an arrival is the log's fan-out, which grows with the gateways.
  */
-const COPIES = 8;
+const COPIES = 32;
 
 /** Releases a minute while the line empties (the most a room takes). */
 const RELEASE_PER_MINUTE = 60_000;
@@ -27,7 +27,7 @@ const RELEASE_PER_MINUTE = 60_000;
 type ArrivalsOptions = { arrivals: number; warmup: number; concurrency: number; redisUrl: string; pageDir: string; log: (line: string) => void };
 
 /** Arrivals counted one at a time and with copies following the log: as many as the main count, capped. */
-const SIDE_ARRIVALS = 4000;
+const SIDE_ARRIVALS = 10_000;
 
 export async function measureArrivals(options: ArrivalsOptions) {
   const probe = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });

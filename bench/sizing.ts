@@ -65,6 +65,11 @@ export function perVisitorCosts(latest: LatestResults, arrivals: ArrivalsResults
     arrivalRedisMicros: arrivals.arrivals.redisCpuMicros,
     releaseCpuMicros: arrivals.arrivals.releases.gatewayCpuMicros,
     releaseRedisMicros: arrivals.arrivals.releases.redisCpuMicros,
+    // Each process's copy of the line reads every change from the log: a process of the table takes
+    // tens of arrivals a second, one a script call and a log entry, as the bench's one at a time.
+    // A difference of two runs' figures, which noise may take below 0.
+    copyRedisMicros: Math.max(0, arrivals.arrivals.copies.oneAtATime.redisCpuMicros),
+    copyBytes: arrivals.arrivals.copies.oneAtATime.redisOutBytes,
     pageBytes: arrivals.arrivals.pageBytes,
     redisBytesPerPlace: arrivals.arrivals.redisBytesPerPlace,
     pollCpuMicros: redis.serverCpuMicrosPerRequest,
@@ -96,8 +101,14 @@ export function sizeRoom(visitors: number, costs: Costs) {
   const socketsPerProcess = Math.ceil(visitors / processes);
   const processBytes = costs.processBaseBytes + socketsPerProcess * costs.socketBytes + visitors * LINE_COPY_BYTES_PER_PLACE;
   const marksPerSecond = visitors * MARKS_PER_SECOND;
-  const redisCores =
-    (arrivalsPerSecond * costs.arrivalRedisMicros + marksPerSecond * costs.markRedisMicros + releasesPerSecond * costs.releaseRedisMicros) / 1e6;
+  const redis = {
+    arrivals: (arrivalsPerSecond * costs.arrivalRedisMicros) / 1e6,
+    marks: (marksPerSecond * costs.markRedisMicros) / 1e6,
+    releases: (releasesPerSecond * costs.releaseRedisMicros) / 1e6,
+    // Every change of the opening read by every process's copy of the line.
+    copies: (arrivalsPerSecond * processes * costs.copyRedisMicros) / 1e6,
+  };
+  const redisCores = redis.arrivals + redis.marks + redis.releases + redis.copies;
   const redisShards = Math.ceil(redisCores / PLANNED_CORE);
   return {
     visitors,
@@ -109,8 +120,10 @@ export function sizeRoom(visitors: number, costs: Costs) {
     socketsPerProcess,
     processBytes,
     redisBytes: visitors * costs.redisBytesPerPlace,
+    redis,
     redisCores,
     redisShards,
+    copyBytesPerSecond: arrivalsPerSecond * processes * costs.copyBytes,
     moveBytesPerSecond: visitors * (MOVE_FRAME_BYTES + PACKET_BYTES),
     arrivalBytesPerSecond: arrivalsPerSecond * costs.pageBytes,
   };
@@ -126,10 +139,12 @@ export function sizingMarkdown(latest: LatestResults, arrivals: ArrivalsResults)
   const costs = perVisitorCosts(latest, arrivals);
   const rooms = SIZES.map((visitors) => sizeRoom(visitors, costs));
   const row = (label: string, cell: (room: ReturnType<typeof sizeRoom>) => string) => `| ${label} | ${rooms.map(cell).join(' | ')} |`;
-  const shards = (room: ReturnType<typeof sizeRoom>) =>
-    room.redisShards <= 1
-      ? `1 (${fixed(room.redisCores * 100, 0)} % of its core)`
-      : `**${fixed(room.redisCores, 1)} cores of work, ${room.redisShards} shards at ${PLANNED_CORE * 100} %: one room is one shard today**`;
+  const shards = (room: ReturnType<typeof sizeRoom>) => {
+    const parts = `(${[room.redis.arrivals, room.redis.marks, room.redis.releases, room.redis.copies].map((value) => fixed(value, 2)).join(' + ')})`;
+    return room.redisShards <= 1
+      ? `1: ${fixed(room.redisCores * 100, 0)} % of its core ${parts}`
+      : `**${fixed(room.redisCores, 1)} cores of work ${parts}, ${room.redisShards} shards at ${PLANNED_CORE * 100} %: one room is one shard today**`;
+  };
   return [
     `From bench/results/arrivals.json (${arrivals.date.slice(0, 16).replace('T', ' ')} UTC, \`BENCH_ONLY=arrivals\`) and bench/results/latest.json ` +
       `(${latest.date.slice(0, 16).replace('T', ' ')} UTC, the Redis store), on ${latest.machine.cpus} cores (${latest.machine.cpuModel}).`,
@@ -141,6 +156,7 @@ export function sizingMarkdown(latest: LatestResults, arrivals: ArrivalsResults)
     `| a mark of seen (one a place every ${seenSpacing(AWAY_SECONDS_DEFAULT * 1000) / 1000} s at most) | | ${fixed(costs.markRedisMicros)} µs | |`,
     `| a move written to one socket | ${fixed(costs.moveCpuMicrosPerSocket)} µs | | ${MOVE_FRAME_BYTES} B (${MOVE_FRAME_BYTES + PACKET_BYTES} B with its packet's headers) |`,
     `| a release | ${fixed(costs.releaseCpuMicros)} µs | ${fixed(costs.releaseRedisMicros)} µs | |`,
+    `| an arrival's change read by one gateway process's copy of the line | | ${fixed(costs.copyRedisMicros, 2)} µs | ${count(costs.copyBytes)} B out of Redis |`,
     `| a waiting socket (RSS after GC, settled) | | | ${count(costs.socketBytes)} B |`,
     '',
     `Rates: a visitor polls ${fixed(POLLS_PER_SECOND, 3)} times a second (every 5 s, and every 60 s, the page's specification) and Redis hears of it ${fixed(MARKS_PER_SECOND, 3)} times a second (each gateway marks a place it answers once in ${seenSpacing(AWAY_SECONDS_DEFAULT * 1000) / 1000} to ${(2 * seenSpacing(AWAY_SECONDS_DEFAULT * 1000)) / 1000} s, with \`AWAY_SECONDS\` at its default; a visitor's polls taken to reach one process), one move a second reaches every waiting socket, ` +
@@ -160,7 +176,8 @@ export function sizingMarkdown(latest: LatestResults, arrivals: ArrivalsResults)
     row('memory a process (its sockets and its copy of the whole line)', (room) => bytes(room.processBytes)),
     row('gateway memory in all', (room) => bytes(room.processBytes * room.processes)),
     row('Redis memory (the line)', (room) => bytes(room.redisBytes)),
-    row('Redis for the room: arrivals + marks + releases', shards),
+    row('Redis for the room: arrivals + marks + releases + the log to every copy (cores)', shards),
+    row("the log to every process's copy at the opening, out of Redis", (room) => rate(room.copyBytesPerSecond)),
     row('the moves on the wire, one a second to every socket', (room) => rate(room.moveBytesPerSecond)),
     row('the waiting pages on the wire at the opening', (room) => rate(room.arrivalBytesPerSecond)),
     '',

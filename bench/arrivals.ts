@@ -9,7 +9,7 @@ import Redis from 'ioredis';
 import { DEFAULT_PREFIX } from '../server/redis/connection';
 import { RedisStore } from '../server/store/redis/redis-store';
 import { HELD_HEADER } from '@waiting-room/streams/contract';
-import { commandCalls, cpuSeconds, distribution, infoField } from './stats';
+import { commandCalls, commandMicros, cpuSeconds, distribution, infoField } from './stats';
 import { request } from './capacity/http-client';
 import { SERVER_EXEC_ARGV, serverWithoutOrigin } from './capacity/rig';
 
@@ -73,6 +73,8 @@ export async function measureArrivals(options: ArrivalsOptions) {
         scripts: calls('evalsha') + calls('eval') + calls('fcall'),
         redisMemory: field('used_memory'),
         redisOutBytes: field('total_net_output_bytes'),
+        logReadMicros: commandMicros(info, 'xread'),
+        logReads: calls('xread'),
       };
     };
     const cpuMicros = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => cpuSeconds(from, to) * 1e6;
@@ -93,6 +95,8 @@ export async function measureArrivals(options: ArrivalsOptions) {
         redisCommands: per(after.commands - before.commands),
         redisScripts: per(after.scripts - before.scripts),
         redisOutBytes: per(after.redisOutBytes - before.redisOutBytes),
+        logReadMicros: per(after.logReadMicros - before.logReadMicros),
+        logReads: per(after.logReads - before.logReads),
         redisBytesPerPlace: per(after.redisMemory - before.redisMemory),
       };
     };
@@ -100,6 +104,9 @@ export async function measureArrivals(options: ArrivalsOptions) {
     /** What each copy added to an arrival, from the same count without and with the copies. */
     const perCopy = (alone: Counted, copied: Counted) => ({
       redisCpuMicros: (copied.redisCpuMicros - alone.redisCpuMicros) / COPIES,
+      // The copies' reads of the log alone, as Redis times the command: steadier than the difference above.
+      logReadMicros: copied.logReadMicros / COPIES,
+      logReads: copied.logReads / COPIES,
       redisOutBytes: (copied.redisOutBytes - alone.redisOutBytes) / COPIES,
     });
     type Counted = Awaited<ReturnType<typeof counted>>;

@@ -42,6 +42,8 @@ export const infoField = (info: string, name: string) => Number(new RegExp(`${na
 
 /** Calls of `command` so far, from `INFO commandstats`. */
 export const commandCalls = (info: string, command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(info)?.[1] ?? 0);
+/** The µs Redis spent running one command so far (INFO commandstats; writing the replies to their sockets is not in it). */
+export const commandMicros = (info: string, command: string) => Number(new RegExp(`cmdstat_${command}:calls=\\d+,usec=(\\d+)`).exec(info)?.[1] ?? 0);
 
 /** Redis's `used_memory`, bytes. */
 export const usedMemory = async (probe: Redis) => infoField(await probe.info('memory'), 'used_memory');

@@ -6,6 +6,7 @@ import { MAX_ARRIVALS, RedisStore, type RedisStoreOptions } from '../../server/s
 import { drawKey, drawOrder } from '../../server/domain/events/draw';
 import { encodeRequest } from '../../server/store/redis/codec';
 import { BLOCK_MS } from '../../server/store/redis/line-copy';
+import { ARRIVAL_ROWS_MS } from '../../server/store/redis/report';
 import { SEEN_FLUSH_MS, seenSpacing } from '../../server/store/redis/seen-marks';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
@@ -380,6 +381,21 @@ describe("redis queue store's arrivals", () => {
     const { rows: read } = await store.reportRead(t0, t0 + 60_000, t0 + 60_000);
     expect(read).toHaveLength(20);
     expect(read.find((row) => row.uuid === rows[0].uuid)).toMatchObject({ lineNumber: 2, releasedAt: t0 + 5 });
+  });
+
+  it(`should write the rows of arrivals that came turns apart in one script, within ${ARRIVAL_ROWS_MS} ms`, async () => {
+    const store = open(server.url, newRoom());
+    await store.stats(t0);
+    const before = await scriptCalls();
+    const written: Promise<void>[] = [];
+    for (let i = 0; i < 3; i++) {
+      written.push(store.reportArrival({ uuid: `u${i}`, heldAt: t0, arrivedAt: t0 + i, lineNumber: i + 1, estimate: 1 }, 3_600_000));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(written);
+    expect((await scriptCalls()) - before).toBe(1);
+    const { rows } = await store.reportRead(t0, t0 + 60_000, t0 + 60_000);
+    expect(rows.map((row) => row.lineNumber).sort()).toEqual([1, 2, 3]);
   });
 
   it('should answer each arrival of a batch on its own: admitted, held in the order they came, or refused for its address alone', async () => {

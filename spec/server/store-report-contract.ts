@@ -24,10 +24,12 @@ export function describeReportStore(name: string, createStore: () => Promise<Que
     /** Ten places arrive at t0 + i s; place i is released at t0 + (i + 1) min; place 9 is still waiting. */
     async function drop(): Promise<string[]> {
       const uuids: string[] = [];
+      // Written when the store sees fit (the Redis store gathers them), and before any release is.
+      const written: Promise<void>[] = [];
       for (let i = 0; i < 10; i++) {
         const entry = await store.hold(`s${i}`, 0, { method: 'GET', uri: '/' }, t0 + i * 1000);
         uuids.push(entry.uuid);
-        await store.reportArrival({ uuid: entry.uuid, heldAt: entry.heldAt, arrivedAt: t0 + i * 1000, lineNumber: i + 1, estimate: i + 1 }, retention);
+        written.push(store.reportArrival({ uuid: entry.uuid, heldAt: entry.heldAt, arrivedAt: t0 + i * 1000, lineNumber: i + 1, estimate: i + 1 }, retention));
       }
       for (let minute = 1; minute <= 9; minute++) {
         // Each minute's first sample: served so far, one release a minute; a later one raises the line's longest.
@@ -36,6 +38,7 @@ export function describeReportStore(name: string, createStore: () => Promise<Que
         const { released } = await store.release(1, t0 + minute * MINUTE + 500, policy);
         await store.reportReleases(released, t0 + minute * MINUTE + 500, retention);
       }
+      await Promise.all(written);
       return uuids;
     }
 

@@ -36,6 +36,13 @@ const COUNTER_OF = new Map(Object.entries(COUNTER_FIELDS).map(([counter, field])
 const SCAN_COUNT = 2000;
 /** Most arrivals one call writes. */
 const ARRIVALS_PER_CALL = 500;
+/**
+ * Longest an arrival's row waits to be written with others. A gateway process of a large room takes
+ * tens of arrivals a second, one a turn: a row written each turn was a script call an arrival
+ * beside the arrival's own. Rows are a record read after the drop, and any other call of the
+ * report writes them first; a process that dies loses the last second's rows, never a place.
+ */
+export const ARRIVAL_ROWS_MS = 1000;
 
 /** The arrivals that wait to be written to one hour's rows, and the promise their callers hold. */
 interface ArrivalBatch {
@@ -70,14 +77,15 @@ const SCRIPTS = [
  *   minute's first sample, and the longest line sampled), and `<minute>:b|f|v|y` the bot checks
  *   solved and failed, the revocations and the replays.
  * Each write is one script that also sets the key's time to live to the retention: a key is gone
- * that long after its last write, by Redis itself. The arrivals of one turn of the event loop are
- * written together, one script for many (as the arrivals themselves are: `arrive.lua`), and
- * before any other call of the report, so that a release or a read finds them.
+ * that long after its last write, by Redis itself. The arrivals' rows are written together, one
+ * script for many, within `ARRIVAL_ROWS_MS` of the first, and before any other call of the
+ * report, so that a release or a read finds them.
  */
 export class RedisReport implements ReportStore {
-  /** The arrivals waiting for the end of this turn, by the hour's rows they go to. */
+  /** The arrivals waiting to be written, by the hour's rows they go to. */
   private readonly arrivals = new Map<string, ArrivalBatch>();
-  private writing?: NodeJS.Immediate;
+  private writing?: NodeJS.Timeout;
+  private waitingRows = 0;
 
   constructor(
     private readonly redis: RedisClient,
@@ -97,14 +105,21 @@ export class RedisReport implements ReportStore {
       this.arrivals.set(key, batch);
     }
     batch.fields.push(arrival.uuid, `${arrival.arrivedAt},${arrival.lineNumber},${arrival.estimate}`);
-    this.writing ??= setImmediate(() => void this.writeArrivals());
-    return batch.written;
+    const written = batch.written;
+    if (++this.waitingRows >= ARRIVALS_PER_CALL) void this.writeArrivals();
+    else this.writing ??= setTimeout(() => void this.writeArrivals(), ARRIVAL_ROWS_MS).unref();
+    return written;
   }
 
-  /** Sends every arrival that waits (as the turn ends, before another call, and when the store closes), each hour's in calls of `ARRIVALS_PER_CALL`, sent at once and in order. */
+  /**
+   * Sends every arrival that waits (within `ARRIVAL_ROWS_MS`, once a call's worth waits, before
+   * another call, and when the store closes), each hour's in calls of `ARRIVALS_PER_CALL`, sent
+   * at once and in order.
+   */
   async writeArrivals(): Promise<void> {
-    if (this.writing) clearImmediate(this.writing);
+    if (this.writing) clearTimeout(this.writing);
     this.writing = undefined;
+    this.waitingRows = 0;
     const batches = [...this.arrivals];
     this.arrivals.clear();
     await Promise.all(

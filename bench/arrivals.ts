@@ -15,25 +15,17 @@ import { SERVER_EXEC_ARGV, serverWithoutOrigin } from './capacity/rig';
 
 export const ARRIVALS_FILE = 'arrivals.json';
 
-/**
- * Copies of the line that follow its log while more arrivals come, as every gateway process's
- * copy does: what each costs Redis an arrival is the log's fan-out, which grows with the gateways.
- */
+/** Copies of the line following its log, as every gateway process's does: each one's cost is the log's fan-out. */
 const COPIES = 32;
-
 /** Releases a minute while the line empties (the most a room takes). */
 const RELEASE_PER_MINUTE = 60_000;
 
 type ArrivalsOptions = { arrivals: number; warmup: number; concurrency: number; redisUrl: string; pageDir: string; log: (line: string) => void };
 
-/** Arrivals counted one at a time and with copies following the log: as many as the main count, capped. */
-const SIDE_ARRIVALS = 10_000;
-
 export async function measureArrivals(options: ArrivalsOptions) {
   const probe = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
-  const side = Math.min(SIDE_ARRIVALS, options.arrivals);
-  // Counted many at a time, one at a time, then both again with copies following the log.
-  const total = options.arrivals + 3 * side + options.warmup + 1;
+  // Counted many at a time, then one at a time without and with the copies.
+  const total = 3 * options.arrivals + options.warmup + 1;
   const settings = { activeLimit: 1, releasePerMinute: RELEASE_PER_MINUTE, sessionSeconds: 3600, pageDir: options.pageDir, redisUrl: options.redisUrl };
   // BENCH_CPU_PROF=<dir>: the server's own `--cpu-prof`, to see where an arrival's time goes.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -43,7 +35,9 @@ export async function measureArrivals(options: ArrivalsOptions) {
     const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
     const base = new URL(server.ready.url);
     let next = 0;
-    const arrive = async (count: number, ms: number[], pageBytes: number[], concurrency = options.concurrency) => {
+    const ms: number[] = [];
+    const pageBytes: number[] = [];
+    const arrive = async (count: number, concurrency = options.concurrency) => {
       const errors: Record<string, number> = {};
       const end = next + count;
       await Promise.all(
@@ -77,63 +71,46 @@ export async function measureArrivals(options: ArrivalsOptions) {
         logReads: calls('xread'),
       };
     };
-    const cpuMicros = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage) => cpuSeconds(from, to) * 1e6;
-    /** `count` arrivals, `concurrency` at a time, and what each cost the gateway and Redis. */
-    const counted = async (count: number, concurrency: number, ms: number[] = [], pageBytes: number[] = []) => {
-      const before = await sample();
-      const started = performance.now();
-      const errors = await arrive(count, ms, pageBytes, concurrency);
-      const seconds = (performance.now() - started) / 1000;
-      const after = await sample();
-      const per = (value: number) => value / count;
+    /** `options.arrivals` arrivals, `concurrency` at a time, and what each cost the gateway and Redis. */
+    const counted = async (concurrency: number) => {
+      const [before, started] = [await sample(), performance.now()];
+      const errors = await arrive(options.arrivals, concurrency);
+      const [seconds, after] = [(performance.now() - started) / 1000, await sample()];
+      const per = (value: number) => value / options.arrivals;
       return {
         errors,
-        perSecond: count / seconds,
-        gatewayCpuMicros: per(cpuMicros(before.cpu, after.cpu)),
+        perSecond: options.arrivals / seconds,
+        gatewayCpuMicros: per(cpuSeconds(before.cpu, after.cpu) * 1e6),
         redisCpuMicros: per((after.redisCpu - before.redisCpu) * 1e6),
         // Commands Redis ran (those a script calls included), and the scripts called: a round trip each at most.
         redisCommands: per(after.commands - before.commands),
         redisScripts: per(after.scripts - before.scripts),
         redisOutBytes: per(after.redisOutBytes - before.redisOutBytes),
+        redisBytesPerPlace: per(after.redisMemory - before.redisMemory),
         logReadMicros: per(after.logReadMicros - before.logReadMicros),
         logReads: per(after.logReads - before.logReads),
-        redisBytesPerPlace: per(after.redisMemory - before.redisMemory),
       };
     };
 
-    /** What each copy added to an arrival, from the same count without and with the copies. */
-    const perCopy = (alone: Counted, copied: Counted) => ({
-      redisCpuMicros: (copied.redisCpuMicros - alone.redisCpuMicros) / COPIES,
-      // The copies' reads of the log alone, as Redis times the command: steadier than the difference above.
-      logReadMicros: copied.logReadMicros / COPIES,
-      logReads: copied.logReads / COPIES,
-      redisOutBytes: (copied.redisOutBytes - alone.redisOutBytes) / COPIES,
-    });
-    type Counted = Awaited<ReturnType<typeof counted>>;
-
     options.log(`  arrivals: ${options.warmup} to warm up, then ${options.arrivals} counted, ${options.concurrency} at a time…`);
     // The first arrival is let in (to an origin that is not there, 502): every other one must be held.
-    await arrive(1, [], []);
-    const warmupErrors = await arrive(options.warmup, [], []);
+    await arrive(1);
+    const warmupErrors = await arrive(options.warmup);
     if (Object.keys(warmupErrors).length > 0) options.log(`  arrivals not held in the warm-up: ${JSON.stringify(warmupErrors)}`);
+    [ms.length, pageBytes.length] = [0, 0];
     const memoryBefore = await server.request<NodeJS.MemoryUsage>('memory');
-    const ms: number[] = [];
-    const pageBytes: number[] = [];
-    const many = await counted(options.arrivals, options.concurrency, ms, pageBytes);
+    const many = await counted(options.concurrency);
     const memoryAfter = await server.request<NodeJS.MemoryUsage>('memory');
+    const [latencyMs, bytes] = [distribution(ms), pageBytes.reduce((sum, page) => sum + page, 0)];
 
     // A gateway process of a large room takes a few arrivals a second: each its own script call.
-    options.log(`  arrivals: ${side} more, one at a time…`);
-    const single = await counted(side, 1);
-    // The same count many at a time, to compare with the copies' run.
-    const manyAgain = await counted(side, options.concurrency);
-    options.log(`  copies: ${COPIES} copies of the line following its log, then ${side} more arrivals many at a time, and ${side} one at a time…`);
+    options.log(`  arrivals: ${options.arrivals} more one at a time, then as many with ${COPIES} copies of the line following its log…`);
+    const single = await counted(1);
     const copies = Array.from({ length: COPIES }, () => new RedisStore(options.redisUrl, { prefix: DEFAULT_PREFIX }));
     const [someone] = await probe.zrange(`${DEFAULT_PREFIX}waiting`, '0', '0');
     // A poll starts each copy, which answers the polls once it has loaded the line.
     for (const copy of copies) while (!copy.answersFromCopy) await Promise.all([copy.position(someone, Date.now()), sleep(50)]);
-    const manyCopied = await counted(side, options.concurrency);
-    const singleCopied = await counted(side, 1);
+    const copied = await counted(1);
     await Promise.all(copies.map((copy) => copy.close()));
     agent.destroy();
 
@@ -144,30 +121,32 @@ export async function measureArrivals(options: ArrivalsOptions) {
     await admin('POST', '/admin/resume');
     let waiting = total - 1;
     while (waiting > 0 && performance.now() - releaseStarted < 120_000) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
       waiting = ((await admin('GET', '/admin/stats')) as { waiting: number }).waiting;
     }
     const afterReleases = await sample();
     const released = total - 1 - waiting;
-    const { redisOutBytes: _, ...figures } = many;
     return {
       arrivals: options.arrivals,
       concurrency: options.concurrency,
-      ...figures,
-      latencyMs: distribution(ms),
+      ...many,
+      latencyMs,
       gatewayHeapBytesPerPlace: (memoryAfter.heapUsed - memoryBefore.heapUsed) / options.arrivals,
-      pageBytes: Math.round(pageBytes.reduce((sum, bytes) => sum + bytes, 0) / options.arrivals),
-      oneAtATime: { arrivals: side, ...single },
-      // What each copy following the log adds to an arrival: the log's fan-out.
+      pageBytes: Math.round(bytes / options.arrivals),
+      oneAtATime: single,
+      // What each copy following the log added to an arrival, one at a time: Redis's CPU with and
+      // without them, and their reads of the log alone as Redis times the command (steadier).
       copies: {
         copies: COPIES,
-        errors: { ...manyCopied.errors, ...singleCopied.errors },
-        ...perCopy(manyAgain, manyCopied),
-        oneAtATime: perCopy(single, singleCopied),
+        errors: copied.errors,
+        redisCpuMicros: (copied.redisCpuMicros - single.redisCpuMicros) / COPIES,
+        logReadMicros: copied.logReadMicros / COPIES,
+        logReads: copied.logReads / COPIES,
+        redisOutBytes: (copied.redisOutBytes - single.redisOutBytes) / COPIES,
       },
       releases: {
         released,
-        gatewayCpuMicros: cpuMicros(beforeReleases.cpu, afterReleases.cpu) / released,
+        gatewayCpuMicros: (cpuSeconds(beforeReleases.cpu, afterReleases.cpu) * 1e6) / released,
         redisCpuMicros: ((afterReleases.redisCpu - beforeReleases.redisCpu) * 1e6) / released,
       },
     };

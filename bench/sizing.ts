@@ -69,8 +69,8 @@ export function perVisitorCosts(latest: LatestResults, arrivals: ArrivalsResults
     // tens of arrivals a second, one a script call and a log entry, as the bench's one at a time.
     // Redis's CPU with and without the copies, a difference that noise moves by about a µs; never
     // less than the copies' reads take as Redis times the command itself.
-    copyRedisMicros: Math.max(arrivals.arrivals.copies.oneAtATime.redisCpuMicros, arrivals.arrivals.copies.oneAtATime.logReadMicros),
-    copyBytes: arrivals.arrivals.copies.oneAtATime.redisOutBytes,
+    copyRedisMicros: Math.max(arrivals.arrivals.copies.redisCpuMicros, arrivals.arrivals.copies.logReadMicros),
+    copyBytes: arrivals.arrivals.copies.redisOutBytes,
     pageBytes: arrivals.arrivals.pageBytes,
     redisBytesPerPlace: arrivals.arrivals.redisBytesPerPlace,
     pollCpuMicros: redis.serverCpuMicrosPerRequest,

@@ -113,21 +113,26 @@ describe("an instance's copy of the line", () => {
     tail.version = version;
   };
 
-  beforeEach(async () => {
-    tail = new Tail();
-    heads = [];
-    redisHolds([5, 0, '5-0'], ABC);
-    reads = 0;
+  /** A copy of the line Redis holds, reading the log no sooner than `readSpacingMs` apart, started and settled. */
+  const startCopy = async (readSpacingMs: number) => {
     copy = new LineCopy({
       tail: tail as unknown as Redis,
       keys: { log: 'log', meta: 'meta', waiting: 'waiting' },
       head: () => Promise.resolve(heads[Math.min(reads++, heads.length - 1)]),
       pageSize: 2,
-      // Each read at once: the order of reads and replies is the test's (the spacing has its own test).
-      readSpacingMs: 0,
+      readSpacingMs,
     });
     copy.start();
     await settle();
+  };
+
+  beforeEach(async () => {
+    tail = new Tail();
+    heads = [];
+    redisHolds([5, 0, '5-0'], ABC);
+    reads = 0;
+    // Each read at once: the order of reads and replies is the test's (the spacing has its own test).
+    await startCopy(0);
   });
   afterEach(() => copy.close());
 
@@ -399,19 +404,13 @@ describe("an instance's copy of the line", () => {
     // Not known to be a release: held apart, not handed on.
     expect(copy.returnedReleases()).toEqual([]);
   });
+
   it('should read the log again no sooner than its spacing, but at once after a change of its own instance', async () => {
     copy.close();
     tail = new Tail();
     redisHolds([5, 0, '5-0'], ABC);
     const spacingMs = 200;
-    copy = new LineCopy({
-      tail: tail as unknown as Redis,
-      keys: { log: 'log', meta: 'meta', waiting: 'waiting' },
-      head: () => Promise.resolve(heads[0]),
-      readSpacingMs: spacingMs,
-    });
-    copy.start();
-    await settle();
+    await startCopy(spacingMs);
     expect(tail.blockingReads).toHaveLength(1);
 
     tail.deliver(entry(6, 0, '+4:d'));

@@ -154,7 +154,7 @@ describe("a gateway's copy of a long line", () => {
       head: async (pageSize) =>
         (
           await client.waitingRoomLogHead(...(keys as [string, string, string, string, string, string, string, string, string, string]), room, '0', pageSize)
-        )[1],
+        )[2],
       pageSize: 5000,
     });
     copy.start();

@@ -149,6 +149,17 @@ describe("an instance's copy of the line", () => {
     expect(reads).toBe(1);
   });
 
+  it('should skip an arrival logged after its page was read: arrivals are logged a moment after they hold their place', async () => {
+    tail.deliver(entry(6, 1, '+3:c,-a,+4:d'));
+    await settle();
+    expect([copy.position('b'), copy.position('c'), copy.position('d')]).toEqual([
+      { position: 1, ticket: 2, served: 1 },
+      { position: 2, ticket: 3, served: 1 },
+      { position: 3, ticket: 4, served: 1 },
+    ]);
+    expect(reads).toBe(1);
+  });
+
   it("should not answer until it holds the instance's own latest change, then answer at once", async () => {
     copy.written(6);
     expect(copy.position('b')).toBeUndefined();

@@ -5,6 +5,7 @@ import { PlacesPerAddressError, StoreUnavailableError } from '../../server/store
 import { MAX_ARRIVALS, RedisStore, type RedisStoreOptions } from '../../server/store/redis/redis-store';
 import { drawKey, drawOrder } from '../../server/domain/events/draw';
 import { encodeRequest } from '../../server/store/redis/codec';
+import { ARRIVALS_LOGGED, ARRIVALS_LOGGED_MS, SCRIPT_KEYS, defineStoreCommands, type CommandName } from '../../server/store/redis/commands';
 import { BLOCK_MS } from '../../server/store/redis/line-copy';
 import { ARRIVAL_ROWS_MS } from '../../server/store/redis/report';
 import { SEEN_FLUSH_MS, seenSpacing } from '../../server/store/redis/seen-marks';
@@ -71,6 +72,7 @@ async function eventually<T>(call: () => Promise<T>, attempts = 200): Promise<T>
 beforeAll(async () => {
   server = await startRedisServer();
   admin = new Redis(server.url);
+  defineStoreCommands(admin);
 });
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((store) => store.close()));
@@ -345,12 +347,27 @@ describe("redis queue store's commands", () => {
         'log',
       ].map((key) => room + key);
 
-      const [version, stats] = await client.waitingRoomStats(meta, waiting, seen, sessions, admitted, released, recent, pending, addresses, log, room, '0', t0);
+      await untilLogged(room);
+      const [version, arrivalsWait, stats] = await client.waitingRoomStats(
+        meta,
+        waiting,
+        seen,
+        sessions,
+        admitted,
+        released,
+        recent,
+        pending,
+        addresses,
+        log,
+        room,
+        '0',
+        t0,
+      );
       // @ts-expect-error: stats takes the time it is asked at.
       void (() => client.waitingRoomStats(meta, waiting, seen, sessions, admitted, released, recent, pending, addresses, log, room, '0'));
 
-      // Two holds, each a change of the line.
-      expect(version).toBe(2);
+      // Two holds, logged together: one change of the line, and no arrival waits to be logged.
+      expect([version, arrivalsWait]).toEqual([1, 0]);
       // Waiting, active, released, paused, arrived, pending.
       expect(stats).toEqual([2, 0, 0, 0, 2, 0]);
     } finally {
@@ -359,25 +376,88 @@ describe("redis queue store's commands", () => {
   });
 });
 
+/**
+ * A command of the store's in `room`, sent by the test's own client: no instance then asks for the
+ * arrivals waiting to be logged. Answers {the line's version, 1 when arrivals wait to be logged}.
+ */
+async function command(name: CommandName, room: string, args: (string | number)[]) {
+  const run = admin[name] as unknown as (...call: unknown[]) => Promise<[number, number]>;
+  const [version, arrivalsWait] = await run.call(admin, ...SCRIPT_KEYS.map((key) => room + key), room, '0', ...args);
+  return { version, arrivalsWait };
+}
+
+/** Places held in one call, one each for `uuids`, in order (with the test's own client). */
+const arrive = (room: string, uuids: string[]) =>
+  command(
+    'waitingRoomArrive',
+    room,
+    uuids.flatMap((uuid) => [`s-${uuid}`, t0, '', 0, 0, encodeRequest(get), uuid, '', 0, '', '']),
+  );
+const uuidsFor = (count: number) => Array.from({ length: count }, () => randomBytes(8).toString('hex'));
+
+describe("redis queue store's log of arrivals", () => {
+  const lastLogged = async (room: string) => {
+    const [[, fields]] = await admin.xrevrange(`${room}log`, '+', '-', 'COUNT', 1);
+    return Object.fromEntries(fields.flatMap((field, i) => (i % 2 === 0 ? [[field, fields[i + 1]]] : [])));
+  };
+
+  it(`should log ${ARRIVALS_LOGGED} arrivals together at once, and fewer once the first has waited ${ARRIVALS_LOGGED_MS} ms`, async () => {
+    const room = newRoom();
+    const first = uuidsFor(ARRIVALS_LOGGED);
+    expect(await arrive(room, first.slice(0, -1))).toEqual({ version: 0, arrivalsWait: 1 });
+    expect(await admin.xlen(`${room}log`)).toBe(0);
+    expect(await admin.hget(`${room}meta`, 'la')).toBe(String(ARRIVALS_LOGGED - 1));
+
+    expect(await arrive(room, first.slice(-1))).toEqual({ version: 1, arrivalsWait: 0 });
+    expect((await lastLogged(room)).c).toBe(first.map((uuid, i) => `+${i + 1}:${uuid}`).join(','));
+    expect(await admin.hget(`${room}meta`, 'la')).toBeNull();
+
+    const [late] = uuidsFor(1);
+    expect(await arrive(room, [late])).toEqual({ version: 1, arrivalsWait: 1 });
+    expect(await command('waitingRoomLogArrivals', room, [])).toEqual({ version: 1, arrivalsWait: 1 });
+    await pause(ARRIVALS_LOGGED_MS + 5);
+    expect(await command('waitingRoomLogArrivals', room, [])).toEqual({ version: 2, arrivalsWait: 0 });
+    expect(await lastLogged(room)).toMatchObject({ v: '2', c: `+${ARRIVALS_LOGGED + 1}:${late}` });
+    expect(await admin.exists(`${room}la`)).toBe(0);
+  });
+
+  it('should log the arrivals waiting ahead of any other change, in its entry, in order', async () => {
+    const room = newRoom();
+    const [a, b] = uuidsFor(2);
+    await arrive(room, [a]);
+    await arrive(room, [b]);
+    expect(await command('waitingRoomRelease', room, [1, t0, 60_000, 3_600_000, '', ''])).toEqual({ version: 1, arrivalsWait: 0 });
+    expect(await lastLogged(room)).toMatchObject({ v: '1', s: '1', c: `+1:${a},+2:${b},-${a}`, r: a });
+    expect(await admin.hget(`${room}meta`, 'la')).toBeNull();
+  });
+});
+
 describe("redis queue store's arrivals", () => {
   it('should hold the arrivals of one turn in one script, logged as one change, and write their report rows in one more', async () => {
     const room = newRoom();
     const store = open(server.url, room);
     await store.hold('warm', 0, get, t0);
-    const before = await scriptCalls();
+    await untilLogged(room);
+    let before = await scriptCalls();
     const logged = await admin.xlen(`${room}log`);
     const arrivals = await Promise.all(Array.from({ length: 20 }, (_, i) => store.arrive(`s${i}`, 0, get, t0 + 1, undefined)));
     expect((await scriptCalls()) - before).toBe(1);
-    expect((await admin.xlen(`${room}log`)) - logged).toBe(1);
     const places = arrivals.map((arrival) => (arrival.admitted ? undefined : arrival.place));
     expect(places.map((place) => place?.position)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    // Logged once due, by the one more call the instance makes then.
+    await untilLogged(room);
+    expect((await scriptCalls()) - before).toBe(2);
+    expect((await admin.xlen(`${room}log`)) - logged).toBe(1);
+    const [[, fields]] = await admin.xrevrange(`${room}log`, '+', '-', 'COUNT', 1);
+    expect(fields[fields.indexOf('c') + 1]).toBe(places.map((place) => `+${place!.entry.ticket}:${place!.entry.uuid}`).join(','));
+    before = await scriptCalls();
 
     const rows = places.map((place, i) => ({ uuid: place!.entry.uuid, heldAt: t0 + 1, arrivedAt: t0 + 1, lineNumber: i + 2, estimate: 1 }));
     const written = rows.map((row) => store.reportArrival(row, 3_600_000));
     // A release reported before the arrivals' turn ended still finds their rows.
     const released = store.reportReleases([{ uuid: rows[0].uuid, heldAt: t0 + 1 }], t0 + 5, 3_600_000);
     await Promise.all([...written, released]);
-    expect((await scriptCalls()) - before).toBe(1 + 2);
+    expect((await scriptCalls()) - before).toBe(2);
     const { rows: read } = await store.reportRead(t0, t0 + 60_000, t0 + 60_000);
     expect(read).toHaveLength(20);
     expect(read.find((row) => row.uuid === rows[0].uuid)).toMatchObject({ lineNumber: 2, releasedAt: t0 + 5 });
@@ -556,8 +636,10 @@ describe("redis queue store's polls sent to Redis", () => {
   });
 
   it('should hold the polls that arrive while a batch is on its way, and send them together once it is answered', async () => {
-    const store = open(server.url, newRoom(), sentToRedis);
+    const room = newRoom();
+    const store = open(server.url, room, sentToRedis);
     const line = await holdInOrder(store, ['a', 'b', 'c', 'd', 'e', 'f']);
+    await untilLogged(room);
     await store.position(line[0].uuid, t0);
     const before = await scriptCalls();
     // Redis busy for 200 ms: the first batch stays on its way while the others arrive, one turn apart.
@@ -654,6 +736,12 @@ async function untilCopied(store: RedisStore, uuid: string, now = t0, redis = ad
     await pause(20);
   }
   throw new Error('The store never answered from its copy of the line.');
+}
+
+/** Until no arrival in `room` waits to be logged (`ARRIVALS_LOGGED_MS`): its instance asks for them then. */
+async function untilLogged(room: string): Promise<void> {
+  for (let attempt = 0; attempt < 100 && (await admin.hget(`${room}meta`, 'la')) !== null; attempt++) await pause(10);
+  expect(await admin.hget(`${room}meta`, 'la')).toBeNull();
 }
 
 /**
@@ -754,6 +842,24 @@ describe("redis queue store's copy of the line", () => {
     expect(await store.position(late.uuid, later)).toEqual(await truth.position(late.uuid, later));
   });
 
+  it('should not read the line again for arrivals Redis holds that wait to be logged', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    const line = await holdInOrder(store, ['a', 'b']);
+    await untilLogged(room);
+    await untilCopied(store, line[0].uuid);
+    const heads = jest.spyOn(store as unknown as { run: (name: string) => unknown }, 'run');
+    const [late] = uuidsFor(1);
+    expect(await arrive(room, [late])).toMatchObject({ arrivalsWait: 1 });
+    // Past the copy's check after a second without change: three places in Redis, two logged.
+    await pause(BLOCK_MS + 300);
+    expect(heads.mock.calls.filter(([name]) => name === 'waitingRoomLogHead')).toEqual([]);
+    expect(await store.position(late, t0)).toEqual({ position: 3, ticket: 3, served: 0 });
+    expect(await command('waitingRoomLogArrivals', room, [])).toMatchObject({ arrivalsWait: 0 });
+    await untilCopied(store, late);
+    expect(await store.position(late, t0)).toEqual({ position: 3, ticket: 3, served: 0 });
+  });
+
   it('should follow every change other instances make to the line: arrivals, releases at the head or drawn at random, walk-aways, places replaced', async () => {
     type Step = { kind: 'hold'; who: number } | { kind: 'release'; count: number; random: boolean } | { kind: 'sweep' } | { kind: 'poll'; which: number };
     const steps = fc.array<Step>(
@@ -784,7 +890,7 @@ describe("redis queue store's copy of the line", () => {
           const expected = await Promise.all(uuids.map((uuid) => truth.position(uuid, now)));
           const waiting = uuids.filter((_, index) => (expected[index]?.position ?? 0) > 0);
           if (waiting.length === 0) continue;
-          await untilCopied(copy, waiting[0], now);
+          for (const uuid of waiting) await untilCopied(copy, uuid, now);
           const before = await rankCalls();
           const copied = await Promise.all(waiting.map((uuid) => copy.position(uuid, now)));
           expect(await rankCalls()).toBe(before);

@@ -54,8 +54,10 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  * - named from ARGV[1] too: `<prefix>c:<hash>`, a priority code not yet used (its value when it
  *   expires), and `<prefix>cg:<address>`, the wrong codes an address sent in its current window;
  * - log: stream of the line's changes, one entry for each call that changed it (v the line's
- *   version after it, s served after it, c its changes, see `changed` in prelude.lua), read by
- *   every instance's copy of the line (see line-copy.ts); the last `LOG_LENGTH` or so are kept.
+ *   version after it, s served after it, c its changes, see `changed` in prelude.lua), arrivals
+ *   together (`ARRIVALS_LOGGED`), read by every instance's copy of the line (see line-copy.ts); the
+ *   last `LOG_LENGTH` or so are kept;
+ * - named from ARGV[1] too: `<prefix>la`, the changes of the arrivals not logged yet, in order.
  */
 export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', 'released', 'recent', 'pending', 'addresses', 'log'] as const;
 
@@ -65,6 +67,16 @@ export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', '
  * seconds of a busy line's changes are enough however long the line (line-copy.ts).
  */
 export const LOG_LENGTH = 10_000;
+
+/**
+ * Arrivals logged together: they wait to be logged until this many wait, or the first has waited
+ * `ARRIVALS_LOGGED_MS` (publishChanges in prelude.lua). An entry of the log costs each instance's
+ * copy of the line a read whatever its size, so that one an arrival was the arrivals a second times
+ * the instances. The log then holds at most about `LOG_LENGTH` × this many arrivals (45 bytes each).
+ */
+export const ARRIVALS_LOGGED = 100;
+/** Longest an arrival waits to be logged (Redis's clock), the instance that made it asking again then. */
+export const ARRIVALS_LOGGED_MS = 50;
 
 /** Arguments of one arrival in arrive.lua, which takes several in one call. */
 const ARRIVAL_ARGS: ArrivalArgs['length'] = 11;
@@ -94,6 +106,8 @@ const CONSTANTS = {
   INLINE_REQUEST_BYTES,
   RECENT_RELEASES,
   LOG_LENGTH,
+  ARRIVALS_LOGGED,
+  ARRIVALS_LOGGED_MS,
   MOVE_INTERVAL_MS,
   FORGET_BATCH,
   ABANDON_BATCH,
@@ -173,6 +187,7 @@ interface Commands {
   waitingRoomGet: { args: [uuid: string]; reply: EntryReply | null };
   waitingRoomPlaceInLine: { args: [uuid: string, now: number]; reply: [entry: EntryReply, position: number, recentReleases: string[], served: number] | null };
   waitingRoomPositions: { args: string[]; reply: number[] };
+  waitingRoomLogArrivals: { args: []; reply: 1 };
   waitingRoomLogHead: {
     args: [pageSize: number];
     reply: [version: number, served: number, lastId: string, first: number, last: number, ahead: string[], ends: number[]];
@@ -261,8 +276,11 @@ type Call<Name extends CommandName> = [
   deadline: string,
   ...args: CommandArgs<Name>,
 ];
-/** The line's version after the call, then the command's own answer (absent when the script answers nothing). */
-export type Answer<Name extends CommandName> = [version: number, answer: CommandReply<Name>];
+/**
+ * The line's version after the call, 1 when arrivals wait to be logged after it (publishChanges in
+ * prelude.lua), then the command's own answer (absent when the script answers nothing).
+ */
+export type Answer<Name extends CommandName> = [version: number, arrivalsWait: 0 | 1, answer: CommandReply<Name>];
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -277,6 +295,7 @@ declare module 'ioredis' {
     waitingRoomPlaceInLine(...call: Call<'waitingRoomPlaceInLine'>): Result<Answer<'waitingRoomPlaceInLine'>, Context>;
     waitingRoomPositions(...call: Call<'waitingRoomPositions'>): Result<Answer<'waitingRoomPositions'>, Context>;
     waitingRoomLogHead(...call: Call<'waitingRoomLogHead'>): Result<Answer<'waitingRoomLogHead'>, Context>;
+    waitingRoomLogArrivals(...call: Call<'waitingRoomLogArrivals'>): Result<Answer<'waitingRoomLogArrivals'>, Context>;
     waitingRoomAddCodes(...call: Call<'waitingRoomAddCodes'>): Result<Answer<'waitingRoomAddCodes'>, Context>;
     waitingRoomUseCode(...call: Call<'waitingRoomUseCode'>): Result<Answer<'waitingRoomUseCode'>, Context>;
     waitingRoomCodeCounts(...call: Call<'waitingRoomCodeCounts'>): Result<Answer<'waitingRoomCodeCounts'>, Context>;
@@ -329,6 +348,7 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomPlaceInLine: ['place-in-line'],
   waitingRoomPositions: ['positions'],
   waitingRoomLogHead: ['log-head'],
+  waitingRoomLogArrivals: ['log-arrivals'],
   waitingRoomMarkSeen: ['mark-seen'],
   waitingRoomAddCodes: ['add-codes'],
   waitingRoomUseCode: ['use-code'],
@@ -373,8 +393,8 @@ const lua = (name: string) => readLua(`store/redis/lua/${name}.lua`);
 /**
  * The full source of each command, read once: its constants, the shared functions, then its body,
  * run as a function so that whatever it changed in the line is logged once it returns, wherever
- * it returns (`publishChanges`). Every command answers {the line's version after it, its own
- * answer}; an error is answered as it is.
+ * it returns (`publishChanges`). Every command answers {the line's version after it, 1 when
+ * arrivals wait to be logged, its own answer}; an error is answered as it is.
  */
 function commandSources(): Record<CommandName, string> {
   const constants = Object.entries(CONSTANTS)
@@ -393,7 +413,7 @@ end
 local answer = body()
 local version = publishChanges()
 if type(answer) == 'table' and answer.err then return answer end
-return {version, answer}
+return {version, arrivalsWait, answer}
 `;
   }
   return sources;

@@ -370,14 +370,19 @@ export class LineCopy {
   }
 
   /**
-   * After a second without change, the copy checks itself against Redis: the same version and as
-   * many places. A Redis emptied or replaced under it, or a change that failed half-way without
-   * its entry, and it reads the line again.
+   * After a second without change, the copy checks itself against Redis, in one step: the same
+   * version and as many places, less the arrivals not logged yet (publishChanges in
+   * lua/prelude.lua). A Redis emptied or replaced under it, or a change that failed half-way
+   * without its entry, and it reads the line again.
    */
   private async check(): Promise<void> {
     const { tail, keys } = this.options;
-    const [version, size] = await Promise.all([tail.hget(keys.meta, 'v'), tail.zcard(keys.waiting)]);
-    if (Number(version ?? 0) !== this.version || size !== this.line.size + this.ghosts.size) this.loaded = false;
+    const replies = await tail.multi().hmget(keys.meta, 'v', 'la').zcard(keys.waiting).exec();
+    const [[metaError, meta] = [], [sizeError, size] = []] = replies ?? [];
+    const error = metaError ?? sizeError;
+    if (error) throw error;
+    const [version, unlogged] = meta as (string | null)[];
+    if (Number(version ?? 0) !== this.version || Number(size) - Number(unlogged ?? 0) !== this.line.size + this.ghosts.size) this.loaded = false;
   }
 
   /** Applies the log's entries in order; stops (and the copy is read again) at a gap or a change it cannot apply. */
@@ -417,7 +422,8 @@ export class LineCopy {
         const colon = change.indexOf(':');
         const ticket = Number(change.slice(1, colon));
         const uuid = change.slice(colon + 1);
-        if (ticket <= paged) continue;
+        // Read by the pages already: an arrival is logged a moment after it holds its place (publishChanges in lua/prelude.lua).
+        if (ticket <= paged || this.tickets.get(uuid) === ticket) continue;
         try {
           this.line.push(ticket, uuid);
         } catch {

@@ -33,6 +33,7 @@ import { RedisReport } from './report';
 import { SeenMarks } from './seen-marks';
 import {
   DEADLINE_PASSED,
+  ARRIVALS_LOGGED_MS,
   SCRIPT_KEYS,
   defineStoreCommands,
   type Answer,
@@ -144,6 +145,8 @@ export class RedisStore implements QueueStore {
   private readonly localLine: boolean;
   private readonly replayReplicas: number;
   private readonly commandTimeoutMs: number;
+  /** The ask for the arrivals this instance made wait to be logged (`logArrivalsLater`). */
+  private arrivalsLogged?: NodeJS.Timeout;
   /** This instance's copy of the line, made at the first poll when `localLine`. */
   private lineCopy?: LineCopy;
   private tail?: RedisClient;
@@ -377,7 +380,7 @@ export class RedisStore implements QueueStore {
     const [[markError, marked] = [], [waitError, acknowledged] = []] = results ?? [];
     if (markError) throw markError;
     const answer = marked as Answer<'waitingRoomTakeHeld'>;
-    if (answer[1] === null || (!waitError && Number(acknowledged) >= this.replayReplicas)) return answer;
+    if (answer[2] === null || (!waitError && Number(acknowledged) >= this.replayReplicas)) return answer;
     await this.run('waitingRoomUntakeHeld', [uuid]).catch(() => undefined);
     throw new StoreUnavailableError(
       `No replica acknowledged the replay of ${uuid} within ${REPLAY_ACK_MS} ms (REDIS_REPLAY_REPLICAS=${this.replayReplicas}): not sent, so that a failover cannot send it twice.`,
@@ -533,6 +536,7 @@ export class RedisStore implements QueueStore {
     this.seenMarks.flush();
     await this.report.writeArrivals();
     this.closed = true;
+    clearTimeout(this.arrivalsLogged);
     this.lineCopy?.close();
     this.tail?.disconnect();
     this.client.off('ready', this.onReady);
@@ -572,13 +576,28 @@ export class RedisStore implements QueueStore {
     // One command of the store's, by its name: each is typed in commands.ts.
     const command = this.client[name] as (...call: unknown[]) => Promise<Answer<Name>>;
     const call = [...this.keys, this.prefix, deadline, ...args];
-    const [version, answer] =
+    const [version, arrivalsWait, answer] =
       name === 'waitingRoomTakeHeld' && this.replayReplicas > 0
         ? ((await this.takeAcknowledged(call, String(args[0]))) as Answer<Name>)
         : await command.call(this.client, ...call);
     this.lineCopy?.written(version);
+    if (arrivalsWait === 1) this.logArrivalsLater();
     // A script that answers nothing (Lua's nil) ends its reply early.
     return answer;
+  }
+
+  /**
+   * Arrivals this instance made wait to be logged (`ARRIVALS_LOGGED_MS`): once that time has
+   * passed, it asks for them to be logged, should no other call have done it meanwhile. One ask
+   * at a time, whatever the arrivals; asked again while some still wait.
+   */
+  private logArrivalsLater(): void {
+    if (this.arrivalsLogged || this.closed) return;
+    this.arrivalsLogged = setTimeout(() => {
+      this.arrivalsLogged = undefined;
+      // Not logged now (Redis away), they are with the next change, or the next arrival asks again.
+      this.run('waitingRoomLogArrivals', [], false).catch(() => undefined);
+    }, ARRIVALS_LOGGED_MS);
   }
 
   /** A plain command (not a script), failing as every call of the store does. */

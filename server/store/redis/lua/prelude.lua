@@ -15,10 +15,15 @@ local pending, addresses, log = KEYS[8], KEYS[9], KEYS[10]
 local prefix, deadline = ARGV[1], tonumber(ARGV[2])
 local args = {unpack(ARGV, 3)}
 
+-- Redis's clock, in ms.
+local function clock()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
 -- A call its sender has already given up on (see deadline.ts) must not take effect later.
 if deadline > 0 then
-  local time = redis.call('TIME')
-  if tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) > deadline then
+  if clock() > deadline then
     return redis.error_reply(DEADLINE_PASSED .. ' the call reached Redis after its deadline and was not run')
   end
 end
@@ -31,7 +36,18 @@ local function entryKey(uuid) return prefix .. 'e:' .. uuid end
 -- reordered, '~old:new' a place kept its ticket under a new uuid (take-handoff.lua), '>ticket:uuid'
 -- a place moved to a ticket nobody holds (an entrant keyed to its draw slot, add-draw-keys.lua).
 local changes = {}
-local function changed(change) changes[#changes + 1] = change end
+-- This call's changes other than arrivals ('+'), which alone may wait to be logged (publishChanges).
+local others = 0
+local function changed(change)
+  changes[#changes + 1] = change
+  if string.byte(change) ~= 43 then others = others + 1 end
+end
+-- Arrivals not logged yet, in order (see publishChanges): their changes in `<prefix>la`, and in meta
+-- la how many, lt since when (ms, Redis's clock).
+local arrivalsLog = prefix .. 'la'
+-- 1 when arrivals wait to be logged after this call: the command answers it beside the line's
+-- version, so that its instance asks for them to be logged once due (`RedisStore`).
+local arrivalsWait = 0
 -- The places this call released, logged beside its changes (field r): a copy of the line that saw
 -- them released can have a release a failover lost given again (line-copy.ts, releaseAgain).
 local releases = {}
@@ -265,10 +281,38 @@ local function releaseAgain(uuids, now, sessionMs)
 end
 
 -- Logs this call's changes to the line as one entry, and returns the line's version after it.
+-- Arrivals wait to be logged together: each entry costs every instance's copy of the line a read
+-- of its own (line-copy.ts), so that an entry each was the arrivals a second times the instances.
+-- A call that only took tickets at the back leaves its changes waiting, until ARRIVALS_LOGGED wait
+-- or the first has waited ARRIVALS_LOGGED_MS; any other change logs them first, in order, with
+-- its own. A copy meanwhile leaves those places to Redis, as any place it does not hold.
 local function publishChanges()
-  if #changes == 0 then return tonumber(redis.call('HGET', meta, 'v') or '0') end
-  local version = redis.call('HINCRBY', meta, 'v', 1)
-  local fields = {'v', version, 's', served(), 'c', table.concat(changes, ',')}
+  local state = redis.call('HMGET', meta, 'v', 'la', 'lt')
+  local version, waited = tonumber(state[1] or '0'), tonumber(state[2] or '0')
+  if #changes == 0 and waited == 0 then return version end
+  if others == 0 then
+    local now = clock()
+    local since = waited > 0 and tonumber(state[3]) or now
+    local count = waited + #changes
+    -- A clock gone back (another Redis after a failover) logs them at once.
+    if count < ARRIVALS_LOGGED and now >= since and now - since < ARRIVALS_LOGGED_MS then
+      if #changes > 0 then
+        redis.call('APPEND', arrivalsLog, (waited > 0 and ',' or '') .. table.concat(changes, ','))
+        redis.call('HSET', meta, 'la', count, 'lt', int(since))
+      end
+      arrivalsWait = 1
+      return version
+    end
+  end
+  local logged = table.concat(changes, ',')
+  if waited > 0 then
+    local arrivals = redis.call('GET', arrivalsLog)
+    if arrivals then logged = #changes > 0 and arrivals .. ',' .. logged or arrivals end
+    redis.call('DEL', arrivalsLog)
+    redis.call('HDEL', meta, 'la', 'lt')
+  end
+  version = redis.call('HINCRBY', meta, 'v', 1)
+  local fields = {'v', version, 's', served(), 'c', logged}
   if #releases > 0 then
     fields[#fields + 1] = 'r'
     fields[#fields + 1] = table.concat(releases, ',')

@@ -66,9 +66,9 @@ export function perVisitorCosts(latest: LatestResults, arrivals: ArrivalsResults
     releaseCpuMicros: arrivals.arrivals.releases.gatewayCpuMicros,
     releaseRedisMicros: arrivals.arrivals.releases.redisCpuMicros,
     // Each process's copy of the line reads every change from the log: a process of the table takes
-    // tens of arrivals a second, one a script call and a log entry, as the bench's one at a time.
-    // Redis's CPU with and without the copies, a difference that noise moves by about a µs; never
-    // less than the copies' reads take as Redis times the command itself.
+    // tens of arrivals a second, one a script call, as the bench's one at a time, the room's logged
+    // together (up to 100 an entry). Redis's CPU with and without the copies, a difference that noise
+    // moves by about a µs; never less than the copies' reads take as Redis times the command itself.
     copyRedisMicros: Math.max(arrivals.arrivals.copies.redisCpuMicros, arrivals.arrivals.copies.logReadMicros),
     copyBytes: arrivals.arrivals.copies.redisOutBytes,
     pageBytes: arrivals.arrivals.pageBytes,

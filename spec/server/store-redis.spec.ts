@@ -406,11 +406,11 @@ describe("redis queue store's log of arrivals", () => {
     const first = uuidsFor(ARRIVALS_LOGGED);
     expect(await arrive(room, first.slice(0, -1))).toEqual({ version: 0, arrivalsWait: 1 });
     expect(await admin.xlen(`${room}log`)).toBe(0);
-    expect(await admin.hget(`${room}meta`, 'la')).toBe(String(ARRIVALS_LOGGED - 1));
+    expect(await admin.hget(`${room}meta`, 'wa')).toBe(String(ARRIVALS_LOGGED - 1));
 
     expect(await arrive(room, first.slice(-1))).toEqual({ version: 1, arrivalsWait: 0 });
     expect((await lastLogged(room)).c).toBe(first.map((uuid, i) => `+${i + 1}:${uuid}`).join(','));
-    expect(await admin.hget(`${room}meta`, 'la')).toBeNull();
+    expect(await admin.hget(`${room}meta`, 'wa')).toBeNull();
 
     const [late] = uuidsFor(1);
     expect(await arrive(room, [late])).toEqual({ version: 1, arrivalsWait: 1 });
@@ -418,7 +418,17 @@ describe("redis queue store's log of arrivals", () => {
     await pause(ARRIVALS_LOGGED_MS + 5);
     expect(await command('waitingRoomLogArrivals', room, [])).toEqual({ version: 2, arrivalsWait: 0 });
     expect(await lastLogged(room)).toMatchObject({ v: '2', c: `+${ARRIVALS_LOGGED + 1}:${late}` });
-    expect(await admin.exists(`${room}la`)).toBe(0);
+    expect(await admin.exists(`${room}wa`)).toBe(0);
+  });
+
+  it("should keep the room's other state beside the arrivals waiting: the operator's limits", async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    await store.setLimits({ activeLimit: 7, perMinute: 90 });
+    await holdInOrder(store, ['a', 'b']);
+    expect(await store.limits()).toEqual({ activeLimit: 7, perMinute: 90 });
+    await untilLogged(room);
+    expect(await store.limits()).toEqual({ activeLimit: 7, perMinute: 90 });
   });
 
   it('should log the arrivals waiting ahead of any other change, in its entry, in order', async () => {
@@ -428,7 +438,7 @@ describe("redis queue store's log of arrivals", () => {
     await arrive(room, [b]);
     expect(await command('waitingRoomRelease', room, [1, t0, 60_000, 3_600_000, '', ''])).toEqual({ version: 1, arrivalsWait: 0 });
     expect(await lastLogged(room)).toMatchObject({ v: '1', s: '1', c: `+1:${a},+2:${b},-${a}`, r: a });
-    expect(await admin.hget(`${room}meta`, 'la')).toBeNull();
+    expect(await admin.hget(`${room}meta`, 'wa')).toBeNull();
   });
 });
 
@@ -740,8 +750,8 @@ async function untilCopied(store: RedisStore, uuid: string, now = t0, redis = ad
 
 /** Until no arrival in `room` waits to be logged (`ARRIVALS_LOGGED_MS`): its instance asks for them then. */
 async function untilLogged(room: string): Promise<void> {
-  for (let attempt = 0; attempt < 100 && (await admin.hget(`${room}meta`, 'la')) !== null; attempt++) await pause(10);
-  expect(await admin.hget(`${room}meta`, 'la')).toBeNull();
+  for (let attempt = 0; attempt < 100 && (await admin.hget(`${room}meta`, 'wa')) !== null; attempt++) await pause(10);
+  expect(await admin.hget(`${room}meta`, 'wa')).toBeNull();
 }
 
 /**

@@ -57,7 +57,7 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  *   version after it, s served after it, c its changes, see `changed` in prelude.lua), arrivals
  *   together (`ARRIVALS_LOGGED`), read by every instance's copy of the line (see line-copy.ts); the
  *   last `LOG_LENGTH` or so are kept;
- * - named from ARGV[1] too: `<prefix>la`, the changes of the arrivals not logged yet, in order.
+ * - named from ARGV[1] too: `<prefix>wa`, the changes of the arrivals not logged yet, in order.
  */
 export const SCRIPT_KEYS = ['meta', 'waiting', 'seen', 'sessions', 'admitted', 'released', 'recent', 'pending', 'addresses', 'log'] as const;
 

@@ -377,7 +377,7 @@ export class LineCopy {
    */
   private async check(): Promise<void> {
     const { tail, keys } = this.options;
-    const replies = await tail.multi().hmget(keys.meta, 'v', 'la').zcard(keys.waiting).exec();
+    const replies = await tail.multi().hmget(keys.meta, 'v', 'wa').zcard(keys.waiting).exec();
     const [[metaError, meta] = [], [sizeError, size] = []] = replies ?? [];
     const error = metaError ?? sizeError;
     if (error) throw error;

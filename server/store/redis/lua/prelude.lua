@@ -42,9 +42,9 @@ local function changed(change)
   changes[#changes + 1] = change
   if string.byte(change) ~= 43 then others = others + 1 end
 end
--- Arrivals not logged yet, in order (see publishChanges): their changes in `<prefix>la`, and in meta
--- la how many, lt since when (ms, Redis's clock).
-local arrivalsLog = prefix .. 'la'
+-- Arrivals not logged yet, in order (see publishChanges): their changes in `<prefix>wa`, and in meta
+-- wa how many, ws since when (ms, Redis's clock).
+local arrivalsLog = prefix .. 'wa'
 -- 1 when arrivals wait to be logged after this call: the command answers it beside the line's
 -- version, so that its instance asks for them to be logged once due (`RedisStore`).
 local arrivalsWait = 0
@@ -287,7 +287,7 @@ end
 -- or the first has waited ARRIVALS_LOGGED_MS; any other change logs them first, in order, with
 -- its own. A copy meanwhile leaves those places to Redis, as any place it does not hold.
 local function publishChanges()
-  local state = redis.call('HMGET', meta, 'v', 'la', 'lt')
+  local state = redis.call('HMGET', meta, 'v', 'wa', 'ws')
   local version, waited = tonumber(state[1] or '0'), tonumber(state[2] or '0')
   if #changes == 0 and waited == 0 then return version end
   if others == 0 then
@@ -298,7 +298,7 @@ local function publishChanges()
     if count < ARRIVALS_LOGGED and now >= since and now - since < ARRIVALS_LOGGED_MS then
       if #changes > 0 then
         redis.call('APPEND', arrivalsLog, (waited > 0 and ',' or '') .. table.concat(changes, ','))
-        redis.call('HSET', meta, 'la', count, 'lt', int(since))
+        redis.call('HSET', meta, 'wa', count, 'ws', int(since))
       end
       arrivalsWait = 1
       return version
@@ -309,7 +309,7 @@ local function publishChanges()
     local arrivals = redis.call('GET', arrivalsLog)
     if arrivals then logged = #changes > 0 and arrivals .. ',' .. logged or arrivals end
     redis.call('DEL', arrivalsLog)
-    redis.call('HDEL', meta, 'la', 'lt')
+    redis.call('HDEL', meta, 'wa', 'ws')
   end
   version = redis.call('HINCRBY', meta, 'v', 1)
   local fields = {'v', version, 's', served(), 'c', logged}

@@ -9,10 +9,7 @@ import { check, TARGETS, type TargetCheck } from './goals';
 /** `visitors` admitted, each with a pass of their own, then `requestsEach` more requests each. */
 type ConnectorPassOptions = { readonly visitors: number; readonly requestsEach: number; readonly log: (line: string) => void };
 
-/**
- * µs a request: a visitor's first (the pass verified) each timed alone, the next ones by rounds of
- * every visitor once; the calls the admitted requests made, reads of the revocation feed apart.
- */
+/** µs a request: a visitor's first (the pass verified) timed alone, the next by rounds of every visitor; their calls, feed reads apart. */
 export type ConnectorPassResult = Awaited<ReturnType<typeof measureConnectorPass>>;
 
 const SECRET = 'a-bench-secret-shared-by-site-and-room-0123';

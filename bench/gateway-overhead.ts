@@ -35,11 +35,7 @@ type Target = 'direct' | 'proxied';
 const ORDER: readonly Target[] = Array.from({ length: SLICES }, (_, i) => (i % 4 === 0 || i % 4 === 3 ? 'direct' : 'proxied'));
 type Ready = { readonly url: string; readonly pid: number };
 
-/**
- * The headers of a browser's navigation, as a visitor who went through the line sends them: the
- * site's session cookie and the waiting room's (which the gateway keeps from the origin). Both
- * paths parse them; what the gateway does with them is part of what it costs.
- */
+/** A browser's navigation headers after the line: the site's session cookie and the room's (the gateway keeps it from the origin); part of what it costs. */
 const BROWSER_HEADERS = {
   'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
@@ -171,11 +167,7 @@ export function gatewayChecks({ latency, throughput, streaming, errors }: Gatewa
   ];
 }
 
-/**
- * A closed loop on `GET /page`, direct and proxied in alternating slices after a warm-up on each,
- * with the CPU each process spent a request; the origin and the gateway share one CPU, the load
- * generator has another (where `taskset` can pin them).
- */
+/** A closed loop on `GET /page` in alternating slices, with each process's CPU a request; origin and gateway share one CPU (where `taskset` can pin them). */
 async function throughputPhase(
   { connections, originWorkMicros }: Options,
   urls: Record<Target, string>,
@@ -230,7 +222,6 @@ const tally = () => ({ answered: 0, perSecond: [] as number[], origin: 0, gatewa
 /** The CPUs `pid` may run on (Linux's `taskset`, e.g. "0-1,4"), or undefined where it cannot be told. */
 function allowedCpus(pid: number): number[] | undefined {
   try {
-    // "pid 123's current affinity list: 0-1,4"
     const list = /:\s*(\S*)\s*$/.exec(execFileSync('taskset', ['-pc', String(pid)], { encoding: 'utf8' }))?.[1] ?? '';
     const cpus = list.split(',').flatMap((range) => {
       const [first, last = first] = range.trim().split('-').map(Number);
@@ -249,10 +240,7 @@ const setAffinity = (pid: number, cpus: readonly number[]) => execFileSync('task
 const memoryProbe = (gateway: Child<Ready>) => async () =>
   Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${gateway.ready.pid}/status`, 'utf8'))?.[1]) * 1024;
 
-/**
- * Bytes queued in the kernel (send and receive queues) of the TCP sockets with one end on
- * `ports`, from /proc/net/tcp; undefined where there is none. Listening sockets are left out.
- */
+/** Bytes in the kernel's send and receive queues of the TCP sockets (not listening) with an end on `ports`, from /proc/net/tcp; undefined without it. */
 function kernelQueuedBytes(ports: readonly number[]): number | undefined {
   const files = ['/proc/net/tcp', '/proc/net/tcp6'].filter((file) => existsSync(file));
   if (files.length === 0) return undefined;
@@ -268,9 +256,8 @@ function kernelQueuedBytes(ports: readonly number[]): number | undefined {
 }
 
 /**
- * Downloads `/download?mb=<mib>` as a stream, counting and discarding the bytes; with `memory`,
- * samples the gateway's RSS meanwhile; with `stall`, stops reading for `STALL_MS` after the first
- * `STALL_AFTER_MIB` MiB, and reads where the bytes the origin wrote ahead of the reader are.
+ * Streams `/download?mb=<mib>`, discarding the bytes; `memory`: samples the gateway's RSS meanwhile; `stall`: stops reading
+ * for `STALL_MS` after `STALL_AFTER_MIB` MiB, then reads where the bytes the origin wrote ahead of the reader are.
  */
 type Stall = { originStreamed: () => Promise<number>; kernelQueued: () => number | undefined };
 async function download(client: Client, mib: number, { memory, stall }: { memory?: () => Promise<number>; stall?: Stall } = {}) {
@@ -313,10 +300,7 @@ async function download(client: Client, mib: number, { memory, stall }: { memory
 }
 // ---------------------------------------------------------------- the child processes
 
-/**
- * The origin: plain Node http, keep-alive; a fixed page at once (`/`) or after the CPU work a
- * dynamic page stands for (`/page`), and a generated download.
- */
+/** The origin: plain Node http, keep-alive; a fixed page at once (`/`) or after a dynamic page's CPU work (`/page`), and a generated download. */
 async function runOrigin(): Promise<void> {
   const page = Buffer.alloc(1024, 'origin page. ');
   const chunk = Buffer.alloc(64 * 1024, 0x62);
@@ -348,18 +332,12 @@ async function runOrigin(): Promise<void> {
   serveRequests({ url: `http://127.0.0.1:${port}`, pid: process.pid } satisfies Ready, {
     cpu: (): NodeJS.CpuUsage => process.cpuUsage(),
     streamed: () => streamedBytes,
-    // Where the pages are measured (on the CPU it then shares with the gateway): the CPU time of
-    // the same work changes with what runs beside it, a start-up measure was off by 2×.
     calibrate: (micros: number) => (workRounds = calibrateWork(micros, page)),
     workRounds: (rounds: number) => (workRounds = rounds),
   });
 }
 
-/**
- * The CPU work of the working origin's page: a chain of SHA-256 over the page, standing for what
- * a dynamic page does before it answers (queries, templates). A fixed amount of work, so that its
- * CPU time a request holds whatever the machine's load (the bench measures it, per request).
- */
+/** A dynamic page's work (queries, templates) as a chain of SHA-256 over the page: fixed, so its CPU time a request holds whatever the load. */
 function pageWork(rounds: number, page: Buffer): Buffer {
   let digest = page;
   for (let round = 0; round < rounds; round++) digest = createHash('sha256').update(digest).update(page).digest();
@@ -392,12 +370,10 @@ async function stream(response: http.ServerResponse, total: number, chunk: Buffe
     if (!response.write(piece)) {
       await new Promise<void>((resolve) => {
         const done = () => {
-          response.off('drain', done);
-          response.off('close', done);
+          response.off('drain', done).off('close', done);
           resolve();
         };
-        response.on('drain', done);
-        response.on('close', done);
+        response.on('drain', done).on('close', done);
       });
     }
   }

@@ -42,11 +42,7 @@ type LoadRun = Awaited<ReturnType<typeof oneRun>>;
 /** The first frame with the position, from the navigation's start in the page's own clock, and its document's fetchStart (to put it on the protocol's clock). */
 type PositionShown = { readonly at: number; readonly fetchStart: number };
 
-/**
- * Records the first animation frame after `.wr-waiting` shows a position number, in whatever
- * digits its language writes (Persian, Bengali). Declared as a string so that no bundler touches
- * it; it only observes the page.
- */
+/** Records the first frame after `.wr-waiting` shows a position, in any language's digits (Persian, Bengali); a string, so no bundler touches it. */
 const WATCH_POSITION = `(() => {
   const shown = () => /\\p{Nd}/u.test(document.querySelector('.wr-waiting .wr-position strong')?.textContent || '');
   const observer = new MutationObserver(() => {
@@ -71,14 +67,9 @@ async function recordNetwork(cdp: CDPSession) {
     resources.set(event.requestId, { url: event.request.url, type: event.type ?? 'Other', sentAt: event.timestamp, chunks: [] });
   });
   cdp.on('Network.dataReceived', (event) => resources.get(event.requestId)?.chunks.push({ at: event.timestamp, bytes: event.encodedDataLength }));
-  cdp.on('Network.loadingFinished', (event) => {
-    const resource = resources.get(event.requestId);
-    if (resource) resource.finished = { at: event.timestamp, bytes: event.encodedDataLength };
-  });
-  cdp.on('Network.loadingFailed', (event) => {
-    const resource = resources.get(event.requestId);
-    if (resource) resource.failed = true;
-  });
+  const mark = (requestId: string, fields: Partial<Recorded>) => void Object.assign(resources.get(requestId) ?? {}, fields);
+  cdp.on('Network.loadingFinished', (event) => mark(event.requestId, { finished: { at: event.timestamp, bytes: event.encodedDataLength } }));
+  cdp.on('Network.loadingFailed', (event) => mark(event.requestId, { failed: true }));
   cdp.on('Network.webSocketFrameReceived', (event) => frames.push({ at: event.timestamp, bytes: Buffer.byteLength(event.response.payloadData) }));
   await cdp.send('Network.enable');
   return {
@@ -107,10 +98,8 @@ async function positionShown(page: Page): Promise<PositionShown> {
 }
 
 /**
- * The scripts the page asked for before its frame at `at`, in the page's own clock (Resource
- * Timing), so that no lag between the browser and the protocol on a busy machine counts a script
- * asked for once the position was painted as one asked for before it. A script's entry is written
- * once it has arrived: read once every script the protocol saw asked for has.
+ * The scripts the page asked for before its frame at `at`, on its own clock (Resource Timing), so no lag of the protocol on a busy
+ * machine counts a later script as an earlier one; read once every script the protocol saw asked for has arrived (and has its entry).
  */
 async function scriptsAskedBefore(page: Page, network: Awaited<ReturnType<typeof recordNetwork>>, at: number): Promise<string[]> {
   const arrived = () => network.snapshot().resources.every((resource) => resource.type !== 'Script' || resource.finished || resource.failed);
@@ -150,11 +139,7 @@ async function slowPhone(browser: Browser, locale?: string, cpuSlowdown = CPU_SL
   return { context, page, network };
 }
 
-/**
- * One cold load of the held page at `url` in `phone`. `settle`: wait for the network to go quiet,
- * so that the late answers (queue_request, the lazy files fetched once the position shows) count
- * in all; without it, only what came before the position is exact.
- */
+/** One cold load of the held page at `url`; `settle`: wait for the network to go quiet, so the late answers count too (else only what preceded the position is exact). */
 async function coldLoad({ page, network }: Awaited<ReturnType<typeof slowPhone>>, url: string, pageDir: string, settle: boolean) {
   await page.goto(url, { waitUntil: 'commit' });
   const shown = await positionShown(page);
@@ -193,10 +178,7 @@ async function oneRun(browser: Browser, url: string, pageDir: string) {
   }
 }
 
-/**
- * Runs `measure` with one browser against one server of the page built in `pageDir`, in front of
- * the demo shop, whose room one admitted session fills: every visitor after it is held.
- */
+/** Runs `measure` with one browser against a server of the page in `pageDir` before the demo shop, its room filled by one admitted session. */
 async function withHeldPage<T>(
   pageDir: string,
   env: Readonly<Record<string, string>> | undefined,

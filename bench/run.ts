@@ -202,8 +202,7 @@ async function main(): Promise<void> {
     const json = JSON.stringify(compared) + '\n';
     const dated = `run-${results.date.replace(/[:.]/g, '-')}.json`;
     const write = (file: string, text: string) => writeFileSync(path.join(resultsDir, file), text);
-    write('latest.json', json);
-    write(dated, json);
+    for (const file of ['latest.json', dated]) write(file, json);
     write('latest.md', markdown);
     // The opening's figures and an arrival's costs are kept apart too: the docs show them whatever the last run measured.
     const { date, machine: on } = results;

@@ -33,12 +33,9 @@ const QUICK = { perVisit: 8, thinkMs: [500, 1500], sessionSeconds: 20, feedbackS
 const PERSON = { perVisit: 10, thinkMs: [3000, 9000], sessionSeconds: 120, feedbackSeconds: 120, targetMs: 1000, runSeconds: 600, ...COMMON } as const;
 
 /**
- * The admission benchmark's room (`run-admission.ts`) on the virtual clock, started cold: a crowd
- * at 3× the origin's capacity while fewer than 200 wait, ceilings 4× too high, the origin's first
- * two answers slow, as a server just started gives them, and now and then a few answers slow, as
- * a busy machine's late event loop makes them. Judged as that benchmark judges it, on its steady
- * window (150–190 s): a few slow answers in the opening must not leave the room far under the
- * origin's capacity minutes later.
+ * The admission benchmark's room (`run-admission.ts`) started cold: the origin's first two answers slow, as a server just started
+ * gives them, and now and then a few slow, as a busy machine's late event loop makes them. Judged as that benchmark judges it, on its
+ * steady window: a few slow answers in the opening must not leave the room far under the origin's capacity minutes later.
  */
 export const STARTED_COLD: OpeningScenario = {
   ...QUICK,
@@ -54,12 +51,7 @@ export const STARTED_COLD: OpeningScenario = {
   runSeconds: 190,
 };
 
-/**
- * Crowds of several sizes, origins of several capacities, visitors browsing at several paces.
- * The compressed ones are the real-time benchmark's visit (eight requests about a second apart,
- * sessions of 20 s, a feedback time of 12 s); the others browse at a person's pace, with the
- * server's default target.
- */
+/** Crowds of several sizes, origins of several capacities, visitors at the real-time benchmark's compressed pace (`QUICK`) or a person's. */
 export const OPENING_SCENARIOS: readonly OpeningScenario[] = [
   { name: 'small crowd, small origin, quick visits', crowd: 1000, workers: 4, ...QUICK },
   { name: 'crowd of 5,000, quick visits', crowd: 5000, workers: 16, ...QUICK },
@@ -72,18 +64,9 @@ export const OPENING_SCENARIOS: readonly OpeningScenario[] = [
 /** The origin's p99 over the run and in its first 10 s and minute; utilisation: busy workers ÷ workers while visitors waited. */
 export type OpeningFigures = Awaited<ReturnType<typeof simulateOpening>>;
 
-interface Visitor {
-  readonly session: string;
-  /** Requests of the visit answered so far. */
-  done: number;
-  waiting: boolean;
-}
-
-interface OriginRequest {
-  readonly visitor: Visitor;
-  readonly sentAt: number;
-  answered: boolean;
-}
+/** `done`: the requests of the visit answered so far. */
+type Visitor = { readonly session: string; done: number };
+type OriginRequest = { readonly visitor: Visitor; readonly sentAt: number; answered: boolean };
 
 /** A binary heap of timed events, by time then by order of scheduling. */
 class Agenda {
@@ -223,7 +206,6 @@ export async function simulateOpening(scenario: OpeningScenario, seed = 1, trace
   // active limit while nobody waits) or held in line.
   const request = async (visitor: Visitor) => {
     if (await line.admit(visitor.session, now, admission.policy())) return forward(visitor);
-    visitor.waiting = true;
     waitingNow++;
     everWaited = true;
     await line.hold(visitor.session, 0, { method: 'GET', uri: `/shop/${visitor.session}` }, now);
@@ -231,7 +213,7 @@ export async function simulateOpening(scenario: OpeningScenario, seed = 1, trace
 
   let waitingNow = 0;
   for (let i = 0; i < scenario.crowd; i++) {
-    const visitor: Visitor = { session: `s${i}`, done: 0, waiting: false };
+    const visitor: Visitor = { session: `s${i}`, done: 0 };
     agenda.at((i / scenario.crowd) * scenario.arrivalSeconds * 1000, () => {
       if (scenario.lineCap !== undefined && waitingNow >= scenario.lineCap) return;
       visitorsBySession.set(visitor.session, visitor);
@@ -243,7 +225,6 @@ export async function simulateOpening(scenario: OpeningScenario, seed = 1, trace
     for (const entry of released) {
       const visitor = visitorsBySession.get(entry.sessionId);
       if (!visitor) continue;
-      visitor.waiting = false;
       waitingNow--;
       // The release event, then the replay of the held request after a reaction time.
       agenda.at(now + uniform(COMMON.reactionMs), () => forward(visitor));
@@ -257,9 +238,9 @@ export async function simulateOpening(scenario: OpeningScenario, seed = 1, trace
     await admission.step();
     const view = admission.view();
     const stats = await line.stats(now);
-    const recent = answerTimes.length;
-    const point = `${(now / 1000).toFixed(0)} s: ${'signals' in view && view.signals ? `p50 ${view.signals.p50Ms}, p90 ${view.signals.p90Ms} of ${view.signals.requests}; ` : ''}${view.releasePerMinute}/min, limit ${view.activeLimit}, active ${stats.active}, waiting ${stats.waiting}, queue ${queue.length - head}, answers ${recent}${'decision' in view && view.decision ? `, ${view.decision.reason}: ${view.decision.detail}` : ''}`;
-    trace?.(point);
+    trace?.(
+      `${(now / 1000).toFixed(0)} s: ${'signals' in view && view.signals ? `p50 ${view.signals.p50Ms}, p90 ${view.signals.p90Ms} of ${view.signals.requests}; ` : ''}${view.releasePerMinute}/min, limit ${view.activeLimit}, active ${stats.active}, waiting ${stats.waiting}, queue ${queue.length - head}, answers ${answerTimes.length}${'decision' in view && view.decision ? `, ${view.decision.reason}: ${view.decision.detail}` : ''}`,
+    );
     if (now + STEP_MS < end) agenda.at(now + STEP_MS, admissionStep);
   };
   agenda.at(STEP_MS, admissionStep);

@@ -205,10 +205,8 @@ export class VisitorGroup {
 export type Paced = { servers: readonly Child<ServerReady>[]; visitors: VisitorGroup; pollers: readonly Child<unknown>[]; admin: Admin };
 
 /**
- * The page's polls (split among the pollers) while the release loop releases, then: every
- * release decided against its frame read by the visitor (each must arrive, the warm-up's too;
- * only the latency skips the warm-up), each `QueueMoved` batch at every waiting socket, the
- * servers' own account of each fan-out, and the queue_info answers a fan-out overlapped.
+ * The page's polls (split among the pollers) while the loop releases; then each release decided against its frame read (every one must
+ * arrive; the latency skips the warm-up), each `QueueMoved` batch at every socket, each fan-out's own account, the polls one overlapped.
  */
 export async function pacedWindow({ servers, visitors, pollers, admin }: Paced, arg: PollArg) {
   const everyone = await visitors.waiting();
@@ -311,9 +309,8 @@ export function summary({ polls, releases, moves, fanout, servers, errors }: Pac
 }
 
 /**
- * Closed-loop runs on two servers in alternating slices (ABBA ABBA…, BAAB… the next run, so that a
- * drift in the machine's load cancels out), with each server's CPU time over a run (each is idle
- * outside its own slices and the warm-up), and the store's outside them (Redis's) when asked.
+ * Closed-loop runs on two servers in alternating slices (ABBA…, BAAB… the next run: a drift in the load cancels out), with each
+ * server's CPU time over a run (idle outside its slices and the warm-up), and the store's (Redis's) when asked.
  */
 export async function closedLoop(
   poller: Child<unknown>,

@@ -30,10 +30,8 @@ export async function runCapacity(options: CapacityOptions) {
     const [poller] = await rig.pollers(1, visitors);
 
     // Memory after a full GC, at once and settled (once V8 has given back what it grew while the visitors arrived).
-    const sample = async () => ({
-      atOnce: await server.request<NodeJS.MemoryUsage>('memory'),
-      settled: await server.request<NodeJS.MemoryUsage>('settledMemory'),
-    });
+    const memory = (cmd: string) => server.request<NodeJS.MemoryUsage>(cmd);
+    const sample = async () => ({ atOnce: await memory('memory'), settled: await memory('settledMemory') });
     const baseline = await sample();
     const storeBaseline = await options.storeMemory?.();
     log(`  holding ${options.visitors} visitors in ${options.visitorProcesses} processes…`);

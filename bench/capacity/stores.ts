@@ -16,11 +16,7 @@ type StoreComparisonOptions = CapacityOptions & {
   readonly storeCpu: () => Promise<number>;
 };
 
-/**
- * Rounds of fresh processes: two server processes differ by more than the stores do (the code V8
- * optimised for each, where the kernel placed it), for the process's life, so the runs are spread
- * over several pairs.
- */
+/** Rounds of fresh processes: two server processes differ for life by more than the stores do (V8's code, the kernel's placing). */
 const ROUNDS = 3;
 
 /** CPU time per answered queue_info (µs): the server's, the poller's, and redis-server's on the Redis store. */
@@ -71,14 +67,9 @@ export async function compareStores(options: StoreComparisonOptions) {
     serverCpuMicrosPerRequest: of((run) => run[store].serverCpuMicrosPerRequest),
     generatorCpuMicrosPerRequest: of((run) => run[store].generatorCpuMicrosPerRequest),
   });
+  const { visitors, repetitions, saturateSeconds, connections } = options;
   return {
-    settings: {
-      visitors: options.visitors,
-      repetitions: options.repetitions,
-      saturateSeconds: options.saturateSeconds,
-      rounds,
-      connections: options.connections,
-    },
+    settings: { visitors, repetitions, saturateSeconds, rounds, connections },
     runs,
     median: {
       /** Redis ÷ memory, each run's from its own slices. */

@@ -431,6 +431,19 @@ describe("redis queue store's log of arrivals", () => {
     expect(await store.limits()).toEqual({ activeLimit: 7, perMinute: 90 });
   });
 
+  it('should ask for its arrivals to be logged only while they wait: not once another call has logged them', async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    const asks = logAsks(store);
+    await holdInOrder(store, ['a', 'b']);
+    await store.release(1, t0, policy);
+    await pause(ARRIVALS_LOGGED_MS + 30);
+    expect(asks()).toBe(0);
+    await holdInOrder(store, ['c']);
+    await untilLogged(room);
+    expect(asks()).toBe(1);
+  });
+
   it('should log the arrivals waiting ahead of any other change, in its entry, in order', async () => {
     const room = newRoom();
     const [a, b] = uuidsFor(2);
@@ -448,15 +461,16 @@ describe("redis queue store's arrivals", () => {
     const store = open(server.url, room);
     await store.hold('warm', 0, get, t0);
     await untilLogged(room);
+    const asks = logAsks(store);
     let before = await scriptCalls();
     const logged = await admin.xlen(`${room}log`);
     const arrivals = await Promise.all(Array.from({ length: 20 }, (_, i) => store.arrive(`s${i}`, 0, get, t0 + 1, undefined)));
-    expect((await scriptCalls()) - before).toBe(1);
+    expect((await scriptCalls()) - before - asks()).toBe(1);
     const places = arrivals.map((arrival) => (arrival.admitted ? undefined : arrival.place));
     expect(places.map((place) => place?.position)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
     // Logged once due, by the one more call the instance makes then.
     await untilLogged(room);
-    expect((await scriptCalls()) - before).toBe(2);
+    expect([(await scriptCalls()) - before, asks()]).toEqual([2, 1]);
     expect((await admin.xlen(`${room}log`)) - logged).toBe(1);
     const [[, fields]] = await admin.xrevrange(`${room}log`, '+', '-', 'COUNT', 1);
     expect(fields[fields.indexOf('c') + 1]).toBe(places.map((place) => `+${place!.entry.ticket}:${place!.entry.uuid}`).join(','));
@@ -493,6 +507,7 @@ describe("redis queue store's arrivals", () => {
     const limits = { activeLimit: 1, sessionMs: 60_000 };
     const options = { address: 'ip:1', placesPerAddress: 1 };
     await store.stats(t0);
+    const asks = logAsks(store);
     const before = await scriptCalls();
     const [first, second, again, third, other] = await Promise.all([
       store.arrive('a', 0, get, t0, limits, options),
@@ -501,7 +516,7 @@ describe("redis queue store's arrivals", () => {
       store.arrive('c', 0, get, t0, limits, options).catch((error: unknown) => error),
       store.arrive('d', 0, get, t0, limits, { address: 'ip:2', placesPerAddress: 1 }),
     ]);
-    expect((await scriptCalls()) - before).toBe(1);
+    expect((await scriptCalls()) - before - asks()).toBe(1);
     expect(first).toEqual({ admitted: true });
     expect(second.admitted || second.place.position).toBe(1);
     // The same session again in the batch keeps its place and gets its new request.
@@ -513,9 +528,10 @@ describe("redis queue store's arrivals", () => {
   it(`should send at most ${MAX_ARRIVALS} arrivals a call, and those that came meanwhile right after`, async () => {
     const store = open(server.url, newRoom());
     await store.hold('warm', 0, get, t0);
+    const asks = logAsks(store);
     const before = await scriptCalls();
     const arrivals = await Promise.all(Array.from({ length: MAX_ARRIVALS + 8 }, (_, i) => store.arrive(`s${i}`, 0, get, t0 + 1, undefined)));
-    expect((await scriptCalls()) - before).toBe(2);
+    expect((await scriptCalls()) - before - asks()).toBe(2);
     expect(arrivals.map((arrival) => !arrival.admitted && arrival.place.position)).toEqual(Array.from({ length: MAX_ARRIVALS + 8 }, (_, i) => i + 2));
   });
 });
@@ -622,6 +638,7 @@ describe("redis queue store's polls sent to Redis", () => {
   it('should send the polls of one turn of the event loop to Redis as one script call, each with its own answer', async () => {
     const store = open(server.url, newRoom(), sentToRedis);
     const line = await holdInOrder(store, ['a', 'b', 'c', 'd']);
+    // Logs the arrivals too: the instance then has nothing to ask for later.
     await store.release(1, t0 + 1, policy);
     // Scripts loaded and the line looked at: what follows is the polls' own calls.
     await store.position(line[1].uuid, t0 + 2);
@@ -673,11 +690,13 @@ describe("redis queue store's polls sent to Redis", () => {
   });
 
   it("should send a busy turn's polls in batches of at most 256, and mark each visitor seen at its own time", async () => {
-    const store = open(server.url, newRoom(), sentToRedis);
+    const room = newRoom();
+    const store = open(server.url, room, sentToRedis);
     const line = await holdInOrder(
       store,
       Array.from({ length: 300 }, (_, index) => `s${index}`),
     );
+    await untilLogged(room);
     await store.position(line[0].uuid, t0);
     const before = await scriptCalls();
 
@@ -746,6 +765,12 @@ async function untilCopied(store: RedisStore, uuid: string, now = t0, redis = ad
     await pause(20);
   }
   throw new Error('The store never answered from its copy of the line.');
+}
+
+/** The asks `store` makes for its arrivals to be logged, `ARRIVALS_LOGGED_MS` after them: apart from the calls a test counts. */
+function logAsks(store: RedisStore): () => number {
+  const run = jest.spyOn(store as unknown as { run: (name: string) => unknown }, 'run');
+  return () => run.mock.calls.filter(([name]) => name === 'waitingRoomLogArrivals').length;
 }
 
 /** Until no arrival in `room` waits to be logged (`ARRIVALS_LOGGED_MS`): its instance asks for them then. */

@@ -582,14 +582,19 @@ export class RedisStore implements QueueStore {
         : await command.call(this.client, ...call);
     this.lineCopy?.written(version);
     if (arrivalsWait === 1) this.logArrivalsLater();
+    else if (this.arrivalsLogged) {
+      // None waits any more: logged by this call, or by another's.
+      clearTimeout(this.arrivalsLogged);
+      this.arrivalsLogged = undefined;
+    }
     // A script that answers nothing (Lua's nil) ends its reply early.
     return answer;
   }
 
   /**
    * Arrivals this instance made wait to be logged (`ARRIVALS_LOGGED_MS`): once that time has
-   * passed, it asks for them to be logged, should no other call have done it meanwhile. One ask
-   * at a time, whatever the arrivals; asked again while some still wait.
+   * passed, it asks for them to be logged, unless a reply has said meanwhile that none waits. One
+   * ask at a time, whatever the arrivals; asked again while some still wait.
    */
   private logArrivalsLater(): void {
     if (this.arrivalsLogged || this.closed) return;

@@ -146,8 +146,11 @@ async function main(): Promise<void> {
     const pageDir = path.join(workDir, 'page');
     /** How long each part took (s): bench/README.md quotes them. */
     const partSeconds: Record<string, number> = {};
+    const visitors = countFromEnv('BENCH_VISITORS', 10_000, 10);
+    // A quarter of the visitors a minute at most: the paced runs, about a minute, leave some waiting for the closed loop.
+    const releasePerMinute = countFromEnv('BENCH_RELEASE_PER_MINUTE', Math.min(1200, Math.ceil(visitors / 4)), 60);
     const capacity: CapacityOptions = {
-      visitors: countFromEnv('BENCH_VISITORS', 10_000, 10),
+      visitors,
       visitorProcesses: countFromEnv('BENCH_VISITOR_PROCESSES', 4, 1),
       factor: numberFromEnv('BENCH_TIME_FACTOR', 2, 0.1),
       pollSeconds: numberFromEnv('BENCH_POLL_SECONDS', 20, 1),
@@ -156,9 +159,9 @@ async function main(): Promise<void> {
       repetitions: countFromEnv('BENCH_REPETITIONS', 5, 1),
       connections: countFromEnv('BENCH_CONNECTIONS', 64, 1),
       pollSockets: 256,
-      releasePerMinute: countFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60),
+      releasePerMinute,
       // Room for ten seconds of releases, so the rate is the limit, not the active sessions.
-      activeLimit: Math.ceil(numberFromEnv('BENCH_RELEASE_PER_MINUTE', 1200, 60) / 6),
+      activeLimit: Math.ceil(releasePerMinute / 6),
       sessionSeconds: 5,
       pageDir,
       log,

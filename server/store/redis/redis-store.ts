@@ -145,7 +145,7 @@ export class RedisStore implements QueueStore {
   private readonly localLine: boolean;
   private readonly replayReplicas: number;
   private readonly commandTimeoutMs: number;
-  /** The ask for the arrivals this instance made wait to be logged (`logArrivalsLater`). */
+  /** The ask for the arrivals waiting to be logged (`logArrivalsLater`). */
   private arrivalsLogged?: NodeJS.Timeout;
   /** This instance's copy of the line, made at the first poll when `localLine`. */
   private lineCopy?: LineCopy;
@@ -592,9 +592,9 @@ export class RedisStore implements QueueStore {
   }
 
   /**
-   * Arrivals this instance made wait to be logged (`ARRIVALS_LOGGED_MS`): once that time has
-   * passed, it asks for them to be logged, unless a reply has said meanwhile that none waits. One
-   * ask at a time, whatever the arrivals; asked again while some still wait.
+   * Arrivals a reply said wait to be logged (`ARRIVALS_LOGGED_MS`), this instance's or another's:
+   * once that time has passed, it asks for them to be logged, unless a reply has said meanwhile that
+   * none waits. One ask at a time, whatever the arrivals; asked again while some still wait.
    */
   private logArrivalsLater(): void {
     if (this.arrivalsLogged || this.closed) return;

@@ -15,10 +15,14 @@ local pending, addresses, log = KEYS[8], KEYS[9], KEYS[10]
 local prefix, deadline = ARGV[1], tonumber(ARGV[2])
 local args = {unpack(ARGV, 3)}
 
--- Redis's clock, in ms.
+-- Redis's clock, in ms, read once a call: the deadline's check and the arrivals' log share it.
+local clockAt
 local function clock()
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  if not clockAt then
+    local time = redis.call('TIME')
+    clockAt = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
+  return clockAt
 end
 
 -- A call its sender has already given up on (see deadline.ts) must not take effect later.

@@ -9,7 +9,7 @@ import { ARRIVALS_LOGGED, ARRIVALS_LOGGED_MS, SCRIPT_KEYS, defineStoreCommands, 
 import { BLOCK_MS } from '../../server/store/redis/line-copy';
 import { ARRIVAL_ROWS_MS } from '../../server/store/redis/report';
 import { SEEN_FLUSH_MS, seenSpacing } from '../../server/store/redis/seen-marks';
-import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
+import type { Arrival, Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describeQueueStore } from './store-contract';
 import { describeReportStore } from './store-report-contract';
@@ -523,6 +523,33 @@ describe("redis queue store's arrivals", () => {
     expect(again.admitted || again.place).toMatchObject({ position: 1, entry: { uuid: second.admitted || second.place.entry.uuid, request: post } });
     expect(third).toBeInstanceOf(PlacesPerAddressError);
     expect(other.admitted || other.place.position).toBe(2);
+  });
+
+  it("should answer a batch's positions as Redis ranks them, behind code holders, kept places and pending ones, and count each address once", async () => {
+    const room = newRoom();
+    const store = open(server.url, room);
+    const truth = open(server.url, room, sentToRedis);
+    const limits = { activeLimit: 0, sessionMs: 60_000 };
+    const [a, b] = await holdInOrder(store, ['a', 'b']);
+    await store.addCodes(['h1'], t0, t0 + 60_000);
+    await store.useCode('b', 'h1', t0, { address: '', perPlace: 3, perAddress: 3, windowMs: 60_000 });
+    const options = { address: 'ip:1', placesPerAddress: 2 };
+    const answers = await Promise.all([
+      store.arrive('c', 0, get, t0, limits, options),
+      store.arrive('a', 0, post, t0, limits, options),
+      store.arrive('p', 0, get, t0, limits, { ...options, pendingUntil: t0 + 1000 }),
+      store.arrive('d', 0, get, t0, limits, options).catch((error: unknown) => error),
+      store.arrive('e', 0, get, t0, limits),
+    ]);
+    expect(answers[3]).toBeInstanceOf(PlacesPerAddressError);
+    const told = (answers as (Arrival | Error)[]).flatMap((answer) => (answer instanceof Error || answer.admitted ? [] : [answer.place]));
+    expect(told.map((place) => place.entry.uuid)).toContain(a.uuid);
+    const truly = await Promise.all(told.map((place) => truth.position(place.entry.uuid, t0)));
+    expect(told.map((place) => place.position)).toEqual(truly.map((answer) => answer?.position ?? 0));
+    expect(told.map((place) => place.position)).toEqual([3, 2, 0, 4]);
+    expect((await truth.position(b.uuid, t0))?.position).toBe(1);
+    // c and p count against ip:1; d, refused, does not.
+    expect(await admin.hget(`${room}addresses`, 'ip:1')).toBe('2');
   });
 
   it(`should send at most ${MAX_ARRIVALS} arrivals a call, and those that came meanwhile right after`, async () => {

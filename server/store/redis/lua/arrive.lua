@@ -7,17 +7,22 @@
 -- place is marked seen by holding it; the release times are read apart (recent-releases.lua),
 -- shared by the instance's visitors. The line's changes of them all are logged as one entry.
 local out = {}
+-- Served is read once: arrivals release nobody.
+local servedNow
 for i = 1, #args, ARRIVAL_ARGS do
   local session, now = args[i], args[i + 1]
   if args[i + 2] ~= '' and admitSession(session, tonumber(now), tonumber(args[i + 2]), tonumber(args[i + 3])) == 1 then
     out[#out + 1] = {1}
   else
+    local taken = ticketsTaken
     local held = holdPlace(session, args[i + 4], args[i + 5], now, args[i + 6], args[i + 7], tonumber(args[i + 8]), args[i + 9], args[i + 10])
     if held == 0 then
       out[#out + 1] = {2}
     else
-      local rank = redis.call('ZRANK', waiting, held[1])
-      out[#out + 1] = {0, {held, rank and rank + 1 or 0, served()}}
+      -- A ticket taken now is the largest: its place is the back of the line.
+      local position = ticketsTaken > taken and lineSize() or positionOf(held[1], false)
+      servedNow = servedNow or served()
+      out[#out + 1] = {0, {held, position, servedNow}}
     end
   end
 end

@@ -120,6 +120,16 @@ local function uncount(uuid)
   redis.call('HDEL', entryKey(uuid), 'ip')
 end
 
+-- Tickets this call took (takeTicket), and the line's size as this call left it (lineSize): read
+-- once, then counted as places enter and leave through takeTicket and forget. Only arrive.lua's
+-- steps use it, which change the line through nothing else: a batch of arrivals reads the line's
+-- size once, and a new place's position, the back of the line, is that size, without a rank each.
+local ticketsTaken, sizeRead, sizeChanges = 0, nil, 0
+local function lineSize()
+  if not sizeRead then sizeRead = redis.call('ZCARD', waiting) - sizeChanges end
+  return sizeRead + sizeChanges
+end
+
 -- The place takes the next ticket at the back of the line, and the sweep's order from now;
 -- answers the ticket. Its entry's fields are the caller's to write.
 local function takeTicket(uuid, now)
@@ -127,6 +137,8 @@ local function takeTicket(uuid, now)
   redis.call('ZADD', waiting, ticket, uuid)
   redis.call('ZADD', seen, now, uuid)
   changed('+' .. ticket .. ':' .. uuid)
+  ticketsTaken = ticketsTaken + 1
+  sizeChanges = sizeChanges + 1
   return ticket
 end
 
@@ -141,7 +153,10 @@ local function forget(uuid)
   local session = redis.call('HGET', entryKey(uuid), 's')
   uncount(uuid)
   redis.call('DEL', entryKey(uuid), requestKey(uuid))
-  if redis.call('ZREM', waiting, uuid) == 1 then changed('-' .. uuid) end
+  if redis.call('ZREM', waiting, uuid) == 1 then
+    changed('-' .. uuid)
+    sizeChanges = sizeChanges - 1
+  end
   redis.call('ZREM', seen, uuid)
   redis.call('ZREM', releasedAt, uuid)
   redis.call('ZREM', pending, uuid)
@@ -174,9 +189,13 @@ local function forgetRevocations(now)
   end
 end
 
--- An admission ends at its score: gone once now reaches it.
+-- An admission ends at its score: gone once now reaches it. Once a call for each time (a batch of
+-- arrivals shares one): none has ended since.
+local expiredUpTo
 local function expireAdmissions(now)
+  if expiredUpTo and now <= expiredUpTo then return end
   redis.call('ZREMRANGEBYSCORE', admitted, '-inf', int(now))
+  expiredUpTo = now
 end
 
 local function served()
@@ -355,7 +374,12 @@ local function holdPlace(session, userId, request, now, newUuid, address, cap, p
       return entry(current)
     end
   end
-  if address ~= '' and cap > 0 and tonumber(redis.call('HGET', addresses, address) or '0') >= cap then return 0 end
+  -- Counted first and taken back when over: one step for the places let in rather than two.
+  local counted = address ~= '' and cap > 0
+  if counted and redis.call('HINCRBY', addresses, address, 1) > cap then
+    redis.call('HINCRBY', addresses, address, -1)
+    return 0
+  end
   if current then forget(current) end
   -- A new place: its hash written in one step, and answered as `entry` reads it, without reading it back.
   local fields = {'s', session, 'u', userId, 'h', now, 'l', now}
@@ -365,7 +389,7 @@ local function holdPlace(session, userId, request, now, newUuid, address, cap, p
   end
   if address ~= '' then
     field('ip', address)
-    redis.call('HINCRBY', addresses, address, 1)
+    if not counted then redis.call('HINCRBY', addresses, address, 1) end
   end
   if pendingUntil == '' then
     field('t', takeTicket(newUuid, now))
@@ -387,7 +411,7 @@ end
 local function admitSession(session, now, activeLimit, sessionMs)
   expireAdmissions(now)
   if redis.call('ZSCORE', admitted, session) then return 1 end
-  if redis.call('ZCARD', waiting) > 0 or redis.call('ZCARD', admitted) >= activeLimit then return 0 end
+  if lineSize() > 0 or redis.call('ZCARD', admitted) >= activeLimit then return 0 end
   redis.call('ZADD', admitted, int(admissionEnd(session, now, sessionMs)), session)
   return 1
 end

@@ -6,7 +6,6 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
-import { DEFAULT_PREFIX } from '../server/redis/connection';
 import { RedisStore } from '../server/store/redis/redis-store';
 import { HELD_HEADER } from '@waiting-room/streams/contract';
 import { commandCalls, commandMicros, cpuSeconds, distribution, infoField } from './stats';
@@ -17,6 +16,8 @@ export const ARRIVALS_FILE = 'arrivals.json';
 
 /** Copies of the line following its log, as every gateway process's does: each one's cost is the log's fan-out. */
 const COPIES = 32;
+/** Stores sending one arrival a call each, as many gateway processes do, into a room of their own: enough to keep Redis busy. */
+const BUSY = { stores: 32, prefix: 'wr:busy:', request: { method: 'GET', uri: '/checkout' }, limits: { activeLimit: 1, sessionMs: 3_600_000 } };
 /** Releases a minute while the line empties (the most a room takes). */
 const RELEASE_PER_MINUTE = 60_000;
 
@@ -24,8 +25,7 @@ type ArrivalsOptions = { arrivals: number; warmup: number; concurrency: number; 
 
 export async function measureArrivals(options: ArrivalsOptions) {
   const probe = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
-  // Counted many at a time, then one at a time without and with the copies.
-  const total = 3 * options.arrivals + options.warmup + 1;
+  const total = options.arrivals + options.warmup + 1;
   const settings = { activeLimit: 1, releasePerMinute: RELEASE_PER_MINUTE, sessionSeconds: 3600, pageDir: options.pageDir, redisUrl: options.redisUrl };
   // BENCH_CPU_PROF=<dir>: the server's own `--cpu-prof`, to see where an arrival's time goes.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
@@ -37,11 +37,11 @@ export async function measureArrivals(options: ArrivalsOptions) {
     let next = 0;
     const ms: number[] = [];
     const pageBytes: number[] = [];
-    const arrive = async (count: number, concurrency = options.concurrency) => {
+    const arrive = async (count: number) => {
       const errors: Record<string, number> = {};
       const end = next + count;
       await Promise.all(
-        Array.from({ length: concurrency }, async () => {
+        Array.from({ length: options.concurrency }, async () => {
           while (next < end) {
             const index = next++;
             const answer = await request(agent, base, 'GET', `/checkout?item=${index}`, { accept: 'text/html', 'accept-language': 'en' });
@@ -71,10 +71,10 @@ export async function measureArrivals(options: ArrivalsOptions) {
         logReads: calls('xread'),
       };
     };
-    /** `options.arrivals` arrivals, `concurrency` at a time, and what each cost the gateway and Redis. */
-    const counted = async (concurrency: number) => {
+    /** `options.arrivals` arrivals sent by `send`, and what each cost the gateway and Redis. */
+    const counted = async (send: (count: number) => Promise<Record<string, number> | void>) => {
       const [before, started] = [await sample(), performance.now()];
-      const errors = await arrive(options.arrivals, concurrency);
+      const errors = (await send(options.arrivals)) ?? {};
       const [seconds, after] = [(performance.now() - started) / 1000, await sample()];
       const per = (value: number) => value / options.arrivals;
       return {
@@ -98,21 +98,32 @@ export async function measureArrivals(options: ArrivalsOptions) {
     const warmupErrors = await arrive(options.warmup);
     if (Object.keys(warmupErrors).length > 0) options.log(`  arrivals not held in the warm-up: ${JSON.stringify(warmupErrors)}`);
     [ms.length, pageBytes.length] = [0, 0];
-    const memoryBefore = await server.request<NodeJS.MemoryUsage>('memory');
-    const many = await counted(options.concurrency);
-    const memoryAfter = await server.request<NodeJS.MemoryUsage>('memory');
+    const many = await counted(arrive);
     const [latencyMs, bytes] = [distribution(ms), pageBytes.reduce((sum, page) => sum + page, 0)];
+    agent.destroy();
 
-    // A gateway process of a large room takes a few arrivals a second: each its own script call.
-    options.log(`  arrivals: ${options.arrivals} more one at a time, then as many with ${COPIES} copies of the line following its log…`);
-    const single = await counted(1);
-    const copies = Array.from({ length: COPIES }, () => new RedisStore(options.redisUrl, { prefix: DEFAULT_PREFIX }));
-    const [someone] = await probe.zrange(`${DEFAULT_PREFIX}waiting`, '0', '0');
+    // A large room's gateway processes take a few arrivals a second each, each its own script call,
+    // and Redis, hearing from all of them, is busy: one arrival a call from each of many stores, in
+    // a room of their own, then as many with copies of that line following its log.
+    options.log(`  arrivals: ${options.arrivals} one a call from ${BUSY.stores} stores, then as many with ${COPIES} copies of the line following its log…`);
+    const stores = Array.from({ length: BUSY.stores }, () => new RedisStore(options.redisUrl, { prefix: BUSY.prefix }));
+    let sent = 0;
+    const oneACallEach = async (count: number) => {
+      const end = sent + count;
+      await Promise.all(
+        stores.map(async (store) => {
+          while (sent < end) await store.arrive(`s${sent}`, 0, BUSY.request, Date.now(), BUSY.limits, { address: `ip:${sent++}`, placesPerAddress: 3 });
+        }),
+      );
+    };
+    await oneACallEach(options.warmup);
+    const oneACall = await counted(oneACallEach);
+    const copies = Array.from({ length: COPIES }, () => new RedisStore(options.redisUrl, { prefix: BUSY.prefix }));
+    const [someone] = await probe.zrange(`${BUSY.prefix}waiting`, '0', '0');
     // A poll starts each copy, which answers the polls once it has loaded the line.
     for (const copy of copies) while (!copy.answersFromCopy) await Promise.all([copy.position(someone, Date.now()), sleep(50)]);
-    const copied = await counted(1);
-    await Promise.all(copies.map((copy) => copy.close()));
-    agent.destroy();
+    const copied = await counted(oneACallEach);
+    await Promise.all([...copies, ...stores].map((store) => store.close()));
 
     options.log('  releases: the line released at its full rate…');
     const beforeReleases = await sample();
@@ -131,18 +142,16 @@ export async function measureArrivals(options: ArrivalsOptions) {
       concurrency: options.concurrency,
       ...many,
       latencyMs,
-      gatewayHeapBytesPerPlace: (memoryAfter.heapUsed - memoryBefore.heapUsed) / options.arrivals,
       pageBytes: Math.round(bytes / options.arrivals),
-      oneAtATime: single,
-      // What each copy following the log added to an arrival, one at a time: Redis's CPU with and
-      // without them, and their reads of the log alone as Redis times the command (steadier).
+      oneACall: { ...oneACall, stores: BUSY.stores, gatewayCpuMicros: undefined },
+      // What each copy following the log added to an arrival one a call: Redis's CPU with and
+      // without them (noise moves it by more), and their reads of the log alone as Redis times them.
       copies: {
         copies: COPIES,
-        errors: copied.errors,
-        redisCpuMicros: (copied.redisCpuMicros - single.redisCpuMicros) / COPIES,
+        redisCpuMicros: (copied.redisCpuMicros - oneACall.redisCpuMicros) / COPIES,
         logReadMicros: copied.logReadMicros / COPIES,
         logReads: copied.logReads / COPIES,
-        redisOutBytes: (copied.redisOutBytes - single.redisOutBytes) / COPIES,
+        redisOutBytes: (copied.redisOutBytes - oneACall.redisOutBytes) / COPIES,
       },
       releases: {
         released,

@@ -158,13 +158,9 @@ async function main(): Promise<void> {
       saturateSeconds: numberFromEnv('BENCH_SATURATE_SECONDS', 4, 1),
       repetitions: countFromEnv('BENCH_REPETITIONS', 5, 1),
       connections: countFromEnv('BENCH_CONNECTIONS', 64, 1),
-      pollSockets: 256,
-      releasePerMinute,
+      ...{ pollSockets: 256, releasePerMinute, sessionSeconds: 5, pageDir, log },
       // Room for ten seconds of releases, so the rate is the limit, not the active sessions.
       activeLimit: Math.ceil(releasePerMinute / 6),
-      sessionSeconds: 5,
-      pageDir,
-      log,
     };
     const measured: Measured = {};
     for (const part of parts) {

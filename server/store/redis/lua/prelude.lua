@@ -121,9 +121,10 @@ local function uncount(uuid)
 end
 
 -- Tickets this call took (takeTicket), and the line's size as this call left it (lineSize): read
--- once, then counted as places enter and leave through takeTicket and forget. Only arrive.lua's
--- steps use it, which change the line through nothing else: a batch of arrivals reads the line's
--- size once, and a new place's position, the back of the line, is that size, without a rank each.
+-- once, then counted as places enter and leave through takeTicket and forget. Only the steps of
+-- admit.lua and arrive.lua use it, which change the line through nothing else: a batch of
+-- arrivals reads the line's size once, and a new place's position, the back of the line, is that
+-- size, without a rank each.
 local ticketsTaken, sizeRead, sizeChanges = 0, nil, 0
 local function lineSize()
   if not sizeRead then sizeRead = redis.call('ZCARD', waiting) - sizeChanges end

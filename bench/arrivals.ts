@@ -144,8 +144,8 @@ export async function measureArrivals(options: ArrivalsOptions) {
       latencyMs,
       pageBytes: Math.round(bytes / options.arrivals),
       oneACall: { ...oneACall, stores: BUSY.stores, gatewayCpuMicros: undefined },
-      // What each copy following the log added to an arrival one a call: Redis's CPU with and
-      // without them (noise moves it by more), and their reads of the log alone as Redis times them.
+      // What each copy following the log added to an arrival one a call: Redis's CPU with and without
+      // them (too high: the copies slow this process's stores), and their reads as Redis times them.
       copies: {
         copies: COPIES,
         redisCpuMicros: (copied.redisCpuMicros - oneACall.redisCpuMicros) / COPIES,

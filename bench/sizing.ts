@@ -64,8 +64,8 @@ export function perVisitorCosts(latest: LatestResults, arrivals: ArrivalsResults
     arrivalCpuMicros: arrivals.arrivals.gatewayCpuMicros,
     // A process of the table takes tens of arrivals a second, each its own script call, into a Redis
     // all of them keep busy: the bench's arrivals one a call from many stores, and each copy's reads of
-    // their log as Redis times the command (Redis's whole CPU with and without the copies differs by
-    // less than its noise).
+    // their log as Redis times the command (at a fixed rate, Redis's whole CPU with and without the
+    // copies differs by less than its noise: docs/performance.md).
     arrivalRedisMicros: arrivals.arrivals.oneACall.redisCpuMicros,
     batchedArrivalRedisMicros: arrivals.arrivals.redisCpuMicros,
     releaseCpuMicros: arrivals.arrivals.releases.gatewayCpuMicros,

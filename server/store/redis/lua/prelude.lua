@@ -375,9 +375,8 @@ local function holdPlace(session, userId, request, now, newUuid, address, cap, p
       return entry(current)
     end
   end
-  -- Counted first and taken back when over: one step for the places let in rather than two.
-  local counted = address ~= '' and cap > 0
-  if counted and redis.call('HINCRBY', addresses, address, 1) > cap then
+  -- Counted first and taken back when over its cap: one step for the places let in rather than two.
+  if address ~= '' and redis.call('HINCRBY', addresses, address, 1) > cap and cap > 0 then
     redis.call('HINCRBY', addresses, address, -1)
     return 0
   end
@@ -388,10 +387,7 @@ local function holdPlace(session, userId, request, now, newUuid, address, cap, p
     fields[#fields + 1] = name
     fields[#fields + 1] = value
   end
-  if address ~= '' then
-    field('ip', address)
-    if not counted then redis.call('HINCRBY', addresses, address, 1) end
-  end
+  if address ~= '' then field('ip', address) end
   if pendingUntil == '' then
     field('t', takeTicket(newUuid, now))
   else

@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import { waitingRoom as expressWaitingRoom } from '@waiting-room/connector/express';
 import { waitingRoom as fastifyWaitingRoom } from '@waiting-room/connector/fastify';
 import { DOORS } from './table';
-import { SECRET, WAITING_ROOM } from './support';
+import { FEED_UNREAD, SECRET, WAITING_ROOM } from './support';
 
 /** A site behind a connector whose handlers answer every path and method, and record that they ran. */
 export interface RecordingSite {
@@ -15,7 +15,7 @@ export interface RecordingSite {
   close(): Promise<void>;
 }
 
-const options = { waitingRoom: WAITING_ROOM, room: DOORS.room, secret: SECRET, protect: DOORS.protect };
+const options = { waitingRoom: WAITING_ROOM, room: DOORS.room, secret: SECRET, protect: DOORS.protect, log: FEED_UNREAD };
 
 /**
  * Express 5 with `trust proxy` (as behind a load balancer) and the connector, then a handler for

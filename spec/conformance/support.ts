@@ -5,6 +5,11 @@ import type { DoorCase } from './table';
 export const SECRET = 'the-conformance-tables-pass-secret-0123';
 /** A waiting room that is never called: a connector decides alone. */
 export const WAITING_ROOM = 'http://127.0.0.1:9';
+/**
+ * Where a connector here reports its revocation feed, which it cannot read (the waiting room is
+ * never reached): nowhere. That report has its own test (spec/connector/revocations.spec.ts).
+ */
+export const FEED_UNREAD = (): void => undefined;
 /** The browser of a case with a pass: its visitor cookie. */
 export const VISITOR = 'ConformanceVisitor0000001';
 

@@ -14,6 +14,8 @@ const SECRET = 'a-secret-shared-by-the-site-and-the-room-01';
 const WAITING_ROOM = 'https://queue.example';
 const VISITOR = 'the-browser-id-0123456789';
 const T0 = 1_800_000_000_000;
+/** The revocation feed is never reached here: its report when it cannot be read has its own test (revocations.spec.ts). */
+const log = (): void => undefined;
 
 /** A pass of room `shop` for VISITOR, valid for five minutes from T0 unless `change` says otherwise. */
 const passOf = (change: Partial<Pass> = {}, secret = SECRET) =>
@@ -21,7 +23,7 @@ const passOf = (change: Partial<Pass> = {}, secret = SECRET) =>
 
 describe('the connector for any runtime with Request', () => {
   let now = T0;
-  const connector = createWebConnector({ waitingRoom: `${WAITING_ROOM}/`, room: 'shop', secret: SECRET, protect: ['/checkout'], now: () => now });
+  const connector = createWebConnector({ waitingRoom: `${WAITING_ROOM}/`, room: 'shop', secret: SECRET, protect: ['/checkout'], now: () => now, log });
   const asked = (path: string, cookies: Record<string, string> = {}, headers: Record<string, string> = {}) =>
     new Request(`https://shop.example${path}`, {
       headers: {
@@ -119,7 +121,7 @@ describe('the connector for any runtime with Request', () => {
   });
 
   test('takes one path as protect', async () => {
-    const one = createWebConnector({ waitingRoom: WAITING_ROOM, room: 'shop', secret: SECRET, protect: '/checkout', now: () => now });
+    const one = createWebConnector({ waitingRoom: WAITING_ROOM, room: 'shop', secret: SECRET, protect: '/checkout', now: () => now, log });
     expect((await one.handle(asked('/checkout/pay')))?.status).toBe(303);
     expect(await one.handle(asked('/about'))).toBeUndefined();
   });

@@ -5,6 +5,7 @@ import { roomPrefix } from '../../server/redis/target';
 import { RedisFanout } from '../../server/realtime/redis-fanout';
 import type { ChannelMessage } from '../../server/realtime/fanout';
 import { RedisStore } from '../../server/store/redis/redis-store';
+import { PartedLine } from '../../server/store/redis/parted-line';
 import { eventually } from '../support/eventually';
 import { startRedisCluster, type RedisCluster } from '../support/redis-topologies';
 import { startInstance, type Instance } from '../support/scale-out';
@@ -15,6 +16,7 @@ import { describeQueueStore } from './store-contract';
 import { describeHandoffStore } from './store-handoff-contract';
 import { describeEventStore } from './store-events-contract';
 import { describeReportStore } from './store-report-contract';
+import { describePartedLine } from './parted-line-contract';
 import { expectLineKeptAfterFailover } from './support/failover';
 import { Visitor } from './support/visitor';
 
@@ -37,7 +39,7 @@ async function on(port: number, ...command: string[]): Promise<unknown> {
 let cluster: RedisCluster;
 let origin: TestOrigin;
 const clients: Pusher[] = [];
-const stores: RedisStore[] = [];
+const stores: (RedisStore | PartedLine)[] = [];
 let rooms = 0;
 beforeAll(async () => {
   [cluster, origin] = await Promise.all([startRedisCluster(), startTestOrigin()]);
@@ -51,12 +53,21 @@ afterAll(async () => {
   await Promise.all([cluster?.close(), origin?.close()]);
 });
 
+const clusterNodes = () => cluster.nodes.map(({ port }) => ({ host: '127.0.0.1', port }));
+const clusterTarget = (): RedisTarget => ({ kind: 'cluster', nodes: clusterNodes(), tls: false });
+
 /** A store of a room of its own on the Cluster, with the prefix the server gives it there. */
 function clusterStore(): RedisStore {
-  const target: RedisTarget = { kind: 'cluster', nodes: cluster.nodes.map(({ port }) => ({ host: '127.0.0.1', port })), tls: false };
-  const store = new RedisStore(target, { prefix: roomPrefix({ name: `room${++rooms}`, primary: true }, true) });
+  const store = new RedisStore(clusterTarget(), { prefix: roomPrefix({ name: `room${++rooms}`, primary: true }, true) });
   stores.push(store);
   return store;
+}
+
+/** Room `room`'s line split in three parts on the Cluster, under the prefix the server gives the room there. */
+function partedLine(room: string): PartedLine {
+  const line = new PartedLine(clusterTarget(), 3, { prefix: roomPrefix({ name: room, primary: true }, true) });
+  stores.push(line);
+  return line;
 }
 
 // Every script, on a Cluster: each names keys of one slot only, or Redis would refuse it.
@@ -64,6 +75,26 @@ describeQueueStore('redis cluster', async () => clusterStore());
 describeEventStore('redis cluster', async () => clusterStore());
 describeReportStore('redis cluster', async () => clusterStore());
 describeHandoffStore('redis cluster', async () => clusterStore());
+describePartedLine('on a Cluster of three primaries', partedLine);
+
+describe("one room's line split across the shards", () => {
+  it('should keep each part on a primary of its own, and each part’s keys in its slot', async () => {
+    const line = partedLine('spread');
+    const held = await Promise.all(Array.from({ length: 12 }, (_, i) => line.hold(`spread-${i}`, 0, { method: 'GET', uri: '/checkout' }, 1_800_000_000_000)));
+    const admin = new Redis.Cluster(clusterNodes());
+    try {
+      await admin.ping();
+      const keys = line.parts.map((part) => `${part.prefix}waiting`);
+      const owners = await Promise.all(keys.map(async (key) => (admin.slots[Number(await admin.cluster('KEYSLOT', key))] ?? [])[0]));
+      expect(new Set(owners).size).toBe(3);
+      const waiting = await Promise.all(keys.map((key) => admin.zcard(key)));
+      expect(waiting.reduce((sum, count) => sum + count, 0)).toBe(held.length);
+      expect(waiting.every((count) => count > 0)).toBe(true);
+    } finally {
+      admin.disconnect();
+    }
+  });
+});
 
 describe('the fan-out of several rooms on a Cluster', () => {
   it("should carry each room's messages on its own shard to the other instances", async () => {

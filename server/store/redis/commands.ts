@@ -3,6 +3,7 @@ import type { Result } from 'ioredis';
 import { readLua } from '../../redis/lua';
 import { ABANDON_BATCH, RECENT_RELEASES } from '../memory';
 import { MOVE_INTERVAL_MS, PRIORITY_TICKET_BASE } from '../types';
+import { TICKET_EPOCH_MS, TICKETS_PER_MS } from './parts';
 
 /**
  * The Redis queue store's commands: Lua scripts (`lua/<name>.lua`) that Redis runs atomically,
@@ -112,6 +113,8 @@ const CONSTANTS = {
   FORGET_BATCH,
   ABANDON_BATCH,
   PRIORITY_TICKET_BASE,
+  TICKET_EPOCH_MS,
+  TICKETS_PER_MS,
   ARRIVAL_ARGS,
 };
 
@@ -201,7 +204,10 @@ interface Commands {
   waitingRoomMarkSeen: { args: string[]; reply: number };
   waitingRoomRecentReleases: { args: []; reply: [served: number, times: string[]] };
   waitingRoomTouch: { args: [uuid: string, now: number]; reply: 0 | 1 };
-  waitingRoomRelease: { args: [count: number, now: number, sessionMs: number, abandonMs: number, seed: string, drawing: string]; reply: ReleaseReply };
+  waitingRoomRelease: {
+    args: [count: number, now: number, sessionMs: number, abandonMs: number, seed: string, drawing: string, upTo: number | ''];
+    reply: ReleaseReply;
+  };
   waitingRoomReleaseDue: {
     args: [
       now: number,

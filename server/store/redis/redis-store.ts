@@ -24,6 +24,7 @@ const CODES_PER_CALL = 500;
 /** use-code.lua's outcomes, by number. */
 const CODE_OUTCOMES = ['no-place', 'not-waiting', 'ahead', 'limited', 'moved', 'wrong'] as const;
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
+import { uuidInPart } from './parts';
 import { HANDOFF_RECORD_MS, MOVED_MARK_MS, type HandoffOffer, type HandoffOutcome } from '../handoff';
 import { Deadlines } from './deadline';
 import { BLOCK_MS, BROKEN, LineCopy } from './line-copy';
@@ -98,6 +99,11 @@ export interface RedisStoreOptions {
    * (`SeenMarks`). Undefined: every poll is marked.
    */
   readonly awayMs?: number;
+  /**
+   * This store is part `index` of `count` of one room's line split across shards (`PartedLine`):
+   * its prefix is the part's (`partPrefix`), and the uuids of its places fall in it (`uuidInPart`).
+   */
+  readonly part?: { readonly index: number; readonly count: number };
 }
 
 /** Longest wait for the replicas to acknowledge a replay's mark, in ms (below the command timeout). */
@@ -121,7 +127,8 @@ export class RedisStore implements QueueStore {
   private readonly client: RedisClient;
   private readonly ownsClient: boolean;
   private readonly keys: readonly string[];
-  private readonly prefix: string;
+  /** The prefix of its keys. */
+  readonly prefix: string;
   private readonly connectWaitMs: number;
   private readonly deadlines: Deadlines;
   private readonly onReady = () => this.deadlines.reset();
@@ -144,6 +151,8 @@ export class RedisStore implements QueueStore {
   }, MAX_ARRIVALS);
   private readonly localLine: boolean;
   private readonly replayReplicas: number;
+  /** A new place's uuid: random, and in this store's part of the line when it is one. */
+  private readonly newUuid: () => string;
   private readonly commandTimeoutMs: number;
   /** The ask for the arrivals waiting to be logged (`logArrivalsLater`). */
   private arrivalsLogged?: NodeJS.Timeout;
@@ -187,6 +196,8 @@ export class RedisStore implements QueueStore {
     this.seenMarks = new SeenMarks((pairs) => this.run('waitingRoomMarkSeen', pairs, false), { awayMs: options.awayMs });
     this.connectWaitMs = options.connectWaitMs ?? DEFAULT_CONNECT_WAIT_MS;
     this.localLine = options.localLine ?? true;
+    const { part } = options;
+    this.newUuid = part ? () => uuidInPart(part.index, part.count) : randomUUID;
     this.replayReplicas = options.replayReplicas ?? 0;
     this.commandTimeoutMs = commandTimeoutOf(client) ?? commandTimeoutMs;
     this.deadlines = new Deadlines(client, this.commandTimeoutMs, this.keys[0]);
@@ -222,7 +233,7 @@ export class RedisStore implements QueueStore {
     const { address = '', placesPerAddress = 0, pendingUntil, keepRequest } = options;
     const pending = pendingUntil === undefined ? '' : pendingUntil;
     const keep = keepRequest ? '1' : '';
-    const reply = await this.run('waitingRoomHold', [sessionId, userId, encodeRequest(request), now, randomUUID(), address, placesPerAddress, pending, keep]);
+    const reply = await this.run('waitingRoomHold', [sessionId, userId, encodeRequest(request), now, this.newUuid(), address, placesPerAddress, pending, keep]);
     if (reply === 0) throw new PlacesPerAddressError(placesPerAddress);
     return decodeEntry(reply);
   }
@@ -243,7 +254,7 @@ export class RedisStore implements QueueStore {
       limits ? limits.sessionMs : 0,
       userId,
       encodeRequest(request),
-      randomUUID(),
+      this.newUuid(),
       address,
       placesPerAddress,
       pendingUntil === undefined ? '' : pendingUntil,
@@ -324,10 +335,32 @@ export class RedisStore implements QueueStore {
     return (await this.run('waitingRoomTouch', [uuid, now])) === 1;
   }
 
-  async release(count: number, now: number, policy: ReleasePolicy): Promise<Release> {
+  /** Releases `count` from the head; with `upTo`, none whose ticket is past it (`PartedLine.release`). */
+  async release(count: number, now: number, policy: ReleasePolicy, upTo?: number): Promise<Release> {
     const limited = count > 0 ? Math.min(count, Number.MAX_SAFE_INTEGER) : 0;
-    const reply = await this.run('waitingRoomRelease', [limited, now, policy.sessionMs, policy.abandonMs, randomSeed(policy), policy.drawing ?? '']);
+    const reply = await this.run('waitingRoomRelease', [
+      limited,
+      now,
+      policy.sessionMs,
+      policy.abandonMs,
+      randomSeed(policy),
+      policy.drawing ?? '',
+      upTo ?? '',
+    ]);
     return decodeRelease(reply);
+  }
+
+  /** The tickets of the first `count` places in line, in order. */
+  async headTickets(count: number): Promise<number[]> {
+    const flat = await this.direct(() => this.client.zrange(this.keys[SCRIPT_KEYS.indexOf('waiting')], '0', String(count - 1), 'WITHSCORES'));
+    const tickets: number[] = [];
+    for (let i = 1; i < flat.length; i += 2) tickets.push(Number(flat[i]));
+    return tickets;
+  }
+
+  /** How many places wait with a ticket before `ticket`. */
+  countBefore(ticket: number): Promise<number> {
+    return this.direct(() => this.client.zcount(this.keys[SCRIPT_KEYS.indexOf('waiting')], '-inf', `(${ticket}`));
   }
 
   releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {

@@ -131,10 +131,28 @@ local function lineSize()
   return sizeRead + sizeChanges
 end
 
+-- The next ticket at the back of the line. A part of a room split across shards names itself at
+-- the end of its prefix, `~<part>/<parts>` (parts.ts): its tickets then come from its Redis's
+-- clock, TICKETS_PER_MS a millisecond, each part's a step of the parts apart, so that the parts'
+-- tickets are one order by arrival without a counter every arrival would share. The tickets none
+-- takes count as skipped (meta sk): the arrivals are still t - sk (stats.lua).
+local function nextTicket()
+  local part, parts = string.match(prefix, '~(%d+)/(%d+)[.%d]*}?:$')
+  if not part then return redis.call('HINCRBY', meta, 't', 1) end
+  part, parts = tonumber(part), tonumber(parts)
+  local given = redis.call('HGET', meta, 't')
+  local last = given and tonumber(given) or part + 1 - parts
+  local ticket = math.max(last + parts, (clock() - TICKET_EPOCH_MS) * TICKETS_PER_MS * parts + part + 1)
+  redis.call('HSET', meta, 't', int(ticket))
+  local skipped = ticket - math.max(last, 0) - 1
+  if skipped > 0 then redis.call('HINCRBY', meta, 'sk', int(skipped)) end
+  return ticket
+end
+
 -- The place takes the next ticket at the back of the line, and the sweep's order from now;
 -- answers the ticket. Its entry's fields are the caller's to write.
 local function takeTicket(uuid, now)
-  local ticket = int(redis.call('HINCRBY', meta, 't', 1))
+  local ticket = int(nextTicket())
   redis.call('ZADD', waiting, ticket, uuid)
   redis.call('ZADD', seen, now, uuid)
   changed('+' .. ticket .. ':' .. uuid)

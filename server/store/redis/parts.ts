@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import calculateSlot from 'cluster-key-slot';
+
+/**
+ * One room's line split across shards: its places spread over parts, each a store of its own
+ * under a prefix of its own (`partPrefix`), so that a Cluster puts the parts on different shards
+ * (docs/capacity.md, "The line split across shards"). What decides a place's part, and its tickets.
+ */
+
+/** Most parts a room's line may be split into: each part's tickets are a step of the parts apart. */
+export const MAX_PARTS = 64;
+/**
+ * Tickets a part may give in one millisecond before it gives later ones early (prelude.lua,
+ * `nextTicket`): a ticket is the arrival's time since `TICKET_EPOCH_MS`, times this, times the
+ * parts, so that 2^53 lasts about seventy years.
+ */
+export const TICKETS_PER_MS = 64;
+/** The start of the parts' tickets' time: 2026-01-01 UTC. */
+export const TICKET_EPOCH_MS = Date.UTC(2026, 0, 1);
+
+/** Lanes an id is hashed into: a part is a lane modulo the parts, so two ids of one lane share a part however many parts. */
+const LANES = 64;
+
+/** An id's lane: FNV-1a of its characters, modulo `LANES`. */
+export function laneOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % LANES;
+}
+
+/** The part of `parts` that holds the place of session or uuid `id`. */
+export function partOf(id: string, parts: number): number {
+  return laneOf(id) % parts;
+}
+
+/** A random uuid of part `part` of `parts`: drawn until one falls in it (`parts` draws on average). */
+export function uuidInPart(part: number, parts: number): string {
+  for (;;) {
+    const uuid = randomUUID();
+    if (partOf(uuid, parts) === part) return uuid;
+  }
+}
+
+/** Hash slots of a Redis Cluster. */
+const SLOTS = 16384;
+
+/**
+ * The prefix of part `part` of `parts` of the room whose prefix is `prefix`: the part named at its
+ * end (`~<part>/<parts>`), where the scripts read it (`nextTicket` in lua/prelude.lua). In a hash
+ * tag (a Cluster: `wr:{shop}:` gives `wr:{shop~1/3.5}:`), a number follows that puts the part's
+ * slot in its share of the slots, the `part`th of `parts` equal ranges: a Cluster gives each primary
+ * a range of slots, so that evenly spread parts fall on different primaries rather than by chance.
+ */
+export function partPrefix(prefix: string, part: number, parts: number): string {
+  if (!Number.isInteger(parts) || parts < 1 || parts > MAX_PARTS) throw new RangeError(`A line is split into 1 to ${MAX_PARTS} parts, not ${parts}.`);
+  if (!Number.isInteger(part) || part < 0 || part >= parts) throw new RangeError(`Part ${part} is not one of ${parts}.`);
+  if (!prefix.endsWith(':')) throw new RangeError(`A room's prefix ends with ':', not ${JSON.stringify(prefix)}.`);
+  const name = `~${part}/${parts}`;
+  if (!prefix.endsWith('}:')) return `${prefix.slice(0, -1)}${name}:`;
+  const tag = prefix.slice(prefix.lastIndexOf('{') + 1, -2);
+  const [from, to] = [Math.ceil((part * SLOTS) / parts), Math.ceil(((part + 1) * SLOTS) / parts)];
+  for (let salt = 0; ; salt++) {
+    const slot = calculateSlot(`${tag}${name}.${salt}`);
+    if (slot >= from && slot < to) return `${prefix.slice(0, -2)}${name}.${salt}}:`;
+  }
+}

@@ -1,5 +1,9 @@
-import { PartedLine } from '../../server/store/redis/parted-line';
-import { partPrefix } from '../../server/store/redis/parts';
+import Redis from 'ioredis';
+import { CLOCKS_APART_MS, PartedLine } from '../../server/store/redis/parted-line';
+import { ARRIVALS_LOGGED_MS } from '../../server/store/redis/commands';
+import { BLOCK_MS } from '../../server/store/redis/line-copy';
+import { partOf, partPrefix } from '../../server/store/redis/parts';
+import type { Entry } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describePartedLine } from './parted-line-contract';
 
@@ -21,6 +25,46 @@ describePartedLine('on one Redis', (room) => {
   const line = new PartedLine(server.url, 3, { prefix: `${room}:` });
   opened.push(line);
   return line;
+});
+
+describe("one room's line split in parts, counted by each instance's copies of them", () => {
+  const zcounts = async (admin: Redis) => Number(/cmdstat_zcount:calls=(\d+)/.exec(await admin.info('commandstats'))?.[1] ?? 0);
+
+  it("should count the other parts in Redis until its copies hold all they logged before the place's ticket, then in the copies", async () => {
+    const line = new PartedLine(server.url, 3, { prefix: 'copied:' });
+    opened.push(line);
+    const admin = new Redis(server.url);
+    try {
+      const held: Entry[] = [];
+      for (let i = 0; i < 9; i++) {
+        held.push(await line.hold(`copied-${i}`, 0, { method: 'GET', uri: '/checkout' }, 1_800_000_000_000));
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+      const positions = () => Promise.all(held.map(async (entry) => (await line.position(entry.uuid, 1_800_000_000_000))?.position));
+
+      const before = await zcounts(admin);
+      expect(await positions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(await zcounts(admin)).toBeGreaterThan(before);
+
+      // A copy of a part where nothing changes learns it holds all at the end of a read's block.
+      await new Promise((resolve) => setTimeout(resolve, BLOCK_MS + ARRIVALS_LOGGED_MS + CLOCKS_APART_MS + 300));
+      const copied = await zcounts(admin);
+      expect(await positions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(await zcounts(admin)).toBe(copied);
+
+      // Two arrivals in two parts, the second asked for at once: the first part's copy cannot
+      // hold the first yet (arrivals are logged a moment later), so Redis counts it.
+      const [first, second] = [0, 1].map((part) => {
+        for (let n = 0; ; n++) if (partOf(`late-${n}`, 3) === part) return `late-${n}`;
+      });
+      await line.hold(first, 0, { method: 'GET', uri: '/checkout' }, 1_800_000_000_000);
+      await new Promise((resolve) => setTimeout(resolve, 3));
+      const last = await line.hold(second, 0, { method: 'GET', uri: '/checkout' }, 1_800_000_000_000);
+      expect((await line.position(last.uuid, 1_800_000_000_000))?.position).toBe(11);
+    } finally {
+      admin.disconnect();
+    }
+  });
 });
 
 describe("a part's prefix", () => {

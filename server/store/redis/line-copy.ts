@@ -82,6 +82,8 @@ export class LineCopy {
   /** The latest version this instance has seen in a reply: the copy answers once it holds it. */
   private known = 0;
   private lastId = '0-0';
+  /** Until when (ms, this process's clock) the copy holds every change logged (`countBefore`). */
+  private caughtUpAt = Number.NEGATIVE_INFINITY;
   private loaded = false;
   /** Whether the copy has held the whole line once: the line it holds may bound a position told. */
   private held = false;
@@ -151,6 +153,17 @@ export class LineCopy {
   }
 
   /**
+   * How many places wait with a ticket before `ticket`, or undefined when the copy cannot tell
+   * them all: it must answer as `position` does, and hold every change logged up to `loggedBy`
+   * (ms, this process's clock), a place with an earlier ticket having been logged by then
+   * (`PartedLine.position`, which counts the other parts of a line split across shards).
+   */
+  countBefore(ticket: number, loggedBy: number): number | undefined {
+    if (!this.loaded || this.version < this.known || this.options.tail.status !== 'ready' || this.caughtUpAt < loggedBy) return undefined;
+    return this.line.countUpTo(ticket - 1);
+  }
+
+  /**
    * The most Redis's answer for the place may be shown as. Since a broken connection, until the
    * line is read again: its position in the line held when it broke, or 0 for a place the copy saw
    * released, since a failover may bring back a release or a leave that the copy applied and
@@ -206,10 +219,15 @@ export class LineCopy {
         await this.spaced(readAt + this.readSpacingMs - performance.now());
         if (this.closed) return;
         readAt = performance.now();
+        const startedAt = Date.now();
         const reply = await this.options.tail.xread('COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS', this.options.keys.log, this.lastId);
         const entries = reply?.[0][1];
         if (entries) this.apply(entries);
         else await this.check();
+        // A read that took all there was holds every change logged before it began; one that
+        // waited its whole block for none, every change logged before the block ended.
+        if (!entries) this.caughtUpAt = startedAt + BLOCK_MS;
+        else if (entries.length < READ_COUNT) this.caughtUpAt = startedAt;
         // Behind by a whole read: read on at once.
         if (entries?.length === READ_COUNT) readAt = Number.NEGATIVE_INFINITY;
       } catch {
@@ -292,8 +310,10 @@ export class LineCopy {
     };
     // The log and the line's version read together: a version past the log's last entry means
     // entries were trimmed before they were read (the log emptied leaves no gap to see).
+    let caughtUpAt = Number.NEGATIVE_INFINITY;
     const drainLog = async () => {
       for (;;) {
+        const startedAt = Date.now();
         const [entries, current] = await this.drain(readId);
         for (const entry of entries) {
           if (Number(fieldsOf(entry[1]).v) !== expected++) throw new Overtaken('the log was trimmed past the load');
@@ -302,6 +322,7 @@ export class LineCopy {
         }
         if (entries.length < READ_COUNT) {
           if (current !== expected - 1) throw new Overtaken('the log was trimmed past the load');
+          caughtUpAt = startedAt;
           return;
         }
       }
@@ -330,6 +351,7 @@ export class LineCopy {
     this.ghosts = new Set();
     this.returned = new Set();
     if (!this.catchUp(buffered, last)) throw new Overtaken('a change logged during the load could not be applied');
+    this.caughtUpAt = caughtUpAt;
     // Places held before and not now left while the copy was not following the log (or were lost
     // with a failover's last writes, which is harmless to note).
     for (const uuid of previousTickets.keys()) if (!this.tickets.has(uuid)) this.noteRemoved(uuid, false);

@@ -1,7 +1,15 @@
 import { DEFAULT_PREFIX, type RedisTarget } from '../../redis/connection';
 import type { Entry, HeldRequest, HoldOptions, ReleasePolicy } from '../types';
-import { partOf, partPrefix } from './parts';
+import { ARRIVALS_LOGGED_MS } from './commands';
+import { partOf, partPrefix, ticketTime } from './parts';
 import { RedisStore, type RedisStoreOptions } from './redis-store';
+
+/**
+ * How far apart the clocks of the shards and of the gateways may be, at most, for the order of
+ * tickets over the parts and the positions told from it (`position`). Hosts kept by NTP on one
+ * network are within a few ms.
+ */
+export const CLOCKS_APART_MS = 100;
 
 /** A place's position in the whole line, and its ticket. */
 export interface PartedPosition {
@@ -23,12 +31,11 @@ export interface PartedPosition {
 export class PartedLine {
   readonly parts: readonly RedisStore[];
 
-  constructor(redis: RedisTarget, count: number, options: Omit<RedisStoreOptions, 'part' | 'localLine'> = {}) {
+  constructor(redis: RedisTarget, count: number, options: Omit<RedisStoreOptions, 'part'> = {}) {
     const prefix = options.prefix ?? DEFAULT_PREFIX;
-    // Positions count every part in Redis until the copies of the line follow every part's log.
     this.parts = Array.from(
       { length: count },
-      (_, index) => new RedisStore(redis, { ...options, prefix: partPrefix(prefix, index, count), part: { index, count }, localLine: false }),
+      (_, index) => new RedisStore(redis, { ...options, prefix: partPrefix(prefix, index, count), part: { index, count } }),
     );
   }
 
@@ -46,12 +53,19 @@ export class PartedLine {
    * with an earlier ticket in every other part. Read part by part, not at one instant: a place
    * that leaves another part meanwhile may be counted or not, so a position read is never more
    * than the line held.
+   *
+   * Each other part is counted by this instance's copy of it (`LineCopy.countBefore`) once the
+   * copy holds all that part logged until the place's ticket was taken, the wait before an
+   * arrival is logged and `CLOCKS_APART_MS` later: a place with an earlier ticket, taken in
+   * another part a moment before, cannot appear after the position was told and make it grow.
+   * Until then, Redis counts it (a `ZCOUNT` a part).
    */
   async position(uuid: string, now: number): Promise<PartedPosition | undefined> {
     const own = this.partOf(uuid);
     const place = await own.position(uuid, now);
     if (!place || place.position === 0) return place && { position: place.position, ticket: place.ticket };
-    const others = await Promise.all(this.parts.filter((part) => part !== own).map((part) => part.countBefore(place.ticket)));
+    const loggedBy = ticketTime(place.ticket, this.parts.length) + ARRIVALS_LOGGED_MS + CLOCKS_APART_MS;
+    const others = await Promise.all(this.parts.filter((part) => part !== own).map((part) => part.countBefore(place.ticket, loggedBy)));
     return { position: others.reduce((sum, count) => sum + count, place.position), ticket: place.ticket };
   }
 

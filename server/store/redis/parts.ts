@@ -18,6 +18,11 @@ export const TICKETS_PER_MS = 64;
 /** The start of the parts' tickets' time: 2026-01-01 UTC. */
 export const TICKET_EPOCH_MS = Date.UTC(2026, 0, 1);
 
+/** When a part's ticket was taken (ms, its Redis's clock), as the part took it (`nextTicket` in lua/prelude.lua); later for a part that gave more than `TICKETS_PER_MS` in one millisecond. */
+export function ticketTime(ticket: number, parts: number): number {
+  return TICKET_EPOCH_MS + Math.floor((ticket - 1) / (TICKETS_PER_MS * parts));
+}
+
 /** Lanes an id is hashed into: a part is a lane modulo the parts, so two ids of one lane share a part however many parts. */
 const LANES = 64;
 

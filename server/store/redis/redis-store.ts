@@ -358,8 +358,13 @@ export class RedisStore implements QueueStore {
     return tickets;
   }
 
-  /** How many places wait with a ticket before `ticket`. */
-  countBefore(ticket: number): Promise<number> {
+  /**
+   * How many places wait with a ticket before `ticket`, from this instance's copy of the line when it
+   * holds every change logged up to `loggedBy` (ms), else from Redis.
+   */
+  countBefore(ticket: number, loggedBy = Number.POSITIVE_INFINITY): Promise<number> {
+    const copied = this.localLine && !this.closed ? this.copy().countBefore(ticket, loggedBy) : undefined;
+    if (copied !== undefined) return Promise.resolve(copied);
     return this.direct(() => this.client.zcount(this.keys[SCRIPT_KEYS.indexOf('waiting')], '-inf', `(${ticket}`));
   }
 

@@ -67,6 +67,13 @@ export const ROOM_FIELDS = {
     accepts: 'a JSON array of origins, `http(s)://host[:port]`',
     unset: 'none',
   },
+  parts: {
+    description:
+      'The parts its line is split into, each on a shard of its own, for a room past what one Redis core takes ([capacity.md](capacity.md#one-room-across-shards)). Needs Redis; refused with its events.',
+    // MAX_PARTS in store/redis/parts.ts, which the configuration, a leaf, cannot name.
+    accepts: '1 to 64',
+    unset: '1: the line whole',
+  },
   page: {
     description: 'Its own waiting page: a template and its words ([own-page.md](own-page.md)).',
     accepts: '`{template, words?}`',

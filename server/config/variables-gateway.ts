@@ -41,7 +41,7 @@ export const GATEWAY_VARIABLES = {
     accepts: 'a JSON array of rooms',
     unset: 'one room, `default`, of `PROTECT`',
     description:
-      "Several lines instead of `PROTECT`, each `{name, protect}` with optionally its own `activeLimit`, `connectorOrigins`, `releasePerMinute`, `admission`, `originLatencyTargetMs`, `botChallenge`, `codeMinutes`, `locale` (the language its pages speak whatever the browser asks; a visitor may still pick another), `events` and `page` (its own waiting page: a template and its words, [own-page.md](own-page.md)); a visitor's place is per room ([gateway.md](gateway.md#rooms); [each field](#a-rooms-fields)).",
+      "Several lines instead of `PROTECT`, each `{name, protect}` with optionally its own `activeLimit`, `connectorOrigins`, `releasePerMinute`, `admission`, `originLatencyTargetMs`, `botChallenge`, `codeMinutes`, `locale` (the language its pages speak whatever the browser asks; a visitor may still pick another), `events`, `parts` (its line split across shards, [capacity.md](capacity.md#one-room-across-shards)) and `page` (its own waiting page: a template and its words, [own-page.md](own-page.md)); a visitor's place is per room ([gateway.md](gateway.md#rooms); [each field](#a-rooms-fields)).",
   },
   ROOMS_FILE: {
     type: 'string',

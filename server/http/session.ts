@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { idInLane, laneOf } from '../domain/lanes';
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors';
@@ -103,7 +104,8 @@ export async function signIn(
   user: { readonly userId: number; readonly name?: string },
   store: Pick<QueueStore, 'moveSession'>,
 ): Promise<Session> {
-  const id = randomUUID();
+  // In the old id's lane: a room whose line is split across shards keeps the place in its part (lanes.ts).
+  const id = idInLane(laneOf(session.id));
   await store.moveSession(session.id, id, user.userId);
   return writeSession(request, reply, { id, csrfToken: newCsrfToken(), ...user });
 }

@@ -7,6 +7,7 @@ import { ConfigError, type ReadEnvironment } from './config-env';
 import { jsonSetting } from './config-files';
 import type { AdmissionConfig, AdmissionMode, RoomConfig, RoomPageConfig } from './config-types';
 import { connectorOrigins, localeOf, prefixes } from './config-values';
+import { MAX_PARTS } from '../store/redis/parts';
 
 const ROOM_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const ROOM_FIELD_SET = new Set<string>(ROOM_FIELD_NAMES);
@@ -115,6 +116,10 @@ export function roomsConfig(
     if (claimSeconds > sessionSeconds) {
       throw new ConfigError(`${at}.claimSeconds (${claimSeconds}) must be at most SESSION_SECONDS (${sessionSeconds}): a replay needs its admission.`);
     }
+    const parts = room.parts ?? 1;
+    if (typeof parts !== 'number' || !Number.isInteger(parts) || parts < 1 || parts > MAX_PARTS) {
+      throw new ConfigError(`${at}.parts must be a whole number from 1 to ${MAX_PARTS}.`);
+    }
     const queueingStatusCode = room.queueingStatusCode ?? defaults.queueingStatusCode;
     if (!(QUEUEING_STATUS_CODES as readonly unknown[]).includes(queueingStatusCode)) {
       throw new ConfigError(`${at}.queueingStatusCode must be one of ${QUEUEING_STATUS_CODES.join(', ')}.`);
@@ -135,6 +140,7 @@ export function roomsConfig(
       awaySeconds: whole('awaySeconds') ?? defaults.awaySeconds,
       claimSeconds,
       ...(room.page !== undefined && { page: roomPage(room.page, `${at}.page`, pagesBase) }),
+      ...(parts > 1 && { parts }),
     };
   });
 }
@@ -184,6 +190,8 @@ export function eventsConfig(v: ConfigEnv, rooms: readonly RoomWithEvents[], max
   } catch (error) {
     throw new ConfigError((error as Error).message);
   }
+  const parted = rooms.find((room) => room.parts !== undefined && declared.some((event) => event.room === room.name));
+  if (parted) throw new ConfigError(`Room "${parted.name}" is split in parts: scheduled events are not available in it yet (docs/capacity.md).`);
   const crowded = rooms.find((room) => declared.filter((event) => event.room === room.name).length > maxPerRoom);
   if (crowded) throw new ConfigError(`Room "${crowded.name}" declares more events than MAX_EVENTS_PER_ROOM (${maxPerRoom}) allows.`);
   return declared;

@@ -142,6 +142,8 @@ export interface RoomConfig {
   readonly claimSeconds: number;
   /** How long a priority code issued for it stays usable, in minutes (CODE_MINUTES, or the room's `codeMinutes`). */
   readonly codeMinutes: number;
+  /** The parts its line is split into across the shards of Redis (`PartedLine`); unset: one, the line whole. */
+  readonly parts?: number;
 }
 
 export type AdmissionMode = (typeof ADMISSION_MODES)[number];

@@ -54,6 +54,10 @@ export function loadConfig(env: Env, notice: (message: string) => void = () => {
   if (connected && v.PASS_SECRET === undefined) {
     throw new ConfigError(`Room "${connected.name}" takes connectors (connectorOrigins): set PASS_SECRET, the secret its sites check the pass with.`);
   }
+  const parted = rooms.find((room) => room.parts !== undefined);
+  if (parted && !redisEngine && v.REDIS_URL === undefined) {
+    throw new ConfigError(`Room "${parted.name}" is split in parts, each on a shard of Redis: set REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES.`);
+  }
   const events = eventsConfig(v, rooms, v.MAX_EVENTS_PER_ROOM);
   return {
     port: v.PORT,

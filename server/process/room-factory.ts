@@ -81,7 +81,7 @@ export function buildRoom(config: ServerConfig, index: number, parts: RoomParts,
   const names = roomNames(room.name, index === 0, typeof target === 'object' && target.kind === 'cluster');
   const { clock, log } = parts;
   const publisher = parts.publisher(room.name);
-  const line = store ?? createStore(config, names.storePrefix, room.awaySeconds * 1000);
+  const line = store ?? createStore(config, names.storePrefix, room.awaySeconds * 1000, room.parts);
   const events = new EventSchedule({
     room: room.name,
     store: line,

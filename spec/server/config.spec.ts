@@ -185,6 +185,26 @@ describe('loadConfig', () => {
     );
   });
 
+  it("should split a room's line in its parts on Redis only, and not with its events", () => {
+    const rooms = (list: object[], env: Record<string, string> = { REDIS_URL: 'redis://127.0.0.1:6379' }) =>
+      loadConfig({ ...env, ROOMS: JSON.stringify(list) }).rooms;
+    expect(
+      rooms([
+        { name: 'drop', protect: ['/drop'], parts: 8 },
+        { name: 'shop', protect: ['/shop'], parts: 1 },
+      ]).map((room) => room.parts),
+    ).toEqual([8, undefined]);
+    expect(() => rooms([{ name: 'drop', protect: ['/drop'], parts: 65 }])).toThrow(new ConfigError('ROOMS[0].parts must be a whole number from 1 to 64.'));
+    expect(() => rooms([{ name: 'drop', protect: ['/drop'], parts: 2.5 }])).toThrow(new ConfigError('ROOMS[0].parts must be a whole number from 1 to 64.'));
+    expect(() => rooms([{ name: 'drop', protect: ['/drop'], parts: 3 }], {})).toThrow(
+      new ConfigError('Room "drop" is split in parts, each on a shard of Redis: set REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES.'),
+    );
+    const event = { name: 'Spring drop', eventStartTime: '2027-04-01T10:00:00Z', eventEndTime: '2027-04-01T12:00:00Z' };
+    expect(() => rooms([{ name: 'drop', protect: ['/drop'], parts: 3, events: [event] }])).toThrow(
+      new ConfigError('Room "drop" is split in parts: scheduled events are not available in it yet (docs/capacity.md).'),
+    );
+  });
+
   it('should read the adaptive admission settings, the feedback time defaulting to SESSION_SECONDS', () => {
     expect(loadConfig({}).rooms[0]?.admission).toEqual({ mode: 'fixed', originLatencyTargetMs: 1000, feedbackMs: 300_000 });
     expect(loadConfig({ ADMISSION: 'adaptive', ORIGIN_LATENCY_TARGET_MS: '250', SESSION_SECONDS: '120' }).rooms[0]?.admission).toEqual({

@@ -1,5 +1,5 @@
 import { PartedLine } from '../../server/store/redis/parted-line';
-import { partOf } from '../../server/store/redis/parts';
+import { partOf } from '../../server/domain/lanes';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 
 const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
@@ -59,7 +59,7 @@ export function describePartedLine(name: string, open: (room: string) => PartedL
 
       const again = await line.hold(held[4].sessionId, 0, get, t0 + 1);
       expect({ uuid: again.uuid, ticket: again.ticket }).toEqual({ uuid: held[4].uuid, ticket: held[4].ticket });
-      expect(await line.waiting(t0)).toBe(12);
+      expect((await line.stats(t0)).waiting).toBe(12);
     });
 
     it('should rank each place among those waiting in every part, in the order they came', async () => {
@@ -69,12 +69,12 @@ export function describePartedLine(name: string, open: (room: string) => PartedL
 
     it('should release the earliest over every part, each once, and move the others up', async () => {
       const held = await holdInOrder(sessions(10));
-      const released = await line.release(4, t0 + 10, policy);
+      const { released } = await line.release(4, t0 + 10, policy);
       expect(released.map((entry) => entry.uuid)).toEqual(held.slice(0, 4).map((entry) => entry.uuid));
       expect(released.every((entry) => entry.state === 'released')).toBe(true);
       expect(await positionsOf(held)).toEqual([0, 0, 0, 0, 1, 2, 3, 4, 5, 6]);
-      expect((await line.release(100, t0 + 20, policy)).map((entry) => entry.uuid)).toEqual(held.slice(4).map((entry) => entry.uuid));
-      expect(await line.release(1, t0 + 30, policy)).toEqual([]);
+      expect((await line.release(100, t0 + 20, policy)).released.map((entry) => entry.uuid)).toEqual(held.slice(4).map((entry) => entry.uuid));
+      expect((await line.release(1, t0 + 30, policy)).released).toEqual([]);
     });
 
     it('should release each place once, the earliest first, when several instances release at once', async () => {
@@ -83,7 +83,7 @@ export function describePartedLine(name: string, open: (room: string) => PartedL
       const held = await holdInOrder(sessionsIn([0, 0, 0, 1, 1, 2, 2, 0, 1, 2, 0, 0, 1, 2, 2]));
       const other = open(room);
       const steps = await Promise.all([1, 2, 3, 4].map((turn) => (turn % 2 === 0 ? line : other).release(3, t0 + turn, policy)));
-      const released = steps.flat().map((entry) => entry.uuid);
+      const released = steps.flatMap((step) => step.released).map((entry) => entry.uuid);
       expect(new Set(released).size).toBe(released.length);
       // Whatever their cuts, no place waits with an earlier ticket than one released.
       const order = held.map((entry) => entry.uuid);
@@ -121,12 +121,22 @@ export function describePartedLine(name: string, open: (room: string) => PartedL
       expect(told.get(held[5].uuid)?.at(-1)).toBe(2);
     });
 
+    it("should release on the loop at the room's pace, the earliest over every part first, within the active limit over them all", async () => {
+      const held = await holdInOrder(sessions(7));
+      const paced = { ...policy, activeLimit: 4, perMinute: 60 };
+      const released: string[][] = [];
+      for (let step = 0; step < 6; step++) released.push((await line.releaseDue(t0 + step * 1000, paced)).released.map((entry) => entry.uuid));
+      expect(released).toEqual([...held.slice(0, 4).map((entry) => [entry.uuid]), [], []]);
+      expect((await line.stats(t0 + 6000)).active).toBe(4);
+      expect(await positionsOf(held.slice(4))).toEqual([1, 2, 3]);
+    });
+
     it('should drop the places silent past the away time in every part, and move those behind up', async () => {
       const held = await holdInOrder(sessions(6));
       for (const entry of held.slice(3)) await line.position(entry.uuid, t0 + 100_000);
       expect(await line.dropAbandoned(t0 + policy.abandonMs + 50_000, policy.abandonMs)).toBe(3);
       expect(await positionsOf(held.slice(3))).toEqual([1, 2, 3]);
-      expect(await line.waiting(t0)).toBe(3);
+      expect((await line.stats(t0)).waiting).toBe(3);
     });
   });
 }

@@ -2,10 +2,13 @@ import Redis from 'ioredis';
 import { CLOCKS_APART_MS, PartedLine } from '../../server/store/redis/parted-line';
 import { ARRIVALS_LOGGED_MS } from '../../server/store/redis/commands';
 import { BLOCK_MS } from '../../server/store/redis/line-copy';
-import { partOf, partPrefix } from '../../server/store/redis/parts';
+import { partOf } from '../../server/domain/lanes';
+import { MAX_PARTS, partPrefix } from '../../server/store/redis/parts';
+import { ROOM_FIELDS } from '../../server/config/room';
 import type { Entry } from '../../server/store/types';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describePartedLine } from './parted-line-contract';
+import { describeQueueStore } from './store-contract';
 
 let server: RedisServer;
 const opened: PartedLine[] = [];
@@ -18,6 +21,19 @@ afterEach(async () => {
 afterAll(async () => {
   await server?.close();
 });
+
+// One part: every rule of a store holds through the parts' composition (the pace, the moves, the
+// served, the revocations' cursor), the tickets from the part's clock.
+let rooms = 0;
+describeQueueStore(
+  'a line split in one part',
+  async () => {
+    const line = new PartedLine(server.url, 1, { prefix: `whole${++rooms}:` });
+    opened.push(line);
+    return line;
+  },
+  { codes: false },
+);
 
 // The parts on one Redis: the order, the ranks and the cuts; spec/server/redis-cluster.spec.ts
 // runs the same on three primaries.
@@ -67,11 +83,32 @@ describe("one room's line split in parts, counted by each instance's copies of t
   });
 });
 
+describe('what a line split in parts does not do yet', () => {
+  it('should refuse scheduled events, priority codes and handoffs with a 409 that says so, and have none of them', async () => {
+    const line = new PartedLine(server.url, 3, { prefix: 'refusing:' });
+    opened.push(line);
+    const refused = { kind: 'conflict', code: 'not_in_parts' };
+    await expect(line.saveEvents(0, [])).rejects.toMatchObject({ ...refused, message: expect.stringContaining('scheduled events') });
+    await expect(line.addCodes(['a'], 1, 2)).rejects.toMatchObject({ ...refused, message: expect.stringContaining('priority codes') });
+    await expect(line.useCode('s', 'a', 1, { address: '', perPlace: 1, perAddress: 1, windowMs: 1 })).rejects.toMatchObject(refused);
+    await expect(line.offerHandoff('k', { uuid: 'u', sessionId: 's', expiresAt: 1 } as never, 1)).rejects.toMatchObject({
+      ...refused,
+      message: expect.stringContaining('handoffs'),
+    });
+    expect(await line.events()).toEqual({ version: 0, events: [] });
+    expect(await line.codeCounts()).toEqual({ issued: 0, used: 0 });
+  });
+});
+
 describe("a part's prefix", () => {
   it('should name the part at its end, inside the hash tag with a number that puts it in its share of the slots', () => {
     expect(partPrefix('wr:', 1, 3)).toBe('wr~1/3:');
     expect(partPrefix('wr:shop:', 2, 3)).toBe('wr:shop~2/3:');
     expect(partPrefix('wr:{shop}:', 0, 3)).toMatch(/^wr:\{shop~0\/3\.\d+\}:$/);
+  });
+
+  it('should take as many parts as the configuration says a room may have', () => {
+    expect(ROOM_FIELDS.parts.accepts).toBe(`1 to ${MAX_PARTS}`);
   });
 
   it('should refuse a count of parts out of range, and a prefix the scripts could not read', () => {

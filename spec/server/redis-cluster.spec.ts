@@ -6,9 +6,11 @@ import { RedisFanout } from '../../server/realtime/redis-fanout';
 import type { ChannelMessage } from '../../server/realtime/fanout';
 import { RedisStore } from '../../server/store/redis/redis-store';
 import { PartedLine } from '../../server/store/redis/parted-line';
+import { partPrefix } from '../../server/store/redis/parts';
+import { partOf } from '../../server/domain/lanes';
 import { eventually } from '../support/eventually';
 import { startRedisCluster, type RedisCluster } from '../support/redis-topologies';
-import { startInstance, type Instance } from '../support/scale-out';
+import { adminRelease, startInstance, type Instance } from '../support/scale-out';
 import { stopAllServerProcesses } from '../support/server-process';
 import { startTestOrigin, type TestOrigin } from './support/origin';
 import { connectPusher, record, subscribe } from './support/realtime';
@@ -62,6 +64,9 @@ function clusterStore(): RedisStore {
   stores.push(store);
   return store;
 }
+
+/** The entry key of place `uuid` of room `drop` split in three parts on the Cluster. */
+const partKeyOf = (uuid: string) => `${partPrefix(roomPrefix({ name: 'drop', primary: true }, true), partOf(uuid, 3), 3)}e:${uuid}`;
 
 /** Room `room`'s line split in three parts on the Cluster, under the prefix the server gives the room there. */
 function partedLine(room: string): PartedLine {
@@ -189,6 +194,58 @@ describe('REDIS_REPLAY_REPLICAS on a Cluster', () => {
     }
     expect(await takenOnAcknowledgement('the replica back', b.uuid, 'b')).toEqual(held);
     expect(await store.takeHeld(b.uuid, 'b')).toBeUndefined();
+  });
+});
+
+describe('two gateways running a room split in three parts on a Cluster', () => {
+  it('should spread its places over three primaries, tell positions over the parts, release the earliest once each, and keep a place through sign-in', async () => {
+    const env = {
+      REDIS_CLUSTER_NODES: cluster.nodes.map(({ port }) => `127.0.0.1:${port}`).join(','),
+      ROOMS: JSON.stringify([{ name: 'drop', protect: ['/checkout'], parts: 3 }]),
+      ACTIVE_LIMIT: '1',
+      RELEASE_PER_MINUTE: '0',
+      UPSTREAM: origin.url,
+    };
+    const gateways: Instance[] = await Promise.all([startInstance(env), startInstance(env)]);
+    // The parts together admit one at once: whoever comes first with nobody ahead in its part, once.
+    const arrivals: { visitor: Visitor; page?: Awaited<ReturnType<Visitor['hold']>> }[] = [];
+    for (let i = 0; i < 12; i++) {
+      const visitor = new Visitor(gateways[i % 2].url);
+      const answer = await visitor.send('POST', `/checkout?item=drop-${i}`, { form: { item: String(i) } });
+      arrivals.push({ visitor, page: answer.page });
+      await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    const held = arrivals.filter((arrival) => arrival.page !== undefined) as { visitor: Visitor; page: Awaited<ReturnType<Visitor['hold']>> }[];
+    expect(held.length).toBeGreaterThanOrEqual(11);
+
+    const positions = async () =>
+      Promise.all(held.map(async ({ page }) => ((await new Visitor(gateways[1].url).queueInfo(page.queue.uuid)).json as { position: number }).position));
+    expect(await positions()).toEqual(held.map((_, rank) => rank + 1));
+    const admin = new Redis.Cluster(clusterNodes());
+    try {
+      await admin.ping();
+      const owners = new Set<string>();
+      for (const { page } of held) owners.add((admin.slots[Number(await admin.cluster('KEYSLOT', partKeyOf(page.queue.uuid)))] ?? [])[0]);
+      expect(owners.size).toBe(3);
+    } finally {
+      admin.disconnect();
+    }
+
+    // Signed in while waiting: a new session id in the old one's lane keeps the place in its part.
+    const before = held[3].visitor.cookie;
+    await held[3].visitor.signIn('ada');
+    expect(held[3].visitor.cookie).not.toBe(before);
+    expect(((await held[3].visitor.queueInfo(held[3].page.queue.uuid)).json as { position: number }).position).toBe(4);
+
+    const released = await adminRelease(gateways[0], 2);
+    expect(released).toEqual(held.slice(0, 2).map(({ page }) => page.queue.uuid));
+    expect(await positions()).toEqual([0, 0, ...held.slice(2).map((_, rank) => rank + 1)]);
+    for (const { visitor, page } of held.slice(0, 2)) {
+      const replay = () => visitor.post(page.queue.uri, { form: { uuid: page.queue.uuid, _token: page.csrfToken } });
+      expect((await replay()).status).toBe(200);
+      expect((await replay()).status).not.toBe(200);
+    }
+    expect(origin.at('/checkout').filter((one) => one.method === 'POST' && /item=drop-/.test(one.url))).toHaveLength(12 - held.length + 2);
   });
 });
 

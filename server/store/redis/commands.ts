@@ -32,8 +32,9 @@ export const DEADLINE_PASSED = 'WRDEADLINE';
  *   version and its texts as JSON (see StoredMessage), re and rs the revocation feed's
  *   epoch and last sequence number, ci and cu the priority codes issued and used, pt the last
  *   code holder's ticket counted from PRIORITY_TICKET_BASE, pq the event of the latest shuffled
- *   pre-queue (its draw under way until it opens), and v the line's version: how many
- *   entries the log has had;
+ *   pre-queue (its draw under way until it opens), qs and qt the served last told to the pages and
+ *   when, in the first part of a room split across shards (its parts' together: parted-moved.lua),
+ *   and v the line's version: how many entries the log has had;
  * - waiting: sorted set of the waiting uuids by ticket, the line: its head is the lowest score,
  *   and a position is a rank (ZRANK, O(log n)) among those still waiting, since places also go
  *   from the middle (visitors who walked away);
@@ -240,6 +241,8 @@ interface Commands {
     reply: [waiting: number, active: number, released: number, paused: 0 | 1, arrived: number, pending: number];
   };
   waitingRoomSetPaused: { args: [paused: '1' | '0']; reply: void };
+  waitingRoomPartedPace: { args: [now: number, perMinute: number, most: number, givenBack: number]; reply: number };
+  waitingRoomPartedMoved: { args: [served: number, now: number, interval: number]; reply: 0 | 1 };
   waitingRoomLimits: { args: []; reply: LimitsReply };
   waitingRoomSetLimits: { args: [activeLimit: string, perMinute: string]; reply: LimitsReply };
   waitingRoomChallengeDifficulty: { args: []; reply: string | null };
@@ -318,6 +321,8 @@ declare module 'ioredis' {
     waitingRoomTakeHandoff(...call: Call<'waitingRoomTakeHandoff'>): Result<Answer<'waitingRoomTakeHandoff'>, Context>;
     waitingRoomMovedAway(...call: Call<'waitingRoomMovedAway'>): Result<Answer<'waitingRoomMovedAway'>, Context>;
     waitingRoomStats(...call: Call<'waitingRoomStats'>): Result<Answer<'waitingRoomStats'>, Context>;
+    waitingRoomPartedPace(...call: Call<'waitingRoomPartedPace'>): Result<Answer<'waitingRoomPartedPace'>, Context>;
+    waitingRoomPartedMoved(...call: Call<'waitingRoomPartedMoved'>): Result<Answer<'waitingRoomPartedMoved'>, Context>;
     waitingRoomSetPaused(...call: Call<'waitingRoomSetPaused'>): Result<Answer<'waitingRoomSetPaused'>, Context>;
     waitingRoomLimits(...call: Call<'waitingRoomLimits'>): Result<Answer<'waitingRoomLimits'>, Context>;
     waitingRoomSetLimits(...call: Call<'waitingRoomSetLimits'>): Result<Answer<'waitingRoomSetLimits'>, Context>;
@@ -372,6 +377,8 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomMovedAway: ['moved-away'],
   waitingRoomStats: ['stats'],
   waitingRoomSetPaused: ['set-paused'],
+  waitingRoomPartedPace: ['parted-pace'],
+  waitingRoomPartedMoved: ['parted-moved'],
   waitingRoomLimits: ['limits'],
   waitingRoomSetLimits: ['set-limits'],
   waitingRoomChallengeDifficulty: ['challenge-difficulty'],

@@ -153,14 +153,14 @@ export class LineCopy {
   }
 
   /**
-   * How many places wait with a ticket before `ticket`, or undefined when the copy cannot tell
-   * them all: it must answer as `position` does, and hold every change logged up to `loggedBy`
-   * (ms, this process's clock), a place with an earlier ticket having been logged by then
-   * (`PartedLine.position`, which counts the other parts of a line split across shards).
+   * How many places wait with a ticket before `ticket`, and the line's served, or undefined when
+   * the copy cannot tell them: it must answer as `position` does, and hold every change logged up
+   * to `loggedBy` (ms, this process's clock), a place with an earlier ticket having been logged by
+   * then (`PartedLine.position`, which counts the other parts of a line split across shards).
    */
-  countBefore(ticket: number, loggedBy: number): number | undefined {
+  countBefore(ticket: number, loggedBy: number): { readonly before: number; readonly served: number } | undefined {
     if (!this.loaded || this.version < this.known || this.options.tail.status !== 'ready' || this.caughtUpAt < loggedBy) return undefined;
-    return this.line.countUpTo(ticket - 1);
+    return { before: this.line.countUpTo(ticket - 1), served: this.served };
   }
 
   /**

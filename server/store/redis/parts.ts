@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import calculateSlot from 'cluster-key-slot';
 
 /**
  * One room's line split across shards: its places spread over parts, each a store of its own
  * under a prefix of its own (`partPrefix`), so that a Cluster puts the parts on different shards
- * (docs/capacity.md, "The line split across shards"). What decides a place's part, and its tickets.
+ * (docs/capacity.md, "The line split across shards"): their prefixes, and the time in their tickets
+ * (a place's part is its session's lane's: `lanes.ts`).
  */
 
 /** Most parts a room's line may be split into: each part's tickets are a step of the parts apart. */
@@ -21,29 +21,6 @@ export const TICKET_EPOCH_MS = Date.UTC(2026, 0, 1);
 /** When a part's ticket was taken (ms, its Redis's clock), as the part took it (`nextTicket` in lua/prelude.lua); later for a part that gave more than `TICKETS_PER_MS` in one millisecond. */
 export function ticketTime(ticket: number, parts: number): number {
   return TICKET_EPOCH_MS + Math.floor((ticket - 1) / (TICKETS_PER_MS * parts));
-}
-
-/** Lanes an id is hashed into: a part is a lane modulo the parts, so two ids of one lane share a part however many parts. */
-const LANES = 64;
-
-/** An id's lane: FNV-1a of its characters, modulo `LANES`. */
-export function laneOf(id: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % LANES;
-}
-
-/** The part of `parts` that holds the place of session or uuid `id`. */
-export function partOf(id: string, parts: number): number {
-  return laneOf(id) % parts;
-}
-
-/** A random uuid of part `part` of `parts`: drawn until one falls in it (`parts` draws on average). */
-export function uuidInPart(part: number, parts: number): string {
-  for (;;) {
-    const uuid = randomUUID();
-    if (partOf(uuid, parts) === part) return uuid;
-  }
 }
 
 /** Hash slots of a Redis Cluster. */

@@ -24,7 +24,7 @@ const CODES_PER_CALL = 500;
 /** use-code.lua's outcomes, by number. */
 const CODE_OUTCOMES = ['no-place', 'not-waiting', 'ahead', 'limited', 'moved', 'wrong'] as const;
 import { decodeEntry, decodeRequest, encodeRequest } from './codec';
-import { uuidInPart } from './parts';
+import { uuidInPart } from '../../domain/lanes';
 import { HANDOFF_RECORD_MS, MOVED_MARK_MS, type HandoffOffer, type HandoffOutcome } from '../handoff';
 import { Deadlines } from './deadline';
 import { BLOCK_MS, BROKEN, LineCopy } from './line-copy';
@@ -359,13 +359,40 @@ export class RedisStore implements QueueStore {
   }
 
   /**
-   * How many places wait with a ticket before `ticket`, from this instance's copy of the line when it
-   * holds every change logged up to `loggedBy` (ms), else from Redis.
+   * How many places wait with a ticket before `ticket`, and the line's served, from this
+   * instance's copy of the line when it holds every change logged up to `loggedBy` (ms), else
+   * from Redis, in one step.
    */
-  countBefore(ticket: number, loggedBy = Number.POSITIVE_INFINITY): Promise<number> {
+  async countBefore(ticket: number, loggedBy = Number.POSITIVE_INFINITY): Promise<{ readonly before: number; readonly served: number }> {
     const copied = this.localLine && !this.closed ? this.copy().countBefore(ticket, loggedBy) : undefined;
-    if (copied !== undefined) return Promise.resolve(copied);
-    return this.direct(() => this.client.zcount(this.keys[SCRIPT_KEYS.indexOf('waiting')], '-inf', `(${ticket}`));
+    if (copied) return copied;
+    const [count, served] = await this.direct(async () => {
+      const replies = await this.client.multi().zcount(this.keys[SCRIPT_KEYS.indexOf('waiting')], '-inf', `(${ticket}`).hget(this.keys[0], 's').exec();
+      return (replies ?? []).map(([error, reply]) => {
+        if (error) throw error;
+        return reply;
+      });
+    });
+    return { before: Number(count), served: Number(served ?? 0) };
+  }
+
+  /** Admissions in force (`QueueStore.stats`'s active), those ended dropped first. */
+  async activeCount(now: number): Promise<number> {
+    return (await this.stats(now)).active;
+  }
+
+  /**
+   * The release loop's pace of a line split across shards, kept in this store, its first part
+   * (`PartedLine.releaseDue`): puts back `givenBack`, then takes at most `most` releases from the
+   * bucket at `perMinute`, none while paused. How many it took.
+   */
+  takeReleases(now: number, perMinute: number, most: number, givenBack = 0): Promise<number> {
+    return this.run('waitingRoomPartedPace', [now, perMinute, Math.max(0, most), givenBack]);
+  }
+
+  /** Whether to tell the pages a line split across shards moved, its parts' served being `served` (`Release.moved`). */
+  async tellMoved(served: number, now: number, intervalMs: number): Promise<boolean> {
+    return (await this.run('waitingRoomPartedMoved', [served, now, intervalMs])) === 1;
   }
 
   releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {

@@ -138,7 +138,7 @@ end
 -- takes count as skipped (meta sk): the arrivals are still t - sk (stats.lua).
 local function nextTicket()
   local part, parts = string.match(prefix, '~(%d+)/(%d+)[.%d]*}?:$')
-  if not part then return redis.call('HINCRBY', meta, 't', 1) end
+  if not part or parts == '1' then return redis.call('HINCRBY', meta, 't', 1) end
   part, parts = tonumber(part), tonumber(parts)
   local given = redis.call('HGET', meta, 't')
   local last = given and tonumber(given) or part + 1 - parts

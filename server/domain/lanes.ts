@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+
+/**
+ * Lanes an id is hashed into. A room whose line is split across shards puts a place in the part
+ * its session's lane names, a lane modulo the parts (`partOf`): two ids of one lane fall in one part
+ * however many parts, so that a session id given in the old one's lane (`idInLane`) keeps the place
+ * in its part.
+ */
+const LANES = 64;
+
+/** An id's lane: FNV-1a of its characters, modulo `LANES`. */
+export function laneOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % LANES;
+}
+
+/** The part of `parts` that holds the place of session or uuid `id`. */
+export function partOf(id: string, parts: number): number {
+  return laneOf(id) % parts;
+}
+
+/** A random uuid whose lane is `lane`: drawn until one is (`LANES` draws on average, a few µs). */
+export function idInLane(lane: number): string {
+  for (;;) {
+    const id = randomUUID();
+    if (laneOf(id) === lane) return id;
+  }
+}
+
+/** A random uuid of part `part` of `parts`: drawn until one falls in it (`parts` draws on average). */
+export function uuidInPart(part: number, parts: number): string {
+  for (;;) {
+    const uuid = randomUUID();
+    if (partOf(uuid, parts) === part) return uuid;
+  }
+}

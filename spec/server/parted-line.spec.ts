@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { CLOCKS_APART_MS, PartedLine } from '../../server/store/redis/parted-line';
 import { ARRIVALS_LOGGED_MS } from '../../server/store/redis/commands';
 import { BLOCK_MS } from '../../server/store/redis/line-copy';
-import { partOf } from '../../server/domain/lanes';
+import { idInLane, laneOf, partOf } from '../../server/domain/lanes';
 import { MAX_PARTS, partPrefix } from '../../server/store/redis/parts';
 import { ROOM_FIELDS } from '../../server/config/room';
 import type { Entry } from '../../server/store/types';
@@ -97,6 +97,38 @@ describe('what a line split in parts does not do yet', () => {
     });
     expect(await line.events()).toEqual({ version: 0, events: [] });
     expect(await line.codeCounts()).toEqual({ issued: 0, used: 0 });
+  });
+});
+
+describe('the revocation feed of a line split in parts', () => {
+  it("should list every part's revocations, and from its cursor only those made since", async () => {
+    const line = new PartedLine(server.url, 3, { prefix: 'revoking:' });
+    opened.push(line);
+    const now = 1_800_000_000_000;
+    const sessions = Array.from({ length: 6 }, (_, i) => `revoking-${i}`);
+    const limits = { activeLimit: 30, sessionMs: 300_000 };
+    expect(await Promise.all(sessions.map((session) => line.admit(session, now, limits)))).toEqual(sessions.map(() => true));
+    expect(new Set(sessions.map((session) => partOf(session, 3))).size).toBeGreaterThan(1);
+
+    for (const session of sessions.slice(0, 4)) expect(await line.revoke(session, now + 1)).toBe(true);
+    const first = await line.revocations(undefined, now + 2);
+    expect(new Set(first.revoked.map((revocation) => revocation.session))).toEqual(new Set(sessions.slice(0, 4)));
+    expect(first.more).toBe(false);
+
+    await line.revoke(sessions[4], now + 3);
+    const next = await line.revocations(first.cursor, now + 4);
+    expect(next.revoked.map((revocation) => revocation.session)).toEqual([sessions[4]]);
+    expect((await line.revocations(next.cursor, now + 5)).revoked).toEqual([]);
+  });
+});
+
+describe("a session's lane", () => {
+  it('should give an id in the lane asked for, so that its place stays in one part however many parts', () => {
+    for (const lane of [0, 1, 17, 63]) {
+      const id = idInLane(lane);
+      expect(laneOf(id)).toBe(lane);
+      for (const parts of [2, 3, 7, 64]) expect(partOf(id, parts)).toBe(lane % parts);
+    }
   });
 });
 

@@ -197,7 +197,8 @@ export async function connectorRoutes(app: SchemaTypedApp, options: ConnectorRou
           required: ['room'],
           properties: {
             room: { type: 'string', maxLength: 32 },
-            since: { type: 'string', maxLength: 100, description: 'The cursor of the previous answer; absent: every revocation in force.' },
+            // A room split across shards answers one cursor a part (PartedLine.revocations).
+            since: { type: 'string', maxLength: 4000, description: 'The cursor of the previous answer; absent: every revocation in force.' },
           },
         },
         response: {

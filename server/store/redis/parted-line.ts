@@ -103,7 +103,7 @@ export class PartedLine implements QueueStore {
 
   async arrive(...[sessionId, userId, request, now, limits, options]: Parameters<QueueStore['arrive']>): ReturnType<QueueStore['arrive']> {
     const arrival = await this.ofId(sessionId).arrive(sessionId, userId, request, now, limits && this.shareOf(sessionId, limits), options);
-    if (arrival.admitted) return arrival;
+    if (arrival.admitted || arrival.place.position === 0) return arrival;
     const { entry, position } = arrival.place;
     const whole = await this.rank(entry.uuid, { position, ticket: entry.ticket, served: arrival.place.served });
     return { admitted: false, place: { entry, position: whole.position, served: whole.served } };

@@ -2,6 +2,7 @@ import { DomainError } from '../../domain/errors';
 import { DEFAULT_PREFIX, type RedisTarget } from '../../redis/connection';
 import type { EventState } from '../event-store';
 import type { HandoffOutcome } from '../handoff';
+import { RECENT_RELEASES } from '../memory';
 import { partOf } from '../../domain/lanes';
 import {
   MOVE_INTERVAL_MS,
@@ -27,9 +28,6 @@ import { RedisStore, type RedisStoreOptions } from './redis-store';
  */
 export const CLOCKS_APART_MS = 100;
 
-/** Release times kept for the estimate, newest first, over every part (as one store keeps them). */
-const RECENT_RELEASES = 50;
-
 /** What a room split in parts does not do yet: refused with 409. */
 function notInParts(what: string): DomainError {
   return new DomainError('conflict', 'not_in_parts', `This room's line is split across shards (its parts): ${what} are not available in it yet.`);
@@ -43,7 +41,7 @@ function share(limit: number, part: number, parts: number): number {
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 
 /**
- * One room's line split across shards (docs/capacity.md, "The line split across shards"): its
+ * One room's line split across shards (docs/capacity.md, "One room across shards"): its
  * places spread over parts, each a store of its own (`RedisStore` with `part`) under its own prefix
  * (`partPrefix`), which on a Cluster puts the parts on different primaries. A place's every step is
  * one script in its part, which its session's lane or its uuid names (`partOf`); its tickets come
@@ -160,7 +158,7 @@ export class PartedLine implements QueueStore {
     };
   }
 
-  /** Every part's latest release times, newest first, and their served together. */
+  /** Every part's latest release times, newest first, as many as one store keeps, and their served together. */
   async recentReleases(): Promise<RecentReleases> {
     const parts = await Promise.all(this.parts.map((part) => part.recentReleases()));
     const times = parts.flatMap((part) => part.times).sort((a, b) => b - a);

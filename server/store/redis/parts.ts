@@ -3,7 +3,7 @@ import calculateSlot from 'cluster-key-slot';
 /**
  * One room's line split across shards: its places spread over parts, each a store of its own
  * under a prefix of its own (`partPrefix`), so that a Cluster puts the parts on different shards
- * (docs/capacity.md, "The line split across shards"): their prefixes, and the time in their tickets
+ * (docs/capacity.md, "One room across shards"): their prefixes, and the time in their tickets
  * (a place's part is its session's lane's: `lanes.ts`).
  */
 

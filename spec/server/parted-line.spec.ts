@@ -6,6 +6,7 @@ import { idInLane, laneOf, partOf } from '../../server/domain/lanes';
 import { MAX_PARTS, partPrefix } from '../../server/store/redis/parts';
 import { ROOM_FIELDS } from '../../server/config/room';
 import type { Entry } from '../../server/store/types';
+import { eventually } from '../support/eventually';
 import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { describePartedLine } from './parted-line-contract';
 import { describeQueueStore } from './store-contract';
@@ -63,10 +64,14 @@ describe("one room's line split in parts, counted by each instance's copies of t
       expect(await zcounts(admin)).toBeGreaterThan(before);
 
       // A copy of a part where nothing changes learns it holds all at the end of a read's block.
-      await new Promise((resolve) => setTimeout(resolve, BLOCK_MS + ARRIVALS_LOGGED_MS + CLOCKS_APART_MS + 300));
-      const copied = await zcounts(admin);
-      expect(await positions()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-      expect(await zcounts(admin)).toBe(copied);
+      await new Promise((resolve) => setTimeout(resolve, BLOCK_MS + ARRIVALS_LOGGED_MS + CLOCKS_APART_MS));
+      const fromCopies = async () => {
+        const before = await zcounts(admin);
+        const told = await positions();
+        return { told, counted: (await zcounts(admin)) - before };
+      };
+      const copied = await eventually('every part counted from the copies', fromCopies, ({ counted }) => counted === 0, 5000);
+      expect(copied).toEqual({ told: [1, 2, 3, 4, 5, 6, 7, 8, 9], counted: 0 });
 
       // Two arrivals in two parts, the second asked for at once: the first part's copy cannot
       // hold the first yet (arrivals are logged a moment later), so Redis counts it.

@@ -211,11 +211,7 @@ export class LineCopy {
     let readAt = Number.NEGATIVE_INFINITY;
     while (!this.closed) {
       try {
-        if (!this.loaded) {
-          await this.tailReady();
-          if (this.closed) return;
-          await this.load();
-        }
+        if (!this.loaded) await this.load();
         await this.spaced(readAt + this.readSpacingMs - performance.now());
         if (this.closed) return;
         readAt = performance.now();
@@ -235,25 +231,6 @@ export class LineCopy {
         if (!this.closed) await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     }
-  }
-
-  /**
-   * Waits for the copy's own connection to be up, at most `BLOCK_MS`: made at the first poll, it is
-   * still connecting when the copy starts, and a read sent before it is up fails at once (its
-   * calls are not queued), which would cost a wasted read of the log's head and `RETRY_MS`.
-   */
-  private tailReady(): Promise<void> {
-    const tail = this.options.tail;
-    if (tail.status === 'ready') return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        tail.off('ready', done);
-        resolve();
-      };
-      const timer = setTimeout(done, BLOCK_MS).unref();
-      tail.on('ready', done);
-    });
   }
 
   /** Waits `ms`, or less if this instance changes the line meanwhile (`written`) or the copy closes. */

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
  * however many parts, so that a session id given in the old one's lane (`idInLane`) keeps the place
  * in its part.
  */
-const LANES = 64;
+export const LANES = 64;
 
 /** An id's lane: FNV-1a of its characters, modulo `LANES`. */
 export function laneOf(id: string): number {
@@ -20,18 +20,20 @@ export function partOf(id: string, parts: number): number {
   return laneOf(id) % parts;
 }
 
-/** A random uuid whose lane is `lane`: drawn until one is (`LANES` draws on average, a few µs). */
-export function idInLane(lane: number): string {
+/** A random uuid that `accept` takes: drawn until one is. */
+function drawUuid(accept: (uuid: string) => boolean): string {
   for (;;) {
-    const id = randomUUID();
-    if (laneOf(id) === lane) return id;
+    const uuid = randomUUID();
+    if (accept(uuid)) return uuid;
   }
 }
 
-/** A random uuid of part `part` of `parts`: drawn until one falls in it (`parts` draws on average). */
+/** A random uuid whose lane is `lane` (`LANES` draws on average, a few µs). */
+export function idInLane(lane: number): string {
+  return drawUuid((uuid) => laneOf(uuid) === lane);
+}
+
+/** A random uuid of part `part` of `parts` (`parts` draws on average). */
 export function uuidInPart(part: number, parts: number): string {
-  for (;;) {
-    const uuid = randomUUID();
-    if (partOf(uuid, parts) === part) return uuid;
-  }
+  return drawUuid((uuid) => partOf(uuid, parts) === part);
 }

@@ -116,6 +116,14 @@ export function duplicateRedis(client: RedisClient, overrides: RedisOptions): Re
 }
 
 /** The longest wait for one reply `client` was given, in ms. */
+/** The replies of a transaction or a pipeline (`exec()`), in order; the first error among them is thrown. */
+export function repliesOf(replies: [error: Error | null, reply: unknown][] | null): unknown[] {
+  return (replies ?? []).map(([error, reply]) => {
+    if (error) throw error;
+    return reply;
+  });
+}
+
 export function commandTimeoutOf(client: RedisClient): number | undefined {
   return isCluster(client) ? client.options.redisOptions?.commandTimeout : client.options.commandTimeout;
 }

@@ -1,5 +1,5 @@
 import type { Result } from 'ioredis';
-import type { RedisClient } from '../../redis/connection';
+import { repliesOf, type RedisClient } from '../../redis/connection';
 import { readLua } from '../../redis/lua';
 import type { AdmissionRecord, AdmissionStore } from '../../domain/admission/record';
 import { KEPT_STEPS } from '../../domain/admission/record';
@@ -56,11 +56,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   async counts(steps: readonly number[]): Promise<SignalCounts[]> {
     const pipeline = this.client.pipeline();
     for (const step of steps) pipeline.hgetall(this.stepKey(step));
-    const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([error, fields]) => {
-      if (error) throw error;
-      return countsOf(fields as Record<string, string>);
-    });
+    return repliesOf(await pipeline.exec()).map((fields) => countsOf(fields as Record<string, string>));
   }
 
   async read(): Promise<AdmissionRecord | undefined> {

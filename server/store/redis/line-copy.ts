@@ -1,4 +1,4 @@
-import type { RedisClient } from '../../redis/connection';
+import { repliesOf, type RedisClient } from '../../redis/connection';
 import { PriorityLine } from '../priority-line';
 import type { Position } from '../types';
 import type { CommandReply } from './commands';
@@ -366,10 +366,7 @@ export class LineCopy {
   /** The log's entries after `id` (up to READ_COUNT), and the line's version, in one step. */
   private async drain(id: string): Promise<[entries: LogEntry[], version: number]> {
     const { tail, keys } = this.options;
-    const replies = await tail.multi().xread('COUNT', READ_COUNT, 'STREAMS', keys.log, id).hget(keys.meta, 'v').exec();
-    const [[readError, read] = [], [versionError, version] = []] = replies ?? [];
-    const error = readError ?? versionError;
-    if (error) throw error;
+    const [read, version] = repliesOf(await tail.multi().xread('COUNT', READ_COUNT, 'STREAMS', keys.log, id).hget(keys.meta, 'v').exec());
     return [(read as [string, LogEntry[]][] | null)?.[0][1] ?? [], Number(version ?? 0)];
   }
 
@@ -399,10 +396,7 @@ export class LineCopy {
    */
   private async check(): Promise<void> {
     const { tail, keys } = this.options;
-    const replies = await tail.multi().hmget(keys.meta, 'v', 'wa').zcard(keys.waiting).exec();
-    const [[metaError, meta] = [], [sizeError, size] = []] = replies ?? [];
-    const error = metaError ?? sizeError;
-    if (error) throw error;
+    const [meta, size] = repliesOf(await tail.multi().hmget(keys.meta, 'v', 'wa').zcard(keys.waiting).exec());
     const [version, unlogged] = meta as (string | null)[];
     if (Number(version ?? 0) !== this.version || Number(size) - Number(unlogged ?? 0) !== this.line.size + this.ghosts.size) this.loaded = false;
   }

@@ -185,7 +185,7 @@ export class PartedLine implements QueueStore {
    */
   async releaseDue(now: number, policy: ReleasePolicy): Promise<Release> {
     const kept = await Promise.all(this.parts.map((part) => part.releaseDue(now, { ...policy, perMinute: 0 })));
-    const active = sum(await Promise.all(this.parts.map((part) => part.activeCount(now))));
+    const active = sum(await Promise.all(this.parts.map(async (part) => (await part.stats(now)).active)));
     const taken = await this.first.takeReleases(now, policy.perMinute, policy.activeLimit - active);
     const released = await this.releaseEarliest(taken, now, policy);
     if (released.length < taken) await this.first.takeReleases(now, policy.perMinute, 0, taken - released.length);

@@ -1,4 +1,5 @@
 import calculateSlot from 'cluster-key-slot';
+import { LANES } from '../../domain/lanes';
 
 /**
  * One room's line split across shards: its places spread over parts, each a store of its own
@@ -7,8 +8,8 @@ import calculateSlot from 'cluster-key-slot';
  * (a place's part is its session's lane's: `lanes.ts`).
  */
 
-/** Most parts a room's line may be split into: each part's tickets are a step of the parts apart. */
-export const MAX_PARTS = 64;
+/** Most parts a room's line may be split into: one a lane, beyond which a part would hold none (`lanes.ts`). */
+export const MAX_PARTS = LANES;
 /**
  * Tickets a part may give in one millisecond before it gives later ones early (prelude.lua,
  * `nextTicket`): a ticket is the arrival's time since `TICKET_EPOCH_MS`, times this, times the

@@ -10,6 +10,7 @@ import {
   connectRedis,
   duplicateRedis,
   readyWithin,
+  repliesOf,
   type RedisClient,
   type RedisTarget,
 } from '../../redis/connection';
@@ -366,19 +367,10 @@ export class RedisStore implements QueueStore {
   async countBefore(ticket: number, loggedBy = Number.POSITIVE_INFINITY): Promise<{ readonly before: number; readonly served: number }> {
     const copied = this.localLine && !this.closed ? this.copy().countBefore(ticket, loggedBy) : undefined;
     if (copied) return copied;
-    const [count, served] = await this.direct(async () => {
-      const replies = await this.client.multi().zcount(this.keys[SCRIPT_KEYS.indexOf('waiting')], '-inf', `(${ticket}`).hget(this.keys[0], 's').exec();
-      return (replies ?? []).map(([error, reply]) => {
-        if (error) throw error;
-        return reply;
-      });
-    });
+    const [count, served] = await this.direct(async () =>
+      repliesOf(await this.client.multi().zcount(this.keys[SCRIPT_KEYS.indexOf('waiting')], '-inf', `(${ticket}`).hget(this.keys[0], 's').exec()),
+    );
     return { before: Number(count), served: Number(served ?? 0) };
-  }
-
-  /** Admissions in force (`QueueStore.stats`'s active), those ended dropped first. */
-  async activeCount(now: number): Promise<number> {
-    return (await this.stats(now)).active;
   }
 
   /**

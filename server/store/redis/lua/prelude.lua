@@ -136,10 +136,15 @@ end
 -- clock, TICKETS_PER_MS a millisecond, each part's a step of the parts apart, so that the parts'
 -- tickets are one order by arrival without a counter every arrival would share. The tickets none
 -- takes count as skipped (meta sk): the arrivals are still t - sk (stats.lua).
+-- The part and the parts, read from the prefix at a call's first ticket: false when it names none.
+local ticketPart
 local function nextTicket()
-  local part, parts = string.match(prefix, '~(%d+)/(%d+)[.%d]*}?:$')
-  if not part or parts == '1' then return redis.call('HINCRBY', meta, 't', 1) end
-  part, parts = tonumber(part), tonumber(parts)
+  if ticketPart == nil then
+    local part, parts = string.match(prefix, '~(%d+)/(%d+)[.%d]*}?:$')
+    ticketPart = part ~= nil and parts ~= '1' and {tonumber(part), tonumber(parts)}
+  end
+  if not ticketPart then return redis.call('HINCRBY', meta, 't', 1) end
+  local part, parts = ticketPart[1], ticketPart[2]
   local given = redis.call('HGET', meta, 't')
   local last = given and tonumber(given) or part + 1 - parts
   local ticket = math.max(last + parts, (clock() - TICKET_EPOCH_MS) * TICKETS_PER_MS * parts + part + 1)

@@ -964,6 +964,32 @@ describe("redis queue store's copy of the line", () => {
     );
   }, 60_000);
 
+  it('should not read the line again for a change logged between a read that found none and its check', async () => {
+    const room = newRoom();
+    const [store, other] = [open(server.url, room), open(server.url, room)];
+    const line = await holdInOrder(store, ['a', 'b', 'c']);
+    await untilLogged(room);
+    await untilCopied(store, line[0].uuid);
+    const runs = jest.spyOn(store as unknown as { run: (name: string) => unknown }, 'run');
+    // The copy's next blocking read finds nothing; the release lands as that read ends, before the check.
+    const tail = (store as unknown as { tail: Redis }).tail;
+    const read = tail.xread.bind(tail) as (...args: unknown[]) => Promise<unknown>;
+    const released = new Promise<void>((resolve) => {
+      jest.spyOn(tail, 'xread').mockImplementationOnce(async (...args: unknown[]) => {
+        await read(...args);
+        await other.release(1, t0 + 1, policy);
+        resolve();
+        return null;
+      });
+    });
+    await released;
+    await untilCopied(store, line[1].uuid, t0 + 1);
+    expect(await store.position(line[1].uuid, t0 + 1)).toEqual({ position: 1, ticket: line[1].ticket, served: 1 });
+    await pause(100);
+    expect(runs.mock.calls.filter(([name]) => name === 'waitingRoomLogHead')).toEqual([]);
+    expect(await store.position(line[2].uuid, t0 + 1)).toEqual({ position: 2, ticket: line[2].ticket, served: 1 });
+  });
+
   it("should follow a draw's keying from the log, without reading the line again", async () => {
     const room = newRoom();
     const [one, two, truth] = [open(server.url, room), open(server.url, room), open(server.url, room, sentToRedis)];

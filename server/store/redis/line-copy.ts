@@ -392,11 +392,18 @@ export class LineCopy {
    * After a second without change, the copy checks itself against Redis, in one step: the same
    * version and as many places, less the arrivals not logged yet (publishChanges in
    * lua/prelude.lua). A Redis emptied or replaced under it, or a change that failed half-way
-   * without its entry, and it reads the line again.
+   * without its entry, and it reads the line again. Entries logged since the empty read are read
+   * in the same step and applied first: a change a moment old is not a copy gone wrong.
    */
   private async check(): Promise<void> {
     const { tail, keys } = this.options;
-    const [meta, size] = repliesOf(await tail.multi().hmget(keys.meta, 'v', 'wa').zcard(keys.waiting).exec());
+    const [read, meta, size] = repliesOf(
+      await tail.multi().xread('COUNT', READ_COUNT, 'STREAMS', keys.log, this.lastId).hmget(keys.meta, 'v', 'wa').zcard(keys.waiting).exec(),
+    );
+    const entries = (read as [string, LogEntry[]][] | null)?.[0][1] ?? [];
+    this.apply(entries);
+    // Still behind by a whole read: the next read goes on, and the next quiet second checks.
+    if (!this.loaded || entries.length === READ_COUNT) return;
     const [version, unlogged] = meta as (string | null)[];
     if (Number(version ?? 0) !== this.version || Number(size) - Number(unlogged ?? 0) !== this.line.size + this.ghosts.size) this.loaded = false;
   }

@@ -3,13 +3,14 @@ import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { startRedisCluster, startSentinelSet, type RedisCluster, type SentinelSet } from '../support/redis-topologies';
 import { restartInstance, startInstance, type Instance } from '../support/scale-out';
 import { stopAllServerProcesses } from '../support/server-process';
-import { LIMITS, RECOVERY_GOAL_MS, Workload, type Figures } from './support/chaos';
+import { LIMITS, RECOVERY_GOAL_MS, Workload, type FaultKind, type Figures } from './support/chaos';
 import { startTestOrigin, type TestOrigin } from './support/origin';
 
 /**
  * Faults at random moments under a recorded workload (see support/chaos.ts), then a checker over
  * the whole history, on each Redis engine: a Cluster (its primary killed, its primary frozen past
- * the failover timeout and thawed, a gateway killed during a release), Sentinel (its primary
+ * the failover timeout and thawed, a gateway killed during a release; a whole room and a room
+ * split in three parts, one part on each primary, side by side), Sentinel (its primary
  * killed) and one Redis with AOF (killed and restarted). CHAOS_ROUNDS rounds of each: 1 in the
  * test command, 5 with `npm run chaos`.
  */
@@ -60,9 +61,16 @@ describe('chaos on a Redis Cluster: primary killed, primary frozen and thawed, g
     await cluster?.close();
   });
 
-  it('should replay no held request twice, keep the limits, tell every release, never hang, and release again within the goal', async () => {
-    const gateways = await startGateways({ REDIS_CLUSTER_NODES: cluster.nodes.map(({ port }) => `127.0.0.1:${port}`).join(',') });
-    const workload = new Workload('cluster', gateways, origin);
+  it('should replay no held request twice, keep the limits, tell every release, never hang, and release again within the goal, in a whole room and a split one', async () => {
+    const gateways = await startGateways({
+      REDIS_CLUSTER_NODES: cluster.nodes.map(({ port }) => `127.0.0.1:${port}`).join(','),
+      ROOMS: JSON.stringify([
+        { name: 'default', protect: ['/checkout'] },
+        { name: 'drop', protect: ['/drop'], parts: 3 },
+      ]),
+    });
+    // The split room's parts lie on every primary: each fault below strikes one of its parts too.
+    const workloads = [new Workload('cluster', gateways, origin), new Workload('cluster-parts', gateways, origin, { path: '/drop', name: 'drop' })];
     const promoted = (from: number) =>
       eventually(
         'a replica promoted',
@@ -74,40 +82,44 @@ describe('chaos on a Redis Cluster: primary killed, primary frozen and thawed, g
         throw new Error(`${error.message}\n${await cluster.describe()}`);
       });
 
+    const fault = (kind: FaultKind) => workloads.forEach((one) => one.fault(kind));
+    const releasesFlowing = () => Promise.all(workloads.map((one) => one.releasesFlowing(() => cluster.describe())));
+
     for (let round = 0; round < ROUNDS; round++) {
       // A replica never synced (restarted, or demoted by a failover it did not expect) cannot be
       // elected: a fault then would test the harness, not the gateways.
       await randomMoment();
       const killed = await cluster.readyForFailover(PREFIX);
-      workload.fault('kill-primary');
+      fault('kill-primary');
       await killed.kill();
       await promoted(killed.port);
-      await workload.releasesFlowing(() => cluster.describe());
+      await releasesFlowing();
       await cluster.restart(killed);
 
       // Frozen past the node timeout: its replica takes over; thawed, it finds itself demoted.
       await randomMoment();
       const frozen = await cluster.readyForFailover(PREFIX);
-      workload.fault('stop-primary');
+      fault('stop-primary');
       frozen.pause();
       await promoted(frozen.port);
       await sleep(500);
       frozen.resume();
-      await workload.releasesFlowing(() => cluster.describe());
+      await releasesFlowing();
 
       // A gateway killed while an admin release it was sent is under way (and its loop's steps).
       await randomMoment();
       const index = round % 2;
-      const release = workload.releaseOn(gateways[index], 3);
+      const releases = workloads.map((one) => one.releaseOn(gateways[index], 3));
       await sleep(Math.random() * 20);
-      workload.fault('kill-gateway');
+      fault('kill-gateway');
       await gateways[index].process.kill();
-      await release;
-      await workload.releasesFlowing(() => cluster.describe());
+      await Promise.all(releases);
+      await releasesFlowing();
       gateways[index] = await restartInstance(gateways[index]);
     }
-    await workload.stop();
-    expectInvariants('cluster', workload.check());
+    await Promise.all(workloads.map((one) => one.stop()));
+    expectInvariants('cluster', workloads[0].check());
+    expectInvariants('cluster, a room split in three parts', workloads[1].check());
   });
 });
 

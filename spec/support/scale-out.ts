@@ -55,9 +55,9 @@ export function restartInstance(instance: Instance): Promise<Instance> {
   return startInstance(instance.env, instance.port);
 }
 
-/** The uuids an admin release on `instance` released, in the order it released them. */
-export async function adminRelease(instance: Instance, count: number, silent = false): Promise<string[]> {
-  const answer = await instance.admin('POST', 'release', { count, silent });
+/** The uuids an admin release on `instance` released (in `room`, the first when none), in the order it released them. */
+export async function adminRelease(instance: Instance, count: number, silent = false, room?: string): Promise<string[]> {
+  const answer = await instance.admin('POST', 'release', { count, silent, room });
   if (answer.status !== 200) throw new Error(`Admin release answered ${answer.status}: ${await answer.text()}`);
   return ((await answer.json()) as { released: string[] }).released;
 }

@@ -106,12 +106,16 @@ export class Workload {
   private releasing = true;
   private readonly loops: Promise<void>[] = [];
 
-  /** `gateways` is read at each request: a gateway restarted in its place is used at once. */
-  /** `name` tells this workload's held requests at the origin from others'. */
+  /**
+   * `name` tells this workload's held requests at the origin from others'; `gateways` is read at
+   * each request: a gateway restarted in its place is used at once. The visitors go to `room`,
+   * the room that protects `path` (the first room when none is named).
+   */
   constructor(
     private readonly name: string,
     private readonly gateways: readonly Instance[],
     private readonly origin: TestOrigin,
+    private readonly room: { readonly path: string; readonly name?: string } = { path: '/checkout' },
   ) {
     this.loops.push(this.arrivals(), this.adminReleases());
   }
@@ -125,14 +129,19 @@ export class Workload {
   async releasesFlowing(explain: () => Promise<string>): Promise<void> {
     const since = this.faults[this.faults.length - 1].at;
     await eventually(
-      'a replay accepted after the fault',
+      `a replay accepted after the fault (${this.name})`,
       async () => this.history.some((step) => step.kind === 'replay' && step.status === 200 && step.start > since),
       Boolean,
       30_000,
       100,
     ).catch(async (error: Error) => {
       const logs = this.gateways.map((gateway) => `--- gateway ${gateway.port}:\n${gateway.process.output().slice(-8000)}`).join('\n');
-      throw new Error(`${error.message}\n${logs}\n${await explain()}`);
+      const since = new Map<string, number>();
+      for (const step of this.history.filter((one) => one.start > this.faults[this.faults.length - 1].at)) {
+        const kind = `${step.kind} ${step.status}`;
+        since.set(kind, (since.get(kind) ?? 0) + 1);
+      }
+      throw new Error(`${error.message}\nrequests since, by kind and status: ${JSON.stringify(Object.fromEntries(since))}\n${logs}\n${await explain()}`);
     });
   }
 
@@ -153,7 +162,7 @@ export class Workload {
   /** Reads the whole history. */
   check(): Figures {
     const { history, faults } = this;
-    const posts = this.origin.at('/checkout').filter((one) => one.method === 'POST' && one.url.includes(`item=${this.name}-`));
+    const posts = this.origin.at(this.room.path).filter((one) => one.method === 'POST' && one.url.includes(`item=${this.name}-`));
     const perItem = new Map<string, number>();
     for (const one of posts) perItem.set(one.url, (perItem.get(one.url) ?? 0) + 1);
     const faultBefore = (at: number) => [...faults].reverse().find((fault) => fault.at <= at);
@@ -237,7 +246,7 @@ export class Workload {
   }
 
   private async adminRelease(gateway: Instance, count: number): Promise<void> {
-    const released = await adminRelease(gateway, count).catch(() => []);
+    const released = await adminRelease(gateway, count, false, this.room.name).catch(() => []);
     const at = Date.now();
     for (const uuid of released) this.adminReleased.push({ uuid, at });
   }
@@ -260,8 +269,9 @@ export class Workload {
       this.history.push({ visitor: id, kind, start: done.start, end: done.end, status: done.status, position });
       return done;
     };
-    let held = await send('hold', (visitor) => visitor.send('POST', `/checkout?item=${this.name}-${id}`, { form: { item: String(id) } }));
-    if (held.status === -1) held = await send('hold', (visitor) => visitor.send('POST', `/checkout?item=${this.name}-${id}`, { form: { item: String(id) } }));
+    let held = await send('hold', (visitor) => visitor.send('POST', `${this.room.path}?item=${this.name}-${id}`, { form: { item: String(id) } }));
+    if (held.status === -1)
+      held = await send('hold', (visitor) => visitor.send('POST', `${this.room.path}?item=${this.name}-${id}`, { form: { item: String(id) } }));
     const page = held.answer?.page;
     if (!page) return;
     this.uuids.set(page.queue.uuid, id);
@@ -298,7 +308,7 @@ export class Workload {
     while (this.running) {
       await sleep(300);
       if (!told.pushed) {
-        const poll = await send('poll', (visitor) => visitor.queueInfo(page.queue.uuid));
+        const poll = await send('poll', (visitor) => visitor.queueInfo(page.queue.uuid, page));
         if (poll.status === 404) return;
         if ((poll.answer?.json as { position?: number } | undefined)?.position !== 0) continue;
       }

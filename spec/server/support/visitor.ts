@@ -105,14 +105,14 @@ export class Visitor {
     if (answer.status !== 303) throw new Error(`Sign-in failed: ${answer.status} ${answer.text}`);
   }
 
-  /** queue_info for `uuid`. */
-  async queueInfo(uuid: string): Promise<Answer> {
-    return this.get(`/queue/info/${uuid}`);
+  /** queue_info for `uuid`, on its page's room's route (the first room's without one). */
+  async queueInfo(uuid: string, page?: PageConfigJson): Promise<Answer> {
+    return this.get((page?.routes.queue_info ?? '/queue/info/{uuid}').replace('{uuid}', uuid));
   }
 
-  /** queue_request as the page sends it. */
+  /** queue_request as the page sends it, on its room's route. */
   async queueRequest(page: PageConfigJson): Promise<Answer> {
-    return this.post('/queue/request', {
+    return this.post(page.routes.queue_request, {
       json: { _token: page.csrfToken, user_id: page.user.id, uuid: page.queue.uuid },
     });
   }

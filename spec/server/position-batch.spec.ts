@@ -1,4 +1,5 @@
-import { RESOLVE_SLICE } from '../../server/store/redis/call-batch';
+import { StoreUnavailableError } from '../../server/store/errors';
+import { CallBatch, RESOLVE_SLICE } from '../../server/store/redis/call-batch';
 import { MAX_BATCH, PositionBatch } from '../../server/store/redis/position-batch';
 import type { Position } from '../../server/store/types';
 
@@ -71,5 +72,36 @@ describe("Redis positions' batch", () => {
     redis.answer();
     expect(await later).toEqual({ position: 999, ticket: 1099, served: 7 });
     expect((await Promise.all(first)).map((place) => place?.position)).toEqual(first.map((_, index) => index + 1));
+  });
+
+  it('should fail each poll of a batch whose reply holds fewer answers than polls, and go on with the next batch', async () => {
+    let reply: unknown = [7, 1, 101];
+    const batch = new PositionBatch(() => Promise.resolve(reply as number[]));
+    const polls = ['u1', 'u2'].map((uuid) => batch.position(uuid, 1000));
+    for (const poll of polls) await expect(poll).rejects.toThrow(StoreUnavailableError);
+    reply = undefined;
+    await expect(batch.position('u1', 1000)).rejects.toThrow('Redis answered undefined for 1 polls.');
+    reply = [7, 3, 103];
+    expect(await batch.position('u3', 1000)).toEqual({ position: 3, ticket: 103, served: 7 });
+  });
+});
+
+describe("a batch's calls", () => {
+  it('should fail the one call whose answer cannot be read, in a later slice too, and answer the others', async () => {
+    const batch = new CallBatch<number, number>(
+      (items) =>
+        Promise.resolve((index) => {
+          if (items[index] % RESOLVE_SLICE === 3) throw new Error(`no answer for ${items[index]}`);
+          return items[index] * 2;
+        }),
+      2 * RESOLVE_SLICE,
+    );
+    const calls = Array.from({ length: 2 * RESOLVE_SLICE }, (_, item) => batch.call(item));
+    const settled = await Promise.allSettled(calls);
+    expect(settled.filter((one) => one.status === 'rejected').map((one) => String(one.reason))).toEqual([
+      'Error: no answer for 3',
+      `Error: no answer for ${RESOLVE_SLICE + 3}`,
+    ]);
+    expect(settled[4]).toEqual({ status: 'fulfilled', value: 8 });
   });
 });

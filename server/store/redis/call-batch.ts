@@ -15,10 +15,20 @@ interface Waiting<Result> {
  */
 export const RESOLVE_SLICE = 64;
 
-/** Answers a batch's calls from its reply, `RESOLVE_SLICE` from `from` now and the rest in the turns after (`setImmediate`). */
+/**
+ * Answers a batch's calls from its reply, `RESOLVE_SLICE` from `from` now and the rest in the turns
+ * after (`setImmediate`). A call whose answer cannot be read fails alone: thrown in a later turn,
+ * the error would end the process.
+ */
 function resolveInSlices<Result>(waiting: readonly Waiting<Result>[], answer: (index: number) => Result, from: number): void {
   const end = Math.min(waiting.length, from + RESOLVE_SLICE);
-  for (let index = from; index < end; index++) waiting[index].resolve(answer(index));
+  for (let index = from; index < end; index++) {
+    try {
+      waiting[index].resolve(answer(index));
+    } catch (error) {
+      waiting[index].reject(error);
+    }
+  }
   if (end < waiting.length) setImmediate(resolveInSlices<Result>, waiting, answer, end);
 }
 

@@ -1,4 +1,5 @@
 import type { Position } from '../types';
+import { StoreUnavailableError } from '../errors';
 import { CallBatch } from './call-batch';
 
 /** Sends one batch: `uuid, now` pairs; resolves with `[served, then the position and ticket of each]` (position -1: unknown, -2: pending its bot check). */
@@ -31,6 +32,10 @@ export class PositionBatch {
   constructor(send: SendPositions) {
     this.batch = new CallBatch(async (polls) => {
       const reply = await send(polls.flatMap(([uuid, now]) => [uuid, String(now)]));
+      // Served, then a position and a ticket each: any other reply answers none of them.
+      if (!Array.isArray(reply) || reply.length !== 1 + 2 * polls.length) {
+        throw new StoreUnavailableError(`Redis answered ${JSON.stringify(reply)?.slice(0, 100)} for ${polls.length} polls.`);
+      }
       return (index) => positionOf(reply, index);
     }, MAX_BATCH);
   }

@@ -243,6 +243,7 @@ interface Commands {
   waitingRoomSetPaused: { args: [paused: '1' | '0']; reply: void };
   waitingRoomPartedPace: { args: [now: number, perMinute: number, most: number, givenBack: number]; reply: number };
   waitingRoomPartedMoved: { args: [served: number, now: number, interval: number]; reply: 0 | 1 };
+  waitingRoomPartedCount: { args: [ticket: number]; reply: [before: number, served: number] };
   waitingRoomLimits: { args: []; reply: LimitsReply };
   waitingRoomSetLimits: { args: [activeLimit: string, perMinute: string]; reply: LimitsReply };
   waitingRoomChallengeDifficulty: { args: []; reply: string | null };
@@ -323,6 +324,7 @@ declare module 'ioredis' {
     waitingRoomStats(...call: Call<'waitingRoomStats'>): Result<Answer<'waitingRoomStats'>, Context>;
     waitingRoomPartedPace(...call: Call<'waitingRoomPartedPace'>): Result<Answer<'waitingRoomPartedPace'>, Context>;
     waitingRoomPartedMoved(...call: Call<'waitingRoomPartedMoved'>): Result<Answer<'waitingRoomPartedMoved'>, Context>;
+    waitingRoomPartedCount(...call: Call<'waitingRoomPartedCount'>): Result<Answer<'waitingRoomPartedCount'>, Context>;
     waitingRoomSetPaused(...call: Call<'waitingRoomSetPaused'>): Result<Answer<'waitingRoomSetPaused'>, Context>;
     waitingRoomLimits(...call: Call<'waitingRoomLimits'>): Result<Answer<'waitingRoomLimits'>, Context>;
     waitingRoomSetLimits(...call: Call<'waitingRoomSetLimits'>): Result<Answer<'waitingRoomSetLimits'>, Context>;
@@ -379,6 +381,7 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomSetPaused: ['set-paused'],
   waitingRoomPartedPace: ['parted-pace'],
   waitingRoomPartedMoved: ['parted-moved'],
+  waitingRoomPartedCount: ['parted-count'],
   waitingRoomLimits: ['limits'],
   waitingRoomSetLimits: ['set-limits'],
   waitingRoomChallengeDifficulty: ['challenge-difficulty'],

@@ -10,7 +10,6 @@ import {
   connectRedis,
   duplicateRedis,
   readyWithin,
-  repliesOf,
   type RedisClient,
   type RedisTarget,
 } from '../../redis/connection';
@@ -367,10 +366,10 @@ export class RedisStore implements QueueStore {
   async countBefore(ticket: number, loggedBy = Number.POSITIVE_INFINITY): Promise<{ readonly before: number; readonly served: number }> {
     const copied = this.localLine && !this.closed ? this.copy().countBefore(ticket, loggedBy) : undefined;
     if (copied) return copied;
-    const [count, served] = await this.direct(async () =>
-      repliesOf(await this.client.multi().zcount(this.keys[SCRIPT_KEYS.indexOf('waiting')], '-inf', `(${ticket}`).hget(this.keys[0], 's').exec()),
-    );
-    return { before: Number(count), served: Number(served ?? 0) };
+    // A script, not MULTI: on a Cluster, ioredis's pipelines of MULTI beside a failover's
+    // redirections gave replies to the wrong calls.
+    const [before, served] = await this.run('waitingRoomPartedCount', [ticket], false);
+    return { before, served };
   }
 
   /**

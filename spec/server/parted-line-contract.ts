@@ -2,6 +2,7 @@ import { PartedLine } from '../../server/store/redis/parted-line';
 import { partOf } from '../../server/domain/lanes';
 import type { Entry, HeldRequest, ReleasePolicy } from '../../server/store/types';
 import { eventually } from '../support/eventually';
+import { describeCodes } from './store-codes-contract';
 
 const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
 const policy: ReleasePolicy = { activeLimit: 1000, sessionMs: 300_000, perMinute: 600, abandonMs: 180_000 };
@@ -36,6 +37,8 @@ export function describePartedLine(name: string, open: (room: string) => PartedL
       }
       return entries;
     };
+    describeCodes(() => line);
+
     const sessions = (count: number) => Array.from({ length: count }, (_, i) => `${room}-session-${i}`);
     /** Sessions whose places fall in the parts given, in that order. */
     const sessionsIn = (parts: readonly number[]) => {

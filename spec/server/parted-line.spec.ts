@@ -26,15 +26,11 @@ afterAll(async () => {
 // One part: every rule of a store holds through the parts' composition (the pace, the moves, the
 // served, the revocations' cursor), the tickets from the part's clock.
 let rooms = 0;
-describeQueueStore(
-  'a line split in one part',
-  async () => {
-    const line = new PartedLine(server.url, 1, { prefix: `whole${++rooms}:` });
-    opened.push(line);
-    return line;
-  },
-  { codes: false },
-);
+describeQueueStore('a line split in one part', async () => {
+  const line = new PartedLine(server.url, 1, { prefix: `whole${++rooms}:` });
+  opened.push(line);
+  return line;
+});
 
 // The parts on one Redis: the order, the ranks and the cuts; spec/server/redis-cluster.spec.ts
 // runs the same on three primaries.
@@ -88,20 +84,46 @@ describe("one room's line split in parts, counted by each instance's copies of t
   });
 });
 
+describe('priority codes in a line split in parts', () => {
+  const limits = { address: 'a1', perPlace: 3, perAddress: 5, windowMs: 60_000 };
+  const now = 1_800_000_000_000;
+
+  it('should give a code back when its place is released between the code and the move, for another place to use', async () => {
+    const line = new PartedLine(server.url, 3, { prefix: 'codes-between:' });
+    opened.push(line);
+    const sessions = ['between-0', 'between-1', 'between-2', 'between-3'];
+    for (const session of sessions) {
+      await line.hold(session, 0, { method: 'GET', uri: '/checkout' }, now);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await line.addCodes(['h'], now, now + 60_000);
+    const first = line.parts[0];
+    const takeCode = first.takeCode.bind(first);
+    jest.spyOn(first, 'takeCode').mockImplementationOnce(async (...args) => {
+      const taken = await takeCode(...args);
+      await line.release(4, now + 1, { activeLimit: 100, sessionMs: 300_000, perMinute: 0, abandonMs: 180_000 });
+      return taken;
+    });
+    expect(await line.useCode('between-3', 'h', now + 1, limits)).toEqual({ outcome: 'not-waiting' });
+    expect(await line.codeCounts()).toEqual({ issued: 1, used: 0 });
+    await line.hold('between-4', 0, { method: 'GET', uri: '/checkout' }, now + 2);
+    await line.hold('between-5', 0, { method: 'GET', uri: '/checkout' }, now + 2);
+    expect(await line.useCode('between-5', 'h', now + 2, limits)).toMatchObject({ outcome: 'moved', position: 1 });
+    expect(await line.codeCounts()).toEqual({ issued: 1, used: 1 });
+  });
+});
+
 describe('what a line split in parts does not do yet', () => {
-  it('should refuse scheduled events, priority codes and handoffs with a 409 that says so, and have none of them', async () => {
+  it('should refuse scheduled events and handoffs with a 409 that says so, and have none of them', async () => {
     const line = new PartedLine(server.url, 3, { prefix: 'refusing:' });
     opened.push(line);
     const refused = { kind: 'conflict', code: 'not_in_parts' };
     await expect(line.saveEvents(0, [])).rejects.toMatchObject({ ...refused, message: expect.stringContaining('scheduled events') });
-    await expect(line.addCodes(['a'], 1, 2)).rejects.toMatchObject({ ...refused, message: expect.stringContaining('priority codes') });
-    await expect(line.useCode('s', 'a', 1, { address: '', perPlace: 1, perAddress: 1, windowMs: 1 })).rejects.toMatchObject(refused);
     await expect(line.offerHandoff('k', { uuid: 'u', sessionId: 's', expiresAt: 1 } as never, 1)).rejects.toMatchObject({
       ...refused,
       message: expect.stringContaining('handoffs'),
     });
     expect(await line.events()).toEqual({ version: 0, events: [] });
-    expect(await line.codeCounts()).toEqual({ issued: 0, used: 0 });
   });
 });
 

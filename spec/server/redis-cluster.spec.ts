@@ -10,7 +10,7 @@ import { partPrefix } from '../../server/store/redis/parts';
 import { partOf } from '../../server/domain/lanes';
 import { eventually } from '../support/eventually';
 import { startRedisCluster, type RedisCluster } from '../support/redis-topologies';
-import { adminRelease, startInstance, type Instance } from '../support/scale-out';
+import { adminRelease, sameBrowserOn, startInstance, type Instance } from '../support/scale-out';
 import { stopAllServerProcesses } from '../support/server-process';
 import { startTestOrigin, type TestOrigin } from './support/origin';
 import { connectPusher, record, subscribe } from './support/realtime';
@@ -198,7 +198,7 @@ describe('REDIS_REPLAY_REPLICAS on a Cluster', () => {
 });
 
 describe('two gateways running a room split in three parts on a Cluster', () => {
-  it('should spread its places over three primaries, tell positions over the parts, release the earliest once each, and keep a place through sign-in', async () => {
+  it('should spread its places over three primaries, tell positions over the parts, move a place ahead with a code, release the earliest once each, and keep a place through sign-in', async () => {
     const env = {
       REDIS_CLUSTER_NODES: cluster.nodes.map(({ port }) => `127.0.0.1:${port}`).join(','),
       ROOMS: JSON.stringify([{ name: 'drop', protect: ['/drop'], parts: 3 }]),
@@ -237,19 +237,30 @@ describe('two gateways running a room split in three parts on a Cluster', () => 
     expect(held[3].visitor.cookie).not.toBe(before);
     expect(((await held[3].visitor.queueInfo(held[3].page.queue.uuid)).json as { position: number }).position).toBe(4);
 
-    const released = await adminRelease(gateways[0], 2);
-    expect(released).toEqual(held.slice(0, 2).map(({ page }) => page.queue.uuid));
+    // A priority code issued on one gateway, used on the other: the last place goes ahead of the
+    // whole room, whatever its part; everyone it passed moves back one.
+    const [code] = ((await (await gateways[0].admin('POST', 'codes', { count: 1, room: 'drop' })).json()) as { codes: string[] }).codes;
+    const last = held[held.length - 1];
+    const onOther = sameBrowserOn(last.visitor, gateways[1]);
+    const used = await onOther.post('/queue/code?room=drop', { json: { _token: last.page.csrfToken, code } });
+    expect(used.json).toEqual({ position: 1, ahead: false });
+    expect(await positions()).toEqual(held.map((_, rank) => (rank === held.length - 1 ? 1 : rank + 2)));
+
+    const released = await adminRelease(gateways[0], 2, false, 'drop');
+    const first = [last, held[0]];
+    expect(released).toEqual(first.map(({ page }) => page.queue.uuid));
     // The other gateway's copies of the parts hear of the release within their reads' spacing.
-    const after = [0, 0, ...held.slice(2).map((_, rank) => rank + 1)];
+    const after = held.map((_, rank) => (rank === 0 || rank === held.length - 1 ? 0 : rank));
     expect(await eventually('the release heard on the other gateway', positions, (told) => told.every((position, i) => position === after[i]), 5000)).toEqual(
       after,
     );
-    for (const { visitor, page } of held.slice(0, 2)) {
+    for (const { visitor, page } of first) {
       const replay = () => visitor.post(page.queue.uri, { form: { uuid: page.queue.uuid, _token: page.csrfToken } });
       expect((await replay()).status).toBe(200);
       expect((await replay()).status).not.toBe(200);
     }
     expect(origin.at('/drop').filter((one) => one.method === 'POST')).toHaveLength(12 - held.length + 2);
+    expect(await (await gateways[1].admin('GET', 'stats?room=drop')).json()).toMatchObject({ codes: { issued: 1, used: 1 } });
   });
 });
 

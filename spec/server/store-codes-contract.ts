@@ -2,7 +2,7 @@ import type { CodeGuessLimits, HeldRequest, QueueStore, ReleasePolicy } from '..
 
 /**
  * Priority codes, as every queue store must keep them (run from `describeQueueStore`, so on the
- * memory store, Redis and a Cluster alike).
+ * memory store, Redis and a Cluster alike, and from `describePartedLine` on a line split in parts).
  */
 export function describeCodes(storeOf: () => QueueStore): void {
   const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
@@ -11,9 +11,13 @@ export function describeCodes(storeOf: () => QueueStore): void {
   const t0 = 1_700_000_000_000;
   const later = t0 + 3_600_000;
 
+  /** Places held one after the other, each in a later millisecond: a line split in parts orders tickets of one millisecond by part. */
   async function line(store: QueueStore, count: number): Promise<string[]> {
     const uuids: string[] = [];
-    for (let i = 0; i < count; i++) uuids.push((await store.hold(`s${i}`, 0, get, t0)).uuid);
+    for (let i = 0; i < count; i++) {
+      uuids.push((await store.hold(`s${i}`, 0, get, t0)).uuid);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     return uuids;
   }
   const positions = async (store: QueueStore, uuids: string[]) => Promise.all(uuids.map(async (uuid) => (await store.position(uuid, t0))?.position));

@@ -6,10 +6,9 @@ import { describeCodes } from './store-codes-contract';
 
 /**
  * The behaviour every queue store must have, run against each implementation so that the
- * memory store and the Redis store stay interchangeable. Without `codes`, for a store that refuses
- * priority codes (a line split across shards, `PartedLine`), their rules are left out.
+ * memory store and the Redis store stay interchangeable.
  */
-export function describeQueueStore(name: string, createStore: () => Promise<QueueStore>, { codes = true } = {}): void {
+export function describeQueueStore(name: string, createStore: () => Promise<QueueStore>): void {
   const get: HeldRequest = { method: 'GET', uri: '/checkout?item=42' };
   const post: HeldRequest = {
     method: 'POST',
@@ -28,7 +27,7 @@ export function describeQueueStore(name: string, createStore: () => Promise<Queu
       await store.close();
     });
 
-    if (codes) describeCodes(() => store);
+    describeCodes(() => store);
 
     const positions = async (uuids: string[], now = t0) => Promise.all(uuids.map(async (uuid) => (await store.placeInLine(uuid, now))?.position));
 

@@ -244,6 +244,15 @@ interface Commands {
   waitingRoomPartedPace: { args: [now: number, perMinute: number, most: number, givenBack: number]; reply: number };
   waitingRoomPartedMoved: { args: [served: number, now: number, interval: number]; reply: 0 | 1 };
   waitingRoomPartedCount: { args: [ticket: number]; reply: [before: number, served: number] };
+  waitingRoomPartedCodePlace: {
+    args: [sessionId: string, perPlace: number, step: string];
+    reply: [outcome: 0 | 1 | 3 | 5] | [outcome: 2 | 4, position: number, uuid: string];
+  };
+  waitingRoomPartedCodeTake: {
+    args: [hash: string, now: number, address: string, perAddress: number, windowMs: number];
+    reply: [outcome: 3 | 5] | [outcome: 4, ticket: string, expiresAt: string];
+  };
+  waitingRoomPartedCodeReturn: { args: [hash: string, expiresAt: string, now: number]; reply: 0 | 1 };
   waitingRoomLimits: { args: []; reply: LimitsReply };
   waitingRoomSetLimits: { args: [activeLimit: string, perMinute: string]; reply: LimitsReply };
   waitingRoomChallengeDifficulty: { args: []; reply: string | null };
@@ -325,6 +334,9 @@ declare module 'ioredis' {
     waitingRoomPartedPace(...call: Call<'waitingRoomPartedPace'>): Result<Answer<'waitingRoomPartedPace'>, Context>;
     waitingRoomPartedMoved(...call: Call<'waitingRoomPartedMoved'>): Result<Answer<'waitingRoomPartedMoved'>, Context>;
     waitingRoomPartedCount(...call: Call<'waitingRoomPartedCount'>): Result<Answer<'waitingRoomPartedCount'>, Context>;
+    waitingRoomPartedCodePlace(...call: Call<'waitingRoomPartedCodePlace'>): Result<Answer<'waitingRoomPartedCodePlace'>, Context>;
+    waitingRoomPartedCodeTake(...call: Call<'waitingRoomPartedCodeTake'>): Result<Answer<'waitingRoomPartedCodeTake'>, Context>;
+    waitingRoomPartedCodeReturn(...call: Call<'waitingRoomPartedCodeReturn'>): Result<Answer<'waitingRoomPartedCodeReturn'>, Context>;
     waitingRoomSetPaused(...call: Call<'waitingRoomSetPaused'>): Result<Answer<'waitingRoomSetPaused'>, Context>;
     waitingRoomLimits(...call: Call<'waitingRoomLimits'>): Result<Answer<'waitingRoomLimits'>, Context>;
     waitingRoomSetLimits(...call: Call<'waitingRoomSetLimits'>): Result<Answer<'waitingRoomSetLimits'>, Context>;
@@ -382,6 +394,9 @@ const SCRIPTS: Record<CommandName, readonly [file: string, events?: true]> = {
   waitingRoomPartedPace: ['parted-pace'],
   waitingRoomPartedMoved: ['parted-moved'],
   waitingRoomPartedCount: ['parted-count'],
+  waitingRoomPartedCodePlace: ['parted-code-place'],
+  waitingRoomPartedCodeTake: ['parted-code-take'],
+  waitingRoomPartedCodeReturn: ['parted-code-return'],
   waitingRoomLimits: ['limits'],
   waitingRoomSetLimits: ['set-limits'],
   waitingRoomChallengeDifficulty: ['challenge-difficulty'],

@@ -7,6 +7,8 @@ import { partOf } from '../../domain/lanes';
 import {
   MOVE_INTERVAL_MS,
   type AdmissionLimits,
+  type CodeGuessLimits,
+  type CodeUse,
   type Entry,
   type PlaceInLine,
   type Position,
@@ -52,9 +54,8 @@ const sum = (values: readonly number[]) => values.reduce((total, value) => total
  *
  * Where it differs from one store: a session is let in at once, nobody waiting, within its part's
  * share of the active limit (the parts together within the limit), and a part may do so while
- * another's visitors wait; an address holds its cap of places in each part; events, priority
- * codes and handoffs to another browser are refused (`not_in_parts`). A room's `parts` set this
- * store (`createStore`).
+ * another's visitors wait; an address holds its cap of places in each part; events and handoffs
+ * to another browser are refused (`not_in_parts`). A room's `parts` set this store (`createStore`).
  */
 export class PartedLine implements QueueStore {
   readonly parts: readonly RedisStore[];
@@ -149,7 +150,8 @@ export class PartedLine implements QueueStore {
    */
   private async rank(uuid: string, place: Position): Promise<Position> {
     const own = this.ofId(uuid);
-    const loggedBy = ticketTime(place.ticket, this.parts.length) + ARRIVALS_LOGGED_MS + CLOCKS_APART_MS;
+    // A code holder's ticket tells no time: the other parts are counted in Redis (code holders are few).
+    const loggedBy = place.ticket < 0 ? Number.POSITIVE_INFINITY : ticketTime(place.ticket, this.parts.length) + ARRIVALS_LOGGED_MS + CLOCKS_APART_MS;
     const others = await Promise.all(this.parts.filter((part) => part !== own).map((part) => part.countBefore(place.ticket, loggedBy)));
     return {
       position: place.position + sum(others.map((other) => other.before)),
@@ -222,6 +224,32 @@ export class PartedLine implements QueueStore {
     return { revoked: reads.flatMap((read) => read.revoked), cursor: reads.map((read) => read.cursor).join('~'), more: reads.some((read) => read.more) };
   }
 
+  // The priority codes are the room's, kept in the first part; the code holders' tickets too.
+  addCodes: QueueStore['addCodes'] = (hashes, now, expiresAt) => this.first.addCodes(hashes, now, expiresAt);
+  codeCounts: QueueStore['codeCounts'] = () => this.first.codeCounts();
+
+  /**
+   * A priority code used in three steps, as use-code.lua's one: the session's part says whether its
+   * place may take a code, the first part checks and uses the code with the room's next code
+   * holder's ticket, and the session's part moves the place to it. A place that changed between
+   * (released, or moved by another code) gives the code back. A step that fails leaves the code
+   * used and the place where it was: a code never moves two places.
+   */
+  async useCode(sessionId: string, hash: string, now: number, limits: CodeGuessLimits): Promise<CodeUse> {
+    const own = this.ofId(sessionId);
+    const checked = await own.placeCode(sessionId, limits.perPlace, 'check');
+    if (checked.outcome !== 'moved') return this.codeUse(checked, now);
+    const taken = await this.first.takeCode(hash, now, limits);
+    if (taken.outcome === 'wrong') {
+      await own.placeCode(sessionId, limits.perPlace, 'wrong');
+      return { outcome: 'wrong' };
+    }
+    if (taken.outcome !== 'taken') return { outcome: taken.outcome };
+    const moved = await own.placeCode(sessionId, limits.perPlace, { ticket: taken.ticket });
+    if (moved.outcome !== 'moved') await this.first.giveCodeBack(hash, taken.expiresAt, now);
+    return this.codeUse(moved, now);
+  }
+
   // Not composed over the parts yet: refused, or none.
   events: QueueStore['events'] = () => this.first.events();
   saveEvents: QueueStore['saveEvents'] = () => Promise.reject(notInParts('scheduled events'));
@@ -235,9 +263,6 @@ export class PartedLine implements QueueStore {
   claimAnnouncement: QueueStore['claimAnnouncement'] = () => Promise.resolve(false);
   countAfter: QueueStore['countAfter'] = () => Promise.reject(notInParts('scheduled events'));
   forgetEvent: QueueStore['forgetEvent'] = () => Promise.resolve();
-  addCodes: QueueStore['addCodes'] = () => Promise.reject(notInParts('priority codes'));
-  useCode: QueueStore['useCode'] = () => Promise.reject(notInParts('priority codes'));
-  codeCounts: QueueStore['codeCounts'] = () => this.first.codeCounts();
   offerHandoff: QueueStore['offerHandoff'] = () => Promise.reject(notInParts('handoffs to another browser'));
   takeHandoff: QueueStore['takeHandoff'] = (): Promise<HandoffOutcome<Entry>> => Promise.reject(notInParts('handoffs to another browser'));
 
@@ -264,6 +289,12 @@ export class PartedLine implements QueueStore {
       released.push(...steps.flatMap((step) => step.released));
     }
     return released.sort((a, b) => a.ticket - b.ticket);
+  }
+
+  /** A code's outcome in the place's part, with its position in the whole line when it is ahead. */
+  private async codeUse(step: { readonly outcome: CodeUse['outcome']; readonly uuid?: string }, now: number): Promise<CodeUse> {
+    if (step.outcome !== 'moved' && step.outcome !== 'ahead') return { outcome: step.outcome };
+    return { outcome: step.outcome, position: (await this.position(step.uuid!, now))?.position ?? 0 };
   }
 
   /** The parts' served together: places that have left the head of the line so far. */

@@ -381,6 +381,40 @@ export class RedisStore implements QueueStore {
     return this.run('waitingRoomPartedPace', [now, perMinute, Math.max(0, most), givenBack]);
   }
 
+  /**
+   * A step of a priority code in a line split across shards, in the session's part
+   * (`PartedLine.useCode`): `check` whether its place may take a code, count a `wrong` one, or move
+   * it ahead to `ticket`. The outcome, and the place's uuid and position in this part when it is
+   * ahead, moved, or (at `check`) may take it.
+   */
+  async placeCode(
+    sessionId: string,
+    perPlace: number,
+    step: 'check' | 'wrong' | { readonly ticket: string },
+  ): Promise<{ readonly outcome: CodeUse['outcome']; readonly uuid?: string; readonly position?: number }> {
+    const [outcome, position, uuid] = await this.run('waitingRoomPartedCodePlace', [sessionId, perPlace, typeof step === 'string' ? step : step.ticket]);
+    return { outcome: CODE_OUTCOMES[outcome], uuid, position };
+  }
+
+  /**
+   * A priority code checked and used in the first part of a line split across shards, where the
+   * codes are kept, with the room's next code holder's ticket (`PartedLine.useCode`).
+   */
+  async takeCode(
+    hash: string,
+    now: number,
+    limits: CodeGuessLimits,
+  ): Promise<{ readonly outcome: 'limited' | 'wrong' } | { readonly outcome: 'taken'; readonly ticket: string; readonly expiresAt: string }> {
+    const [outcome, ticket, expiresAt] = await this.run('waitingRoomPartedCodeTake', [hash, now, limits.address, limits.perAddress, limits.windowMs]);
+    if (outcome !== 4) return { outcome: CODE_OUTCOMES[outcome] };
+    return { outcome: 'taken', ticket, expiresAt };
+  }
+
+  /** Gives back a code `takeCode` used for a place that could not take it; kept again until it expires. */
+  async giveCodeBack(hash: string, expiresAt: string, now: number): Promise<void> {
+    await this.run('waitingRoomPartedCodeReturn', [hash, expiresAt, now]);
+  }
+
   /** Whether to tell the pages a line split across shards moved, its parts' served being `served` (`Release.moved`). */
   async tellMoved(served: number, now: number, intervalMs: number): Promise<boolean> {
     return (await this.run('waitingRoomPartedMoved', [served, now, intervalMs])) === 1;

@@ -243,7 +243,7 @@ interface Commands {
   waitingRoomSetPaused: { args: [paused: '1' | '0']; reply: void };
   waitingRoomPartedPace: { args: [now: number, perMinute: number, most: number, givenBack: number]; reply: number };
   waitingRoomPartedMoved: { args: [served: number, now: number, interval: number]; reply: 0 | 1 };
-  waitingRoomPartedCount: { args: [ticket: number]; reply: [before: number, served: number] };
+  waitingRoomPartedCount: { args: number[]; reply: number[] };
   waitingRoomPartedCodePlace: {
     args: [sessionId: string, perPlace: number, step: string];
     reply: [outcome: 0 | 1 | 3 | 5] | [outcome: 2 | 4, position: number, uuid: string];

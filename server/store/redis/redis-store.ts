@@ -29,7 +29,7 @@ import { HANDOFF_RECORD_MS, MOVED_MARK_MS, type HandoffOffer, type HandoffOutcom
 import { Deadlines } from './deadline';
 import { BLOCK_MS, BROKEN, LineCopy } from './line-copy';
 import { CallBatch } from './call-batch';
-import { PositionBatch } from './position-batch';
+import { MAX_BATCH, PositionBatch } from './position-batch';
 import { RedisReport } from './report';
 import { SeenMarks } from './seen-marks';
 import {
@@ -141,6 +141,16 @@ export class RedisStore implements QueueStore {
   /** Marking a visitor seen late does no harm: these calls carry no deadline. */
   private readonly positions = new PositionBatch((pairs) => this.run('waitingRoomPositions', pairs, false));
   /**
+   * Counts for places of another part of a line split across shards (`countBefore`), asked
+   * together: every arrival there asks one. A script, not MULTI: on a Cluster, ioredis's MULTI
+   * beside a failover's redirections gave replies to the wrong calls.
+   */
+  private readonly counts = new CallBatch<number, { readonly before: number; readonly served: number }>(async (tickets) => {
+    const reply = await this.run('waitingRoomPartedCount', tickets, false);
+    if (reply.length !== 1 + tickets.length) throw new StoreUnavailableError(`Redis answered ${reply.length - 1} counts for ${tickets.length} tickets.`);
+    return (index) => ({ before: reply[1 + index], served: reply[0] });
+  }, MAX_BATCH);
+  /**
    * The arrivals of one turn of the event loop go to Redis together, in the order they came: the
    * script's own cost, its deadline's check and the log's entry for their places are paid once for
    * them all (`CallBatch`). An arrival alone waits for nothing.
@@ -183,7 +193,12 @@ export class RedisStore implements QueueStore {
     this.ownsClient = given === undefined;
     // The polls' and the arrivals' batches are sent as they are made: each is a batch already.
     const client =
-      given ?? connectRedis(redis as RedisTarget, { commandTimeoutMs, autoPipelining: true, notPipelined: ['waitingRoomPositions', 'waitingRoomArrive'] });
+      given ??
+      connectRedis(redis as RedisTarget, {
+        commandTimeoutMs,
+        autoPipelining: true,
+        notPipelined: ['waitingRoomPositions', 'waitingRoomArrive', 'waitingRoomPartedCount'],
+      });
     if (client.options.keyPrefix) {
       // The scripts name the per-visitor keys themselves, where the client's prefix never reaches.
       throw new Error('Give RedisStore a client without keyPrefix, and the prefix as its `prefix` option.');
@@ -366,10 +381,7 @@ export class RedisStore implements QueueStore {
   async countBefore(ticket: number, loggedBy = Number.POSITIVE_INFINITY): Promise<{ readonly before: number; readonly served: number }> {
     const copied = this.localLine && !this.closed ? this.copy().countBefore(ticket, loggedBy) : undefined;
     if (copied) return copied;
-    // A script, not MULTI: on a Cluster, ioredis's pipelines of MULTI beside a failover's
-    // redirections gave replies to the wrong calls.
-    const [before, served] = await this.run('waitingRoomPartedCount', [ticket], false);
-    return { before, served };
+    return this.counts.call(ticket);
   }
 
   /**

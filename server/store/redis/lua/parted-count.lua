@@ -1,3 +1,8 @@
--- args: ticket. A part of a line split across shards counted for a place of another part
--- (`PartedLine.rank`): returns {how many wait here with a smaller ticket, served here}.
-return {redis.call('ZCOUNT', waiting, '-inf', '(' .. args[1]), served()}
+-- args: ticket, ticket, … A part of a line split across shards counted for places of other parts
+-- (`PartedLine.rank`), those asked together (`CallBatch`): returns {served here, then for each
+-- ticket how many wait here with a smaller one}.
+local out = {served()}
+for i = 1, #args do
+  out[#out + 1] = redis.call('ZCOUNT', waiting, '-inf', '(' .. args[i])
+end
+return out

@@ -12,6 +12,7 @@ import { admissionChecks, DEFAULT_ADMISSION_OPTIONS, RESETTLE_SECONDS, measureAd
 import { OPENING_FILE, measureOpening, openingChecks } from './admission/opening';
 import { measureDrop, measureOpeningMillion } from './drop';
 import { measureMillion } from './million';
+import { SPLIT_FILE, measureSplit } from './split';
 import { ARRIVALS_FILE, measureArrivals } from './arrivals';
 import { gatewayChecks, measureGatewayOverhead } from './gateway-overhead';
 import { LOCALES } from '../locales';
@@ -94,6 +95,11 @@ const PARTS = {
     const places = countFromEnv('BENCH_MILLION_PLACES', 1_000_000, 1000);
     log(`million: ${places} places in one room on one Redis, and a gateway's copy of the line…`);
     return { million: await withRedis((redisUrl) => measureMillion({ places, checkpoints: [100_000, 300_000], redisUrl, pageDir, log })) };
+  },
+  split: async ({ log }) => {
+    const arrivals = countFromEnv('BENCH_SPLIT_ARRIVALS', 20_000, 100);
+    const parts = countFromEnv('BENCH_SPLIT_PARTS', 3, 2);
+    return { split: await measureSplit({ arrivals, parts, log }) };
   },
   arrivals: async ({ pageDir, log }) => {
     const count = countFromEnv('BENCH_ARRIVALS', 10_000, 100);
@@ -203,10 +209,11 @@ async function main(): Promise<void> {
     const write = (file: string, text: string) => writeFileSync(path.join(resultsDir, file), text);
     for (const file of ['latest.json', dated]) write(file, json);
     write('latest.md', markdown);
-    // The opening's figures and an arrival's costs are kept apart too: the docs show them whatever the last run measured.
+    // The opening's figures, an arrival's costs and a split room's are kept apart too: the docs show them whatever the last run measured.
     const { date, machine: on } = results;
     if (measured.opening) write(OPENING_FILE, `${JSON.stringify({ date, opening: measured.opening }, null, 2)}\n`);
     if (measured.arrivals) write(ARRIVALS_FILE, `${JSON.stringify({ date, machine: on, arrivals: measured.arrivals }, null, 2)}\n`);
+    if (measured.split) write(SPLIT_FILE, `${JSON.stringify({ date, machine: on, split: measured.split }, null, 2)}\n`);
     console.log('\n' + markdown);
     console.log(`written: ${path.relative(process.cwd(), path.join(resultsDir, 'latest.json'))}, latest.md and ${dated}`);
     // The page's JavaScript budget, on what Chromium fetched before the position: past it, the bench fails.

@@ -147,7 +147,9 @@ export class RedisStore implements QueueStore {
    */
   private readonly counts = new CallBatch<number, { readonly before: number; readonly served: number }>(async (tickets) => {
     const reply = await this.run('waitingRoomPartedCount', tickets, false);
-    if (reply.length !== 1 + tickets.length) throw new StoreUnavailableError(`Redis answered ${reply.length - 1} counts for ${tickets.length} tickets.`);
+    if (!Array.isArray(reply) || reply.length !== 1 + tickets.length) {
+      throw new StoreUnavailableError(`Redis answered ${JSON.stringify(reply)?.slice(0, 100)} for ${tickets.length} counts.`);
+    }
     return (index) => ({ before: reply[1 + index], served: reply[0] });
   }, MAX_BATCH);
   /**

@@ -136,12 +136,12 @@ export class Workload {
       100,
     ).catch(async (error: Error) => {
       const logs = this.gateways.map((gateway) => `--- gateway ${gateway.port}:\n${gateway.process.output().slice(-8000)}`).join('\n');
-      const since = new Map<string, number>();
-      for (const step of this.history.filter((one) => one.start > this.faults[this.faults.length - 1].at)) {
+      const tally = new Map<string, number>();
+      for (const step of this.history.filter((one) => one.start > since)) {
         const kind = `${step.kind} ${step.status}`;
-        since.set(kind, (since.get(kind) ?? 0) + 1);
+        tally.set(kind, (tally.get(kind) ?? 0) + 1);
       }
-      throw new Error(`${error.message}\nrequests since, by kind and status: ${JSON.stringify(Object.fromEntries(since))}\n${logs}\n${await explain()}`);
+      throw new Error(`${error.message}\nrequests since, by kind and status: ${JSON.stringify(Object.fromEntries(tally))}\n${logs}\n${await explain()}`);
     });
   }
 
@@ -269,9 +269,9 @@ export class Workload {
       this.history.push({ visitor: id, kind, start: done.start, end: done.end, status: done.status, position });
       return done;
     };
-    let held = await send('hold', (visitor) => visitor.send('POST', `${this.room.path}?item=${this.name}-${id}`, { form: { item: String(id) } }));
-    if (held.status === -1)
-      held = await send('hold', (visitor) => visitor.send('POST', `${this.room.path}?item=${this.name}-${id}`, { form: { item: String(id) } }));
+    const hold = () => send('hold', (visitor) => visitor.send('POST', `${this.room.path}?item=${this.name}-${id}`, { form: { item: String(id) } }));
+    let held = await hold();
+    if (held.status === -1) held = await hold();
     const page = held.answer?.page;
     if (!page) return;
     this.uuids.set(page.queue.uuid, id);

@@ -5,13 +5,9 @@
 -- {outcome, position in this part, uuid}: 0 no place, 1 not waiting, 2 ahead already, 3 limited,
 -- 4 moved (or, at 'check', may take it), 5 wrong.
 local session, perPlace, step = args[1], tonumber(args[2]), args[3]
-local uuid = redis.call('HGET', sessions, session)
-if not uuid then return {0} end
-local state = redis.call('HMGET', entryKey(uuid), 't', 'a', 'p', 'cg')
-if not state[1] then return {0} end
-if state[2] or state[3] then return {1} end
-if tonumber(state[1]) < 0 then return {2, positionOf(uuid, false), uuid} end
-if tonumber(state[4] or '0') >= perPlace then return {3} end
+local uuid, refused = codeTaker(session, perPlace)
+if refused == 2 then return {2, positionOf(uuid, false), uuid} end
+if refused then return {refused} end
 if step == 'check' then return {4, 0, uuid} end
 if step == 'wrong' then
   redis.call('HINCRBY', entryKey(uuid), 'cg', 1)

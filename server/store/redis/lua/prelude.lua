@@ -233,6 +233,20 @@ local function positionOf(uuid, released)
   return rank and rank + 1 or 0
 end
 
+-- Whether the session's place may take a priority code (use-code.lua, parted-code-place.lua): its
+-- uuid, and nil, or the outcome that says why not: 0 no place, 1 not waiting, 2 ahead already (by
+-- an earlier code), 3 too many wrong codes from it (perPlace).
+local function codeTaker(session, perPlace)
+  local uuid = redis.call('HGET', sessions, session)
+  if not uuid then return nil, 0 end
+  local state = redis.call('HMGET', entryKey(uuid), 't', 'a', 'p', 'cg')
+  if not state[1] then return nil, 0 end
+  if state[2] or state[3] then return uuid, 1 end
+  if tonumber(state[1]) < 0 then return uuid, 2 end
+  if tonumber(state[4] or '0') >= perPlace then return uuid, 3 end
+  return uuid, nil
+end
+
 -- While event `id`'s draw is being placed (see place-drawn.lua), the last ticket a release may
 -- reach: its placed mark, behind which wait entrants not yet placed. Nil once drawn, or for ''.
 local function drawnUpTo(id)

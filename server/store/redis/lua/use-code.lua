@@ -6,15 +6,11 @@
 -- 4 moved, 5 wrong.
 local session, hash, now = args[1], args[2], tonumber(args[3])
 local address, perPlace, perAddress, windowMs = args[4], tonumber(args[5]), tonumber(args[6]), tonumber(args[7])
-local uuid = redis.call('HGET', sessions, session)
-if not uuid then return {0} end
-local state = redis.call('HMGET', entryKey(uuid), 't', 'a', 'p', 'cg')
-if not state[1] then return {0} end
-if state[2] or state[3] then return {1} end
-if tonumber(state[1]) < 0 then return {2, positionOf(uuid, false)} end
+local uuid, refused = codeTaker(session, perPlace)
+if refused == 2 then return {2, positionOf(uuid, false)} end
+if refused then return {refused} end
 local guesses = prefix .. 'cg:' .. address
 if address ~= '' and tonumber(redis.call('GET', guesses) or '0') >= perAddress then return {3} end
-if tonumber(state[4] or '0') >= perPlace then return {3} end
 local code = prefix .. 'c:' .. hash
 local expiresAt = redis.call('GET', code)
 if not expiresAt or tonumber(expiresAt) <= now then
